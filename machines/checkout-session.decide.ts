@@ -13,7 +13,7 @@ import type {
   SessionSweep,
   RecordedSweepBroadcast,
 } from './checkout-session.types.ts';
-import { RECONCILIATION_TRANSACTION_PREFIX } from './checkout-session.types.ts';
+import { NOT_IN_FINAL_BLOCK, RECONCILIATION_TRANSACTION_PREFIX, type SeenBlock } from './checkout-session.types.ts';
 
 /** A transfer as the matcher reports it: a payment before the session gives it a status. */
 type RecordedTransfer = Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'>;
@@ -84,6 +84,12 @@ function reconciliationCovering(session: CheckoutSession, payment: RecordedTrans
   }
   return null;
 }
+
+/** The block among those `payment` was seen in (now or before a reorg) whose hash is `blockHash`, if any. */
+const seenBlock = (payment: SessionPayment, blockHash: string): SeenBlock | undefined =>
+  [{ number: payment.blockNumber, hash: payment.blockHash }, ...(payment.seenIn ?? [])].find(
+    (block) => block.hash.toLowerCase() === blockHash.toLowerCase(),
+  );
 
 function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
   const session = snapshot.context.session;
@@ -214,19 +220,29 @@ export function decideCheckoutSession(
     case 'RecordTransfer': {
       const { payment } = command;
       // A transfer withdrawn with its block (reorg) may be mined again in another: the same money,
-      // seen again. Seen again in the same block, the message may be a stale one of the removed
-      // block: that block's final decides (ReinstateTransfer).
+      // seen again. Seen again in a block it was seen in before, the message may be a stale one of
+      // a removed block: that block's final decides (ReinstateTransfer).
       const known = session.payments.find((p) => p.transferId === payment.transferId);
-      if (known && !(known.status === 'withdrawn' && known.blockHash.toLowerCase() !== payment.blockHash.toLowerCase()))
-        return [];
+      if (known && !(known.status === 'withdrawn' && seenBlock(known, payment.blockHash) === undefined)) return [];
       return detection(session, payment, ctx.now);
     }
     case 'WithdrawTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
-      if (!payment || payment.status !== 'pending') return [];
+      const gone = command.reason === NOT_IN_FINAL_BLOCK;
+      // One the session still waits for after a reorg is gone once its height is final in another block.
+      const givenUp = payment?.status === 'withdrawn' && payment.mayReturn === true && gone;
+      if (!payment || !(payment.status === 'pending' || givenUp)) return [];
+      // Paid in time and taken away by a reorg alone: its transaction may be mined again (the mempool
+      // keeps it), and it would count on time, so the session waits for it rather than expire.
+      const mayReturn = !gone && status === 'open' && Date.parse(payment.detectedAt) < Date.parse(session.expiresAt);
       const withdrawal: CheckoutSessionEvent = {
         type: 'PaymentWithdrawn',
-        data: { transferId: command.transferId, reason: command.reason, at: ctx.now },
+        data: {
+          transferId: command.transferId,
+          reason: command.reason,
+          at: ctx.now,
+          ...(mayReturn ? { mayReturn: true as const } : {}),
+        },
       };
       // The expiry timer that fired while it was pending will not fire again: a session past its
       // expiry that no longer waits for any payment expires with the withdrawal.
@@ -253,15 +269,20 @@ export function decideCheckoutSession(
       // Its very block is final after all (the chain came back to it, or a lagging node had
       // called it gone): the transfer was mined there, so it counts now, once. A final block
       // proves more than its redetection could, which the same block hash does not get.
+      // Its final block may be one it was seen in before being mined again elsewhere (a chain A→B→A).
       const payment = session.payments.find((p) => p.transferId === command.transferId);
-      if (
-        !payment ||
-        payment.status !== 'withdrawn' ||
-        payment.blockHash.toLowerCase() !== command.blockHash.toLowerCase()
-      )
-        return [];
-      const { status: _status, detectedAt: _detectedAt, confirmedAt: _confirmedAt, late: _late, ...transfer } = payment;
-      const detected = detection(session, transfer, ctx.now);
+      const block = payment?.status === 'withdrawn' ? seenBlock(payment, command.blockHash) : undefined;
+      if (!payment || !block) return [];
+      const {
+        status: _status,
+        detectedAt: _detectedAt,
+        confirmedAt: _confirmedAt,
+        late: _late,
+        seenIn: _seenIn,
+        mayReturn: _mayReturn,
+        ...transfer
+      } = payment;
+      const detected = detection(session, { ...transfer, blockNumber: block.number, blockHash: block.hash }, ctx.now);
       if (detected[0]?.type !== 'PaymentDetected') return detected;
       return [
         ...detected,

@@ -14,6 +14,19 @@ const replacePayment = (
   change: Partial<SessionPayment>,
 ): SessionPayment[] => payments.map((p) => (p.transferId === transferId ? { ...p, ...change } : p));
 
+/**
+ * `payment` seen again (after a reorg took away the block `known` was in) in place of `known`:
+ * the blocks it was seen in before stay listed (`seenIn`), the one it is in now aside.
+ */
+function seenAgain(known: SessionPayment, payment: SessionPayment): SessionPayment {
+  const now = payment.blockHash.toLowerCase();
+  const seenIn = [...(known.seenIn ?? []), { number: known.blockNumber, hash: known.blockHash }].filter(
+    (block, i, all) =>
+      block.hash.toLowerCase() !== now && all.findIndex((b) => b.hash.toLowerCase() === block.hash.toLowerCase()) === i,
+  );
+  return seenIn.length > 0 ? { ...payment, seenIn } : payment;
+}
+
 /** The exclusive tax of the lines: what their totals add to their subtotals (inclusive tax is in the price). */
 export const exclusiveTaxOfSession = (session: Pick<CheckoutSession, 'lineItems'>): bigint =>
   session.lineItems.data.reduce((sum, item) => sum + BigInt(item.amountTotal) - BigInt(item.amountSubtotal), 0n);
@@ -109,7 +122,7 @@ export function evolveCheckoutSession(
         updatedAt: payment.detectedAt,
         // Detected again after its block was reorged away: it takes the withdrawn record's place.
         payments: session.payments.some((p) => p.transferId === payment.transferId)
-          ? replacePayment(session.payments, payment.transferId, payment)
+          ? session.payments.map((p) => (p.transferId === payment.transferId ? seenAgain(p, payment) : p))
           : [...session.payments, payment],
         paymentIntent: {
           ...session.paymentIntent,
@@ -120,7 +133,12 @@ export function evolveCheckoutSession(
       };
     }
     case 'PaymentWithdrawn': {
-      const payments = replacePayment(session.payments, event.data.transferId, { status: 'withdrawn' });
+      // Waited for only while this withdrawal says it may be mined again (a later one ends that).
+      const payments = session.payments.map((p) => {
+        if (p.transferId !== event.data.transferId) return p;
+        const { mayReturn: _mayReturn, ...rest } = p;
+        return { ...rest, status: 'withdrawn' as const, ...(event.data.mayReturn ? { mayReturn: true as const } : {}) };
+      });
       const stillPending = payments.some((p) => p.status === 'pending');
       const intentStatus =
         session.paymentIntent.status === 'processing' && !stillPending && confirmedExact(payments).units === 0n

@@ -8,8 +8,9 @@ const apply = assign<CheckoutSessionMachineContext, CheckoutSessionEvent, undefi
   ({ context, event }) => ({ session: evolveCheckoutSession(context.session, event) }),
 );
 
+/** A payment pending, or withdrawn by a reorg and free to be mined again (`mayReturn`): the session waits for it. */
 const hasPendingPayment = (session: CheckoutSession | null): boolean =>
-  session?.payments.some((p) => p.status === 'pending') ?? false;
+  session?.payments.some((p) => p.status === 'pending' || p.mayReturn === true) ?? false;
 
 /**
  * Lifecycle of a checkout session and its payment intent. The machine is driven by the session's
@@ -22,7 +23,8 @@ const hasPendingPayment = (session: CheckoutSession | null): boolean =>
  * An open session is `awaitingPayment` or, while a detected payment waits for its confirmations,
  * `processing`. Only an `awaitingPayment` session expires, and only once its `expiresAt` has
  * passed: a payment sent in time is never turned into a late one by the wait for its block to be
- * final. The decider asks this chart whether a session expires now (`expiresNow`).
+ * final, nor by a reorg that takes it away for a while (`SessionPayment.mayReturn`). The decider
+ * asks this chart whether a session expires now (`expiresNow`).
  */
 export const checkoutSessionMachine = setup({
   types: {
@@ -78,7 +80,7 @@ export const checkoutSessionMachine = setup({
         },
         processing: {
           description:
-            'A detected payment waits for its confirmations: expiry waits for it. Confirmed, it completes or part-pays the session; withdrawn (reorg) with nothing else pending, the session expires then if its expiresAt has passed.',
+            'A detected payment waits for its confirmations: expiry waits for it. Confirmed, it completes or part-pays the session. Withdrawn by a reorg, one detected before expiresAt is still waited for: mined again (another block, or its own back) it counts on time; once a final block at its height is another, it is gone, and with nothing else pending the session expires then if its expiresAt has passed.',
           always: { guard: 'noPaymentPending', target: 'awaitingPayment' },
           on: {
             CheckoutSessionExpired: {

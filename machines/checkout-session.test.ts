@@ -12,7 +12,7 @@ import {
   paymentFixture,
   sessionFixture,
 } from './checkout-session.fixture.ts';
-import type { CheckoutSessionEvent } from './checkout-session.types.ts';
+import { NOT_IN_FINAL_BLOCK, type CheckoutSessionEvent } from './checkout-session.types.ts';
 
 const given = givenWhenThen(checkoutSessionAggregate);
 const NOW = '2026-01-01T00:30:00.000Z';
@@ -117,7 +117,10 @@ test('given a pending transfer, when its block is reorged away, then PaymentWith
     NOW,
   );
   t.deepEqual(events, [
-    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true } },
+    {
+      type: 'PaymentWithdrawn',
+      data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true, mayReturn: true },
+    },
   ]);
   const state = given([created(), detected('t1', '300000000'), ...events]).state();
   t.is(state.context.session?.paymentIntent.status, 'requires_payment_method');
@@ -127,7 +130,9 @@ test('given a pending transfer, when its block is reorged away, then PaymentWith
 test('a withdrawal is no failed payment while another payment is still pending, or money is already confirmed', (t) => {
   const withdraw = { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' } as const;
   const another = given([created(), detected('t1', '100000000'), detected('t2', '200000000')]).when(withdraw, NOW);
-  t.deepEqual(another, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
+  t.deepEqual(another, [
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW, mayReturn: true } },
+  ]);
   const partial: CheckoutSessionEvent = {
     type: 'CheckoutSessionPartiallyPaid',
     data: { amountReceived: '100000000', at: NOW },
@@ -139,6 +144,7 @@ test('a withdrawal is no failed payment while another payment is still pending, 
     partial,
     detected('t1', '1'),
   ]).when(withdraw, NOW);
+  // Part-paid, the session never expires: nothing waits for the transfer to come back.
   t.deepEqual(confirmedBefore, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
   // The second of two withdrawals leaves the intent waiting for nothing: that one failed it.
   const history = [created(), detected('t1', '100000000'), detected('t2', '200000000'), ...another];
@@ -222,6 +228,41 @@ test('given a transfer withdrawn by a reorg, when its very block is final after 
   t.deepEqual(given(after).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, NOW), []);
   t.deepEqual(given(after).when({ type: 'RecordTransfer', payment }, NOW), []);
   t.deepEqual(given(after).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW), []);
+});
+
+test('a reorg A→B→A: a transfer mined again in chain B and withdrawn with it is credited once by the final of its block in chain A, which it keeps among the blocks it was seen in', (t) => {
+  const reorg = (at: string): CheckoutSessionEvent => ({
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at, mayReturn: true },
+  });
+  const inA = paymentFixture('t1', '300000000');
+  const inB = { ...inA, blockNumber: 11, blockHash: '0xb10d' };
+  const seenInB = given([created(), detected('t1', '300000000'), reorg(NOW)]).when(
+    { type: 'RecordTransfer', payment: inB },
+    NOW,
+  );
+  const history = [created(), detected('t1', '300000000'), reorg(NOW), ...seenInB, reorg(NOW)];
+  t.deepEqual(given(history).state().context.session?.payments[0]?.seenIn, [{ number: 10, hash: '0xb10c' }]);
+  // A's message again may be a stale one: A's final decides, as for the block it was last in.
+  t.deepEqual(given(history).when({ type: 'RecordTransfer', payment: inA }, NOW), []);
+  const events = given(history).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xB10C' }, NOW);
+  t.deepEqual(events, [
+    {
+      type: 'PaymentDetected',
+      data: { payment: { ...inA, status: 'pending', detectedAt: NOW, confirmedAt: null, late: false } },
+    },
+    confirmed('t1', NOW),
+    completedEvent('300000000', '0', inA.transactionHash),
+  ]);
+  const after = [...history, ...events];
+  t.like(given(after).state().context.session, {
+    status: 'complete',
+    amountReceived: '300000000',
+    payments: [{ status: 'confirmed', blockHash: '0xb10c', seenIn: [{ number: 11, hash: '0xb10d' }] }],
+  });
+  for (const blockHash of ['0xb10c', '0xb10d'])
+    t.deepEqual(given(after).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash }, NOW), []);
+  t.deepEqual(given(after).when({ type: 'RecordTransfer', payment: inB }, NOW), []);
 });
 
 test('a withdrawn transfer reinstated by its final after the session moved on counts as a new transfer would: overpayment once complete, late once expired', (t) => {
@@ -935,20 +976,95 @@ test('given an open session with a payment pending, when the expiry timer fires 
   );
 });
 
-test('given a pending payment past expiresAt, when it is withdrawn and nothing else is pending, then the session expires with it', (t) => {
+test('given a pending payment detected in time, when a reorg withdraws it past expiresAt, then the session waits for it to be mined again; once its height is final in another block, the session expires with that', (t) => {
   const history = [created(), detected('t1', '300000000')];
   const events = given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY);
   t.deepEqual(events, [
-    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true } },
+    {
+      type: 'PaymentWithdrawn',
+      data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true, mayReturn: true },
+    },
+  ]);
+  const waiting = [...history, ...events];
+  t.deepEqual(given(waiting).state().value, { open: 'processing' });
+  t.like(given(waiting).state().context.session?.payments[0], { status: 'withdrawn', mayReturn: true });
+  // The expiry timer, tried again (a restart), waits too; a second reorg message changes nothing.
+  t.deepEqual(given(waiting).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+  t.deepEqual(given(waiting).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY), []);
+
+  const gone = given(waiting).when(
+    { type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK },
+    AFTER_EXPIRY,
+  );
+  t.deepEqual(gone, [
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: AFTER_EXPIRY } },
     expired,
   ]);
-  const session = given([...history, ...events]).state().context.session!;
-  t.is(session.status, 'expired');
-  t.is(session.paymentIntent.status, 'canceled');
+  const session = given([...waiting, ...gone]).state().context.session!;
+  t.like(session, { status: 'expired', paymentIntent: { status: 'canceled' } });
+  t.is(session.payments[0]?.mayReturn, undefined);
   t.deepEqual(
-    given([...history, ...events]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY),
+    given([...waiting, ...gone]).when(
+      { type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK },
+      AFTER_EXPIRY,
+    ),
     [],
   );
+});
+
+test('a log written before a reorg left the session waiting (a withdrawal past expiresAt, the expiry with it) replays as it did: expired', (t) => {
+  const history = [
+    created(),
+    detected('t1', '300000000'),
+    {
+      type: 'PaymentWithdrawn',
+      data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true },
+    } as const,
+    expired,
+  ];
+  t.like(given(history).state().context.session, { status: 'expired', paymentIntent: { status: 'canceled' } });
+  // Its transfer mined again is late, as it was then.
+  const remined = { ...paymentFixture('t1', '300000000'), blockNumber: 11, blockHash: '0xb10d' };
+  const again = [...history, ...given(history).when({ type: 'RecordTransfer', payment: remined }, AFTER_EXPIRY)];
+  t.deepEqual(
+    given(again)
+      .when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY)
+      .map((e) => e.type),
+    ['PaymentConfirmed', 'LatePaymentReceived'],
+  );
+});
+
+test('a payment detected in time and withdrawn by a reorg past expiresAt counts on time when mined again, in another block or its own back: the session completes, never expired, not late', (t) => {
+  const withdrawn: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true, mayReturn: true },
+  };
+  const history = [created(), detected('t1', '300000000'), withdrawn];
+  const remined = { ...paymentFixture('t1', '300000000'), blockNumber: 11, blockHash: '0xb10d' };
+  const detectedAgain = given(history).when({ type: 'RecordTransfer', payment: remined }, AFTER_EXPIRY);
+  const elsewhere = [...history, ...detectedAgain];
+  t.deepEqual(given(elsewhere).state().value, { open: 'processing' });
+  t.is(given(elsewhere).state().context.session?.payments[0]?.mayReturn, undefined);
+  const viaAnother = given(elsewhere).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
+  const viaOwn = given(history).when(
+    { type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' },
+    AFTER_EXPIRY,
+  );
+  for (const [events, before] of [
+    [viaAnother, elsewhere],
+    [viaOwn, history],
+  ] as const) {
+    t.deepEqual(
+      events.filter((e) => e.type !== 'PaymentDetected').map((e) => e.type),
+      ['PaymentConfirmed', 'CheckoutSessionCompleted'],
+    );
+    t.like(given([...before, ...events]).state().context.session, {
+      status: 'complete',
+      paymentStatus: 'paid',
+      amountReceived: '300000000',
+      payments: [{ status: 'confirmed', late: false }],
+    });
+  }
 });
 
 test('a withdrawal does not expire the session before expiresAt, while another payment is pending, or once the session left open', (t) => {

@@ -151,7 +151,25 @@ export type SessionPayment = {
   confirmedAt: string | null;
   /** True when it was confirmed after the session had expired or been canceled. */
   late: boolean;
+  /**
+   * The other blocks it was seen in, each taken away by a reorg before it was mined again: one of
+   * them final still proves it mined (a chain that came back to it). Absent when seen in one block.
+   */
+  seenIn?: SeenBlock[];
+  /**
+   * Withdrawn by a reorg, though detected before the session's expiresAt while the session was
+   * open: a reorged transaction goes back to the mempool and may be mined again, so the session
+   * waits for it as for a pending payment, until a final block at its height is another. Absent
+   * otherwise (and on every transfer withdrawn before this field).
+   */
+  mayReturn?: true;
 };
+
+/** A block a transfer was seen in. */
+export type SeenBlock = { number: number; hash: string };
+
+/** The withdrawal of a transfer whose height is final in another block: gone for good, not waited for. */
+export const NOT_IN_FINAL_BLOCK = 'not in the final block';
 
 /**
  * The transaction id of a transfer the Tron reconciler credited from a deposit's balance because
@@ -319,9 +337,10 @@ export type CheckoutSessionEvent =
       /**
        * `paymentFailed`: the payment intent was waiting for this payment alone and now needs a
        * payment again (sent as `payment_intent.payment_failed`); absent otherwise, and in events
-       * written before it existed.
+       * written before it existed. `mayReturn`: the transfer may be mined again and the session
+       * waits for it (see `SessionPayment.mayReturn`); absent otherwise.
        */
-      data: { transferId: string; reason: string; at: string; paymentFailed?: true };
+      data: { transferId: string; reason: string; at: string; paymentFailed?: true; mayReturn?: true };
     }
   | { type: 'PaymentConfirmed'; data: { transferId: string; at: string } }
   | { type: 'TransferAlreadyReconciled'; data: { transfer: ReconciledTransfer } }

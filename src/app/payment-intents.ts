@@ -88,6 +88,12 @@ export function createPaymentIntents(deps: {
       await caughtUp();
       return pending(await payments.find({ network, blockNumber, status: 'withdrawn' }));
     },
+    async withdrawnSeenIn(network, blockHash) {
+      await caughtUp();
+      return pending(
+        await payments.find({ network, status: 'withdrawn', $or: [{ blockHash }, { 'seenIn.hash': blockHash }] }),
+      );
+    },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),
     confirmTransfer: (target, transferId, causationId) =>
       send(target, { type: 'ConfirmTransfer', transferId }, causationId),

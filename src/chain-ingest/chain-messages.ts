@@ -39,6 +39,11 @@ export type ChainReorgMessage = {
   chainId: number;
   /** Blocks no longer on the canonical chain. */
   removedBlocks: { number: number; hash: string }[];
+  /**
+   * The chain is final past the removed blocks already (Solana reports a slot gone only then): the
+   * chain never comes back to them. Absent when it may (an EVM reorg: their heights are not final).
+   */
+  final?: true;
   observedAt: string;
 };
 
@@ -152,6 +157,7 @@ export function parseChainMessage(subject: string, data: Uint8Array): ChainMessa
       chainId,
       observedAt,
       removedBlocks: blocks.map((b) => ({ number: int(b, 'number'), hash: str(b, 'hash') })),
+      ...(o.final === true ? { final: true as const } : {}),
     };
   }
   return { type, network, chainId, observedAt, blockNumber: int(o, 'blockNumber'), blockHash: str(o, 'blockHash') };

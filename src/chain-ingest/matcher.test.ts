@@ -175,6 +175,39 @@ test('a block reorged away and then back (EVM flip-back): its final credits the 
   t.like(after, { amountReceived: '400000000', amountOverpaid: '100000000' });
 });
 
+for (const { where, height } of [
+  { where: 'at the same height', height: 5 },
+  { where: 'one block higher', height: 6 },
+]) {
+  test(`a reorg A→B→A, the transfer mined again in chain B ${where}: the final of its first block credits it once, though its message again is dropped as a duplicate`, async (t) => {
+    const { chain, to, until, get } = await setup(t);
+    const a5 = randomHash();
+    const paid = { to, amount: '3000000', blockNumber: 5, blockHash: a5, transactionHash: randomHash() };
+    await chain.transfer(paid);
+    await until((s) => s.paymentIntent.status === 'processing', 'detection');
+    // Chain B: the transaction goes back to the mempool and is mined again, in B's block at `height`.
+    await chain.reorg([{ number: 5, hash: a5 }]);
+    await until((s) => s.payments[0]?.status === 'withdrawn', 'the withdrawal');
+    const b = [randomHash(), randomHash()];
+    await chain.transfer({ ...paid, blockNumber: height, blockHash: b[height - 5]! });
+    await until((s) => s.payments[0]?.status === 'pending', 'the detection in chain B');
+    // Chain A comes back, its block 5 the very same: B's blocks are reorged away, A's message again is a duplicate.
+    await chain.reorg([5, 6].map((number) => ({ number, hash: b[number - 5]! })));
+    await until((s) => s.payments[0]?.status === 'withdrawn', 'the withdrawal from chain B');
+    await chain.transfer(paid);
+    await chain.final(5, a5);
+    await chain.final(6, randomHash());
+    const done = await until((s) => s.status === 'complete', 'complete');
+    t.like(done, { paymentStatus: 'paid', amountReceived: '300000000', amountOverpaid: '0' });
+    const payments = (await get()).payments;
+    t.deepEqual(
+      payments.map((p) => p.status),
+      ['confirmed'],
+    );
+    t.false('seenIn' in payments[0]!, 'the blocks it was seen in are the matcher’s, not the API’s');
+  });
+}
+
 test('a reorg that takes away the only payment sends payment_intent.payment_failed: the intent needing a payment again, and why', async (t) => {
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());

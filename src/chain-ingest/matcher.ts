@@ -1,4 +1,4 @@
-import type { SessionAddress } from '../../machines/checkout-session.types.ts';
+import { NOT_IN_FINAL_BLOCK, type SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { Bus, BusMessage, Consumer } from '../bus/bus.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { fromChainUnits } from '../shared/money.ts';
@@ -172,21 +172,28 @@ export function createMatcher(deps: {
       message.network,
       message.removedBlocks.map((b) => b.hash),
     );
-    for (const payment of affected) await intents.withdrawTransfer(payment, payment.transferId, 'reorg', messageId);
+    // Removed past finality, a block is gone for good: no session waits for its transfers to come back.
+    const reason = message.final ? NOT_IN_FINAL_BLOCK : 'reorg';
+    for (const payment of affected) await intents.withdrawTransfer(payment, payment.transferId, reason, messageId);
   }
 
   async function onFinal(message: ChainFinalMessage, messageId: string): Promise<void> {
     for (const payment of await intents.pendingAtHeight(message.network, message.blockNumber)) {
       const sameBlock = payment.blockHash.toLowerCase() === message.blockHash.toLowerCase();
       if (sameBlock) await intents.confirmTransfer(payment, payment.transferId, messageId);
-      else await intents.withdrawTransfer(payment, payment.transferId, 'not in the final block', messageId);
+      else await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
     }
     // A transfer withdrawn with this very block was mined after all (the chain came back to the
-    // block, or a lagging node had called it gone); its transfer message again would be ignored
-    // (same block) or dropped by the bus (same id), so its block's final credits it.
+    // block, or a lagging node had called it gone), maybe after being mined again in a block since
+    // reorged away too (A→B→A); its transfer message again would be ignored (a block it was seen
+    // in) or dropped by the bus (same id), so its block's final credits it.
+    for (const payment of await intents.withdrawnSeenIn(message.network, message.blockHash))
+      await intents.reinstateTransfer(payment, payment.transferId, message.blockHash, messageId);
+    // One withdrawn with another block at this height is gone for good: a session that still
+    // waited for it to be mined again (paid in time) stops waiting.
     for (const payment of await intents.withdrawnAtHeight(message.network, message.blockNumber)) {
-      if (payment.blockHash.toLowerCase() === message.blockHash.toLowerCase())
-        await intents.reinstateTransfer(payment, payment.transferId, message.blockHash, messageId);
+      if (payment.blockHash.toLowerCase() !== message.blockHash.toLowerCase())
+        await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
     }
   }
 

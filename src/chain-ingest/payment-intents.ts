@@ -28,10 +28,15 @@ export type PaymentIntents = {
   pendingAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
   /** Transfers of `network` withdrawn after a reorg whose block was at height `blockNumber`. */
   withdrawnAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
+  /**
+   * Transfers of `network` withdrawn after a reorg that were seen in the block `blockHash`: the last
+   * block they were in, or one they were in before being mined again elsewhere (`seenIn`).
+   */
+  withdrawnSeenIn(network: string, blockHash: string): Promise<PendingPayment[]>;
   recordTransfer(target: PaymentTarget, payment: CreditedTransfer, causationId: string): Promise<void>;
   confirmTransfer(target: PaymentTarget, transferId: string, causationId: string): Promise<void>;
   withdrawTransfer(target: PaymentTarget, transferId: string, reason: string, causationId: string): Promise<void>;
-  /** Credits again a withdrawn transfer whose block `blockHash` is final: detected and confirmed at once. */
+  /** Credits again a withdrawn transfer whose block `blockHash` (its last or an earlier one) is final: detected and confirmed at once. */
   reinstateTransfer(target: PaymentTarget, transferId: string, blockHash: string, causationId: string): Promise<void>;
 };
 

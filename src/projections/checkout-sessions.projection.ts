@@ -70,13 +70,15 @@ export const checkoutSessionsProjection: Projection = {
         return;
       }
       case 'PaymentDetected': {
-        const p = typed.data.payment;
+        // The session's record of it lists the blocks it was seen in before: a final one credits it again.
+        const p = next.payments.find((payment) => payment.transferId === typed.data.payment.transferId)!;
         await store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({
           _id: p.transferId,
           network: p.network,
           blockNumber: p.blockNumber,
           blockHash: p.blockHash,
           status: 'pending',
+          ...(p.seenIn ? { seenIn: p.seenIn } : {}),
           ...tenant,
         });
         return;

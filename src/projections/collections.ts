@@ -41,6 +41,8 @@ export type ChainPaymentDoc = ReadDocument & {
   blockNumber: number;
   blockHash: string;
   status: 'pending' | 'confirmed' | 'withdrawn';
+  /** The other blocks it was seen in before a reorg took each away (see `SessionPayment.seenIn`); absent when one. */
+  seenIn?: { number: number; hash: string }[];
   checkoutSessionId: string;
   organizationId: string;
   environment: string;

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
+import { NOT_IN_FINAL_BLOCK, type CheckoutSession } from '../../machines/checkout-session.types.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { SUBSCRIPTION_ID, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import { createCommandHandler } from '../actors/command-handler.ts';
@@ -147,7 +147,7 @@ test('a first payment detected before the due time holds the expiry past it; con
   });
 });
 
-test("a first payment withdrawn by a reorg after the due time: the session expires with the withdrawal and the timer runner's next try expires the subscription", async (t) => {
+test("a first payment withdrawn by a reorg after the due time: the session waits for it to be mined again until its height is final in another block, expires then, and the timer runner's next try expires the subscription", async (t) => {
   const bill = await firstBill(t);
   await bill.sessionDo(detect());
   bill.clock.set(Date.parse(DUE));
@@ -170,30 +170,42 @@ test("a first payment withdrawn by a reorg after the due time: the session expir
 
   bill.clock.advanceBy(1000);
   await bill.sessionDo({ type: 'WithdrawTransfer', transferId: TRANSFER, reason: 'reorg' });
-  // The matcher calls retryWaiting once it has handled the reorg.
+  // The matcher calls retryWaiting once it has handled the reorg: paid in time, the transfer may come back.
+  runner.retryWaiting();
+  await settle();
+  t.deepEqual(await bill.appended(), { subscription: [], session: [...detectedOnly, ['PaymentWithdrawn', 'test']] });
+  await bill.sessionDo({ type: 'WithdrawTransfer', transferId: TRANSFER, reason: NOT_IN_FINAL_BLOCK });
   runner.retryWaiting();
   await settle();
   t.deepEqual(await bill.appended(), {
     subscription: ['SubscriptionIncompleteExpired'],
-    session: [...detectedOnly, ['PaymentWithdrawn', 'test'], ['CheckoutSessionExpired', 'test']],
+    session: [
+      ...detectedOnly,
+      ['PaymentWithdrawn', 'test'],
+      ['PaymentWithdrawn', 'test'],
+      ['CheckoutSessionExpired', 'test'],
+    ],
   });
   t.deepEqual(lines, [], 'waiting for a pending payment is no failure: nothing logged');
 });
 
-test('a first invoice: its expiry waits while a pay-page session has a payment pending, and goes ahead once it is withdrawn', async (t) => {
+test('a first invoice: its expiry waits while a pay-page session has a payment pending, or withdrawn by a reorg and free to come back, and goes ahead once it is gone', async (t) => {
   const bill = await firstBill(t, { invoiceId: 'inv-1' });
   await bill.sessionDo(detect());
   bill.clock.set(Date.parse(DUE));
   t.deepEqual(await bill.expireFirst(), { notYet: true });
   t.deepEqual((await bill.appended()).subscription, []);
 
-  // Withdrawn before the pay page's own expiry: the session awaits payment again, and the invoice's due time has passed.
+  // Withdrawn by a reorg: paid in time, it may be mined again, and the pay page waits for it.
   await bill.sessionDo({ type: 'WithdrawTransfer', transferId: TRANSFER, reason: 'reorg' });
+  t.deepEqual(await bill.expireFirst(), { notYet: true });
+  // Its height final in another block: the session awaits payment again, and the invoice's due time has passed.
+  await bill.sessionDo({ type: 'WithdrawTransfer', transferId: TRANSFER, reason: NOT_IN_FINAL_BLOCK });
   const result = await bill.expireFirst();
   t.true('position' in result && result.position !== null);
   t.deepEqual(await bill.appended(), {
     subscription: ['SubscriptionIncompleteExpired'],
-    session: [...detectedOnly, ['PaymentWithdrawn', 'test']],
+    session: [...detectedOnly, ['PaymentWithdrawn', 'test'], ['PaymentWithdrawn', 'test']],
   });
 });
 

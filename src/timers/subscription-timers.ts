@@ -43,8 +43,9 @@ type Waited = Awaited<ReturnType<TimerHandler>>;
  * - a first checkout session is expired first, with its own `ExpireCheckoutSession`: its decider
  *   expires it only while no payment is pending, in one append, so a payment detected after that
  *   is a late payment of an expired session. While the session stays open (a payment pending)
- *   or completed, the subscription waits: confirmed, the payment starts it; withdrawn (a reorg),
- *   the session expires with the withdrawal and the next try expires the subscription;
+ *   or completed, the subscription waits: confirmed, the payment starts it; withdrawn by a reorg,
+ *   one paid in time is still waited for until its height is final in another block (it may be
+ *   mined again), then the session expires and the next try expires the subscription;
  * - a first invoice waits while one of its pay-page sessions is open with a payment pending, or
  *   complete (the invoice is about to be paid).
  * A bill only part-paid (its session `incomplete`) does not hold the expiry: the subscription

@@ -115,9 +115,18 @@ test("a first payment detected before the subscription's due time and confirmed 
   ]);
 });
 
-test("a first payment detected before the subscription's due time and withdrawn by a reorg after it: the session expires, then the subscription, once", async (t) => {
+test("a first payment detected before the subscription's due time and withdrawn by a reorg after it, gone once its height is final in another block: the session expires, then the subscription, once", async (t) => {
   const { weir, api, hooks, chain, block, session, subscription } = await firstPaymentPendingPastDue(t);
   await chain.reorg([block]);
+  // Paid in time, the transaction may be mined again: both wait until its height is final without it.
+  const sessionLog = async () =>
+    (await weir.eventStore.readStream(`checkout_session-${session.id}`)).map((e) => e.type);
+  await eventually(
+    async () => ((await sessionLog()).includes('PaymentWithdrawn') ? true : undefined),
+    'the withdrawal',
+  );
+  t.like(await getSession(api, session.id), { status: 'open' });
+  await chain.final(block.number, randomHash());
   const expired = await until(api, subscription.id, 'incomplete_expired');
   t.is(expired.endedAt, '2026-05-10T13:01:00.000Z');
   t.like(await getSession(api, session.id), { status: 'expired', paymentIntent: { status: 'canceled' } });

@@ -32,7 +32,7 @@ type Session = {
   paymentIntent: {
     status: string;
     amountReceived: string;
-    transactions: { transactionHash: string; amountRaw: string; status: string; late: boolean }[];
+    transactions: { transactionHash: string; amountRaw: string; status: string; late: boolean; blockNumber: number }[];
     paymentMethod: { accountAddress: string; amountDue: string } | null;
   };
   sweeps: { transactionHash: string; gasUsed: string; gasCost: string }[];
@@ -241,6 +241,97 @@ test('a block reorged away and then back (flip-back): the transfer withdrawn wit
   t.deepEqual(
     done.paymentIntent.transactions.map((x) => x.status),
     ['confirmed'],
+  );
+});
+
+/** A signed USDC transfer of `amount` to `to` that `mineAt` mines, in a block at the timestamp given, whenever called. */
+async function signedTransfer(w: Awaited<ReturnType<typeof evmWorld>>, to: Address, amount: bigint) {
+  const { walletClient, publicClient } = w.payer.clients;
+  const request = await walletClient.prepareTransactionRequest({
+    to: w.devnet.info.contracts.usdc,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+    gas: 120_000n,
+  });
+  const signed = await walletClient.signTransaction(request);
+  const mineAt = async (timestamp: number) => {
+    await w.devnet.rpc('evm_setNextBlockTimestamp', [timestamp]);
+    await w.devnet.rpc('eth_sendRawTransaction', [signed]);
+    return publicClient.getBlock();
+  };
+  return { mineAt, at: Number((await publicClient.getBlock()).timestamp) + 10 };
+}
+
+test('a payment detected before expiresAt, reorged away after it and mined again in another block, completes the session on time: never expired, not late', async (t) => {
+  const clock = createManualClock(Date.now());
+  const w = await evmWorld(t, { confirmations: 4, clock });
+  const s = await w.session('usdc', '500000000');
+  const payment = await signedTransfer(w, addressOf(s, 'usdc'), 5_000_000n);
+  const parent = await w.devnet.rpc('evm_snapshot');
+  const first = await payment.mineAt(payment.at);
+  await w.until(s.id, (x) => x.paymentIntent.status === 'processing', 'detection');
+  clock.advanceBy(61 * 60 * 1000);
+  // Past expiresAt the block is reorged away; the transaction, back in the mempool, is mined in another block.
+  await w.devnet.rpc('evm_revert', [parent]);
+  const again = await payment.mineAt(payment.at + 1);
+  t.not(again.hash, first.hash);
+  await w.devnet.mine(4);
+  const done = await w.until(s.id, (x) => x.status !== 'open', 'the session to end');
+  t.like(done, { status: 'complete', paymentStatus: 'paid', amountReceived: '500000000' });
+  t.is((done as Session & { expiredAt: string | null }).expiredAt, null);
+  t.deepEqual(
+    done.paymentIntent.transactions.map((x) => [x.status, x.late]),
+    [['confirmed', false]],
+  );
+  await w.receiver.waitFor((all) => all.some((h) => h.body.includes('"checkout_session.completed"')));
+  t.false(w.receiver.received.some((h) => h.body.includes('"checkout_session.expired"')));
+});
+
+test('a payment detected before expiresAt and reorged away after it, never mined again: the session expires once its height is final without it', async (t) => {
+  const clock = createManualClock(Date.now());
+  const w = await evmWorld(t, { confirmations: 4, clock });
+  const s = await w.session('usdc', '500000000');
+  const parent = await w.devnet.rpc('evm_snapshot');
+  await w.payer.payToken(w.devnet.info.contracts.usdc, addressOf(s, 'usdc'), 5_000_000n);
+  await w.until(s.id, (x) => x.paymentIntent.status === 'processing', 'detection');
+  clock.advanceBy(61 * 60 * 1000);
+  // Past expiresAt, another branch without it takes the block's height, then grows past finality.
+  await w.devnet.rpc('evm_revert', [parent]);
+  await w.devnet.mine(2);
+  const waiting = await w.until(s.id, (x) => x.paymentIntent.status === 'requires_payment_method', 'the withdrawal');
+  t.is(waiting.status, 'open', 'the transaction may still be mined again');
+  await w.devnet.mine(4);
+  const expired = await w.until(s.id, (x) => x.status === 'expired', 'the expiry once the height is final');
+  t.is(expired.paymentIntent.status, 'canceled');
+  t.deepEqual(expired.paymentIntent.transactions, []);
+});
+
+test('a reorg A→B→A, the transfer mined again in chain B one block higher: once chain A is back and final, the transfer counts once', async (t) => {
+  const w = await evmWorld(t, { confirmations: 4 });
+  const s = await w.session('usdc', '500000000');
+  const payment = await signedTransfer(w, addressOf(s, 'usdc'), 5_000_000n);
+  const parent = await w.devnet.rpc('evm_snapshot');
+  const inA = await payment.mineAt(payment.at);
+  await w.until(s.id, (x) => x.paymentIntent.status === 'processing', 'detection in chain A');
+  // Chain B: an empty block at A's height, then the transaction again.
+  await w.devnet.rpc('evm_revert', [parent]);
+  const back = await w.devnet.rpc('evm_snapshot');
+  await w.devnet.mine(1);
+  const inB = await payment.mineAt(payment.at + 5);
+  t.is(inB.number, inA.number + 1n);
+  await w.until(
+    s.id,
+    (x) => x.paymentIntent.transactions[0]?.blockNumber === Number(inB.number),
+    'detection in chain B',
+  );
+  // Chain A comes back, its block the very same, and grows past finality.
+  await w.devnet.rpc('evm_revert', [back]);
+  t.is((await payment.mineAt(payment.at)).hash, inA.hash, 'the same block again');
+  await w.devnet.mine(4);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion once chain A is final');
+  t.like(done, { amountReceived: '500000000', amountOverpaid: '0' });
+  t.deepEqual(
+    done.paymentIntent.transactions.map((x) => [x.status, x.blockNumber]),
+    [['confirmed', Number(inA.number)]],
   );
 });
 

@@ -356,6 +356,8 @@ export function createSolanaFollower(deps: {
           network: network.network,
           chainId: network.chainId,
           removedBlocks: [{ number: Number(entry.slot), hash: slotBlockHash(entry.slot) }],
+          // The cluster finalized past the slot: no final will name it, and it never comes back.
+          final: true,
           observedAt: new Date(now()).toISOString(),
         },
         signature,
