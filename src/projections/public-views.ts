@@ -41,12 +41,14 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
   const shown = (hash: string | null) => shownSessionHash(session, hash);
   return {
     ...rest,
-    // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
-    // back, are the matcher's bookkeeping: a payment shows the block it is in and its status.
-    payments: session.payments.map(({ seenIn: _seenIn, mayReturn: _mayReturn, ...payment }) => payment),
     livemode: session.environment === 'live',
     transactionHash: shown(session.transactionHash),
-    payments: session.payments.map((p) => ({ ...p, transactionHash: shownHashOn(p.chainId, p.transactionHash) })),
+    // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
+    // back, are the matcher's bookkeeping: a payment shows the block it is in and its status.
+    payments: session.payments.map(({ seenIn: _seenIn, mayReturn: _mayReturn, ...p }) => ({
+      ...p,
+      transactionHash: shownHashOn(p.chainId, p.transactionHash),
+    })),
     // Documents from before sweeps were recorded hold none.
     ...(session.sweeps && {
       sweeps: session.sweeps.map((sweep) => ({
