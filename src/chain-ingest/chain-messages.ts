@@ -20,7 +20,11 @@ export type ChainTransferMessage = {
   network: string;
   chainId: number;
   transactionHash: string;
-  /** Log index of an ERC-20 Transfer; -1 for a native transfer (one per transaction). */
+  /**
+   * Log index of an ERC-20 Transfer; -1 for a transaction's own native value; -2 and below for
+   * native coin a contract sent inside it, -1 - (the call's depth-first position in the trace),
+   * found by recovery only (see evm/internal-transfers.ts).
+   */
   logIndex: number;
   blockNumber: number;
   blockHash: string;
@@ -135,7 +139,7 @@ export function parseChainMessage(subject: string, data: Uint8Array): ChainMessa
       chainId,
       observedAt,
       transactionHash: str(o, 'transactionHash'),
-      logIndex: int(o, 'logIndex', -1),
+      logIndex: int(o, 'logIndex', Number.MIN_SAFE_INTEGER),
       blockNumber: int(o, 'blockNumber'),
       blockHash: need(typeof o.blockHash === 'string' && HEX.test(o.blockHash), o.blockHash as string, 'blockHash'),
       from: str(o, 'from'),

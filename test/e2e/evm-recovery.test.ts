@@ -34,7 +34,9 @@ async function recoveryWorld(
   t: ExecutionContext,
   options: { followers?: boolean; confirmations?: number; chainEnv?: Record<string, string> } = {},
 ) {
+  // Anvil: a wrong claim is known only once the node's call trace shows no internal payment either (hardhat has no callTracer).
   const { devnet, receiver, weir, organization, restart } = await startDevnetWeir(t, {
+    node: 'anvil',
     confirmations: options.confirmations,
     chainEnv: options.chainEnv,
     overrides: { evmFollowers: options.followers ?? false },

@@ -27,9 +27,11 @@ export async function startDevnetWeir(
     chainEnv?: Record<string, string>;
     overrides?: WeirOverrides;
     refuseRpc?: (call: JsonRpcCall) => { code: number; message: string } | undefined;
+    /** The devnet's node: hardhat unless given; anvil serves call traces (`debug_traceTransaction` with the callTracer). */
+    node?: 'hardhat' | 'anvil';
   } = {},
 ) {
-  const devnet = await startTestDevnet(t);
+  const devnet = await startTestDevnet(t, { node: options.node });
   let devnetFile = devnet.file;
   if (options.refuseRpc) {
     const proxy = await startRpcProxy(devnet.info.rpcUrl, options.refuseRpc);

@@ -9,13 +9,16 @@ import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
 import { startDevnet } from '../../src/chain-ingest/evm/devnet/start-devnet.ts';
 
 /** A devnet on a free port with its info file, stopped when the test ends. */
-export async function startTestDevnet(t: ExecutionContext): Promise<{
+export async function startTestDevnet(
+  t: ExecutionContext,
+  options: { node?: 'hardhat' | 'anvil' } = {},
+): Promise<{
   info: DevnetInfo;
   file: string;
   rpc(method: string, params?: unknown[]): Promise<unknown>;
   mine(blocks: number): Promise<void>;
 }> {
-  const devnet = await startDevnet({ port: 0 });
+  const devnet = await startDevnet({ port: 0, ...options });
   const dir = await mkdtemp(join(tmpdir(), 'weir-devnet-file-'));
   const file = join(dir, 'devnet.json');
   await writeDevnetInfo(file, devnet.info);

@@ -1450,7 +1450,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1877,7 +1877,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -17,6 +17,8 @@ import { getBlocksWithTransactions } from './follower/get-blocks.ts';
 import { getBlockNumber } from './follower/get-chain-head.ts';
 import { getTransactionReceipt } from './follower/get-receipt-statuses.ts';
 import { createRpcEndpoints, type RpcEndpoints } from './follower/rpc-endpoints.ts';
+import { rpcValueReader } from './follower/rpc-values.ts';
+import { readInternalValueCalls, TraceUnavailableError, type InternalValueCall } from './internal-transfers.ts';
 import { NATIVE_ASSET_ADDRESS as NATIVE } from './networks/define-network.ts';
 import type { NetworkRegistry, RpcEndpoints as RpcUrls } from './networks/registry.ts';
 
@@ -55,6 +57,11 @@ export type RecoveryRail = {
   address(nodeAddress: string): string;
   /** A transfer extracted from the node's answers, as the rail's follower publishes it. */
   transfer(message: ChainTransferMessage): ChainTransferMessage;
+  /**
+   * True when the node's call trace (`debug_traceTransaction`) can show native coin moved by
+   * internal calls: asked for when a transaction's value and Transfer logs pay no deposit address.
+   */
+  internalTransfers?: boolean;
 };
 
 const EVM_TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -81,6 +88,7 @@ export function evmRecoveryRail(registry: Pick<NetworkRegistry, 'offered' | 'all
     },
     address: (nodeAddress) => nodeAddress.toLowerCase(),
     transfer: (message) => message,
+    internalTransfers: true,
   };
 }
 
@@ -203,13 +211,43 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         final: head - block.number + 1 >= network.confirmations,
       };
     } catch (error) {
-      if (error instanceof RpcEndpointsError || error instanceof MalformedRpcResponseError) {
-        throw new UpstreamError(
-          `the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error.message}`,
-          'chain_unavailable',
+      throw upstream(error, network, transactionHash);
+    }
+  }
+
+  /**
+   * The native coin the transaction's internal calls moved, from the node's call trace. A node
+   * without a trace API is a 409 naming what the operator can do: the payment may be there, unseen.
+   * A transaction to an address without code (an EOA, or a deposit address not deployed yet) calls
+   * nothing, so it needs no trace. The code is read at the head, not at the transaction's block
+   * (that state may be pruned): a contract deployed there since only costs a trace that finds nothing.
+   */
+  async function readInternalCalls(
+    offered: RecoveryNetwork,
+    transaction: { hash: string; to: string | null },
+  ): Promise<InternalValueCall[]> {
+    const { network } = offered.followed;
+    const transactionHash = transaction.hash;
+    try {
+      if (transaction.to !== null) {
+        const code = await rpcOf(offered).request('eth_getCode', [transaction.to, 'latest']);
+        if (rpcValueReader(network, 'eth_getCode').hexData(code, `code at ${transaction.to}`) === '0x') return [];
+      }
+      return await readInternalValueCalls({
+        network,
+        urls: offered.endpoints.http,
+        transactionHash,
+        timeoutMs: deps.rpcTimeoutMs ?? 10_000,
+      });
+    } catch (error) {
+      if (error instanceof TraceUnavailableError) {
+        log(`${network}: ${error.message}`);
+        throw new ConflictError(
+          `transaction ${transactionHash} on ${network} pays no deposit address in its value or token transfers, and the node cannot show internal transfers (native coin sent by a contract such as a smart wallet or multisig): no RPC endpoint of ${network} serves debug_traceTransaction with the callTracer for it (the node answered: ${error.answers}). The operator can add one that does (geth or reth with the debug API, erigon; an archive node for older transactions) to WEIR_RPC_${offered.followed.chainId}, then recover again`,
+          'internal_transfers_unavailable',
         );
       }
-      throw error;
+      throw upstream(error, offered.followed, transactionHash);
     }
   }
 
@@ -301,9 +339,9 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       });
       const credited: { message: ChainTransferMessage; session: SessionRecord }[] = [];
       const refused: Refused[] = [];
-      for (const extracted of transfers) {
+      const sort = async (extracted: ChainTransferMessage): Promise<void> => {
         const session = await reads.session(targets.get(extracted.to.toLowerCase())!.checkoutSessionId);
-        if (!session) continue;
+        if (!session) return;
         const message = rail.transfer(extracted);
         if (acceptedAddress(session, message)) credited.push({ message, session });
         else
@@ -311,8 +349,39 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
             session,
             reason: `${message.asset.symbol} on ${network.network}, which checkout session ${session.id} does not accept there`,
           });
-      }
+      };
+      for (const extracted of transfers) await sort(extracted);
       refused.push(...(await refusedElsewhere(request, network, moves, targets)));
+
+      // Nothing at the top level or in the logs pays the tenant: a contract may have sent the native
+      // coin on (a smart wallet, a multisig, a batch payout). Only the node's call trace shows that.
+      if (credited.length === 0 && refused.length === 0 && rail.internalTransfers) {
+        const calls = await readInternalCalls(offered, transaction);
+        for (const to of new Set(calls.map((c) => c.to))) {
+          const target = await tenantAddress(request, network.network, rail.address(to));
+          if (target) targets.set(to, target);
+        }
+        for (const call of calls) {
+          if (!targets.has(call.to)) continue;
+          await sort({
+            type: 'transfer',
+            network: network.network,
+            chainId: network.chainId,
+            transactionHash: transaction.hash,
+            logIndex: call.logIndex,
+            blockNumber: block.number,
+            blockHash: block.hash,
+            from: call.from,
+            to: call.to,
+            asset: nativeAsset,
+            amount: call.value.toString(),
+            reference: null,
+            observedAt: new Date(clock.now()).toISOString(),
+          });
+        }
+        const internalMoves = calls.map((c) => ({ token: NATIVE, to: c.to }));
+        refused.push(...(await refusedElsewhere(request, network, internalMoves, targets)));
+      }
 
       if (credited.length === 0) {
         const first = refused[0];
@@ -483,6 +552,16 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     }
     return refused;
   }
+}
+
+/** An RPC failure as a 502 naming the network and transaction; any other error as it is. */
+function upstream(error: unknown, network: EvmFollowerNetwork, transactionHash: string): unknown {
+  if (error instanceof RpcEndpointsError || error instanceof MalformedRpcResponseError)
+    return new UpstreamError(
+      `the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error.message}`,
+      'chain_unavailable',
+    );
+  return error;
 }
 
 /** The reconciliation credit that counted transfer `id`'s money on `session`, or `id` when none did. */

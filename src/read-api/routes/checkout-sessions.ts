@@ -191,6 +191,12 @@ export function checkoutSessionRoutes(
       codes: ['wrong_token_or_network'],
       description: 'The transaction pays a deposit address in something that session cannot take',
     },
+    {
+      status: 409,
+      codes: ['chain_reorganizing', 'internal_transfers_unavailable'],
+      description:
+        "The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace",
+    },
   ];
 
   // A literal path: registered before the `/:id` routes (those under POST all have a second segment, so none can take it anyway).
