@@ -101,6 +101,20 @@ test('once the full amount is seen and waits for confirmation, the page says it 
   t.regex(html, /data-asset="addr-usdc" aria-pressed="true"/);
 });
 
+test('a payment paid in time and taken off the chain by a reorg, which the session waits for: the page asks for nothing and tells the payer not to send it again', (t) => {
+  const withdrawn = { ...payment('300000000', 'withdrawn'), mayReturn: true as const };
+  const { status, html } = render(chosen({ expiresAt: '2026-01-01T00:30:00.000Z', payments: [withdrawn] }));
+  t.like(status, { state: 'confirming', title: 'Waiting for your payment again', amountToSend: '0', payment: null });
+  t.regex(
+    status.detail,
+    /^Your payment of 3\.00 USDC was taken off the network by a chain reorganization\..*Do not send it again\.$/,
+  );
+  t.true(isHidden(html, 'pay-controls'), 'nothing invites a second payment');
+  // Withdrawn for good, it is asked for again, as before.
+  const gone = render(chosen({ payments: [payment('300000000', 'withdrawn')] })).status;
+  t.like(gone, { state: 'waiting', amountToSend: '300000000' });
+});
+
 test('a payment that covers only part of the rest still shows the request for what is left', (t) => {
   const { status, html } = render(chosen({ payments: [payment('100000000', 'pending')] }));
   t.like(status, { state: 'confirming', title: 'Confirming your payment', amountToSend: '200000000' });

@@ -82,9 +82,15 @@ export function payerStatus(
   const pending = session.payments.filter((p) => p.status === 'pending');
   const pendingExact = sumOfPayments(session.payments, ['pending']);
   const pendingAmount = exactToApi(pendingExact, 'down');
-  // What to send now: a payment seen but not confirmed yet is not asked for twice. Exact in chain
-  // units; shown on the 10^8 scale rounded up, so a wei still owed shows as 0.00000001.
-  const toSendExact = subtractExact(outstandingExact(total, confirmedExact(session.payments)), pendingExact);
+  // Paid in time and taken off the chain by a reorg: the session waits for it to be mined again.
+  const returning = session.payments.filter((p) => p.status === 'withdrawn' && p.mayReturn === true);
+  const returningExact = sumOfPayments(returning, ['withdrawn']);
+  // What to send now: a payment seen but not confirmed yet (or waited for again) is not asked for
+  // twice. Exact in chain units; shown on the 10^8 scale rounded up, so a wei still owed shows as 0.00000001.
+  const toSendExact = subtractExact(
+    subtractExact(outstandingExact(total, confirmedExact(session.payments)), pendingExact),
+    returningExact,
+  );
   const toSendShown = exactToApi(toSendExact, 'up');
   const toSend = toSendShown > 0n ? toSendShown : 0n;
   const method = session.paymentIntent.paymentMethod;
@@ -145,6 +151,10 @@ export function payerStatus(
         count === null ? '' : ` (${count})`
       }. Nothing more to send; this page updates by itself.`;
     }
+  } else if (returning.length > 0) {
+    state = 'confirming';
+    title = 'Waiting for your payment again';
+    detail = `Your payment of ${money(exactToApi(returningExact, 'down'))} was taken off the network by a chain reorganization. Such a payment is usually included again within minutes and still counts as made in time; this page updates when it is. Do not send it again.`;
   } else if (received > 0n) {
     state = 'partly_paid';
     title = 'Partly paid';
