@@ -73,7 +73,8 @@ async function pageWithTronLink(t: ExecutionContext, w: Awaited<ReturnType<typeo
         contract === 'TRX'
           ? await payer.payTrx(to, BigInt(amount))
           : await payer.payTrc20(contract, to, BigInt(amount));
-      return paid.hash;
+      // TronLink answers the bare txID, as Tron's tools show it.
+      return paid.hash.replace(/^0x/, '');
     },
   );
   await context.addInitScript(injectedTronLink(payer.address));
