@@ -166,6 +166,9 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   t.regex((await rowOf(closed.id).textContent()) ?? '', /Paid after it closed/);
 
   await page.goto(`${dash.url}/dashboard/checkout-sessions/${underpaid.id}`);
+  // Net is what arrived, not the total the session still asks.
+  const net = page.locator('#session-summary dt:text-is("Net") + dd');
+  t.is(await net.textContent(), '3.333333 USDC');
   t.is(await page.getByRole('button', { name: 'Cancel session' }).count(), 0);
   t.regex((await page.locator('#no-cancel-partly-paid').textContent()) ?? '', /cannot be canceled/);
   await expectAccessible(t, page, 'checkout-session-underpaid');
@@ -176,6 +179,7 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   ]);
   await page.getByText('The session is complete with the amount received.').waitFor();
   t.like(await getSession(merchant.api, underpaid.id), { status: 'complete' });
+  t.is(await net.textContent(), '3.333333 USDC');
   const completed = (await sessionEvents(dash.weir, underpaid.id)).at(-1);
   t.like(completed?.metadata, { actor: `user:${owner.userId}`, clientAddress: '127.0.0.1' });
 

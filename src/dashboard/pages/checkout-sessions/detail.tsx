@@ -183,7 +183,18 @@ function Actions({
   );
 }
 
-function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
+/**
+ * What the merchant has received, after Weir's fee. The API's amountNet is of the total until the
+ * session completes (what it will net), which read as money in hand for a session paid in part or
+ * not at all; before completion it is worked out from what has arrived, never below nothing.
+ */
+const netReceived = (session: CheckoutSessionDoc): bigint => {
+  if (session.status === 'complete') return BigInt(session.amountNet);
+  const net = BigInt(session.amountReceived) - BigInt(session.amountFee);
+  return net > 0n ? net : 0n;
+};
+
+export function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
   const c = session.currency;
   return (
     <Card id="session-summary" title="Summary">
@@ -193,7 +204,7 @@ function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
           ['Received', money(session.amountReceived, c)],
           ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
           ['Fee', money(session.amountFee, c)],
-          ['Net', money(session.amountNet, c)],
+          ['Net', money(netReceived(session), c)],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
           ['Payment', session.paymentStatus === 'paid' ? 'Paid' : 'Unpaid'],
           ['Created', () => <DateTime iso={session.createdAt} />],
