@@ -269,7 +269,7 @@ function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
 function Addresses({ detail }: { detail: SessionDetail }): JSX.Element {
   return (
     <Card id="deposit-addresses" title="Deposit addresses">
-      <div class="table-wrap">
+      <TableScroll label="Deposit address of each asset">
         <table>
           <thead>
             <tr>
@@ -290,7 +290,7 @@ function Addresses({ detail }: { detail: SessionDetail }): JSX.Element {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </Card>
   );
 }
@@ -311,7 +311,7 @@ function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
           hint="Transfers to the deposit addresses show here as they arrive."
         />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Each payment with its transaction">
           <table>
             <thead>
               <tr>
@@ -356,7 +356,7 @@ function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
