@@ -164,8 +164,15 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   const rowOf = (id: string) => needs.filter({ has: page.locator(`code[title="${id}"]`) });
   t.regex((await rowOf(underpaid.id).textContent()) ?? '', /Underpaid.*3\.333333 USDC of 10\.00 USDC/s);
   t.regex((await rowOf(closed.id).textContent()) ?? '', /Paid after it closed/);
-
-  await page.goto(`${dash.url}/dashboard/checkout-sessions/${underpaid.id}`);
+  // The table fits its half of the page (the amounts were cut off), and each payment and row leads to its session.
+  const fits = await page.locator('#needs-action .table-wrap').evaluate((e) => e.scrollWidth <= e.clientWidth);
+  t.true(fits, 'the sessions needing action fit their card at 1280 px');
+  for (const id of [underpaid.id, closed.id])
+    t.is(await page.locator(`#recent-payments a[href="/dashboard/checkout-sessions/${id}"]`).count(), 1, id);
+  await Promise.all([
+    page.waitForURL(`**/dashboard/checkout-sessions/${underpaid.id}`),
+    rowOf(underpaid.id).getByRole('link').click(),
+  ]);
   // Net is what arrived, not the total the session still asks.
   const net = page.locator('#session-summary dt:text-is("Net") + dd');
   t.is(await net.textContent(), '3.333333 USDC');

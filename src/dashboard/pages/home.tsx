@@ -211,6 +211,16 @@ const PAYMENT_STATUS: Record<PaymentTransactionDoc['status'], { tone: 'success' 
   withdrawn: { tone: 'danger', text: 'Withdrawn' },
 };
 
+/** A session's page: its payments, and what can be done about it. */
+const sessionPath = (id: string): string => `/dashboard/checkout-sessions/${encodeURIComponent(id)}`;
+
+/** A session's short id, linking to its page. */
+const SessionLink = ({ id }: { id: string }): JSX.Element => (
+  <a href={sessionPath(id)} aria-label={`Session ${id}`}>
+    <ShortId value={id} keep={6} />
+  </a>
+);
+
 function RecentPayments({ payments, networks }: { payments: PaymentTransactionDoc[]; networks: Map<string, string> }) {
   return (
     <Card
@@ -240,8 +250,15 @@ function RecentPayments({ payments, networks }: { payments: PaymentTransactionDo
             <tbody>
               {payments.map((p) => (
                 <tr>
-                  <td class="amount" safe>
-                    {money(p.amount, p.currency ?? '')}
+                  {/* The amount leads to the session it paid (a column more would not fit at 390 px). */}
+                  <td class="amount">
+                    <a
+                      href={sessionPath(p.checkoutSessionId)}
+                      aria-label={`${money(p.amount, p.currency ?? '')}, session ${p.checkoutSessionId}`}
+                      safe
+                    >
+                      {money(p.amount, p.currency ?? '')}
+                    </a>
                   </td>
                   <td class="nowrap">
                     <Badge tone={PAYMENT_STATUS[p.status].tone} label={PAYMENT_STATUS[p.status].text} />
@@ -293,8 +310,8 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
             <tbody>
               {items.map(({ session, reason }) => (
                 <tr>
-                  <td>
-                    <ShortId value={session.id} keep={8} />
+                  <td class="nowrap">
+                    <SessionLink id={session.id} />
                   </td>
                   <td>
                     {reason === 'underpaid' ? (
@@ -303,8 +320,10 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
                       <Badge tone="danger" label="Paid after it closed" />
                     )}
                   </td>
-                  <td class="amount" safe>
-                    {`${money(session.amountReceived, session.currency)} of ${money(session.amountTotal, session.currency)}`}
+                  {/* Received over asked, on two lines: on one the card (half the page) cut it off. */}
+                  <td class="amount">
+                    <span safe>{money(session.amountReceived, session.currency)}</span>{' '}
+                    <div class="muted small" safe>{`of ${money(session.amountTotal, session.currency)}`}</div>
                   </td>
                 </tr>
               ))}
