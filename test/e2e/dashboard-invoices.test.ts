@@ -317,6 +317,19 @@ test('Subscriptions: the list and the detail name the customer; a quarterly plan
   t.regex((await row.textContent()) ?? '', /quarterly@harbour\.example.*30\.00 USDC every 3 months/s);
   await page.goto(`${dash.url}/dashboard/customers/${active.customerId}`);
   t.regex((await page.locator('#customer-subscriptions tbody tr').textContent()) ?? '', /30\.00 USDC every 3 months/);
+  // Each of the customer's records leads to its page, its status named as there; the tables fit, or scroll by keyboard.
+  for (const [card, href, status] of [
+    ['customer-invoices', `/dashboard/invoices/${renewalId}`, 'Open'],
+    ['customer-subscriptions', `/dashboard/subscriptions/${id}`, 'Active'],
+  ] as const) {
+    const record = page.locator(`#${card} tbody tr`).filter({ has: page.locator(`a[href="${href}"]`) });
+    t.is(await record.count(), 1, href);
+    t.is(await record.locator('.badge').textContent(), status, card);
+  }
+  await expectAccessible(t, page, 'customer');
+  await page.setViewportSize({ width: 390, height: 900 });
+  await expectAccessible(t, page, 'customer-390');
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   t.is((await api.post(`/api/v1/subscriptions/${id}/pause`)).status, 200);
   await page.goto(`${dash.url}/dashboard/subscriptions/${id}`);

@@ -6,18 +6,39 @@ import { can } from '../auth/roles.ts';
 import type { DashboardContext } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, money, ShortId } from '../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  Field,
+  money,
+  ShortId,
+  TableScroll,
+  type Tone,
+} from '../ui/components.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, textOf, valuesOf } from '../ui/form-parts.tsx';
 import { AppLayout, NewButton } from '../ui/layout.tsx';
 import { createRoutes, type NewForm } from '../create-routes.ts';
+import type { CheckoutSessionDoc } from '../../projections/collections.ts';
+import { STATUS as SESSION_STATUSES } from './checkout-sessions/list.tsx';
+import { INVOICE_STATUSES, type InvoiceView } from './invoices/views.tsx';
 import { everyLabel } from './subscriptions/cadence.ts';
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './subscriptions/statuses.ts';
 
 type Customer = z.output<typeof CustomerSchema>;
 /** The parts of a customer's sessions, invoices and subscriptions the detail shows. */
-type Row = { id: string; status: string; currency: string; createdAt: string };
-type SessionRow = Row & { amountTotal: string };
-type InvoiceRow = Row & { number: string | null; amountDue: string };
-type SubscriptionRow = Row & { amountTotal: string; interval: string; intervalCount: number };
+type Row = { id: string; currency: string; createdAt: string };
+type SessionRow = Row & { status: CheckoutSessionDoc['status']; amountTotal: string };
+type InvoiceRow = Row & { status: InvoiceView['status']; number: string | null; amountDue: string };
+type SubscriptionRow = Row & {
+  status: SubscriptionStatus;
+  amountTotal: string;
+  interval: string;
+  intervalCount: number;
+};
 
 const BASE = '/dashboard/customers';
 const ADDRESS = [
@@ -163,22 +184,31 @@ function CustomerList({ customers, email }: { customers: Customer[]; email: stri
   );
 }
 
-/** A customer's records of one kind: id, what, status, created. */
-function Related(props: {
-  title: string;
+/** One of a customer's records: a link to its page (its number, else its short id), what it is for, its status. */
+type RelatedRow = {
   id: string;
-  rows: { id: string; what: string; status: string; createdAt: string; href?: string }[];
-}): JSX.Element {
+  href: string;
+  number?: string | null;
+  what: string;
+  status: { label: string; tone: Tone };
+  createdAt: string;
+};
+
+/**
+ * A customer's records of one kind, each leading to its page and its status named as there. Full
+ * width: four columns did not fit half the page.
+ */
+function Related(props: { title: string; id: string; noun: string; rows: RelatedRow[] }): JSX.Element {
   return (
     <Card title={props.title} id={props.id}>
       {props.rows.length === 0 ? (
         <EmptyState message="None yet." />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label={`${props.title} of this customer`}>
           <table>
             <thead>
               <tr>
-                <th>Id</th>
+                <th safe>{props.noun}</th>
                 <th class="amount">Amount</th>
                 <th>Status</th>
                 <th class="hide-narrow">Created</th>
@@ -187,14 +217,22 @@ function Related(props: {
             <tbody>
               {props.rows.map((r) => (
                 <tr>
-                  <td>
-                    <ShortId value={r.id} keep={8} />
+                  <td class="nowrap">
+                    {r.number ? (
+                      <a href={r.href} safe>
+                        {r.number}
+                      </a>
+                    ) : (
+                      <a href={r.href} aria-label={`${props.noun} ${r.id}`}>
+                        <ShortId value={r.id} keep={8} />
+                      </a>
+                    )}
                   </td>
                   <td class="amount" safe>
                     {r.what}
                   </td>
                   <td>
-                    <Badge label={r.status.replaceAll('_', ' ')} />
+                    <Badge tone={r.status.tone} label={r.status.label} />
                   </td>
                   <td class="hide-narrow nowrap">
                     <DateTime iso={r.createdAt} />
@@ -203,7 +241,7 @@ function Related(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
@@ -237,22 +275,38 @@ async function renderDetail(
         </a>
       }
     >
-      <div class="grid grid-2">
-        <Related
-          title="Checkout sessions"
-          id="customer-sessions"
-          rows={sessions.map((s) => ({ ...s, what: money(s.amountTotal, s.currency) }))}
-        />
-        <Related
-          title="Invoices"
-          id="customer-invoices"
-          rows={invoices.map((i) => ({ ...i, what: `${i.number ?? 'Draft'} · ${money(i.amountDue, i.currency)}` }))}
-        />
-      </div>
+      <Related
+        title="Checkout sessions"
+        id="customer-sessions"
+        noun="Session"
+        rows={sessions.map((s) => ({
+          ...s,
+          href: `/dashboard/checkout-sessions/${encodeURIComponent(s.id)}`,
+          what: money(s.amountTotal, s.currency),
+          status: { label: SESSION_STATUSES[s.status].text, tone: SESSION_STATUSES[s.status].tone },
+        }))}
+      />
+      <Related
+        title="Invoices"
+        id="customer-invoices"
+        noun="Invoice"
+        rows={invoices.map((i) => ({
+          ...i,
+          href: `/dashboard/invoices/${encodeURIComponent(i.id)}`,
+          what: money(i.amountDue, i.currency),
+          status: INVOICE_STATUSES[i.status],
+        }))}
+      />
       <Related
         title="Subscriptions"
         id="customer-subscriptions"
-        rows={subscriptions.map((s) => ({ ...s, what: `${money(s.amountTotal, s.currency)} ${everyLabel(s)}` }))}
+        noun="Subscription"
+        rows={subscriptions.map((s) => ({
+          ...s,
+          href: `/dashboard/subscriptions/${encodeURIComponent(s.id)}`,
+          what: `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`,
+          status: SUBSCRIPTION_STATUSES[s.status],
+        }))}
       />
       {manage ? (
         <>
