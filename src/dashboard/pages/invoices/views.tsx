@@ -1,7 +1,18 @@
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { InvoiceSchema } from '../../../read-api/schema/invoice.ts';
 import type { DashboardContext } from '../../context.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money, type Tone } from '../../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  Facts,
+  money,
+  ShortId,
+  type Tone,
+} from '../../ui/components.tsx';
 import { Pager, StatusFilter } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { INTERVALS } from './invoice-form.ts';
@@ -262,6 +273,8 @@ export function InvoiceDetailPage(props: {
     ['Marked uncollectible', invoice.markedUncollectibleAt],
   ];
   const chains = invoice.paymentMethods.chainIds;
+  // Still owed, and some paid: what is left to pay says more than the amount due.
+  const owed = (invoice.status === 'open' || invoice.status === 'uncollectible') && BigInt(invoice.amountPaid) > 0n;
   return (
     <AppLayout
       ctx={ctx}
@@ -319,6 +332,21 @@ export function InvoiceDetailPage(props: {
               ],
               ['Amount due', money(invoice.amountDue, invoice.currency)],
               ['Paid', money(invoice.amountPaid, invoice.currency)],
+              owed ? ['Remaining', money(invoice.amountRemaining, invoice.currency)] : null,
+              // Where its payment is followed, and a part payment completed.
+              invoice.checkoutSessionId
+                ? [
+                    'Checkout session',
+                    () => (
+                      <a
+                        href={`/dashboard/checkout-sessions/${encodeURIComponent(invoice.checkoutSessionId!)}`}
+                        aria-label={`Checkout session ${invoice.checkoutSessionId}`}
+                      >
+                        <ShortId value={invoice.checkoutSessionId!} keep={8} />
+                      </a>
+                    ),
+                  ]
+                : null,
               ['Repeats', intervalLabel(invoice)],
               [
                 'Networks',
