@@ -28,3 +28,16 @@ test('an open session nothing reached yet nets nothing, and one whose payment is
   t.like(await factsOf(sessionAfter()), { Received: '0.00 USDC', Net: '0.00 USDC' });
   t.like(await factsOf(sessionAfter(detected('t1', '300000000'))), { Received: '0.00 USDC', Net: '0.00 USDC' });
 });
+
+test('a session paid in part is not called unpaid, nor said to expire: it waits for the rest with no end', async (t) => {
+  const facts = await factsOf(sessionAfter(...PARTLY_PAID));
+  t.is(facts.Payment, 'Part paid');
+  t.is(facts.Expires, 'No longer: it waits for the rest');
+});
+
+test('a complete session says when it completed rather than when it would have expired; an open one when it expires', async (t) => {
+  const complete = await factsOf(sessionAfter(...PAID_IN_FULL));
+  t.like(complete, { Payment: 'Paid', Completed: '1 Jan, 00:12 UTC' });
+  t.false('Expires' in complete);
+  t.like(await factsOf(sessionAfter()), { Payment: 'Unpaid', Expires: '1 Jan, 01:00 UTC' });
+});

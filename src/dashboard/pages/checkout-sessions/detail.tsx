@@ -194,8 +194,14 @@ const netReceived = (session: CheckoutSessionDoc): bigint => {
   return net > 0n ? net : 0n;
 };
 
+/** Paid, or not: a session waiting for the rest of its amount is neither. */
+const paymentOf = (session: CheckoutSessionDoc): string =>
+  session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
+
 export function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
   const c = session.currency;
+  // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
+  const completedAt = session.status === 'complete' ? session.completedAt : null;
   return (
     <Card id="session-summary" title="Summary">
       <Facts
@@ -206,9 +212,13 @@ export function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Eleme
           ['Fee', money(session.amountFee, c)],
           ['Net', money(netReceived(session), c)],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
-          ['Payment', session.paymentStatus === 'paid' ? 'Paid' : 'Unpaid'],
+          ['Payment', paymentOf(session)],
           ['Created', () => <DateTime iso={session.createdAt} />],
-          ['Expires', () => <DateTime iso={session.expiresAt} />],
+          completedAt
+            ? ['Completed', () => <DateTime iso={completedAt} />]
+            : session.status === 'incomplete'
+              ? ['Expires', 'No longer: it waits for the rest']
+              : ['Expires', () => <DateTime iso={session.expiresAt} />],
           ['Customer', session.customerDetails?.email ?? '—'],
           ['Client reference', session.clientReferenceId ?? '—'],
           ['Mode', session.mode],
