@@ -56,6 +56,14 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   await page.getByText('No invoices yet.').waitFor();
   await page.getByRole('link', { name: 'New invoice' }).click();
   await page.getByRole('heading', { name: 'New invoice' }).waitFor();
+  // The amounts' hint sits in the card's padding, at 1280 and 390 px (it ran into the card's edge).
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    const hint = await page.locator('#line-amount-hint').boundingBox();
+    const lines = await page.locator('#editor-lines').boundingBox();
+    t.true(hint!.x - lines!.x >= 15, `the hint ${hint!.x - lines!.x} px in at ${width} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // Two lines: a catalog price and an ad hoc line with an amount no decimal reading can take.
   await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
