@@ -255,6 +255,11 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   const periods = page.locator('#subscription-periods tbody tr');
   t.is(await periods.count(), 1);
   t.regex((await periods.textContent()) ?? '', /Checkout session.*Paid.*19\.00 USDC/s);
+  t.is(
+    await periods.getByRole('link', { name: 'Checkout session' }).getAttribute('href'),
+    `/dashboard/checkout-sessions/${session.body.id}`,
+    'the period links the session that billed it, as an invoice period links its invoice',
+  );
 
   // A reason over the API's 500 characters (past the field's own limit, as a script could send it): named, kept, nothing written.
   const tooLong = 'x'.repeat(501);

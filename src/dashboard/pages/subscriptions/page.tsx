@@ -298,7 +298,7 @@ function DetailPage(props: {
                       {bill.kind === 'invoice' ? (
                         <a href={`/dashboard/invoices/${bill.id}`}>Invoice</a>
                       ) : (
-                        <span>Checkout session</span>
+                        <a href={`/dashboard/checkout-sessions/${bill.id}`}>Checkout session</a>
                       )}
                     </td>
                     <td>
