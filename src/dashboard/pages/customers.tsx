@@ -6,24 +6,11 @@ import { can } from '../auth/roles.ts';
 import type { DashboardContext } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import {
-  Alert,
-  Badge,
-  Card,
-  CsrfField,
-  DateTime,
-  EmptyState,
-  Field,
-  money,
-  ShortId,
-  TableScroll,
-  type Tone,
-} from '../ui/components.tsx';
+import { Alert, Card, CsrfField, DateTime, EmptyState, Field, money } from '../ui/components.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, textOf, valuesOf } from '../ui/form-parts.tsx';
 import { AppLayout, NewButton } from '../ui/layout.tsx';
+import { Related, type RelatedSession, RelatedSessions } from '../ui/related-records.tsx';
 import { createRoutes, type NewForm } from '../create-routes.ts';
-import type { CheckoutSessionDoc } from '../../projections/collections.ts';
-import { STATUS as SESSION_STATUSES } from './checkout-sessions/list.tsx';
 import { INVOICE_STATUSES, type InvoiceView } from './invoices/views.tsx';
 import { everyLabel } from './subscriptions/cadence.ts';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './subscriptions/statuses.ts';
@@ -31,7 +18,6 @@ import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './subscriptions/
 type Customer = z.output<typeof CustomerSchema>;
 /** The parts of a customer's sessions, invoices and subscriptions the detail shows. */
 type Row = { id: string; currency: string; createdAt: string };
-type SessionRow = Row & { status: CheckoutSessionDoc['status']; amountTotal: string };
 type InvoiceRow = Row & { status: InvoiceView['status']; number: string | null; amountDue: string };
 type SubscriptionRow = Row & {
   status: SubscriptionStatus;
@@ -184,69 +170,6 @@ function CustomerList({ customers, email }: { customers: Customer[]; email: stri
   );
 }
 
-/** One of a customer's records: a link to its page (its number, else its short id), what it is for, its status. */
-type RelatedRow = {
-  id: string;
-  href: string;
-  number?: string | null;
-  what: string;
-  status: { label: string; tone: Tone };
-  createdAt: string;
-};
-
-/**
- * A customer's records of one kind, each leading to its page and its status named as there. Full
- * width: four columns did not fit half the page.
- */
-function Related(props: { title: string; id: string; noun: string; rows: RelatedRow[] }): JSX.Element {
-  return (
-    <Card title={props.title} id={props.id}>
-      {props.rows.length === 0 ? (
-        <EmptyState message="None yet." />
-      ) : (
-        <TableScroll label={`${props.title} of this customer`}>
-          <table>
-            <thead>
-              <tr>
-                <th safe>{props.noun}</th>
-                <th class="amount">Amount</th>
-                <th>Status</th>
-                <th class="hide-narrow">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.rows.map((r) => (
-                <tr>
-                  <td class="nowrap">
-                    {r.number ? (
-                      <a href={r.href} safe>
-                        {r.number}
-                      </a>
-                    ) : (
-                      <a href={r.href} aria-label={`${props.noun} ${r.id}`}>
-                        <ShortId value={r.id} keep={8} />
-                      </a>
-                    )}
-                  </td>
-                  <td class="amount" safe>
-                    {r.what}
-                  </td>
-                  <td>
-                    <Badge tone={r.status.tone} label={r.status.label} />
-                  </td>
-                  <td class="hide-narrow nowrap">
-                    <DateTime iso={r.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
-    </Card>
-  );
-}
-
 async function renderDetail(
   ctx: DashboardContext,
   api: PageApi,
@@ -257,7 +180,7 @@ async function renderDetail(
   const customer = await readOne<Customer>(api, `/api/v1/customers/${encodeURIComponent(id)}`, 'customer', id);
   const of = `customerId=${encodeURIComponent(customer.id)}&limit=20`;
   const [sessions, invoices, subscriptions] = await Promise.all([
-    readList<SessionRow>(api, `/api/v1/checkout/sessions?${of}`),
+    readList<RelatedSession>(api, `/api/v1/checkout/sessions?${of}`),
     readList<InvoiceRow>(api, `/api/v1/invoices?${of}`),
     readList<SubscriptionRow>(api, `/api/v1/subscriptions?${of}`),
   ]);
@@ -275,17 +198,7 @@ async function renderDetail(
         </a>
       }
     >
-      <Related
-        title="Checkout sessions"
-        id="customer-sessions"
-        noun="Session"
-        rows={sessions.map((s) => ({
-          ...s,
-          href: `/dashboard/checkout-sessions/${encodeURIComponent(s.id)}`,
-          what: money(s.amountTotal, s.currency),
-          status: { label: SESSION_STATUSES[s.status].text, tone: SESSION_STATUSES[s.status].tone },
-        }))}
-      />
+      <RelatedSessions sessions={sessions} id="customer-sessions" />
       <Related
         title="Invoices"
         id="customer-invoices"
