@@ -197,6 +197,12 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   // Home no longer lists it; the late payment stays until someone acts on it.
   await page.goto(`${dash.url}/dashboard`);
   t.is(await needs.count(), 1);
+  // Completed with its part, it counts among the payments, which do not claim to be paid in full.
+  t.is(await page.locator('#payments-count .stat-value').textContent(), '1');
+  t.is(
+    await page.locator('#payments-count .stat-note').textContent(),
+    'Checkout sessions completed, with part of the amount or all of it',
+  );
   t.is(await rowOf(closed.id).count(), 1);
   t.deepEqual(problems(), []);
 });

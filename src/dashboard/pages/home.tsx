@@ -159,7 +159,8 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
       <Card title="Payments, last 30 days" id="payments-count">
         <div class="stat">
           <span class="stat-value">{data.payments}</span>
-          <span class="stat-note">Checkout sessions paid in full</span>
+          {/* Counted by completion: a session completed with part of its amount is one too. */}
+          <span class="stat-note">Checkout sessions completed, with part of the amount or all of it</span>
         </div>
         <BarChart
           days={countDays}
