@@ -4,6 +4,7 @@ import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { sessionRequest } from '../support/weir-harness.ts';
 import type { Page } from 'playwright-core';
+import { axeOf } from '../support/chromium.ts';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
 
 const browser = chromiumPerFile(test);
@@ -164,6 +165,11 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   const rowOf = (id: string) => needs.filter({ has: page.locator(`code[title="${id}"]`) });
   t.regex((await rowOf(underpaid.id).textContent()) ?? '', /Underpaid.*3\.333333 USDC of 10\.00 USDC/s);
   t.regex((await rowOf(closed.id).textContent()) ?? '', /Paid after it closed/);
+  // Each table's region is named apart from its card (the same name twice: axe's landmark-unique).
+  t.deepEqual(
+    (await axeOf(page)).violations.filter((v) => v.id === 'landmark-unique').map((v) => v.nodes.length),
+    [],
+  );
   // The table fits its half of the page (the amounts were cut off), and each payment and row leads to its session.
   const fits = await page.locator('#needs-action .table-wrap').evaluate((e) => e.scrollWidth <= e.clientWidth);
   t.true(fits, 'the sessions needing action fit their card at 1280 px');

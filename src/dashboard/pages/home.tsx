@@ -237,7 +237,7 @@ function RecentPayments({ payments, networks }: { payments: PaymentTransactionDo
       {payments.length === 0 ? (
         <EmptyState message="No payments yet." hint="Payments to your checkout sessions show here as they arrive." />
       ) : (
-        <TableScroll label="Recent payments">
+        <TableScroll label="Recent payments, newest first">
           <table>
             <thead>
               <tr>
@@ -299,7 +299,7 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
       {items.length === 0 ? (
         <EmptyState message="Nothing needs your attention." hint="Underpaid sessions and late payments show here." />
       ) : (
-        <TableScroll label="Sessions needing action">
+        <TableScroll label="Sessions needing action, latest first">
           <table>
             <thead>
               <tr>
@@ -349,7 +349,7 @@ function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: M
           hint="Deliveries that failed or are being retried show here."
         />
       ) : (
-        <TableScroll label="Webhook failures">
+        <TableScroll label="Webhook failures, newest first">
           <table>
             <thead>
               <tr>
