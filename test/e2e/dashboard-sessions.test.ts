@@ -170,9 +170,16 @@ test('Checkout sessions: a session paid in part and a payment after its session 
     (await axeOf(page)).violations.filter((v) => v.id === 'landmark-unique').map((v) => v.nodes.length),
     [],
   );
-  // The table fits its half of the page (the amounts were cut off), and each payment and row leads to its session.
-  const fits = await page.locator('#needs-action .table-wrap').evaluate((e) => e.scrollWidth <= e.clientWidth);
-  t.true(fits, 'the sessions needing action fit their card at 1280 px');
+  // The tables fit their card, half the page wide or 390 px (the amounts were cut off), and lead to the sessions.
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const card of ['needs-action', 'recent-payments']) {
+      const fits = await page.locator(`#${card} .table-wrap`).evaluate((e) => e.scrollWidth <= e.clientWidth);
+      t.true(fits, `${card} fits its card at ${width} px`);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await screenshot(t, page, 'home-needing-action');
   for (const id of [underpaid.id, closed.id])
     t.is(await page.locator(`#recent-payments a[href="/dashboard/checkout-sessions/${id}"]`).count(), 1, id);
   await Promise.all([
