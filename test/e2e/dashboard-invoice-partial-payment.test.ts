@@ -20,7 +20,8 @@ test('Invoices: one partly paid on its pay page offers no Void and says why; a v
   const { id } = (await api.post<Invoice>('/api/v1/invoices', { customerId: customer.body.id, lineItems })).body;
   await api.post(`/api/v1/invoices/${id}/finalize`);
   const pay = await fetch(`${dash.url}/invoices/${id}/pay`, { redirect: 'manual' });
-  await payPart(dash.weir, api, pay.headers.get('location')!.split('/').pop()!);
+  const sessionId = pay.headers.get('location')!.split('/').pop()!;
+  await payPart(dash.weir, api, sessionId);
   await eventually(async () => {
     const invoice = (await api.get<Invoice>(`/api/v1/invoices/${id}`)).body;
     return invoice.amountPaid === '100000000' ? invoice : undefined;
@@ -38,6 +39,13 @@ test('Invoices: one partly paid on its pay page offers no Void and says why; a v
     /^1(\.00)? USDC of it has been paid, so it cannot be voided: mark it paid or uncollectible instead\.$/,
   );
   await expectAccessible(t, page, 'partly paid invoice');
+  // What is left to pay, and the session the part came through, where it can be completed as is.
+  const summary = page.locator('#invoice-summary');
+  t.is(await summary.locator('dt:text-is("Remaining") + dd').textContent(), '2.00 USDC');
+  t.is(
+    await summary.getByRole('link', { name: `Checkout session ${sessionId}` }).getAttribute('href'),
+    `/dashboard/checkout-sessions/${sessionId}`,
+  );
 
   // A void posted anyway (an old tab, a crafted form): the page says why, and nothing changes.
   const [response] = await Promise.all([

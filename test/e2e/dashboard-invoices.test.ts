@@ -56,6 +56,14 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   await page.getByText('No invoices yet.').waitFor();
   await page.getByRole('link', { name: 'New invoice' }).click();
   await page.getByRole('heading', { name: 'New invoice' }).waitFor();
+  // The amounts' hint sits in the card's padding, at 1280 and 390 px (it ran into the card's edge).
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    const hint = await page.locator('#line-amount-hint').boundingBox();
+    const lines = await page.locator('#editor-lines').boundingBox();
+    t.true(hint!.x - lines!.x >= 15, `the hint ${hint!.x - lines!.x} px in at ${width} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // Two lines: a catalog price and an ad hoc line with an amount no decimal reading can take.
   await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
@@ -260,6 +268,11 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
     /Checkout session.*Paid.*17\.10 USDC.*1\.90 USDC promotion code, first payment only/s,
   );
   t.regex((await page.locator('#subscription-summary').textContent()) ?? '', /Amount19\.00 USDC per month/);
+  t.is(
+    await periods.getByRole('link', { name: 'Checkout session' }).getAttribute('href'),
+    `/dashboard/checkout-sessions/${session.body.id}`,
+    'the period links the session that billed it, as an invoice period links its invoice',
+  );
 
   // A reason over the API's 500 characters (past the field's own limit, as a script could send it): named, kept, nothing written.
   const tooLong = 'x'.repeat(501);
@@ -330,6 +343,19 @@ test('Subscriptions: the list and the detail name the customer; a quarterly plan
   t.regex((await row.textContent()) ?? '', /quarterly@harbour\.example.*30\.00 USDC every 3 months/s);
   await page.goto(`${dash.url}/dashboard/customers/${active.customerId}`);
   t.regex((await page.locator('#customer-subscriptions tbody tr').textContent()) ?? '', /30\.00 USDC every 3 months/);
+  // Each of the customer's records leads to its page, its status named as there; the tables fit, or scroll by keyboard.
+  for (const [card, href, status] of [
+    ['customer-invoices', `/dashboard/invoices/${renewalId}`, 'Open'],
+    ['customer-subscriptions', `/dashboard/subscriptions/${id}`, 'Active'],
+  ] as const) {
+    const record = page.locator(`#${card} tbody tr`).filter({ has: page.locator(`a[href="${href}"]`) });
+    t.is(await record.count(), 1, href);
+    t.is(await record.locator('.badge').textContent(), status, card);
+  }
+  await expectAccessible(t, page, 'customer');
+  await page.setViewportSize({ width: 390, height: 900 });
+  await expectAccessible(t, page, 'customer-390');
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   t.is((await api.post(`/api/v1/subscriptions/${id}/pause`)).status, 200);
   await page.goto(`${dash.url}/dashboard/subscriptions/${id}`);

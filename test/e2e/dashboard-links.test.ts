@@ -161,7 +161,7 @@ test('Payment links: fixed, customer-chosen and subscription links with custom f
   t.deepEqual(problems(), [], 'no console error or CSP violation');
 });
 
-test('Payment links: a viewer sees the list but cannot create one', async (t) => {
+test('Payment links: a viewer sees the list and the sessions opened through a link, but cannot create one', async (t) => {
   const dash = await startDashboard(t);
   const merchant = await dash.organization();
   const viewer = await dash.user({ role: 'viewer' });
@@ -184,4 +184,21 @@ test('Payment links: a viewer sees the list but cannot create one', async (t) =>
   const refused = await page.goto(`${dash.url}/dashboard/payment-links/new`);
   t.is(refused?.status(), 403);
   t.is((await merchant.api.get<{ data: unknown[] }>('/api/v1/payment-links')).body.data.length, 0);
+
+  // A link a payer opened: its page lists the session, linked, with its status.
+  const link = (
+    await merchant.api.post<Link & { url: string }>('/api/v1/payment-links', {
+      title: 'Tea',
+      amount: '500000000',
+      currency: 'usdc',
+    })
+  ).body;
+  const opened = await fetch(link.url, { method: 'POST', redirect: 'manual', body: new URLSearchParams() });
+  const sessionId = /\/checkout\/([0-9a-f-]{36})$/.exec(opened.headers.get('location') ?? '')?.[1];
+  t.truthy(sessionId, `a session opened (${opened.status})`);
+  await page.goto(`${dash.url}/dashboard/payment-links/${link.id}`);
+  const sold = page.locator('#link-sessions tbody tr');
+  t.is(await sold.count(), 1);
+  t.is(await sold.getByRole('link').getAttribute('href'), `/dashboard/checkout-sessions/${sessionId}`);
+  t.regex((await sold.textContent()) ?? '', /5\.00 USDC.*Open/s);
 });

@@ -4,6 +4,7 @@ import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { sessionRequest } from '../support/weir-harness.ts';
 import type { Page } from 'playwright-core';
+import { axeOf } from '../support/chromium.ts';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
 
 const browser = chromiumPerFile(test);
@@ -164,24 +165,57 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   const rowOf = (id: string) => needs.filter({ has: page.locator(`code[title="${id}"]`) });
   t.regex((await rowOf(underpaid.id).textContent()) ?? '', /Underpaid.*3\.333333 USDC of 10\.00 USDC/s);
   t.regex((await rowOf(closed.id).textContent()) ?? '', /Paid after it closed/);
-
-  await page.goto(`${dash.url}/dashboard/checkout-sessions/${underpaid.id}`);
+  // Each table's region is named apart from its card (the same name twice: axe's landmark-unique).
+  t.deepEqual(
+    (await axeOf(page)).violations.filter((v) => v.id === 'landmark-unique').map((v) => v.nodes.length),
+    [],
+  );
+  // The tables fit their card, half the page wide or 390 px (the amounts were cut off), and lead to the sessions.
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const card of ['needs-action', 'recent-payments']) {
+      const fits = await page.locator(`#${card} .table-wrap`).evaluate((e) => e.scrollWidth <= e.clientWidth);
+      t.true(fits, `${card} fits its card at ${width} px`);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await screenshot(t, page, 'home-needing-action');
+  for (const id of [underpaid.id, closed.id])
+    t.is(await page.locator(`#recent-payments a[href="/dashboard/checkout-sessions/${id}"]`).count(), 1, id);
+  await Promise.all([
+    page.waitForURL(`**/dashboard/checkout-sessions/${underpaid.id}`),
+    rowOf(underpaid.id).getByRole('link').click(),
+  ]);
+  // Net is what arrived, not the total the session still asks.
+  const net = page.locator('#session-summary dt:text-is("Net") + dd');
+  t.is(await net.textContent(), '3.333333 USDC');
   t.is(await page.getByRole('button', { name: 'Cancel session' }).count(), 0);
   t.regex((await page.locator('#no-cancel-partly-paid').textContent()) ?? '', /cannot be canceled/);
   await expectAccessible(t, page, 'checkout-session-underpaid');
   await screenshot(t, page, 'checkout-session-underpaid');
+  // At 390 px its payments table (3.333333 USDC is wide) scrolls sideways: by keyboard too.
+  await page.setViewportSize({ width: 390, height: 900 });
+  await expectAccessible(t, page, 'checkout-session-underpaid-390');
+  await page.setViewportSize({ width: 1280, height: 900 });
   await Promise.all([
     page.waitForURL(/done=completed/),
     page.getByRole('button', { name: 'Complete with the amount received' }).click(),
   ]);
   await page.getByText('The session is complete with the amount received.').waitFor();
   t.like(await getSession(merchant.api, underpaid.id), { status: 'complete' });
+  t.is(await net.textContent(), '3.333333 USDC');
   const completed = (await sessionEvents(dash.weir, underpaid.id)).at(-1);
   t.like(completed?.metadata, { actor: `user:${owner.userId}`, clientAddress: '127.0.0.1' });
 
   // Home no longer lists it; the late payment stays until someone acts on it.
   await page.goto(`${dash.url}/dashboard`);
   t.is(await needs.count(), 1);
+  // Completed with its part, it counts among the payments, which do not claim to be paid in full.
+  t.is(await page.locator('#payments-count .stat-value').textContent(), '1');
+  t.is(
+    await page.locator('#payments-count .stat-note').textContent(),
+    'Checkout sessions completed, with part of the amount or all of it',
+  );
   t.is(await rowOf(closed.id).count(), 1);
   t.deepEqual(problems(), []);
 });

@@ -6,18 +6,25 @@ import { can } from '../auth/roles.ts';
 import type { DashboardContext } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, money, ShortId } from '../ui/components.tsx';
+import { Alert, Card, CsrfField, DateTime, EmptyState, Field, money } from '../ui/components.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, textOf, valuesOf } from '../ui/form-parts.tsx';
 import { AppLayout, NewButton } from '../ui/layout.tsx';
+import { Related, type RelatedSession, RelatedSessions } from '../ui/related-records.tsx';
 import { createRoutes, type NewForm } from '../create-routes.ts';
+import { INVOICE_STATUSES, type InvoiceView } from './invoices/views.tsx';
 import { everyLabel } from './subscriptions/cadence.ts';
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './subscriptions/statuses.ts';
 
 type Customer = z.output<typeof CustomerSchema>;
 /** The parts of a customer's sessions, invoices and subscriptions the detail shows. */
-type Row = { id: string; status: string; currency: string; createdAt: string };
-type SessionRow = Row & { amountTotal: string };
-type InvoiceRow = Row & { number: string | null; amountDue: string };
-type SubscriptionRow = Row & { amountTotal: string; interval: string; intervalCount: number };
+type Row = { id: string; currency: string; createdAt: string };
+type InvoiceRow = Row & { status: InvoiceView['status']; number: string | null; amountDue: string };
+type SubscriptionRow = Row & {
+  status: SubscriptionStatus;
+  amountTotal: string;
+  interval: string;
+  intervalCount: number;
+};
 
 const BASE = '/dashboard/customers';
 const ADDRESS = [
@@ -163,52 +170,6 @@ function CustomerList({ customers, email }: { customers: Customer[]; email: stri
   );
 }
 
-/** A customer's records of one kind: id, what, status, created. */
-function Related(props: {
-  title: string;
-  id: string;
-  rows: { id: string; what: string; status: string; createdAt: string; href?: string }[];
-}): JSX.Element {
-  return (
-    <Card title={props.title} id={props.id}>
-      {props.rows.length === 0 ? (
-        <EmptyState message="None yet." />
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Id</th>
-                <th class="amount">Amount</th>
-                <th>Status</th>
-                <th class="hide-narrow">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.rows.map((r) => (
-                <tr>
-                  <td>
-                    <ShortId value={r.id} keep={8} />
-                  </td>
-                  <td class="amount" safe>
-                    {r.what}
-                  </td>
-                  <td>
-                    <Badge label={r.status.replaceAll('_', ' ')} />
-                  </td>
-                  <td class="hide-narrow nowrap">
-                    <DateTime iso={r.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </Card>
-  );
-}
-
 async function renderDetail(
   ctx: DashboardContext,
   api: PageApi,
@@ -219,7 +180,7 @@ async function renderDetail(
   const customer = await readOne<Customer>(api, `/api/v1/customers/${encodeURIComponent(id)}`, 'customer', id);
   const of = `customerId=${encodeURIComponent(customer.id)}&limit=20`;
   const [sessions, invoices, subscriptions] = await Promise.all([
-    readList<SessionRow>(api, `/api/v1/checkout/sessions?${of}`),
+    readList<RelatedSession>(api, `/api/v1/checkout/sessions?${of}`),
     readList<InvoiceRow>(api, `/api/v1/invoices?${of}`),
     readList<SubscriptionRow>(api, `/api/v1/subscriptions?${of}`),
   ]);
@@ -237,22 +198,28 @@ async function renderDetail(
         </a>
       }
     >
-      <div class="grid grid-2">
-        <Related
-          title="Checkout sessions"
-          id="customer-sessions"
-          rows={sessions.map((s) => ({ ...s, what: money(s.amountTotal, s.currency) }))}
-        />
-        <Related
-          title="Invoices"
-          id="customer-invoices"
-          rows={invoices.map((i) => ({ ...i, what: `${i.number ?? 'Draft'} · ${money(i.amountDue, i.currency)}` }))}
-        />
-      </div>
+      <RelatedSessions sessions={sessions} id="customer-sessions" />
+      <Related
+        title="Invoices"
+        id="customer-invoices"
+        noun="Invoice"
+        rows={invoices.map((i) => ({
+          ...i,
+          href: `/dashboard/invoices/${encodeURIComponent(i.id)}`,
+          what: money(i.amountDue, i.currency),
+          status: INVOICE_STATUSES[i.status],
+        }))}
+      />
       <Related
         title="Subscriptions"
         id="customer-subscriptions"
-        rows={subscriptions.map((s) => ({ ...s, what: `${money(s.amountTotal, s.currency)} ${everyLabel(s)}` }))}
+        noun="Subscription"
+        rows={subscriptions.map((s) => ({
+          ...s,
+          href: `/dashboard/subscriptions/${encodeURIComponent(s.id)}`,
+          what: `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`,
+          status: SUBSCRIPTION_STATUSES[s.status],
+        }))}
       />
       {manage ? (
         <>

@@ -187,8 +187,25 @@ function Actions({
   );
 }
 
-function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
+/**
+ * What the merchant has received, after Weir's fee. The API's amountNet is of the total until the
+ * session completes (what it will net), which read as money in hand for a session paid in part or
+ * not at all; before completion it is worked out from what has arrived, never below nothing.
+ */
+const netReceived = (session: CheckoutSessionDoc): bigint => {
+  if (session.status === 'complete') return BigInt(session.amountNet);
+  const net = BigInt(session.amountReceived) - BigInt(session.amountFee);
+  return net > 0n ? net : 0n;
+};
+
+/** Paid, or not: a session waiting for the rest of its amount is neither. */
+const paymentOf = (session: CheckoutSessionDoc): string =>
+  session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
+
+export function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
   const c = session.currency;
+  // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
+  const completedAt = session.status === 'complete' ? session.completedAt : null;
   return (
     <Card id="session-summary" title="Summary">
       <Facts
@@ -197,11 +214,15 @@ function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
           ['Received', money(session.amountReceived, c)],
           ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
           ['Fee', money(session.amountFee, c)],
-          ['Net', money(session.amountNet, c)],
+          ['Net', money(netReceived(session), c)],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
-          ['Payment', session.paymentStatus === 'paid' ? 'Paid' : 'Unpaid'],
+          ['Payment', paymentOf(session)],
           ['Created', () => <DateTime iso={session.createdAt} />],
-          ['Expires', () => <DateTime iso={session.expiresAt} />],
+          completedAt
+            ? ['Completed', () => <DateTime iso={completedAt} />]
+            : session.status === 'incomplete'
+              ? ['Expires', 'No longer: it waits for the rest']
+              : ['Expires', () => <DateTime iso={session.expiresAt} />],
           ['Customer', session.customerDetails?.email ?? '—'],
           ['Client reference', session.clientReferenceId ?? '—'],
           ['Mode', session.mode],
@@ -262,7 +283,7 @@ function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
 function Addresses({ detail }: { detail: SessionDetail }): JSX.Element {
   return (
     <Card id="deposit-addresses" title="Deposit addresses">
-      <div class="table-wrap">
+      <TableScroll label="Deposit address of each asset">
         <table>
           <thead>
             <tr>
@@ -283,7 +304,7 @@ function Addresses({ detail }: { detail: SessionDetail }): JSX.Element {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </Card>
   );
 }
@@ -304,7 +325,7 @@ function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
           hint="Transfers to the deposit addresses show here as they arrive."
         />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Each payment with its transaction">
           <table>
             <thead>
               <tr>
@@ -349,7 +370,7 @@ function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );

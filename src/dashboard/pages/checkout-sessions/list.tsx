@@ -11,6 +11,7 @@ import {
   liveRefresh,
   money,
   ShortId,
+  TableScroll,
   type Tone,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
@@ -97,6 +98,13 @@ export function SessionsFilters({ query, errors }: { query: SessionsQuery; error
 /** Who the session is for: the customer's email, else the client reference. */
 const customerOf = (s: CheckoutSessionDoc): string => s.customerDetails?.email ?? s.clientReferenceId ?? '—';
 
+/**
+ * Whether the row says what was received beside the amount: when some arrived and it is not the amount
+ * (a session paid in part, completed short, or overpaid), which its status alone does not tell.
+ */
+const receivedApart = (s: CheckoutSessionDoc): boolean =>
+  BigInt(s.amountReceived) > 0n && s.amountReceived !== s.amountTotal;
+
 /** The list as a card that reloads itself (same filters and page) when a session of the tenant changes. */
 export function SessionsTable(props: {
   sessions: CheckoutSessionDoc[];
@@ -117,7 +125,7 @@ export function SessionsTable(props: {
           hint="Sessions created with the API or by payment links and invoices show here."
         />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Sessions, newest first">
           <table>
             <thead>
               <tr>
@@ -131,8 +139,13 @@ export function SessionsTable(props: {
             <tbody>
               {props.sessions.map((s) => (
                 <tr>
-                  <td class="amount" safe>
-                    {money(s.amountTotal, s.currency)}
+                  <td class="amount">
+                    <span safe>{money(s.amountTotal, s.currency)}</span>
+                    {receivedApart(s) ? (
+                      <div class="muted small" safe>{`${money(s.amountReceived, s.currency)} received`}</div>
+                    ) : (
+                      ''
+                    )}
                   </td>
                   <td class="nowrap">
                     <Badge tone={STATUS[s.status].tone} label={STATUS[s.status].text} />
@@ -160,7 +173,7 @@ export function SessionsTable(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pager path={LIST_PATH} params={params} page={props.query.page} pageSize={PAGE_SIZE} count={props.count} />
     </Card>

@@ -65,87 +65,90 @@ const LINE_AMOUNT_HINT = 'line-amount-hint';
 export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErrors; prices: Option[] }) {
   const priceOptions = [{ value: '', label: 'Ad hoc: name and amount' }, ...prices];
   return (
-    <div class="table-wrap">
-      <table class="line-editor">
-        <thead>
-          <tr>
-            <th>Product or price</th>
-            <th>Name (ad hoc)</th>
-            <th class="amount">Amount</th>
-            <th class="amount">Quantity</th>
-          </tr>
-        </thead>
-        <tbody>
-          {form.lines.map((row, i) => {
-            const cell = (key: 'price' | 'name' | 'amount' | 'quantity'): LineCell => {
-              const name = `line-${i}-${key}`;
-              const error = errorOf(errors, name);
-              return { name, id: `field-${name}`, error, invalid: error ? 'true' : undefined };
-            };
-            const price = cell('price');
-            const name = cell('name');
-            const amount = cell('amount');
-            const quantity = cell('quantity');
-            const rowErrors = [price, name, amount, quantity].filter((c) => c.error);
-            return (
-              <>
-                <tr class={rowErrors.length > 0 ? 'has-error' : ''}>
-                  <td>
-                    <label class="visually-hidden" for={price.id} safe>
-                      {`Line ${i + 1} product or price`}
-                    </label>
-                    <select
-                      id={price.id}
-                      name={price.name}
-                      aria-invalid={price.invalid}
-                      aria-describedby={price.error ? `${price.id}-error` : undefined}
-                    >
-                      {priceOptions.map((o) => (
-                        <option value={o.value} selected={o.value === row.price} safe>
-                          {o.label}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <LineInput cell={name} label={`Line ${i + 1} name`} value={row.name} />
-                  <LineInput
-                    cell={amount}
-                    label={`Line ${i + 1} amount`}
-                    value={row.amount}
-                    inputmode="decimal"
-                    placeholder="0.00"
-                    hint={LINE_AMOUNT_HINT}
-                  />
-                  <LineInput
-                    cell={quantity}
-                    label={`Line ${i + 1} quantity`}
-                    value={row.quantity}
-                    inputmode="numeric"
-                    class="quantity"
-                  />
-                </tr>
-                {rowErrors.length > 0 ? (
-                  <tr class="row-error">
-                    <td colspan="4">
-                      {rowErrors.map((c) => (
-                        <p class="error" id={`${c.id}-error`} safe>
-                          {`Line ${i + 1}: ${c.error}`}
-                        </p>
-                      ))}
+    <>
+      <div class="table-wrap">
+        <table class="line-editor">
+          <thead>
+            <tr>
+              <th>Product or price</th>
+              <th>Name (ad hoc)</th>
+              <th class="amount">Amount</th>
+              <th class="amount">Quantity</th>
+            </tr>
+          </thead>
+          <tbody>
+            {form.lines.map((row, i) => {
+              const cell = (key: 'price' | 'name' | 'amount' | 'quantity'): LineCell => {
+                const name = `line-${i}-${key}`;
+                const error = errorOf(errors, name);
+                return { name, id: `field-${name}`, error, invalid: error ? 'true' : undefined };
+              };
+              const price = cell('price');
+              const name = cell('name');
+              const amount = cell('amount');
+              const quantity = cell('quantity');
+              const rowErrors = [price, name, amount, quantity].filter((c) => c.error);
+              return (
+                <>
+                  <tr class={rowErrors.length > 0 ? 'has-error' : ''}>
+                    <td>
+                      <label class="visually-hidden" for={price.id} safe>
+                        {`Line ${i + 1} product or price`}
+                      </label>
+                      <select
+                        id={price.id}
+                        name={price.name}
+                        aria-invalid={price.invalid}
+                        aria-describedby={price.error ? `${price.id}-error` : undefined}
+                      >
+                        {priceOptions.map((o) => (
+                          <option value={o.value} selected={o.value === row.price} safe>
+                            {o.label}
+                          </option>
+                        ))}
+                      </select>
                     </td>
+                    <LineInput cell={name} label={`Line ${i + 1} name`} value={row.name} />
+                    <LineInput
+                      cell={amount}
+                      label={`Line ${i + 1} amount`}
+                      value={row.amount}
+                      inputmode="decimal"
+                      placeholder="0.00"
+                      hint={LINE_AMOUNT_HINT}
+                    />
+                    <LineInput
+                      cell={quantity}
+                      label={`Line ${i + 1} quantity`}
+                      value={row.quantity}
+                      inputmode="numeric"
+                      class="quantity"
+                    />
                   </tr>
-                ) : (
-                  ''
-                )}
-              </>
-            );
-          })}
-        </tbody>
-      </table>
+                  {rowErrors.length > 0 ? (
+                    <tr class="row-error">
+                      <td colspan="4">
+                        {rowErrors.map((c) => (
+                          <p class="error" id={`${c.id}-error`} safe>
+                            {`Line ${i + 1}: ${c.error}`}
+                          </p>
+                        ))}
+                      </td>
+                    </tr>
+                  ) : (
+                    ''
+                  )}
+                </>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {/* After the wrapper, which bleeds to the card's edge: inside it, the hint ran into that edge. */}
       <p class="hint" id={LINE_AMOUNT_HINT}>
         {`Amounts: ${AMOUNT_HINT}`}
       </p>
-    </div>
+    </>
   );
 }
 

@@ -1,7 +1,19 @@
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { InvoiceSchema } from '../../../read-api/schema/invoice.ts';
 import type { DashboardContext } from '../../context.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money, type Tone } from '../../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  Facts,
+  money,
+  ShortId,
+  TableScroll,
+  type Tone,
+} from '../../ui/components.tsx';
 import { Pager, StatusFilter } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { INTERVALS } from './invoice-form.ts';
@@ -31,14 +43,18 @@ const prewrap = (text: string) => () => (
 const customerLabel = (invoice: InvoiceView): string =>
   invoice.customer?.name ?? invoice.customer?.email ?? invoice.customerId;
 
+/** Still owed, with part of it paid on chain (or the rest of an uncollectible one). */
+const isPartlyPaid = (invoice: Pick<InvoiceView, 'status' | 'amountPaid'>): boolean =>
+  (invoice.status === 'open' || invoice.status === 'uncollectible') && BigInt(invoice.amountPaid) > 0n;
+
 /** What a row of invoices shows: the API's invoice, or the read model's (which has no customer). */
-type InvoiceRow = Pick<InvoiceView, 'id' | 'number' | 'status' | 'amountDue' | 'currency' | 'dueDate'> &
+type InvoiceRow = Pick<InvoiceView, 'id' | 'number' | 'status' | 'amountDue' | 'amountPaid' | 'currency' | 'dueDate'> &
   Partial<Pick<InvoiceView, 'customer' | 'customerId'>>;
 
 /** Invoices as rows linking to each: number, customer (when `customers`), status, amount and due date. */
 export function InvoiceTable({ invoices, customers }: { invoices: InvoiceRow[]; customers?: boolean }): JSX.Element {
   return (
-    <div class="table-wrap">
+    <TableScroll label="Invoices, each with its status and amount">
       <table>
         <thead>
           <tr>
@@ -67,8 +83,13 @@ export function InvoiceTable({ invoices, customers }: { invoices: InvoiceRow[]; 
               <td>
                 <InvoiceStatus status={invoice.status} />
               </td>
-              <td class="amount" safe>
-                {money(invoice.amountDue, invoice.currency)}
+              <td class="amount">
+                <span safe>{money(invoice.amountDue, invoice.currency)}</span>
+                {isPartlyPaid(invoice) ? (
+                  <div class="muted small" safe>{`${money(invoice.amountPaid, invoice.currency)} paid`}</div>
+                ) : (
+                  ''
+                )}
               </td>
               <td class="hide-narrow nowrap">
                 <DateTime iso={invoice.dueDate} />
@@ -77,7 +98,7 @@ export function InvoiceTable({ invoices, customers }: { invoices: InvoiceRow[]; 
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
@@ -167,7 +188,7 @@ function InvoiceActions({ ctx, invoice }: { ctx: DashboardContext; invoice: Invo
     <ActionButton ctx={ctx} invoice={invoice} action={action} label={label} tone={tone} />
   );
   // Money has arrived for it (a partial payment): the API refuses its void, so it is not offered.
-  const partlyPaid = (s === 'open' || s === 'uncollectible') && BigInt(invoice.amountPaid) > 0n;
+  const partlyPaid = isPartlyPaid(invoice);
   return (
     <>
       <div class="action-bar">
@@ -319,6 +340,22 @@ export function InvoiceDetailPage(props: {
               ],
               ['Amount due', money(invoice.amountDue, invoice.currency)],
               ['Paid', money(invoice.amountPaid, invoice.currency)],
+              // Some paid: what is left to pay says more than the amount due.
+              isPartlyPaid(invoice) ? ['Remaining', money(invoice.amountRemaining, invoice.currency)] : null,
+              // Where its payment is followed, and a part payment completed.
+              invoice.checkoutSessionId
+                ? [
+                    'Checkout session',
+                    () => (
+                      <a
+                        href={`/dashboard/checkout-sessions/${encodeURIComponent(invoice.checkoutSessionId!)}`}
+                        aria-label={`Checkout session ${invoice.checkoutSessionId}`}
+                      >
+                        <ShortId value={invoice.checkoutSessionId!} keep={8} />
+                      </a>
+                    ),
+                  ]
+                : null,
               ['Repeats', intervalLabel(invoice)],
               [
                 'Networks',

@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import type { PaymentLinkSchema } from '../../../read-api/schema/payment-link.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
-import { apiFor } from '../../api.ts';
+import { apiFor, type PageApi } from '../../api.ts';
 import { readList, readOne } from '../../api-reads.ts';
 import { can } from '../../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../../context.ts';
@@ -13,6 +13,7 @@ import { currenciesOf } from '../../ui/currency-field.tsx';
 import { refusalMessage } from '../../ui/form-parts.tsx';
 import { AppLayout, NewButton } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
+import { type RelatedSession, RelatedSessions } from '../../ui/related-records.tsx';
 import { LinkForm, linkBodyOf, linkInputOf, type Price } from './link-form.tsx';
 import { createRoutes, type NewForm } from '../../create-routes.ts';
 
@@ -125,8 +126,13 @@ function LinkSettings({ link }: { link: PaymentLink }): JSX.Element {
   return <Facts items={rows} />;
 }
 
-async function renderDetail(ctx: DashboardContext, link: PaymentLink, notice?: string, status = 200) {
+async function renderDetail(ctx: DashboardContext, api: PageApi, link: PaymentLink, notice?: string, status = 200) {
   const qr = await QRCode.toString(link.url, QR);
+  // What the link has sold: the sessions payers opened through it, newest first.
+  const sessions = await readList<RelatedSession>(
+    api,
+    `/api/v1/checkout/sessions?paymentLinkId=${encodeURIComponent(link.id)}&limit=20`,
+  );
   const manage = can(ctx.state.user.role, 'manage');
   const action = link.isActive ? 'deactivate' : 'activate';
   await sendHtml(
@@ -173,6 +179,7 @@ async function renderDetail(ctx: DashboardContext, link: PaymentLink, notice?: s
           <LinkSettings link={link} />
         </Card>
       </div>
+      <RelatedSessions sessions={sessions} id="link-sessions" />
     </AppLayout>,
     status,
   );
@@ -235,7 +242,7 @@ export const page = definePage({
         'payment link',
         id,
       );
-      await renderDetail(ctx, link);
+      await renderDetail(ctx, apiFor(ctx, deps), link);
     });
 
     for (const action of ['activate', 'deactivate'] as const) {
@@ -245,7 +252,7 @@ export const page = definePage({
         const answer = await api<PaymentLink>('POST', `/api/v1/payment-links/${id}/${action}`);
         if (answer.status < 400) return redirectTo(ctx, `${BASE}/${answer.body.id}`);
         const link = await readOne<PaymentLink>(api, `/api/v1/payment-links/${id}`, 'payment link', ctx.params.id!);
-        await renderDetail(ctx, link, refusalMessage(answer), answer.status);
+        await renderDetail(ctx, api, link, refusalMessage(answer), answer.status);
       });
     }
   },

@@ -29,6 +29,7 @@ import { AppLayout } from '../../ui/layout.tsx';
 import { INVOICE_STATUSES, InvoiceStatus, InvoiceTable } from '../invoices/views.tsx';
 import { everyLabel } from './cadence.ts';
 import { billedPeriods } from './periods.ts';
+import { SUBSCRIPTION_STATUSES } from './statuses.ts';
 
 type SubscriptionAnswer = z.output<typeof SubscriptionSchema>;
 type SubscriptionLine = SubscriptionAnswer['lineItems']['data'][number];
@@ -40,17 +41,6 @@ type SubscriptionList = { page: number; limit: number; count: number; data: Subs
 
 const LIST = '/dashboard/subscriptions';
 const PAGE_SIZE = 20;
-
-const STATUSES: Record<SubscriptionView['status'], { label: string; tone: Tone }> = {
-  active: { label: 'Active', tone: 'success' },
-  trialing: { label: 'Trialing', tone: 'info' },
-  incomplete: { label: 'Incomplete', tone: 'warning' },
-  past_due: { label: 'Past due', tone: 'danger' },
-  unpaid: { label: 'Unpaid', tone: 'danger' },
-  paused: { label: 'Paused', tone: 'neutral' },
-  canceled: { label: 'Canceled', tone: 'neutral' },
-  incomplete_expired: { label: 'Expired', tone: 'neutral' },
-};
 
 const BILL_STATUSES: Record<SubscriptionBill['status'], { label: string; tone: Tone }> = {
   open: { label: 'Open', tone: 'info' },
@@ -71,7 +61,7 @@ const NOTICES: Record<string, string> = {
 
 const SubscriptionStatus = ({ s }: { s: SubscriptionView }): JSX.Element => (
   <>
-    <Badge tone={STATUSES[s.status].tone} label={STATUSES[s.status].label} />
+    <Badge tone={SUBSCRIPTION_STATUSES[s.status].tone} label={SUBSCRIPTION_STATUSES[s.status].label} />
     {s.cancelAtPeriodEnd && !ENDED.has(s.status) ? (
       <>
         {' '}
@@ -125,7 +115,7 @@ function ListPage(props: {
           path={LIST}
           label="Subscription status"
           current={status}
-          statuses={Object.entries(STATUSES).map(([value, s]) => ({ value, label: s.label }))}
+          statuses={Object.entries(SUBSCRIPTION_STATUSES).map(([value, s]) => ({ value, label: s.label }))}
         />
         {list.data.length === 0 ? (
           <EmptyState
@@ -308,7 +298,7 @@ function DetailPage(props: {
                       {bill.kind === 'invoice' ? (
                         <a href={`/dashboard/invoices/${bill.id}`}>Invoice</a>
                       ) : (
-                        <span>Checkout session</span>
+                        <a href={`/dashboard/checkout-sessions/${bill.id}`}>Checkout session</a>
                       )}
                     </td>
                     <td>
@@ -403,7 +393,8 @@ export const page = definePage({
     };
 
     routes.get(LIST, 'read', async (ctx) => {
-      const status = typeof ctx.query.status === 'string' && ctx.query.status in STATUSES ? ctx.query.status : '';
+      const status =
+        typeof ctx.query.status === 'string' && ctx.query.status in SUBSCRIPTION_STATUSES ? ctx.query.status : '';
       const answer = await apiFor(ctx, deps)<SubscriptionList>(
         'GET',
         withQuery('/api/v1/subscriptions', { status, page: pageOf(ctx.query.page), limit: PAGE_SIZE }),

@@ -1,0 +1,39 @@
+import { confirmed, created, detected, sessionFixture } from '../../../../machines/checkout-session.fixture.ts';
+import { evolveCheckoutSession } from '../../../../machines/checkout-session.evolve.ts';
+import type { CheckoutSession, CheckoutSessionEvent } from '../../../../machines/checkout-session.types.ts';
+import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
+
+/** The machines' 3 USDC session after `events`, as the read store holds it (for the views' tests). */
+export function sessionAfter(...events: CheckoutSessionEvent[]): CheckoutSessionDoc {
+  let session: CheckoutSession | null = null;
+  for (const event of [created(sessionFixture()), ...events]) session = evolveCheckoutSession(session, event);
+  return { ...session!, _id: session!.id };
+}
+
+const AT = '2026-01-01T00:12:00.000Z';
+
+/** 1 of its 3 USDC received and final: the session is incomplete, waiting for the rest. */
+export const PARTLY_PAID: CheckoutSessionEvent[] = [
+  detected('t1', '100000000'),
+  confirmed('t1'),
+  { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: AT } },
+];
+
+/** The session completed by the merchant with the 1 USDC received. */
+export const COMPLETED_SHORT: CheckoutSessionEvent[] = [
+  ...PARTLY_PAID,
+  {
+    type: 'CheckoutSessionCompleted',
+    data: { amountReceived: '100000000', amountOverpaid: '0', transactionHash: null, partial: true, at: AT },
+  },
+];
+
+/** The 3 USDC paid in one transfer. */
+export const PAID_IN_FULL: CheckoutSessionEvent[] = [
+  detected('t1', '300000000'),
+  confirmed('t1'),
+  {
+    type: 'CheckoutSessionCompleted',
+    data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash: null, partial: false, at: AT },
+  },
+];
