@@ -2,6 +2,7 @@ import type { CheckoutSession } from '../../machines/checkout-session.types.ts';
 import { escapeHtml } from '../hosted/html.ts';
 import type { MailSender } from './mail-sender.ts';
 import { documentMoney } from '../shared/money.ts';
+import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 
 export type PaymentReceiptMailInput = {
   session: CheckoutSession;
@@ -38,7 +39,7 @@ export function renderPaymentReceiptMail(input: PaymentReceiptMailInput): {
   );
   const transactions = session.payments
     .filter((p) => p.status === 'confirmed')
-    .map((p) => `${p.asset.symbol} on ${p.network}: ${p.transactionHash}`);
+    .map((p) => `${p.asset.symbol} on ${p.network}: ${shownHashOn(p.chainId, p.transactionHash)}`);
   const support = org?.supportEmail ?? org?.email ?? null;
   const lines = [
     greeting,

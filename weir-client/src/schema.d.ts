@@ -17159,7 +17159,7 @@ export interface components {
         Report: {
             columns: string[];
             data: components["schemas"]["ReportRow"][];
-            /** @description The time the report counts each record by, which `from`, `to` and `period` are of: `completedAt` for volume, `createdAt` for conversion, `completedAt` for time-to-pay, `createdAt` for payment-issues, `paymentIntent.markRefundedAt` for refunds, `createdAt` for subscriptions (volume counts money received, so by completion; an export of sessions lists them by creation unless asked) */
+            /** @description The time the report counts each record by, which `from`, `to` and `period` are of: `completedAt` for volume, `createdAt` for conversion, `completedAt` for time-to-pay, `createdAt` for payment-issues, `paymentIntent.markRefundedAt` for refunds, `createdAt` for subscriptions (volume counts money received, so by completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by `createdAt`, churned by `endedAt`, pastDue by `pastDueSince`, activeAtEnd and mrr at the period's end */
             dateField: string;
             /** @enum {string} */
             groupBy: "none" | "currency" | "network" | "product" | "paymentLink" | "status";

@@ -83,7 +83,7 @@ const ReportSchema = z
     interval: z.enum(INTERVALS),
     groupBy: z.enum(GROUPS),
     dateField: z.string().openapi({
-      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')} (volume counts money received, so by completion; an export of sessions lists them by creation unless asked)`,
+      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')} (volume counts money received, so by completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
     }),
     columns: z.array(z.string()),
     data: z.array(ReportRowSchema),

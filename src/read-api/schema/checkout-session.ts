@@ -19,11 +19,11 @@ import {
 
 const absent = (input: unknown) => input === undefined || input === null;
 
-/** A chain id in a body: a positive safe integer; absent or null answers `missing` with parameter_missing. */
 /** A coupon has no duration: a code discounts the one payment it is applied to. */
 export const ALLOW_PROMOTION_CODES =
   "Whether the payer may apply a promotion code on the hosted page. It discounts this session only: with `mode: subscription`, the first payment (recorded on the subscription's first bill), and renewals are billed in full";
 
+/** A chain id in a body: a positive safe integer; absent or null answers `missing` with parameter_missing. */
 export const chainIdField = (missing: string) =>
   z
     .int({
