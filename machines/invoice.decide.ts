@@ -28,8 +28,17 @@ export type InvoiceCommand =
    */
   | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean; nextIssueDate?: string }
   | { type: 'StartInvoicePaymentAttempt'; checkoutSessionId: string }
-  /** A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled. */
-  | { type: 'RecordInvoicePayment'; checkoutSessionId: string; transactionHash: string | null; amountReceived: string }
+  /**
+   * A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled;
+   * `chainId` the chain of `transactionHash` (absent when the session has no transfer of it).
+   */
+  | {
+      type: 'RecordInvoicePayment';
+      checkoutSessionId: string;
+      transactionHash: string | null;
+      chainId?: number;
+      amountReceived: string;
+    }
   /**
    * A linked checkout session received part of its amount and waits for the rest; `amountReceived`
    * is all it has received so far (10^8-scaled), so a repeat, or an older amount, records nothing.
@@ -260,6 +269,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
         data: {
           checkoutSessionId: command.checkoutSessionId,
           transactionHash: command.transactionHash,
+          ...(command.chainId !== undefined && { chainId: command.chainId }),
           amountPaid: received,
           at: now,
         },

@@ -93,8 +93,10 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
       // The session's amount is all it received, its partial payments included (counted already).
       const before = receivedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
       const amountPaid = (BigInt(invoice.amountPaid) - before + BigInt(event.data.amountPaid)).toString();
+      // An event without the chain (none, or stored before it was recorded) leaves the field out, as it was.
       return {
         ...invoice,
+        ...(event.data.chainId !== undefined && { transactionChainId: event.data.chainId }),
         status: 'paid',
         paid: true,
         amountPaid,

@@ -559,6 +559,24 @@ test('given an open invoice, when its linked session pays, then paid with the se
   t.deepEqual(given([...HISTORIES.open, ...events]).when(command), []);
 });
 
+test('given an open invoice, when its session pays on a chain, then the chain of the transaction is recorded; an older payment event without it records none', (t) => {
+  const command: InvoiceCommand = {
+    type: 'RecordInvoicePayment',
+    checkoutSessionId: 'cs-1',
+    transactionHash: '0xfeed',
+    chainId: 728126428,
+    amountReceived: '300000000',
+  };
+  const events = given(HISTORIES.open).when(command, NOW);
+  t.like(events[0]!.data, { transactionHash: '0xfeed', chainId: 728126428 });
+  t.like(given([...HISTORIES.open, ...events]).state().context.invoice, {
+    transactionHash: '0xfeed',
+    transactionChainId: 728126428,
+  });
+  const before = given([...HISTORIES.open, paid('cs-1')]).state().context.invoice!;
+  t.false('transactionChainId' in before, 'an old log replays to what it did');
+});
+
 test('given an open invoice, when a session it never linked pays, then the session is linked and the payment recorded', (t) => {
   const events = given([created(), finalized()]).when(
     { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-9', transactionHash: null, amountReceived: '300000000' },

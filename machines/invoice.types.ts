@@ -108,6 +108,11 @@ export type Invoice = {
   checkoutSessionId: string | null;
   paymentAttempts: InvoicePaymentAttempt[];
   transactionHash: string | null;
+  /**
+   * The chain `transactionHash` is on, which decides how it is shown (a Tron txID bare). Absent
+   * without a transaction, and on invoices paid before the payment recorded it.
+   */
+  transactionChainId?: number;
   remindersSent: InvoiceReminderSent[];
   /** Reminders that came due together with a later one and were skipped in its favour (see `InvoiceReminderSkipped`). */
   remindersSkipped: InvoiceReminderSkipped[];
@@ -163,10 +168,19 @@ export type InvoiceEvent =
    * can no longer be voided, only paid (completed, or marked paid) or written off.
    */
   | { type: 'InvoicePartialPaymentReceived'; data: { checkoutSessionId: string; amountReceived: string; at: string } }
-  /** `checkoutSessionId` null: paid at its finalize, having nothing to pay (amountPaid 0). */
+  /**
+   * `checkoutSessionId` null: paid at its finalize, having nothing to pay (amountPaid 0). `chainId`:
+   * the chain of `transactionHash`; absent without one, and in events stored before it was recorded.
+   */
   | {
       type: 'InvoicePaid';
-      data: { checkoutSessionId: string | null; transactionHash: string | null; amountPaid: string; at: string };
+      data: {
+        checkoutSessionId: string | null;
+        transactionHash: string | null;
+        chainId?: number;
+        amountPaid: string;
+        at: string;
+      };
     }
   | { type: 'InvoicePaymentFailed'; data: { checkoutSessionId: string; reason: string; at: string } }
   | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }

@@ -83,6 +83,19 @@ test('the status in words: due, overdue, partially paid, paid, void; only an ope
   t.false(voided.payable);
 });
 
+test('the payment transaction of an invoice paid on Tron is its bare txID, as the API and its checkout session show it', (t) => {
+  const txid = 'cd'.repeat(32);
+  const paid = (transactionChainId: number) =>
+    invoiceDocument({
+      invoice: openInvoice({ status: 'paid', transactionHash: `0x${txid}`, transactionChainId }),
+      organization: null,
+      customer: null,
+      nowMs: BEFORE_DUE,
+    }).transactionHash;
+  t.is(paid(728126428), txid);
+  t.is(paid(1), `0x${txid}`);
+});
+
 test('the business: its address, contact and identifiers; only http(s) links and http(s) or data: image logos are kept', (t) => {
   const org = {
     name: 'Acme',

@@ -1,5 +1,6 @@
 import { taxSummary } from '../shared/tax.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
+import { shownInvoiceHash } from '../projections/invoices.projection.ts';
 import type { AddressDetails, Organization } from '../actors/organization.ts';
 import type { Customer } from '../actors/customer.ts';
 import { documentMoney } from '../shared/money.ts';
@@ -233,7 +234,7 @@ export function invoiceDocument(input: {
     anyPaid: BigInt(invoice.amountPaid) > 0n || invoice.status === 'paid',
     memo: invoice.memo,
     footer: invoice.footer,
-    transactionHash: invoice.transactionHash,
+    transactionHash: shownInvoiceHash(invoice),
     payable: (invoice.status === 'open' || invoice.status === 'uncollectible') && remaining > 0n,
   };
 }

@@ -2,6 +2,7 @@ import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
+import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { Collection } from '../read-store/read-store.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
@@ -71,13 +72,24 @@ async function linkFirstInvoice(invoices: Collection<InvoiceDoc>, event: Recorde
   await invoices.put({ ...doc, subscriptionId: id });
 }
 
+/**
+ * The invoice's payment transaction as its chain's tools show it (a Tron txID bare, as on its checkout
+ * session); as recorded when the invoice does not know the chain (paid before it was recorded).
+ */
+export const shownInvoiceHash = (invoice: Pick<Invoice, 'transactionHash' | 'transactionChainId'>): string | null =>
+  invoice.transactionHash !== null && invoice.transactionChainId !== undefined
+    ? shownHashOn(invoice.transactionChainId, invoice.transactionHash)
+    : invoice.transactionHash;
+
 /** The invoice as merchants see it (API responses and webhook payloads), with the reference API's aliases. */
 export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: number }) {
-  const { environment: _environment, _id, _revision, ...rest } = invoice;
+  // The chain of its transaction only decides how the hash is shown.
+  const { environment: _environment, _id, _revision, transactionChainId: _chain, ...rest } = invoice;
   return {
     ...rest,
     object: 'invoice' as const,
     livemode: invoice.environment === 'live',
+    transactionHash: shownInvoiceHash(invoice),
     invoiceNumber: invoice.number,
     total: invoice.amountDue,
     ...invoiceTaxFields(invoice),

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { detected, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent, SessionPayment } from '../../machines/checkout-session.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
 import { attemptStarted, created, finalized, INVOICE_ID, invoiceFixture } from '../../machines/invoice.fixture.ts';
@@ -53,6 +53,18 @@ test('a pay page that completes records the payment on its invoice, with what it
     amountReceived: '300000000',
   });
   t.deepEqual(again, [], 'a repeat decides nothing');
+});
+
+test('the payment carries the chain of the transaction that completed the session; a hash it saw no transfer of, none', (t) => {
+  const pay = sessionOf('cs-tron');
+  pay.session(detected('2', '100000000'));
+  const tron = { network: 'tron-mainnet', chainId: 728126428, transactionHash: '0xfeed' };
+  const { payment } = detected('1', '200000000').data as { payment: SessionPayment };
+  pay.session({ type: 'PaymentDetected', data: { payment: { ...payment, ...tron } } });
+  t.like(given(pay.history()).when(pay.completed())[0]!.command, { transactionHash: '0xfeed', chainId: 728126428 });
+
+  const unseen = sessionOf('cs-unseen');
+  t.false('chainId' in given(unseen.history()).when(unseen.completed())[0]!.command, 'no chain guessed');
 });
 
 test('a pay page that expires or is canceled records a failed attempt on its invoice, saying why; once', (t) => {

@@ -3,8 +3,12 @@ import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
 import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
 
-/** A checkout session opened to pay an invoice: the invoice (null for another session), and whether its end was decided. */
-export type InvoicePaymentState = { invoiceId: string | null; ended: boolean };
+/**
+ * A checkout session opened to pay an invoice: the invoice (null for another session), whether its
+ * end was decided, and the chain of each transaction that paid it (by hash), for the invoice to show
+ * its hash as that chain's tools do.
+ */
+export type InvoicePaymentState = { invoiceId: string | null; ended: boolean; chains: Record<string, number> };
 
 const SESSION_PREFIX = 'checkout_session-';
 
@@ -16,13 +20,16 @@ export const FAILURE_REASONS: Partial<Record<CheckoutSessionEvent['type'], strin
 
 const ends = (type: string): boolean => type === 'CheckoutSessionCompleted' || type in FAILURE_REASONS;
 const PARTIAL = 'CheckoutSessionPartiallyPaid';
+const DETECTED = 'PaymentDetected';
 
 /**
  * Invoice payments, per checkout session opened to pay an invoice (its pay page): when the session
  * receives part of its amount, the invoice records it (`RecordInvoicePartialPayment`: it stays
  * open, and can no longer be voided); when the session completes, the invoice records the payment
  * (`RecordInvoicePayment`, and becomes paid); when it expires or is canceled, the invoice records
- * the failed attempt. The invoice's decider answers
+ * the failed attempt. The payment carries the chain of its transaction (from the session's
+ * PaymentDetected of that hash), so the invoice shows a Tron txID bare as its session does; the
+ * log keeps the hash as the session has it. The invoice's decider answers
  * nothing for a repeat, and keeps a payment to an invoice paid or voided meanwhile on its session
  * alone, so a redelivery or a replay of the log changes nothing. The other way (a settled invoice
  * cancels its sessions still open) is the invoice session closing workflow.
@@ -31,20 +38,25 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   name: 'invoice-payments',
   // 2: a partial payment is recorded on the invoice (folded again from the log, so an invoice
   // partly paid before is told too; the decider answers nothing for what it has).
-  version: 2,
+  // 3: the chains of the session's transactions (a paid invoice answers nothing: its record stays).
+  version: 3,
   categories: ['checkout_session'],
   aggregates: [invoiceAggregate],
   correlate(event): Correlation {
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated')
       return typed.data.session.invoiceId ? event.streamId.slice(SESSION_PREFIX.length) : false;
-    return ends(typed.type) || typed.type === PARTIAL ? null : false;
+    return ends(typed.type) || typed.type === PARTIAL || typed.type === DETECTED ? null : false;
   },
-  initialState: () => ({ invoiceId: null, ended: false }),
+  initialState: () => ({ invoiceId: null, ended: false, chains: {} }),
   evolve(state, event) {
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated')
-      return { invoiceId: typed.data.session.invoiceId ?? null, ended: false };
+      return { invoiceId: typed.data.session.invoiceId ?? null, ended: false, chains: {} };
+    if (typed.type === DETECTED) {
+      const { transactionHash, chainId } = typed.data.payment;
+      return { ...state, chains: { ...state.chains, [transactionHash]: chainId } };
+    }
     return ends(typed.type) && !state.ended ? { ...state, ended: true } : state;
   },
   decide(event, state) {
@@ -57,6 +69,7 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
             type: 'RecordInvoicePayment',
             checkoutSessionId,
             transactionHash: typed.data.transactionHash,
+            ...chainOf(state, typed.data.transactionHash),
             amountReceived: typed.data.amountReceived,
           }
         : typed.type === PARTIAL
@@ -73,3 +86,9 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
     ];
   },
 };
+
+/** `{ chainId }` of the session's transaction `hash`, or nothing when it has none (no transfer of it seen). */
+function chainOf(state: InvoicePaymentState, hash: string | null): { chainId?: number } {
+  const chainId = hash === null ? undefined : state.chains[hash];
+  return chainId === undefined ? {} : { chainId };
+}
