@@ -16,7 +16,8 @@ const replacePayment = (
 
 /**
  * `payment` seen again (after a reorg took away the block `known` was in) in place of `known`:
- * the blocks it was seen in before stay listed (`seenIn`), the one it is in now aside.
+ * the blocks it was seen in before stay listed (`seenIn`), the one it is in now aside. It keeps
+ * the time it was first detected: whether it was paid in time is judged by that (A→B→A past expiry).
  */
 function seenAgain(known: SessionPayment, payment: SessionPayment): SessionPayment {
   const now = payment.blockHash.toLowerCase();
@@ -24,7 +25,8 @@ function seenAgain(known: SessionPayment, payment: SessionPayment): SessionPayme
     (block, i, all) =>
       block.hash.toLowerCase() !== now && all.findIndex((b) => b.hash.toLowerCase() === block.hash.toLowerCase()) === i,
   );
-  return seenIn.length > 0 ? { ...payment, seenIn } : payment;
+  const again = { ...payment, detectedAt: known.detectedAt };
+  return seenIn.length > 0 ? { ...again, seenIn } : again;
 }
 
 /** The exclusive tax of the lines: what their totals add to their subtotals (inclusive tax is in the price). */

@@ -3,6 +3,7 @@ import { IllegalEventError } from '../src/actors/aggregate.ts';
 import { givenWhenThen } from '../src/actors/given-when-then.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { checkoutSessionAggregate } from './checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from './checkout-session.decide.ts';
 import {
   confirmed,
   created,
@@ -1065,6 +1066,74 @@ test('a payment detected in time and withdrawn by a reorg past expiresAt counts 
       payments: [{ status: 'confirmed', late: false }],
     });
   }
+});
+
+test('a reorg A→B→A past expiresAt: a payment detected in time in A, mined again in B after expiresAt and reorged away with B, is still waited for and counts on time when A is final, never expired, not late', (t) => {
+  const inA = paymentFixture('t1', '300000000');
+  const inB = { ...inA, blockNumber: 11, blockHash: '0xb10d' };
+  const LATER = '2026-01-01T01:05:00.000Z';
+  const FINAL = '2026-01-01T01:10:00.000Z';
+  const then = (history: CheckoutSessionEvent[], command: CheckoutSessionCommand, at: string) => [
+    ...history,
+    ...given(history).when(command, at),
+  ];
+  const seenInA = then([created()], { type: 'RecordTransfer', payment: inA }, NOW);
+  const outOfA = then(seenInA, { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY);
+  t.like(outOfA.at(-1), { type: 'PaymentWithdrawn', data: { mayReturn: true } });
+  const seenInB = then(outOfA, { type: 'RecordTransfer', payment: inB }, AFTER_EXPIRY);
+  // Seen again, it keeps the time it was first detected: that one was in time.
+  t.like(given(seenInB).state().context.session, {
+    updatedAt: AFTER_EXPIRY,
+    payments: [{ status: 'pending', blockHash: '0xb10d', detectedAt: NOW }],
+  });
+  const outOfB = given(seenInB).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, LATER);
+  t.deepEqual(outOfB, [
+    {
+      type: 'PaymentWithdrawn',
+      data: { transferId: 't1', reason: 'reorg', at: LATER, paymentFailed: true, mayReturn: true },
+    },
+  ]);
+  const waiting = [...seenInB, ...outOfB];
+  t.deepEqual(given(waiting).state().value, { open: 'processing' });
+  t.deepEqual(given(waiting).when({ type: 'ExpireCheckoutSession' }, LATER), []);
+  const final = given(waiting).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, FINAL);
+  t.deepEqual(
+    final.map((e) => e.type),
+    ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionCompleted'],
+  );
+  t.like(given([...waiting, ...final]).state().context.session, {
+    status: 'complete',
+    paymentStatus: 'paid',
+    amountReceived: '300000000',
+    payments: [{ status: 'confirmed', late: false, blockHash: '0xb10c', detectedAt: NOW }],
+  });
+});
+
+test('a log written before re-detections kept the first detection (A→B→A past expiresAt: B withdrawn without mayReturn, expired, A late) replays as it did', (t) => {
+  const inB = { ...paymentFixture('t1', '300000000'), blockNumber: 11, blockHash: '0xb10d' };
+  const LATER = '2026-01-01T01:05:00.000Z';
+  const history: CheckoutSessionEvent[] = [
+    created(),
+    detected('t1', '300000000', NOW),
+    {
+      type: 'PaymentWithdrawn',
+      data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true, mayReturn: true },
+    },
+    {
+      type: 'PaymentDetected',
+      data: { payment: { ...inB, status: 'pending', detectedAt: AFTER_EXPIRY, confirmedAt: null, late: false } },
+    },
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: LATER, paymentFailed: true } },
+    { type: 'CheckoutSessionExpired', data: { at: LATER } },
+  ];
+  t.like(given(history).state().context.session, { status: 'expired', payments: [{ status: 'withdrawn' }] });
+  t.is(given(history).state().context.session?.payments[0]?.mayReturn, undefined);
+  t.deepEqual(
+    given(history)
+      .when({ type: 'ReinstateTransfer', transferId: 't1', blockHash: '0xb10c' }, LATER)
+      .map((e) => e.type),
+    ['PaymentDetected', 'PaymentConfirmed', 'LatePaymentReceived'],
+  );
 });
 
 test('a withdrawal does not expire the session before expiresAt, while another payment is pending, or once the session left open', (t) => {

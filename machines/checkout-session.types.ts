@@ -147,6 +147,7 @@ export type SessionPayment = {
   /** 10^8-scaled amount credited. */
   amount: string;
   status: 'pending' | 'confirmed' | 'withdrawn';
+  /** When it was first detected: seen again after a reorg, it keeps this (paid in time or not is judged by it). */
   detectedAt: string;
   confirmedAt: string | null;
   /** True when it was confirmed after the session had expired or been canceled. */

@@ -46,3 +46,34 @@ test('finality and reorgs look transfers up once the read models hold the whole 
   );
   t.deepEqual(waited, [7n, 7n]);
 });
+
+test('reorgs and finals find the transfers of a block named in another case, as the deciders compare hashes; another block never', async (t) => {
+  const readStore = createEmbeddedReadStore();
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const tenant = { organizationId: 'org-1', environment: 'test', checkoutSessionId: 's-1' };
+  await payments.put({
+    _id: 'pending',
+    network: 'devnet',
+    blockNumber: 5,
+    blockHash: '0xb5ab',
+    status: 'pending',
+    ...tenant,
+  });
+  await payments.put({
+    _id: 'withdrawn',
+    network: 'devnet',
+    blockNumber: 6,
+    blockHash: '0xb6ab',
+    status: 'withdrawn',
+    seenIn: [{ number: 5, hash: '0xB5CD' }],
+    ...tenant,
+  });
+  const intents = createPaymentIntents({ readStore, commands: noCommands, projections: { waitFor: async () => {} } });
+  const ids = (found: { transferId: string }[]) => found.map((p) => p.transferId);
+  t.deepEqual(ids(await intents.pendingInBlocks('devnet', ['0xB5AB', '0xffff'])), ['pending']);
+  t.deepEqual(ids(await intents.withdrawnSeenIn('devnet', '0xB6AB')), ['withdrawn']);
+  t.deepEqual(ids(await intents.withdrawnSeenIn('devnet', '0xb5cd')), ['withdrawn']);
+  // A hash is matched whole, never as a pattern.
+  t.deepEqual(ids(await intents.pendingInBlocks('devnet', ['0xb5a.', '0xb5'])), []);
+  t.deepEqual(ids(await intents.withdrawnSeenIn('devnet', '.*')), []);
+});

@@ -27,6 +27,15 @@ const targetLookup =
   };
 
 /**
+ * Matches a block hash that is one of `hashes` in any case, as the deciders and the matcher compare
+ * them: a reorg or final naming a block in other case than its transfer's message still finds it.
+ */
+const anyOfHashes = (hashes: readonly string[]) => ({
+  $regex: `^(?:${hashes.map((hash) => hash.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`,
+  $options: 'i',
+});
+
+/**
  * chain-ingest's payment port over the read models (deposit addresses, sessions, chain payments)
  * and the checkout session's commands, sent as `system:matcher`.
  */
@@ -78,7 +87,7 @@ export function createPaymentIntents(deps: {
     },
     async pendingInBlocks(network, blockHashes) {
       await caughtUp();
-      return pending(await payments.find({ network, blockHash: { $in: [...blockHashes] }, status: 'pending' }));
+      return pending(await payments.find({ network, blockHash: anyOfHashes(blockHashes), status: 'pending' }));
     },
     async pendingAtHeight(network, blockNumber) {
       await caughtUp();
@@ -90,8 +99,9 @@ export function createPaymentIntents(deps: {
     },
     async withdrawnSeenIn(network, blockHash) {
       await caughtUp();
+      const hash = anyOfHashes([blockHash]);
       return pending(
-        await payments.find({ network, status: 'withdrawn', $or: [{ blockHash }, { 'seenIn.hash': blockHash }] }),
+        await payments.find({ network, status: 'withdrawn', $or: [{ blockHash: hash }, { 'seenIn.hash': hash }] }),
       );
     },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),

@@ -208,6 +208,31 @@ for (const { where, height } of [
   });
 }
 
+test('a reorg A→B→A past expiresAt: paid in time in A, mined again in B after expiresAt and reorged away with it, the final of A completes the session on time, never expired, not late', async (t) => {
+  const clock = createManualClock(Date.parse('2026-06-01T00:00:00Z'));
+  const { chain, to, until } = await setup(t, clock);
+  clock.set(Date.parse('2026-06-01T00:30:00Z'));
+  const a5 = randomHash();
+  const paid = { to, amount: '3000000', blockNumber: 5, blockHash: a5, transactionHash: randomHash() };
+  await chain.transfer(paid);
+  await until((s) => s.paymentIntent.status === 'processing', 'detection in time');
+  clock.set(Date.parse('2026-06-01T01:00:00Z'));
+  await chain.reorg([{ number: 5, hash: a5 }]);
+  await until((s) => s.payments[0]?.status === 'withdrawn', 'the withdrawal from chain A');
+  const b5 = randomHash();
+  await chain.transfer({ ...paid, blockHash: b5 });
+  await until((s) => s.payments[0]?.status === 'pending', 'the detection in chain B, past expiresAt');
+  // B is reorged away past expiresAt: the payment was first detected in time, so the session still waits.
+  clock.set(Date.parse('2026-06-01T01:05:00Z'));
+  await chain.reorg([{ number: 5, hash: b5 }]);
+  await until((s) => s.payments[0]?.status === 'withdrawn', 'the withdrawal from chain B');
+  await chain.transfer(paid);
+  await chain.final(5, a5);
+  const done = await until((s) => s.payments[0]?.status === 'confirmed', 'the final of chain A');
+  t.like(done, { status: 'complete', paymentStatus: 'paid', amountReceived: '300000000' });
+  t.false(done.paymentIntent.transactions[0]!.late);
+});
+
 test('a reorg that takes away the only payment sends payment_intent.payment_failed: the intent needing a payment again, and why', async (t) => {
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());

@@ -1,5 +1,11 @@
 import test from 'ava';
-import { confirmed, created, detected, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import {
+  confirmed,
+  created,
+  detected,
+  paymentFixture,
+  sessionFixture,
+} from '../../machines/checkout-session.fixture.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { publicCheckoutSession } from './public-views.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
@@ -26,4 +32,37 @@ test('a batch applied again after a crash leaves the session as it was: its paym
   );
   t.is((await store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).get('t-1'))?.status, 'confirmed');
   t.false('_revision' in publicCheckoutSession(doc!), 'the bookkeeping field is not shown');
+});
+
+test('a transfer seen again after a reorg (A, then B) reads with its first detection time, and its chain payment lists the block it was seen in before (projection v4 rebuilds older documents)', async (t) => {
+  const session = sessionFixture();
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  const stream = `checkout_session-${session.id}`;
+  const inB = { ...paymentFixture('t-1', '300000000'), blockNumber: 11, blockHash: '0xb10d' };
+  append(stream, created(session));
+  append(stream, detected('t-1', '300000000', '2026-01-01T00:30:00.000Z'));
+  append(stream, {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't-1', reason: 'reorg', at: '2026-01-01T01:00:00.000Z', mayReturn: true },
+  });
+  append(stream, {
+    type: 'PaymentDetected',
+    data: {
+      payment: { ...inB, status: 'pending', detectedAt: '2026-01-01T01:00:00.000Z', confirmedAt: null, late: false },
+    },
+  });
+  const store = createEmbeddedReadStore();
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+
+  const doc = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(session.id);
+  t.like(doc, {
+    updatedAt: '2026-01-01T01:00:00.000Z',
+    payments: [{ blockHash: '0xb10d', detectedAt: '2026-01-01T00:30:00.000Z' }],
+  });
+  t.like(publicCheckoutSession(doc!).paymentIntent.transactions[0], { createdAt: '2026-01-01T00:30:00.000Z' });
+  t.like(await store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).get('t-1'), {
+    status: 'pending',
+    blockHash: '0xb10d',
+    seenIn: [{ number: 10, hash: '0xb10c' }],
+  });
 });

@@ -23,7 +23,9 @@ export const checkoutSessionsProjection: Projection = {
   // 2: what a session received is summed exactly in the asset's units (18-decimal tokens lost their dust
   // before), and a complete session's amountNet is of what payers sent, not of what was asked.
   // 3: money after a session completed short, once recorded as a negative overpayment, reads as late.
-  version: 3,
+  // 4: a transfer seen again after a reorg keeps its first detectedAt, and its chain payment lists the
+  // blocks it was seen in before (`seenIn`), which a read store written before that lacks.
+  version: 4,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,
