@@ -237,7 +237,7 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
   const { chain, to, until, merchant, session } = await setup(t);
-  await merchant.api.post('/api/v1/webhook-endpoints', {
+  const endpoint = await merchant.api.post<{ id: string }>('/api/v1/webhook-endpoints', {
     description: 'failures',
     url: receiver.url,
     enabledEvents: { events: ['payment_intent.payment_failed'] },
@@ -268,12 +268,27 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
   // A second transfer withdrawn while a third is still pending fails nothing: no second webhook.
   const b6 = randomHash();
   await chain.transfer({ to, amount: '1000000', blockNumber: 6, blockHash: b6 });
-  await chain.transfer({ to, amount: '2000000', blockNumber: 7, blockHash: randomHash() });
+  const b7 = randomHash();
+  await chain.transfer({ to, amount: '2000000', blockNumber: 7, blockHash: b7 });
   await until((s) => s.payments.length === 3, 'two more detections');
   await chain.reorg([{ number: 6, hash: b6 }]);
   await until((s) => s.payments.filter((p) => p.status === 'withdrawn').length === 2, 'the second withdrawal');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  t.is(receiver.received.length, 1);
+  // The third withdrawn too leaves nothing pending: that one fails the intent. Deliveries are listed in
+  // log order, so once its delivery is listed, one for the second withdrawal would be listed too.
+  await chain.reorg([{ number: 7, hash: b7 }]);
+  type Failed = { id: string; data: { object: { lastPaymentError: { blockNumber: number } } } };
+  const hooks = () => receiver.received.map((r) => JSON.parse(r.body) as Failed);
+  await receiver.waitFor(() => hooks().some((h) => h.data.object.lastPaymentError.blockNumber === 7));
+  const third = hooks().find((h) => h.data.object.lastPaymentError.blockNumber === 7)!;
+  const deliveries = await eventually(async () => {
+    const { data } = (
+      await merchant.api.get<{ data: { eventId: string }[] }>(
+        `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`,
+      )
+    ).body;
+    return data.some((d) => d.eventId === third.id) ? data : undefined;
+  }, 'the third withdrawal’s delivery listed');
+  t.is(deliveries.length, 2, 'the second withdrawal failed nothing');
 });
 
 test("a final block with another hash than the transfer's withdraws the transfer", async (t) => {
