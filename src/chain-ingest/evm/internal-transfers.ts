@@ -1,4 +1,5 @@
 import { BaseError, createPublicClient, http, LimitExceededRpcError, RpcError, rpcSchema, type Hash } from 'viem';
+import { endpointLabel } from '../../shared/mask-userinfo.ts';
 import { RpcEndpointsError, type EndpointFailure } from './follower/errors.ts';
 import { rpcValueReader, type RpcValueReader } from './follower/rpc-values.ts';
 
@@ -41,7 +42,7 @@ export class TraceUnavailableError extends Error {
   ) {
     super(
       `no RPC endpoint of ${network} serves ${TRACE} with the callTracer: ` +
-        failures.map((f) => `${f.url} (${f.message})`).join('; '),
+        failures.map((f) => `${endpointLabel(f.url)} (${f.message})`).join('; '),
     );
   }
 

@@ -576,11 +576,14 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
   }
 }
 
-/** An RPC failure as a 502 naming the network and transaction; any other error as it is. */
+/**
+ * An RPC failure as a 502 naming the network and transaction, and each endpoint by scheme and host
+ * only (its path or query may hold an API key); any other error as it is.
+ */
 function upstream(error: unknown, network: EvmFollowerNetwork, transactionHash: string): unknown {
   if (error instanceof RpcEndpointsError || error instanceof MalformedRpcResponseError)
     return new UpstreamError(
-      `the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error.message}`,
+      `the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error instanceof RpcEndpointsError ? `${error.method} failed on each: ${error.described}` : error.message}`,
       'chain_unavailable',
     );
   return error;
