@@ -1,5 +1,6 @@
-import test from 'ava';
-import { startFakeJsonRpc } from '../../../test/support/fake-json-rpc.ts';
+import { createServer } from 'node:http';
+import test, { type ExecutionContext } from 'ava';
+import { listenForTest, startFakeJsonRpc } from '../../../test/support/fake-json-rpc.ts';
 import { transferId } from '../chain-messages.ts';
 import { MalformedRpcResponseError, RpcEndpointsError } from './follower/errors.ts';
 import { rpcValueReader } from './follower/rpc-values.ts';
@@ -171,4 +172,36 @@ test('the trace is read from the first endpoint that serves it; endpoints that a
   t.regex(unavailable.message, /no RPC endpoint of devnet serves debug_traceTransaction/);
   // Nothing listens there: it may serve traces, so this is not "unavailable" but a failure to retry.
   await t.throwsAsync(read([lacking, 'http://127.0.0.1:9']), { instanceOf: RpcEndpointsError });
+});
+
+/** An endpoint answering every request with HTTP `status` and `body`, as a provider's gateway in front of a node does. */
+async function startRefusing(t: ExecutionContext, status: number, body: string): Promise<string> {
+  const server = createServer((_request, response) => {
+    response.statusCode = status;
+    response.setHeader('content-type', 'text/plain');
+    response.end(body);
+  });
+  return `${await listenForTest(t, server)}/v2/SECRET-KEY?api-key=SECRET-KEY`;
+}
+
+test('an endpoint that refuses debug_traceTransaction over HTTP (403, 405, 501, or saying so) has no trace API; another HTTP failure may pass', async (t) => {
+  const read = (urls: string[]) =>
+    readInternalValueCalls({ network: 'devnet', urls, transactionHash: TX, timeoutMs: 2_000 });
+  for (const [status, body] of [
+    [403, 'Forbidden'],
+    [405, 'Method Not Allowed'],
+    [501, 'Not Implemented'],
+    [400, 'debug_traceTransaction is not supported on this plan'],
+  ] as const) {
+    const refused = await t.throwsAsync(read([await startRefusing(t, status, body)]), {
+      instanceOf: TraceUnavailableError,
+    });
+    t.regex(refused.answers, new RegExp(`HTTP ${status}: .*${body}`), `${status}`);
+    t.notRegex(refused.message, /SECRET-KEY/, 'the endpoint is named by its host only');
+  }
+  const failing = await t.throwsAsync(read([await startRefusing(t, 500, 'upstream connect error')]), {
+    instanceOf: RpcEndpointsError,
+  });
+  t.notRegex(failing.message, /SECRET-KEY/);
+  t.regex(failing.message, /http:\/\/127\.0\.0\.1:\d+\/…/);
 });

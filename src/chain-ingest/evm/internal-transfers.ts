@@ -1,4 +1,13 @@
-import { BaseError, createPublicClient, http, LimitExceededRpcError, RpcError, rpcSchema, type Hash } from 'viem';
+import {
+  BaseError,
+  createPublicClient,
+  http,
+  HttpRequestError,
+  LimitExceededRpcError,
+  RpcError,
+  rpcSchema,
+  type Hash,
+} from 'viem';
 import { endpointLabel } from '../../shared/mask-userinfo.ts';
 import { RpcEndpointsError, type EndpointFailure } from './follower/errors.ts';
 import { rpcValueReader, type RpcValueReader } from './follower/rpc-values.ts';
@@ -127,15 +136,30 @@ export function keepRecordedIndexes(
   return calls.map((call, index) => ({ ...call, logIndex: own[index] ?? take(same(call)) ?? call.logIndex }));
 }
 
+/** HTTP statuses of an endpoint that refuses the method itself (a provider's plan or proxy without debug_*). */
+const REFUSING_STATUSES = new Set([403, 405, 501]);
+/** What a gateway says, in a body that is not a JSON-RPC error, when it does not offer a method. */
+const METHOD_REFUSED = /method not found|not supported|unsupported|not available|does not exist|disabled|not allowed/i;
+
 /**
- * The endpoint answered the trace with a JSON-RPC error: no debug API (-32601/-32004), the
- * callTracer not offered (hardhat), or the transaction's state pruned (a full, not archive, node).
- * A rate limit is not that: another try may be served.
+ * Why the endpoint cannot trace, when its answer says so: a JSON-RPC error (no debug API,
+ * -32601/-32004; the callTracer not offered, hardhat; the transaction's state pruned on a full,
+ * not archive, node), or an HTTP refusal of the method (403/405/501, or a body saying it is not
+ * offered). A rate limit is not that, nor is another HTTP failure: another try may be served.
  */
-function cannotTrace(error: unknown): RpcError | undefined {
+function cannotTrace(error: unknown): string | undefined {
   if (!(error instanceof BaseError)) return undefined;
+  const refusal = error.walk((e) => e instanceof HttpRequestError);
+  if (refusal instanceof HttpRequestError) {
+    const said = refusal.details.split('\n')[0]!.slice(0, 160);
+    const refused =
+      (refusal.status !== undefined && REFUSING_STATUSES.has(refusal.status)) || METHOD_REFUSED.test(said);
+    return refused ? `HTTP ${refusal.status ?? 'error'}${said ? `: ${said}` : ''}` : undefined;
+  }
   const cause = error.walk((e) => e instanceof RpcError);
-  return cause instanceof RpcError && !(cause instanceof LimitExceededRpcError) ? cause : undefined;
+  return cause instanceof RpcError && !(cause instanceof LimitExceededRpcError)
+    ? cause.details || cause.shortMessage
+    : undefined;
 }
 
 /**
@@ -166,7 +190,7 @@ export async function readInternalValueCalls(parameters: {
       return internalValueCalls(trace, rpcValueReader(network, TRACE));
     } catch (error) {
       const refused = cannotTrace(error);
-      if (refused) missing.push({ url, kind: 'rejected', message: refused.details || refused.shortMessage });
+      if (refused !== undefined) missing.push({ url, kind: 'rejected', message: refused });
       else if (error instanceof BaseError) failed.push({ url, kind: 'unreachable', message: error.shortMessage });
       else throw error;
     }
