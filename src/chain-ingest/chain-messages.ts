@@ -22,8 +22,8 @@ export type ChainTransferMessage = {
   transactionHash: string;
   /**
    * Log index of an ERC-20 Transfer; -1 for a transaction's own native value; -2 and below for
-   * native coin a contract sent inside it, -1 - (the call's depth-first position in the trace),
-   * found by recovery only (see evm/internal-transfers.ts).
+   * native coin a contract sent inside it, -1 - (the call's ordinal among the trace's frames moving
+   * value, depth-first: the same from every node), found by recovery only (see evm/internal-transfers.ts).
    */
   logIndex: number;
   blockNumber: number;

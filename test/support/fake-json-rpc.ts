@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ExecutionContext } from 'ava';
 
@@ -33,6 +33,11 @@ export async function startFakeJsonRpc(
       response.end(JSON.stringify(Array.isArray(parsed) ? calls.map(answer) : answer(calls[0]!)));
     });
   });
+  return listenForTest(t, server);
+}
+
+/** Listens on a free port of 127.0.0.1 until the test ends; its URL. */
+export async function listenForTest(t: Pick<ExecutionContext, 'teardown'>, server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(
     () =>

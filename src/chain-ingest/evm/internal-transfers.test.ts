@@ -1,22 +1,24 @@
-import test from 'ava';
-import { startFakeJsonRpc } from '../../../test/support/fake-json-rpc.ts';
+import { createServer } from 'node:http';
+import test, { type ExecutionContext } from 'ava';
+import { listenForTest, startFakeJsonRpc } from '../../../test/support/fake-json-rpc.ts';
 import { transferId } from '../chain-messages.ts';
 import { MalformedRpcResponseError, RpcEndpointsError } from './follower/errors.ts';
 import { rpcValueReader } from './follower/rpc-values.ts';
 import {
   internalTransferIndex,
   internalValueCalls,
+  keepRecordedIndexes,
   readInternalValueCalls,
   TraceUnavailableError,
 } from './internal-transfers.ts';
 
 const WALLET = '0x00000000000000000000000000000000000a11e7';
 const DEPOSIT = '0x00000000000000000000000000000000000d3b05';
-const OTHER = '0x0000000000000000000000000000000000000b0b';
+const OTHER = '0x0000000000000000000000000000000000b0b0b0';
 const TX = `0x${'ab'.repeat(32)}`;
 const read = rpcValueReader('devnet', 'debug_traceTransaction');
 
-/** A Safe-like transaction: the top-level call (value to the wallet), its calls in depth-first positions 1…. */
+/** A Safe-like transaction: the top-level call (value to the wallet), then its calls depth-first. */
 const trace = {
   type: 'CALL',
   from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
@@ -44,12 +46,12 @@ const trace = {
   ],
 };
 
-test('the value CALLs of a trace below its top-level call that no revert undid, indexed -1 - their depth-first position', (t) => {
+test('the value CALLs of a trace below its top-level call that no revert undid, indexed -1 - their ordinal among the frames moving value', (t) => {
   t.deepEqual(internalValueCalls(trace, read), [
-    // Inside a DELEGATECALL, the wallet's own CALL moves its coin: position 2.
-    { logIndex: -3, from: WALLET, to: DEPOSIT, value: 5n },
-    // Not the STATICCALL (3), the zero value (4), the reverted call (5) nor what it called (6), nor the CALLCODE (7).
-    { logIndex: -9, from: WALLET, to: DEPOSIT, value: 42n },
+    // Inside a DELEGATECALL, the wallet's own CALL moves its coin: the first frame moving value.
+    { logIndex: -2, from: WALLET, to: DEPOSIT, value: 5n },
+    // Not the STATICCALL nor the zero value (unnumbered), nor the reverted call (2) and what it called (3), nor the CALLCODE (4).
+    { logIndex: -6, from: WALLET, to: DEPOSIT, value: 42n },
   ]);
   t.deepEqual(
     internalValueCalls({ type: 'CALL', from: WALLET, to: DEPOSIT, value: '0x1' }, read),
@@ -58,11 +60,86 @@ test('the value CALLs of a trace below its top-level call that no revert undid, 
   );
 });
 
+/** What a Safe's execTransaction looks like to a node: the owners' signatures checked by ecrecover (0x01), then the payment. */
+const safeTrace = (precompiles: boolean) => ({
+  type: 'CALL',
+  from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  to: WALLET,
+  value: '0x0',
+  calls: [
+    {
+      type: 'DELEGATECALL',
+      from: WALLET,
+      to: OTHER,
+      // geth may show the caller's value on a DELEGATECALL, revm-based tracers not.
+      ...(precompiles ? { value: '0x0' } : {}),
+      calls: [
+        ...(precompiles
+          ? [
+              { type: 'STATICCALL', from: WALLET, to: '0x0000000000000000000000000000000000000001' },
+              { type: 'CALL', from: WALLET, to: '0x0000000000000000000000000000000000000004', value: '0x0' },
+            ]
+          : []),
+        { type: 'CALL', from: WALLET, to: OTHER, value: '0x3', error: 'execution reverted' },
+        ...(precompiles
+          ? [{ type: 'STATICCALL', from: WALLET, to: '0x0000000000000000000000000000000000000001' }]
+          : []),
+        { type: 'CALL', from: WALLET, to: DEPOSIT, value: '0x2a' },
+      ],
+    },
+  ],
+});
+
+test('a transfer gets the same index from a node that lists precompile calls (geth, erigon) as from one that does not (reth, anvil)', (t) => {
+  const withPrecompiles = internalValueCalls(safeTrace(true), read);
+  t.deepEqual(withPrecompiles, [{ logIndex: -3, from: WALLET, to: DEPOSIT, value: 42n }]);
+  t.deepEqual(internalValueCalls(safeTrace(false), read), withPrecompiles);
+  // A precompile or system contract paid with value is not numbered either: not every node lists the call.
+  const paidPrecompile = safeTrace(true);
+  paidPrecompile.calls[0]!.calls[1]!.value = '0x1';
+  t.deepEqual(internalValueCalls(paidPrecompile, read), withPrecompiles);
+});
+
+test('a move a session already records from the transaction keeps its recorded index; each recorded one is claimed once', (t) => {
+  const call = (logIndex: number, to: string, value: bigint) => ({ logIndex, from: WALLET, to, value });
+  const calls = [call(-2, DEPOSIT, 5n), call(-3, DEPOSIT, 5n), call(-4, OTHER, 7n)];
+  t.deepEqual(keepRecordedIndexes(calls, []), calls);
+  // Credited before as -7 (another node numbered it so): the same move keeps -7, the second payment of 5 stays new.
+  t.deepEqual(
+    keepRecordedIndexes(calls, [{ logIndex: -7, to: DEPOSIT, value: 5n }]).map((c) => c.logIndex),
+    [-7, -3, -4],
+  );
+  // Its own index is kept first: -3 is recorded, so -2 takes the other recorded lookalike.
+  t.deepEqual(
+    keepRecordedIndexes(calls, [
+      { logIndex: -3, to: DEPOSIT, value: 5n },
+      { logIndex: -9, to: DEPOSIT, value: 5n },
+    ]).map((c) => c.logIndex),
+    [-9, -3, -4],
+  );
+  // Another amount, another address, the top-level value or a token log is no such move.
+  t.deepEqual(
+    keepRecordedIndexes(calls, [
+      { logIndex: -8, to: DEPOSIT, value: 6n },
+      { logIndex: -1, to: DEPOSIT, value: 5n },
+      { logIndex: 0, to: OTHER, value: 7n },
+    ]).map((c) => c.logIndex),
+    [-2, -3, -4],
+  );
+  t.deepEqual(
+    keepRecordedIndexes([call(-2, DEPOSIT.toUpperCase(), 5n)], [{ logIndex: -5, to: DEPOSIT, value: 5n }], (a) =>
+      a.toLowerCase(),
+    )[0]!.logIndex,
+    -5,
+    "compared in the rail's form",
+  );
+});
+
 test('internal transfer ids never meet the ids a follower publishes: token logs >= 0, the native value -1', (t) => {
   t.is(internalTransferIndex(0), -1, 'the top-level call is the native transfer the follower keys -1');
   const id = (logIndex: number) => transferId({ network: 'devnet', transactionHash: TX, logIndex });
   const followers = new Set([-1, 0, 1, 2, 3].map(id));
-  for (const position of [1, 2, 3, 1000]) t.false(followers.has(id(internalTransferIndex(position))));
+  for (const ordinal of [1, 2, 3, 1000]) t.false(followers.has(id(internalTransferIndex(ordinal))));
   t.is(id(internalTransferIndex(1)), `devnet:${TX}:-2`);
 });
 
@@ -95,4 +172,36 @@ test('the trace is read from the first endpoint that serves it; endpoints that a
   t.regex(unavailable.message, /no RPC endpoint of devnet serves debug_traceTransaction/);
   // Nothing listens there: it may serve traces, so this is not "unavailable" but a failure to retry.
   await t.throwsAsync(read([lacking, 'http://127.0.0.1:9']), { instanceOf: RpcEndpointsError });
+});
+
+/** An endpoint answering every request with HTTP `status` and `body`, as a provider's gateway in front of a node does. */
+async function startRefusing(t: ExecutionContext, status: number, body: string): Promise<string> {
+  const server = createServer((_request, response) => {
+    response.statusCode = status;
+    response.setHeader('content-type', 'text/plain');
+    response.end(body);
+  });
+  return `${await listenForTest(t, server)}/v2/SECRET-KEY?api-key=SECRET-KEY`;
+}
+
+test('an endpoint that refuses debug_traceTransaction over HTTP (403, 405, 501, or saying so) has no trace API; another HTTP failure may pass', async (t) => {
+  const read = (urls: string[]) =>
+    readInternalValueCalls({ network: 'devnet', urls, transactionHash: TX, timeoutMs: 2_000 });
+  for (const [status, body] of [
+    [403, 'Forbidden'],
+    [405, 'Method Not Allowed'],
+    [501, 'Not Implemented'],
+    [400, 'debug_traceTransaction is not supported on this plan'],
+  ] as const) {
+    const refused = await t.throwsAsync(read([await startRefusing(t, status, body)]), {
+      instanceOf: TraceUnavailableError,
+    });
+    t.regex(refused.answers, new RegExp(`HTTP ${status}: .*${body}`), `${status}`);
+    t.notRegex(refused.message, /SECRET-KEY/, 'the endpoint is named by its host only');
+  }
+  const failing = await t.throwsAsync(read([await startRefusing(t, 500, 'upstream connect error')]), {
+    instanceOf: RpcEndpointsError,
+  });
+  t.notRegex(failing.message, /SECRET-KEY/);
+  t.regex(failing.message, /http:\/\/127\.0\.0\.1:\d+\/…/);
 });

@@ -1,4 +1,14 @@
-import { BaseError, createPublicClient, http, LimitExceededRpcError, RpcError, rpcSchema, type Hash } from 'viem';
+import {
+  BaseError,
+  createPublicClient,
+  http,
+  HttpRequestError,
+  LimitExceededRpcError,
+  RpcError,
+  rpcSchema,
+  type Hash,
+} from 'viem';
+import { endpointLabel } from '../../shared/mask-userinfo.ts';
 import { RpcEndpointsError, type EndpointFailure } from './follower/errors.ts';
 import { rpcValueReader, type RpcValueReader } from './follower/rpc-values.ts';
 
@@ -11,13 +21,13 @@ import { rpcValueReader, type RpcValueReader } from './follower/rpc-values.ts';
 export type InternalValueCall = { logIndex: number; from: string; to: string; value: bigint };
 
 /**
- * The transfer index of the call at `position` in the trace's depth-first order (the transaction's
- * own call is 0): -1 - position. The top-level call's value is the native transfer the follower
- * already keys -1, so the same move gets the same id however it is found; every internal call gets
- * -2 or below, a range no follower ever published (token logs are >= 0, native -1), so its
+ * The transfer index of the internal value move with `ordinal` (see `internalValueCalls`; the
+ * transaction's own call is 0): -1 - ordinal. The top-level call's value is the native transfer the
+ * follower already keys -1, so the same move gets the same id however it is found; every internal
+ * move gets -2 or below, a range no follower ever published (token logs are >= 0, native -1), so its
  * transfer id (network:hash:index) never collides with a token transfer's of the same transaction.
  */
-export const internalTransferIndex = (position: number): number => -1 - position;
+export const internalTransferIndex = (ordinal: number): number => -1 - ordinal;
 
 /** A frame of the callTracer's answer, as far as recovery reads it. */
 type CallFrame = { type?: unknown; from?: unknown; to?: unknown; value?: unknown; error?: unknown; calls?: unknown };
@@ -41,7 +51,7 @@ export class TraceUnavailableError extends Error {
   ) {
     super(
       `no RPC endpoint of ${network} serves ${TRACE} with the callTracer: ` +
-        failures.map((f) => `${f.url} (${f.message})`).join('; '),
+        failures.map((f) => `${endpointLabel(f.url)} (${f.message})`).join('; '),
     );
   }
 
@@ -51,45 +61,105 @@ export class TraceUnavailableError extends Error {
   }
 }
 
+/** Frames that can move native coin to another account (DELEGATECALL and STATICCALL move none). */
+const VALUE_FRAMES = new Set(['CALL', 'CALLCODE', 'CREATE', 'CREATE2']);
+/** 0x0000…ffff: precompiles and chains' system contracts live there; no key or CREATE yields such an address. */
+const PRECOMPILE_RANGE = /^0x0{36}[0-9a-f]{4}$/i;
+
 /**
  * The calls of a transaction that moved native coin to some address: CALLs (not DELEGATECALL or
  * STATICCALL, which move none, nor CALLCODE, which pays the caller itself) with a value, that did
  * not revert and whose callers did not either (a reverted frame undoes everything under it). The
  * transaction's own call is left out: its value is the top-level native transfer.
+ *
+ * A call's index must not depend on the node: recovery falls through to another endpoint of the
+ * network, and a transfer id that differed between two of them would be credited twice. Nodes do
+ * not list the same frames: geth and erigon show precompile calls (a Safe's ecrecover), revm-based
+ * tracers (reth, anvil) may not, and a DELEGATECALL may or may not show its caller's value. So
+ * only frames every node shows alike are numbered: value-moving frames (CALL, CALLCODE, CREATE,
+ * CREATE2) with a value, not to a precompile, in depth-first order, reverted ones too, so that the
+ * numbering is the same whatever ends up credited.
  */
 export function internalValueCalls(root: unknown, read: RpcValueReader): InternalValueCall[] {
   const found: InternalValueCall[] = [];
-  let position = 0;
-  const visit = (value: unknown, where: string, undone: boolean): void => {
+  let ordinal = 0;
+  const visit = (value: unknown, where: string, undone: boolean, top: boolean): void => {
     const frame: CallFrame = read.record(value, where);
-    const here = position++;
     const failed = undone || (frame.error !== undefined && frame.error !== null);
     const amount =
       frame.value === undefined || frame.value === null ? 0n : read.quantity(frame.value, `${where} value`);
-    if (here > 0 && !failed && frame.type === 'CALL' && amount > 0n)
+    const numbered =
+      !top &&
+      amount > 0n &&
+      typeof frame.type === 'string' &&
+      VALUE_FRAMES.has(frame.type) &&
+      !(typeof frame.to === 'string' && PRECOMPILE_RANGE.test(frame.to));
+    if (numbered) ordinal += 1;
+    if (numbered && !failed && frame.type === 'CALL')
       found.push({
-        logIndex: internalTransferIndex(here),
+        logIndex: internalTransferIndex(ordinal),
         from: read.address(frame.from, `${where} from`),
         to: read.address(frame.to, `${where} to`),
         value: amount,
       });
     if (frame.calls === undefined || frame.calls === null) return;
     if (!Array.isArray(frame.calls)) read.fail(`${where} calls is not an array`);
-    for (const [index, call] of (frame.calls as unknown[]).entries()) visit(call, `${where}.calls[${index}]`, failed);
+    for (const [index, call] of (frame.calls as unknown[]).entries())
+      visit(call, `${where}.calls[${index}]`, failed, false);
   };
-  visit(root, 'trace', false);
+  visit(root, 'trace', false, true);
   return found;
 }
 
 /**
- * The endpoint answered the trace with a JSON-RPC error: no debug API (-32601/-32004), the
- * callTracer not offered (hardhat), or the transaction's state pruned (a full, not archive, node).
- * A rate limit is not that: another try may be served.
+ * `calls` with the index of an internal transfer a session already records from the same
+ * transaction to the same address for the same amount (`recorded`, its payments of indexes <= -2,
+ * addresses in the rail's form, `address` mapping a call's to it). A second check beside the
+ * node-independent numbering: a move credited under another index (another node's trace, an older
+ * Weir's numbering) keeps its id, so the matcher counts it once. Each recorded payment is claimed
+ * once, its own index first, so a payout that pays the same amount twice is still credited twice.
  */
-function cannotTrace(error: unknown): RpcError | undefined {
+export function keepRecordedIndexes(
+  calls: readonly InternalValueCall[],
+  recorded: readonly { logIndex: number; to: string; value: bigint }[],
+  address: (nodeAddress: string) => string = (a) => a,
+): InternalValueCall[] {
+  const unclaimed = recorded.filter((r) => r.logIndex < internalTransferIndex(0));
+  const take = (found: (r: (typeof unclaimed)[number]) => boolean): number | undefined => {
+    const at = unclaimed.findIndex(found);
+    return at < 0 ? undefined : unclaimed.splice(at, 1)[0]!.logIndex;
+  };
+  const same = (call: InternalValueCall) => (r: (typeof unclaimed)[number]) =>
+    r.to === address(call.to) && r.value === call.value;
+  // Calls recorded under their own index claim it first, so that no lookalike takes it.
+  const own = calls.map((call) => take((r) => same(call)(r) && r.logIndex === call.logIndex));
+  return calls.map((call, index) => ({ ...call, logIndex: own[index] ?? take(same(call)) ?? call.logIndex }));
+}
+
+/** HTTP statuses of an endpoint that refuses the method itself (a provider's plan or proxy without debug_*). */
+const REFUSING_STATUSES = new Set([403, 405, 501]);
+/** What a gateway says, in a body that is not a JSON-RPC error, when it does not offer a method. */
+const METHOD_REFUSED = /method not found|not supported|unsupported|not available|does not exist|disabled|not allowed/i;
+
+/**
+ * Why the endpoint cannot trace, when its answer says so: a JSON-RPC error (no debug API,
+ * -32601/-32004; the callTracer not offered, hardhat; the transaction's state pruned on a full,
+ * not archive, node), or an HTTP refusal of the method (403/405/501, or a body saying it is not
+ * offered). A rate limit is not that, nor is another HTTP failure: another try may be served.
+ */
+function cannotTrace(error: unknown): string | undefined {
   if (!(error instanceof BaseError)) return undefined;
+  const refusal = error.walk((e) => e instanceof HttpRequestError);
+  if (refusal instanceof HttpRequestError) {
+    const said = refusal.details.split('\n')[0]!.slice(0, 160);
+    const refused =
+      (refusal.status !== undefined && REFUSING_STATUSES.has(refusal.status)) || METHOD_REFUSED.test(said);
+    return refused ? `HTTP ${refusal.status ?? 'error'}${said ? `: ${said}` : ''}` : undefined;
+  }
   const cause = error.walk((e) => e instanceof RpcError);
-  return cause instanceof RpcError && !(cause instanceof LimitExceededRpcError) ? cause : undefined;
+  return cause instanceof RpcError && !(cause instanceof LimitExceededRpcError)
+    ? cause.details || cause.shortMessage
+    : undefined;
 }
 
 /**
@@ -120,7 +190,7 @@ export async function readInternalValueCalls(parameters: {
       return internalValueCalls(trace, rpcValueReader(network, TRACE));
     } catch (error) {
       const refused = cannotTrace(error);
-      if (refused) missing.push({ url, kind: 'rejected', message: refused.details || refused.shortMessage });
+      if (refused !== undefined) missing.push({ url, kind: 'rejected', message: refused });
       else if (error instanceof BaseError) failed.push({ url, kind: 'unreachable', message: error.shortMessage });
       else throw error;
     }

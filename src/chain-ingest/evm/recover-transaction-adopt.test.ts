@@ -1,7 +1,8 @@
 import { startFakeJsonRpc } from '../../../test/support/fake-json-rpc.ts';
 import { createRecoveryReads } from '../../app/payment-intents.ts';
 import test, { type ExecutionContext } from 'ava';
-import { sessionFixture } from '../../../machines/checkout-session.fixture.ts';
+import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
+import type { SessionPayment } from '../../../machines/checkout-session.types.ts';
 import { createInProcessBus } from '../../bus/in-process-bus.ts';
 import { depositAddressKey } from '../../projections/checkout-sessions.projection.ts';
 import {
@@ -45,8 +46,15 @@ const network = defineEvmNetwork({
   assets: [{ symbol: 'ETH', name: 'Ether', currency: 'eth', address: 'native', decimals: 18 }],
 });
 
-/** Answers the three reads of a recovery (receipt, block with transactions, head), single or batched. */
-async function startChain(t: ExecutionContext): Promise<string> {
+/** A smart wallet the transaction pays, which pays the deposit address on in an internal call. */
+const WALLET = '0x00000000000000000000000000000000000a11e7';
+
+/**
+ * Answers the three reads of a recovery (receipt, block with transactions, head), single or
+ * batched; with `internal`, the transaction pays WALLET, which pays on after an ecrecover (the code
+ * and call-trace reads of a recovery of an internal transfer).
+ */
+async function startChain(t: ExecutionContext, internal: boolean): Promise<string> {
   const results: Record<string, unknown> = {
     eth_getTransactionReceipt: {
       transactionHash: TX,
@@ -64,12 +72,23 @@ async function startChain(t: ExecutionContext): Promise<string> {
           hash: TX,
           transactionIndex: '0x0',
           from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-          to: PAY_TO,
+          to: internal ? WALLET : PAY_TO,
           value: '0x5',
         },
       ],
     },
     eth_blockNumber: '0xa',
+    eth_getCode: '0x6080',
+    debug_traceTransaction: {
+      type: 'CALL',
+      from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+      to: WALLET,
+      value: '0x5',
+      calls: [
+        { type: 'STATICCALL', from: WALLET, to: '0x0000000000000000000000000000000000000001' },
+        { type: 'CALL', from: WALLET, to: PAY_TO, value: '0x5' },
+      ],
+    },
   };
   return startFakeJsonRpc(t, (method) => {
     if (!(method in results)) throw new Error(`${method} is not served here`);
@@ -129,11 +148,13 @@ function deferred() {
   return { promise, resolve, reject };
 }
 
-async function world(t: ExecutionContext) {
-  const rpcUrl = await startChain(t);
+/** `internal`: the session is paid by an internal call; `payments`: what it already records. */
+async function world(t: ExecutionContext, options: { internal?: boolean; payments?: SessionPayment[] } = {}) {
+  const rpcUrl = await startChain(t, options.internal ?? false);
   const readStore = createEmbeddedReadStore();
   const session: CheckoutSessionDoc = {
     ...sessionFixture({
+      payments: options.payments ?? [],
       addresses: [
         {
           id: 'addr-eth',
@@ -300,4 +321,33 @@ test('a follower that refuses at once is a 503 without waiting for the timeout',
     w.lines.items.some((line) => line.includes('the follower is stopping')),
     w.lines.items.join('\n'),
   );
+});
+
+test('an internal transfer the session already records under another index (read from another node) is handed over with that id: credited once', async (t) => {
+  t.timeout(10_000);
+  const recorded = (logIndex: number): SessionPayment => ({
+    ...paymentFixture(transferId({ network: NETWORK, transactionHash: TX, logIndex }), '500000000'),
+    network: NETWORK,
+    chainId: CHAIN_ID,
+    transactionHash: TX,
+    logIndex,
+    toAddress: PAY_TO,
+    amountRaw: '5',
+    status: 'pending',
+    detectedAt: '2026-01-01T00:10:00.000Z',
+    confirmedAt: null,
+    late: false,
+  });
+  const handed = async (payments: SessionPayment[]) => {
+    const w = await world(t, { internal: true, payments });
+    const recovering = w.recover();
+    await w.adoptions.until((items) => items.length === 1);
+    const { transfers, done } = w.adoptions.items[0]!;
+    await w.recordPending(transfers[0]!);
+    done.resolve();
+    t.is((await recovering).outcome, 'in_process');
+    return transfers.map((transfer) => transfer.logIndex);
+  };
+  t.deepEqual(await handed([]), [-2], 'the first value-moving frame below the top level; the ecrecover is not counted');
+  t.deepEqual(await handed([recorded(-3)]), [-3], 'recorded as -3 (a node that counted the ecrecover): kept');
 });

@@ -1,7 +1,12 @@
 import test from 'ava';
 import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionStatus, SessionPayment } from '../../../machines/checkout-session.types.ts';
-import { classifyRecovery } from './recover-transaction.ts';
+import { createInProcessBus } from '../../bus/in-process-bus.ts';
+import { WeirError } from '../../shared/errors.ts';
+import type { RecoveryReads } from '../payment-intents.ts';
+import { devnetNetwork } from './networks/devnet.ts';
+import { createNetworkRegistry } from './networks/registry.ts';
+import { classifyRecovery, createTransactionRecovery, evmRecoveryRail } from './recover-transaction.ts';
 
 const payment = (transferId: string, status: SessionPayment['status'], late = false): SessionPayment => ({
   ...paymentFixture(transferId, '100000000'),
@@ -43,4 +48,47 @@ test('a transfer withdrawn after a reorg and found on the chain again is in proc
     classifyRecovery(session('complete', [payment('b', 'confirmed'), payment('a', 'withdrawn')]), ['a'], 1).outcome,
     'in_process',
   );
+});
+
+test("a 502 chain_unavailable names the network's endpoints by host only: their path and query may hold an API key", async (t) => {
+  const token = (n: number) => `0x${n.toString(16).padStart(40, 'c')}`;
+  const network = devnetNetwork({ usdc: token(1), usdt: token(2), dai: token(3) });
+  // Nothing listens there: every read fails.
+  const http = ['http://127.0.0.1:9/v2/KEY-IN-PATH', 'http://127.0.0.1:9/rpc?api-key=KEY-IN-QUERY'];
+  const unused = (): never => {
+    throw new Error('not read when the chain does not answer');
+  };
+  const reads: RecoveryReads = {
+    targetAt: unused,
+    session: unused,
+    paymentStatus: unused,
+    onAdvanced: unused,
+    caughtUp: unused,
+  };
+  const bus = createInProcessBus();
+  t.teardown(() => bus.close());
+  const lines: string[] = [];
+  const recovery = createTransactionRecovery({
+    rail: evmRecoveryRail(createNetworkRegistry({ networks: [network], rpc: { [network.chainId]: { http, ws: [] } } })),
+    bus,
+    reads,
+    clock: { now: () => Date.parse('2026-01-01T00:30:00.000Z') },
+    rpcTimeoutMs: 2_000,
+    log: (line) => lines.push(line),
+  });
+  const error = await t.throwsAsync(
+    recovery.recover({
+      organizationId: 'org',
+      environment: 'test',
+      chainId: network.chainId,
+      transactionHash: `0x${'ab'.repeat(32)}`,
+    }),
+    { instanceOf: WeirError },
+  );
+  t.is(error.statusCode, 502);
+  const body = JSON.stringify(error.toBody());
+  t.is(error.code, 'chain_unavailable');
+  t.regex(body, /http:\/\/127\.0\.0\.1:9\/…/, 'each endpoint is still named, by its host');
+  t.notRegex(body, /KEY-IN/);
+  t.notRegex(lines.join('\n'), /KEY-IN/);
 });

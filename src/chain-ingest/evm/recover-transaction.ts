@@ -18,7 +18,12 @@ import { getBlockNumber } from './follower/get-chain-head.ts';
 import { getTransactionReceipt } from './follower/get-receipt-statuses.ts';
 import { createRpcEndpoints, type RpcEndpoints } from './follower/rpc-endpoints.ts';
 import { rpcValueReader } from './follower/rpc-values.ts';
-import { readInternalValueCalls, TraceUnavailableError, type InternalValueCall } from './internal-transfers.ts';
+import {
+  keepRecordedIndexes,
+  readInternalValueCalls,
+  TraceUnavailableError,
+  type InternalValueCall,
+} from './internal-transfers.ts';
 import { NATIVE_ASSET_ADDRESS as NATIVE } from './networks/define-network.ts';
 import type { NetworkRegistry, RpcEndpoints as RpcUrls } from './networks/registry.ts';
 
@@ -251,6 +256,21 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
     }
   }
 
+  /** The internal transfers of the transaction the sessions paid by `calls` already record, to keep their ids. */
+  async function recordedInternal(
+    calls: readonly InternalValueCall[],
+    targets: ReadonlyMap<string, PaymentTarget>,
+    transactionHash: string,
+  ): Promise<{ logIndex: number; to: string; value: bigint }[]> {
+    const ids = new Set(calls.flatMap((c) => targets.get(c.to)?.checkoutSessionId ?? []));
+    const recorded: { logIndex: number; to: string; value: bigint }[] = [];
+    for (const id of ids)
+      for (const p of (await reads.session(id))?.payments ?? [])
+        if (p.transactionHash.toLowerCase() === transactionHash.toLowerCase() && p.logIndex < -1)
+          recorded.push({ logIndex: p.logIndex, to: p.toAddress, value: BigInt(p.amountRaw) });
+    return recorded;
+  }
+
   /** Resolves true once `check` holds on the read models, false after the timeout. */
   function settled(check: () => Promise<boolean>): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -361,7 +381,9 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
           const target = await tenantAddress(request, network.network, rail.address(to));
           if (target) targets.set(to, target);
         }
-        for (const call of calls) {
+        // A move a session already records under another index (read from another node) keeps that id: credited once.
+        const recorded = await recordedInternal(calls, targets, transaction.hash);
+        for (const call of keepRecordedIndexes(calls, recorded, rail.address)) {
           if (!targets.has(call.to)) continue;
           await sort({
             type: 'transfer',
@@ -554,11 +576,14 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
   }
 }
 
-/** An RPC failure as a 502 naming the network and transaction; any other error as it is. */
+/**
+ * An RPC failure as a 502 naming the network and transaction, and each endpoint by scheme and host
+ * only (its path or query may hold an API key); any other error as it is.
+ */
 function upstream(error: unknown, network: EvmFollowerNetwork, transactionHash: string): unknown {
   if (error instanceof RpcEndpointsError || error instanceof MalformedRpcResponseError)
     return new UpstreamError(
-      `the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error.message}`,
+      `the RPC endpoints of ${network.network} did not give a usable answer about ${transactionHash}: ${error instanceof RpcEndpointsError ? `${error.method} failed on each: ${error.described}` : error.message}`,
       'chain_unavailable',
     );
   return error;

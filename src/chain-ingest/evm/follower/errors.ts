@@ -1,3 +1,5 @@
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
+
 /**
  * Errors of the EVM follower. Each says what happened and what to do about it. Errors met while
  * following (RPC, reorg, bus) never stop a follower: it logs them, keeps the last one in
@@ -81,7 +83,11 @@ export type EndpointFailure = {
   message: string;
 };
 
-/** Every configured HTTP endpoint failed one JSON-RPC request. */
+/**
+ * Every configured HTTP endpoint failed one JSON-RPC request. The message names each endpoint by
+ * scheme and host only: it reaches logs, follower status and a recovery's 502, and providers put
+ * their API key in the URL's path or query.
+ */
 export class RpcEndpointsError extends Error {
   override readonly name = 'RpcEndpointsError';
   constructor(
@@ -90,10 +96,14 @@ export class RpcEndpointsError extends Error {
     readonly failures: readonly EndpointFailure[],
   ) {
     super(
-      `${method} failed on every endpoint of network ${JSON.stringify(network)}: ` +
-        failures.map((failure) => `${failure.url} (${failure.kind}: ${failure.message})`).join('; ') +
+      `${method} failed on every endpoint of network ${JSON.stringify(network)}: ${describeFailures(failures)}` +
         '; the follower retries with backoff. If this persists, check the endpoints or add another one.',
     );
+  }
+
+  /** What each endpoint did, named by scheme and host. */
+  get described(): string {
+    return describeFailures(this.failures);
   }
 
   /** True when at least one node answered with a JSON-RPC error or timed out: the request itself may be too large. */
@@ -101,6 +111,9 @@ export class RpcEndpointsError extends Error {
     return this.failures.some((failure) => failure.kind !== 'unreachable');
   }
 }
+
+const describeFailures = (failures: readonly EndpointFailure[]): string =>
+  failures.map((failure) => `${endpointLabel(failure.url)} (${failure.kind}: ${failure.message})`).join('; ');
 
 /** A node answered with data that is not what the JSON-RPC spec promises (missing block fields, bad hex, ...). */
 export class MalformedRpcResponseError extends Error {

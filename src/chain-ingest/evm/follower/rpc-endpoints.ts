@@ -1,4 +1,5 @@
 import { HttpRequestError, RpcError, TimeoutError, http } from 'viem';
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 import { RpcEndpointsError, type EndpointFailure } from './errors.ts';
 
 /** RPC usage of one follower, for benchmarks and status. */
@@ -113,7 +114,7 @@ export function createRpcEndpoints(parameters: CreateRpcEndpointsParameters): Rp
 
   const moveTo = (index: number, reason: string): void => {
     if (index === current) return;
-    log(`rpc: using ${urls[index]} instead of ${urls[current]} (${reason})`);
+    log(`rpc: using ${endpointLabel(urls[index]!)} instead of ${endpointLabel(urls[current]!)} (${reason})`);
     current = index;
     movedAt = now();
     endpointSwitches += 1;
