@@ -15,7 +15,7 @@ import {
 } from '../support/dashboard.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
-import { startTronWeir } from '../support/tron-weir.ts';
+import { startTronWeir, txIdOf } from '../support/tron-weir.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
 
 /*
@@ -157,7 +157,8 @@ test('Recovery: a TRX payment the follower missed is recovered by its Tron id (n
   t.is(after.status, 'complete');
   t.deepEqual(
     after.paymentIntent.transactions.map((x) => [x.transactionHash, x.status]),
-    [[paid.hash, 'confirmed']],
+    [[txIdOf(paid.hash), 'confirmed']],
+    'the API names it as Tron does: the bare txID',
   );
   t.deepEqual(problems(), [], 'no console error or CSP violation');
 });
