@@ -86,6 +86,8 @@ export function createPaymentIntents(deps: {
       return (await sessions.get(checkoutSessionId))?.addresses ?? null;
     },
     async pendingInBlocks(network, blockHashes) {
+      // No blocks name no transfer (an empty alternation would match a payment with no block hash).
+      if (blockHashes.length === 0) return [];
       await caughtUp();
       return pending(await payments.find({ network, blockHash: anyOfHashes(blockHashes), status: 'pending' }));
     },

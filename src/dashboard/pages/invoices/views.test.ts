@@ -26,6 +26,10 @@ test('an open invoice paid in part says so in the list, as the sessions list doe
   t.is(await amountCell(row('uncollectible', '100000000')), '3.00 USDC 1.00 USDC paid');
 });
 
+test('an invoice settled as paid with less than its amount (a session completed short) says what was paid, where it read as paid in full', async (t) => {
+  t.is(await amountCell(row('paid', '100000000')), '3.00 USDC 1.00 USDC paid');
+});
+
 test('an invoice paid in full, or not at all, shows its amount alone', async (t) => {
   t.is(await amountCell(row('paid', '300000000')), '3.00 USDC');
   t.is(await amountCell(row('open', '0')), '3.00 USDC');

@@ -47,6 +47,10 @@ const customerLabel = (invoice: InvoiceView): string =>
 const isPartlyPaid = (invoice: Pick<InvoiceView, 'status' | 'amountPaid'>): boolean =>
   (invoice.status === 'open' || invoice.status === 'uncollectible') && BigInt(invoice.amountPaid) > 0n;
 
+/** Money arrived that is not the amount: paid in part while owed, or a payment completed short (or over) and settled so. */
+const paidApart = (invoice: Pick<InvoiceView, 'amountDue' | 'amountPaid'>): boolean =>
+  BigInt(invoice.amountPaid) > 0n && invoice.amountPaid !== invoice.amountDue;
+
 /** What a row of invoices shows: the API's invoice, or the read model's (which has no customer). */
 type InvoiceRow = Pick<InvoiceView, 'id' | 'number' | 'status' | 'amountDue' | 'amountPaid' | 'currency' | 'dueDate'> &
   Partial<Pick<InvoiceView, 'customer' | 'customerId'>>;
@@ -85,7 +89,7 @@ export function InvoiceTable({ invoices, customers }: { invoices: InvoiceRow[]; 
               </td>
               <td class="amount">
                 <span safe>{money(invoice.amountDue, invoice.currency)}</span>
-                {isPartlyPaid(invoice) ? (
+                {paidApart(invoice) ? (
                   <div class="muted small" safe>{`${money(invoice.amountPaid, invoice.currency)} paid`}</div>
                 ) : (
                   ''
