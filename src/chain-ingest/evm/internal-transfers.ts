@@ -118,10 +118,17 @@ export function internalValueCalls(root: unknown, read: RpcValueReader): Interna
  * node-independent numbering: a move credited under another index (another node's trace, an older
  * Weir's numbering) keeps its id, so the matcher counts it once. Each recorded payment is claimed
  * once, its own index first, so a payout that pays the same amount twice is still credited twice.
+ *
+ * `taken` is every index any session (of any tenant) records for the transaction. A call that
+ * claims nothing keeps its own index only when no other move holds it, recorded or handed out
+ * here: under an older numbering that index may be another address's payment, and two moves with
+ * one id would be one message to the bus (the second dropped) and one payment document (overwritten).
+ * Such a call gets a fresh index below every one in use; recovered again, it claims that one.
  */
 export function keepRecordedIndexes(
   calls: readonly InternalValueCall[],
   recorded: readonly { logIndex: number; to: string; value: bigint }[],
+  taken: readonly number[],
   address: (nodeAddress: string) => string = (a) => a,
 ): InternalValueCall[] {
   const unclaimed = recorded.filter((r) => r.logIndex < internalTransferIndex(0));
@@ -133,7 +140,17 @@ export function keepRecordedIndexes(
     r.to === address(call.to) && r.value === call.value;
   // Calls recorded under their own index claim it first, so that no lookalike takes it.
   const own = calls.map((call) => take((r) => same(call)(r) && r.logIndex === call.logIndex));
-  return calls.map((call, index) => ({ ...call, logIndex: own[index] ?? take(same(call)) ?? call.logIndex }));
+  const claimed = calls.map((call, index) => own[index] ?? take(same(call)));
+  const used = new Set([...taken, ...recorded.map((r) => r.logIndex), ...claimed.flatMap((i) => i ?? [])]);
+  let fresh = Math.min(internalTransferIndex(0), ...used, ...calls.map((c) => c.logIndex));
+  return calls.map((call, index) => {
+    let logIndex = claimed[index];
+    if (logIndex === undefined) {
+      logIndex = used.has(call.logIndex) ? --fresh : call.logIndex;
+      used.add(logIndex);
+    }
+    return { ...call, logIndex };
+  });
 }
 
 /** HTTP statuses of an endpoint that refuses the method itself (a provider's plan or proxy without debug_*). */
