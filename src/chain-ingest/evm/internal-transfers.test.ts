@@ -246,3 +246,16 @@ test('an endpoint that refuses debug_traceTransaction over HTTP (403, 405, 501, 
   t.notRegex(failing.message, /SECRET-KEY/);
   t.regex(failing.message, /http:\/\/127\.0\.0\.1:\d+\/…/);
 });
+
+test('a rate limit, a timeout or a gateway failure whose body says the service is "not available" or "disabled" may pass: a failure to retry, not a refusal', async (t) => {
+  const read = (urls: string[]) =>
+    readInternalValueCalls({ network: 'devnet', urls, transactionHash: TX, timeoutMs: 2_000 });
+  for (const [status, body] of [
+    [429, 'service not available: too many requests'],
+    [408, 'request timeout, upstream not available'],
+    [502, 'upstream not available'],
+    [503, 'endpoint temporarily disabled for maintenance'],
+  ] as const) {
+    await t.throwsAsync(read([await startRefusing(t, status, body)]), { instanceOf: RpcEndpointsError }, `${status}`);
+  }
+});
