@@ -2,6 +2,7 @@ import { checkoutSessionAggregate } from '../../machines/checkout-session.aggreg
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
+import { transferId } from '../chain-ingest/chain-messages.ts';
 import type { PaymentIntents, PaymentTarget, PendingPayment, RecoveryReads } from '../chain-ingest/payment-intents.ts';
 import type { WatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import type { Environment, EventStore } from '../event-store/event-store.ts';
@@ -116,6 +117,8 @@ export function createPaymentIntents(deps: {
   };
 }
 
+const RECORDED_PAGE = 500;
+
 /** Payment recovery's reads over the read models, and its wait for them to show the matcher's work. */
 export function createRecoveryReads(deps: {
   readStore: ReadStore;
@@ -131,6 +134,21 @@ export function createRecoveryReads(deps: {
     session: (checkoutSessionId) => sessions.get(checkoutSessionId),
     async paymentStatus(transferId) {
       return (await payments.get(transferId))?.status ?? null;
+    },
+    async recordedIndexes(network, transactionHash) {
+      // A chain payment's id is its transfer id, network:hash:index: the transaction's are one range
+      // of ids, read in pages sorted by _id (a range the stores read by their key, not a scan).
+      const prefix = transferId({ network, transactionHash, logIndex: 0 }).slice(0, -1);
+      const indexes: number[] = [];
+      for (let after = prefix; ; ) {
+        const page = await payments.find(
+          { _id: { $gt: after, $lt: `${prefix.slice(0, -1)};` } },
+          { sort: { _id: 1 }, limit: RECORDED_PAGE },
+        );
+        for (const doc of page) indexes.push(Number(doc._id.slice(prefix.length)));
+        if (page.length < RECORDED_PAGE) return indexes.filter(Number.isSafeInteger);
+        after = page[page.length - 1]!._id;
+      }
     },
     onAdvanced: (listener) => projections.onAdvanced(() => listener()),
     async caughtUp(timeoutMs) {

@@ -52,6 +52,11 @@ export type RecoveryReads = Pick<PaymentIntents, 'targetAt'> & {
   session(checkoutSessionId: string): Promise<SessionRecord | null>;
   /** A recorded transfer's status; null when no session records it (yet). */
   paymentStatus(transferId: string): Promise<'pending' | 'confirmed' | 'withdrawn' | null>;
+  /**
+   * The transfer indexes recorded for `transactionHash` on `network` by any session of any tenant:
+   * only to keep a recovered transfer off an id another move holds, never shown to the requester.
+   */
+  recordedIndexes(network: string, transactionHash: string): Promise<number[]>;
   /** Calls `listener` each time the read models move on; returns the call that stops it. */
   onAdvanced(listener: () => void): () => void;
   /** Waits (up to `timeoutMs`) until the read models include every event appended so far. */

@@ -103,35 +103,76 @@ test('a transfer gets the same index from a node that lists precompile calls (ge
 test('a move a session already records from the transaction keeps its recorded index; each recorded one is claimed once', (t) => {
   const call = (logIndex: number, to: string, value: bigint) => ({ logIndex, from: WALLET, to, value });
   const calls = [call(-2, DEPOSIT, 5n), call(-3, DEPOSIT, 5n), call(-4, OTHER, 7n)];
-  t.deepEqual(keepRecordedIndexes(calls, []), calls);
+  t.deepEqual(keepRecordedIndexes(calls, [], []), calls);
   // Credited before as -7 (another node numbered it so): the same move keeps -7, the second payment of 5 stays new.
   t.deepEqual(
-    keepRecordedIndexes(calls, [{ logIndex: -7, to: DEPOSIT, value: 5n }]).map((c) => c.logIndex),
+    keepRecordedIndexes(calls, [{ logIndex: -7, to: DEPOSIT, value: 5n }], [-7]).map((c) => c.logIndex),
     [-7, -3, -4],
   );
   // Its own index is kept first: -3 is recorded, so -2 takes the other recorded lookalike.
   t.deepEqual(
-    keepRecordedIndexes(calls, [
-      { logIndex: -3, to: DEPOSIT, value: 5n },
-      { logIndex: -9, to: DEPOSIT, value: 5n },
-    ]).map((c) => c.logIndex),
+    keepRecordedIndexes(
+      calls,
+      [
+        { logIndex: -3, to: DEPOSIT, value: 5n },
+        { logIndex: -9, to: DEPOSIT, value: 5n },
+      ],
+      [-3, -9],
+    ).map((c) => c.logIndex),
     [-9, -3, -4],
   );
   // Another amount, another address, the top-level value or a token log is no such move.
   t.deepEqual(
-    keepRecordedIndexes(calls, [
-      { logIndex: -8, to: DEPOSIT, value: 6n },
-      { logIndex: -1, to: DEPOSIT, value: 5n },
-      { logIndex: 0, to: OTHER, value: 7n },
-    ]).map((c) => c.logIndex),
+    keepRecordedIndexes(
+      calls,
+      [
+        { logIndex: -8, to: DEPOSIT, value: 6n },
+        { logIndex: -1, to: DEPOSIT, value: 5n },
+        { logIndex: 0, to: OTHER, value: 7n },
+      ],
+      [-8, -1, 0],
+    ).map((c) => c.logIndex),
     [-2, -3, -4],
   );
   t.deepEqual(
-    keepRecordedIndexes([call(-2, DEPOSIT.toUpperCase(), 5n)], [{ logIndex: -5, to: DEPOSIT, value: 5n }], (a) =>
+    keepRecordedIndexes([call(-2, DEPOSIT.toUpperCase(), 5n)], [{ logIndex: -5, to: DEPOSIT, value: 5n }], [-5], (a) =>
       a.toLowerCase(),
     )[0]!.logIndex,
     -5,
     "compared in the rail's form",
+  );
+});
+
+test('a call whose own index another move holds, recorded by any session or handed out in the same pass, gets a fresh one: two moves never share an id', (t) => {
+  // A batch payout [STATICCALL token, CALL D1 5, CALL D2 7]: numbered now D1 -2, D2 -3; an older
+  // numbering (which counted the STATICCALL) had D1 as -3, and a session records it so.
+  const call = (logIndex: number, to: string, value: bigint) => ({ logIndex, from: WALLET, to, value });
+  const calls = [call(-2, DEPOSIT, 5n), call(-3, OTHER, 7n)];
+  const d1 = { logIndex: -3, to: DEPOSIT, value: 5n };
+  const both = keepRecordedIndexes(calls, [d1], [-3]);
+  t.deepEqual(
+    both.map((c) => [c.to, c.logIndex]),
+    [
+      [DEPOSIT, -3],
+      [OTHER, -4],
+    ],
+    'D1 keeps its recorded -3; D2 does not take it too',
+  );
+  // Recovered again once D2 is recorded as -4: the same ids.
+  t.deepEqual(
+    keepRecordedIndexes(calls, [d1, { logIndex: -4, to: OTHER, value: 7n }], [-3, -4]).map((c) => c.logIndex),
+    [-3, -4],
+  );
+  // Scoped to D2's session, which sees none of D1's session's payments: -3 is still someone's.
+  const scoped = keepRecordedIndexes(calls, [], [-3]);
+  t.not(scoped[1]!.logIndex, -3, "another session's id is never reused");
+  t.is(new Set(scoped.map((c) => c.logIndex)).size, 2);
+  t.false(scoped.some((c) => c.logIndex === -3));
+  // D2 was recorded before as -2 (its old number), D1 not at all: D1 gets a fresh id, not -2.
+  const swapped = keepRecordedIndexes(calls, [{ logIndex: -2, to: OTHER, value: 7n }], [-2]);
+  t.deepEqual(
+    swapped.map((c) => c.logIndex),
+    [-4, -2],
   );
 });
 
@@ -204,4 +245,17 @@ test('an endpoint that refuses debug_traceTransaction over HTTP (403, 405, 501, 
   });
   t.notRegex(failing.message, /SECRET-KEY/);
   t.regex(failing.message, /http:\/\/127\.0\.0\.1:\d+\/…/);
+});
+
+test('a rate limit, a timeout or a gateway failure whose body says the service is "not available" or "disabled" may pass: a failure to retry, not a refusal', async (t) => {
+  const read = (urls: string[]) =>
+    readInternalValueCalls({ network: 'devnet', urls, transactionHash: TX, timeoutMs: 2_000 });
+  for (const [status, body] of [
+    [429, 'service not available: too many requests'],
+    [408, 'request timeout, upstream not available'],
+    [502, 'upstream not available'],
+    [503, 'endpoint temporarily disabled for maintenance'],
+  ] as const) {
+    await t.throwsAsync(read([await startRefusing(t, status, body)]), { instanceOf: RpcEndpointsError }, `${status}`);
+  }
 });

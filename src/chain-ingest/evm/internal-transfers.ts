@@ -118,10 +118,17 @@ export function internalValueCalls(root: unknown, read: RpcValueReader): Interna
  * node-independent numbering: a move credited under another index (another node's trace, an older
  * Weir's numbering) keeps its id, so the matcher counts it once. Each recorded payment is claimed
  * once, its own index first, so a payout that pays the same amount twice is still credited twice.
+ *
+ * `taken` is every index any session (of any tenant) records for the transaction. A call that
+ * claims nothing keeps its own index only when no other move holds it, recorded or handed out
+ * here: under an older numbering that index may be another address's payment, and two moves with
+ * one id would be one message to the bus (the second dropped) and one payment document (overwritten).
+ * Such a call gets a fresh index below every one in use; recovered again, it claims that one.
  */
 export function keepRecordedIndexes(
   calls: readonly InternalValueCall[],
   recorded: readonly { logIndex: number; to: string; value: bigint }[],
+  taken: readonly number[],
   address: (nodeAddress: string) => string = (a) => a,
 ): InternalValueCall[] {
   const unclaimed = recorded.filter((r) => r.logIndex < internalTransferIndex(0));
@@ -133,28 +140,44 @@ export function keepRecordedIndexes(
     r.to === address(call.to) && r.value === call.value;
   // Calls recorded under their own index claim it first, so that no lookalike takes it.
   const own = calls.map((call) => take((r) => same(call)(r) && r.logIndex === call.logIndex));
-  return calls.map((call, index) => ({ ...call, logIndex: own[index] ?? take(same(call)) ?? call.logIndex }));
+  const claimed = calls.map((call, index) => own[index] ?? take(same(call)));
+  const used = new Set([...taken, ...recorded.map((r) => r.logIndex), ...claimed.flatMap((i) => i ?? [])]);
+  let fresh = Math.min(internalTransferIndex(0), ...used, ...calls.map((c) => c.logIndex));
+  return calls.map((call, index) => {
+    let logIndex = claimed[index];
+    if (logIndex === undefined) {
+      logIndex = used.has(call.logIndex) ? --fresh : call.logIndex;
+      used.add(logIndex);
+    }
+    return { ...call, logIndex };
+  });
 }
 
 /** HTTP statuses of an endpoint that refuses the method itself (a provider's plan or proxy without debug_*). */
 const REFUSING_STATUSES = new Set([403, 405, 501]);
-/** What a gateway says, in a body that is not a JSON-RPC error, when it does not offer a method. */
+/** Client errors that are no refusal: a timeout and a rate limit pass. */
+const RETRYABLE_STATUSES = new Set([408, 429]);
+/** What a gateway says, in the body of a 4xx that is not a JSON-RPC error, when it does not offer a method. */
 const METHOD_REFUSED = /method not found|not supported|unsupported|not available|does not exist|disabled|not allowed/i;
 
 /**
  * Why the endpoint cannot trace, when its answer says so: a JSON-RPC error (no debug API,
  * -32601/-32004; the callTracer not offered, hardhat; the transaction's state pruned on a full,
- * not archive, node), or an HTTP refusal of the method (403/405/501, or a body saying it is not
- * offered). A rate limit is not that, nor is another HTTP failure: another try may be served.
+ * not archive, node), or an HTTP refusal of the method (403/405/501, or a 4xx whose body says it is
+ * not offered). A rate limit is not that, nor is another HTTP failure: another try may be served.
  */
 function cannotTrace(error: unknown): string | undefined {
   if (!(error instanceof BaseError)) return undefined;
   const refusal = error.walk((e) => e instanceof HttpRequestError);
   if (refusal instanceof HttpRequestError) {
     const said = refusal.details.split('\n')[0]!.slice(0, 160);
+    const { status } = refusal;
+    // A body is read only from a client error: a gateway's 429 or 5xx says "not available" of
+    // itself (overloaded, upstream down), and another try may be served.
+    const clientError = status !== undefined && status >= 400 && status < 500 && !RETRYABLE_STATUSES.has(status);
     const refused =
-      (refusal.status !== undefined && REFUSING_STATUSES.has(refusal.status)) || METHOD_REFUSED.test(said);
-    return refused ? `HTTP ${refusal.status ?? 'error'}${said ? `: ${said}` : ''}` : undefined;
+      (status !== undefined && REFUSING_STATUSES.has(status)) || (clientError && METHOD_REFUSED.test(said));
+    return refused ? `HTTP ${status ?? 'error'}${said ? `: ${said}` : ''}` : undefined;
   }
   const cause = error.walk((e) => e instanceof RpcError);
   return cause instanceof RpcError && !(cause instanceof LimitExceededRpcError)

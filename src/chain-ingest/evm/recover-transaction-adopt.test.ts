@@ -148,8 +148,14 @@ function deferred() {
   return { promise, resolve, reject };
 }
 
-/** `internal`: the session is paid by an internal call; `payments`: what it already records. */
-async function world(t: ExecutionContext, options: { internal?: boolean; payments?: SessionPayment[] } = {}) {
+/**
+ * `internal`: the session is paid by an internal call; `payments`: what it already records;
+ * `elsewhere`: indexes of the transaction that another tenant's session records (another move).
+ */
+async function world(
+  t: ExecutionContext,
+  options: { internal?: boolean; payments?: SessionPayment[]; elsewhere?: number[] } = {},
+) {
   const rpcUrl = await startChain(t, options.internal ?? false);
   const readStore = createEmbeddedReadStore();
   const session: CheckoutSessionDoc = {
@@ -187,6 +193,17 @@ async function world(t: ExecutionContext, options: { internal?: boolean; payment
     organizationId: session.organizationId,
     environment: 'test',
   });
+  for (const logIndex of options.elsewhere ?? [])
+    await readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({
+      _id: transferId({ network: NETWORK, transactionHash: TX, logIndex }),
+      network: NETWORK,
+      blockNumber: 10,
+      blockHash: BLOCK_HASH,
+      status: 'confirmed',
+      checkoutSessionId: 'cs_of_another_tenant',
+      organizationId: 'org_another',
+      environment: 'test',
+    });
   const listeners = new Set<AdvanceListener>();
   const unused = (): never => {
     throw new Error('not used by a recovery');
@@ -323,7 +340,7 @@ test('a follower that refuses at once is a 503 without waiting for the timeout',
   );
 });
 
-test('an internal transfer the session already records under another index (read from another node) is handed over with that id: credited once', async (t) => {
+test('an internal transfer the session already records under another index (read from another node) is handed over with that id: credited once; an id another tenant records for the transaction is never handed out', async (t) => {
   t.timeout(10_000);
   const recorded = (logIndex: number): SessionPayment => ({
     ...paymentFixture(transferId({ network: NETWORK, transactionHash: TX, logIndex }), '500000000'),
@@ -338,8 +355,8 @@ test('an internal transfer the session already records under another index (read
     confirmedAt: null,
     late: false,
   });
-  const handed = async (payments: SessionPayment[]) => {
-    const w = await world(t, { internal: true, payments });
+  const handed = async (payments: SessionPayment[], elsewhere: number[] = []) => {
+    const w = await world(t, { internal: true, payments, elsewhere });
     const recovering = w.recover();
     await w.adoptions.until((items) => items.length === 1);
     const { transfers, done } = w.adoptions.items[0]!;
@@ -350,4 +367,9 @@ test('an internal transfer the session already records under another index (read
   };
   t.deepEqual(await handed([]), [-2], 'the first value-moving frame below the top level; the ecrecover is not counted');
   t.deepEqual(await handed([recorded(-3)]), [-3], 'recorded as -3 (a node that counted the ecrecover): kept');
+  t.deepEqual(
+    await handed([], [-2, -1, 0]),
+    [-3],
+    "-2 is another tenant's payment from the same transaction (an older numbering): not handed out again",
+  );
 });

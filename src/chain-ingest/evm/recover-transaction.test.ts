@@ -62,6 +62,7 @@ test("a 502 chain_unavailable names the network's endpoints by host only: their 
     targetAt: unused,
     session: unused,
     paymentStatus: unused,
+    recordedIndexes: unused,
     onAdvanced: unused,
     caughtUp: unused,
   };

@@ -381,9 +381,11 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
           const target = await tenantAddress(request, network.network, rail.address(to));
           if (target) targets.set(to, target);
         }
-        // A move a session already records under another index (read from another node) keeps that id: credited once.
+        // A move a session already records under another index (read from another node) keeps that id: credited
+        // once; and no move takes an id any session (of any tenant) records for another.
         const recorded = await recordedInternal(calls, targets, transaction.hash);
-        for (const call of keepRecordedIndexes(calls, recorded, rail.address)) {
+        const taken = await reads.recordedIndexes(network.network, transaction.hash);
+        for (const call of keepRecordedIndexes(calls, recorded, taken, rail.address)) {
           if (!targets.has(call.to)) continue;
           await sort({
             type: 'transfer',

@@ -190,6 +190,8 @@ async function world(t: ExecutionContext) {
         : null,
     session: async (id) => (id === session.id ? { ...session, _id: session.id } : null),
     paymentStatus: async (id) => session.payments.find((p) => p.transferId === id)?.status ?? null,
+    recordedIndexes: async (_network, hash) =>
+      session.payments.filter((p) => p.transactionHash === hash).map((p) => p.logIndex),
     onAdvanced: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -59,19 +59,27 @@ export class CheckpointMismatchError extends Error {
   }
 }
 
-/** The node at the RPC endpoint(s) answers with a chain id other than the configured one. */
+/**
+ * The node at the RPC endpoint(s) answers with a chain id other than the configured one. Named by
+ * scheme and host only: the message reaches logs and the follower's lastError, and the URL's path
+ * or query may hold an API key.
+ */
 export class WrongChainError extends Error {
   override readonly name = 'WrongChainError';
+  /** The endpoint by scheme and host. */
+  readonly endpoint: string;
   constructor(
     readonly network: string,
-    readonly endpoint: string,
+    url: string,
     readonly expectedChainId: number,
     readonly actualChainId: number,
   ) {
+    const endpoint = endpointLabel(url);
     super(
       `${endpoint} serves chain id ${actualChainId}, but network ${JSON.stringify(network)} is chain id ${expectedChainId}: ` +
         'point the network at an endpoint of the right chain',
     );
+    this.endpoint = endpoint;
   }
 }
 

@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { findFreePort } from '../../../../test/support/free-port.ts';
 import { createInProcessBus } from '../../../bus/in-process-bus.ts';
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 import { createWatchedAddresses } from '../../watched-addresses.ts';
 import { createInMemoryCheckpointStore } from './checkpoint.ts';
 import { createEvmFollower, type EvmFollowerDeps } from './evm-follower.ts';
@@ -78,7 +79,7 @@ test.serial(
     const transfer = await paymentPublished(1);
     t.is(transfer.amount, '1000');
     const status = follower.status();
-    t.is(status.endpoint, chain.node.rpcUrl);
+    t.is(status.endpoint, endpointLabel(chain.node.rpcUrl));
     t.regex(status.lastError ?? '', /^$/, 'the failover itself is no error of the follower');
     const counters = follower.counters();
     t.true(counters.rpc.failures.unreachable >= 1);
@@ -96,7 +97,7 @@ test.serial('a stalled first endpoint (accepts, never answers) times out and the
   );
   await follower.start();
   await paymentPublished(2);
-  t.is(follower.status().endpoint, chain.node.rpcUrl);
+  t.is(follower.status().endpoint, endpointLabel(chain.node.rpcUrl));
   t.true(follower.counters().rpc.failures.timeout >= 1);
 });
 
@@ -168,7 +169,7 @@ test.serial('a WebSocket that breaks: polling takes over at once, and the socket
   await waitUntil('the websocket again', () => follower.status().headSource === 'websocket', 10_000);
   await paymentPublished(5);
   t.true(lines.some((line) => line.includes('failed') && line.includes('websocket again in')));
-  t.is(live.node.rpcUrl, follower.status().endpoint);
+  t.is(endpointLabel(live.node.rpcUrl), follower.status().endpoint);
 });
 
 /** The stall limit in these tests: a head polling saw must be announced within this much of the follower's clock. */

@@ -35,6 +35,7 @@ import { createHeadSource, type HeadUpdate } from './head-source.ts';
 import { createPollingProcessor, type Processor } from '../../../processing/processor.ts';
 import { inSpan, noTracer } from '../../../shared/tracing.ts';
 import { createRpcEndpoints, type RpcCounters } from './rpc-endpoints.ts';
+import { endpointLabel } from '../../../shared/mask-userinfo.ts';
 import {
   findAncestor,
   syncBatch,
@@ -128,7 +129,7 @@ export type EvmFollowerStatus = {
    * after start (a restarted follower has read nothing since it stopped).
    */
   caughtUpAt: number | null;
-  /** The HTTP endpoint requests go to first. */
+  /** The HTTP endpoint requests go to first, by scheme and host (its path or query may hold an API key). */
   endpoint: string;
   /** How new heads arrive now. */
   headSource: 'websocket' | 'polling';
@@ -594,7 +595,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
         processed: processed === undefined ? null : BigInt(processed.number),
         pendingFinal: state === undefined ? 0 : pendingFinalCount(state),
         caughtUpAt,
-        endpoint: rpc.current(),
+        endpoint: endpointLabel(rpc.current()),
         headSource: heads.kind(),
         lastError,
         running: lifecycle === 'running',
