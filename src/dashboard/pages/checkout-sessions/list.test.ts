@@ -23,3 +23,23 @@ test('a session paid in full, or paid nothing, shows its amount alone', async (t
   t.is(await amountCell(sessionAfter(...PAID_IN_FULL)), '3.00 USDC');
   t.is(await amountCell(sessionAfter()), '3.00 USDC');
 });
+
+/** The text of the Customer cell of the one row of `session` in the list. */
+async function customerCell(session: CheckoutSessionDoc): Promise<string> {
+  const html = await SessionsTable({ sessions: [session], count: 1, query: parseSessionsQuery({}).query });
+  return /<td class="hide-narrow">([^<]*)<\/td>/.exec(html)?.[1]?.trim() ?? '';
+}
+
+test('the customer column names the payer by email; a session without one shows its client reference as a reference, not as a customer', async (t) => {
+  const session = sessionAfter();
+  t.is(await customerCell({ ...session, customerDetails: null, clientReferenceId: 'INV-000001' }), 'Ref. INV-000001');
+  t.is(await customerCell({ ...session, customerDetails: null, clientReferenceId: null }), '—');
+  const paidBy = { ...session, clientReferenceId: 'INV-000001' };
+  t.is(
+    await customerCell({
+      ...paidBy,
+      customerDetails: { ...session.customerDetails, email: 'ada@example.com' },
+    } as CheckoutSessionDoc),
+    'ada@example.com',
+  );
+});

@@ -95,8 +95,12 @@ export function SessionsFilters({ query, errors }: { query: SessionsQuery; error
   );
 }
 
-/** Who the session is for: the customer's email, else the client reference. */
-const customerOf = (s: CheckoutSessionDoc): string => s.customerDetails?.email ?? s.clientReferenceId ?? '—';
+/**
+ * Who the session is for: the customer's email, else the merchant's client reference, marked as one
+ * (an order number such as INV-000001 in this column read as a customer).
+ */
+const customerOf = (s: CheckoutSessionDoc): string =>
+  s.customerDetails?.email ?? (s.clientReferenceId ? `Ref. ${s.clientReferenceId}` : '—');
 
 /**
  * Whether the row says what was received beside the amount: when some arrived and it is not the amount
@@ -132,7 +136,7 @@ export function SessionsTable(props: {
                 <th class="amount">Amount</th>
                 <th>Status</th>
                 <th>Session</th>
-                <th class="hide-narrow">Customer</th>
+                <th class="hide-narrow">Customer or reference</th>
                 <th class="hide-narrow">Created</th>
               </tr>
             </thead>
