@@ -1,17 +1,19 @@
 import test from 'ava';
 import { detected } from '../../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
-import { Summary } from './detail.tsx';
-import { COMPLETED_SHORT, PAID_IN_FULL, PARTLY_PAID, sessionAfter } from './session-docs.fixture.ts';
+import { PaymentIntentCard, Summary } from './detail.tsx';
+import { CHOSE_USDC, COMPLETED_SHORT, PAID_IN_FULL, PARTLY_PAID, sessionAfter } from './session-docs.fixture.ts';
 
-/** The summary's facts, term to value. */
-async function factsOf(session: CheckoutSessionDoc): Promise<Record<string, string>> {
-  const html = await Summary({ session });
+/** A card's facts, term to value. */
+function factsIn(html: string): Record<string, string> {
   const facts: Record<string, string> = {};
   for (const [, term, value] of html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g))
     facts[term!] = value!.replace(/<[^>]+>/g, '');
   return facts;
 }
+
+/** The summary's facts. */
+const factsOf = async (session: CheckoutSessionDoc) => factsIn(await Summary({ session }));
 
 test('a session paid in part nets what was received, not the total it asks (which the API reports as amountNet until it completes)', async (t) => {
   const session = sessionAfter(...PARTLY_PAID);
@@ -40,4 +42,32 @@ test('a complete session says when it completed rather than when it would have e
   t.like(complete, { Payment: 'Paid', Completed: '1 Jan, 00:12 UTC' });
   t.false('Expires' in complete);
   t.like(await factsOf(sessionAfter()), { Payment: 'Unpaid', Expires: '1 Jan, 01:00 UTC' });
+});
+
+/** The payment intent card's facts. */
+const intentFactsOf = async (session: CheckoutSessionDoc) =>
+  factsIn(
+    await PaymentIntentCard({ detail: { session, timeline: [], deliveries: [], endpoints: new Map(), networks: [] } }),
+  );
+
+test("the payment intent of a session paid in part asks what the payer's page asks now, not the whole amount asked when chosen", async (t) => {
+  const facts = await intentFactsOf(sessionAfter(CHOSE_USDC, ...PARTLY_PAID));
+  t.like(facts, { 'Left to pay': '2 USDC', 'Asked when chosen': '3 USDC' });
+  t.false('Amount due' in facts);
+});
+
+test('the payment intent asks the whole amount before any payment, once, and nothing once paid, covered or closed', async (t) => {
+  const chosen = await intentFactsOf(sessionAfter(CHOSE_USDC));
+  t.is(chosen['Left to pay'], '3 USDC');
+  t.false('Asked when chosen' in chosen, 'the same amount is not shown twice');
+  t.like(await intentFactsOf(sessionAfter(CHOSE_USDC, ...PAID_IN_FULL)), { 'Left to pay': '0 USDC' });
+  // Seen but not yet confirmed: the payer's page asks nothing more.
+  t.like(await intentFactsOf(sessionAfter(CHOSE_USDC, detected('t1', '300000000'))), { 'Left to pay': '0 USDC' });
+  t.like(
+    await intentFactsOf(
+      sessionAfter(CHOSE_USDC, { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } }),
+    ),
+    { 'Left to pay': '—' },
+  );
+  t.like(await intentFactsOf(sessionAfter()), { 'Left to pay': '—' });
 });

@@ -24,7 +24,8 @@ import {
   TableScroll,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
-import { fromChainUnits } from '../../../shared/money.ts';
+import { formatAmount } from '../../../shared/money.ts';
+import { type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { LIST_PATH, STATUS } from './list.tsx';
 
@@ -236,11 +237,33 @@ export function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Eleme
 const assetOn = (detail: SessionDetail, symbol: string, network: string): string =>
   `${symbol} on ${networkName(detail.networks, network)}`;
 
-function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
+/** The hosted page's payment request makes no wallet request here: only the amount it asks is read. */
+const noRequest: PayAt = (address) => ({ uri: '', payee: address.paymentAddress });
+
+type AskedNow = { raw: bigint; shown: string };
+
+/**
+ * What the payer's page asks now in the chosen asset (chain units, and as the page writes it), from
+ * `payerStatus` itself so the two never disagree; null once nothing is asked (covered, or the session is over).
+ */
+function askedNow(detail: SessionDetail): AskedNow | null {
+  // The clock only stamps the status's `now`, unused here.
+  const { payment } = payerStatus(detail.session, (n) => networkName(detail.networks, n), 0, undefined, noRequest);
+  return payment ? { raw: BigInt(payment.amountDueRaw), shown: `${payment.amountDue} ${payment.symbol}` } : null;
+}
+
+/** "Left to pay" once an asset is chosen: what the payer is asked now; 0 when covered or paid, none once closed unpaid. */
+function leftToPay(session: CheckoutSessionDoc, asked: AskedNow | null, symbol: string): string {
+  if (asked) return asked.shown;
+  return session.status === 'expired' || session.status === 'canceled' ? '—' : `0 ${symbol}`;
+}
+
+export function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
   const { paymentIntent: pi, currency, payments } = detail.session;
   const method = pi.paymentMethod;
   // A payer may pay without choosing on the page (an address reused, a recovery): the payment tells the asset.
   const paidWith = payments.find((p) => p.status !== 'withdrawn');
+  const asked = method ? askedNow(detail) : null;
   return (
     <Card id="payment-intent" title="Payment intent">
       <Facts
@@ -262,12 +285,16 @@ function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
                 ? `${assetOn(detail, paidWith.asset.symbol, paidWith.network)} (paid without choosing on the page)`
                 : 'Not chosen yet',
           ],
-          [
-            'Amount due',
-            method
-              ? money(fromChainUnits(BigInt(method.amountDue), method.asset.decimals).amount, method.asset.symbol)
-              : '—',
-          ],
+          ['Left to pay', method ? leftToPay(detail.session, asked, method.asset.symbol) : '—'],
+          // What choosing the asset asked: worth showing only once a payment has made it stale.
+          ...(method && BigInt(method.amountDue) !== (asked?.raw ?? 0n)
+            ? [
+                [
+                  'Asked when chosen',
+                  `${formatAmount(BigInt(method.amountDue), method.asset.decimals)} ${method.asset.symbol}`,
+                ] as const,
+              ]
+            : []),
           [
             'Deposit address',
             method || paidWith

@@ -12,6 +12,12 @@ export function sessionAfter(...events: CheckoutSessionEvent[]): CheckoutSession
 
 const AT = '2026-01-01T00:12:00.000Z';
 
+/** The payer chose USDC on the page, asked for the whole 3 USDC (6 decimals). */
+export const CHOSE_USDC: CheckoutSessionEvent = {
+  type: 'PaymentMethodSelected',
+  data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: '2026-01-01T00:05:00.000Z' },
+};
+
 /** 1 of its 3 USDC received and final: the session is incomplete, waiting for the rest. */
 export const PARTLY_PAID: CheckoutSessionEvent[] = [
   detected('t1', '100000000'),
