@@ -323,7 +323,7 @@ async function devnet(argv: string[]): Promise<void> {
   const port = portOption(argv, '--port', 8545);
   const out = option(argv, '--out');
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
-  const { writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
+  const { prepareDevnetInfoFile, writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
   const { startLocalSolanaCluster } = await import('../chain-ingest/solana/devnet/local-cluster.ts');
   const { defaultSolanaRpcPort } = await import('../chain-ingest/solana/devnet/rpc-server.ts');
   const { devnetFileTron, startLocalTronDevnet, tronDevnetAddresses } = await import(
@@ -331,6 +331,7 @@ async function devnet(argv: string[]): Promise<void> {
   );
   const solanaPort = portOption(argv, '--solana-port', defaultSolanaRpcPort);
   const tronPort = portOption(argv, '--tron-port', 0);
+  if (out) await prepareDevnetInfoFile(resolve(out));
   // The three chains start together. The local Solana (litesvm behind JSON-RPC): Weir offers it with
   // WEIR_RPC_1399811148=<its rpcUrl>; its default port taken (another cluster, a test validator): a free
   // one, as anvil does for 8545. The local Tron (anvil behind the Tron-flavoured proxy) goes in the file.

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net';
 import type Koa from 'koa';
-import { ForbiddenError } from '../shared/errors.ts';
+import { ForbiddenError, ValidationError } from '../shared/errors.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import { internalAddressKind } from '../webhooks/webhook-target.ts';
 import type { ApiState } from './api-context.ts';
+import { unknownQueryParameter } from './schema/fields.ts';
 
 /** What `GET /metrics` serves, and to whom. */
 export type MetricsEndpoint = {
@@ -75,6 +76,9 @@ export function metricsRoute(
   authenticateOperator: Koa.Middleware<ApiState> | null,
 ): Koa.Middleware<ApiState> {
   const serve: Koa.Middleware<ApiState> = async (ctx) => {
+    // Closed like every other operator route: a parameter it takes none of is a typo, not a filter.
+    const unknown = unknownQueryParameter(undefined, ctx.query);
+    if (unknown) throw new ValidationError(unknown.name, unknown.message);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = endpoint.contentType;
     ctx.body = await endpoint.scrape();

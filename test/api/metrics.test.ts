@@ -48,6 +48,22 @@ test('on loopback behind a reverse proxy (WEIR_TRUST_PROXY), /metrics needs the 
   t.is((await metricsOf(weir.port, bearer(ADMIN_TOKEN))).status, 200);
 });
 
+test('/metrics refuses a query parameter (400 naming it) as every operator route does, after its own auth beyond loopback', async (t) => {
+  const typo = (port: number, headers: Record<string, string> = {}) =>
+    fetch(`http://127.0.0.1:${port}/metrics?name[]=weir_events_appended_total`, { headers });
+  const local = await startTestWeir(t);
+  const refused = await typo(local.port);
+  t.is(refused.status, 400);
+  t.like(await refused.json(), {
+    code: 'parameter_invalid',
+    message: 'name[]: is not a known parameter; this route takes none',
+  });
+  const beyond = await startTestWeir(t, { host: '0.0.0.0' });
+  t.is((await typo(beyond.port)).status, 401, 'who asks is settled first');
+  t.is((await typo(beyond.port, bearer(ADMIN_TOKEN))).status, 400);
+  t.is((await metricsOf(beyond.port, bearer(ADMIN_TOKEN))).status, 200, 'without one it answers');
+});
+
 test('the Grafana dashboard charts only families Weir exports, and every weir_ family is on it', async (t) => {
   const weir = await startTestWeir(t);
   const exported = parseMetrics(await (await metricsOf(weir.port)).text()).families;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,14 @@ const tempDir = async (t: import('ava').ExecutionContext) => {
 };
 
 const STACK_FRAME = /\n\s+at /;
+
+/** A port another listener holds until the test ends. */
+const holdPort = async (t: import('ava').ExecutionContext): Promise<number> => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => holder.close());
+  return (holder.address() as import('node:net').AddressInfo).port;
+};
 
 test('an unknown option or a stray word is refused (exit 2), naming it, before anything is created: it used to run on the default instead', async (t) => {
   const dataDir = join(await tempDir(t), 'data');
@@ -46,10 +54,7 @@ test('a setting found unusable as weir serve starts (the sweeper key, the devnet
 });
 
 test('weir serve on a port another process holds says so in one line (exit 1), no stack trace', async (t) => {
-  const holder = createServer();
-  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => holder.close());
-  const port = (holder.address() as import('node:net').AddressInfo).port;
+  const port = await holdPort(t);
   const dataDir = await tempDir(t);
   const run = runWeir(['serve', '--local-chain', 'off', '--port', String(port), '--data-dir', dataDir]);
   t.is(run.status, 1, run.stderr);
@@ -106,6 +111,23 @@ test('weir machines export --out where no folder can be made (under /proc) fails
   const run = runWeir(['machines', 'export', '--out', '/proc/weir-machines']);
   t.is(run.status, 1, run.stderr);
   t.is(run.stderr, 'weir: /proc/weir-machines: /proc takes no new folder (ENOENT)\n');
+  t.is(run.stdout, '');
+});
+
+test('weir devnet --out where no folder can be made fails (exit 1) in one line naming it before any chain starts, where it failed once all three had', async (t) => {
+  // The chains' ports are held: had any chain been started, it would have failed on its port first.
+  const held = await Promise.all([0, 1, 2].map(() => holdPort(t)));
+  const dir = await tempDir(t);
+  await writeFile(join(dir, 'a-file'), '');
+  const folder = join(dir, 'a-file', 'devnet');
+  const [evm, solana, tron] = held.map(String) as [string, string, string];
+  const run = runWeir([
+    'devnet',
+    ...['--port', evm, '--solana-port', solana, '--tron-port', tron],
+    ...['--out', join(folder, 'devnet.json')],
+  ]);
+  t.is(run.status, 1, run.stderr);
+  t.is(run.stderr, `weir: ${folder}: a file stands where a folder is needed (ENOTDIR)\n`);
   t.is(run.stdout, '');
 });
 

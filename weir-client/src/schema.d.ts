@@ -12422,6 +12422,15 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
+                /** @description A query parameter (it takes none). Codes: `parameter_invalid` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Beyond loopback: no admin token, or another one. Codes: `authentication_required` */
                 401: {
                     headers: {

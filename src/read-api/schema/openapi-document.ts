@@ -306,6 +306,7 @@ const EXTRA_ROUTES: RouteConfig[] = [
         content: { 'text/plain': { schema: { type: 'string' } } },
       },
       ...errorResponses([
+        { status: 400, codes: ['parameter_invalid'], description: 'A query parameter (it takes none)' },
         {
           status: 401,
           codes: ['authentication_required'],

@@ -2,7 +2,14 @@ import test from 'ava';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devnetAccount, parseDevnetInfo, readDevnetInfo, writeDevnetInfo, type DevnetInfo } from './devnet-info.ts';
+import {
+  devnetAccount,
+  parseDevnetInfo,
+  prepareDevnetInfoFile,
+  readDevnetInfo,
+  writeDevnetInfo,
+  type DevnetInfo,
+} from './devnet-info.ts';
 import { DevnetInfoError } from './errors.ts';
 import { hardhatAccounts } from './hardhat-accounts.ts';
 import { evmToTron } from '../../tron/address.ts';
@@ -105,4 +112,14 @@ test('readDevnetInfo reads what writeDevnetInfo wrote and explains a missing or 
   });
   await writeFile(file, '{"chainId": 31337,');
   await t.throwsAsync(readDevnetInfo(file), { instanceOf: DevnetInfoError, message: /not JSON/ });
+});
+
+test('prepareDevnetInfoFile makes the missing folders of weir devnet --out, and refuses a file standing for one', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'weir-devnet-info-'));
+  t.teardown(() => rm(directory, { recursive: true, force: true }));
+  const file = join(directory, 'made', 'here', 'devnet.json');
+  await prepareDevnetInfoFile(file);
+  await writeDevnetInfo(file, valid);
+  t.deepEqual(await readDevnetInfo(file), valid);
+  await t.throwsAsync(prepareDevnetInfoFile(join(file, 'devnet.json')), { code: 'EEXIST' });
 });

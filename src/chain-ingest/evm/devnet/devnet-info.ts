@@ -1,6 +1,9 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { makeDirectory } from '../../../shared/make-directory.ts';
 import { DevnetInfoError } from './errors.ts';
 
 export const devnetAccountRoles = ['deployer', 'sweeper', 'payer', 'merchant'] as const;
@@ -155,6 +158,16 @@ export async function readDevnetInfo(file: string): Promise<DevnetInfo> {
     throw new DevnetInfoError(file, [`it is not JSON: ${error instanceof Error ? error.message : String(error)}`]);
   }
   return parseDevnetInfo(value, file);
+}
+
+/**
+ * Makes `file`'s folder if missing and checks it takes a new file, so `weir devnet --out` refuses an
+ * unusable path (with the system error writeDevnetInfo would meet) before its chains start, not after.
+ */
+export async function prepareDevnetInfoFile(file: string): Promise<void> {
+  const folder = dirname(file);
+  await makeDirectory(folder);
+  await access(folder, constants.W_OK);
 }
 
 /** Writes `info` to `file` as pretty JSON, atomically (a reader never sees half a file). */
