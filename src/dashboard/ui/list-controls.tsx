@@ -1,5 +1,6 @@
 import type { Children } from '@kitajs/html';
 import { parseIsoInstant } from '../../read-api/pagination.ts';
+import { instantRange, rangeCondition } from '../../read-api/instant-range.ts';
 
 /**
  * What a list screen puts around its table: filters (a GET form, or a status filter as links: both
@@ -37,6 +38,19 @@ export function dateRangeErrors(range: { from: string; to: string }): { from?: s
   if (!errors.from && !errors.to && range.from && range.to && range.from > range.to)
     errors.to = 'The end date is before the start date.';
   return errors;
+}
+
+/**
+ * The read-store condition of a list's date filters that are valid: from `from`'s midnight UTC through
+ * the whole of `to`'s day, as the reports read a date alone; `{}` when neither applies.
+ */
+export function dayRangeCondition(
+  range: { from: string; to: string },
+  errors: { from?: string; to?: string },
+): Record<string, string> {
+  return rangeCondition(
+    instantRange({ from: errors.from ? undefined : range.from, to: errors.to ? undefined : range.to }),
+  );
 }
 
 /** A GET form of filters over a list: its fields in a row, Apply, and Clear back to `path`. */

@@ -3,13 +3,17 @@ import { COLLECTIONS, type ApiKeyDoc } from '../../../projections/collections.ts
 import { AUDIT_TRAIL, type AuditEntryDoc } from '../../../projections/audit-trail.projection.ts';
 import { USERS, type UserDoc } from '../../../projections/team.projection.ts';
 import type { Filter, ReadStore } from '../../../read-store/read-store.ts';
-import { parseIsoInstant } from '../../../read-api/pagination.ts';
 import type { DashboardTenant } from '../../context.ts';
-import { dateRangeErrors, type ListQuery, pageOf, queryValue as one } from '../../ui/list-controls.tsx';
+import {
+  dateRangeErrors,
+  dayRangeCondition,
+  type ListQuery,
+  pageOf,
+  queryValue as one,
+} from '../../ui/list-controls.tsx';
 import { changeRows, type ChangeRow } from './changes.ts';
 
 export const PAGE_SIZE = 25;
-const DAY_MS = 86_400_000;
 
 /** The record types a merchant filters by, in the order the filter lists them. */
 export const RECORD_TYPES = [
@@ -77,9 +81,7 @@ export function auditFilter(
   if (query.recordType && !errors.recordType) filter.recordType = query.recordType;
   if (query.recordId) filter.recordId = query.recordId;
   if (query.type) filter.type = query.type;
-  const range: Record<string, string> = {};
-  if (query.from && !errors.from) range.$gte = new Date(parseIsoInstant(query.from)).toISOString();
-  if (query.to && !errors.to) range.$lt = new Date(parseIsoInstant(query.to) + DAY_MS).toISOString();
+  const range = dayRangeCondition(query, errors);
   if (Object.keys(range).length) filter.occurredAt = range;
   return filter;
 }

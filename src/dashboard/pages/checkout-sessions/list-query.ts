@@ -1,11 +1,15 @@
 import type { Filter } from '../../../read-store/read-store.ts';
-import { parseIsoInstant } from '../../../read-api/pagination.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { DashboardTenant } from '../../context.ts';
-import { dateRangeErrors, type ListQuery, pageOf, queryValue as one } from '../../ui/list-controls.tsx';
+import {
+  dateRangeErrors,
+  dayRangeCondition,
+  type ListQuery,
+  pageOf,
+  queryValue as one,
+} from '../../ui/list-controls.tsx';
 
 export const PAGE_SIZE = 25;
-const DAY_MS = 86_400_000;
 
 export const PAYMENT_STATUSES = ['unpaid', 'paid'] as const;
 
@@ -52,9 +56,7 @@ export function sessionsFilter(
   const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment };
   if (query.status && !errors.status) filter.status = query.status;
   if (query.paymentStatus && !errors.paymentStatus) filter.paymentStatus = query.paymentStatus;
-  const range: Record<string, string> = {};
-  if (query.from && !errors.from) range.$gte = new Date(parseIsoInstant(query.from)).toISOString();
-  if (query.to && !errors.to) range.$lt = new Date(parseIsoInstant(query.to) + DAY_MS).toISOString();
+  const range = dayRangeCondition(query, errors);
   if (Object.keys(range).length) filter.createdAt = range;
   if (query.q) {
     filter.$or = [
