@@ -110,6 +110,10 @@ test('a payment paid in time and taken off the chain by a reorg, which the sessi
     /^Your payment of 3\.00 USDC was taken off the network by a chain reorganization\..*Do not send it again\.$/,
   );
   t.true(isHidden(html, 'pay-controls'), 'nothing invites a second payment');
+  // Paid, Confirming and Remaining make the total: the awaited payment is counted as on its way.
+  t.is(text(html, 'confirming'), '3.00');
+  t.false(isHidden(html, 'confirming-row'));
+  t.is(text(html, 'remaining'), '0.00');
   // Withdrawn for good, it is asked for again, as before.
   const gone = render(chosen({ payments: [payment('300000000', 'withdrawn')] })).status;
   t.like(gone, { state: 'waiting', amountToSend: '300000000' });

@@ -2,7 +2,7 @@ import type { CheckoutSession, SessionAddress } from '../../machines/checkout-se
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
-import { documentAmount, exactToApi, formatAmount, owedInChainUnits, subtractExact } from '../shared/money.ts';
+import { addExact, documentAmount, exactToApi, formatAmount, owedInChainUnits, subtractExact } from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
@@ -85,6 +85,7 @@ export function payerStatus(
   // Paid in time and taken off the chain by a reorg: the session waits for it to be mined again.
   const returning = session.payments.filter((p) => p.status === 'withdrawn' && p.mayReturn === true);
   const returningExact = sumOfPayments(returning, ['withdrawn']);
+  const awaitedAmount = exactToApi(addExact(pendingExact, returningExact), 'down');
   // What to send now: a payment seen but not confirmed yet (or waited for again) is not asked for
   // twice. Exact in chain units; shown on the 10^8 scale rounded up, so a wei still owed shows as 0.00000001.
   const toSendExact = subtractExact(
@@ -204,8 +205,9 @@ export function payerStatus(
     amountReceivedFormatted: documentAmount(received),
     amountRemaining: remaining.toString(),
     amountRemainingFormatted: documentAmount(remaining),
-    amountPending: pendingAmount.toString(),
-    amountPendingFormatted: documentAmount(pendingAmount),
+    // A payment waited for again after a reorg is on its way too: Paid, Confirming and Remaining still make the total.
+    amountPending: awaitedAmount.toString(),
+    amountPendingFormatted: documentAmount(awaitedAmount),
     amountToSend: toSend.toString(),
     // What to send stays a plain exact figure (no grouping), like the request's own amountDue.
     amountToSendFormatted: formatAmount(toSend),
