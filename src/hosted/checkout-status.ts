@@ -2,7 +2,14 @@ import type { CheckoutSession, SessionAddress } from '../../machines/checkout-se
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
-import { addExact, documentAmount, exactToApi, formatAmount, owedInChainUnits, subtractExact } from '../shared/money.ts';
+import {
+  addExact,
+  documentAmount,
+  exactToApi,
+  formatAmount,
+  owedInChainUnits,
+  subtractExact,
+} from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
