@@ -1,11 +1,11 @@
-import { Aggregator, ProcessingMode, Query } from 'mingo';
+import { Query } from 'mingo';
 import { createEqualityIndex, type EqualityIndex } from './equality-index.ts';
 import { compileMatcher } from './native-match.ts';
+import { runPipeline } from './run-pipeline.ts';
 import { sortNatively } from './native-sort.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
 import {
   assertCollectionName,
-  assertReadOnlyPipeline,
   copyReadDocument,
   encodeCheckpoint,
   filterText,
@@ -185,19 +185,16 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
   const resolveCollection = (name: string): Record<string, unknown>[] =>
     Array.from(collections.get(name)?.docs.values() ?? [], (doc) => structuredClone(doc));
 
-  const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
-    assertReadOnlyPipeline(pipeline);
-    // Pipeline stages may write into their input documents, so they get clones. A leading
-    // $match runs first on the stored documents (using the indexes), so only matches are cloned.
-    const [first, ...rest] = pipeline;
-    const leadingMatch = first !== undefined && Object.keys(first).length === 1 ? first['$match'] : undefined;
-    const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
-    if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch)) {
-      const filter = leadingMatch as Filter;
-      return new Aggregator(rest, options).run(matching(state, filter));
-    }
-    return new Aggregator(pipeline, options).run(state.docs.values());
-  };
+  const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[], maxTimeMs?: number) =>
+    runPipeline(
+      {
+        matching: (filter) => matching(state, filter),
+        all: () => state.docs.values(),
+        resolveCollection,
+      },
+      pipeline,
+      maxTimeMs === undefined ? {} : { maxTimeMs },
+    );
 
   const createCollectionState = (): CollectionState => {
     const docs = new Map<string, ReadDocument>();
@@ -240,8 +237,8 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
         async count(filter) {
           return count(state, filter);
         },
-        async aggregate(pipeline) {
-          return aggregate(state, pipeline);
+        async aggregate(pipeline, options) {
+          return aggregate(state, pipeline, options?.maxTimeMs);
         },
         async clear() {
           docs.clear();

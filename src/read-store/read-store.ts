@@ -21,8 +21,8 @@ export type Collection<T extends ReadDocument = ReadDocument> = {
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   count(filter: Filter): Promise<number>;
   /**
-   * Run a MongoDB aggregation pipeline, for analysts and reports. `maxTimeMs` stops it on MongoDB
-   * (the embedded store runs a pipeline in one go, over the documents its leading `$match` selects).
+   * Run a MongoDB aggregation pipeline, for analysts and reports. `maxTimeMs` stops it past that
+   * time, on MongoDB and on the embedded stores alike (`PipelineTimeoutError` there).
    */
   aggregate(pipeline: Record<string, unknown>[], options?: { maxTimeMs?: number }): Promise<Record<string, unknown>[]>;
   /** Remove every document. */

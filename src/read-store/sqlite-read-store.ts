@@ -1,13 +1,13 @@
 import Database from 'better-sqlite3';
 import { openReadOnlySqlite } from '../shared/read-only-sqlite.ts';
-import { Aggregator, ProcessingMode, Query } from 'mingo';
+import { Query } from 'mingo';
 import { CANNOT_MATCH, isIndexKey, locate, UNINDEXABLE, type Located } from './equality-index.ts';
 import { compileMatcher } from './native-match.ts';
+import { runPipeline } from './run-pipeline.ts';
 import { sortNatively } from './native-sort.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
 import {
   assertCollectionName,
-  assertReadOnlyPipeline,
   copyReadDocument,
   decodeCheckpoint,
   encodeCheckpoint,
@@ -555,17 +555,16 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     return Array.from(selectAll.iterate(name) as Iterable<Row>, (row) => docOf(name, row));
   };
 
-  const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[]): Record<string, unknown>[] => {
-    assertReadOnlyPipeline(pipeline);
-    const [first, ...rest] = pipeline;
-    const leadingMatch = first !== undefined && Object.keys(first).length === 1 ? first['$match'] : undefined;
-    const resolveCollection = (name: string): Record<string, unknown>[] =>
-      allDocuments(name).map((doc) => structuredClone(doc));
-    const options = { processingMode: ProcessingMode.CLONE_INPUT, collectionResolver: resolveCollection };
-    if (typeof leadingMatch === 'object' && leadingMatch !== null && !Array.isArray(leadingMatch))
-      return new Aggregator(rest, options).run(matching(state, leadingMatch as Filter));
-    return new Aggregator(pipeline, options).run(allDocuments(state.name));
-  };
+  const aggregate = (state: CollectionState, pipeline: Record<string, unknown>[], maxTimeMs?: number) =>
+    runPipeline(
+      {
+        matching: (filter) => matching(state, filter),
+        all: () => allDocuments(state.name),
+        resolveCollection: (name) => allDocuments(name).map((doc) => structuredClone(doc)),
+      },
+      pipeline,
+      maxTimeMs === undefined ? {} : { maxTimeMs },
+    );
 
   const stored = (doc: ReadDocument): ReadDocument => {
     if (!trusted) return copyReadDocument(doc, { freeze: true });
@@ -617,8 +616,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
         async count(filter) {
           return count(state, filter);
         },
-        async aggregate(pipeline) {
-          return aggregate(state, pipeline);
+        async aggregate(pipeline, options) {
+          return aggregate(state, pipeline, options?.maxTimeMs);
         },
         async clear() {
           begin();

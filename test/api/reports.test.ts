@@ -359,6 +359,18 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
     /`\$median` and `\$percentile` are refused.*approximate.*time-to-pay/,
   );
 
+  // Nested $maps over 100 values run 10^10 times per session: stopped after 5 s on the embedded store too, a 400.
+  const nested = (levels: number): unknown =>
+    levels === 0
+      ? 1
+      : { $map: { input: { $literal: Array.from({ length: 100 }, (_, i) => i) }, in: nested(levels - 1) } };
+  assertError(t, await query([{ $project: { x: nested(5) } }]), 400, {
+    field: 'pipeline',
+    code: 'analytics_query_timeout',
+    message: /stopped after 5 s/,
+  });
+  t.is((await fetch(`${weir.url}/health`)).status, 200);
+
   // A total past 2^53 - 1 would be wrong in its last digits: refused, naming where it is, never answered.
   assertError(t, await query([{ $count: 'n' }, { $project: { big: { $multiply: [9007199254740991, 3] } } }]), 400, {
     code: 'analytics_inexact_number',

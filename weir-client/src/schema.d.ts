@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Run an aggregation pipeline
-         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; MongoDB stops it after 5 s. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
+         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; it is stopped after 5 s (400 `analytics_query_timeout`: narrow the `$match` or simplify the expressions), on MongoDB and on the embedded read store alike. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
          */
         post: {
             parameters: {
@@ -121,7 +121,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `analytics_inexact_number` */
+                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
                 400: {
                     headers: {
                         [name: string]: unknown;

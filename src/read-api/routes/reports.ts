@@ -20,6 +20,7 @@ import {
   runReport,
   type ReportRow,
 } from '../../reports/report-pipelines.ts';
+import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
@@ -163,8 +164,12 @@ const AnalyticsQueryBody = bodyObject({
   },
 });
 
-/** How long MongoDB may run an analyst's pipeline. */
+/** How long an analyst's pipeline may run: the embedded store runs it on the server's one thread. */
 const QUERY_TIME_MS = 5000;
+
+/** The embedded stores' timeout, or MongoDB's (`MaxTimeMSExpired`, code 50). */
+const ranOutOfTime = (error: unknown): boolean =>
+  error instanceof PipelineTimeoutError || (error as { code?: unknown } | null)?.code === 50;
 
 /**
  * `POST /analytics/query`: an analyst's read-only aggregation pipeline over one read model of the
@@ -178,10 +183,10 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'post',
       path: '/query',
       summary: 'Run an aggregation pipeline',
-      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; MongoDB stops it after ${QUERY_TIME_MS / 1000} s. ${APPROXIMATE_OPERATORS.map((o) => `\`${o}\``).join(' and ')} are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 \`analytics_inexact_number\` naming where it is; only integers are checked: divide amounts after summing them, not before); \`GET /reports/time-to-pay\` gives exact medians and p95 of time to pay, and a \`$push\` of the values lets you take any other median exactly.`,
+      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; it is stopped after ${QUERY_TIME_MS / 1000} s (400 \`analytics_query_timeout\`: narrow the \`$match\` or simplify the expressions), on MongoDB and on the embedded read store alike. ${APPROXIMATE_OPERATORS.map((o) => `\`${o}\``).join(' and ')} are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 \`analytics_inexact_number\` naming where it is; only integers are checked: divide amounts after summing them, not before); \`GET /reports/time-to-pay\` gives exact medians and p95 of time to pay, and a \`$push\` of the values lets you take any other median exactly.`,
       body: AnalyticsQueryBody,
       response: z.object({ object: z.literal('list'), data: z.array(z.record(z.string(), z.unknown())) }),
-      errors: [invalidFields('analytics_inexact_number')],
+      errors: [invalidFields('analytics_inexact_number', 'analytics_query_timeout')],
       idempotent: false,
     },
     async (ctx, { body }) => {
@@ -197,6 +202,12 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
       try {
         data = await deps.readStore.collection(body.collection).aggregate(pipeline, { maxTimeMs: QUERY_TIME_MS });
       } catch (error) {
+        if (ranOutOfTime(error))
+          throw new ValidationError(
+            'pipeline',
+            `was stopped after ${QUERY_TIME_MS / 1000} s: narrow its $match (a shorter time range) or simplify its expressions`,
+            'analytics_query_timeout',
+          );
         // A pipeline that passes the allow-list can still be wrong (a bad operand): the analyst's 400.
         throw new ValidationError('pipeline', `could not run: ${(error as Error).message.slice(0, 200)}`);
       }

@@ -1,0 +1,60 @@
+import test from 'ava';
+import type { ReadDocument } from './read-store.ts';
+import { PipelineTimeoutError, runPipeline } from './run-pipeline.ts';
+
+const docs: ReadDocument[] = [
+  { _id: 'a', status: 'complete', amount: 5, tags: ['x', 'y'] },
+  { _id: 'b', status: 'open', amount: 7, tags: ['y'] },
+  { _id: 'c', status: 'complete', amount: 11, tags: [] },
+];
+const source = {
+  matching: (filter: Record<string, unknown>) => docs.filter((d) => d.status === filter.status),
+  all: () => docs,
+  resolveCollection: () => [],
+};
+
+/** A clock that moves one millisecond each time it is read: the pipeline's own work advances it. */
+const ticking = () => {
+  let at = 0;
+  return () => at++;
+};
+
+test('with a time limit, a pipeline answers what it answers without one', (t) => {
+  const pipeline = [
+    { $match: { status: 'complete' } },
+    { $project: { amount: 1, doubled: { $map: { input: '$tags', in: { $concat: ['$$this', '$$this'] } } } } },
+    { $group: { _id: null, total: { $sum: '$amount' }, tags: { $push: '$doubled' } } },
+  ];
+  const free = runPipeline(source, pipeline);
+  t.deepEqual(free, [{ _id: null, total: 16, tags: [['xx', 'yy'], []] }]);
+  t.deepEqual(runPipeline(source, pipeline, { maxTimeMs: 1_000_000, now: ticking() }), free);
+});
+
+test('a pipeline past its time limit is stopped inside a document, not after it', (t) => {
+  // 100^4 evaluations for one document: it would run for minutes on the server's one thread.
+  const nested = (levels: number): unknown =>
+    levels === 0
+      ? 1
+      : { $map: { input: { $literal: Array.from({ length: 100 }, (_, i) => i) }, in: nested(levels - 1) } };
+  const error = t.throws(
+    () => runPipeline(source, [{ $project: { x: nested(4) } }], { maxTimeMs: 500, now: ticking() }),
+    {
+      instanceOf: PipelineTimeoutError,
+    },
+  );
+  t.is(error?.maxTimeMs, 500);
+  t.regex(error?.message ?? '', /past 500 ms/);
+});
+
+test('an accumulator over many documents is stopped too', (t) => {
+  const many = Array.from({ length: 5000 }, (_, i) => ({ _id: `d${i}`, amount: i }));
+  const big = { ...source, all: () => many };
+  t.throws(
+    () =>
+      runPipeline(big, [{ $group: { _id: null, all: { $push: { $add: ['$amount', 1] } } } }], {
+        maxTimeMs: 100,
+        now: ticking(),
+      }),
+    { instanceOf: PipelineTimeoutError },
+  );
+});
