@@ -1,5 +1,5 @@
 import { transition } from 'xstate';
-import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { ConflictError, InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { exactToApi, isExactInDecimals, owedInChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
 import { confirmedExact, outstandingExact } from './checkout-session.received.ts';
@@ -23,7 +23,8 @@ export type CheckoutSessionCommand =
   | { type: 'SelectPaymentMethod'; addressId: string }
   | { type: 'RecordTransfer'; payment: RecordedTransfer }
   | { type: 'WithdrawTransfer'; transferId: string; reason: string }
-  | { type: 'ConfirmTransfer'; transferId: string }
+  /** `blockHash`: the final block it was mined in, one it was seen in (absent: the block it is in now). */
+  | { type: 'ConfirmTransfer'; transferId: string; blockHash?: string }
   | { type: 'ReinstateTransfer'; transferId: string; blockHash: string }
   | { type: 'ExpireCheckoutSession' }
   | { type: 'CancelCheckoutSession'; reason: string | null }
@@ -90,6 +91,18 @@ const seenBlock = (payment: SessionPayment, blockHash: string): SeenBlock | unde
   [{ number: payment.blockNumber, hash: payment.blockHash }, ...(payment.seenIn ?? [])].find(
     (block) => block.hash.toLowerCase() === blockHash.toLowerCase(),
   );
+
+/**
+ * A pending transfer seen in `block` too: recorded as detected there (the session keeps its first
+ * detectedAt and lists the block it was in under `seenIn`), so that block's final finds it.
+ */
+function movedTo(payment: SessionPayment, block: SeenBlock, now: string): CheckoutSessionEvent {
+  const { seenIn: _seenIn, mayReturn: _mayReturn, ...transfer } = payment;
+  return {
+    type: 'PaymentDetected',
+    data: { payment: { ...transfer, blockNumber: block.number, blockHash: block.hash, detectedAt: now } },
+  };
+}
 
 function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
   const session = snapshot.context.session;
@@ -222,7 +235,11 @@ export function decideCheckoutSession(
       // A transfer withdrawn with its block (reorg) may be mined again in another: the same money,
       // seen again. Seen again in a block it was seen in before, the message may be a stale one of
       // a removed block: that block's final decides (ReinstateTransfer).
+      // Still pending and seen in a block it was never seen in, no reorg told before it (a missed
+      // one): it is in that block now, its former kept in `seenIn`, so either block's final decides.
       const known = session.payments.find((p) => p.transferId === payment.transferId);
+      if (known?.status === 'pending' && seenBlock(known, payment.blockHash) === undefined)
+        return [movedTo(known, { number: payment.blockNumber, hash: payment.blockHash }, ctx.now)];
       if (known && !(known.status === 'withdrawn' && seenBlock(known, payment.blockHash) === undefined)) return [];
       return detection(session, payment, ctx.now);
     }
@@ -248,19 +265,30 @@ export function decideCheckoutSession(
       // expiry that no longer waits for any payment expires with the withdrawal.
       const [afterWithdrawal] = transition(checkoutSessionMachine, snapshot, withdrawal);
       // The intent waited for this payment alone and needs a payment again: its attempt failed
-      // (`payment_intent.payment_failed`).
+      // (`payment_intent.payment_failed`). Not while the payment is awaited back (the intent stays
+      // processing), nor when the session expires with the withdrawal: it can take no payment again.
+      const expiry = expiresNow(afterWithdrawal, ctx.now);
       const failed =
+        expiry.length === 0 &&
         session.paymentIntent.status === 'processing' &&
         afterWithdrawal.context.session?.paymentIntent.status === 'requires_payment_method';
       const withdrawn: CheckoutSessionEvent = failed
         ? { type: 'PaymentWithdrawn', data: { ...withdrawal.data, paymentFailed: true } }
         : withdrawal;
-      return [withdrawn, ...expiresNow(afterWithdrawal, ctx.now)];
+      return [withdrawn, ...expiry];
     }
     case 'ConfirmTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
       if (!payment || payment.status !== 'pending') return [];
+      // Final in a block it was seen in before its latest (a missed reorg): it was mined there.
+      const block = command.blockHash === undefined ? undefined : seenBlock(payment, command.blockHash);
+      if (command.blockHash !== undefined && block === undefined) return [];
+      const moved =
+        block !== undefined && block.hash.toLowerCase() !== payment.blockHash.toLowerCase()
+          ? [movedTo(payment, block, ctx.now)]
+          : [];
       return [
+        ...moved,
         { type: 'PaymentConfirmed', data: { transferId: command.transferId, at: ctx.now } },
         ...afterConfirmation(session, status, payment, ctx.now),
       ];
@@ -326,9 +354,11 @@ export function decideCheckoutSession(
         throw new InvalidStateError(
           `checkout session is ${status}; a promotion code can only be applied while it is open`,
         );
-      if (session.payments.some((p) => p.status !== 'withdrawn')) {
-        throw new InvalidStateError(
-          'a payment has already been sent to this checkout session; a promotion code can only be applied before paying',
+      // Pending, or taken away by a reorg and awaited back: counted against the discounted total, it would read as over.
+      if (session.payments.some((p) => p.status !== 'withdrawn' || p.mayReturn === true)) {
+        throw new ConflictError(
+          'a payment to this checkout session is pending (sent, or taken away by a chain reorganization and awaited back); a promotion code can only be applied before paying',
+          'payment_pending',
         );
       }
       // Past its expiresAt the session is about to be recorded as expired: a code applied now could never be used.

@@ -141,7 +141,8 @@ export function evolveCheckoutSession(
         const { mayReturn: _mayReturn, ...rest } = p;
         return { ...rest, status: 'withdrawn' as const, ...(event.data.mayReturn ? { mayReturn: true as const } : {}) };
       });
-      const stillPending = payments.some((p) => p.status === 'pending');
+      // One awaited back after a reorg keeps the intent processing: the payer is told not to pay again.
+      const stillPending = payments.some((p) => p.status === 'pending' || p.mayReturn === true);
       const intentStatus =
         session.paymentIntent.status === 'processing' && !stillPending && confirmedExact(payments).units === 0n
           ? 'requires_payment_method'

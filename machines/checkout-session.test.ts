@@ -1,7 +1,7 @@
 import test from 'ava';
 import { IllegalEventError } from '../src/actors/aggregate.ts';
 import { givenWhenThen } from '../src/actors/given-when-then.ts';
-import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { ConflictError, InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { checkoutSessionAggregate } from './checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from './checkout-session.decide.ts';
 import {
@@ -112,20 +112,39 @@ test('given a recorded transfer, when the same transfer is recorded again, then 
   );
 });
 
-test('given a pending transfer, when its block is reorged away, then PaymentWithdrawn, the intent needs a payment again, and its payment failed', (t) => {
-  const events = given([created(), detected('t1', '300000000')]).when(
-    { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' },
-    NOW,
-  );
+test('given a pending transfer, when its block is reorged away, then PaymentWithdrawn and the intent stays processing while the transfer is awaited back; once its height is final in another block, the intent needs a payment again and its payment failed, once', (t) => {
+  const history = [created(), detected('t1', '300000000')];
+  const events = given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, NOW);
+  // The payer is told not to pay again: no payment_failed tells the merchant otherwise.
   t.deepEqual(events, [
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW, mayReturn: true } },
+  ]);
+  const waiting = [...history, ...events];
+  t.like(given(waiting).state().context.session, { paymentStatus: 'unpaid', paymentIntent: { status: 'processing' } });
+  const gone = given(waiting).when({ type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK }, NOW);
+  t.deepEqual(gone, [
     {
       type: 'PaymentWithdrawn',
-      data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true, mayReturn: true },
+      data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: NOW, paymentFailed: true },
     },
   ]);
-  const state = given([created(), detected('t1', '300000000'), ...events]).state();
-  t.is(state.context.session?.paymentIntent.status, 'requires_payment_method');
-  t.is(state.context.session?.paymentStatus, 'unpaid');
+  t.like(given([...waiting, ...gone]).state().context.session, {
+    status: 'open',
+    paymentIntent: { status: 'requires_payment_method' },
+  });
+  t.deepEqual(
+    given([...waiting, ...gone]).when({ type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK }, NOW),
+    [],
+  );
+});
+
+test('a log written before a reorg wait kept the intent processing (its withdrawal a failed payment) replays the same events; the intent now reads processing while it waits', (t) => {
+  const before: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true, mayReturn: true },
+  };
+  const session = given([created(), detected('t1', '300000000'), before]).state().context.session!;
+  t.like(session, { status: 'open', paymentIntent: { status: 'processing' } });
 });
 
 test('a withdrawal is no failed payment while another payment is still pending, or money is already confirmed', (t) => {
@@ -147,14 +166,20 @@ test('a withdrawal is no failed payment while another payment is still pending, 
   ]).when(withdraw, NOW);
   // Part-paid, the session never expires: nothing waits for the transfer to come back.
   t.deepEqual(confirmedBefore, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: NOW } }]);
-  // The second of two withdrawals leaves the intent waiting for nothing: that one failed it.
+  // The second of two withdrawals while the first is awaited back fails nothing either; the first
+  // given up then leaves the intent waiting for nothing: that one failed it.
   const history = [created(), detected('t1', '100000000'), detected('t2', '200000000'), ...another];
+  const second = given(history).when({ type: 'WithdrawTransfer', transferId: 't2', reason: NOT_IN_FINAL_BLOCK }, NOW);
+  t.deepEqual(second, [{ type: 'PaymentWithdrawn', data: { transferId: 't2', reason: NOT_IN_FINAL_BLOCK, at: NOW } }]);
   t.deepEqual(
-    given(history).when({ type: 'WithdrawTransfer', transferId: 't2', reason: 'not in the final block' }, NOW),
+    given([...history, ...second]).when(
+      { type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK },
+      NOW,
+    ),
     [
       {
         type: 'PaymentWithdrawn',
-        data: { transferId: 't2', reason: 'not in the final block', at: NOW, paymentFailed: true },
+        data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: NOW, paymentFailed: true },
       },
     ],
   );
@@ -265,6 +290,64 @@ test('a reorg A→B→A: a transfer mined again in chain B and withdrawn with it
     t.deepEqual(given(after).when({ type: 'ReinstateTransfer', transferId: 't1', blockHash }, NOW), []);
   t.deepEqual(given(after).when({ type: 'RecordTransfer', payment: inB }, NOW), []);
 });
+
+for (const { where, number } of [
+  { where: 'at the same height', number: 10 },
+  { where: 'at another height', number: 11 },
+]) {
+  test(`a missed reorg: a pending transfer delivered again in another block ${where}, no reorg before it, is in that block now and keeps the first among those it was seen in; the final of either confirms it there, once`, (t) => {
+    const later = '2026-01-01T00:40:00.000Z';
+    const inA = paymentFixture('t1', '300000000');
+    const inB = { ...inA, blockNumber: number, blockHash: '0xb10d' };
+    const history = [created(), detected('t1', '300000000')];
+    const seenInB = given(history).when({ type: 'RecordTransfer', payment: inB }, later);
+    t.deepEqual(seenInB, [
+      {
+        type: 'PaymentDetected',
+        data: { payment: { ...inB, status: 'pending', detectedAt: later, confirmedAt: null, late: false } },
+      },
+    ]);
+    const moved = [...history, ...seenInB];
+    t.like(given(moved).state().context.session, {
+      paymentIntent: { status: 'processing' },
+      payments: [
+        { status: 'pending', blockNumber: number, blockHash: '0xb10d', seenIn: [{ number: 10, hash: '0xb10c' }] },
+      ],
+    });
+    const first = given(history).state().context.session?.payments[0]?.detectedAt;
+    t.is(given(moved).state().context.session?.payments[0]?.detectedAt, first, 'first detected in A');
+    // Either block's message again changes nothing: their finals decide.
+    for (const payment of [inA, inB]) t.deepEqual(given(moved).when({ type: 'RecordTransfer', payment }, later), []);
+    // Another block's final confirms nothing.
+    t.deepEqual(given(moved).when({ type: 'ConfirmTransfer', transferId: 't1', blockHash: '0xb10e' }, later), []);
+    // B canonical: confirmed in B.
+    const inBFinal = given(moved).when({ type: 'ConfirmTransfer', transferId: 't1', blockHash: '0xB10D' }, later);
+    t.deepEqual(
+      inBFinal.map((e) => e.type),
+      ['PaymentConfirmed', 'CheckoutSessionCompleted'],
+    );
+    t.like(given([...moved, ...inBFinal]).state().context.session, {
+      status: 'complete',
+      amountReceived: '300000000',
+      payments: [{ status: 'confirmed', blockHash: '0xb10d' }],
+    });
+    // A canonical after all (the chain came back to it): confirmed in A, B kept among those it was seen in.
+    const inAFinal = given(moved).when({ type: 'ConfirmTransfer', transferId: 't1', blockHash: '0xb10c' }, later);
+    t.deepEqual(
+      inAFinal.map((e) => e.type),
+      ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionCompleted'],
+    );
+    const after = [...moved, ...inAFinal];
+    t.like(given(after).state().context.session, {
+      status: 'complete',
+      amountReceived: '300000000',
+      payments: [{ status: 'confirmed', blockNumber: 10, blockHash: '0xb10c', seenIn: [{ number, hash: '0xb10d' }] }],
+    });
+    t.is(given(after).state().context.session?.payments[0]?.detectedAt, first);
+    for (const blockHash of ['0xb10c', '0xb10d'])
+      t.deepEqual(given(after).when({ type: 'ConfirmTransfer', transferId: 't1', blockHash }, later), []);
+  });
+}
 
 test('a withdrawn transfer reinstated by its final after the session moved on counts as a new transfer would: overpayment once complete, late once expired', (t) => {
   const withdrawn: CheckoutSessionEvent = {
@@ -937,10 +1020,27 @@ test('a discount is refused when the session does not allow codes, is not open, 
     instanceOf: InvalidStateError,
     message: /expired/,
   });
-  t.throws(() => given([allowing, detected('t1', '1')]).when({ type: 'ApplyDiscount', discount }), {
-    instanceOf: InvalidStateError,
-    message: /payment/,
-  });
+  // A payment pending, or taken away by a reorg and awaited back, would read as over the discounted total.
+  const awaited: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW, mayReturn: true },
+  };
+  for (const history of [
+    [allowing, detected('t1', '1')],
+    [allowing, detected('t1', '1'), awaited],
+  ]) {
+    const error = t.throws(() => given(history).when({ type: 'ApplyDiscount', discount }, NOW), {
+      instanceOf: ConflictError,
+      message: /pending/,
+    });
+    t.is(error.code, 'payment_pending');
+  }
+  // Given up (its height final in another block), it no longer stands in the way.
+  const gone: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: NOW, paymentFailed: true },
+  };
+  t.is(given([allowing, detected('t1', '1'), awaited, gone]).when({ type: 'ApplyDiscount', discount }, NOW).length, 1);
 });
 
 test('given an open session past its expiresAt (its expiry not recorded yet), when a discount is applied, then refused: it could never be used', (t) => {
@@ -981,13 +1081,11 @@ test('given a pending payment detected in time, when a reorg withdraws it past e
   const history = [created(), detected('t1', '300000000')];
   const events = given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, AFTER_EXPIRY);
   t.deepEqual(events, [
-    {
-      type: 'PaymentWithdrawn',
-      data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, paymentFailed: true, mayReturn: true },
-    },
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY, mayReturn: true } },
   ]);
   const waiting = [...history, ...events];
   t.deepEqual(given(waiting).state().value, { open: 'processing' });
+  t.is(given(waiting).state().context.session?.paymentIntent.status, 'processing');
   t.like(given(waiting).state().context.session?.payments[0], { status: 'withdrawn', mayReturn: true });
   // The expiry timer, tried again (a restart), waits too; a second reorg message changes nothing.
   t.deepEqual(given(waiting).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
@@ -1001,8 +1099,14 @@ test('given a pending payment detected in time, when a reorg withdraws it past e
     { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: AFTER_EXPIRY } },
     expired,
   ]);
+  // Expired with it: the expiry's payment_intent.canceled tells the end, no payment_failed before it.
   const session = given([...waiting, ...gone]).state().context.session!;
   t.like(session, { status: 'expired', paymentIntent: { status: 'canceled' } });
+  // So for a pending one gone for good past expiresAt at once (never awaited back).
+  t.deepEqual(
+    given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK }, AFTER_EXPIRY),
+    gone,
+  );
   t.is(session.payments[0]?.mayReturn, undefined);
   t.deepEqual(
     given([...waiting, ...gone]).when(
@@ -1088,10 +1192,7 @@ test('a reorg A→B→A past expiresAt: a payment detected in time in A, mined a
   });
   const outOfB = given(seenInB).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, LATER);
   t.deepEqual(outOfB, [
-    {
-      type: 'PaymentWithdrawn',
-      data: { transferId: 't1', reason: 'reorg', at: LATER, paymentFailed: true, mayReturn: true },
-    },
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: 'reorg', at: LATER, mayReturn: true } },
   ]);
   const waiting = [...seenInB, ...outOfB];
   t.deepEqual(given(waiting).state().value, { open: 'processing' });

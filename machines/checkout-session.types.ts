@@ -338,8 +338,11 @@ export type CheckoutSessionEvent =
       /**
        * `paymentFailed`: the payment intent was waiting for this payment alone and now needs a
        * payment again (sent as `payment_intent.payment_failed`); absent otherwise, and in events
-       * written before it existed. `mayReturn`: the transfer may be mined again and the session
-       * waits for it (see `SessionPayment.mayReturn`); absent otherwise.
+       * written before it existed. Never with `mayReturn` (the intent stays processing while the
+       * transfer is awaited back): the withdrawal that gives it up carries it instead. Never on a
+       * withdrawal the session expires with: the expiry's `payment_intent.canceled` tells the end
+       * (logs written before this rule may hold it in either case). `mayReturn`: the transfer may be mined again and the
+       * session waits for it (see `SessionPayment.mayReturn`); absent otherwise.
        */
       data: { transferId: string; reason: string; at: string; paymentFailed?: true; mayReturn?: true };
     }

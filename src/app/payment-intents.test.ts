@@ -77,3 +77,35 @@ test('reorgs and finals find the transfers of a block named in another case, as 
   t.deepEqual(ids(await intents.pendingInBlocks('devnet', ['0xb5a.', '0xb5'])), []);
   t.deepEqual(ids(await intents.withdrawnSeenIn('devnet', '.*')), []);
 });
+
+test('a final finds a pending transfer by any height it was seen at (a missed reorg moved it to another block), with the blocks it was seen in', async (t) => {
+  const readStore = createEmbeddedReadStore();
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const tenant = { organizationId: 'org-1', environment: 'test', checkoutSessionId: 's-1' };
+  await payments.put({
+    _id: 'moved',
+    network: 'devnet',
+    blockNumber: 6,
+    blockHash: '0xb6',
+    status: 'pending',
+    seenIn: [{ number: 5, hash: '0xa5' }],
+    ...tenant,
+  });
+  await payments.put({
+    _id: 'other',
+    network: 'devnet',
+    blockNumber: 7,
+    blockHash: '0xb7',
+    status: 'pending',
+    ...tenant,
+  });
+  const intents = createPaymentIntents({ readStore, commands: noCommands, projections: { waitFor: async () => {} } });
+  for (const height of [5, 6])
+    t.deepEqual(await intents.pendingAtHeight('devnet', height), [
+      { transferId: 'moved', blockNumber: 6, blockHash: '0xb6', seenIn: [{ number: 5, hash: '0xa5' }], ...tenant },
+    ]);
+  t.deepEqual(
+    (await intents.pendingAtHeight('devnet', 4)).map((p) => p.transferId),
+    [],
+  );
+});

@@ -64,7 +64,9 @@ export function createPaymentIntents(deps: {
   const pending = (docs: ChainPaymentDoc[]): PendingPayment[] =>
     docs.map((doc) => ({
       transferId: doc._id,
+      blockNumber: doc.blockNumber,
       blockHash: doc.blockHash,
+      ...(doc.seenIn ? { seenIn: doc.seenIn } : {}),
       checkoutSessionId: doc.checkoutSessionId,
       organizationId: doc.organizationId,
       environment: doc.environment,
@@ -94,7 +96,9 @@ export function createPaymentIntents(deps: {
     },
     async pendingAtHeight(network, blockNumber) {
       await caughtUp();
-      return pending(await payments.find({ network, blockNumber, status: 'pending' }));
+      return pending(
+        await payments.find({ network, status: 'pending', $or: [{ blockNumber }, { 'seenIn.number': blockNumber }] }),
+      );
     },
     async withdrawnAtHeight(network, blockNumber) {
       await caughtUp();
@@ -108,8 +112,8 @@ export function createPaymentIntents(deps: {
       );
     },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),
-    confirmTransfer: (target, transferId, causationId) =>
-      send(target, { type: 'ConfirmTransfer', transferId }, causationId),
+    confirmTransfer: (target, transferId, blockHash, causationId) =>
+      send(target, { type: 'ConfirmTransfer', transferId, blockHash }, causationId),
     withdrawTransfer: (target, transferId, reason, causationId) =>
       send(target, { type: 'WithdrawTransfer', transferId, reason }, causationId),
     reinstateTransfer: (target, transferId, blockHash, causationId) =>

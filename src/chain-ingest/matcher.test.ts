@@ -14,7 +14,7 @@ type Session = {
   amountOverpaid: string;
   addresses: { paymentAddress: string; asset: { id: string; currency: string } }[];
   paymentIntent: { status: string; transactions: { status: string; late: boolean }[] };
-  payments: { status: string }[];
+  payments: { status: string; blockNumber: number; blockHash: string }[];
 };
 
 async function setup(
@@ -125,7 +125,8 @@ test('a reorg that removes the paying block before finality leaves the session u
   const unwound = await until((s) => s.payments[0]?.status === 'withdrawn', 'withdrawal');
   t.is(unwound.status, 'open');
   t.is(unwound.paymentStatus, 'unpaid');
-  t.is(unwound.paymentIntent.status, 'requires_payment_method');
+  // It may be mined again: the intent keeps processing while the session waits for it.
+  t.is(unwound.paymentIntent.status, 'processing');
   t.deepEqual(unwound.paymentIntent.transactions, []);
   const canonical = randomHash();
   await chain.transfer({ to, amount: '3000000', blockNumber: 5, blockHash: canonical, transactionHash: randomHash() });
@@ -233,10 +234,10 @@ test('a reorg A→B→A past expiresAt: paid in time in A, mined again in B afte
   t.false(done.paymentIntent.transactions[0]!.late);
 });
 
-test('a reorg that takes away the only payment sends payment_intent.payment_failed: the intent needing a payment again, and why', async (t) => {
+test('a reorg that takes away the only payment sends payment_intent.payment_failed once its height is final in another block, not while the transfer may be mined again: the intent needing a payment again, and why', async (t) => {
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const { chain, to, until, merchant, session } = await setup(t);
+  const { chain, to, until, get, merchant, session } = await setup(t);
   const endpoint = await merchant.api.post<{ id: string }>('/api/v1/webhook-endpoints', {
     description: 'failures',
     url: receiver.url,
@@ -246,6 +247,9 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
   const transfer = await chain.transfer({ to, amount: '3000000', blockNumber: 5, blockHash: orphan });
   await until((s) => s.paymentIntent.status === 'processing', 'detection');
   await chain.reorg([{ number: 5, hash: orphan }]);
+  await until((s) => s.payments[0]?.status === 'withdrawn', 'the withdrawal');
+  // Its height final in another block: the transfer is gone, the session no longer waits for it.
+  await chain.final(5, randomHash());
   const [hook] = await receiver.waitFor((all) => all.length >= 1);
   const body = JSON.parse(hook!.body) as { type: string; object: string; data: { object: Record<string, unknown> } };
   t.is(body.type, 'payment_intent.payment_failed');
@@ -261,21 +265,28 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
       transactionHash: transfer.transactionHash,
       network: transfer.network,
       blockNumber: 5,
-      message: 'the transfer the payment intent waited for was withdrawn (reorg); it needs a payment again',
+      message:
+        'the transfer the payment intent waited for was withdrawn (not in the final block); it needs a payment again',
     },
   });
 
-  // A second transfer withdrawn while a third is still pending fails nothing: no second webhook.
+  // Two more transfers reorged away, each awaited back, then the first given up while the second
+  // is still awaited: none fails the intent. The second given up leaves nothing to wait for: that
+  // one fails it. Deliveries are listed in log order, so once its delivery is listed, one for any
+  // earlier withdrawal would be listed too.
   const b6 = randomHash();
   await chain.transfer({ to, amount: '1000000', blockNumber: 6, blockHash: b6 });
   const b7 = randomHash();
   await chain.transfer({ to, amount: '2000000', blockNumber: 7, blockHash: b7 });
   await until((s) => s.payments.length === 3, 'two more detections');
-  await chain.reorg([{ number: 6, hash: b6 }]);
-  await until((s) => s.payments.filter((p) => p.status === 'withdrawn').length === 2, 'the second withdrawal');
-  // The third withdrawn too leaves nothing pending: that one fails the intent. Deliveries are listed in
-  // log order, so once its delivery is listed, one for the second withdrawal would be listed too.
-  await chain.reorg([{ number: 7, hash: b7 }]);
+  await chain.reorg([
+    { number: 6, hash: b6 },
+    { number: 7, hash: b7 },
+  ]);
+  await until((s) => s.payments.every((p) => p.status === 'withdrawn'), 'the withdrawals');
+  t.is((await get()).paymentIntent.status, 'processing');
+  await chain.final(6, randomHash());
+  await chain.final(7, randomHash());
   type Failed = { id: string; data: { object: { lastPaymentError: { blockNumber: number } } } };
   const hooks = () => receiver.received.map((r) => JSON.parse(r.body) as Failed);
   await receiver.waitFor(() => hooks().some((h) => h.data.object.lastPaymentError.blockNumber === 7));
@@ -288,8 +299,38 @@ test('a reorg that takes away the only payment sends payment_intent.payment_fail
     ).body;
     return data.some((d) => d.eventId === third.id) ? data : undefined;
   }, 'the third withdrawal’s delivery listed');
-  t.is(deliveries.length, 2, 'the second withdrawal failed nothing');
+  t.is(deliveries.length, 2, 'no withdrawal failed the intent while a transfer was awaited back');
 });
+
+// A reorg the follower missed: the pending transfer is delivered again in another block with no
+// reorg message before it. `a` and `b` are its two blocks' heights; `canonical` the one final.
+for (const { where, a, b, canonical } of [
+  { where: 'at the same height, the later block final', a: 5, b: 5, canonical: 'b' },
+  { where: 'one block higher, the later block final', a: 5, b: 6, canonical: 'b' },
+  { where: 'one block lower, the later block final', a: 6, b: 5, canonical: 'b' },
+  { where: 'one block higher, the first block final after all', a: 5, b: 6, canonical: 'a' },
+  { where: 'one block lower, the first block final after all', a: 6, b: 5, canonical: 'a' },
+] as const) {
+  test(`a missed reorg, the transfer delivered again in another block ${where}: the final of that block confirms it, the other's final withdraws nothing`, async (t) => {
+    const { weir, chain, to, until, session } = await setup(t);
+    const blocks = { a: { number: a, hash: randomHash() }, b: { number: b, hash: randomHash() } };
+    const paid = { to, amount: '3000000', transactionHash: randomHash() };
+    await chain.transfer({ ...paid, blockNumber: a, blockHash: blocks.a.hash });
+    await until((s) => s.payments[0]?.blockHash === blocks.a.hash, 'the detection in the first block');
+    await chain.transfer({ ...paid, blockNumber: b, blockHash: blocks.b.hash });
+    await until((s) => s.payments[0]?.blockHash === blocks.b.hash, 'the transfer in the later block');
+    // The finals, in height order: the block at each height is the canonical one, else another.
+    const final = blocks[canonical];
+    for (const height of [...new Set([a, b])].sort((x, y) => x - y))
+      await chain.final(height, height === final.number ? final.hash : randomHash());
+    const done = await until((s) => s.payments[0]?.status === 'confirmed', 'the confirmation');
+    t.like(done, { status: 'complete', paymentStatus: 'paid', amountReceived: '300000000', amountOverpaid: '0' });
+    t.like(done.payments[0], { blockNumber: final.number, blockHash: final.hash });
+    t.is(done.payments.length, 1);
+    const types = (await weir.eventStore.readStream(`checkout_session-${session.id}`)).map((e) => e.type);
+    t.false(types.includes('PaymentWithdrawn'), 'never withdrawn on the way');
+  });
+}
 
 test("a final block with another hash than the transfer's withdraws the transfer", async (t) => {
   const { chain, to, until } = await setup(t);

@@ -178,10 +178,15 @@ export function createMatcher(deps: {
   }
 
   async function onFinal(message: ChainFinalMessage, messageId: string): Promise<void> {
+    // A pending transfer may have been seen in several blocks (a reorg the follower missed): the
+    // final of any of them confirms it there; another block final at this height withdraws it
+    // only if it was seen at no height above (finals come in height order: those below are past).
     for (const payment of await intents.pendingAtHeight(message.network, message.blockNumber)) {
-      const sameBlock = payment.blockHash.toLowerCase() === message.blockHash.toLowerCase();
-      if (sameBlock) await intents.confirmTransfer(payment, payment.transferId, messageId);
-      else await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
+      const sightings = [{ number: payment.blockNumber, hash: payment.blockHash }, ...(payment.seenIn ?? [])];
+      if (sightings.some((block) => block.hash.toLowerCase() === message.blockHash.toLowerCase()))
+        await intents.confirmTransfer(payment, payment.transferId, message.blockHash, messageId);
+      else if (!sightings.some((block) => block.number > message.blockNumber))
+        await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
     }
     // A transfer withdrawn with this very block was mined after all (the chain came back to the
     // block, or a lagging node had called it gone), maybe after being mined again in a block since

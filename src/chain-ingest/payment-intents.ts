@@ -1,10 +1,23 @@
-import type { CheckoutSession, SessionAddress, SessionPayment } from '../../machines/checkout-session.types.ts';
+import type {
+  CheckoutSession,
+  SeenBlock,
+  SessionAddress,
+  SessionPayment,
+} from '../../machines/checkout-session.types.ts';
 
 /** Whom a deposit address pays: the session and its tenant. */
 export type PaymentTarget = { checkoutSessionId: string; organizationId: string; environment: string };
 
-/** A transfer recorded on a session (pending, or withdrawn after a reorg) and the block it was seen in. */
-export type PendingPayment = PaymentTarget & { transferId: string; blockHash: string };
+/**
+ * A transfer recorded on a session (pending, or withdrawn after a reorg), the block it was seen in
+ * last, and the other blocks it was seen in (`seenIn`, absent when one).
+ */
+export type PendingPayment = PaymentTarget & {
+  transferId: string;
+  blockNumber: number;
+  blockHash: string;
+  seenIn?: SeenBlock[];
+};
 
 /** A transfer as a session records it. */
 export type CreditedTransfer = Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'>;
@@ -24,7 +37,7 @@ export type PaymentIntents = {
   sessionAddresses(checkoutSessionId: string): Promise<readonly SessionAddress[] | null>;
   /** Pending transfers of `network` in the blocks with these hashes. */
   pendingInBlocks(network: string, blockHashes: readonly string[]): Promise<PendingPayment[]>;
-  /** Pending transfers of `network` at height `blockNumber` (in whichever block). */
+  /** Pending transfers of `network` seen at height `blockNumber` (in whichever block, last or before: `seenIn`). */
   pendingAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
   /** Transfers of `network` withdrawn after a reorg whose block was at height `blockNumber`. */
   withdrawnAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
@@ -34,7 +47,8 @@ export type PaymentIntents = {
    */
   withdrawnSeenIn(network: string, blockHash: string): Promise<PendingPayment[]>;
   recordTransfer(target: PaymentTarget, payment: CreditedTransfer, causationId: string): Promise<void>;
-  confirmTransfer(target: PaymentTarget, transferId: string, causationId: string): Promise<void>;
+  /** Confirms a pending transfer mined in the final block `blockHash`: its last block or one it was seen in before. */
+  confirmTransfer(target: PaymentTarget, transferId: string, blockHash: string, causationId: string): Promise<void>;
   withdrawTransfer(target: PaymentTarget, transferId: string, reason: string, causationId: string): Promise<void>;
   /** Credits again a withdrawn transfer whose block `blockHash` (its last or an earlier one) is final: detected and confirmed at once. */
   reinstateTransfer(target: PaymentTarget, transferId: string, blockHash: string, causationId: string): Promise<void>;

@@ -25,7 +25,9 @@ export const checkoutSessionsProjection: Projection = {
   // 3: money after a session completed short, once recorded as a negative overpayment, reads as late.
   // 4: a transfer seen again after a reorg keeps its first detectedAt, and its chain payment lists the
   // blocks it was seen in before (`seenIn`), which a read store written before that lacks.
-  version: 4,
+  // 5: a payment intent whose transfer a reorg took away stays processing while the session waits
+  // for it to be mined again (it read requires_payment_method).
+  version: 5,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

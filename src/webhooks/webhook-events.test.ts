@@ -1,6 +1,19 @@
 import test from 'ava';
-import { confirmed, created, paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import {
+  confirmed,
+  created,
+  detected,
+  paymentFixture,
+  sessionFixture,
+} from '../../machines/checkout-session.fixture.ts';
+import {
+  NOT_IN_FINAL_BLOCK,
+  type CheckoutSession,
+  type CheckoutSessionEvent,
+} from '../../machines/checkout-session.types.ts';
+import { givenWhenThen } from '../actors/given-when-then.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { publicCheckoutSession } from '../projections/public-views.ts';
@@ -91,4 +104,43 @@ test('a Tron payment withdrawn from the chain is named by its bare txID in payme
   const body = await renderWebhookBody(store, source, publicEventOf(source, kind!), present);
   const object = (JSON.parse(body) as { data: { object: { lastPaymentError: Record<string, unknown> } } }).data.object;
   t.like(object.lastPaymentError, { code: 'payment_withdrawn', transactionHash: TXID, network: 'tron-local' });
+});
+
+/** The events the session's decider records for `commands` in turn, after `history`. */
+function decided(history: CheckoutSessionEvent[], commands: CheckoutSessionCommand[], now: string) {
+  const given = givenWhenThen(checkoutSessionAggregate);
+  return commands.reduce((events, command) => [...events, ...given(events).when(command, now)], history);
+}
+
+test('a payment reorged away sends no payment_intent.payment_failed while the session waits for it to be mined again; exactly one once its height is final in another block, the intent then needing a payment', async (t) => {
+  const history = [created(sessionFixture()), detected('t1', '300000000')];
+  const reorged = decided(history, [{ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }], AT);
+  const gone = decided(reorged, [{ type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK }], AT);
+  const { recorded, store } = logOf(gone);
+  const kinds = recorded.map((event) => publicEventKindsOf(event).map((kind) => kind.type));
+  t.deepEqual(kinds.slice(history.length), [[], ['payment_intent.payment_failed']]);
+  const source = recorded.at(-1)!;
+  const body = await renderWebhookBody(store, source, publicEventOf(source, publicEventKindsOf(source)[0]!), present);
+  t.like((JSON.parse(body) as { data: { object: Record<string, unknown> } }).data.object, {
+    status: 'requires_payment_method',
+    lastPaymentError: { code: 'payment_withdrawn' },
+  });
+});
+
+test('a payment awaited back past expiresAt and then given up expires the session: payment_intent.canceled with the expiry, no payment_failed', (t) => {
+  const later = '2026-01-01T01:00:00.000Z';
+  const history = [created(sessionFixture()), detected('t1', '300000000')];
+  const events = decided(
+    history,
+    [
+      { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' },
+      { type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK },
+    ],
+    later,
+  );
+  const { recorded } = logOf(events);
+  t.deepEqual(
+    recorded.slice(history.length).flatMap((event) => publicEventKindsOf(event).map((kind) => kind.type)),
+    ['checkout_session.expired', 'payment_intent.canceled'],
+  );
 });

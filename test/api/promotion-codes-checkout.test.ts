@@ -189,3 +189,61 @@ test('a promotion code that takes 100% off completes the session at once: nothin
     return s.status === 200 && s.body.status === 'active' ? true : undefined;
   }, 'the subscription to start');
 });
+
+test('a promotion code is refused with 409 payment_pending while a payment is pending or, reorged away, awaited back, and nothing is redeemed; once the payment is gone for good it applies', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  await api.post('/api/v1/coupons', {
+    name: 'Launch',
+    percentOff: 10,
+    promotionCodeData: { data: [{ code: 'LAUNCH' }] },
+  });
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      ...sessionRequest('150000000', 2),
+      allowPromotionCodes: true,
+    })
+  ).body;
+  const payer = apiClient(weir.url);
+  const chain = chainPublisher(weir.bus);
+  const payments = async () =>
+    (
+      await api.get<Session & { payments: { status: string }[] }>(`/api/v1/checkout/sessions/${session.id}`)
+    ).body.payments.map((p) => p.status);
+  const until = (statuses: string[], what: string) =>
+    eventually(async () => ((await payments()).join() === statuses.join() ? true : undefined), what);
+  const apply = () =>
+    payer.post<{ code: string; message: string }>(`/checkout/${session.id}/promotion-code`, { code: 'LAUNCH' });
+
+  const block = randomHash();
+  await chain.transfer({
+    to: session.addresses[0]!.paymentAddress,
+    amount: '3000000',
+    blockNumber: 5,
+    blockHash: block,
+  });
+  await until(['pending'], 'the detection');
+  const whilePending = await apply();
+  t.is(whilePending.status, 409);
+  t.is(whilePending.body.code, 'payment_pending');
+  t.regex(whilePending.body.message, /pending/);
+
+  // Reorged away, it may be mined again: the payer is told to wait, and the code is refused alike.
+  await chain.reorg([{ number: 5, hash: block }]);
+  await until(['withdrawn'], 'the withdrawal');
+  const whileAwaited = await apply();
+  t.is(whileAwaited.status, 409);
+  t.is(whileAwaited.body.code, 'payment_pending');
+  const coupon = async () => (await api.get<{ data: { timesRedeemed: number }[] }>('/api/v1/coupons')).body.data[0]!;
+  t.is((await coupon()).timesRedeemed, 0, 'a refused request redeems nothing');
+
+  // Its height final in another block: gone for good, the session needs a payment, and takes the code.
+  await chain.final(5, randomHash());
+  await eventually(async () => {
+    const s = (await api.get<{ paymentIntent: { status: string } }>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.paymentIntent.status === 'requires_payment_method' ? true : undefined;
+  }, 'the payment given up');
+  const applied = await apply();
+  t.is(applied.status, 200, JSON.stringify(applied.body));
+  t.is((await coupon()).timesRedeemed, 1);
+});

@@ -70,7 +70,7 @@ test('the late payment and failed payment webhooks, as delivered, match their do
     'payment_intent.payment_failed',
   ]);
 
-  // A payment detected, then its block reorganized away: the intent needs a payment again.
+  // A payment detected, then its block reorganized away and its height final in another block: the intent needs a payment again.
   const withdrawnFrom = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
   const shown = await reveal(weir, api, withdrawnFrom);
   const blockHash = randomHash();
@@ -85,6 +85,7 @@ test('the late payment and failed payment webhooks, as delivered, match their do
     'the transfer to be detected',
   );
   await chain.reorg([{ number: 7000, hash: blockHash }]);
+  await chain.final(7000, randomHash());
 
   // A session canceled, then paid anyway.
   const canceled = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;

@@ -230,7 +230,9 @@ test('a block reorged away and then back (flip-back): the transfer withdrawn wit
   await w.devnet.rpc('evm_revert', [parent]);
   const again = await w.devnet.rpc('evm_snapshot');
   await w.devnet.mine(2);
-  await w.until(s.id, (x) => x.paymentIntent.status === 'requires_payment_method', 'the withdrawal');
+  // Withdrawn (the intent no longer shows it), and awaited back: the intent stays processing.
+  const waiting = await w.until(s.id, (x) => x.paymentIntent.transactions.length === 0, 'the withdrawal');
+  t.is(waiting.paymentIntent.status, 'processing');
   // The chain comes back to the very block and grows past finality on it.
   await w.devnet.rpc('evm_revert', [again]);
   const back = await mineIt();
@@ -297,8 +299,9 @@ test('a payment detected before expiresAt and reorged away after it, never mined
   // Past expiresAt, another branch without it takes the block's height, then grows past finality.
   await w.devnet.rpc('evm_revert', [parent]);
   await w.devnet.mine(2);
-  const waiting = await w.until(s.id, (x) => x.paymentIntent.status === 'requires_payment_method', 'the withdrawal');
+  const waiting = await w.until(s.id, (x) => x.paymentIntent.transactions.length === 0, 'the withdrawal');
   t.is(waiting.status, 'open', 'the transaction may still be mined again');
+  t.is(waiting.paymentIntent.status, 'processing', 'the payer is told not to pay again');
   await w.devnet.mine(4);
   const expired = await w.until(s.id, (x) => x.status === 'expired', 'the expiry once the height is final');
   t.is(expired.paymentIntent.status, 'canceled');

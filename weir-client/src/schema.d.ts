@@ -11769,6 +11769,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A payment to the session is pending, or was taken away by a chain reorganization and may be mined again: a discount now would turn it into an overpayment. Nothing is redeemed. Codes: `payment_pending` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The body is over the limit. Codes: `request_too_large` */
                 413: {
                     headers: {

@@ -213,6 +213,12 @@ export function hostedCheckoutRoutes(
           'promotion_code_already_redeemed',
           'promotion_code_redemption_released',
         ),
+        {
+          status: 409,
+          codes: ['payment_pending'],
+          description:
+            'A payment to the session is pending, or was taken away by a chain reorganization and may be mined again: a discount now would turn it into an overpayment. Nothing is redeemed',
+        },
         notFound,
       ],
     },
