@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ValidationError } from '../shared/errors.ts';
-import { instantRange, rangeCondition } from './instant-range.ts';
+import { instantRange, parseIsoInstant, rangeCondition } from './instant-range.ts';
 
 test('a date-only to takes in that whole day (up to the next midnight, not counted); a timestamp stays exact and counted', (t) => {
   t.deepEqual(rangeCondition(instantRange({ from: '2026-11-01', to: '2026-11-30' })), {
@@ -32,4 +32,12 @@ test('a range whose to is before its from is a 400 naming to; one day from and t
   );
   t.regex(t.throws(() => instantRange({ from: 'yesterday' }))?.message ?? '', /^from: must be an ISO 8601/);
   t.regex(t.throws(() => instantRange({ to: '2026-02-30' }))?.message ?? '', /^to: must be an ISO 8601/);
+});
+
+test('an ISO bound whose offset carries it past year 9999 (or before 0000) is refused, not turned into a +010000 string that sorts before every stored time', (t) => {
+  t.true(Number.isNaN(parseIsoInstant('9999-12-31T23:30:00-01:00')));
+  t.true(Number.isNaN(parseIsoInstant('0000-01-01T00:30:00+01:00')));
+  t.is(new Date(parseIsoInstant('9999-12-31T23:59:59.999Z')).toISOString(), '9999-12-31T23:59:59.999Z');
+  t.is(new Date(parseIsoInstant('0000-01-01')).toISOString(), '0000-01-01T00:00:00.000Z');
+  t.is(new Date(parseIsoInstant('2026-03-02T00:00:00+13:00')).toISOString(), '2026-03-01T11:00:00.000Z');
 });

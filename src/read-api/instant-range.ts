@@ -1,9 +1,32 @@
 import { ValidationError } from '../shared/errors.ts';
-import { parseIsoInstant } from './pagination.ts';
 
 const DAY_MS = 86_400_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const LAST_INSTANT = '9999-12-31T23:59:59.999Z';
+const MIN_INSTANT = Date.parse('0000-01-01T00:00:00Z');
+const MAX_INSTANT = Date.parse(LAST_INSTANT);
+
+/** An ISO 8601 date (`2026-05-01`) or timestamp (`2026-05-01T08:00:00Z`, offset optional). */
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * The instant an ISO 8601 bound names, or NaN. `Date.parse` alone would also take forms such as
+ * `March 3` or `1`, and reads a timestamp without an offset in the server's time zone; here only
+ * ISO 8601 is accepted and a timestamp without an offset is UTC, like a bare date.
+ */
+export function parseIsoInstant(raw: string): number {
+  const match = ISO_DATE.exec(raw);
+  if (!match) return Number.NaN;
+  const [, year, month, day, hour, minute, second, offset] = match;
+  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  // Date.parse would roll 2026-02-31 over to March 3.
+  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysInMonth) return Number.NaN;
+  if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return Number.NaN;
+  const time = Date.parse(hour !== undefined && offset === undefined ? `${raw}Z` : raw);
+  // Bounds are compared as ISO strings: an offset carrying one past year 9999 or before 0000 would
+  // be `+010000-…` or `-000001-…`, which sort before every stored time.
+  return time >= MIN_INSTANT && time <= MAX_INSTANT ? time : Number.NaN;
+}
 
 /**
  * A `from` / `to` range as ISO bounds: `from` counted (`$gte`); `to` as a timestamp counted
@@ -17,32 +40,82 @@ export const FROM_DESCRIPTION =
 export const TO_DESCRIPTION =
   'ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November';
 
+/** The bounds a list takes on a date field (`createdAt[lte]=…`), read as `from` / `to` are. */
+export const BOUND_OPS = ['gt', 'gte', 'lt', 'lte'] as const;
+export type BoundOp = (typeof BOUND_OPS)[number];
+
+/** The schema's words for each list bound on `field`, a date alone standing for its whole day UTC. */
+export const BOUND_DESCRIPTIONS: Record<BoundOp, (field: string) => string> = {
+  gt: (field) =>
+    `Only records whose ${field} is after this ISO 8601 timestamp, or after the whole of this date (UTC): \`${field}[gt]=2026-11-30\` starts at 1 December`,
+  gte: (field) =>
+    `Only records whose ${field} is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC)`,
+  lt: (field) =>
+    `Only records whose ${field} is before this ISO 8601 timestamp, or before this date (its midnight UTC)`,
+  lte: (field) =>
+    `Only records whose ${field} is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): \`${field}[lte]=2026-11-30\` takes in all of 30 November`,
+};
+
 const given = (raw: string | undefined): raw is string => raw !== undefined && raw !== '';
 
-function instant(field: 'from' | 'to', raw: string): number {
+function instant(name: string, raw: string): number {
   const time = parseIsoInstant(raw);
   if (Number.isNaN(time))
     throw new ValidationError(
-      field,
+      name,
       'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z',
     );
   return time;
 }
 
 /**
- * The bounds `from` / `to` name. An analyst's `to=2026-11-30` means through the 30th: read as
- * that day's first instant it would leave the whole day out.
+ * One bound as read-store conditions. A timestamp is exact; a date alone is its whole day UTC:
+ * `gte` from its midnight, `lt` before it, `lte` up to the next midnight, `gt` from the next
+ * midnight. Read as its first instant, `createdAt[lte]=2026-11-30` would leave all of the 30th out.
+ */
+function boundCondition(op: BoundOp, raw: string, time: number): Record<string, string> {
+  if (!DATE_ONLY.test(raw) || op === 'gte' || op === 'lt') return { [`$${op}`]: new Date(time).toISOString() };
+  // The midnight after 9999-12-31 is no 4-digit year, and `+010000-…` sorts before every stored time:
+  // that day ends at its last instant, counted.
+  if (time + DAY_MS > MAX_INSTANT) return op === 'lte' ? { $lte: LAST_INSTANT } : { $gt: LAST_INSTANT };
+  const next = new Date(time + DAY_MS).toISOString();
+  return op === 'lte' ? { $lt: next } : { $gte: next };
+}
+
+/**
+ * The read-store condition the bounds given make on one time field (`{}` when none is), each
+ * checked as ISO 8601 (a 400 naming `nameOf(op)`). Two bounds landing on one operator keep the tighter.
+ */
+export function boundsCondition(
+  bounds: Partial<Record<BoundOp, string>>,
+  nameOf: (op: BoundOp) => string,
+): Record<string, string> {
+  const condition: Record<string, string> = {};
+  for (const op of BOUND_OPS) {
+    const raw = bounds[op];
+    if (raw === undefined) continue;
+    for (const [key, value] of Object.entries(boundCondition(op, raw, instant(nameOf(op), raw)))) {
+      const held = condition[key];
+      const lower = key === '$gt' || key === '$gte';
+      condition[key] = held === undefined || (lower ? value > held : value < held) ? value : held;
+    }
+  }
+  return condition;
+}
+
+/**
+ * The bounds `from` / `to` name: `from` as `[gte]`, `to` as `[lte]`. An analyst's `to=2026-11-30`
+ * means through the 30th: read as that day's first instant it would leave the whole day out.
  */
 export function instantRange(raw: { from?: string | undefined; to?: string | undefined }): InstantRange {
+  const condition = boundsCondition(
+    { ...(given(raw.from) ? { gte: raw.from } : {}), ...(given(raw.to) ? { lte: raw.to } : {}) },
+    (op) => (op === 'gte' ? 'from' : 'to'),
+  );
   const range: InstantRange = {};
-  if (given(raw.from)) range.from = new Date(instant('from', raw.from)).toISOString();
-  if (given(raw.to)) {
-    const time = instant('to', raw.to);
-    // The midnight after 9999-12-31 is no 4-digit year, and `+010000-…` sorts before every stored time.
-    if (!DATE_ONLY.test(raw.to)) range.to = new Date(time).toISOString();
-    else if (time + DAY_MS > Date.parse(LAST_INSTANT)) range.to = LAST_INSTANT;
-    else range.before = new Date(time + DAY_MS).toISOString();
-  }
+  if (condition.$gte) range.from = condition.$gte;
+  if (condition.$lte) range.to = condition.$lte;
+  if (condition.$lt) range.before = condition.$lt;
   if (range.from && ((range.to && range.from > range.to) || (range.before && range.from >= range.before)))
     throw new ValidationError('to', 'must not be before from');
   return range;

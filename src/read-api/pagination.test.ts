@@ -1,10 +1,39 @@
 import test from 'ava';
-import { parseIsoInstant } from './pagination.ts';
+import { ValidationError } from '../shared/errors.ts';
+import type { ApiContext } from './api-context.ts';
+import { listFilter } from './pagination.ts';
 
-test('an ISO bound whose offset carries it past year 9999 (or before 0000) is refused, not turned into a +010000 string that sorts before every stored time', (t) => {
-  t.true(Number.isNaN(parseIsoInstant('9999-12-31T23:30:00-01:00')));
-  t.true(Number.isNaN(parseIsoInstant('0000-01-01T00:30:00+01:00')));
-  t.is(new Date(parseIsoInstant('9999-12-31T23:59:59.999Z')).toISOString(), '9999-12-31T23:59:59.999Z');
-  t.is(new Date(parseIsoInstant('0000-01-01')).toISOString(), '0000-01-01T00:00:00.000Z');
-  t.is(new Date(parseIsoInstant('2026-03-02T00:00:00+13:00')).toISOString(), '2026-03-01T11:00:00.000Z');
+const ctx = (query: Record<string, string>) =>
+  ({ query, state: { tenant: { organizationId: 'o1', environment: 'test' } } }) as unknown as ApiContext;
+const createdAt = (query: Record<string, string>) => listFilter(ctx(query), {}).createdAt;
+
+test('a list date bound given as a date alone stands for its whole day UTC, as the reports read to: lte takes in all of it, gt starts after it', (t) => {
+  t.deepEqual(createdAt({ 'createdAt[lte]': '2026-11-30' }), { $lt: '2026-12-01T00:00:00.000Z' });
+  t.deepEqual(createdAt({ 'createdAt[gt]': '2026-11-30' }), { $gte: '2026-12-01T00:00:00.000Z' });
+  t.deepEqual(createdAt({ 'createdAt[gte]': '2026-11-30' }), { $gte: '2026-11-30T00:00:00.000Z' });
+  t.deepEqual(createdAt({ 'createdAt[lt]': '2026-11-30' }), { $lt: '2026-11-30T00:00:00.000Z' });
+  // `field.op` is read as `field[op]`, and other date fields alike.
+  t.deepEqual(listFilter(ctx({ 'expiresAt.lte': '2026-02-28' }), { dateFields: ['expiresAt'] }).expiresAt, {
+    $lt: '2026-03-01T00:00:00.000Z',
+  });
+});
+
+test('a list date bound given as a timestamp stays exact; two bounds on one operator keep the tighter; the last day has no next midnight', (t) => {
+  t.deepEqual(createdAt({ 'createdAt[lte]': '2026-11-30T12:00:00+01:00', 'createdAt[gt]': '2026-11-01T00:00:00Z' }), {
+    $gt: '2026-11-01T00:00:00.000Z',
+    $lte: '2026-11-30T11:00:00.000Z',
+  });
+  t.deepEqual(createdAt({ 'createdAt[lt]': '2026-11-30T06:00:00Z', 'createdAt[lte]': '2026-11-30' }), {
+    $lt: '2026-11-30T06:00:00.000Z',
+  });
+  t.deepEqual(createdAt({ 'createdAt[gte]': '2026-12-05', 'createdAt[gt]': '2026-11-30' }), {
+    $gte: '2026-12-05T00:00:00.000Z',
+  });
+  t.deepEqual(createdAt({ 'createdAt[lte]': '9999-12-31' }), { $lte: '9999-12-31T23:59:59.999Z' });
+  t.deepEqual(createdAt({ 'createdAt[gt]': '9999-12-31' }), { $gt: '9999-12-31T23:59:59.999Z' });
+  t.is(createdAt({}), undefined);
+  t.is(
+    t.throws(() => createdAt({ 'createdAt[lte]': '2026-02-30' }), { instanceOf: ValidationError })?.message,
+    'createdAt[lte]: must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z',
+  );
 });

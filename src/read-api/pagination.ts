@@ -1,8 +1,7 @@
 import type { Collection, Filter, ReadDocument } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import type { ApiContext } from './api-context.ts';
-
-const DATE_OPS = ['gt', 'gte', 'lt', 'lte'] as const;
+import { BOUND_OPS, type BoundOp, boundsCondition } from './instant-range.ts';
 
 export function positiveInt(raw: string | undefined, name: string, fallback: number, max?: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -30,46 +29,18 @@ export function csvQuery(ctx: ApiContext, name: string): string[] | undefined {
     .filter(Boolean);
 }
 
-/** An ISO 8601 date (`2026-05-01`) or timestamp (`2026-05-01T08:00:00Z`, offset optional). */
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
 /**
- * The instant an ISO 8601 bound names, or NaN. `Date.parse` alone would also take forms such as
- * `March 3` or `1`, and reads a timestamp without an offset in the server's time zone; here only
- * ISO 8601 is accepted and a timestamp without an offset is UTC, like a bare date.
+ * `createdAt[gt]=…` (or `createdAt.gt`) style bounds on `field`, checked as ISO 8601; a date alone
+ * stands for its whole day UTC, as the reports' `from` / `to` read it.
  */
-export function parseIsoInstant(raw: string): number {
-  const match = ISO_DATE.exec(raw);
-  if (!match) return Number.NaN;
-  const [, year, month, day, hour, minute, second, offset] = match;
-  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
-  // Date.parse would roll 2026-02-31 over to March 3.
-  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysInMonth) return Number.NaN;
-  if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return Number.NaN;
-  const time = Date.parse(hour !== undefined && offset === undefined ? `${raw}Z` : raw);
-  // Bounds are compared as ISO strings: an offset carrying one past year 9999 or before 0000 would
-  // be `+010000-…` or `-000001-…`, which sort before every stored time.
-  return time >= MIN_INSTANT && time <= MAX_INSTANT ? time : Number.NaN;
-}
-
-const MIN_INSTANT = Date.parse('0000-01-01T00:00:00Z');
-const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
-
-/** `createdAt[gt]=…` (or `createdAt.gt`) style date bounds on `field`, checked as ISO 8601. */
 function dateRangeFilter(ctx: ApiContext, field: string): Filter {
-  const range: Record<string, string> = {};
-  for (const op of DATE_OPS) {
+  const bounds: Partial<Record<BoundOp, string>> = {};
+  for (const op of BOUND_OPS) {
     const raw = queryValue(ctx, `${field}[${op}]`) ?? queryValue(ctx, `${field}.${op}`);
-    if (raw === undefined) continue;
-    const time = parseIsoInstant(raw);
-    if (Number.isNaN(time))
-      throw new ValidationError(
-        `${field}[${op}]`,
-        'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z',
-      );
-    range[`$${op}`] = new Date(time).toISOString();
+    if (raw !== undefined) bounds[op] = raw;
   }
-  return Object.keys(range).length ? { [field]: range } : {};
+  const condition = boundsCondition(bounds, (op) => `${field}[${op}]`);
+  return Object.keys(condition).length ? { [field]: condition } : {};
 }
 
 export type ListFilters = Record<

@@ -123,6 +123,15 @@ test('createdAt bounds: gte, gt, lt, lte, combined', async (t) => {
   t.like(await list(api, `createdAt[gte]=${at('12:01')}&limit=3`), { count: 4, hasMore: true });
 });
 
+test("a date alone in a createdAt bound is that whole day UTC: createdAt[lte]=<today's date> takes in a session made today", async (t) => {
+  const { api, sessions } = await fiveSessions(t);
+  const all = sessions.map((s) => s.id).reverse();
+  t.deepEqual(ids(await list(api, 'createdAt[lte]=2026-03-01')), all);
+  t.is((await list(api, 'createdAt[gt]=2026-03-01')).count, 0);
+  t.deepEqual(ids(await list(api, 'createdAt[gt]=2026-02-28&createdAt[lt]=2026-03-02')), all);
+  t.is((await list(api, 'createdAt[lte]=2026-02-28')).count, 0);
+});
+
 test('other lists page the same way: webhook endpoints and API keys', async (t) => {
   const clock = createManualClock(START);
   const weir = await startTestWeir(t, {}, { clock });

@@ -381,31 +381,16 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
       path: `/api/v1/checkout/sessions/export?ids=${session}`,
       expect: 'scoped',
     },
-    // The organization routes act on the key's own organization: naming A's in the query is refused as an unknown parameter.
-    {
-      resource: 'organization settings',
-      method: 'GET',
-      path: `/api/v1/organization?organizationId=${victim.organizationId}&environment=test`,
-      expect: 'refused',
-    },
-    {
-      resource: 'organization settings',
-      method: 'GET',
-      path: `/api/v1/organization/payment-setting?organizationId=${victim.organizationId}`,
-      expect: 'refused',
-    },
-    {
-      resource: 'organization settings',
-      method: 'GET',
-      path: `/api/v1/organization/withdrawal-addresses?organizationId=${victim.organizationId}`,
-      expect: 'refused',
-    },
-    {
-      resource: 'organization settings',
-      method: 'GET',
-      path: `/api/v1/organization/invoice-setting?organizationId=${victim.organizationId}`,
-      expect: 'refused',
-    },
+    // The organization routes act on the key's own organization and environment (no id names one;
+    // naming A's in the query would only meet the 400 of an unknown parameter): the caller's alone.
+    ...(['', '/payment-setting', '/withdrawal-addresses', '/invoice-setting'] as const).map(
+      (sub): Row => ({
+        resource: 'organization settings',
+        method: 'GET',
+        path: `/api/v1/organization${sub}`,
+        expect: 'scoped',
+      }),
+    ),
   ];
   return table.filter((row): row is Row => row !== false);
 }
@@ -420,6 +405,9 @@ function leaks(victim: TenantRecords, request: string, answer: string): string[]
   )
     found.push(`A's marker in another case`);
   if (answer.includes(victim.key)) found.push("A's secret key");
+  // A's organization record of this environment (the organization routes answer its id).
+  const record = `${victim.organizationId}_${victim.environment}`;
+  if (answer.includes(record) && !request.includes(record)) found.push(`A's organization record ${record}`);
   // Chains and assets are everyone's; the rest is A's.
   const { chain: _chains, asset: _assets, ...records } = victim.ids;
   for (const id of Object.values(records).flat())
@@ -433,6 +421,7 @@ test("the tenancy matrix: each kind of A's test records, read, changed and delet
   const owner = apiClient(weir.url, victim.key);
   // A's organization carries the marker too, so an answer about it would be recognised.
   t.is((await owner.put('/api/v1/organization', { name: `${victim.marker} Shop` })).status, 200);
+  t.is((await owner.put('/api/v1/organization/invoice-setting', { footer: `${victim.marker} footer` })).status, 200);
   const attackers: Attacker[] = [
     { name: "organization B's test key", records: world.foreign },
     { name: "organization B's live key", records: world.foreignLive },

@@ -206,15 +206,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -1101,15 +1101,15 @@ export interface paths {
                 query?: {
                     /** @description Sessions discounted with this coupon */
                     couponId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -1955,15 +1955,15 @@ export interface paths {
                 query?: {
                     /** @description Sessions discounted with this coupon */
                     couponId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -2057,15 +2057,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -2753,15 +2753,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -3786,29 +3786,29 @@ export interface paths {
                 query?: {
                     /** @description One of charge_automatically, send_invoice */
                     collectionMethod?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
                     /** @description The customer's id */
                     customerId?: string;
-                    /** @description Only records whose dueDate is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose dueDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `dueDate[gt]=2026-11-30` starts at 1 December */
                     "dueDate[gt]"?: string;
-                    /** @description Only records whose dueDate is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose dueDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "dueDate[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
                     "dueDate[isnull]"?: string;
-                    /** @description Only records whose dueDate is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose dueDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "dueDate[lt]"?: string;
-                    /** @description Only records whose dueDate is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose dueDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `dueDate[lte]=2026-11-30` takes in all of 30 November */
                     "dueDate[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
                     "dueDate[notnull]"?: string;
@@ -6781,15 +6781,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -7639,15 +7639,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -8065,15 +8065,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -8935,15 +8935,15 @@ export interface paths {
                 query?: {
                     /** @description Your reference given at checkout */
                     clientReferenceId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -8951,15 +8951,15 @@ export interface paths {
                     currency?: string;
                     /** @description The customer's id */
                     customerId?: string;
-                    /** @description Only records whose endedAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose endedAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `endedAt[gt]=2026-11-30` starts at 1 December */
                     "endedAt[gt]"?: string;
-                    /** @description Only records whose endedAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose endedAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "endedAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
                     "endedAt[isnull]"?: string;
-                    /** @description Only records whose endedAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose endedAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "endedAt[lt]"?: string;
-                    /** @description Only records whose endedAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose endedAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `endedAt[lte]=2026-11-30` takes in all of 30 November */
                     "endedAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
                     "endedAt[notnull]"?: string;
@@ -8973,15 +8973,15 @@ export interface paths {
                     priceId?: string;
                     /** @description Subscriptions with an item of this product */
                     productId?: string;
-                    /** @description Only records whose startDate is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose startDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `startDate[gt]=2026-11-30` starts at 1 December */
                     "startDate[gt]"?: string;
-                    /** @description Only records whose startDate is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose startDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "startDate[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
                     "startDate[isnull]"?: string;
-                    /** @description Only records whose startDate is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose startDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "startDate[lt]"?: string;
-                    /** @description Only records whose startDate is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose startDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `startDate[lte]=2026-11-30` takes in all of 30 November */
                     "startDate[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
                     "startDate[notnull]"?: string;
@@ -9592,15 +9592,15 @@ export interface paths {
                 query?: {
                     /** @description A two-letter country code */
                     country?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -10131,15 +10131,15 @@ export interface paths {
                     chainId?: string;
                     /** @description The session's transactions */
                     checkoutSessionId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -10517,15 +10517,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;
@@ -10942,15 +10942,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
                     "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
                     "createdAt[gte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
                     "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 date or timestamp */
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
                     "createdAt[lte]"?: string;
                     /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                     "createdAt[notnull]"?: string;

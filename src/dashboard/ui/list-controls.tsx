@@ -1,6 +1,5 @@
 import type { Children } from '@kitajs/html';
-import { parseIsoInstant } from '../../read-api/pagination.ts';
-import { instantRange, rangeCondition } from '../../read-api/instant-range.ts';
+import { instantRange, parseIsoInstant, rangeCondition } from '../../read-api/instant-range.ts';
 
 /**
  * What a list screen puts around its table: filters (a GET form, or a status filter as links: both

@@ -34,21 +34,18 @@ import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-cont
 import { commandFor, ownedBy } from '../command.ts';
 import { csvQuery, listPage, VISIBILITY_FILTER } from '../pagination.ts';
 import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
-import type { Collection, Filter } from '../../read-store/read-store.ts';
+import type { Filter } from '../../read-store/read-store.ts';
 
 const PRICE_TYPES = ['one_time', 'recurring'] as const;
 
 type PriceQuery = { priceTypes?: string; interval?: string; intervalCount?: string; priceCurrency?: string };
 
 /**
- * The products a list's price filters select: those with a listed price (active or not) matching
- * every one given, or null when none is given. Checked first, so a bad value is a 400 naming it.
+ * The product filter a list's price filters make: a listed price (active or not) matching every
+ * one given, read from the terms the product keeps; null when none is given. Checked first, so a
+ * bad value is a 400 naming it.
  */
-async function productIdsByPrice(
-  ctx: ApiContext,
-  prices: Collection<PriceDoc>,
-  query: PriceQuery,
-): Promise<string[] | null> {
+function priceTermsFilter(query: PriceQuery): Filter | null {
   const given = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
   const filter: Filter = {};
   const types = given(query.priceTypes)
@@ -77,10 +74,7 @@ async function productIdsByPrice(
       throw new ValidationError('priceCurrency', `must be one of ${CURRENCIES.join(', ')}`);
     filter.currency = currency;
   }
-  if (Object.keys(filter).length === 0) return null;
-  const { organizationId, environment } = ctx.state.tenant;
-  const matching = await prices.find({ organizationId, environment, ...CATALOG_LISTED, ...filter });
-  return [...new Set(matching.map((price) => price.productId))];
+  return Object.keys(filter).length === 0 ? null : { priceTerms: { $elemMatch: filter } };
 }
 
 /** The record as the API shows it: the read model's own fields (its id, the ad hoc mark) left out. */
@@ -105,7 +99,8 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     const price = product.defaultPriceId ? await prices.get(product.defaultPriceId) : null;
     // The reference nests the product in its default price too (a summary, not the whole record again).
     const summary = { id: product.id, name: product.name, isActive: product.isActive };
-    return { ...strip(product), defaultPrice: price ? { ...strip(price), product: summary } : null };
+    const { priceTerms: _terms, ...shown } = strip(product);
+    return { ...shown, defaultPrice: price ? { ...strip(price), product: summary } : null };
   };
   const done = (message: string) => ({ message, statusCode: 200 });
 
@@ -206,18 +201,17 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       errors: [invalidFields()],
     },
     async (ctx, { query }) => {
-      const byPrice = await productIdsByPrice(ctx, prices, query);
+      const byPrice = priceTermsFilter(query);
       const asked = csvQuery(ctx, 'ids');
-      const ids = byPrice && asked ? byPrice.filter((id) => asked.includes(id)) : (byPrice ?? undefined);
       const page = await listPage(ctx, products, {
         // Asked for by id (a session's product), a payer's one-off product is listed too.
         base: {
           ...(asked?.length ? { deleted: false } : { deleted: false, ...CATALOG_LISTED }),
-          ...(ids ? { id: { $in: ids } } : {}),
+          ...byPrice,
         },
         filters: {
           isActive: { kind: 'boolean' },
-          ...(ids ? {} : { ids: { field: 'id', kind: 'csv' } }),
+          ids: { field: 'id', kind: 'csv' },
           visibility: VISIBILITY_FILTER,
           url: {},
         },

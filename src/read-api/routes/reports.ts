@@ -24,8 +24,7 @@ import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
-import { FROM_DESCRIPTION, instantRange, TO_DESCRIPTION } from '../instant-range.ts';
-import { parseIsoInstant } from '../pagination.ts';
+import { FROM_DESCRIPTION, instantRange, parseIsoInstant, TO_DESCRIPTION } from '../instant-range.ts';
 import { arrayOf, bodyObject, invalidFields, requiredOneOf, withCode, z } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 

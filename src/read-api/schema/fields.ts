@@ -1,6 +1,7 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AmountError, parseAmount } from '../../shared/money.ts';
+import { BOUND_DESCRIPTIONS, BOUND_OPS, type BoundOp } from '../instant-range.ts';
 
 // `.openapi(...)` on every zod schema: names components and overrides what the wire shows.
 extendZodWithOpenApi(z);
@@ -291,18 +292,18 @@ export function unsupportedQuery<const K extends readonly string[]>(names: K, wh
   return Object.fromEntries(names.map((name) => [name, field])) as { [N in K[number]]: typeof field };
 }
 
-/** `createdAt[gt|gte|lt|lte]` style bounds on `field` (checked by the list), and its refused null tests. */
+/**
+ * `createdAt[gt|gte|lt|lte]` style bounds on `field` (checked by the list, a date alone its whole
+ * day UTC), and its refused null tests.
+ */
 function dateBounds(field: string) {
-  const bound = (op: string) =>
+  const bound = (op: BoundOp) =>
     z
       .string()
       .optional()
-      .openapi({ description: `Only records whose ${field} is ${op} this ISO 8601 date or timestamp` });
+      .openapi({ description: BOUND_DESCRIPTIONS[op](field) });
   return {
-    [`${field}[gt]`]: bound('after'),
-    [`${field}[gte]`]: bound('at or after'),
-    [`${field}[lt]`]: bound('before'),
-    [`${field}[lte]`]: bound('at or before'),
+    ...Object.fromEntries(BOUND_OPS.map((op) => [`${field}[${op}]`, bound(op)])),
     ...unsupportedQuery([`${field}[isnull]`, `${field}[notnull]`], `bound ${field} with gt, gte, lt or lte`),
   };
 }

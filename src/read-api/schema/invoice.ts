@@ -6,7 +6,7 @@ import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
 import { publicInvoice } from '../../projections/invoices.projection.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { TAX_TYPES } from '../../shared/tax.ts';
-import { parseIsoInstant } from '../pagination.ts';
+import { parseIsoInstant } from '../instant-range.ts';
 import { integer, PriceSchema } from './catalog.ts';
 import { LineItemsInput, type LineItemsRequest } from './checkout-session-create.ts';
 import { CUSTOMER_EXAMPLE, CustomerSchema } from './customer.ts';
