@@ -157,8 +157,9 @@ const DISCOUNTABLE: ReadonlySet<SubscriptionStatus> = new Set<SubscriptionStatus
 /**
  * The first bill's discount, once: only while that checkout session is still the latest bill of a
  * subscription that has not ended (an ended one records nothing more; its machine is final).
+ * Exported for the `customer.subscription.created` payload, which shows a code applied before the creation.
  */
-function decideFirstBillDiscount(
+export function decideFirstBillDiscount(
   s: Subscription,
   status: SubscriptionStatus,
   command: Extract<SubscriptionCommand, { type: 'RecordFirstBillDiscount' }>,

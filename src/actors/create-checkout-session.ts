@@ -32,6 +32,7 @@ export type CreateCheckoutSession = (
   extra?: {
     paymentLinkId?: string;
     invoiceId?: string;
+    /** The subscription an invoice's session bills (its invoice's); a `mode: subscription` session names the one it creates. */
     subscriptionId?: string;
     collected?: CollectedData;
     /** The customer the system names (an invoice's, checked when the invoice was written), taken as given. */

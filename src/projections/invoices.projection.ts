@@ -1,10 +1,7 @@
 import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
-import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
-import type { RecordedEvent } from '../event-store/event-store.ts';
-import type { Collection } from '../read-store/read-store.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
 import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
@@ -15,7 +12,6 @@ export const INVOICES = 'invoices';
 export type InvoiceDoc = RecordDoc<Invoice>;
 
 const INVOICE_PREFIX = 'invoice-';
-const SUBSCRIPTION_PREFIX = 'subscription-';
 
 /** The invoice events that start, end or use up its reminders. */
 const REMINDER_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
@@ -41,16 +37,20 @@ export const invoicesProjection: Projection = {
   // 6: the sessions' outcomes are the invoice payments workflow's (no work list).
   // 7: each payment attempt holds what its session received (a partial payment counts as paid).
   // 8: the first invoice of a recurring series names the subscription it created.
-  version: 8,
+  // 9: it names it from its finalize on (`withSubscription`), as its webhooks do, not once the subscription exists.
+  version: 9,
   collections: [INVOICES, COLLECTIONS.timers],
-  categories: ['invoice', 'subscription'],
+  categories: ['invoice'],
   async apply(event, store) {
     const invoices = store.collection<InvoiceDoc>(INVOICES);
-    if (event.streamId.startsWith(SUBSCRIPTION_PREFIX)) return linkFirstInvoice(invoices, event);
     if (!event.streamId.startsWith(INVOICE_PREFIX)) return;
     const typed = event as unknown as InvoiceEvent;
     const id = event.streamId.slice(INVOICE_PREFIX.length);
-    await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice, async (next) => {
+    const evolve = (invoice: Invoice | null, e: InvoiceEvent) => {
+      const next = evolveInvoice(invoice, e);
+      return next && withSubscription(next);
+    };
+    await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolve, async (next) => {
       if (REMINDER_CHANGES.has(typed.type))
         await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     });
@@ -58,18 +58,17 @@ export const invoicesProjection: Projection = {
 };
 
 /**
- * The first invoice of a recurring series names the subscription its finalize created, once that
- * exists, as its renewals do. Only the read model says so: the invoice's own record keeps
- * `subscriptionId` null, which its decider and the billing workflow read as "not a renewal".
+ * The invoice with the subscription it bills: a renewal's, or, from its finalize on, the one the
+ * first invoice of a recurring series creates (its id derived from the invoice's, so the API and
+ * every webhook name it at once, before the billing workflow has created it). Only the read model
+ * and the webhooks say so: the invoice's own record keeps `subscriptionId` null, which its decider
+ * and the billing workflow read as "not a renewal".
  */
-async function linkFirstInvoice(invoices: Collection<InvoiceDoc>, event: RecordedEvent): Promise<void> {
-  const typed = event as unknown as SubscriptionEvent;
-  if (typed.type !== 'SubscriptionCreated') return;
-  const { id, latestInvoice } = typed.data.subscription;
-  if (latestInvoice?.kind !== 'invoice' || subscriptionIdOfInvoice(latestInvoice.id) !== id) return;
-  const doc = await invoices.get(latestInvoice.id);
-  if (!doc || doc.subscriptionId !== null || doc.organizationId !== event.metadata.organizationId) return;
-  await invoices.put({ ...doc, subscriptionId: id });
+export function withSubscription(invoice: Invoice): Invoice {
+  const startsSeries = invoice.invoiceType === 'recurring' && invoice.subscriptionId === null;
+  return startsSeries && invoice.finalizedAt !== null
+    ? { ...invoice, subscriptionId: subscriptionIdOfInvoice(invoice.id) }
+    : invoice;
 }
 
 /**

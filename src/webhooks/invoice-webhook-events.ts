@@ -1,8 +1,7 @@
 import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent, InvoiceEventType } from '../../machines/invoice.types.ts';
-import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
-import { publicInvoice } from '../projections/invoices.projection.ts';
+import { publicInvoice, withSubscription } from '../projections/invoices.projection.ts';
 
 export const INVOICE_STREAM_PREFIX = 'invoice-';
 
@@ -22,15 +21,13 @@ export const invoiceWebhookTypeOf = (event: RecordedEvent): string | null =>
     : null;
 
 /**
- * The invoice as it was right after the last event of `history` (its stream up to the source event).
- * The first invoice of a recurring series names the subscription its finalize creates, as the API's
- * invoice does once that exists: its id is derived from the invoice's, so every webhook of the
- * invoice (sent from its finalize on, some before the subscription exists) names it, on every render.
+ * The invoice as it was right after the last event of `history` (its stream up to the source event),
+ * as the API's invoice shows it: the first invoice of a recurring series names the subscription its
+ * finalize creates (`withSubscription`), on every render, some before the subscription exists.
  */
 export function invoicePayloadOf(history: RecordedEvent[]) {
   let invoice: Invoice | null = null;
   for (const event of history) invoice = evolveInvoice(invoice, event as unknown as InvoiceEvent);
   if (!invoice) throw new Error(`${history[0]?.streamId ?? 'invoice stream'} has no invoice`);
-  const startsSeries = invoice.invoiceType === 'recurring' && invoice.subscriptionId === null;
-  return publicInvoice(startsSeries ? { ...invoice, subscriptionId: subscriptionIdOfInvoice(invoice.id) } : invoice);
+  return publicInvoice(withSubscription(invoice));
 }

@@ -14,10 +14,18 @@ import {
   type CheckoutSessionEvent,
 } from '../../machines/checkout-session.types.ts';
 import { givenWhenThen } from '../actors/given-when-then.ts';
+import { decideFirstBillDiscount } from '../../machines/subscription.decide.ts';
+import {
+  created as subscriptionCreated,
+  SUBSCRIPTION_ID,
+  subscriptionFixture,
+} from '../../machines/subscription.fixture.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { publicCheckoutSession } from '../projections/public-views.ts';
+import { createTestLog } from '../projections/test-log.ts';
 import type { JsonObject } from '../shared/json.ts';
+import { subscriptionPayloadOf } from './subscription-webhook-events.ts';
 import { publicEventOf, publicEventKindsOf, renderWebhookBody, type RecordPresenters } from './webhook-events.ts';
 
 const AT = '2026-01-01T00:20:00.000Z';
@@ -143,4 +151,53 @@ test('a payment awaited back past expiresAt and then given up expires the sessio
     recorded.slice(history.length).flatMap((event) => publicEventKindsOf(event).map((kind) => kind.type)),
     ['checkout_session.expired', 'payment_intent.canceled'],
   );
+});
+
+/** A log of the first checkout session `cs-1` and the subscription it creates, in the order given, and a store that reads each stream back. */
+function subscriptionLog(order: 'code first' | 'subscription first') {
+  const log = createTestLog(AT);
+  const discount = { couponId: 'co-1', promotionCodeId: 'promo-1', code: 'HALF', amountDiscount: '400000000', at: AT };
+  const session = 'checkout_session-cs-1';
+  const subscription = `subscription-${SUBSCRIPTION_ID}`;
+  log.append(session, created(sessionFixture({ id: 'cs-1' })));
+  const applyCode = () => log.append(session, { type: 'DiscountApplied', data: { discount } });
+  if (order === 'code first') applyCode();
+  const creation = log.append(subscription, subscriptionCreated());
+  if (order === 'subscription first') applyCode();
+  // What the billing workflow records once it sees both (v4): the first bill as the session asks it.
+  const decided = decideFirstBillDiscount(
+    subscriptionFixture(),
+    'incomplete',
+    { type: 'RecordFirstBillDiscount', invoiceId: 'cs-1', promotionCodeId: 'promo-1', amountDiscount: '400000000' },
+    AT,
+  );
+  for (const event of decided) log.append(subscription, event);
+  const store = {
+    readStream: async (streamId: string) => log.events.filter((e) => e.streamId === streamId),
+  } as unknown as EventStore;
+  return { store, creation, discounted: log.events.at(-1)! };
+}
+
+async function subscriptionHook(store: EventStore, source: RecordedEvent) {
+  const [kind] = publicEventKindsOf(source);
+  const body = await renderWebhookBody(store, source, publicEventOf(source, kind!), present);
+  return JSON.parse(body) as { type: string; data: { object: { latestInvoice: Record<string, unknown> } } };
+}
+
+test('customer.subscription.created shows the first bill discounted by a code applied to its session before the subscription was created, as the API shows it once the billing records it', async (t) => {
+  const { store, creation, discounted } = subscriptionLog('code first');
+  const hook = await subscriptionHook(store, creation);
+  t.is(hook.type, 'customer.subscription.created');
+  t.like(hook.data.object.latestInvoice, { id: 'cs-1', amountDue: '600000000', amountDiscount: '400000000' });
+  const recorded = subscriptionPayloadOf(
+    (await store.readStream(discounted.streamId)).filter((e) => e.revision <= discounted.revision),
+  );
+  t.deepEqual(hook.data.object.latestInvoice, recorded.latestInvoice as unknown as Record<string, unknown>);
+});
+
+test('customer.subscription.created shows the first bill in full when the code was applied after the subscription was created', async (t) => {
+  const { store, creation } = subscriptionLog('subscription first');
+  const hook = await subscriptionHook(store, creation);
+  t.like(hook.data.object.latestInvoice, { id: 'cs-1', amountDue: '1000000000' });
+  t.false('amountDiscount' in hook.data.object.latestInvoice);
 });

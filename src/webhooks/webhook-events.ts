@@ -10,6 +10,7 @@ import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, type Checkpoint } from '../audit/
 import { AUDIT_CHECKPOINT_EVENT_TYPE, TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
 import { INVOICE_STREAM_PREFIX, invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
 import {
+  discountBeforeCreation,
   SUBSCRIPTION_STREAM_PREFIX,
   subscriptionPayloadOf,
   subscriptionWebhookTypeOf,
@@ -177,6 +178,7 @@ async function payloadOf(
   source: RecordedEvent,
   type: string,
   present: RecordPresenters,
+  readStream: EventStore['readStream'],
 ): Promise<unknown> {
   if (source.streamId.startsWith('checkout_session-')) {
     const session = fold<CheckoutSession, CheckoutSessionEvent>(history, evolveCheckoutSession);
@@ -213,7 +215,8 @@ async function payloadOf(
     };
   }
   if (source.streamId.startsWith(INVOICE_STREAM_PREFIX)) return invoicePayloadOf(history);
-  if (source.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX)) return subscriptionPayloadOf(history);
+  if (source.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX))
+    return subscriptionPayloadOf(history, await discountBeforeCreation(readStream, source));
   if (source.streamId === CHECKPOINT_STREAM) {
     const { position, hash, signedAt, publicKey, signature } = source.data as Checkpoint;
     return { position, hash, signedAt, publicKey, signature };
@@ -236,7 +239,7 @@ export async function renderWebhookBody(
   const last = history[history.length - 1];
   if (!last || last.revision !== source.revision)
     throw new Error(`${source.streamId} has no event at revision ${source.revision}`);
-  const object = await payloadOf(history, last, event.type, present);
+  const object = await payloadOf(history, last, event.type, present, (id) => eventStore.readStream(id));
   return JSON.stringify({
     id: event.id,
     apiVersion: WEBHOOK_API_VERSION,

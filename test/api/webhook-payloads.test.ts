@@ -5,7 +5,7 @@ import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { checkWebhookBody } from '../support/response-check.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { getSession, payLate, reveal, untilCanceled } from './helpers.ts';
+import { getSession, payInFull, payLate, reveal, untilCanceled } from './helpers.ts';
 
 type Schema = { $ref?: string; allOf?: Schema[]; properties?: Record<string, Schema> };
 type Document = {
@@ -212,6 +212,32 @@ test('every webhook of the first invoice of a recurring series names its subscri
     }, `invoice ${invoiceId} to name its subscription`);
     t.is(hook.data.object['subscriptionId'], read.subscriptionId, 'as the API says');
   }
+});
+
+test('a checkout session opened on the pay page of a subscription’s invoice names the subscription, in its GET and its checkout_session.completed webhook, where both said subscriptionId null', async (t) => {
+  const { weir, api, receiver } = await merchantWithReceiver(t, ['checkout_session.completed']);
+  const invoiceId = await finalizedFirstInvoice(api, '1000000000');
+  const subscriptionId = (await api.get<{ subscriptionId: string | null }>(`/api/v1/invoices/${invoiceId}`)).body
+    .subscriptionId;
+  t.truthy(subscriptionId, 'the invoice names its subscription from its finalize on');
+  const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  t.is(page.status, 302);
+  const sessionId = page.headers.get('location')!.split('/').pop()!;
+  t.like(await getSession(api, sessionId), { invoiceId, subscriptionId, mode: 'payment' });
+  await payInFull(weir, api, await getSession(api, sessionId));
+  const hooks = () => receiver.received.map((r) => JSON.parse(r.body) as Hook);
+  const completed = () =>
+    hooks().find((h) => h.type === 'checkout_session.completed' && h.data.object['id'] === sessionId);
+  await receiver.waitFor(() => completed() !== undefined);
+  t.like(completed()!.data.object, { invoiceId, subscriptionId });
+  // The subscription it names is the one the invoice's finalize created, and the payment starts it.
+  const started = await eventually(async () => {
+    const s = await api.get<{ status: string; latestInvoice: { id: string } | null }>(
+      `/api/v1/subscriptions/${subscriptionId}`,
+    );
+    return s.status === 200 && s.body.status === 'active' ? s.body : undefined;
+  }, `subscription ${subscriptionId} to start`);
+  t.is(started.latestInvoice?.id, invoiceId);
 });
 
 test('one transfer that completes a session and goes past its total sends checkout_session.overpayment once, with the amount over; a restart replays it as the same event, not a second', async (t) => {

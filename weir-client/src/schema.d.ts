@@ -14641,6 +14641,7 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
             id: string;
+            /** @description The invoice whose hosted pay page opened the session */
             invoiceId: string | null;
             isManualPayment: boolean;
             lineItems: {
@@ -14794,6 +14795,7 @@ export interface components {
             /** @enum {string} */
             status: "open" | "complete" | "incomplete" | "expired" | "canceled";
             submitType: string;
+            /** @description The subscription the session bills: the one a `mode: subscription` session creates, or the subscription of the invoice whose pay page opened it (a renewal's, or the one the first invoice of a recurring series creates) */
             subscriptionId: string | null;
             successUrl: string;
             sweeps: components["schemas"]["SessionSweep"][];
@@ -15630,7 +15632,7 @@ export interface components {
             sentAt: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
-            /** @description The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (its webhooks name it from the finalize on, the API once the subscription exists) */
+            /** @description The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (the API and its webhooks name it from the finalize on, moments before the subscription exists) */
             subscriptionId: string | null;
             /** @description The lines before exclusive tax */
             subTotal: string;
@@ -15884,7 +15886,7 @@ export interface components {
             sentAt: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
-            /** @description The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (its webhooks name it from the finalize on, the API once the subscription exists) */
+            /** @description The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (the API and its webhooks name it from the finalize on, moments before the subscription exists) */
             subscriptionId: string | null;
             /** @description The lines before exclusive tax */
             subTotal: string;

@@ -257,7 +257,12 @@ export function hostedInvoiceRoutes(
             },
           }),
           tenant,
-          { invoiceId: invoice.id, customerId: invoice.customerId },
+          {
+            invoiceId: invoice.id,
+            customerId: invoice.customerId,
+            // A subscription's invoice (a renewal, or the first of a recurring series): its session bills that subscription.
+            ...(invoice.subscriptionId ? { subscriptionId: invoice.subscriptionId } : {}),
+          },
         )
         .catch((error: unknown) => {
           // The merchant's setup takes no payment now (no wallet for its currency): the payer did nothing wrong.

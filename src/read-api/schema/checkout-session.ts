@@ -337,8 +337,11 @@ export const CheckoutSessionSchema = z
       .nullable()
       .optional()
       .openapi({ description: "A payment link's questions with the payer's answers" }),
-    invoiceId: z.string().nullable(),
-    subscriptionId: z.string().nullable(),
+    invoiceId: z.string().nullable().openapi({ description: 'The invoice whose hosted pay page opened the session' }),
+    subscriptionId: z.string().nullable().openapi({
+      description:
+        "The subscription the session bills: the one a `mode: subscription` session creates, or the subscription of the invoice whose pay page opened it (a renewal's, or the one the first invoice of a recurring series creates)",
+    }),
     url: z.string(),
     lineItems: z.object({ object: z.literal('list'), data: z.array(LineItemSchema) }),
     addresses: z.array(AddressSchema),

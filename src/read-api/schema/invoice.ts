@@ -405,7 +405,7 @@ const invoiceFieldsOut = {
   ]),
   subscriptionId: z.string().nullable().openapi({
     description:
-      "The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (its webhooks name it from the finalize on, the API once the subscription exists)",
+      "The subscription the invoice bills: a renewal's, or the one the first invoice of a recurring series creates when finalized (the API and its webhooks name it from the finalize on, moments before the subscription exists)",
   }),
   paymentMethods: z.strictObject({ chainIds: z.array(z.number().int()), assetIds: z.array(z.string()) }),
   reminders: z.strictObject({
