@@ -60,6 +60,88 @@ test('the value CALLs of a trace below its top-level call that no revert undid, 
   );
 });
 
+test('a CALL under a frame that reverted moves nothing, however deep: the tracer marks only the reverted frame, its calls inherit the revert', (t) => {
+  const tx = {
+    type: 'CALL',
+    from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+    to: WALLET,
+    value: '0x0',
+    calls: [
+      {
+        // A try/catch around a call without value that reverted after its own calls succeeded.
+        type: 'CALL',
+        from: WALLET,
+        to: OTHER,
+        value: '0x0',
+        error: 'execution reverted',
+        calls: [
+          {
+            type: 'DELEGATECALL',
+            from: OTHER,
+            to: WALLET,
+            calls: [
+              {
+                type: 'CALL',
+                from: OTHER,
+                to: OTHER,
+                value: '0x1',
+                calls: [{ type: 'CALL', from: OTHER, to: DEPOSIT, value: '0x3' }],
+              },
+            ],
+          },
+          { type: 'SELFDESTRUCT', from: OTHER, to: DEPOSIT, value: '0x4' },
+        ],
+      },
+      { type: 'CALL', from: WALLET, to: DEPOSIT, value: '0x6', error: 'out of gas' },
+      { type: 'CALL', from: WALLET, to: DEPOSIT, value: '0x2a' },
+    ],
+  };
+  // Numbered still (-2 to OTHER, -3 and -4 undone, -5 the surviving one; the undone SELFDESTRUCT after them, -6).
+  t.deepEqual(internalValueCalls(tx, read), [{ logIndex: -5, from: WALLET, to: DEPOSIT, value: 42n }]);
+});
+
+test("a SELFDESTRUCT's balance is credited to its beneficiary like a value CALL, numbered after every call so that the calls keep their ids", (t) => {
+  const BOMB = '0x0000000000000000000000000000000000b0b0b1';
+  const tx = {
+    type: 'CALL',
+    from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+    to: WALLET,
+    value: '0x64',
+    calls: [
+      {
+        // A contract created to pay by destroying itself (its balance moves after Cancun too).
+        type: 'CREATE',
+        from: WALLET,
+        to: BOMB,
+        value: '0x50',
+        calls: [{ type: 'SELFDESTRUCT', from: BOMB, to: DEPOSIT, value: '0x50' }],
+      },
+      { type: 'CALL', from: WALLET, to: DEPOSIT, value: '0x14' },
+      // Destroyed in favour of itself: nothing moves. Without a value: not numbered.
+      {
+        type: 'CALL',
+        from: WALLET,
+        to: OTHER,
+        calls: [{ type: 'SELFDESTRUCT', from: OTHER, to: OTHER, value: '0x2' }],
+      },
+      {
+        type: 'CALL',
+        from: WALLET,
+        to: BOMB,
+        calls: [{ type: 'SELFDESTRUCT', from: BOMB, to: DEPOSIT, value: '0x0' }],
+      },
+    ],
+  };
+  t.deepEqual(internalValueCalls(tx, read), [
+    { logIndex: -3, from: WALLET, to: DEPOSIT, value: 20n },
+    { logIndex: -4, from: BOMB, to: DEPOSIT, value: 80n },
+  ]);
+  // The calls' ids are those of a tracer that lists no SELFDESTRUCT.
+  const withoutDestructs = structuredClone(tx);
+  withoutDestructs.calls[0]!.calls = [];
+  t.deepEqual(internalValueCalls(withoutDestructs, read), [{ logIndex: -3, from: WALLET, to: DEPOSIT, value: 20n }]);
+});
+
 /** What a Safe's execTransaction looks like to a node: the owners' signatures checked by ecrecover (0x01), then the payment. */
 const safeTrace = (precompiles: boolean) => ({
   type: 'CALL',

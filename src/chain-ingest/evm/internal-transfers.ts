@@ -63,14 +63,18 @@ export class TraceUnavailableError extends Error {
 
 /** Frames that can move native coin to another account (DELEGATECALL and STATICCALL move none). */
 const VALUE_FRAMES = new Set(['CALL', 'CALLCODE', 'CREATE', 'CREATE2']);
+/** A contract's SELFDESTRUCT: the tracer shows it as a frame whose `to` receives the contract's whole balance. */
+const SELFDESTRUCT = 'SELFDESTRUCT';
 /** 0x0000…ffff: precompiles and chains' system contracts live there; no key or CREATE yields such an address. */
 const PRECOMPILE_RANGE = /^0x0{36}[0-9a-f]{4}$/i;
 
 /**
- * The calls of a transaction that moved native coin to some address: CALLs (not DELEGATECALL or
- * STATICCALL, which move none, nor CALLCODE, which pays the caller itself) with a value, that did
- * not revert and whose callers did not either (a reverted frame undoes everything under it). The
- * transaction's own call is left out: its value is the top-level native transfer.
+ * The frames of a transaction that moved native coin to some address: CALLs (not DELEGATECALL or
+ * STATICCALL, which move none, nor CALLCODE, which pays the caller itself) and SELFDESTRUCTs (which
+ * send the contract's balance to their `to`; after Cancun too, only the deletion of the code
+ * changed) with a value, that did not revert and whose callers did not either (a reverted frame
+ * undoes everything under it, and the tracer marks only that frame). The transaction's own call is
+ * left out: its value is the top-level native transfer.
  *
  * A call's index must not depend on the node: recovery falls through to another endpoint of the
  * network, and a transfer id that differed between two of them would be credited twice. Nodes do
@@ -78,37 +82,45 @@ const PRECOMPILE_RANGE = /^0x0{36}[0-9a-f]{4}$/i;
  * tracers (reth, anvil) may not, and a DELEGATECALL may or may not show its caller's value. So
  * only frames every node shows alike are numbered: value-moving frames (CALL, CALLCODE, CREATE,
  * CREATE2) with a value, not to a precompile, in depth-first order, reverted ones too, so that the
- * numbering is the same whatever ends up credited.
+ * numbering is the same whatever ends up credited. SELFDESTRUCTs with a value are numbered after
+ * all of those, in depth-first order among themselves: a tracer that does not list them (older
+ * ones did not) numbers the calls alike, and so did Weir before it credited them.
  */
 export function internalValueCalls(root: unknown, read: RpcValueReader): InternalValueCall[] {
-  const found: InternalValueCall[] = [];
-  let ordinal = 0;
+  type Numbered = { frame: CallFrame; where: string; amount: bigint; failed: boolean };
+  const calls: Numbered[] = [];
+  const destructs: Numbered[] = [];
   const visit = (value: unknown, where: string, undone: boolean, top: boolean): void => {
     const frame: CallFrame = read.record(value, where);
     const failed = undone || (frame.error !== undefined && frame.error !== null);
     const amount =
       frame.value === undefined || frame.value === null ? 0n : read.quantity(frame.value, `${where} value`);
+    const kind = typeof frame.type === 'string' ? frame.type.toUpperCase() : undefined;
     const numbered =
       !top &&
       amount > 0n &&
-      typeof frame.type === 'string' &&
-      VALUE_FRAMES.has(frame.type) &&
+      kind !== undefined &&
+      (VALUE_FRAMES.has(kind) || kind === SELFDESTRUCT) &&
       !(typeof frame.to === 'string' && PRECOMPILE_RANGE.test(frame.to));
-    if (numbered) ordinal += 1;
-    if (numbered && !failed && frame.type === 'CALL')
-      found.push({
-        logIndex: internalTransferIndex(ordinal),
-        from: read.address(frame.from, `${where} from`),
-        to: read.address(frame.to, `${where} to`),
-        value: amount,
-      });
+    if (numbered) (kind === SELFDESTRUCT ? destructs : calls).push({ frame, where, amount, failed });
     if (frame.calls === undefined || frame.calls === null) return;
     if (!Array.isArray(frame.calls)) read.fail(`${where} calls is not an array`);
     for (const [index, call] of (frame.calls as unknown[]).entries())
       visit(call, `${where}.calls[${index}]`, failed, false);
   };
   visit(root, 'trace', false, true);
-  return found;
+  return [...calls, ...destructs].flatMap(({ frame, where, amount, failed }, index) => {
+    const kind = (frame.type as string).toUpperCase();
+    if (failed || (kind !== 'CALL' && kind !== SELFDESTRUCT)) return [];
+    const move = {
+      logIndex: internalTransferIndex(index + 1),
+      from: read.address(frame.from, `${where} from`),
+      to: read.address(frame.to, `${where} to`),
+      value: amount,
+    };
+    // A contract destroyed in favour of itself moves nothing (its balance stays, or is burnt).
+    return kind === SELFDESTRUCT && move.to.toLowerCase() === move.from.toLowerCase() ? [] : [move];
+  });
 }
 
 /**

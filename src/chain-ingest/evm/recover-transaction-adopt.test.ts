@@ -32,6 +32,9 @@ const NETWORK = 'recovery-adopt';
 const PAY_TO = '0x00000000000000000000000000000000000d3b05';
 const TX = `0x${'ab'.repeat(32)}`;
 const BLOCK_HASH = `0x${'cd'.repeat(32)}`;
+/** A token the network lists, and the session's deposit address for it. */
+const USDC = '0x000000000000000000000000000000000000a5Dc';
+const PAY_USDC = '0x00000000000000000000000000000000000d3b06';
 
 const network = defineEvmNetwork({
   network: NETWORK,
@@ -43,25 +46,52 @@ const network = defineEvmNetwork({
   confirmations: 3,
   confirmationsSource: 'this test',
   blockTimeMs: 1_000,
-  assets: [{ symbol: 'ETH', name: 'Ether', currency: 'eth', address: 'native', decimals: 18 }],
+  assets: [
+    { symbol: 'ETH', name: 'Ether', currency: 'eth', address: 'native', decimals: 18 },
+    { symbol: 'USDC', name: 'USD Coin', currency: 'usdc', address: USDC, decimals: 6 },
+  ],
 });
 
 /** A smart wallet the transaction pays, which pays the deposit address on in an internal call. */
 const WALLET = '0x00000000000000000000000000000000000a11e7';
 
+/** What the chain of a test holds: see `startChain`. */
+type ChainOptions = { internal?: boolean; tokenLog?: boolean; traces?: boolean; to?: string };
+
 /**
  * Answers the three reads of a recovery (receipt, block with transactions, head), single or
  * batched; with `internal`, the transaction pays WALLET, which pays on after an ecrecover (the code
- * and call-trace reads of a recovery of an internal transfer).
+ * and call-trace reads of a recovery of an internal transfer). `tokenLog`: the transaction also
+ * moves 7 USDC to PAY_USDC (a batch payout paying in a token and in coin); `traces: false`: the
+ * node has no debug API; `to`: whom the transaction calls instead.
  */
-async function startChain(t: ExecutionContext, internal: boolean): Promise<string> {
+async function startChain(t: ExecutionContext, options: ChainOptions): Promise<string> {
+  const { internal = false, tokenLog = false, traces = true } = options;
+  const word = (hex: string) => `0x${hex.slice(2).padStart(64, '0')}`;
   const results: Record<string, unknown> = {
     eth_getTransactionReceipt: {
       transactionHash: TX,
       blockHash: BLOCK_HASH,
       blockNumber: '0xa',
       status: '0x1',
-      logs: [],
+      logs: tokenLog
+        ? [
+            {
+              address: USDC,
+              topics: [
+                '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+                word(WALLET),
+                word(PAY_USDC),
+              ],
+              data: word('0x7'),
+              blockNumber: '0xa',
+              blockHash: BLOCK_HASH,
+              transactionHash: TX,
+              transactionIndex: '0x0',
+              logIndex: '0x0',
+            },
+          ]
+        : [],
     },
     eth_getBlockByNumber: {
       number: '0xa',
@@ -72,13 +102,14 @@ async function startChain(t: ExecutionContext, internal: boolean): Promise<strin
           hash: TX,
           transactionIndex: '0x0',
           from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-          to: internal ? WALLET : PAY_TO,
+          to: options.to ?? (internal ? WALLET : PAY_TO),
           value: '0x5',
         },
       ],
     },
     eth_blockNumber: '0xa',
-    eth_getCode: '0x6080',
+    // WALLET is a contract; PAY_TO a deposit address not deployed yet.
+    eth_getCode: internal ? '0x6080' : '0x',
     debug_traceTransaction: {
       type: 'CALL',
       from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
@@ -90,8 +121,9 @@ async function startChain(t: ExecutionContext, internal: boolean): Promise<strin
       ],
     },
   };
+  if (!traces) delete results.debug_traceTransaction;
   return startFakeJsonRpc(t, (method) => {
-    if (!(method in results)) throw new Error(`${method} is not served here`);
+    if (!(method in results)) throw new Error(`the method ${method} does not exist/is not available`);
     return results[method];
   });
 }
@@ -154,9 +186,9 @@ function deferred() {
  */
 async function world(
   t: ExecutionContext,
-  options: { internal?: boolean; payments?: SessionPayment[]; elsewhere?: number[] } = {},
+  options: ChainOptions & { payments?: SessionPayment[]; elsewhere?: number[] } = {},
 ) {
-  const rpcUrl = await startChain(t, options.internal ?? false);
+  const rpcUrl = await startChain(t, options);
   const readStore = createEmbeddedReadStore();
   const session: CheckoutSessionDoc = {
     ...sessionFixture({
@@ -180,19 +212,38 @@ async function world(
             decimals: 18,
           },
         },
+        {
+          id: 'addr-usdc',
+          checkoutSessionId: sessionFixture().id,
+          network: NETWORK,
+          paymentAddress: PAY_USDC,
+          merchantAddress: '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f',
+          gas: '0',
+          gasAmount: '0',
+          asset: {
+            id: `${NETWORK}:usdc`,
+            name: 'USD Coin',
+            symbol: 'USDC',
+            currency: 'usdc',
+            chainId: CHAIN_ID,
+            address: USDC,
+            decimals: 6,
+          },
+        },
       ],
     }),
     _id: sessionFixture().id,
   };
   await readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put(session);
-  await readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).put({
-    _id: depositAddressKey(NETWORK, PAY_TO),
-    network: NETWORK,
-    address: PAY_TO,
-    checkoutSessionId: session.id,
-    organizationId: session.organizationId,
-    environment: 'test',
-  });
+  for (const address of [PAY_TO, PAY_USDC])
+    await readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses).put({
+      _id: depositAddressKey(NETWORK, address),
+      network: NETWORK,
+      address,
+      checkoutSessionId: session.id,
+      organizationId: session.organizationId,
+      environment: 'test',
+    });
   for (const logIndex of options.elsewhere ?? [])
     await readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({
       _id: transferId({ network: NETWORK, transactionHash: TX, logIndex }),
@@ -372,4 +423,49 @@ test('an internal transfer the session already records under another index (read
     [-3],
     "-2 is another tenant's payment from the same transaction (an older numbering): not handed out again",
   );
+});
+
+/** Recovers, records what the follower is handed as pending, and answers the transfers' indexes and the outcome. */
+async function handedOver(w: Awaited<ReturnType<typeof world>>) {
+  const recovering = w.recover();
+  await w.adoptions.until((items) => items.length === 1);
+  const { transfers, done } = w.adoptions.items[0]!;
+  for (const transfer of transfers) await w.recordPending(transfer);
+  done.resolve();
+  return { indexes: transfers.map((transfer) => transfer.logIndex), recovery: await recovering };
+}
+
+test('a transaction that pays one deposit address in a token and another in coin sent on by a contract: both are credited', async (t) => {
+  t.timeout(10_000);
+  const { indexes, recovery } = await handedOver(await world(t, { internal: true, tokenLog: true }));
+  t.deepEqual(indexes, [0, -2], 'the Transfer log and the internal CALL');
+  t.is(recovery.outcome, 'in_process');
+  t.notRegex(recovery.message, /could not be read/);
+});
+
+test("a node without traces still credits what the transaction's value and logs show, and says its internal transfers could not be read", async (t) => {
+  t.timeout(10_000);
+  const w = await world(t, { internal: true, tokenLog: true, traces: false });
+  const { indexes, recovery } = await handedOver(w);
+  t.deepEqual(indexes, [0], 'the Transfer log, no 409');
+  t.is(recovery.outcome, 'in_process');
+  t.regex(
+    recovery.message,
+    /waits for network confirmation .*\. Its internal transfers \(native coin sent on by a contract .*\) could not be read: no RPC endpoint of recovery-adopt serves debug_traceTransaction .*does not exist\/is not available.* to WEIR_RPC_73571, then recover again$/,
+  );
+  t.true(w.lines.items.some((line) => line.includes('debug_traceTransaction')));
+
+  // A transfer of a token the network lists calls nothing that could pay on: no trace is asked, nothing is said.
+  const plain = await handedOver(await world(t, { tokenLog: true, traces: false, to: USDC }));
+  t.deepEqual(plain.indexes, [0]);
+  t.notRegex(plain.recovery.message, /could not be read/);
+
+  // Nothing but internal calls could pay: without a trace that is still a 409 saying so.
+  const error = await t.throwsAsync(
+    world(t, { internal: true, traces: false }).then((only) => only.recover()),
+    {
+      instanceOf: WeirError,
+    },
+  );
+  t.is(error?.code, 'internal_transfers_unavailable');
 });

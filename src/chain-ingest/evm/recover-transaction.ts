@@ -64,7 +64,7 @@ export type RecoveryRail = {
   transfer(message: ChainTransferMessage): ChainTransferMessage;
   /**
    * True when the node's call trace (`debug_traceTransaction`) can show native coin moved by
-   * internal calls: asked for when a transaction's value and Transfer logs pay no deposit address.
+   * internal calls: asked for whenever the transaction calls a contract (one the network lists as a token aside).
    */
   internalTransfers?: boolean;
 };
@@ -221,36 +221,61 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
   }
 
   /**
-   * The native coin the transaction's internal calls moved, from the node's call trace. A node
-   * without a trace API is a 409 naming what the operator can do: the payment may be there, unseen.
+   * The native coin the transaction's internal calls moved, from the node's call trace, or why it
+   * could not be read (`unread`) when the transaction pays the tenant `directly` (its value or token
+   * transfers): that part is credited all the same, with the reason in the outcome's message. Without
+   * such a part, a node without a trace API is a 409 naming what the operator can do (the payment
+   * may be there, unseen) and a failing one a 502, as any other read.
+   *
    * A transaction to an address without code (an EOA, or a deposit address not deployed yet) calls
-   * nothing, so it needs no trace. The code is read at the head, not at the transaction's block
-   * (that state may be pruned): a contract deployed there since only costs a trace that finds nothing.
+   * nothing, nor does one to a token the network lists (it moves only its token), so neither needs
+   * a trace. The code is read at the head, not at the transaction's block (that state may be
+   * pruned): a contract deployed there since only costs a trace that finds nothing.
    */
   async function readInternalCalls(
     offered: RecoveryNetwork,
     transaction: { hash: string; to: string | null },
-  ): Promise<InternalValueCall[]> {
-    const { network } = offered.followed;
+    directly: boolean,
+  ): Promise<{ calls: InternalValueCall[]; unread?: string }> {
+    const { network, chainId, tokens } = offered.followed;
     const transactionHash = transaction.hash;
+    const to = transaction.to?.toLowerCase();
+    if (to !== undefined && tokens.some((token) => token.address.toLowerCase() === to)) return { calls: [] };
+    const internal = 'internal transfers (native coin sent on by a contract such as a smart wallet or multisig)';
+    const addEndpoint = `(geth or reth with the debug API, erigon; an archive node for older transactions) to WEIR_RPC_${chainId}, then recover again`;
     try {
-      if (transaction.to !== null) {
-        const code = await rpcOf(offered).request('eth_getCode', [transaction.to, 'latest']);
-        if (rpcValueReader(network, 'eth_getCode').hexData(code, `code at ${transaction.to}`) === '0x') return [];
+      if (to !== undefined) {
+        const code = await rpcOf(offered).request('eth_getCode', [to, 'latest']);
+        if (rpcValueReader(network, 'eth_getCode').hexData(code, `code at ${to}`) === '0x') return { calls: [] };
       }
-      return await readInternalValueCalls({
-        network,
-        urls: offered.endpoints.http,
-        transactionHash,
-        timeoutMs: deps.rpcTimeoutMs ?? 10_000,
-      });
+      return {
+        calls: await readInternalValueCalls({
+          network,
+          urls: offered.endpoints.http,
+          transactionHash,
+          timeoutMs: deps.rpcTimeoutMs ?? 10_000,
+        }),
+      };
     } catch (error) {
       if (error instanceof TraceUnavailableError) {
         log(`${network}: ${error.message}`);
+        const cannot = `no RPC endpoint of ${network} serves debug_traceTransaction with the callTracer for it (the node answered: ${error.answers})`;
+        if (directly)
+          return {
+            calls: [],
+            unread: `Its ${internal} could not be read: ${cannot}. If it also paid a deposit address that way, the operator can add an endpoint that does ${addEndpoint}`,
+          };
         throw new ConflictError(
-          `transaction ${transactionHash} on ${network} pays no deposit address in its value or token transfers, and the node cannot show internal transfers (native coin sent by a contract such as a smart wallet or multisig): no RPC endpoint of ${network} serves debug_traceTransaction with the callTracer for it (the node answered: ${error.answers}). The operator can add one that does (geth or reth with the debug API, erigon; an archive node for older transactions) to WEIR_RPC_${offered.followed.chainId}, then recover again`,
+          `transaction ${transactionHash} on ${network} pays no deposit address in its value or token transfers, and the node cannot show ${internal}: ${cannot}. The operator can add one that does ${addEndpoint}`,
           'internal_transfers_unavailable',
         );
+      }
+      if (directly && (error instanceof RpcEndpointsError || error instanceof MalformedRpcResponseError)) {
+        log(`${network}: the internal transfers of ${transactionHash} were not read: ${error.message}`);
+        return {
+          calls: [],
+          unread: `Its ${internal} could not be read now (the RPC endpoints of ${network} gave no usable call trace); recover it again in a moment to credit any`,
+        };
       }
       throw upstream(error, offered.followed, transactionHash);
     }
@@ -373,10 +398,13 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       for (const extracted of transfers) await sort(extracted);
       refused.push(...(await refusedElsewhere(request, network, moves, targets)));
 
-      // Nothing at the top level or in the logs pays the tenant: a contract may have sent the native
-      // coin on (a smart wallet, a multisig, a batch payout). Only the node's call trace shows that.
-      if (credited.length === 0 && refused.length === 0 && rail.internalTransfers) {
-        const calls = await readInternalCalls(offered, transaction);
+      // A contract the transaction calls may send native coin on (a smart wallet, a multisig, a batch
+      // payout), besides or instead of what the top level and the logs pay: only the call trace shows it.
+      let unread: string | undefined;
+      if (rail.internalTransfers) {
+        const internal = await readInternalCalls(offered, transaction, credited.length + refused.length > 0);
+        unread = internal.unread;
+        const { calls } = internal;
         for (const to of new Set(calls.map((c) => c.to))) {
           const target = await tenantAddress(request, network.network, rail.address(to));
           if (target) targets.set(to, target);
@@ -407,13 +435,17 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         refused.push(...(await refusedElsewhere(request, network, internalMoves, targets)));
       }
 
+      // What could not be read is said beside what was credited: the merchant knows to recover again.
+      const andUnread = (message: string): string => (unread === undefined ? message : `${message}. ${unread}`);
       if (credited.length === 0) {
         const first = refused[0];
         if (first)
           return {
             outcome: 'wrong_token_or_network',
             session: first.session,
-            message: `wrong token or network: the transaction sent ${first.reason}; it cannot be credited, contact support to return the funds`,
+            message: andUnread(
+              `wrong token or network: the transaction sent ${first.reason}; it cannot be credited, contact support to return the funds`,
+            ),
           };
         return {
           outcome: 'wrong_claim',
@@ -479,7 +511,8 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const mine = ids
         .filter((_, index) => credited[index]!.session.id === session.id)
         .map((id) => coveredBy(session, id));
-      return { ...classifyRecovery(session, mine, network.confirmations, follower !== undefined), session };
+      const outcome = classifyRecovery(session, mine, network.confirmations, follower !== undefined);
+      return { ...outcome, message: andUnread(outcome.message), session };
     },
   };
 
