@@ -5,7 +5,7 @@ import { SettingError } from '../shared/setting-error.ts';
 import { checkHealth, healthUrlProblem } from './check-health.ts';
 import { argumentProblem } from './command-arguments.ts';
 import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
-import { systemProblem } from './system-problem.ts';
+import { PortInUseError, systemProblem } from './system-problem.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
 // container's health check every few seconds) does not load the whole server.
@@ -319,6 +319,17 @@ function portOption(argv: string[], name: string, fallback: number): number {
   return port;
 }
 
+/**
+ * A chain of `weir devnet` that could not listen on its `port`, said in a line with the option that
+ * chooses another; any other failure as it is.
+ */
+function devnetPortProblem(reason: unknown, option: string, port: number): unknown {
+  const e = reason as Partial<NodeJS.ErrnoException> & { reason?: string };
+  // anvil runs in its own process and says so in its output (HardhatNodeStartError); the others are listen errors.
+  const inUse = e.reason === 'address-in-use' || (e.syscall === 'listen' && e.code === 'EADDRINUSE');
+  return inUse ? new PortInUseError(port, '127.0.0.1', option) : reason;
+}
+
 async function devnet(argv: string[]): Promise<void> {
   const port = portOption(argv, '--port', 8545);
   const out = option(argv, '--out');
@@ -352,7 +363,14 @@ async function devnet(argv: string[]): Promise<void> {
   if (!net || !solana || !tron) {
     // One could not start: the others stop too (anvil runs in its own process group and would outlive us).
     await Promise.all([net?.stop(), solana?.stop(), tron?.stop()]);
-    throw started.find((result) => result.status === 'rejected')?.reason;
+    const options = [
+      ['--port', port],
+      ['--solana-port', solanaPort],
+      ['--tron-port', tronPort],
+    ] as const;
+    const failed = started.findIndex((result) => result.status === 'rejected');
+    const [option, chosen] = options[failed]!;
+    throw devnetPortProblem((started[failed] as PromiseRejectedResult).reason, option, chosen);
   }
   const info = { ...net.info, tron: devnetFileTron(tron) };
   if (out) await writeDevnetInfo(resolve(out), info);

@@ -19,16 +19,30 @@ function missingWhy(path: string, syscall: string): string {
   return syscall === 'mkdir' ? `${folder} takes no new folder` : 'does not exist';
 }
 
+const portInUse = (port: number | undefined, address: string | undefined, options: string): string =>
+  `port ${port} on ${address} is in use: stop what listens there, or choose another port (${options})`;
+
+/**
+ * A port a command was told to listen on is taken, with where the operator chooses another
+ * (`weir devnet` has one option per chain, and anvil reports it in its own words).
+ */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(port: number, address: string, options: string) {
+    super(portInUse(port, address, options));
+  }
+}
+
 /**
  * What an operator can fix, said in a line, for an error of the system rather than of Weir (a port
  * taken, a host that does not resolve, a folder that cannot be written); null for anything else,
  * which keeps its stack trace.
  */
 export function systemProblem(error: unknown): string | null {
+  if (error instanceof PortInUseError) return error.message;
   const e = error as Partial<NodeJS.ErrnoException> & { address?: string; port?: number; hostname?: string };
   if (!(error instanceof Error) || typeof e.code !== 'string' || typeof e.syscall !== 'string') return null;
-  if (e.syscall === 'listen' && e.code === 'EADDRINUSE')
-    return `port ${e.port} on ${e.address} is in use: stop what listens there, or choose another port (--port, PORT)`;
+  if (e.syscall === 'listen' && e.code === 'EADDRINUSE') return portInUse(e.port, e.address, '--port, PORT');
   if (e.syscall === 'listen' && e.code === 'EACCES')
     return `port ${e.port} on ${e.address} needs privileges this user lacks: choose a port above 1023 (--port, PORT)`;
   if (e.syscall === 'listen' && e.code === 'EADDRNOTAVAIL')

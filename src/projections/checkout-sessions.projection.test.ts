@@ -6,6 +6,7 @@ import {
   paymentFixture,
   sessionFixture,
 } from '../../machines/checkout-session.fixture.ts';
+import { created as subscriptionCreated, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { publicCheckoutSession } from './public-views.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
@@ -65,4 +66,35 @@ test('a transfer seen again after a reorg (A, then B) reads with its first detec
     blockHash: '0xb10d',
     seenIn: [{ number: 10, hash: '0xb10c' }],
   });
+});
+
+test("a subscription session given only customerData names the customer its subscription was created with; one naming its own, another's or another organization's is left as it was", async (t) => {
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  const subscriptionOf = (sessionId: string, subscriptionId: string) =>
+    subscriptionFixture({
+      id: subscriptionId,
+      customerId: 'cus-made',
+      firstBill: { id: sessionId, kind: 'checkout_session', dueAt: '2026-01-01T01:00:00.000Z' },
+    });
+  const sessionOf = (id: string, customerId: string | null) =>
+    sessionFixture({ id, mode: 'subscription', subscriptionId: `sub-${id}`, customerId });
+  append('checkout_session-cs-data', created(sessionOf('cs-data', null)));
+  append('checkout_session-cs-own', created(sessionOf('cs-own', 'cus-own')));
+  append('checkout_session-cs-other', created(sessionOf('cs-other', null)));
+  append('checkout_session-cs-org', created(sessionOf('cs-org', null)));
+  append('subscription-sub-cs-data', subscriptionCreated(subscriptionOf('cs-data', 'sub-cs-data')));
+  append('subscription-sub-cs-own', subscriptionCreated(subscriptionOf('cs-own', 'sub-cs-own')));
+  // Names a session that is not its own, or comes from another organization: changes nothing.
+  append('subscription-sub-x', subscriptionCreated(subscriptionOf('cs-other', 'sub-x')));
+  append('subscription-sub-cs-org', subscriptionCreated(subscriptionOf('cs-org', 'sub-cs-org')), 'org-2');
+  // A later event of the session keeps the customer.
+  append('checkout_session-cs-data', detected('t-1', '100000000'));
+  const store = createEmbeddedReadStore();
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+
+  const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  t.like(await sessions.get('cs-data'), { customerId: 'cus-made', payments: [{ transferId: 't-1' }] });
+  t.is((await sessions.get('cs-own'))?.customerId, 'cus-own');
+  t.is((await sessions.get('cs-other'))?.customerId, null);
+  t.is((await sessions.get('cs-org'))?.customerId, null);
 });

@@ -1,5 +1,8 @@
 import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import type { Collection } from '../read-store/read-store.ts';
 import {
   COLLECTIONS,
   type ChainPaymentDoc,
@@ -27,17 +30,19 @@ export const checkoutSessionsProjection: Projection = {
   // blocks it was seen in before (`seenIn`), which a read store written before that lacks.
   // 5: a payment intent whose transfer a reorg took away stays processing while the session waits
   // for it to be mined again (it read requires_payment_method).
-  version: 5,
+  // 6: a subscription session without a customer names the one its subscription was created with.
+  version: 6,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,
     COLLECTIONS.chainPayments,
     COLLECTIONS.timers,
   ],
-  categories: ['checkout_session'],
+  categories: ['checkout_session', 'subscription'],
   async apply(event, store) {
-    if (!event.streamId.startsWith('checkout_session-')) return;
     const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+    if (event.streamId.startsWith('subscription-')) return linkSubscriptionCustomer(sessions, event);
+    if (!event.streamId.startsWith('checkout_session-')) return;
     const typed = event as unknown as CheckoutSessionEvent;
     const id = event.streamId.slice('checkout_session-'.length);
     const stored = await sessions.get(id);
@@ -105,3 +110,21 @@ export const checkoutSessionsProjection: Projection = {
     }
   },
 };
+
+/**
+ * A subscription session given only `customerData` (or a payment link page's email) has its
+ * customer created with its subscription (`workflows/subscription-billing.ts`), after the session:
+ * the session then names that customer, so the customer's sessions (the API's `customerId` filter,
+ * the dashboard's customer page) include it. Only the read model says so, as for an invoice's
+ * subscription (`invoices.projection.ts`); the session's own record keeps its null.
+ */
+async function linkSubscriptionCustomer(sessions: Collection<CheckoutSessionDoc>, event: RecordedEvent): Promise<void> {
+  const typed = event as unknown as SubscriptionEvent;
+  if (typed.type !== 'SubscriptionCreated') return;
+  const { id, customerId, latestInvoice } = typed.data.subscription;
+  if (customerId === null || latestInvoice?.kind !== 'checkout_session') return;
+  const doc = await sessions.get(latestInvoice.id);
+  if (!doc || doc.customerId !== null || doc.subscriptionId !== id) return;
+  if (doc.organizationId !== event.metadata.organizationId) return;
+  await sessions.put({ ...doc, customerId });
+}

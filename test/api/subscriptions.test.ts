@@ -416,6 +416,16 @@ test('a subscription session with customerData.email: its subscription gets that
     organizationName: 'Sam & Co',
     address: { line1: '1 Main St', country: 'US' },
   });
+  // Then the session names that customer, and is among the customer's sessions (the dashboard's customer page lists these).
+  await eventually(async () => {
+    const read = (await api.get<{ customerId: string | null }>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return read.customerId === subscription.customerId ? read : undefined;
+  }, 'the session to name its customer');
+  const listed = await api.get<Page<Session>>(`/api/v1/checkout/sessions?customerId=${subscription.customerId}`);
+  t.deepEqual(
+    listed.body.data.map((s) => s.id),
+    [session.id],
+  );
 
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');

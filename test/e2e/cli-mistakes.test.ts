@@ -131,6 +131,24 @@ test('weir devnet --out where no folder can be made fails (exit 1) in one line n
   t.is(run.stdout, '');
 });
 
+test("weir devnet on a port another process holds says so in one line naming the port and its option (exit 1), no stack trace: anvil's taken port printed a HardhatNodeStartError", async (t) => {
+  const held = await holdPort(t);
+  const cases = [
+    ['--port', ['--port', String(held), '--solana-port', '0']],
+    ['--solana-port', ['--port', '0', '--solana-port', String(held)]],
+    ['--tron-port', ['--port', '0', '--solana-port', '0', '--tron-port', String(held)]],
+  ] as const;
+  for (const [option, args] of cases) {
+    const run = runWeir(['devnet', ...args]);
+    t.is(run.status, 1, run.stderr);
+    t.is(
+      run.stderr,
+      `weir: port ${held} on 127.0.0.1 is in use: stop what listens there, or choose another port (${option})\n`,
+    );
+    t.is(run.stdout, '');
+  }
+});
+
 test('weir health --url that is no http(s) URL is a usage error (exit 2) naming it, not "no answer (is weir serve running there?)"', (t) => {
   const run = runWeir(['health', '--url', '127.0.0.1:8080']);
   t.is(run.status, 2, run.stderr);

@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
 import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+import { eventually } from '../support/api-client.ts';
 
 const browser = chromiumPerFile(test);
 
@@ -172,4 +173,39 @@ test('Products, customers and promo codes: a viewer reads them but cannot create
   t.deepEqual(statuses, [403, 403, 403]);
   for (const path of ['/api/v1/products', '/api/v1/customers', '/api/v1/coupons'])
     t.deepEqual((await merchant.api.get<{ data: unknown[] }>(path)).body.data, [], path);
+});
+
+test("Customers: a customer's page lists the sessions that are theirs, a subscription session given only customerData among them", async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const product = await merchant.api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Beans monthly',
+    defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', type: 'recurring', interval: 'month' },
+  });
+  // Only an email at checkout: the customer is made with the subscription, after the session.
+  const session = await merchant.api.post<{ id: string; subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: product.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'sam@example.com' },
+  });
+  t.is(session.status, 200);
+  const customerId = await eventually(async () => {
+    const s = (
+      await merchant.api.get<{ customerId: string | null }>(`/api/v1/subscriptions/${session.body.subscriptionId}`)
+    ).body;
+    return s.customerId ?? undefined;
+  }, 'the subscription and its customer');
+  // The session read model names the customer once its projection has seen the subscription.
+  await eventually(async () => {
+    const read = await merchant.api.get<{ customerId: string | null }>(`/api/v1/checkout/sessions/${session.body.id}`);
+    return read.body.customerId === customerId ? true : undefined;
+  }, 'the session to name its customer');
+
+  const page = await dash.signedIn(browser(), await dash.user({ role: 'viewer' }));
+  await page.goto(`${dash.url}/dashboard/customers/${customerId}`);
+  const sessions = page.locator('#customer-sessions');
+  await sessions.getByRole('link', { name: `Session ${session.body.id}` }).waitFor();
+  t.is(await sessions.locator('tbody tr').count(), 1);
+  t.is(await page.locator('#customer-subscriptions tbody tr').count(), 1);
 });

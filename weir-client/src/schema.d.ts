@@ -14562,6 +14562,7 @@ export interface components {
             /** @enum {string} */
             customerCreation?: "if_required" | "always";
             customerDetails?: components["schemas"]["SessionCustomerDetails"];
+            /** @description The session's customer: the one it was created for, the one `customerCreation: always` made, or (null when it was created) the one a subscription session's `customerData.email` made with its subscription */
             customerId: string | null;
             customerUpdate?: {
                 /** @enum {string} */

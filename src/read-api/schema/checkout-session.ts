@@ -316,7 +316,10 @@ export const CheckoutSessionSchema = z
     successUrl: z.string(),
     cancelUrl: z.string().nullable(),
     clientReferenceId: z.string().nullable(),
-    customerId: z.string().nullable(),
+    customerId: z.string().nullable().openapi({
+      description:
+        "The session's customer: the one it was created for, the one `customerCreation: always` made, or (null when it was created) the one a subscription session's `customerData.email` made with its subscription",
+    }),
     customerCreation: z.enum(['if_required', 'always']).optional(),
     customerUpdate: z
       .object({

@@ -71,3 +71,14 @@ test('the payment intent asks the whole amount before any payment, once, and not
   );
   t.like(await intentFactsOf(sessionAfter()), { 'Left to pay': '—' });
 });
+
+test("the payment intent's status reads as words, as the session's does, never its API value", async (t) => {
+  const statusOf = async (session: CheckoutSessionDoc) => (await intentFactsOf(session)).Status;
+  t.is(await statusOf(sessionAfter(CHOSE_USDC)), 'Awaiting payment');
+  t.is(await statusOf(sessionAfter(CHOSE_USDC, detected('t1', '300000000'))), 'Payment in progress');
+  t.is(await statusOf(sessionAfter(CHOSE_USDC, ...PAID_IN_FULL)), 'Succeeded');
+  t.is(
+    await statusOf(sessionAfter({ type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } })),
+    'Canceled',
+  );
+});

@@ -1,5 +1,6 @@
 import { everyNetwork } from '../../../chain-ingest/rail.ts';
 import { explorerLinkOf, shownTransactionHash } from '../../../chain-ingest/network-definition.ts';
+import type { PaymentIntentStatus } from '../../../../machines/checkout-session.types.ts';
 import type { RecordedEvent } from '../../../event-store/event-store.ts';
 import {
   COLLECTIONS,
@@ -22,6 +23,7 @@ import {
   money,
   ShortId,
   TableScroll,
+  type Tone,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 import { formatAmount } from '../../../shared/money.ts';
@@ -258,6 +260,14 @@ function leftToPay(session: CheckoutSessionDoc, asked: AskedNow | null, symbol: 
   return session.status === 'expired' || session.status === 'canceled' ? '—' : `0 ${symbol}`;
 }
 
+/** The payment intent's status as the dashboard names it, beside the session's own (`STATUS`). */
+export const INTENT_STATUS: Record<PaymentIntentStatus, { tone: Tone; text: string }> = {
+  requires_payment_method: { tone: 'info', text: 'Awaiting payment' },
+  processing: { tone: 'info', text: 'Payment in progress' },
+  succeeded: { tone: 'success', text: 'Succeeded' },
+  canceled: { tone: 'neutral', text: 'Canceled' },
+};
+
 export function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
   const { paymentIntent: pi, currency, payments } = detail.session;
   const method = pi.paymentMethod;
@@ -269,7 +279,7 @@ export function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.El
       <Facts
         items={[
           ['Id', () => <ShortId value={pi.id} keep={10} />],
-          ['Status', pi.status.replace(/_/g, ' ')],
+          ['Status', () => <Badge tone={INTENT_STATUS[pi.status].tone} label={INTENT_STATUS[pi.status].text} />],
           ['Amount', money(pi.amount, currency)],
           ['Received', money(pi.amountReceived, currency)],
           [
