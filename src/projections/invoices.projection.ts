@@ -5,9 +5,10 @@ import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { Collection } from '../read-store/read-store.ts';
-import { COLLECTIONS, type TimerDoc } from './collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
+import { sessionHashChainOf } from './public-views.ts';
 import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 
 export const INVOICES = 'invoices';
@@ -41,7 +42,8 @@ export const invoicesProjection: Projection = {
   // 6: the sessions' outcomes are the invoice payments workflow's (no work list).
   // 7: each payment attempt holds what its session received (a partial payment counts as paid).
   // 8: the first invoice of a recurring series names the subscription it created.
-  version: 8,
+  // 9: an invoice paid before `InvoicePaid` recorded the chain takes it from its checkout session.
+  version: 9,
   collections: [INVOICES, COLLECTIONS.timers],
   categories: ['invoice', 'subscription'],
   async apply(event, store) {
@@ -50,12 +52,34 @@ export const invoicesProjection: Projection = {
     if (!event.streamId.startsWith(INVOICE_PREFIX)) return;
     const typed = event as unknown as InvoiceEvent;
     const id = event.streamId.slice(INVOICE_PREFIX.length);
-    await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolveInvoice, async (next) => {
+    const chained = await withPaymentChain(event, store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions));
+    await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, chained, evolveInvoice, async (next) => {
       if (REMINDER_CHANGES.has(typed.type))
         await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     });
   },
 };
+
+/**
+ * An `InvoicePaid` stored before it recorded the chain of its transaction, with the chain of the
+ * checkout session that paid it (its read model is ahead: the sessions projection runs first), so
+ * a Tron payment is shown as Tron's tools show it; any other event as it is.
+ */
+async function withPaymentChain(
+  event: RecordedEvent,
+  sessions: Collection<CheckoutSessionDoc>,
+): Promise<RecordedEvent> {
+  const typed = event as unknown as InvoiceEvent;
+  if (typed.type !== 'InvoicePaid') return event;
+  const { chainId, checkoutSessionId, transactionHash } = typed.data;
+  if (chainId !== undefined || checkoutSessionId === null || transactionHash === null) return event;
+  const session = await sessions.get(checkoutSessionId);
+  const found =
+    session && session.organizationId === event.metadata.organizationId
+      ? sessionHashChainOf(session, transactionHash)
+      : undefined;
+  return found === undefined ? event : { ...event, data: { ...event.data, chainId: found } };
+}
 
 /**
  * The first invoice of a recurring series names the subscription its finalize created, once that
@@ -74,7 +98,8 @@ async function linkFirstInvoice(invoices: Collection<InvoiceDoc>, event: Recorde
 
 /**
  * The invoice's payment transaction as its chain's tools show it (a Tron txID bare, as on its checkout
- * session); as recorded when the invoice does not know the chain (paid before it was recorded).
+ * session); as recorded when the invoice does not know the chain (paid before it was recorded, and its
+ * checkout session not found).
  */
 export const shownInvoiceHash = (invoice: Pick<Invoice, 'transactionHash' | 'transactionChainId'>): string | null =>
   invoice.transactionHash !== null && invoice.transactionChainId !== undefined

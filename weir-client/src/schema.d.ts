@@ -12847,7 +12847,7 @@ export interface webhooks {
                                              */
                                             blockExplorerName: string;
                                             /**
-                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                                              * @example https://basescan.org/tx/{hash}
                                              */
                                             blockExplorerTransactionUrl: string | null;
@@ -12954,7 +12954,7 @@ export interface webhooks {
                                              */
                                             blockExplorerName: string;
                                             /**
-                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                                              * @example https://basescan.org/tx/{hash}
                                              */
                                             blockExplorerTransactionUrl: string | null;
@@ -14358,7 +14358,7 @@ export interface components {
              */
             blockExplorerName: string;
             /**
-             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
              * @example https://basescan.org/tx/{hash}
              */
             blockExplorerTransactionUrl: string | null;
@@ -14470,7 +14470,7 @@ export interface components {
                          */
                         blockExplorerName: string;
                         /**
-                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                          * @example https://basescan.org/tx/{hash}
                          */
                         blockExplorerTransactionUrl: string | null;
@@ -14728,7 +14728,7 @@ export interface components {
                              */
                             blockExplorerName: string;
                             /**
-                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                              * @example https://basescan.org/tx/{hash}
                              */
                             blockExplorerTransactionUrl: string | null;
@@ -16238,7 +16238,7 @@ export interface components {
                          */
                         blockExplorerName: string;
                         /**
-                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                          * @example https://basescan.org/tx/{hash}
                          */
                         blockExplorerTransactionUrl: string | null;
@@ -17214,6 +17214,7 @@ export interface components {
             /** @description In the asset's chain units (its own decimals) */
             amountRaw: string;
             asset: components["schemas"]["SessionAsset"];
+            /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex block id on Tron */
             blockHash: string;
             blockNumber: number;
             chainId: number;
