@@ -48,7 +48,8 @@ const QUIET_CATEGORIES = new Set(['idempotency', 'invoice_number_claim', 'promot
 
 /**
  * Events whose name is not `<category>.<event minus the category's name>`, with the fields of their
- * data worth a line. Events missing here still get a line with their ids.
+ * data worth a line. Events missing here still get a line with their ids. Hashes stay as the log keeps
+ * them (a Tron txID `0x…`): the operator matches these lines to the log byte for byte, not to Tronscan.
  */
 const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Fields; level?: 'debug' | 'warn' }> = {
   CheckoutSessionCreated: {

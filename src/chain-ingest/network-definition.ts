@@ -22,16 +22,16 @@ export function explorerTemplateOf(network: Pick<RailNetwork, 'explorerTxUrl'>):
   return template === '' || template === LOCAL_EXPLORER_TX_URL ? null : template;
 }
 
-/** A Tron txID as Weir keeps it: `0x` and 64 hex digits (the JSON-RPC form its follower reads). */
-const KEPT_TRON_TXID = /^0x[0-9a-fA-F]{64}$/;
+/** A Tron txID or block id as Weir keeps it: `0x` and 64 hex digits (the JSON-RPC form its follower reads). */
+const KEPT_TRON_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 /**
- * A transaction hash as the network's own tools show it, for what merchants and payers read: a Tron
- * txID bare, as Tronscan, TronWeb and TronLink take it; any other as kept. The log, transfer ids and
+ * A transaction (or block) hash as the network's own tools show it, for what merchants and payers
+ * read: a Tron txID or block id bare, as Tronscan, TronWeb and TronLink take them; any other as kept. The log, transfer ids and
  * read models keep the `0x…` form, so only presenters call this.
  */
 export function shownTransactionHash(kind: RailNetwork['kind'] | null, hash: string): string {
-  return kind === 'tron' && KEPT_TRON_TXID.test(hash) ? hash.slice(2) : hash;
+  return kind === 'tron' && KEPT_TRON_HASH.test(hash) ? hash.slice(2) : hash;
 }
 
 /**

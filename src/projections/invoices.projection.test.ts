@@ -1,16 +1,22 @@
 import test from 'ava';
+import { created as createdSession, detected, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import {
-  created,
+  attemptStarted,
+  created as createdInvoice,
   FINALIZED_AT,
   finalized,
   INVOICE_ID,
   invoiceFixture,
+  paid,
   recurringInvoiceFixture,
 } from '../../machines/invoice.fixture.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { invoicePayloadOf, invoiceWebhookTypeOf } from '../webhooks/invoice-webhook-events.ts';
+import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { INVOICES, type InvoiceDoc, invoicesProjection, publicInvoice } from './invoices.projection.ts';
 import { recordOf } from './record-document.ts';
 import { createTestLog } from './test-log.ts';
@@ -37,7 +43,7 @@ test('the first invoice of a recurring series names its subscription from its fi
   const log = createTestLog(FINALIZED_AT);
   const stream = `invoice-${INVOICE_ID}`;
   const shown = async () => (await store.collection<InvoiceDoc>(INVOICES).get(INVOICE_ID))?.subscriptionId;
-  await invoicesProjection.apply(log.append(stream, created(recurringInvoiceFixture())), store);
+  await invoicesProjection.apply(log.append(stream, createdInvoice(recurringInvoiceFixture())), store);
   t.is(await shown(), null, 'a draft may still become a one-time invoice: it names none');
   // Only the invoice's own events: the billing workflow has not created the subscription yet.
   const finalize = log.append(stream, finalized());
@@ -56,8 +62,67 @@ test('a one-time invoice names no subscription once finalized', async (t) => {
   const store = createEmbeddedReadStore({});
   const log = createTestLog(FINALIZED_AT);
   const stream = `invoice-${INVOICE_ID}`;
-  await invoicesProjection.apply(log.append(stream, created(invoiceFixture())), store);
+  await invoicesProjection.apply(log.append(stream, createdInvoice(invoiceFixture())), store);
   await invoicesProjection.apply(log.append(stream, finalized()), store);
   t.is((await store.collection<InvoiceDoc>(INVOICES).get(INVOICE_ID))?.subscriptionId, null);
   t.is(invoicePayloadOf(log.events).subscriptionId, null);
+});
+
+test('an invoice paid on Tron before InvoicePaid recorded the chain takes it from its checkout session: the API shows the bare txID', async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const log = createTestLog('2026-01-03T00:00:00.000Z');
+  const session = sessionFixture();
+  const onTron = (): CheckoutSessionEvent => {
+    const event = detected('t1', '300000000');
+    if (event.type !== 'PaymentDetected') throw new Error('a detection');
+    return {
+      ...event,
+      data: { payment: { ...event.data.payment, chainId: TRON_LOCAL_CHAIN_ID, transactionHash: `0x${TXID}` } },
+    };
+  };
+  const sessionStream = `checkout_session-${session.id}`;
+  for (const event of [createdSession(session), onTron()]) log.append(sessionStream, event);
+  const invoiceStream = `invoice-${INVOICE_ID}`;
+  const stored = paid(session.id);
+  if (stored.type !== 'InvoicePaid') throw new Error('a payment');
+  for (const event of [
+    createdInvoice(),
+    finalized(),
+    attemptStarted(session.id),
+    // As stored before the chain was recorded: no `chainId`.
+    { ...stored, data: { ...stored.data, transactionHash: `0x${TXID}` } },
+  ])
+    log.append(invoiceStream, event);
+  for (const event of log.events) {
+    await checkoutSessionsProjection.apply(event, store);
+    await invoicesProjection.apply(event, store);
+  }
+  const doc = await store.collection<InvoiceDoc>(INVOICES).get(INVOICE_ID);
+  t.is(doc?.transactionChainId, TRON_LOCAL_CHAIN_ID);
+  t.is(doc?.transactionHash, `0x${TXID}`, 'the read model keeps the log’s form');
+  t.is(publicInvoice(recordOf(doc!)).transactionHash, TXID);
+});
+
+test('an invoice paid on an EVM chain before InvoicePaid recorded the chain still shows its hash as recorded', async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const log = createTestLog('2026-01-03T00:00:00.000Z');
+  const session = sessionFixture();
+  const evmHash = `0x${'1'.padStart(64, '0')}`;
+  for (const event of [createdSession(session), detected('1', '300000000')])
+    log.append(`checkout_session-${session.id}`, event);
+  const stored = paid(session.id);
+  if (stored.type !== 'InvoicePaid') throw new Error('a payment');
+  for (const event of [
+    createdInvoice(),
+    finalized(),
+    { ...stored, data: { ...stored.data, transactionHash: evmHash } },
+  ])
+    log.append(`invoice-${INVOICE_ID}`, event);
+  for (const event of log.events) {
+    await checkoutSessionsProjection.apply(event, store);
+    await invoicesProjection.apply(event, store);
+  }
+  const doc = await store.collection<InvoiceDoc>(INVOICES).get(INVOICE_ID);
+  t.is(doc?.transactionChainId, 7357);
+  t.is(publicInvoice(recordOf(doc!)).transactionHash, evmHash);
 });

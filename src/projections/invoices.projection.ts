@@ -2,9 +2,12 @@ import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
-import { COLLECTIONS, type TimerDoc } from './collections.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import type { Collection } from '../read-store/read-store.ts';
+import { COLLECTIONS, type CheckoutSessionDoc, type TimerDoc } from './collections.ts';
 import { setReminderTimers } from './invoice-reminder-timers.ts';
 import type { Projection } from './projection.ts';
+import { sessionHashChainOf } from './public-views.ts';
 import { foldIntoDocument, type RecordDoc } from './record-document.ts';
 
 export const INVOICES = 'invoices';
@@ -38,7 +41,8 @@ export const invoicesProjection: Projection = {
   // 7: each payment attempt holds what its session received (a partial payment counts as paid).
   // 8: the first invoice of a recurring series names the subscription it created.
   // 9: it names it from its finalize on (`withSubscription`), as its webhooks do, not once the subscription exists.
-  version: 9,
+  // 10: an invoice paid before `InvoicePaid` recorded the chain takes it from its checkout session.
+  version: 10,
   collections: [INVOICES, COLLECTIONS.timers],
   categories: ['invoice'],
   async apply(event, store) {
@@ -50,12 +54,34 @@ export const invoicesProjection: Projection = {
       const next = evolveInvoice(invoice, e);
       return next && withSubscription(next);
     };
-    await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, event, evolve, async (next) => {
+    const chained = await withPaymentChain(event, store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions));
+    await foldIntoDocument<Invoice, InvoiceEvent>(invoices, id, chained, evolve, async (next) => {
       if (REMINDER_CHANGES.has(typed.type))
         await setReminderTimers(store.collection<TimerDoc>(COLLECTIONS.timers), next, event.revision);
     });
   },
 };
+
+/**
+ * An `InvoicePaid` stored before it recorded the chain of its transaction, with the chain of the
+ * checkout session that paid it (its read model is ahead: the sessions projection runs first), so
+ * a Tron payment is shown as Tron's tools show it; any other event as it is.
+ */
+async function withPaymentChain(
+  event: RecordedEvent,
+  sessions: Collection<CheckoutSessionDoc>,
+): Promise<RecordedEvent> {
+  const typed = event as unknown as InvoiceEvent;
+  if (typed.type !== 'InvoicePaid') return event;
+  const { chainId, checkoutSessionId, transactionHash } = typed.data;
+  if (chainId !== undefined || checkoutSessionId === null || transactionHash === null) return event;
+  const session = await sessions.get(checkoutSessionId);
+  const found =
+    session && session.organizationId === event.metadata.organizationId
+      ? sessionHashChainOf(session, transactionHash)
+      : undefined;
+  return found === undefined ? event : { ...event, data: { ...event.data, chainId: found } };
+}
 
 /**
  * The invoice with the subscription it bills: a renewal's, or, from its finalize on, the one the
@@ -73,7 +99,8 @@ export function withSubscription(invoice: Invoice): Invoice {
 
 /**
  * The invoice's payment transaction as its chain's tools show it (a Tron txID bare, as on its checkout
- * session); as recorded when the invoice does not know the chain (paid before it was recorded).
+ * session); as recorded when the invoice does not know the chain (paid before it was recorded, and its
+ * checkout session not found).
  */
 export const shownInvoiceHash = (invoice: Pick<Invoice, 'transactionHash' | 'transactionChainId'>): string | null =>
   invoice.transactionHash !== null && invoice.transactionChainId !== undefined

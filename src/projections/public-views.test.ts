@@ -19,9 +19,15 @@ test('the public session leaves out what is the log’s and the operator’s: re
   t.is(shown.id, session.id);
 });
 
-test('a Tron session shows its transaction hashes as Tron’s tools do (the bare txID), an EVM one as kept; the session keeps 0x', (t) => {
+test('a Tron session shows its transaction and block hashes as Tron’s tools do (the bare txID), an EVM one as kept; the session keeps 0x', (t) => {
   const txid = 'cd'.repeat(32);
-  const tron = { ...paymentFixture('t1', '300000000'), chainId: TRON_LOCAL_CHAIN_ID, transactionHash: `0x${txid}` };
+  const block = 'ab'.repeat(32);
+  const tron = {
+    ...paymentFixture('t1', '300000000'),
+    chainId: TRON_LOCAL_CHAIN_ID,
+    transactionHash: `0x${txid}`,
+    blockHash: `0x${block}`,
+  };
   const evm = paymentFixture('t2', '100000000');
   const paid = { status: 'confirmed', detectedAt: 'x', confirmedAt: 'x', late: false } as const;
   const base = sessionFixture();
@@ -56,6 +62,13 @@ test('a Tron session shows its transaction hashes as Tron’s tools do (the bare
     shown.payments.map((p) => p.transactionHash),
     [txid, evm.transactionHash],
   );
+  t.deepEqual(
+    shown.payments.map((p) => p.blockHash),
+    [block, evm.blockHash],
+    'a Tron block id bare too',
+  );
+  t.true(evm.blockHash.startsWith('0x'));
   t.is(shown.sweeps[0]?.transactionHash, 'ef'.repeat(32));
   t.is(session.payments[0]?.transactionHash, `0x${txid}`, 'the document is left as it is');
+  t.is(session.payments[0]?.blockHash, `0x${block}`);
 });

@@ -8,21 +8,27 @@ import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
 export const intentTransfers = (session: Pick<CheckoutSession, 'payments'>): SessionPayment[] =>
   session.payments.filter((p) => p.status !== 'withdrawn');
 
+/** The chain a transaction hash of the session is on: the transfer's it carries, else the chosen asset's. */
+export const sessionHashChainOf = (
+  session: Pick<CheckoutSession, 'payments' | 'paymentIntent'>,
+  hash: string,
+): number | undefined =>
+  session.payments.find((p) => p.transactionHash === hash)?.chainId ??
+  session.paymentIntent.paymentMethod?.asset.chainId;
+
 /** A transaction hash of the session as shown: on the chain of the transfer it carries, else of the asset chosen. */
 export function shownSessionHash(
   session: Pick<CheckoutSession, 'payments' | 'paymentIntent'>,
   hash: string | null,
 ): string | null {
   if (hash === null) return null;
-  const chainId =
-    session.payments.find((p) => p.transactionHash === hash)?.chainId ??
-    session.paymentIntent.paymentMethod?.asset.chainId;
+  const chainId = sessionHashChainOf(session, hash);
   return chainId === undefined ? hash : shownHashOn(chainId, hash);
 }
 
 /**
  * The checkout session as merchants see it (API responses and webhook payloads). Its transaction
- * hashes as their networks' tools show them: a Tron txID bare (the session keeps `0x…`).
+ * and block hashes as their networks' tools show them: a Tron txID or block id bare (the session keeps `0x…`).
  */
 export function publicCheckoutSession(session: CheckoutSession & { _id?: string; _revision?: number }) {
   // Transfers a reconciliation credit already held, and the sweeper's broadcasts and drops, are the log's
@@ -48,6 +54,7 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     payments: session.payments.map(({ seenIn: _seenIn, mayReturn: _mayReturn, ...p }) => ({
       ...p,
       transactionHash: shownHashOn(p.chainId, p.transactionHash),
+      blockHash: shownHashOn(p.chainId, p.blockHash),
     })),
     // Documents from before sweeps were recorded hold none.
     ...(session.sweeps && {

@@ -1,22 +1,30 @@
 import test from 'ava';
+import { created as createdSession, detected, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import {
+  attemptStarted,
   created,
   finalized,
   INVOICE_ID,
   markedUncollectible,
+  paid,
   recurringInvoiceFixture,
   voided,
 } from '../../machines/invoice.fixture.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
-import type { RecordedEvent } from '../event-store/event-store.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
+import { publicEventKindsOf, publicEventOf, type RecordPresenters, renderWebhookBody } from './webhook-events.ts';
 
-const recorded = (events: { type: string; data: object }[]) =>
+/** Invoice payloads need no session presenter. */
+const unusedPresenters = {} as RecordPresenters;
+
+const recorded = (events: { type: string; data: object }[], streamId = `invoice-${INVOICE_ID}`) =>
   events.map(
     (e, i) =>
       ({
         id: `e${i}`,
-        streamId: `invoice-${INVOICE_ID}`,
+        streamId,
         revision: i,
         position: BigInt(i + 1),
         type: e.type,
@@ -51,4 +59,40 @@ test('the payload of the first invoice of a recurring series names the subscript
   const renewal = recurringInvoiceFixture(1, { subscriptionId: 'sub-1', billingReason: 'subscription_cycle' });
   t.is(invoicePayloadOf(recorded([created(renewal), finalized()])).subscriptionId, 'sub-1');
   t.is(invoicePayloadOf(recorded([created(), finalized()])).subscriptionId, null);
+});
+
+test('the invoice.paid webhook of an invoice paid on Tron before InvoicePaid recorded the chain shows the bare txID, the chain read from its checkout session', async (t) => {
+  const txid = 'cd'.repeat(32);
+  const session = sessionFixture();
+  const onTron = detected('t1', '300000000');
+  if (onTron.type !== 'PaymentDetected') throw new Error('a detection');
+  const payment = { ...onTron.data.payment, chainId: TRON_LOCAL_CHAIN_ID, transactionHash: `0x${txid}` };
+  const sessionLog = recorded(
+    [createdSession(session), { ...onTron, data: { payment } }],
+    `checkout_session-${session.id}`,
+  );
+  const stored = paid(session.id);
+  if (stored.type !== 'InvoicePaid') throw new Error('a payment');
+  // As stored before the chain was recorded: no `chainId`.
+  const history = recorded([
+    created(),
+    finalized(),
+    attemptStarted(session.id),
+    { ...stored, data: { ...stored.data, transactionHash: `0x${txid}` } },
+  ]);
+  const streams = new Map([
+    [`checkout_session-${session.id}`, sessionLog],
+    [`invoice-${INVOICE_ID}`, history],
+  ]);
+  const render = async (known: Map<string, RecordedEvent[]>) => {
+    const store = { readStream: async (streamId: string) => known.get(streamId) ?? [] } as unknown as EventStore;
+    const source = history.at(-1)!;
+    const [kind] = publicEventKindsOf(source);
+    t.is(kind?.type, 'invoice.paid');
+    const body = await renderWebhookBody(store, source, publicEventOf(source, kind!), unusedPresenters);
+    return (JSON.parse(body) as { data: { object: { transactionHash: string } } }).data.object.transactionHash;
+  };
+  t.is(await render(streams), txid);
+  streams.delete(`checkout_session-${session.id}`);
+  t.is(await render(streams), `0x${txid}`, 'no session: as recorded');
 });

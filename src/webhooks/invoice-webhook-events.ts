@@ -1,7 +1,10 @@
+import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts';
+import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { evolveInvoice } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent, InvoiceEventType } from '../../machines/invoice.types.ts';
-import type { RecordedEvent } from '../event-store/event-store.ts';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { publicInvoice, withSubscription } from '../projections/invoices.projection.ts';
+import { sessionHashChainOf } from '../projections/public-views.ts';
 
 export const INVOICE_STREAM_PREFIX = 'invoice-';
 
@@ -20,14 +23,41 @@ export const invoiceWebhookTypeOf = (event: RecordedEvent): string | null =>
     ? (INVOICE_WEBHOOK_EVENTS[event.type as InvoiceEventType] ?? null)
     : null;
 
-/**
- * The invoice as it was right after the last event of `history` (its stream up to the source event),
- * as the API's invoice shows it: the first invoice of a recurring series names the subscription its
- * finalize creates (`withSubscription`), on every render, some before the subscription exists.
- */
-export function invoicePayloadOf(history: RecordedEvent[]) {
+/** The invoice as it was right after the last event of `history` (its stream up to the source event). */
+function invoiceOf(history: RecordedEvent[]): Invoice {
   let invoice: Invoice | null = null;
   for (const event of history) invoice = evolveInvoice(invoice, event as unknown as InvoiceEvent);
   if (!invoice) throw new Error(`${history[0]?.streamId ?? 'invoice stream'} has no invoice`);
+  return invoice;
+}
+
+/**
+ * The invoice as the API shows it: the first invoice of a recurring series names the subscription its
+ * finalize creates (`withSubscription`), on every render, some before the subscription exists.
+ */
+function presentInvoice(invoice: Invoice) {
   return publicInvoice(withSubscription(invoice));
+}
+
+/** The invoice as it was right after the last event of `history`, as the API shows it. */
+export const invoicePayloadOf = (history: RecordedEvent[]) => presentInvoice(invoiceOf(history));
+
+/**
+ * The payload of a webhook: `invoicePayloadOf`, with the chain of a payment whose `InvoicePaid` was
+ * stored before it recorded one taken from the checkout session that paid it (its stream), as the
+ * invoices read model does, so a Tron txID shows bare in the webhook as in the API.
+ */
+export async function invoiceWebhookPayloadOf(eventStore: Pick<EventStore, 'readStream'>, history: RecordedEvent[]) {
+  const invoice = invoiceOf(history);
+  const { transactionHash, checkoutSessionId } = invoice;
+  if (invoice.transactionChainId !== undefined || transactionHash === null || checkoutSessionId === null)
+    return presentInvoice(invoice);
+  let session: CheckoutSession | null = null;
+  for (const event of await eventStore.readStream(`checkout_session-${checkoutSessionId}`))
+    session = evolveCheckoutSession(session, event as unknown as CheckoutSessionEvent);
+  const chainId =
+    session && session.organizationId === invoice.organizationId
+      ? sessionHashChainOf(session, transactionHash)
+      : undefined;
+  return presentInvoice(chainId === undefined ? invoice : { ...invoice, transactionChainId: chainId });
 }

@@ -30,6 +30,7 @@ import { publicEventOf, publicEventKindsOf, renderWebhookBody, type RecordPresen
 
 const AT = '2026-01-01T00:20:00.000Z';
 const TXID = 'ab'.repeat(32);
+const BLOCK_ID = 'bc'.repeat(32);
 
 /** One stream's events as the log holds them, and a store that reads it back. */
 function logOf(events: CheckoutSessionEvent[]) {
@@ -57,7 +58,7 @@ const present: RecordPresenters = {
   paymentIntent: async (session: CheckoutSession) => publicCheckoutSession(session).paymentIntent,
 };
 
-/** A transfer on the local Tron: its txID kept as 0x…, as the follower reads it. */
+/** A transfer on the local Tron: its txID and block id kept as 0x…, as the follower reads them. */
 const onTron = (transferId: string, amount: string, logIndex: number): CheckoutSessionEvent => ({
   type: 'PaymentDetected',
   data: {
@@ -66,6 +67,7 @@ const onTron = (transferId: string, amount: string, logIndex: number): CheckoutS
       network: 'tron-local',
       chainId: TRON_LOCAL_CHAIN_ID,
       transactionHash: `0x${TXID}`,
+      blockHash: `0x${BLOCK_ID}`,
       logIndex,
       status: 'pending',
       detectedAt: AT,
@@ -75,7 +77,7 @@ const onTron = (transferId: string, amount: string, logIndex: number): CheckoutS
   },
 });
 
-test('a Tron session’s overpayment webhook shows its transfer by the bare txID, the very transfer even when one transaction carries two', async (t) => {
+test('a Tron session’s overpayment webhook shows its transfer by the bare txID (its block by the bare block id), the very transfer even when one transaction carries two', async (t) => {
   const { recorded, store } = logOf([
     created(sessionFixture()),
     onTron('t1', '300000000', 0),
@@ -98,7 +100,11 @@ test('a Tron session’s overpayment webhook shows its transfer by the bare txID
   const object = (JSON.parse(body) as { data: { object: Record<string, unknown> } }).data.object;
   t.is(object['transactionHash'], TXID);
   t.like(object['overpayment'], { transactionHash: TXID, amountRaw: '500000' });
-  t.notRegex(body, /0xab/);
+  t.deepEqual(
+    (object['payments'] as { blockHash: string }[]).map((p) => p.blockHash),
+    [BLOCK_ID, BLOCK_ID],
+  );
+  t.notRegex(body, /0xab|0xbc/);
 });
 
 test('a Tron payment withdrawn from the chain is named by its bare txID in payment_intent.payment_failed', async (t) => {

@@ -8,7 +8,7 @@ import { intentTransfers } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, type Checkpoint } from '../audit/checkpoints.ts';
 import { AUDIT_CHECKPOINT_EVENT_TYPE, TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
-import { INVOICE_STREAM_PREFIX, invoicePayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
+import { INVOICE_STREAM_PREFIX, invoiceWebhookPayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
 import {
   discountBeforeCreation,
   SUBSCRIPTION_STREAM_PREFIX,
@@ -174,11 +174,11 @@ function fold<S, E>(events: RecordedEvent[], evolve: (state: S | null, event: E)
 
 /** The payload of a public event: the record as it was right after the source event, as the API shows it. */
 async function payloadOf(
+  eventStore: EventStore,
   history: RecordedEvent[],
   source: RecordedEvent,
   type: string,
   present: RecordPresenters,
-  readStream: EventStore['readStream'],
 ): Promise<unknown> {
   if (source.streamId.startsWith('checkout_session-')) {
     const session = fold<CheckoutSession, CheckoutSessionEvent>(history, evolveCheckoutSession);
@@ -214,9 +214,9 @@ async function payloadOf(
       message: 'This is a test event from Weir.',
     };
   }
-  if (source.streamId.startsWith(INVOICE_STREAM_PREFIX)) return invoicePayloadOf(history);
+  if (source.streamId.startsWith(INVOICE_STREAM_PREFIX)) return invoiceWebhookPayloadOf(eventStore, history);
   if (source.streamId.startsWith(SUBSCRIPTION_STREAM_PREFIX))
-    return subscriptionPayloadOf(history, await discountBeforeCreation(readStream, source));
+    return subscriptionPayloadOf(history, await discountBeforeCreation((id) => eventStore.readStream(id), source));
   if (source.streamId === CHECKPOINT_STREAM) {
     const { position, hash, signedAt, publicKey, signature } = source.data as Checkpoint;
     return { position, hash, signedAt, publicKey, signature };
@@ -239,7 +239,7 @@ export async function renderWebhookBody(
   const last = history[history.length - 1];
   if (!last || last.revision !== source.revision)
     throw new Error(`${source.streamId} has no event at revision ${source.revision}`);
-  const object = await payloadOf(history, last, event.type, present, (id) => eventStore.readStream(id));
+  const object = await payloadOf(eventStore, history, last, event.type, present);
   return JSON.stringify({
     id: event.id,
     apiVersion: WEBHOOK_API_VERSION,

@@ -28,7 +28,7 @@ const tronRail: Rail = {
 type Invoice = { id: string; status: string; transactionHash: string | null };
 type Hook = { type: string; data: { object: Invoice } };
 
-test('an invoice paid on Tron shows the bare txID in the API, its invoice.paid webhook and its hosted page, as its checkout session does', async (t) => {
+test('an invoice paid on Tron shows the bare txID in the API (its session the bare block id too), its invoice.paid webhook and its hosted page, as its checkout session does', async (t) => {
   const weir = await startTestWeir(t, { testRail: false }, { extraRails: [createTestRail(), tronRail] });
   const { api } = await createMerchant(weir.url);
   const wallet = { chainId: TRON_LOCAL_CHAIN_ID, address: DEPOSIT, name: 'tron' };
@@ -50,6 +50,7 @@ test('an invoice paid on Tron shows the bare txID in the API, its invoice.paid w
     status: string;
     transactionHash: string | null;
     addresses: { network: string; asset: { id: string; currency: string } }[];
+    payments: { blockHash: string }[];
   };
   const session = (await api.get<Session>(`/api/v1/checkout/sessions/${sessionId}`)).body;
   const usdc = session.addresses.find((a) => a.network === 'tron-local' && a.asset.currency === 'usdc')!;
@@ -75,7 +76,13 @@ test('an invoice paid on Tron shows the bare txID in the API, its invoice.paid w
     return current.status === 'paid' ? current : undefined;
   }, 'the invoice to be paid');
   t.is(paid.transactionHash, txid);
-  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${sessionId}`)).body.transactionHash, txid);
+  const shown = (await api.get<Session>(`/api/v1/checkout/sessions/${sessionId}`)).body;
+  t.is(shown.transactionHash, txid);
+  t.deepEqual(
+    shown.payments.map((p) => p.blockHash),
+    [blockHash.replace(/^0x/, '')],
+    'its block by the bare block id',
+  );
 
   const [hook] = await receiver.waitFor((all) => all.length > 0);
   const body = JSON.parse(hook!.body) as Hook;

@@ -12856,7 +12856,7 @@ export interface webhooks {
                                              */
                                             blockExplorerName: string;
                                             /**
-                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                                              * @example https://basescan.org/tx/{hash}
                                              */
                                             blockExplorerTransactionUrl: string | null;
@@ -12963,7 +12963,7 @@ export interface webhooks {
                                              */
                                             blockExplorerName: string;
                                             /**
-                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                                              * @example https://basescan.org/tx/{hash}
                                              */
                                             blockExplorerTransactionUrl: string | null;
@@ -14367,7 +14367,7 @@ export interface components {
              */
             blockExplorerName: string;
             /**
-             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
              * @example https://basescan.org/tx/{hash}
              */
             blockExplorerTransactionUrl: string | null;
@@ -14479,7 +14479,7 @@ export interface components {
                          */
                         blockExplorerName: string;
                         /**
-                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                          * @example https://basescan.org/tx/{hash}
                          */
                         blockExplorerTransactionUrl: string | null;
@@ -14739,7 +14739,7 @@ export interface components {
                              */
                             blockExplorerName: string;
                             /**
-                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                              * @example https://basescan.org/tx/{hash}
                              */
                             blockExplorerTransactionUrl: string | null;
@@ -16250,7 +16250,7 @@ export interface components {
                          */
                         blockExplorerName: string;
                         /**
-                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
                          * @example https://basescan.org/tx/{hash}
                          */
                         blockExplorerTransactionUrl: string | null;
@@ -17226,6 +17226,7 @@ export interface components {
             /** @description In the asset's chain units (its own decimals) */
             amountRaw: string;
             asset: components["schemas"]["SessionAsset"];
+            /** @description As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex block id on Tron */
             blockHash: string;
             blockNumber: number;
             chainId: number;

@@ -110,9 +110,10 @@ export const KNOWN_TRON_CHAIN_IDS: readonly number[] = Object.freeze([
 ]);
 
 /**
- * A transaction hash of chain `chainId` as merchants and payers read it (`shownTransactionHash`):
- * Tron's chains are only these, so a record shows its hashes so without the configuration at hand,
- * also for a network no longer offered.
+ * A transaction or block hash of chain `chainId` as merchants and payers read it
+ * (`shownTransactionHash`; a Tron block id is 64 hex digits without 0x too): Tron's chains are only
+ * these, so a record shows its hashes so without the configuration at hand, also for a network no
+ * longer offered.
  */
 export const shownHashOn = (chainId: number, hash: string): string =>
   shownTransactionHash(KNOWN_TRON_CHAIN_IDS.includes(chainId) ? 'tron' : null, hash);

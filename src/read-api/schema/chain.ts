@@ -28,7 +28,7 @@ export const chainFields = {
   // placeholder URL would be a dead link in every client that shows it.
   blockExplorerTransactionUrl: z.string().nullable().openapi({
     description:
-      "The explorer's transaction URL, `{hash}` standing for the transaction hash; null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)",
+      "The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)",
     example: 'https://basescan.org/tx/{hash}',
   }),
   blockExplorerName: z.string().openapi({

@@ -173,7 +173,10 @@ const PaymentSchema = z
     transactionHash: z.string(),
     logIndex: z.number().int(),
     blockNumber: z.number().int(),
-    blockHash: z.string(),
+    blockHash: z.string().openapi({
+      description:
+        'As the network’s own tools write it: `0x` and 64 hex digits on EVM networks, the bare 64-hex block id on Tron',
+    }),
     fromAddress: z.string(),
     toAddress: z.string(),
     asset: AssetSchema,

@@ -130,3 +130,40 @@ test("changeRows: an item updated whole (a wallet of the organization) shows eac
     { path: 'address', after: '0xddd' },
   ]);
 });
+
+test('changeRows: a Tron txID and block id as Tron’s tools show them (bare), by the chain beside them or named by earlier or related events; EVM hashes as the log keeps them', (t) => {
+  const txid = 'ab'.repeat(32);
+  const block = 'cd'.repeat(32);
+  const evm = `0x${'ef'.repeat(32)}`;
+  const tronPayment = {
+    type: 'PaymentDetected',
+    data: {
+      payment: {
+        chainId: 1416785484,
+        transactionHash: `0x${txid}`,
+        blockHash: `0x${block}`,
+        seenIn: [{ hash: `0x${block}`, number: 5 }],
+      },
+    },
+  };
+  t.like(Object.fromEntries(changeRows(tronPayment).map((r) => [r.path, r.after])), {
+    transactionHash: txid,
+    blockHash: block,
+    'seenIn[0].hash': block,
+  });
+  const completed = { type: 'CheckoutSessionCompleted', data: { transactionHash: `0x${txid}`, amountReceived: '1' } };
+  t.deepEqual(changeRows(completed, [tronPayment])[0], { path: 'transactionHash', after: txid });
+  // An invoice paid before `InvoicePaid` named the chain: its paying session's events name it.
+  const invoicePaid = { type: 'InvoicePaid', data: { checkoutSessionId: 'cs', transactionHash: `0x${txid}` } };
+  t.like(changeRows(invoicePaid, [], [tronPayment])[1], { path: 'transactionHash', after: txid });
+  t.like(
+    changeRows(invoicePaid)[1],
+    { path: 'transactionHash', after: `0x${txid}` },
+    'no chain known: as the log keeps it',
+  );
+  const onEvm = { type: 'PaymentDetected', data: { payment: { chainId: 1, transactionHash: evm, blockHash: evm } } };
+  t.like(Object.fromEntries(changeRows(onEvm).map((r) => [r.path, r.after])), {
+    transactionHash: evm,
+    blockHash: evm,
+  });
+});

@@ -1,3 +1,5 @@
+import { shownHashOn } from '../../../chain-ingest/tron/networks.ts';
+
 /**
  * What an event changed, as rows a person reads: its data flattened to dotted paths (`customer.name`),
  * credentials hidden, long values cut, and for an update (`data.changes`) each field's value before
@@ -34,10 +36,40 @@ export function formatValue(value: unknown): string {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** `data` as `path → text` pairs, depth first in key order; secrets as "hidden", uploaded bytes by their size. */
-export function flatten(data: unknown, prefix = ''): [string, string][] {
+/** The fields that hold a transaction or block hash (`seenIn[].hash`: a block a transfer was seen in). */
+const CHAIN_HASH_FIELD = /^(transactionHash|blockHash|hash)$/;
+
+/**
+ * The chain of each hash the events name beside a `chainId` (a payment, a sweep, a paid invoice), so a
+ * hash an event names without one (`CheckoutSessionCompleted.transactionHash`) is shown as its chain does.
+ */
+export function chainsOfHashes(events: readonly EventLike[]): Map<string, number> {
+  const chains = new Map<string, number>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) for (const v of value) walk(v);
+    if (!isPlainObject(value)) return;
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof value.chainId === 'number' && typeof v === 'string' && CHAIN_HASH_FIELD.test(k))
+        chains.set(v, value.chainId);
+      walk(v);
+    }
+  };
+  for (const event of events) walk(event.data);
+  return chains;
+}
+
+/**
+ * `data` as `path → text` pairs, depth first in key order; secrets as "hidden", uploaded bytes by their
+ * size; a chain hash as its network's tools show it (a Tron txID or block id bare, the log keeping
+ * `0x…`), by the `chainId` beside it or, else, the chain `chains` knows it on.
+ */
+export function flatten(
+  data: unknown,
+  prefix = '',
+  chains: ReadonlyMap<string, number> = new Map(),
+): [string, string][] {
   const rows: [string, string][] = [];
-  const walk = (value: unknown, path: string, key: string) => {
+  const walk = (value: unknown, path: string, key: string, chainId: number | undefined) => {
     if (key && isSecretField(key)) {
       rows.push([path, HIDDEN]);
       return;
@@ -47,21 +79,29 @@ export function flatten(data: unknown, prefix = ''): [string, string][] {
       return;
     }
     if (isPlainObject(value) && Object.keys(value).length > 0) {
-      for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k, k);
+      const chain = typeof value.chainId === 'number' ? value.chainId : chainId;
+      for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k, k, chain);
       return;
     }
     if (Array.isArray(value) && value.some((v) => typeof v === 'object' && v !== null)) {
       value.forEach((v, i) => {
-        walk(v, `${path}[${i}]`, '');
+        walk(v, `${path}[${i}]`, '', chainId);
       });
       return;
     }
+    const chain = typeof value === 'string' && CHAIN_HASH_FIELD.test(key) ? (chainId ?? chains.get(value)) : undefined;
     rows.push([
       path,
-      Array.isArray(value) ? (value.length ? value.map(formatValue).join(', ') : 'none') : formatValue(value),
+      chain !== undefined
+        ? formatValue(shownHashOn(chain, value as string))
+        : Array.isArray(value)
+          ? value.length
+            ? value.map(formatValue).join(', ')
+            : 'none'
+          : formatValue(value),
     ]);
   };
-  walk(data, prefix, '');
+  walk(data, prefix, '', undefined);
   return rows;
 }
 
@@ -107,8 +147,14 @@ export function knownItemFields(id: string, earlier: readonly EventLike[]): Map<
  * The rows of one event: for an update, each changed field with its value before (when the log
  * knew it); the event's other fields after them; `at` (the event's own time) left out.
  */
-export function changeRows(event: EventLike, earlier: readonly EventLike[] = []): ChangeRow[] {
+export function changeRows(
+  event: EventLike,
+  earlier: readonly EventLike[] = [],
+  /** Events of other records that name the chain of this one's hashes (the checkout session that paid an invoice). */
+  related: readonly EventLike[] = [],
+): ChangeRow[] {
   const { changes, at: _at, ...rest } = event.data;
+  const chains = chainsOfHashes([...related, ...earlier]);
   const rows: ChangeRow[] = [];
   if (isPlainObject(changes)) {
     const known = knownFields(earlier);
@@ -124,7 +170,7 @@ export function changeRows(event: EventLike, earlier: readonly EventLike[] = [])
     changes === undefined && event.type.endsWith('Updated') && typeof rest.id === 'string'
       ? knownItemFields(rest.id, earlier)
       : null;
-  for (const [path, after] of flatten(snapshot ?? rest)) {
+  for (const [path, after] of flatten(snapshot ?? rest, '', chains)) {
     if (!path || (snapshot && TENANT_FIELDS.has(path))) continue;
     const before = item?.get(path);
     rows.push(before !== undefined && before !== after ? { path, before, after } : { path, after });

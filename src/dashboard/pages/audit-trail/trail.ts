@@ -123,15 +123,28 @@ export async function loadTrail(
   for (const doc of docs)
     if (!streams.has(doc.streamId)) streams.set(doc.streamId, deps.eventStore.readStream(doc.streamId));
   const names = await actorNames(deps.readStore, docs);
+  const read = (streamId: string) => {
+    if (!streams.has(streamId)) streams.set(streamId, deps.eventStore.readStream(streamId));
+    return streams.get(streamId)!;
+  };
   const entries: AuditEntry[] = [];
   for (const doc of docs) {
-    const events = await streams.get(doc.streamId)!;
+    const events = await read(doc.streamId);
     const event = events[doc.revision];
     const earlier = events.slice(0, doc.revision).map((e) => ({ type: e.type, data: e.data }));
+    // An invoice paid before `InvoicePaid` named the chain: the checkout session that paid it does.
+    const payer =
+      event?.type === 'InvoicePaid' && event.data.chainId === undefined ? event.data.checkoutSessionId : null;
+    const related =
+      typeof payer === 'string'
+        ? (await read(`checkout_session-${payer}`)).filter(
+            (e) => e.metadata.organizationId === event?.metadata.organizationId,
+          )
+        : [];
     entries.push({
       ...doc,
       actorName: names.get(doc.actor) ?? null,
-      rows: event ? changeRows({ type: event.type, data: event.data }, earlier) : [],
+      rows: event ? changeRows({ type: event.type, data: event.data }, earlier, related) : [],
     });
   }
   return { entries, count };
