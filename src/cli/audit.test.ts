@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import test from 'ava';
+import { readConfig } from '../app/config.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
-import { progressStyle, publicKeyOptions, summaryOf, verifyProgress } from './audit.ts';
+import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
+import { progressStyle, publicKeyOptions, summaryOf, trustedKeysOf, verifyProgress } from './audit.ts';
 
 /** A stream that keeps what is written to it, a terminal or not. */
 function capture(isTTY: boolean) {
@@ -95,4 +100,24 @@ test('a --public-key that is no ed25519 public key is a usage error naming it, n
       name: 'ConfigError',
       message: new RegExp(`--public-key .* is not an ed25519 public key`),
     });
+});
+
+test("--public-key pins trust: the data dir's own key is then not trusted; without it the key trusted is named, and whence it came", (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'weir-trusted-keys-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = readConfig(['--data-dir', dataDir], {});
+  t.deepEqual(trustedKeysOf(config, []).keys, [], 'no key anywhere');
+  t.regex(trustedKeysOf(config, []).note ?? '', /no operator key/);
+
+  const inDataDir = loadOperatorKey({ keyFile: join(dataDir, OPERATOR_KEY_FILE) });
+  const published = loadOperatorKey({ keyFile: join(dataDir, 'published.key') });
+  const pinned = trustedKeysOf(config, ['--public-key', published.publicKey]);
+  t.deepEqual(pinned.keys, [published.publicKey], "the given key alone, not the data dir's");
+  t.is(pinned.note, null);
+
+  const own = trustedKeysOf(config, []);
+  t.deepEqual(own.keys, [inDataDir.publicKey]);
+  t.true(own.note?.includes(inDataDir.publicKey), own.note ?? '');
+  t.true(own.note?.includes(join(dataDir, OPERATOR_KEY_FILE)), own.note ?? '');
+  t.regex(own.note ?? '', /the data dir's own.*--public-key/);
 });

@@ -130,10 +130,29 @@ export function publicKeyOptions(argv: string[]): string[] {
   return keys;
 }
 
-/** The keys checkpoints must be signed with: the operator's (given or in the data dir) and any `--public-key`. */
-export function trustedKeysOf(config: WeirConfig, argv: string[]): string[] {
-  const own = operatorPublicKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
-  return [...(own ? [own] : []), ...publicKeyOptions(argv)];
+/**
+ * The keys checkpoints must be signed with, and a line for stderr saying whence they came. With
+ * `--public-key`, those alone: the key in the data dir is not trusted then, since whoever can
+ * rewrite the log can replace it and re-sign. Without, the operator's (given, or the data dir's
+ * own file), which the line names so that an auditor knows to pin the published one.
+ */
+export function trustedKeysOf(config: WeirConfig, argv: string[]): { keys: string[]; note: string | null } {
+  const pinned = publicKeyOptions(argv);
+  if (pinned.length > 0) return { keys: pinned, note: null };
+  const keyFile = join(config.dataDir, OPERATOR_KEY_FILE);
+  const own = operatorPublicKey({ given: config.auditKey, keyFile });
+  if (own === null)
+    return {
+      keys: [],
+      note: 'no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
+    };
+  const whence = config.auditKey
+    ? 'the operator key given (WEIR_AUDIT_KEY or --audit-key-file)'
+    : `the key in ${keyFile}, the data dir's own: whoever can rewrite the log can replace it and re-sign`;
+  return {
+    keys: [own],
+    note: `checkpoints are checked against ${own}, ${whence}; pass the operator's published key with --public-key to trust it alone`,
+  };
 }
 
 /**

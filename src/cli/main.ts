@@ -226,14 +226,11 @@ async function auditVerify(argv: string[]): Promise<void> {
   const audit = await import('./audit.ts');
   // Read only: verifying neither makes, tightens nor seals anything in the data dir.
   const eventStore = await audit.openLogToAudit(config, 'audit verify');
-  const trustedKeys = audit.trustedKeysOf(config, argv);
+  const { keys: trustedKeys, note } = audit.trustedKeysOf(config, argv);
   const published = (
     await Promise.all(audit.options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
   ).flat();
-  if (trustedKeys.length === 0)
-    console.error(
-      'weir audit verify: no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
-    );
+  if (note !== null) console.error(`weir audit verify: ${note}`);
   const live = await audit.openLiveReadModels(config).catch(async (error: unknown) => {
     await eventStore.close();
     throw error;
@@ -275,13 +272,19 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
   };
   const eventStore = write ? await openToWrite() : await audit.openLogToAudit(config, 'audit checkpoint');
   try {
+    let written = false;
     if (write) {
       const { OPERATOR_KEY_FILE, loadOperatorKey } = await import('../audit/operator-key.ts');
       const { createSystemClock } = await import('../shared/clock.ts');
       const key = loadOperatorKey({ given: config.auditKey, keyFile: join(config.dataDir, OPERATOR_KEY_FILE) });
-      await writeCheckpoint({ eventStore, key, clock: createSystemClock() });
+      written = (await writeCheckpoint({ eventStore, key, clock: createSystemClock() })) !== null;
     }
     const latest = await latestCheckpoint(eventStore);
+    // Printed as if just signed, the old checkpoint would pass for a new one.
+    if (write && !written && latest !== null)
+      console.error(
+        `weir audit checkpoint: nothing new since the checkpoint of position ${latest.position} (logged at ${latest.loggedAt ?? '-'}): no checkpoint written`,
+      );
     if (latest === null) {
       console.error(
         'weir audit checkpoint: the log holds no signed checkpoint yet (weir audit checkpoint --write signs one)',

@@ -42,6 +42,14 @@ export type ReadStore = {
    * as the projections that fold a record's events do by its revision.
    */
   atomically<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Where the store keeps, beside each document, values derived from it that queries read (the
+   * embedded file's key and order columns, its row's id): every stored document of `collection`
+   * whose kept values are not the ones its body gives, with the fields they disagree on (`_id` for
+   * the row's id). `weir audit verify` compares bodies with a rebuild; this finds an edit to the
+   * rest. Absent where nothing is kept beside the document (MongoDB indexes the document itself).
+   */
+  misindexed?(collection: string): Promise<{ doc: ReadDocument; fields: string[] }[]>;
   /** Whether documents survive a restart (MongoDB) or must be rebuilt from the log (embedded). */
   readonly durable: boolean;
   /** Drop every collection and checkpoint. */

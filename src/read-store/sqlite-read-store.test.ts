@@ -255,6 +255,44 @@ test('a file written with other indexed fields is emptied (the runner then rebui
   await other.close();
 });
 
+test('misindexed names each row whose key, order or id column an edit to the file made disagree with its body; none as written', async (t) => {
+  const path = join(scratch, `misindexed-${++dirs}.sqlite3`);
+  const options = {
+    path,
+    indexedFields: ['organizationId', 'status', 'paymentIntent.id'],
+    orderedFields: ['createdAt'],
+  };
+  const store = createSqliteReadStore(options);
+  const sessions = store.collection('sessions');
+  for (const [id, status] of [
+    ['a', 'complete'],
+    ['b', 'open'],
+    ['c', 'open'],
+    ['d', 'open'],
+  ] as const)
+    await sessions.put({ _id: id, organizationId: 'org', status, paymentIntent: { id: `pi_${id}` }, createdAt: id });
+  await store.collection('other').put({ _id: 'x', organizationId: 'org', status: ['an', 'array'] });
+  t.deepEqual(await store.misindexed!('sessions'), [], 'as written, pending writes included');
+  await store.close();
+
+  const db = new Database(path);
+  db.prepare("UPDATE documents SET k1 = 'expired' WHERE id = 'a'").run();
+  db.prepare("UPDATE documents SET k2 = NULL, o0 = 'zzz' WHERE id = 'b'").run();
+  db.prepare("UPDATE documents SET id = 'c2' WHERE id = 'c'").run();
+  // An array's key is a marker blob: a string in its place is found too.
+  db.prepare("UPDATE documents SET k1 = 'x' WHERE id = 'x'").run();
+  db.close();
+
+  const reopened = createSqliteReadStore({ ...options, readonly: true });
+  t.teardown(() => reopened.close());
+  const named = async (collection: string) =>
+    (await reopened.misindexed!(collection)).map(({ doc, fields }) => `${doc._id}:${fields.join(',')}`).sort();
+  t.deepEqual(await named('sessions'), ['a:status', 'b:paymentIntent.id,createdAt', 'c:_id']);
+  t.deepEqual(await named('other'), ['x:status']);
+  // What the reviewer saw: the body still says complete, the indexed column hides it from a status query.
+  t.is(await reopened.collection('sessions').count({ status: 'complete' }), 0);
+});
+
 test("a compound index answers a tenant's counts and lists in SQL (no row read), with the same results; a field not indexed is refused", async (t) => {
   const path = join(scratch, `compound-${++dirs}.sqlite3`);
   const options = {

@@ -206,6 +206,9 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   const selectBody = db.prepare('SELECT body FROM documents WHERE collection = ? AND id = ?').pluck();
   const countAll = db.prepare('SELECT count(*) FROM documents WHERE collection = ?').pluck();
   const selectAll = db.prepare('SELECT id, body FROM documents WHERE collection = ?').raw();
+  const selectStored = db
+    .prepare(`SELECT id, body${columns.map((c) => `, ${c}`).join('')} FROM documents WHERE collection = ?`)
+    .raw();
   const selectCheckpoint = db.prepare('SELECT position FROM checkpoints WHERE name = ?').pluck();
   const upsertCheckpoint = db.prepare(
     'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
@@ -566,6 +569,31 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       maxTimeMs === undefined ? {} : { maxTimeMs },
     );
 
+  /** What a row keeps beside its body, as its body gives it: `_id`, then one value per key and order column. */
+  const keptOf = (doc: ReadDocument): unknown[] => [
+    doc._id,
+    ...paths.map((path) => columnKey(locate(doc, path))),
+    ...orderedFields.map((field) => orderKey(doc[field])),
+  ];
+  const keptNames = ['_id', ...indexedFields, ...orderedFields];
+  const sameKept = (stored: unknown, derived: unknown): boolean =>
+    Buffer.isBuffer(derived) ? Buffer.isBuffer(stored) && derived.equals(stored) : stored === derived;
+
+  /** The rows whose id, key or order columns are not what their body gives (see `ReadStore.misindexed`). */
+  const misindexed = (name: string): { doc: ReadDocument; fields: string[] }[] => {
+    const state = collections.get(name);
+    if (state !== undefined) flush(state);
+    const found: { doc: ReadDocument; fields: string[] }[] = [];
+    // The bodies as stored, not the cached copies: the columns beside them are what is checked.
+    for (const [id, body, ...kept] of selectStored.iterate(name) as Iterable<[string, string, ...unknown[]]>) {
+      const doc = JSON.parse(body) as ReadDocument;
+      const derived = keptOf(doc);
+      const fields = keptNames.filter((_, i) => !sameKept(i === 0 ? id : kept[i - 1], derived[i]));
+      if (fields.length > 0) found.push({ doc, fields: [...new Set(fields)] });
+    }
+    return found;
+  };
+
   const stored = (doc: ReadDocument): ReadDocument => {
     if (!trusted) return copyReadDocument(doc, { freeze: true });
     if (typeof doc._id !== 'string' || doc._id.length === 0)
@@ -643,6 +671,9 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
         collections.set(name, state);
       }
       return state.handle as Collection<T>;
+    },
+    async misindexed(name) {
+      return misindexed(name);
     },
     async getCheckpoint(name) {
       return decodeCheckpoint(name, selectCheckpoint.get(name) ?? null);

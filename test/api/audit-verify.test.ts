@@ -1,9 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
+import Database from 'better-sqlite3';
 import { latestCheckpoint } from '../../src/audit/checkpoints.ts';
+import { INDEXED_FIELDS } from '../../src/projections/all-projections.ts';
 import { COLLECTIONS } from '../../src/projections/collections.ts';
+import { SQLITE_READ_STORE_FILE } from '../../src/read-store/sqlite-read-store.ts';
 import type { ReadDocument } from '../../src/read-store/read-store.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
-import { eventually } from '../support/api-client.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import type { Session } from './helpers.ts';
 
@@ -82,4 +88,38 @@ test('GET /audit/verify: the chain and checkpoints hold, and the tenant’s read
   const bobs = await bob.api.get<Verification>('/api/v1/audit/verify');
   t.true(bobs.body.holds, JSON.stringify(bobs.body.readModels.differences));
   t.is(bobs.body.chain.head?.hash, tampered.body.chain.head?.hash);
+});
+
+test('GET /audit/verify finds an indexed column of the read-model file edited behind Weir’s back: the body still matches the rebuild, but lists read the column', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-audit-misindexed-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
+  const first = await startTestWeir(t, { dataDir }, { clock });
+  const alice = await createMerchant(first.url, 'Alice');
+  const session = (await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('1000'));
+  const listedOpen = async (api: ReturnType<typeof apiClient>) =>
+    (await api.get<{ data: Session[] }>('/api/v1/checkout/sessions?status=open')).body.data.map((listed) => listed.id);
+  t.true((await listedOpen(alice.api)).includes(session.id));
+  await first.stop();
+
+  // The file edited while no Weir runs: the session's status column only, not its body.
+  const db = new Database(join(dataDir, SQLITE_READ_STORE_FILE));
+  const edited = db
+    .prepare(`UPDATE documents SET k${INDEXED_FIELDS.indexOf('status')} = 'expired' WHERE collection = ? AND id = ?`)
+    .run(COLLECTIONS.checkoutSessions, session.id);
+  db.close();
+  t.is(edited.changes, 1);
+
+  const second = await startTestWeir(t, { dataDir }, { clock: createManualClock(clock.now()) });
+  const api = apiClient(second.url, alice.testSecretKey);
+  t.false((await listedOpen(api)).includes(session.id), 'the list reads the edited column');
+  const verified = await api.get<Verification>('/api/v1/audit/verify');
+  t.is(verified.status, 200);
+  t.false(verified.body.holds);
+  t.true(verified.body.chain.holds);
+  t.false(verified.body.readModels.holds);
+  t.deepEqual(verified.body.readModels.differences, [
+    { collection: COLLECTIONS.checkoutSessions, id: session.id, kind: 'misindexed', fields: ['status'] },
+  ]);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
+import { INDEXED_FIELDS } from '../../src/projections/all-projections.ts';
 import { runWeir, spawnWeir } from '../support/weir-process.ts';
 
 const tempDir = async (t: import('ava').ExecutionContext) => {
@@ -343,6 +344,49 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
   t.is(found.chain.firstProblem.position, '1');
 });
 
+test("weir audit verify --public-key trusts that key alone: a checkpoint signed with a key put in the data dir's place fails; without it the data dir's key is named. A --write with nothing new says so", async (t) => {
+  const dataDir = await tempDir(t);
+  const env = { WEIR_DATA_DIR: dataDir };
+  t.is(runWeir(['org', 'create', '--name', 'Pinned'], env).status, 0);
+  const signed = runWeir(['audit', 'checkpoint', '--write'], env);
+  t.is(signed.status, 0, signed.stderr);
+  const original = JSON.parse(signed.stdout) as { position: string; loggedAt: string; publicKey: string };
+  t.is(signed.stderr, '');
+  const again = runWeir(['audit', 'checkpoint', '--write'], env);
+  t.is(again.status, 0, again.stderr);
+  t.is(
+    again.stderr.trim(),
+    `weir audit checkpoint: nothing new since the checkpoint of position ${original.position} (logged at ${original.loggedAt}): no checkpoint written`,
+  );
+  t.deepEqual(JSON.parse(again.stdout), original, 'the latest is still printed');
+
+  const trusting = runWeir(['audit', 'verify'], env);
+  t.is(trusting.status, 0, trusting.stderr);
+  t.true(
+    trusting.stderr.includes(
+      `checkpoints are checked against ${original.publicKey}, the key in ${join(dataDir, 'audit-operator.key')}, the data dir's own`,
+    ),
+    trusting.stderr,
+  );
+
+  // Someone with the data dir swaps the key, appends and re-signs.
+  const { generateKeyPairSync } = await import('node:crypto');
+  const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  await writeFile(join(dataDir, 'audit-operator.key'), pem, { mode: 0o600 });
+  t.is(runWeir(['org', 'create', '--name', 'Intruder'], env).status, 0);
+  const forged = runWeir(['audit', 'checkpoint', '--write'], env);
+  t.is(forged.status, 0, forged.stderr);
+  const forgedKey = (JSON.parse(forged.stdout) as { publicKey: string }).publicKey;
+  t.not(forgedKey, original.publicKey);
+
+  const pinned = runWeir(['audit', 'verify', '--public-key', original.publicKey], env);
+  t.is(pinned.status, 1, pinned.stderr);
+  t.regex(pinned.stderr, /checkpoint_forged at \d+: /);
+  t.notRegex(pinned.stderr, /checkpoints are checked against/);
+  const unpinned = runWeir(['audit', 'verify'], env);
+  t.true(unpinned.stderr.includes(`checkpoints are checked against ${forgedKey}`), unpinned.stderr);
+});
+
 test("weir audit verify compares the data dir's read models with a rebuild: they match as written, an edited document is named", async (t) => {
   const dataDir = await tempDir(t);
   t.is(runWeir(['org', 'create', '--name', 'Audited models'], { WEIR_DATA_DIR: dataDir }).status, 0);
@@ -370,6 +414,25 @@ test("weir audit verify compares the data dir's read models with a rebuild: they
   // The organization's test and live documents.
   t.regex(tampered.stderr, /read models: .* 2 difference\(s\)/);
   t.regex(tampered.stderr, /: different \(name\)/);
+
+  // An indexed column edited, its body left alone: queries by the organization miss the key.
+  const copy = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Indexed'], { WEIR_DATA_DIR: copy }).status, 0);
+  t.is(runWeir(['replay'], { WEIR_DATA_DIR: copy }).status, 0);
+  const columns = new Database(join(copy, 'read-models.sqlite3'));
+  const key = columns
+    .prepare("SELECT id FROM documents WHERE collection = 'api_keys' AND json_extract(body, '$.environment') = 'test'")
+    .pluck()
+    .get() as string;
+  const organizationColumn = `k${INDEXED_FIELDS.indexOf('organizationId')}`;
+  columns
+    .prepare(`UPDATE documents SET ${organizationColumn} = 'org_someone_else' WHERE collection = 'api_keys' AND id = ?`)
+    .run(key);
+  columns.close();
+  const misindexed = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: copy });
+  t.is(misindexed.status, 1, misindexed.stderr);
+  t.regex(misindexed.stderr, /read models: .* 1 difference\(s\)/);
+  t.true(misindexed.stderr.includes(`api_keys/${key}: misindexed (organizationId)`), misindexed.stderr);
 });
 
 test('weir audit verify reads the data dir without writing it: a wrong --data-dir is an error (not an empty log that holds), modes stay, read models of another layout are not dropped', async (t) => {

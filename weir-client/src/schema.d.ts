@@ -14172,10 +14172,10 @@ export interface components {
             fields: string[];
             id: string;
             /**
-             * @description `missing` from the live read models, `unexpected` in them, or `different` in `fields`
+             * @description `missing` from the live read models, `unexpected` in them, `different` in `fields`, or `misindexed`: what the store keeps beside the document for queries (an indexed or sort field, the row’s id) is not what the document gives, for `fields`, so lists, counts and reports disagree with it
              * @enum {string}
              */
-            kind: "missing" | "unexpected" | "different";
+            kind: "missing" | "unexpected" | "different" | "misindexed";
         };
         AuditVerification: {
             chain: {

@@ -37,8 +37,9 @@ const ReadModelDifferenceSchema = z
   .object({
     collection: z.string(),
     id: z.string(),
-    kind: z.enum(['missing', 'unexpected', 'different']).openapi({
-      description: '`missing` from the live read models, `unexpected` in them, or `different` in `fields`',
+    kind: z.enum(['missing', 'unexpected', 'different', 'misindexed']).openapi({
+      description:
+        '`missing` from the live read models, `unexpected` in them, `different` in `fields`, or `misindexed`: what the store keeps beside the document for queries (an indexed or sort field, the row’s id) is not what the document gives, for `fields`, so lists, counts and reports disagree with it',
     }),
     fields: z.array(z.string()),
   })
