@@ -97,7 +97,7 @@ const seenBlock = (payment: SessionPayment, blockHash: string): SeenBlock | unde
  * detectedAt and lists the block it was in under `seenIn`), so that block's final finds it.
  */
 function movedTo(payment: SessionPayment, block: SeenBlock, now: string): CheckoutSessionEvent {
-  const { seenIn: _seenIn, mayReturn: _mayReturn, ...transfer } = payment;
+  const { seenIn: _seenIn, mayReturn: _mayReturn, failureSent: _failureSent, ...transfer } = payment;
   return {
     type: 'PaymentDetected',
     data: { payment: { ...transfer, blockNumber: block.number, blockHash: block.hash, detectedAt: now } },
@@ -266,10 +266,12 @@ export function decideCheckoutSession(
       const [afterWithdrawal] = transition(checkoutSessionMachine, snapshot, withdrawal);
       // The intent waited for this payment alone and needs a payment again: its attempt failed
       // (`payment_intent.payment_failed`). Not while the payment is awaited back (the intent stays
-      // processing), nor when the session expires with the withdrawal: it can take no payment again.
+      // processing), nor when the session expires with the withdrawal: it can take no payment again;
+      // nor a second time when the withdrawal that awaited it told it already (logs before the rule).
       const expiry = expiresNow(afterWithdrawal, ctx.now);
       const failed =
         expiry.length === 0 &&
+        payment.failureSent !== true &&
         session.paymentIntent.status === 'processing' &&
         afterWithdrawal.context.session?.paymentIntent.status === 'requires_payment_method';
       const withdrawn: CheckoutSessionEvent = failed
@@ -308,6 +310,7 @@ export function decideCheckoutSession(
         late: _late,
         seenIn: _seenIn,
         mayReturn: _mayReturn,
+        failureSent: _failureSent,
         ...transfer
       } = payment;
       const detected = detection(session, { ...transfer, blockNumber: block.number, blockHash: block.hash }, ctx.now);

@@ -138,8 +138,15 @@ export function evolveCheckoutSession(
       // Waited for only while this withdrawal says it may be mined again (a later one ends that).
       const payments = session.payments.map((p) => {
         if (p.transferId !== event.data.transferId) return p;
-        const { mayReturn: _mayReturn, ...rest } = p;
-        return { ...rest, status: 'withdrawn' as const, ...(event.data.mayReturn ? { mayReturn: true as const } : {}) };
+        const { mayReturn: _mayReturn, failureSent: _failureSent, ...rest } = p;
+        if (!event.data.mayReturn) return { ...rest, status: 'withdrawn' as const };
+        // Logs from before the rule may tell payment_failed with the withdrawal that awaits it back.
+        return {
+          ...rest,
+          status: 'withdrawn' as const,
+          mayReturn: true as const,
+          ...(event.data.paymentFailed ? { failureSent: true as const } : {}),
+        };
       });
       // One awaited back after a reorg keeps the intent processing: the payer is told not to pay again.
       const stillPending = payments.some((p) => p.status === 'pending' || p.mayReturn === true);

@@ -147,6 +147,34 @@ test('a log written before a reorg wait kept the intent processing (its withdraw
   t.like(session, { status: 'open', paymentIntent: { status: 'processing' } });
 });
 
+test('a withdrawal logged before the rule (mayReturn + paymentFailed), given up after the upgrade, fails the intent no second time; one awaited under the rule still fails it once', (t) => {
+  const before: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: NOW, paymentFailed: true, mayReturn: true },
+  };
+  const giveUp = { type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK } as const;
+  const history = [created(), detected('t1', '300000000'), before];
+  const gone = given(history).when(giveUp, NOW);
+  t.deepEqual(gone, [{ type: 'PaymentWithdrawn', data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: NOW } }]);
+  t.like(given([...history, ...gone]).state().context.session, {
+    status: 'open',
+    paymentIntent: { status: 'requires_payment_method' },
+  });
+  t.is(given([...history, ...gone]).state().context.session?.payments[0]?.failureSent, undefined);
+  // Mined again and taken away again under the rule: that wait told nothing, its end does.
+  const again = given(history).when(
+    { type: 'RecordTransfer', payment: { ...paymentFixture('t1', '300000000'), blockHash: '0xb10d' } },
+    NOW,
+  );
+  const rewithdrawn = given([...history, ...again]).when(
+    { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' },
+    NOW,
+  );
+  t.deepEqual(given([...history, ...again, ...rewithdrawn]).when(giveUp, NOW), [
+    { type: 'PaymentWithdrawn', data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: NOW, paymentFailed: true } },
+  ]);
+});
+
 test('a withdrawal is no failed payment while another payment is still pending, or money is already confirmed', (t) => {
   const withdraw = { type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' } as const;
   const another = given([created(), detected('t1', '100000000'), detected('t2', '200000000')]).when(withdraw, NOW);

@@ -164,6 +164,12 @@ export type SessionPayment = {
    * otherwise (and on every transfer withdrawn before this field).
    */
   mayReturn?: true;
+  /**
+   * Awaited back (`mayReturn`) after a withdrawal that carried `paymentFailed` too (logged before
+   * that rule): the payer was told of the failure then, so giving it up tells it no second time.
+   * Absent otherwise.
+   */
+  failureSent?: true;
 };
 
 /** A block a transfer was seen in. */

@@ -109,3 +109,32 @@ test('a final finds a pending transfer by any height it was seen at (a missed re
     [],
   );
 });
+
+test('a final finds a withdrawn transfer awaited back by any height it was seen at (mined again lower after a reorg), with the blocks it was seen in', async (t) => {
+  const readStore = createEmbeddedReadStore();
+  const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const tenant = { organizationId: 'org-1', environment: 'test', checkoutSessionId: 's-1' };
+  await payments.put({
+    _id: 'awaited',
+    network: 'devnet',
+    blockNumber: 5,
+    blockHash: '0xb5',
+    status: 'withdrawn',
+    seenIn: [{ number: 6, hash: '0xa6' }],
+    ...tenant,
+  });
+  await payments.put({
+    _id: 'pending',
+    network: 'devnet',
+    blockNumber: 6,
+    blockHash: '0xc6',
+    status: 'pending',
+    ...tenant,
+  });
+  const intents = createPaymentIntents({ readStore, commands: noCommands, projections: { waitFor: async () => {} } });
+  for (const height of [5, 6])
+    t.deepEqual(await intents.withdrawnAtHeight('devnet', height), [
+      { transferId: 'awaited', blockNumber: 5, blockHash: '0xb5', seenIn: [{ number: 6, hash: '0xa6' }], ...tenant },
+    ]);
+  t.deepEqual(await intents.withdrawnAtHeight('devnet', 7), []);
+});

@@ -36,6 +36,9 @@ const anyOfHashes = (hashes: readonly string[]) => ({
   $options: 'i',
 });
 
+/** A transfer seen at height `blockNumber`: in the block it is in now, or one a reorg took before (`seenIn`). */
+const seenAtHeight = (blockNumber: number) => ({ $or: [{ blockNumber }, { 'seenIn.number': blockNumber }] });
+
 /**
  * chain-ingest's payment port over the read models (deposit addresses, sessions, chain payments)
  * and the checkout session's commands, sent as `system:matcher`.
@@ -96,13 +99,11 @@ export function createPaymentIntents(deps: {
     },
     async pendingAtHeight(network, blockNumber) {
       await caughtUp();
-      return pending(
-        await payments.find({ network, status: 'pending', $or: [{ blockNumber }, { 'seenIn.number': blockNumber }] }),
-      );
+      return pending(await payments.find({ network, status: 'pending', ...seenAtHeight(blockNumber) }));
     },
     async withdrawnAtHeight(network, blockNumber) {
       await caughtUp();
-      return pending(await payments.find({ network, blockNumber, status: 'withdrawn' }));
+      return pending(await payments.find({ network, status: 'withdrawn', ...seenAtHeight(blockNumber) }));
     },
     async withdrawnSeenIn(network, blockHash) {
       await caughtUp();

@@ -1,4 +1,4 @@
-import { NOT_IN_FINAL_BLOCK, type SessionAddress } from '../../machines/checkout-session.types.ts';
+import { NOT_IN_FINAL_BLOCK, type SeenBlock, type SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { Bus, BusMessage, Consumer } from '../bus/bus.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { fromChainUnits } from '../shared/money.ts';
@@ -13,11 +13,17 @@ import {
   type ChainReorgMessage,
   type ChainTransferMessage,
 } from './chain-messages.ts';
-import type { PaymentIntents } from './payment-intents.ts';
+import type { PaymentIntents, PendingPayment } from './payment-intents.ts';
 
 /** What a transfer names its session by: the Solana Pay reference where the rail uses one, else the address paid. */
 export const paymentTargetOf = (transfer: Pick<ChainTransferMessage, 'to'> & { reference?: string | null }): string =>
   transfer.reference ?? transfer.to;
+
+/** Every block a recorded transfer was seen in: the one it is in now, and those a reorg took before (`seenIn`). */
+const sightingsOf = (payment: PendingPayment): SeenBlock[] => [
+  { number: payment.blockNumber, hash: payment.blockHash },
+  ...(payment.seenIn ?? []),
+];
 
 /** The session's address that accepts this transfer (its network, deposit address and asset); undefined when the session does not take that asset there. */
 export function acceptedAddress(
@@ -178,14 +184,16 @@ export function createMatcher(deps: {
   }
 
   async function onFinal(message: ChainFinalMessage, messageId: string): Promise<void> {
-    // A pending transfer may have been seen in several blocks (a reorg the follower missed): the
-    // final of any of them confirms it there; another block final at this height withdraws it
-    // only if it was seen at no height above (finals come in height order: those below are past).
+    // A transfer may have been seen in several blocks (a reorg, or one the follower missed): the
+    // final of any of them proves it mined there; another block final at this height ends it only
+    // if it was seen at no height above (finals come in height order: those below are past).
+    const isFinal = (block: SeenBlock) => block.hash.toLowerCase() === message.blockHash.toLowerCase();
+    const goneAt = (payment: PendingPayment) =>
+      !sightingsOf(payment).some((block) => isFinal(block) || block.number > message.blockNumber);
     for (const payment of await intents.pendingAtHeight(message.network, message.blockNumber)) {
-      const sightings = [{ number: payment.blockNumber, hash: payment.blockHash }, ...(payment.seenIn ?? [])];
-      if (sightings.some((block) => block.hash.toLowerCase() === message.blockHash.toLowerCase()))
+      if (sightingsOf(payment).some(isFinal))
         await intents.confirmTransfer(payment, payment.transferId, message.blockHash, messageId);
-      else if (!sightings.some((block) => block.number > message.blockNumber))
+      else if (goneAt(payment))
         await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
     }
     // A transfer withdrawn with this very block was mined after all (the chain came back to the
@@ -194,11 +202,11 @@ export function createMatcher(deps: {
     // in) or dropped by the bus (same id), so its block's final credits it.
     for (const payment of await intents.withdrawnSeenIn(message.network, message.blockHash))
       await intents.reinstateTransfer(payment, payment.transferId, message.blockHash, messageId);
-    // One withdrawn with another block at this height is gone for good: a session that still
-    // waited for it to be mined again (paid in time) stops waiting.
+    // One withdrawn that was seen at this height in another block only, and at none above, is gone
+    // for good: a session that still waited for it to be mined again (paid in time) stops waiting.
+    // Seen higher too (mined again lower after a reorg, A→B→A), that height's final decides.
     for (const payment of await intents.withdrawnAtHeight(message.network, message.blockNumber)) {
-      if (payment.blockHash.toLowerCase() !== message.blockHash.toLowerCase())
-        await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
+      if (goneAt(payment)) await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
     }
   }
 

@@ -39,7 +39,7 @@ export type PaymentIntents = {
   pendingInBlocks(network: string, blockHashes: readonly string[]): Promise<PendingPayment[]>;
   /** Pending transfers of `network` seen at height `blockNumber` (in whichever block, last or before: `seenIn`). */
   pendingAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
-  /** Transfers of `network` withdrawn after a reorg whose block was at height `blockNumber`. */
+  /** Transfers of `network` withdrawn after a reorg seen at height `blockNumber` (in the block they were in last, or before: `seenIn`). */
   withdrawnAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
   /**
    * Transfers of `network` withdrawn after a reorg that were seen in the block `blockHash`: the last

@@ -31,7 +31,9 @@ export const checkoutSessionsProjection: Projection = {
   // 5: a payment intent whose transfer a reorg took away stays processing while the session waits
   // for it to be mined again (it read requires_payment_method).
   // 6: a subscription session without a customer names the one its subscription was created with.
-  version: 6,
+  // 7: a payment awaited back after a withdrawal that told payment_failed (logs before that rule)
+  // says so (`failureSent`), so giving it up tells no second time.
+  version: 7,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

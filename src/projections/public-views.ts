@@ -51,7 +51,7 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     transactionHash: shown(session.transactionHash),
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
     // back, are the matcher's bookkeeping: a payment shows the block it is in and its status.
-    payments: session.payments.map(({ seenIn: _seenIn, mayReturn: _mayReturn, ...p }) => ({
+    payments: session.payments.map(({ seenIn: _seenIn, mayReturn: _mayReturn, failureSent: _failureSent, ...p }) => ({
       ...p,
       transactionHash: shownHashOn(p.chainId, p.transactionHash),
       blockHash: shownHashOn(p.chainId, p.blockHash),
