@@ -93,6 +93,15 @@ test('--admin-token-file / WEIR_ADMIN_TOKEN_FILE and --master-key-file / WEIR_MA
   t.like(readConfig([], { WEIR_MASTER_KEY: MASTER_KEY }), { masterKey: MASTER_KEY });
 });
 
+test('the config says where the admin token came from: the inspector shows a terminal one from the command line or a file only', (t) => {
+  const token = secretFile(t, 'op-token-0123456789\n');
+  t.is(readConfig(['--admin-token-file', token], {}).adminTokenFrom, 'file');
+  t.is(readConfig([], { WEIR_ADMIN_TOKEN_FILE: token }).adminTokenFrom, 'file');
+  t.is(readConfig(['--admin-token', 'op'], { WEIR_ADMIN_TOKEN: 'env' }).adminTokenFrom, 'argument');
+  t.is(readConfig([], { WEIR_ADMIN_TOKEN: 'env' }).adminTokenFrom, 'environment');
+  t.is(readConfig([], {}).adminTokenFrom, undefined);
+});
+
 test('a secret given both as it is and as a file is a config error naming both settings', (t) => {
   const token = secretFile(t, 'from-file');
   for (const [argv, env] of [

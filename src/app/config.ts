@@ -30,6 +30,8 @@ export type WeirConfig = {
   auditCheckpointSeconds?: number;
   /** Operator token for `/admin` (creating organizations over HTTP) and `/metrics` beyond loopback (given, or read from `adminTokenFile`); unset: the admin API is off. */
   adminToken?: string;
+  /** Where the admin token came from: a terminal may be shown one from the command line or a file (the inspector's page address). */
+  adminTokenFrom?: 'argument' | 'file' | 'environment';
   /** JSON written by `weir devnet`: offer that local chain in the test environment. */
   devnetFile?: string;
   /** JSON file with RPC endpoints per chain id (`{"rpc": {"1": ["https://…", "wss://…"]}}`); WEIR_RPC_<chainId> wins. */
@@ -255,9 +257,10 @@ export const SETTINGS = {
     env: 'WEIR_INSPECT',
     flag: '--inspect',
     description:
-      "show sessions, invoices, subscriptions, payment links, coupons and webhook deliveries moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine) or the ws:// URL of a running inspector server; unset: off",
+      "show sessions, invoices, subscriptions, payment links, coupons and webhook deliveries moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine; its sockets need the admin token, else a token made for the run, printed at start) or the ws:// URL of a running inspector server; unset: off",
   },
-} as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv'> | SecretFileSetting, SettingSpec>;
+  // adminTokenFrom is no setting: readConfig notes which of the admin token's settings gave it.
+} as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv' | 'adminTokenFrom'> | SecretFileSetting, SettingSpec>;
 
 /** Settings that name a file holding a secret, so the secret is in neither the process list nor the environment. */
 type SecretFileSetting = 'masterKeyFile' | 'adminTokenFile' | 'auditKeyFile';
@@ -333,6 +336,14 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     return value;
   };
   const adminToken = secret('adminToken', 'adminTokenFile');
+  const adminTokenFrom =
+    adminToken === undefined
+      ? undefined
+      : get('adminTokenFile') !== undefined
+        ? 'file'
+        : flags.has(SETTINGS.adminToken.flag)
+          ? 'argument'
+          : 'environment';
   const masterKey = secret('masterKey', 'masterKeyFile');
   const auditKey = secret('auditKey', 'auditKeyFile');
   const auditIntervalText = get('auditCheckpointSeconds') ?? String(DEFAULT_AUDIT_CHECKPOINT_SECONDS);
@@ -449,6 +460,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     auditKey,
     auditCheckpointSeconds: Number(auditIntervalText),
     adminToken,
+    ...(adminTokenFrom ? { adminTokenFrom } : {}),
     devnetFile: get('devnetFile'),
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),

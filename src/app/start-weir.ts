@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
-import { openInspector } from '../inspect/inspector.ts';
+import { type BridgeCredential, bridgeCredential, bridgeInvitation, openInspector } from '../inspect/inspector.ts';
 import { createMachineInspection } from '../inspect/machine-inspection.ts';
 import { createCheckoutSessionCreator } from '../actors/create-checkout-session.ts';
 import { createLineItemResolver } from '../actors/line-items.ts';
@@ -125,6 +125,8 @@ export type Weir = {
    * `dashboard-setup-token` file, never in a log line or an address (it is posted on the page).
    */
   dashboardSetupToken: string | null;
+  /** The inspector's bridge page (`--inspect PORT`) and the token its sockets need; never in a log line. */
+  inspectorPage: { page: string; credential: BridgeCredential } | null;
   /** Stops everything and lets go of the data dir; `reason` (e.g. the signal) goes in the log line. */
   stop(reason?: string): Promise<void>;
 };
@@ -278,13 +280,14 @@ async function startLocked(
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
   // First, so that its port being taken fails the start before anything else is running.
-  const inspector = config.inspect ? await openInspector(config.inspect, { logger }) : null;
+  const credential = bridgeCredential(config.adminToken, config.adminTokenFrom);
+  const inspector = config.inspect ? await openInspector(config.inspect, { logger, token: credential.token }) : null;
   if (inspector) {
     opened.add(() => inspector.stop());
     logger.info(
       { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
       inspector.page
-        ? `statecharts shown live: open ${inspector.page} (the Stately inspector)`
+        ? `statecharts shown live: open ${bridgeInvitation(inspector.page, credential, false)} (the Stately inspector)`
         : `statecharts shown live through the inspector at ${inspector.url}`,
     );
   }
@@ -880,6 +883,7 @@ async function startLocked(
     workflows,
     webhooks: { status: () => dispatcher?.status() ?? { queued: 0, inFlight: 0, awaitingReadModel: 0 } },
     dashboardSetupToken: setupToken,
+    inspectorPage: inspector?.page ? { page: inspector.page, credential } : null,
     stop(reason) {
       stopping ??= (async () => {
         const stopStarted = performance.now();

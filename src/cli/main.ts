@@ -32,6 +32,12 @@ async function serve(argv: string[]): Promise<void> {
     process.stderr.write(
       `\n  Dashboard first run: open ${weir.publicUrl}/dashboard/setup and enter ${weir.dashboardSetupToken}\n\n`,
     );
+  // Likewise the inspector's page, with its token where the terminal may be shown it (the log says which token).
+  if (weir.inspectorPage && process.stderr.isTTY) {
+    const { bridgeInvitation } = await import('../inspect/inspector.ts');
+    const { page, credential } = weir.inspectorPage;
+    process.stderr.write(`\n  Statecharts live: open ${bridgeInvitation(page, credential, true)}\n\n`);
+  }
   const shutdown = (signal: string) => {
     weir.stop(signal).then(
       () => process.exit(0),
@@ -187,7 +193,7 @@ async function inspect(argv: string[]): Promise<void> {
   // Read only, so beside a running `weir serve` too: the data dir is not locked.
   const { openStores } = await import('../app/start-weir.ts');
   const { findMachineRecord } = await import('../inspect/inspected-records.ts');
-  const { openInspector } = await import('../inspect/inspector.ts');
+  const { bridgeCredential, bridgeInvitation, openInspector } = await import('../inspect/inspector.ts');
   const { replayRecord } = await import('../inspect/machine-inspection.ts');
   const { createLogger } = await import('../shared/logger.ts');
   const { eventStore, readStore } = await openStores(config);
@@ -195,13 +201,16 @@ async function inspect(argv: string[]): Promise<void> {
     const record = await findMachineRecord(eventStore, id);
     if (!record)
       throw new ConfigError(`no session, invoice, subscription, payment link, coupon or webhook delivery ${id}`);
+    const credential = bridgeCredential(config.adminToken, config.adminTokenFrom);
     const inspector = await openInspector(config.inspect ?? '8090', {
       logger: createLogger({ level: config.logLevel, pretty: config.logPretty }),
+      token: credential.token,
       maxDeferred: record.events.length * 2 + 10,
     });
-    console.error(
-      `[weir] ${record.streamId}: ${record.events.length} events${inspector.page ? `; open ${inspector.page}` : ` to ${inspector.url}`}`,
-    );
+    const where = inspector.page
+      ? `; open ${bridgeInvitation(inspector.page, credential, process.stderr.isTTY)}`
+      : ` to ${inspector.url}`;
+    console.error(`[weir] ${record.streamId}: ${record.events.length} events${where}`);
     const step = Number(stepText);
     await replayRecord(inspector.sink, record, () => new Promise((resolve) => setTimeout(resolve, step)));
     console.error('[weir] replayed; Ctrl-C to stop');

@@ -4,6 +4,8 @@ const frame = document.getElementById('inspector');
 const status = document.getElementById('socket');
 const count = document.getElementById('count');
 const target = new URL(frame.src).origin;
+// The address Weir printed carries the socket's token in its fragment, which reaches no server's log.
+const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
 const waiting = [];
 let connected = false;
 let received = 0;
@@ -14,12 +16,14 @@ window.addEventListener('message', (event) => {
   for (const message of waiting.splice(0)) frame.contentWindow.postMessage(message, target);
 });
 
-const socket = new WebSocket(`ws://${location.host}/`);
+const socket = new WebSocket(`ws://${location.host}/?token=${encodeURIComponent(token)}`);
 socket.addEventListener('open', () => {
   status.textContent = 'connected';
 });
 socket.addEventListener('close', () => {
-  status.textContent = 'disconnected: reload when Weir runs again';
+  status.textContent = token
+    ? 'disconnected: reload when Weir runs again (with the same token)'
+    : 'refused: open the address Weir printed, with #token= in it';
 });
 socket.addEventListener('message', (event) => {
   const message = JSON.parse(event.data);

@@ -10,15 +10,18 @@ import WebSocket from 'ws';
 import { launchChromium } from '../../test/support/chromium.ts';
 import { eventually } from '../../test/support/api-client.ts';
 import { createLineLogger } from '../shared/logger.ts';
-import { type InspectorBridge, startInspectorBridge } from './inspector-bridge.ts';
+import { bridgePageUrl, bridgeSocketUrl, type InspectorBridge, startInspectorBridge } from './inspector-bridge.ts';
 
 /** Log lines of the bridges started here, dropped unless a test looks. */
 const quiet = createLineLogger(() => {});
+/** The admin token the bridges here ask for: its characters need escaping in a URL. */
+const TOKEN = 'op-token +/&=#é';
 
 async function bridge(t: ExecutionContext, keep?: number, inspectorUrl?: string, logger = quiet) {
   const started = await startInspectorBridge({
     port: 0,
     logger,
+    token: TOKEN,
     ...(keep ? { keep } : {}),
     ...(inspectorUrl ? { inspectorUrl } : {}),
   });
@@ -40,20 +43,24 @@ function get(port: number, host: string): Promise<{ status: number; headers: Rec
   });
 }
 
-/** A socket to the bridge, as a page of `origin` (or a process: no Origin) opens it; its messages as they come. */
+/** A socket to the bridge with the token, as a page of `origin` (or a process: no Origin) opens it; its messages as they come. */
 async function socketTo(started: InspectorBridge, origin?: string): Promise<{ socket: WebSocket; got: unknown[] }> {
-  const socket = new WebSocket(started.url, origin ? { origin } : {});
+  const socket = new WebSocket(bridgeSocketUrl(started.url, TOKEN), origin ? { origin } : {});
   const got: unknown[] = [];
   socket.on('message', (data) => got.push(JSON.parse(String(data))));
   await once(socket, 'open');
   return { socket, got };
 }
 
-function refusal(started: InspectorBridge, origin: string): Promise<number> {
-  const socket = new WebSocket(started.url, { origin });
+/** The status a socket opened at `url` (from a page of `origin`, or a process) is refused with. */
+function refusal(url: string, origin?: string): Promise<number> {
+  const socket = new WebSocket(url, origin ? { origin } : {});
   return new Promise((resolve, reject) => {
     socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    socket.on('open', () => reject(new Error(`a socket from ${origin} was taken`)));
+    socket.on('open', () => {
+      socket.close();
+      reject(new Error(`a socket to ${url} from ${origin ?? 'a process'} was taken`));
+    });
   });
 }
 
@@ -80,10 +87,16 @@ test('the bridge listens on loopback only, answers only its own host names, and 
   t.is((await get(started.port, `rebound.example:${started.port}`)).status, 421, 'a rebound host name is refused');
 });
 
-test("sockets are taken from the bridge's own page and from processes, never from another site's page", async (t) => {
+test("sockets are taken with the token only, from the bridge's own page or a process, never from another site's page", async (t) => {
   const started = await bridge(t);
-  t.is(await refusal(started, 'https://evil.example'), 401);
-  t.is(await refusal(started, `http://localhost:${started.port + 1}`), 401);
+  const withToken = bridgeSocketUrl(started.url, TOKEN);
+  t.is(await refusal(started.url), 401, 'a local process without the token');
+  t.is(await refusal(`${started.url}/?token=`), 401, 'an empty token');
+  t.is(await refusal(bridgeSocketUrl(started.url, `${TOKEN}x`)), 401, 'a wrong token');
+  t.is(await refusal(bridgeSocketUrl(started.url, TOKEN.slice(0, -1))), 401, 'a token cut short');
+  t.is(await refusal(started.url, `http://localhost:${started.port}`), 401, 'its own page without the token');
+  t.is(await refusal(withToken, 'https://evil.example'), 401, "another site's page, even with it");
+  t.is(await refusal(withToken, `http://localhost:${started.port + 1}`), 401);
   const own = await socketTo(started, `http://localhost:${started.port}`);
   const process = await socketTo(started);
   t.teardown(() => {
@@ -137,16 +150,22 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   const started = await bridge(t, undefined, inspectorUrl);
 
   const browser = await launchChromium(t);
+  // Opened without the token, the page is refused and says what to open.
+  const tokenless = await browser.newPage();
+  await tokenless.goto(started.page);
+  await tokenless.locator('#socket', { hasText: /^refused: open the address Weir printed/ }).waitFor();
+
   const page = await browser.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(started.page);
-  await page.locator('#socket', { hasText: 'connected' }).waitFor();
+  // The token in the fragment, as Weir prints the address: the browser sends it to no server.
+  await page.goto(bridgePageUrl(started.page, TOKEN));
+  await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
 
-  const sink = createWebSocketInspector({ url: started.url });
+  const sink = createWebSocketInspector({ url: bridgeSocketUrl(started.url, TOKEN) });
   t.teardown(() => sink.stop());
   sink.actor('checkout_session-s1');
   sink.event('checkout_session-s1', { type: 'CheckoutSessionCreated' }, { source: 'api_key:k1' });
@@ -169,7 +188,7 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
 
 test('a port already taken is a clear error, not a crash', async (t) => {
   const first = await bridge(t);
-  await t.throwsAsync(startInspectorBridge({ port: first.port, logger: quiet }), {
+  await t.throwsAsync(startInspectorBridge({ port: first.port, logger: quiet, token: TOKEN }), {
     message: `the inspector's port ${first.port} is in use: choose another with --inspect PORT`,
   });
 });

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../shared/logger.ts';
+import { hashSecret, secretsEqual } from '../tenancy/secrets.ts';
 
 /** Where the inspector's interface is served from; the bridge page embeds it. */
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
@@ -15,15 +16,23 @@ iframe { flex: 1; width: 100%; border: 0; }
 `;
 
 export type InspectorBridge = {
-  /** The page to open, and the socket Weir sends its inspection events to. */
+  /** The page to open and the socket Weir sends to, without their token (see `bridgePageUrl`, `bridgeSocketUrl`). */
   page: string;
   url: string;
   port: number;
   stop(): Promise<void>;
 };
 
+/** The bridge's socket, with the token every socket must carry. */
+export const bridgeSocketUrl = (url: string, token: string): string => `${url}/?token=${encodeURIComponent(token)}`;
+
+/** The bridge's page with its token in the fragment: a browser sends a fragment to no server and in no Referer. */
+export const bridgePageUrl = (page: string, token: string): string => `${page}/#token=${encodeURIComponent(token)}`;
+
 export type InspectorBridgeOptions = {
   port: number;
+  /** What every socket must carry (`?token=`): the admin token, or one made for this run. */
+  token: string;
   /** Where an error of the bridge's server once listening goes (it keeps serving, and the process runs on). */
   logger: Logger;
   /** The inspector's interface, embedded in the page (a local stand-in in tests). */
@@ -36,7 +45,8 @@ export type InspectorBridgeOptions = {
  * The page an engineer opens to watch the machines, relaying Weir's inspection events to the Stately
  * inspector it embeds. `@statelyai/inspect`'s own bridge listens on every interface and lets any web
  * page's script open its socket; these events carry customers' data, so this one listens on loopback
- * only, answers only its own host names, and takes sockets from its own page or from a process (no Origin).
+ * only, answers only its own host names, takes sockets from its own page or from a process (no Origin),
+ * and only with the token: any local process or user could open a loopback socket.
  */
 export async function startInspectorBridge(options: InspectorBridgeOptions): Promise<InspectorBridge> {
   const inspectorUrl = new URL(options.inspectorUrl ?? STATELY_INSPECTOR_URL);
@@ -44,6 +54,9 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
   let port = options.port;
   const hosts = () => [`127.0.0.1:${port}`, `localhost:${port}`];
   const origins = () => hosts().map((host) => `http://${host}`);
+  const expected = hashSecret(options.token);
+  // In the query: neither a browser's WebSocket nor @statelyai/inspect's socket can set a header, and nothing here logs a URL.
+  const tokenOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'ws://bridge').searchParams.get('token') ?? '';
 
   const http = createServer((req, res) => {
     if (!hosts().includes(req.headers.host ?? '')) return answer(res, 421, 'text/plain', 'unknown host\n');
@@ -83,7 +96,8 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     server: http,
     verifyClient: ({ req }: { req: IncomingMessage }) =>
       hosts().includes(req.headers.host ?? '') &&
-      (req.headers.origin === undefined || origins().includes(req.headers.origin)),
+      (req.headers.origin === undefined || origins().includes(req.headers.origin)) &&
+      secretsEqual(hashSecret(tokenOf(req)), expected),
   });
   sockets.on('error', logError);
   sockets.on('connection', (socket: WebSocket) => {

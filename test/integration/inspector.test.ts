@@ -10,7 +10,8 @@ import type { CheckoutSessionEvent } from '../../machines/checkout-session.types
 import { payInFull, type Session } from '../api/helpers.ts';
 import { eventually } from '../support/api-client.ts';
 import { findFreePort } from '../support/free-port.ts';
-import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { bridgeSocketUrl } from '../../src/inspect/inspector-bridge.ts';
+import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 type Inspection = {
   type: '@xstate.actor' | '@xstate.event' | '@xstate.snapshot';
@@ -27,9 +28,11 @@ test('weir serve --inspect: one real checkout shows in the inspector as its mach
   t.teardown(() => server.close());
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const received: Inspection[] = [];
-  server.on('connection', (socket) =>
-    socket.on('message', (data) => received.push(JSON.parse(String(data)) as Inspection)),
-  );
+  const paths: (string | undefined)[] = [];
+  server.on('connection', (socket, req) => {
+    paths.push(req.url);
+    socket.on('message', (data) => received.push(JSON.parse(String(data)) as Inspection));
+  });
   const { port } = server.address() as AddressInfo;
 
   const weir = await startTestWeir(t, { inspect: `ws://127.0.0.1:${port}` });
@@ -44,6 +47,7 @@ test('weir serve --inspect: one real checkout shows in the inspector as its mach
     return mine.at(-1)?.snapshot?.value === 'complete' ? mine : undefined;
   }, 'the inspector to see the session complete');
 
+  t.deepEqual(paths, ['/'], 'an inspector server of its own is sent no token, the admin token least of all');
   const [actor, ...steps] = ofSession;
   t.is(actor?.type, '@xstate.actor');
   t.is(actor?.name, 'checkoutSession');
@@ -67,10 +71,16 @@ test('weir serve --inspect: one real checkout shows in the inspector as its mach
   );
 });
 
-test("weir serve --inspect PORT: the bridge page's socket, on loopback, gets a new session's actor and events", async (t) => {
+test("weir serve --inspect PORT: the bridge page's socket, on loopback and with the admin token, gets a new session's actor and events", async (t) => {
   const port = await findFreePort();
   const weir = await startTestWeir(t, { inspect: String(port) });
-  const page = new WebSocket(`ws://127.0.0.1:${port}`, { origin: `http://localhost:${port}` });
+  t.like(weir.inspectorPage, {
+    page: `http://localhost:${port}`,
+    credential: { token: ADMIN_TOKEN, generated: false },
+  });
+  const page = new WebSocket(bridgeSocketUrl(`ws://127.0.0.1:${port}`, ADMIN_TOKEN), {
+    origin: `http://localhost:${port}`,
+  });
   t.teardown(() => page.close());
   const received: Inspection[] = [];
   page.on('message', (data) => received.push(JSON.parse(String(data)) as Inspection));
