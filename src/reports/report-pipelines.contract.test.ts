@@ -15,25 +15,39 @@ import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, type ReportParams, type Repor
 const TENANT = { organizationId: 'o1', environment: 'test' as const };
 type Doc = Record<string, unknown> & { _id: string };
 
-const session = (id: string, fields: Record<string, unknown>): Doc => ({
-  _id: id,
-  ...TENANT,
-  status: 'complete',
-  currency: 'usdc',
-  createdAt: '2026-03-02T10:00:00.000Z',
-  completedAt: '2026-03-02T10:05:00.000Z',
-  amountTotal: '300000000',
-  amountFee: '0',
-  amountGasFee: '1000',
-  amountReceived: '300000000',
-  amountOverpaid: '0',
-  paymentLinkId: null,
-  payments: [{ network: 'base', late: false }],
-  sweeps: [{ network: 'base', gasCost: '9007199254740993' }],
-  lineItems: { data: [{ amountTotal: '300000000', price: { productId: 'p1' } }] },
-  paymentIntent: { isMarkRefunded: false, markRefundedAt: null },
-  ...fields,
-});
+/** A session as the read model holds it: its payments confirmed (for amountReceived) and its sweeps made at its completion, unless given. */
+const session = (id: string, fields: Record<string, unknown>): Doc => {
+  const doc: Doc = {
+    _id: id,
+    ...TENANT,
+    status: 'complete',
+    currency: 'usdc',
+    createdAt: '2026-03-02T10:00:00.000Z',
+    completedAt: '2026-03-02T10:05:00.000Z',
+    amountTotal: '300000000',
+    amountFee: '0',
+    amountGasFee: '1000',
+    amountReceived: '300000000',
+    amountOverpaid: '0',
+    paymentLinkId: null,
+    payments: [{ network: 'base', late: false }],
+    sweeps: [{ network: 'base', gasCost: '9007199254740993' }],
+    lineItems: { data: [{ amountTotal: '300000000', price: { productId: 'p1' } }] },
+    paymentIntent: { isMarkRefunded: false, markRefundedAt: null },
+    ...fields,
+  };
+  const at = doc.completedAt ?? doc.createdAt;
+  return {
+    ...doc,
+    payments: (doc.payments as Record<string, unknown>[]).map((p) => ({
+      status: 'confirmed',
+      confirmedAt: at,
+      amount: doc.amountReceived,
+      ...p,
+    })),
+    sweeps: (doc.sweeps as Record<string, unknown>[]).map((sweep) => ({ at, ...sweep })),
+  };
+};
 
 const DOCS: Record<string, Doc[]> = {
   checkout_sessions: [
@@ -53,7 +67,7 @@ const DOCS: Record<string, Doc[]> = {
         ],
       },
     }),
-    session('c', { status: 'open', completedAt: null, payments: [] }),
+    session('c', { status: 'open', completedAt: null, payments: [], sweeps: [] }),
     session('d', {
       status: 'expired',
       completedAt: null,
@@ -144,16 +158,18 @@ test('every report at every interval and grouping runs on the embedded store, th
     [
       ['2026-03-01T00:00:00.000Z', 'base', 'usdc', '9007199254740993'],
       ['2026-03-01T00:00:00.000Z', 'ethereum', 'eth', '0'],
-      ['2026-04-01T00:00:00.000Z', 'base', 'usdc', '9007199254740993'],
+      // The expired session's late deposit was swept too: the operator paid that gas.
+      ['2026-04-01T00:00:00.000Z', 'base', 'usdc', '18014398509481986'],
     ],
   );
   // ETH and USDC never add up: a row per currency.
   t.deepEqual(
-    rows['volume month none']?.map((r) => [r.period, r.currency, r.payments, r.grossVolume, r.gasFees]),
+    rows['volume month none']?.map((r) => [r.period, r.currency, r.payments, r.grossVolume, r.lateVolume, r.gasFees]),
     [
-      ['2026-03-01T00:00:00.000Z', 'eth', 1, '123456789012345678', '1000'],
-      ['2026-03-01T00:00:00.000Z', 'usdc', 1, '300000000', '1000'],
-      ['2026-04-01T00:00:00.000Z', 'usdc', 1, '300000005', '1000'],
+      ['2026-03-01T00:00:00.000Z', 'eth', 1, '123456789012345678', '123456789012345678', '1000'],
+      ['2026-03-01T00:00:00.000Z', 'usdc', 1, '300000000', '0', '1000'],
+      // The expired session's 0.000001 counts as received, when it was confirmed.
+      ['2026-04-01T00:00:00.000Z', 'usdc', 2, '300000105', '0', '1000'],
     ],
   );
   // The DAI subscription is paused at the end of January and of March: no MRR then.

@@ -94,16 +94,30 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
   ]);
 });
 
-/** A complete session of organization o1, paid 5 minutes after it was made, as the reports read it. */
-const completeSession = (id: string, fields: Record<string, unknown>) => ({
-  _id: id,
-  ...TENANT,
-  status: 'complete',
-  currency: 'usdc',
-  createdAt: '2026-03-02T10:00:00Z',
-  completedAt: '2026-03-02T10:05:00Z',
-  ...fields,
-});
+/**
+ * A complete session of organization o1, paid 5 minutes after it was made, as the reports read it:
+ * each of its `payments` (one on base unless given) confirmed at its completion for its amountReceived.
+ */
+const completeSession = (id: string, fields: Record<string, unknown>) => {
+  const completedAt = (fields.completedAt as string | undefined) ?? '2026-03-02T10:05:00Z';
+  const payments = (fields.payments as Record<string, unknown>[] | undefined) ?? [{ network: 'base' }];
+  return {
+    _id: id,
+    ...TENANT,
+    status: 'complete',
+    currency: 'usdc',
+    createdAt: '2026-03-02T10:00:00Z',
+    completedAt,
+    ...fields,
+    payments: payments.map((payment) => ({
+      status: 'confirmed',
+      confirmedAt: completedAt,
+      late: false,
+      amount: fields.amountReceived ?? '0',
+      ...payment,
+    })),
+  };
+};
 
 test('money sums stay exact past 2^53 base units', async (t) => {
   const store = createEmbeddedReadStore({});
@@ -116,7 +130,6 @@ test('money sums stay exact past 2^53 base units', async (t) => {
         amountReceived: big,
         amountFee: '1',
         amountGasFee: '99999999',
-        payments: [],
         paymentLinkId: null,
       }),
     );
@@ -177,7 +190,7 @@ test('volume: gasFees is the network fee payers paid on top of the price; operat
   t.regex(REPORTS.volume.about ?? '', /operatorSweepGas/);
 });
 
-test('volume by network: every FundsSwept of the history counts its gas once, under the network it was paid on, where a session paid on two networks last paid on one', async (t) => {
+test('volume by network: every FundsSwept of the history counts its gas once, under the network it was paid on, and each payment under the network it was paid on (a session paid on two networks counts on both)', async (t) => {
   const { events, append } = createTestLog('2026-03-02T10:00:00.000Z');
   const swept = (network: string, gasCost: string, fields: Partial<SessionSweep> = {}): CheckoutSessionEvent => ({
     type: 'FundsSwept',
@@ -223,7 +236,9 @@ test('volume by network: every FundsSwept of the history counts its gas once, un
   for (const event of [
     created(one),
     onTron,
+    confirmed('t-tron', '2026-03-02T10:03:00.000Z'),
     detected('t-evm', '200000000', '2026-03-02T10:02:00.000Z'),
+    confirmed('t-evm', '2026-03-02T10:04:00.000Z'),
     completed,
     swept('tron', '3500000', {
       tron: { energyUsed: '1', bandwidthUsed: '1', trxBurnt: '3500000', energySource: 'rented', rentalCost: '900000' },
@@ -235,7 +250,13 @@ test('volume by network: every FundsSwept of the history counts its gas once, un
     append('checkout_session-one', event, 'o1');
   // Session two: paid and swept on weir-testnet only.
   const two = sessionFixture({ id: 'two', organizationId: 'o1' });
-  for (const event of [created(two), detected('t-two', '300000000'), completed, swept('weir-testnet', '5')])
+  for (const event of [
+    created(two),
+    detected('t-two', '300000000'),
+    confirmed('t-two', '2026-03-02T10:04:00.000Z'),
+    completed,
+    swept('weir-testnet', '5'),
+  ])
     append('checkout_session-two', event, 'o1');
   const store = createEmbeddedReadStore({});
   for (const event of events) await checkoutSessionsProjection.apply(event, store);
@@ -251,14 +272,14 @@ test('volume by network: every FundsSwept of the history counts its gas once, un
     rows.map((row) => [row.group, row.operatorSweepGas]),
     [...gasByNetwork].sort(([a], [b]) => a.localeCompare(b)).map(([network, gas]) => [network, gas.toString()]),
   );
-  // The sessions are counted once, under the network each last paid on; Tron's row holds its sweep's gas only.
+  // Each payment counts under the network it was paid on: session one's part on Tron there.
   t.like(
     rows.find((row) => row.group === 'weir-testnet'),
-    { payments: 2, grossVolume: '600000000' },
+    { payments: 2, grossVolume: '500000000' },
   );
   t.like(
     rows.find((row) => row.group === 'tron'),
-    { payments: 0, grossVolume: '0', operatorSweepGas: '3500000' },
+    { payments: 1, grossVolume: '100000000', operatorSweepGas: '3500000' },
   );
 });
 
@@ -327,51 +348,131 @@ test('the median of an odd count is the middle time', async (t) => {
   t.like(row, { payments: 5, medianSeconds: 150.25, p95Seconds: 600 });
 });
 
-test('volume counts what payers sent, not what was asked: a session completed partly paid counts its part, an overpaid one all it received (later overpayments too); its amountNet follows', async (t) => {
+/**
+ * One history, by the checkout sessions projection: 1.00 of 3.00 USDC completed as is (March); 5.00
+ * DAI for 3.00 (March), then 0.50 DAI more confirmed in April; 3.00 USDC paid late to a session that
+ * expired in March, confirmed in April; 1.00 USDC paid late to another; one waiting on a payment not
+ * yet confirmed; one whose only payment a reorg withdrew. `upTo` stops each history at the first event naming it.
+ */
+async function paymentHistory(upTo?: string) {
   const { events, append } = createTestLog('2026-03-02T10:00:00.000Z');
-  const at = '2026-03-02T10:05:00.000Z';
+  const march = '2026-03-02T10:05:00.000Z';
+  const april = '2026-04-03T09:00:00.000Z';
   const completed = (amountReceived: string, amountOverpaid: string, partial: boolean): CheckoutSessionEvent => ({
     type: 'CheckoutSessionCompleted',
-    data: { amountReceived, amountOverpaid, transactionHash: null, partial, at },
+    data: { amountReceived, amountOverpaid, transactionHash: null, partial, at: march },
   });
-  // 1.00 of 3.00 USDC, completed as is by the merchant.
-  for (const event of [
-    created(sessionFixture({ id: 'part', organizationId: 'o1' })),
-    detected('t-part', '100000000'),
-    confirmed('t-part'),
-    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at } } as CheckoutSessionEvent,
-    completed('100000000', '0', true),
-  ])
-    append('checkout_session-part', event, 'o1');
-  // 5.00 DAI for 3.00, then 0.50 more after it completed.
-  const dai = sessionFixture({ id: 'over', organizationId: 'o1', currency: 'dai' });
-  for (const event of [
-    created(dai),
-    detected('t-over', '500000000'),
-    confirmed('t-over'),
-    completed('500000000', '200000000', false),
-    detected('t-more', '50000000'),
-    confirmed('t-more'),
-    {
-      type: 'OverpaymentReceived',
-      data: { transferId: 't-more', amount: '50000000', amountOverpaid: '250000000', at },
-    } as CheckoutSessionEvent,
-  ])
-    append('checkout_session-over', event, 'o1');
+  const expired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: march } };
+  const late = (transferId: string, amount: string): CheckoutSessionEvent => ({
+    type: 'LatePaymentReceived',
+    data: { transferId, amount, at: april },
+  });
+  const histories: [string, CheckoutSessionEvent[], Partial<Parameters<typeof sessionFixture>[0]>?][] = [
+    [
+      'part',
+      [
+        detected('t-part', '100000000', march),
+        confirmed('t-part', march),
+        { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: march } },
+        completed('100000000', '0', true),
+      ],
+    ],
+    [
+      'over',
+      [
+        detected('t-over', '500000000', march),
+        confirmed('t-over', march),
+        completed('500000000', '200000000', false),
+        detected('t-more', '50000000', april),
+        confirmed('t-more', april),
+        {
+          type: 'OverpaymentReceived',
+          data: { transferId: 't-more', amount: '50000000', amountOverpaid: '250000000', at: april },
+        },
+      ],
+      { currency: 'dai' },
+    ],
+    [
+      'late-full',
+      [expired, detected('t-late', '300000000', april), confirmed('t-late', april), late('t-late', '300000000')],
+    ],
+    [
+      'late-part',
+      [expired, detected('t-short', '100000000', april), confirmed('t-short', april), late('t-short', '100000000')],
+    ],
+    ['pending', [detected('t-pending', '300000000', march)]],
+    [
+      'withdrawn',
+      [
+        detected('t-gone', '300000000', march),
+        { type: 'PaymentWithdrawn', data: { transferId: 't-gone', reason: 'reorg', at: march } },
+        expired,
+      ],
+    ],
+  ];
+  for (const [id, history, fields] of histories) {
+    append(
+      `checkout_session-${id}`,
+      created(sessionFixture({ id, organizationId: 'o1', createdAt: march, ...fields })),
+      'o1',
+    );
+    for (const event of history) {
+      if (upTo && JSON.stringify(event).includes(upTo)) break;
+      append(`checkout_session-${id}`, event, 'o1');
+    }
+  }
   const store = createEmbeddedReadStore({});
   for (const event of events) await checkoutSessionsProjection.apply(event, store);
+  return store;
+}
 
-  const rows = await runReport(store, 'volume', { ...TENANT, interval: 'all', groupBy: 'currency' });
+test('volume counts money when it was confirmed: a session completed as is counts its part, an overpayment after completion and a late payment after expiry count in the month they came, so March stays as reported', async (t) => {
+  const store = await paymentHistory();
+  const rows = await runReport(store, 'volume', { ...TENANT, interval: 'month', groupBy: 'currency' });
   t.deepEqual(
-    rows.map((row) => [row.group, row.payments, row.grossVolume, row.netVolume]),
+    rows.map((row) => [
+      row.period.slice(0, 7),
+      row.group,
+      row.payments,
+      row.grossVolume,
+      row.lateVolume,
+      row.netVolume,
+    ]),
     [
-      ['dai', 1, '550000000', '550000000'],
-      ['usdc', 1, '100000000', '100000000'],
+      ['2026-03', 'dai', 1, '500000000', '0', '500000000'],
+      ['2026-03', 'usdc', 1, '100000000', '0', '100000000'],
+      ['2026-04', 'dai', 1, '50000000', '0', '50000000'],
+      ['2026-04', 'usdc', 2, '400000000', '400000000', '400000000'],
     ],
   );
+  // March as reported before April's money came: the same figures.
+  const before = await paymentHistory('t-more');
+  const march = { ...TENANT, interval: 'month', groupBy: 'currency', before: '2026-04-01T00:00:00.000Z' } as const;
+  t.deepEqual(await runReport(before, 'volume', march), await runReport(store, 'volume', march));
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
   t.like(await sessions.get('part'), { amountTotal: '300000000', amountReceived: '100000000', amountNet: '100000000' });
   t.like(await sessions.get('over'), { amountTotal: '300000000', amountReceived: '550000000', amountNet: '550000000' });
+});
+
+test('payment-issues: underpaid is confirmed money short of the total, whatever the status (completed as is, expired with a late part); paid in full late, still unconfirmed or withdrawn is not', async (t) => {
+  const store = await paymentHistory();
+  const rows = await runReport(store, 'payment-issues', { ...TENANT, interval: 'all', groupBy: 'none' });
+  t.deepEqual(
+    rows.map((row) => [row.underpaidSessions, row.latePayments, row.overpaidSessions]),
+    [[2, 2, 1]],
+  );
+  // By session: the part completed as is and the expired one paid 1.00 late.
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  for (const id of ['part', 'over', 'late-full', 'late-part', 'pending', 'withdrawn']) {
+    const doc = (await sessions.get(id))!;
+    await sessions.put({ ...doc, paymentLinkId: id });
+  }
+  const byLink = await runReport(store, 'payment-issues', { ...TENANT, interval: 'all', groupBy: 'paymentLink' });
+  t.deepEqual(
+    byLink.filter((row) => row.underpaidSessions).map((row) => row.group),
+    ['late-part', 'part'],
+  );
+  t.regex(REPORTS['payment-issues'].about ?? '', /underpaidSessions counts the sessions whose confirmed money/);
 });
 
 test('amounts of different currencies are never added: volume (by none, network, paymentLink, product), refunds and subscriptions give a row per currency within each group', async (t) => {
@@ -385,7 +486,7 @@ test('amounts of different currencies are never added: volume (by none, network,
       amountFee: '0',
       amountGasFee: '0',
       payments: [{ network: 'base' }],
-      sweeps: [{ network: 'base', gasCost: '7' }],
+      sweeps: [{ network: 'base', gasCost: '7', at: '2026-03-02T11:00:00Z' }],
       paymentLinkId: 'l1',
       lineItems: { data: [{ amountTotal: amount, price: { productId: 'p1' } }] },
       paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-03-03T00:00:00Z' },
@@ -539,7 +640,6 @@ test('a report past its row limit is a 400 naming the limit, not an unbounded an
         amountReceived: '100',
         amountFee: '0',
         amountGasFee: '0',
-        payments: [],
         paymentLinkId: null,
         completedAt: `2026-03-${day}T10:05:00Z`,
       }),

@@ -90,6 +90,11 @@ function sessionGroup(groupBy: Group): Expression {
   }
 }
 
+/** `a < b` for two integer strings without leading zeros (their numbers may be past what a double holds). */
+const below = (a: string, b: string): Expression => ({
+  $or: [{ $lt: [length(a), length(b)] }, { $and: [{ $eq: [length(a), length(b)] }, { $lt: [a, b] }] }],
+});
+
 const tenant = (p: ReportParams): Stage => ({ organizationId: p.organizationId, environment: p.environment });
 const byPeriodAndGroup = (time: string, p: ReportParams) => ({
   period: period(time, p.interval),
@@ -166,36 +171,73 @@ const median = (sorted: number[]): number | null => {
 const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
 
 /**
- * By network, a session is counted under the network it last paid on, but each of its sweeps under
- * the network the sweep paid gas on (a session paid on two networks is swept on both): each session
- * becomes one entry for its payment and one per sweep, each entry carrying only its own figures.
+ * Volume counts money by when it was received: each confirmed payment at its `confirmedAt` (late
+ * ones and overpayments too, so a closed period's figures never move), under the network it was
+ * paid on; a complete session's fees at its `completedAt`, under the network it last paid on; each
+ * sweep's gas at its `at`, under the network the sweep paid gas on. A session becomes one entry per
+ * such event, each carrying only its own figures, and the range is matched on the entries' times.
  */
-const bySweepNetwork: Stage[] = [
+const ZERO = { $literal: '0' };
+const volumeEntries = (sweeps: boolean): Stage[] => [
   {
     $project: {
-      completedAt: 1,
       currency: 1,
+      paymentLinkId: 1,
       entries: {
         $concatArrays: [
-          [
-            {
-              network: sessionGroup('network'),
-              payments: { $literal: 1 },
-              amountReceived: '$amountReceived',
-              amountFee: '$amountFee',
-              amountGasFee: '$amountGasFee',
-              gasCost: { $literal: '0' },
-            },
-          ],
           {
             $map: {
-              input: { $ifNull: ['$sweeps', []] },
+              input: {
+                $filter: { input: { $ifNull: ['$payments', []] }, cond: { $eq: ['$$this.status', 'confirmed'] } },
+              },
               in: {
+                at: '$$this.confirmedAt',
+                network: '$$this.network',
+                payments: { $literal: 1 },
+                amount: '$$this.amount',
+                late: { $cond: [{ $eq: ['$$this.late', true] }, '$$this.amount', '0'] },
+                amountFee: ZERO,
+                amountGasFee: ZERO,
+                gasCost: ZERO,
+              },
+            },
+          },
+          {
+            // Weir takes no fee, and most payers pay no gas on top: such a completion has nothing to add.
+            $cond: [
+              {
+                $and: [
+                  { $eq: ['$status', 'complete'] },
+                  { $or: [{ $ne: ['$amountFee', '0'] }, { $ne: ['$amountGasFee', '0'] }] },
+                ],
+              },
+              [
+                {
+                  at: '$completedAt',
+                  network: sessionGroup('network'),
+                  payments: { $literal: 0 },
+                  amount: ZERO,
+                  late: ZERO,
+                  amountFee: '$amountFee',
+                  amountGasFee: '$amountGasFee',
+                  gasCost: ZERO,
+                },
+              ],
+              [],
+            ],
+          },
+          {
+            $map: {
+              // Sweep gas is in the network's coin: given by network only.
+              input: sweeps ? { $ifNull: ['$sweeps', []] } : [],
+              in: {
+                at: '$$this.at',
                 network: '$$this.network',
                 payments: { $literal: 0 },
-                amountReceived: { $literal: '0' },
-                amountFee: { $literal: '0' },
-                amountGasFee: { $literal: '0' },
+                amount: ZERO,
+                late: ZERO,
+                amountFee: ZERO,
+                amountGasFee: ZERO,
                 gasCost: '$$this.gasCost',
               },
             },
@@ -207,19 +249,35 @@ const bySweepNetwork: Stage[] = [
   { $unwind: '$entries' },
 ];
 
-/** The volume report's `$group`, over the fields under `prefix` (`$` for a session, `$entries.` by network). */
-function volumeGroup(p: ReportParams, prefix: string): Stage {
-  const product = p.groupBy === 'product';
-  const network = p.groupBy === 'network';
+/** Sessions with something at a time in the range: on MongoDB an index narrows them before they are taken apart. */
+function touchedWithin(p: ReportParams): Stage {
+  if (!p.from && !p.to && !p.before) return {};
+  return { $or: [within('payments.confirmedAt', p), within('completedAt', p), within('sweeps.at', p)] };
+}
+
+/** The volume report's `$group` over the entries (above), or by product over line items of complete sessions. */
+function volumeGroup(p: ReportParams): Stage {
+  if (p.groupBy === 'product')
+    return {
+      $group: {
+        _id: byPeriodGroupAndCurrency('$completedAt', p),
+        payments: { $sum: 1 },
+        ...sumMoney('gross', '$lineItems.data.amountTotal'),
+      },
+    };
   return {
     $group: {
-      _id: network
-        ? { period: period('$completedAt', p.interval), group: `${prefix}network`, currency: '$currency' }
-        : byPeriodGroupAndCurrency('$completedAt', p),
-      payments: network ? { $sum: `${prefix}payments` } : { $sum: 1 },
-      ...sumMoney('gross', product ? '$lineItems.data.amountTotal' : `${prefix}amountReceived`),
-      ...(product ? {} : { ...sumMoney('fee', `${prefix}amountFee`), ...sumMoney('gas', `${prefix}amountGasFee`) }),
-      ...(network ? sumMoney('sweepGas', `${prefix}gasCost`) : {}),
+      _id: {
+        period: period('$entries.at', p.interval),
+        group: p.groupBy === 'network' ? '$entries.network' : sessionGroup(p.groupBy),
+        currency: '$currency',
+      },
+      payments: { $sum: '$entries.payments' },
+      ...sumMoney('gross', '$entries.amount'),
+      ...sumMoney('late', '$entries.late'),
+      ...sumMoney('fee', '$entries.amountFee'),
+      ...sumMoney('gas', '$entries.amountGasFee'),
+      ...(p.groupBy === 'network' ? sumMoney('sweepGas', '$entries.gasCost') : {}),
     },
   };
 }
@@ -227,20 +285,29 @@ function volumeGroup(p: ReportParams, prefix: string): Stage {
 export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
     collection: 'checkout_sessions',
-    time: 'completedAt',
+    time: 'payments.confirmedAt',
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
     perCurrency: true,
-    figures: ['payments', 'grossVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
+    figures: ['payments', 'grossVolume', 'lateVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'grossVolume is what payers paid (each session’s amountReceived: a session completed partly paid counts its part, an overpaid one all it received), but by product the line items’ totals (what was sold: a session’s payment is not split between its lines); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees, so gross less the gas payers paid on top (a session’s amountNet takes off fees only, so the sum of its sessions’ amountNet exceeds netVolume by gasFees); operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid so far to sweep these sessions’ deposits (reverted sweeps included, each session’s share of a batch), each sweep under the network it was made on, where a session (its payments and volume) counts under the network it last paid on, so a session paid on two networks gives its other network’s row that sweep’s gas and no payment, in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
-    // By product, a session's line items count (their totals: what was received is the session's, not
-    // split between lines); fees and gas are the session's, not a product's, so they are null there.
-    pipeline: (p) => {
-      const product = p.groupBy === 'product';
-      const completed = { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } };
-      if (p.groupBy === 'network') return [completed, ...bySweepNetwork, volumeGroup(p, '$entries.'), sorted];
-      return [completed, ...(product ? [{ $unwind: '$lineItems.data' }] : []), volumeGroup(p, '$'), sorted];
-    },
+      'volume counts money when it was received: payments is the number of confirmed payments and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it; a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); by product, grossVolume is instead the line items’ totals of the sessions completed in the period (what was sold, by completedAt: a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape, at their completion); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not, at each session’s completion: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, a session’s fees under the network it last paid on; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+    // By product, what was sold: a complete session's line items' totals at its completion (what was
+    // received is the session's, not split between lines); fees and gas are the session's, so null there.
+    pipeline: (p) =>
+      p.groupBy === 'product'
+        ? [
+            { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
+            { $unwind: '$lineItems.data' },
+            volumeGroup(p),
+            sorted,
+          ]
+        : [
+            { $match: { ...tenant(p), ...touchedWithin(p) } },
+            ...volumeEntries(p.groupBy === 'network'),
+            { $match: within('entries.at', p) },
+            volumeGroup(p),
+            sorted,
+          ],
     rows: (docs, p) =>
       docs.map((doc) => {
         const gross = moneyOf(doc, 'gross');
@@ -250,6 +317,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
             ...moneyBase(doc, p),
             payments: Number(doc.payments),
             grossVolume: gross,
+            lateVolume: null,
             fees: null,
             gasFees: null,
             netVolume: null,
@@ -261,6 +329,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           ...moneyBase(doc, p),
           payments: Number(doc.payments),
           grossVolume: gross,
+          lateVolume: moneyOf(doc, 'late'),
           fees: fee,
           gasFees: gas,
           netVolume: (BigInt(gross) - BigInt(fee) - BigInt(gas)).toString(),
@@ -339,6 +408,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     perCurrency: false,
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
+    about:
+      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts payments confirmed after their session ended (expired or canceled, or completed as is); overpaidSessions the sessions that received more than their total',
     pipeline: (p) => [
       { $match: { ...tenant(p), ...within('createdAt', p) } },
       {
@@ -349,11 +420,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           paymentLinkId: 1,
           amountReceived: 1,
           underpaid: {
-            $cond: [
-              { $and: [{ $ne: ['$status', 'complete'] }, { $gt: [{ $size: { $ifNull: ['$payments', []] } }, 0] }] },
-              1,
-              0,
-            ],
+            $cond: [{ $and: [{ $ne: ['$amountReceived', '0'] }, below('$amountReceived', '$amountTotal')] }, 1, 0],
           },
           late: { $size: { $filter: { input: { $ifNull: ['$payments', []] }, cond: { $eq: ['$$this.late', true] } } } },
           overpaid: { $cond: [{ $ne: ['$amountOverpaid', '0'] }, 1, 0] },

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
-import { assertError, getSession, payInFull, reveal, type Session } from './helpers.ts';
+import { assertError, getSession, type Page, payInFull, payLate, payPart, reveal, type Session } from './helpers.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -58,6 +58,7 @@ test('reports over a known history: volume by month, week and network, conversio
     'currency',
     'payments',
     'grossVolume',
+    'lateVolume',
     'fees',
     'gasFees',
     'netVolume',
@@ -70,6 +71,7 @@ test('reports over a known history: volume by month, week and network, conversio
       currency: 'usdc',
       payments: 3,
       grossVolume: '1550000000',
+      lateVolume: '0',
       fees: '0',
       gasFees: '0',
       netVolume: '1550000000',
@@ -111,9 +113,9 @@ test('reports over a known history: volume by month, week and network, conversio
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.is(
     String(csv.body),
-    'period,group,currency,payments,grossVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
-      '2026-03-02T00:00:00.000Z,,usdc,2,550000000,0,0,550000000,\r\n' +
-      '2026-03-09T00:00:00.000Z,,usdc,1,1000000000,0,0,1000000000,\r\n',
+    'period,group,currency,payments,grossVolume,lateVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
+      '2026-03-02T00:00:00.000Z,,usdc,2,550000000,0,0,0,550000000,\r\n' +
+      '2026-03-09T00:00:00.000Z,,usdc,1,1000000000,0,0,0,1000000000,\r\n',
   );
   const ndjson = await shop.api.call('GET', '/api/v1/reports/conversion?format=ndjson');
   t.regex(ndjson.headers.get('content-type') ?? '', /^application\/x-ndjson/);
@@ -137,7 +139,9 @@ test('reports over a known history: volume by month, week and network, conversio
   assertError(t, await shop.api.get('/api/v1/reports/volume?interval=year'), 400, { field: 'interval' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=yesterday'), 400, { field: 'from' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=2026-03-05&to=2026-03-01'), 400, { field: 'to' });
-  assertError(t, await shop.api.get('/api/v1/reports/churn'), 400, { field: 'name' });
+  // A report name is a path: one that does not exist is a 404, whatever its query.
+  assertError(t, await shop.api.get('/api/v1/reports/churn'), 404, { code: 'resource_missing' });
+  assertError(t, await shop.api.get('/api/v1/reports/nope?interval=day'), 404, { code: 'resource_missing' });
 });
 
 test('a date-only to takes in that whole day, in every report; a timestamp to stays exact; each report names the time it counts by', async (t) => {
@@ -148,7 +152,7 @@ test('a date-only to takes in that whole day, in every report; a timestamp to st
     return answer.body;
   };
   const days = async (query: string) => (await report(query)).data.map((r) => [r.period, r.payments ?? r.created]);
-  // The 10.00 payment completed at 09:01 on 10 March: `to=2026-03-10` means through the 10th.
+  // The 10.00 payment was confirmed at 09:01 on 10 March: `to=2026-03-10` means through the 10th.
   t.deepEqual(await days('volume?interval=day&to=2026-03-10'), [
     ['2026-03-02T00:00:00.000Z', 2],
     ['2026-03-10T00:00:00.000Z', 1],
@@ -165,7 +169,7 @@ test('a date-only to takes in that whole day, in every report; a timestamp to st
   t.is((await report('payment-issues?interval=day&to=2026-03-10')).data.length, 2);
   t.is((await report('time-to-pay?interval=day&from=2026-03-10&to=2026-03-10')).data[0]?.payments, 1);
 
-  t.is((await report('volume')).dateField, 'completedAt');
+  t.is((await report('volume')).dateField, 'payments.confirmedAt');
   t.is((await report('conversion')).dateField, 'createdAt');
   t.is((await report('refunds')).dateField, 'paymentIntent.markRefundedAt');
   const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
@@ -397,4 +401,83 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
   });
   t.is(deep.status, 400);
   t.regex(((await deep.json()) as { message: string }).message, /nests deeper than 32 levels/);
+});
+
+test('volume reconciles with the confirmed incoming transactions: paid exactly, overpaid after completion, paid late after expiry, part-paid and completed as is, refunded; a closed day keeps its figures; payment-issues counts the short one alone', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const chain = chainPublisher(weir.bus);
+  const create = async () => {
+    const made = await api.post<Session & { expiresAt: string }>(
+      '/api/v1/checkout/sessions',
+      sessionRequest('300000000', 1),
+    );
+    t.is(made.status, 200, JSON.stringify(made.body));
+    return made.body;
+  };
+  const report = async (query: string) => {
+    const answer = await api.get<Report>(`/api/v1/reports/${query}`);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.data;
+  };
+  // 2 March: one paid exactly (then refunded), one overpaid later, one part-paid and completed as is.
+  const exact = (await payInFull(weir, api, await create())) as Paid;
+  const over = await create();
+  const overShown = await reveal(weir, api, over.id);
+  await payInFull(weir, api, over);
+  const part = await create();
+  await payPart(weir, api, part.id);
+  const asIs = await api.post(`/api/v1/checkout/sessions/${part.id}/complete-partial-checkout-session`, {});
+  t.is(asIs.status, 200, JSON.stringify(asIs.body));
+  const expiring = await create();
+  const expiringShown = await reveal(weir, api, expiring.id);
+  const refunded = await api.post(`/api/v1/payment-intents/${exact.paymentIntent.id}/mark-as-refund`, {});
+  t.is(refunded.status, 200, JSON.stringify(refunded.body));
+  const firstDay = await report('volume?interval=day&to=2026-03-02');
+
+  // 5 March: the expiring session has expired and is paid in full late; the overpaid one gets 1.00 more.
+  clock.set(Date.parse('2026-03-05T09:00:00Z'));
+  await eventually(
+    async () => ((await getSession(api, expiring.id)).status === 'expired' ? true : undefined),
+    'the session to expire',
+  );
+  await payLate(weir, api, expiring.id, expiringShown);
+  const blockHash = randomHash();
+  await chain.transfer({ to: overShown.address, amount: '1000000', blockNumber: 720_000, blockHash });
+  await chain.final(720_000, blockHash);
+  await eventually(
+    async () => ((await getSession(api, over.id)).amountReceived === '400000000' ? true : undefined),
+    'the overpayment',
+  );
+
+  // Every confirmed incoming transaction counts in volume, once, in its currency.
+  const incoming = (
+    await api.get<Page<{ amount: string; currency: string }>>(
+      '/api/v1/transactions?type=incoming&status=confirmed&limit=100',
+    )
+  ).body;
+  t.is(incoming.count, 5);
+  const received = incoming.data.reduce((sum, tx) => sum + BigInt(tx.amount), 0n);
+  const volume = await report('volume?interval=month');
+  t.deepEqual(
+    volume.map((r) => [r.currency, r.payments, r.grossVolume, r.lateVolume]),
+    [['usdc', 5, received.toString(), '300000000']],
+  );
+  t.is(received, 300000000n + 400000000n + 100000000n + 300000000n);
+  // 2 March as reported then: the later money came on 5 March.
+  t.deepEqual(await report('volume?interval=day&to=2026-03-02'), firstDay);
+  t.deepEqual(
+    (await report('volume?interval=day')).map((r) => [r.period, r.payments, r.grossVolume]),
+    [
+      ['2026-03-02T00:00:00.000Z', 3, '700000000'],
+      ['2026-03-05T00:00:00.000Z', 2, '400000000'],
+    ],
+  );
+  // What was kept: gross less what was marked refunded, from the same sessions' money.
+  const [refunds] = await report('refunds?interval=month');
+  t.is(BigInt(String(volume[0]!.grossVolume)) - BigInt(String(refunds!.amountRefunded)), 800000000n);
+  // Underpaid: only the one completed as is (the one paid in full late is not, nor one still waiting).
+  const [issues] = await report('payment-issues?interval=month');
+  t.like(issues, { underpaidSessions: 1, latePayments: 1, overpaidSessions: 1 });
 });

@@ -244,7 +244,7 @@ export function checkoutSessionRoutes(
       path: '/export',
       summary: 'Export checkout sessions as CSV',
       description:
-        'The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session). A listing: `from` / `to` select by creation (`createdAt`), unless `dateField=completedAt` selects by completion, the time the volume report counts money received by.',
+        'The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session). A listing: `from` / `to` select by creation (`createdAt`), unless `dateField=completedAt` selects by completion (the volume report counts each payment by its confirmation, and by product by completion).',
       query: ExportQuery,
       errors: [invalidFields()],
     },

@@ -21,7 +21,7 @@ import {
   type ReportRow,
 } from '../../reports/report-pipelines.ts';
 import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
-import { ValidationError } from '../../shared/errors.ts';
+import { ValidationError, WeirError } from '../../shared/errors.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { FROM_DESCRIPTION, instantRange, parseIsoInstant, TO_DESCRIPTION } from '../instant-range.ts';
@@ -30,9 +30,11 @@ import { schemaRoutes } from '../schema/route.ts';
 
 const FORMATS = ['json', 'csv', 'ndjson'] as const;
 
-const ReportParams = z.object({
-  name: z.enum(REPORT_NAMES, { error: withCode(`must be one of ${REPORT_NAMES.join(', ')}`, 'resource_missing') }),
-});
+const ReportParams = z.object({ name: z.enum(REPORT_NAMES) });
+
+/** A report name is a path: one that does not exist is a 404, as any path that does not exist is. */
+const isReportName = (name: unknown): name is (typeof REPORT_NAMES)[number] =>
+  (REPORT_NAMES as readonly unknown[]).includes(name);
 
 const instant = (description: string) =>
   z
@@ -83,7 +85,7 @@ const ReportSchema = z
     interval: z.enum(INTERVALS),
     groupBy: z.enum(GROUPS),
     dateField: z.string().openapi({
-      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')} (volume counts money received, so by completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
+      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')} (volume counts money when it was received, so by each payment's confirmation, and by product by completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
     }),
     columns: z.array(z.string()),
     data: z.array(ReportRowSchema),
@@ -110,7 +112,23 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
       params: ReportParams,
       query: ReportQuery,
       response: ReportSchema,
-      errors: [invalidFields('report_too_large')],
+      errors: [
+        invalidFields('report_too_large'),
+        {
+          status: 404,
+          codes: ['resource_missing'],
+          description: `No report of this name: the reports are ${REPORT_NAMES.join(', ')}`,
+        },
+      ],
+      before: (ctx) => {
+        if (!isReportName(ctx.params.name))
+          throw new WeirError(
+            404,
+            'Not Found',
+            'resource_missing',
+            `there is no report ${ctx.params.name}: the reports are ${REPORT_NAMES.join(', ')}`,
+          );
+      },
     },
     async (ctx, { params: { name }, query }) => {
       const report = REPORTS[name];
