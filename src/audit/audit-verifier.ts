@@ -37,6 +37,7 @@ export function createAuditVerifier(deps: {
       trustedKeys: deps.trustedKeys,
       live: { readStore: deps.readStore, position: async () => deps.livePosition() },
       includes: (doc) => belongsTo(doc, organizationId, environment),
+      within: { field: 'organizationId', value: organizationId },
       now: deps.now,
     });
 

@@ -33,6 +33,8 @@ export async function verifyAudit(deps: {
   published?: readonly LoggedCheckpoint[];
   live: LiveReadModels | { absent: string };
   includes?: (doc: ReadDocument) => boolean;
+  /** See `verifyReadModels`. */
+  within?: { field: string; value: string };
   onProgress?: (progress: AuditProgress) => void;
   now?: () => number;
 }): Promise<AuditReport> {
@@ -52,6 +54,7 @@ export async function verifyAudit(deps: {
           eventStore: deps.eventStore,
           live: deps.live,
           includes: deps.includes,
+          within: deps.within,
           onProgress: deps.onProgress,
         });
   return {

@@ -90,6 +90,8 @@ export async function verifyReadModels(deps: {
   live: LiveReadModels;
   projections?: Projection[];
   includes?: (doc: ReadDocument) => boolean;
+  /** A top-level field every document `includes` takes has this value in (a tenant's organizationId): the misindexed scan reads only rows that give it. */
+  within?: { field: string; value: string };
   onProgress?: (progress: ReadModelProgress) => void;
 }): Promise<ReadModelReport> {
   const { eventStore, live } = deps;
@@ -139,7 +141,7 @@ export async function verifyReadModels(deps: {
         documents += 1;
         differences.push({ collection: name, id, kind: 'missing', fields: [] });
       }
-      for (const { doc, fields } of (await live.readStore.misindexed?.(name)) ?? [])
+      for (const { doc, fields } of (await live.readStore.misindexed?.(name, deps.within)) ?? [])
         if (includes(doc)) misindexed.push({ collection: name, id: doc._id, kind: 'misindexed', fields });
       deps.onProgress?.({ phase: 'compare', collections: index + 1, of: collections.length });
     }

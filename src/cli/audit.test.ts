@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import test from 'ava';
-import { readConfig } from '../app/config.ts';
+import { ConfigError, readConfig } from '../app/config.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
-import { progressStyle, publicKeyOptions, summaryOf, trustedKeysOf, verifyProgress } from './audit.ts';
+import { options, progressStyle, publicKeyOptions, summaryOf, trustedKeysOf, verifyProgress } from './audit.ts';
 
 /** A stream that keeps what is written to it, a terminal or not. */
 function capture(isTTY: boolean) {
@@ -120,4 +120,15 @@ test("--public-key pins trust: the data dir's own key is then not trusted; witho
   t.true(own.note?.includes(inDataDir.publicKey), own.note ?? '');
   t.true(own.note?.includes(join(dataDir, OPERATOR_KEY_FILE)), own.note ?? '');
   t.regex(own.note ?? '', /the data dir's own.*--public-key/);
+});
+
+test("a --public-key or --checkpoint with no value after it is a usage error, not dropped (the data dir's key then trusted)", (t) => {
+  const config = readConfig(['--data-dir', tmpdir()], {});
+  for (const name of ['--public-key', '--checkpoint'])
+    t.throws(() => options(['verify', name], name), { instanceOf: ConfigError, message: `${name} needs a value` });
+  t.throws(() => trustedKeysOf(config, ['verify', '--json', '--public-key']), {
+    instanceOf: ConfigError,
+    message: '--public-key needs a value',
+  });
+  t.deepEqual(options(['--checkpoint=', '--checkpoint', 'a'], '--checkpoint'), ['', 'a']);
 });

@@ -19,13 +19,19 @@ import { ReadModelsUnreadableError, SQLITE_READ_STORE_FILE } from '../read-store
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, isPublicKeyText, operatorPublicKey } from '../audit/operator-key.ts';
 
-/** Every value of a repeatable option (`--public-key A --public-key B`). */
+/**
+ * Every value of a repeatable option (`--public-key A --public-key B`). One last with no value is
+ * a usage error: dropped, a trailing `--public-key` left the data dir's key trusted.
+ */
 export function options(argv: string[], name: string): string[] {
   const values: string[] = [];
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index]!;
     if (arg.startsWith(`${name}=`)) values.push(arg.slice(name.length + 1));
-    else if (arg === name && argv[index + 1] !== undefined) values.push(argv[++index]!);
+    else if (arg === name) {
+      if (argv[index + 1] === undefined) throw new ConfigError(`${name} needs a value`);
+      values.push(argv[++index]!);
+    }
   }
   return values;
 }

@@ -233,12 +233,13 @@ async function auditVerify(argv: string[]): Promise<void> {
   privateFiles();
   const { verifyAudit } = await import('../audit/audit-verify.ts');
   const audit = await import('./audit.ts');
-  // Read only: verifying neither makes, tightens nor seals anything in the data dir.
-  const eventStore = await audit.openLogToAudit(config, 'audit verify');
+  // Options first: a usage error opens nothing.
   const { keys: trustedKeys, note } = audit.trustedKeysOf(config, argv);
   const published = (
     await Promise.all(audit.options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
   ).flat();
+  // Read only: verifying neither makes, tightens nor seals anything in the data dir.
+  const eventStore = await audit.openLogToAudit(config, 'audit verify');
   if (note !== null) console.error(`weir audit verify: ${note}`);
   const live = await audit.openLiveReadModels(config).catch(async (error: unknown) => {
     await eventStore.close();

@@ -117,6 +117,25 @@ const copyObject = (
   return freeze ? Object.freeze(copy) : copy;
 };
 
+/** A UTF-16 surrogate not in a pair (in `u` mode a pair is one code point, outside the range). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
+
+/** Whether a string survives UTF-8 (SQLite's text, MongoDB's BSON) unchanged: no lone surrogate, which becomes U+FFFD. */
+export const isWellFormedText = (text: string): boolean => !LONE_SURROGATE.test(text);
+
+/**
+ * An id with a lone surrogate is stored as U+FFFD in its place (SQLite's id column, MongoDB's
+ * `_id`), where it would be the id of another document and replace it: refused.
+ */
+export const assertWellFormedId = (id: string): void => {
+  if (!isWellFormedText(id))
+    throw new ReadStoreUsageError(
+      'invalid_document',
+      `read document "${id.replace(LONE_SURROGATES, '\uFFFD')}": _id holds a lone UTF-16 surrogate, which the store would keep as U+FFFD (the id of another document)`,
+    );
+};
+
 /**
  * Check that a document is plain JSON (what MongoDB round-trips unchanged) and copy it,
  * dropping undefined properties. With `freeze`, the copy is deep-frozen so it can be shared
@@ -130,6 +149,7 @@ export const copyReadDocument = (doc: ReadDocument, { freeze }: { freeze: boolea
     throw new ReadStoreUsageError('invalid_document', `a read document's _id must be a string, got ${typeof doc._id}`);
   }
   const id = doc._id;
+  assertWellFormedId(id);
   const prototype: unknown = Object.getPrototypeOf(doc);
   if (prototype !== Object.prototype && prototype !== null) {
     throw invalidDocument(id, 'the document', 'is not a plain object');

@@ -189,6 +189,11 @@ export const readStoreContract = (test: TestFn, name: string, factory: () => Pro
       await t.throwsAsync(collection.put({ ...base, amount: 100000000n } as unknown as Payment), {
         instanceOf: ReadStoreUsageError,
       });
+      // Kept as U+FFFD in UTF-8 (SQLite's id column, BSON), it would be another document's id.
+      await t.throwsAsync(collection.put({ ...base, _id: 'pay_\udc00' }), {
+        instanceOf: ReadStoreUsageError,
+        message: /lone UTF-16 surrogate/,
+      });
       t.is(await collection.count({}), 0);
     }));
 

@@ -48,8 +48,14 @@ export type ReadStore = {
    * whose kept values are not the ones its body gives, with the fields they disagree on (`_id` for
    * the row's id). `weir audit verify` compares bodies with a rebuild; this finds an edit to the
    * rest. Absent where nothing is kept beside the document (MongoDB indexes the document itself).
+   * `narrow` (an indexed top-level field and a value: a tenant's organizationId) leaves out rows
+   * whose kept value and body both give another: a row whose column was edited to another tenant
+   * is still among its body's (and among that tenant's, which `includes`-style callers drop).
    */
-  misindexed?(collection: string): Promise<{ doc: ReadDocument; fields: string[] }[]>;
+  misindexed?(
+    collection: string,
+    narrow?: { field: string; value: string },
+  ): Promise<{ doc: ReadDocument; fields: string[] }[]>;
   /** Whether documents survive a restart (MongoDB) or must be rebuilt from the log (embedded). */
   readonly durable: boolean;
   /** Drop every collection and checkpoint. */

@@ -293,6 +293,99 @@ test('misindexed names each row whose key, order or id column an edit to the fil
   t.is(await reopened.collection('sessions').count({ status: 'complete' }), 0);
 });
 
+test('a lone surrogate in an indexed or sort field is kept beside the body as it is (misindexed finds nothing) and keys no other string; in an _id it is refused', async (t) => {
+  const options = {
+    path: join(scratch, `surrogates-${++dirs}.sqlite3`),
+    indexedFields: ['organizationId', 'status', 'paymentIntent.id'],
+    orderedFields: ['createdAt'],
+  };
+  const store = createSqliteReadStore(options);
+  t.teardown(() => store.close());
+  const things = store.collection('things');
+  await things.put({
+    _id: 'a',
+    organizationId: 'o1',
+    status: 'open\ud800',
+    createdAt: 'x\udc00',
+    paymentIntent: { id: 'pi\ud800x' },
+  });
+  // What SQLite would have kept in the column of the first: no longer the same key.
+  await things.put({
+    _id: 'b',
+    organizationId: 'o1',
+    status: 'open\ufffd',
+    createdAt: 'x\ufffd',
+    paymentIntent: { id: 'pi\ufffdx' },
+  });
+  await things.put({
+    _id: 'c',
+    organizationId: 'o1',
+    status: 'ünïcödé 🎉',
+    createdAt: 1.5,
+    paymentIntent: [{ id: 'p' }],
+  });
+  t.deepEqual(await store.misindexed!('things'), []);
+  const ids = async (filter: Record<string, unknown>) => (await things.find(filter)).map((doc) => doc._id);
+  t.deepEqual(await ids({ 'paymentIntent.id': 'pi\ud800x' }), ['a']);
+  t.deepEqual(await ids({ 'paymentIntent.id': 'pi\ufffdx' }), ['b']);
+  t.is(await things.count({ organizationId: 'o1', status: 'open\ud800' }), 1);
+  t.is(await things.count({ organizationId: 'o1', status: 'open\ufffd' }), 1);
+  t.is(await things.count({ status: 'ünïcödé 🎉' }), 1);
+  t.deepEqual(
+    (await things.find({}, { sort: { createdAt: 1 }, limit: 3 })).map((doc) => doc._id),
+    ['c', 'a', 'b'],
+    'sorted as the stores without columns sort them (numbers first, then by UTF-16 code unit)',
+  );
+
+  // An id SQLite would keep as 'b\ufffd', another document's id: refused, checked or trusted.
+  await things.put({ _id: 'd\ufffd', organizationId: 'o1' });
+  const trusted = createSqliteReadStore({
+    ...options,
+    path: join(scratch, `surrogates-${++dirs}.sqlite3`),
+    writes: 'trusted',
+  });
+  t.teardown(() => trusted.close());
+  for (const collection of [things, trusted.collection('things')])
+    await t.throwsAsync(collection.put({ _id: 'd\udc00', organizationId: 'o2' }), {
+      message: /_id holds a lone UTF-16 surrogate/,
+    });
+  t.is(await things.get('d\udc00'), null, "not the other document's");
+  t.deepEqual(await ids({ _id: 'd\udc00' }), []);
+  await things.delete('d\udc00');
+  t.is((await things.get('d\ufffd'))?.organizationId, 'o1', 'nor deleting it');
+});
+
+test('misindexed reads a page at a time, letting the event loop run between pages; narrowed to a tenant, it reads its rows and a row whose column an edit moved away from it', async (t) => {
+  const path = join(scratch, `misindexed-pages-${++dirs}.sqlite3`);
+  const options = { path, indexedFields: ['organizationId', 'status'] };
+  const store = createSqliteReadStore(options);
+  const docs = store.collection('docs');
+  for (let i = 0; i < 1500; i++)
+    await docs.put({ _id: `d${String(i).padStart(4, '0')}`, organizationId: i % 2 === 0 ? 'A' : 'B', status: 'open' });
+  let ranBefore = false;
+  setImmediate(() => (ranBefore = true));
+  t.deepEqual(await store.misindexed!('docs'), []);
+  t.true(ranBefore, 'a turn of the event loop came during the scan');
+  await store.close();
+
+  const db = new Database(path);
+  // Tenant B's document, its column edited to A; one of A's with its status edited.
+  db.prepare("UPDATE documents SET k0 = 'A' WHERE id = 'd0001'").run();
+  db.prepare("UPDATE documents SET k1 = 'paid' WHERE id = 'd1000'").run();
+  db.close();
+  const reopened = createSqliteReadStore({ ...options, readonly: true });
+  t.teardown(() => reopened.close());
+  const named = async (narrow?: { field: string; value: string }) =>
+    (await reopened.misindexed!('docs', narrow)).map(({ doc, fields }) => `${doc._id}:${fields.join(',')}`);
+  t.deepEqual(await named(), ['d0001:organizationId', 'd1000:status']);
+  t.deepEqual(await named({ field: 'organizationId', value: 'B' }), ['d0001:organizationId'], "its body's tenant");
+  t.deepEqual(await named({ field: 'organizationId', value: 'A' }), ['d0001:organizationId', 'd1000:status']);
+  t.deepEqual(await named({ field: 'organizationId', value: 'C' }), []);
+  await t.throwsAsync(reopened.misindexed!('docs', { field: 'label', value: 'A' }), {
+    message: /indexed top-level field/,
+  });
+});
+
 test("a compound index answers a tenant's counts and lists in SQL (no row read), with the same results; a field not indexed is refused", async (t) => {
   const path = join(scratch, `compound-${++dirs}.sqlite3`);
   const options = {

@@ -8,13 +8,16 @@ import { sortNatively } from './native-sort.ts';
 import type { Collection, Filter, FindOptions, ReadDocument, ReadStore } from './read-store.ts';
 import {
   assertCollectionName,
+  assertWellFormedId,
   copyReadDocument,
   decodeCheckpoint,
   encodeCheckpoint,
   filterText,
+  isWellFormedText,
   normalizeFindOptions,
 } from './read-store-checks.ts';
 import { ReadStoreUsageError } from './read-store-usage-error.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 
 /** The file the embedded read store keeps in the data dir. */
 export const SQLITE_READ_STORE_FILE = 'read-models.sqlite3';
@@ -66,11 +69,16 @@ const UNINDEXABLE_KEY = Buffer.from([0]);
 const TRUE_KEY = Buffer.from([1]);
 const FALSE_KEY = Buffer.from([2]);
 
-/** An index key as its column stores it: booleans as blobs, so they never equal a number or a string. */
+/**
+ * An index key as its column stores it: booleans as blobs, so they never equal a number or a
+ * string. A string with a lone surrogate gets the marker (always a candidate): SQLite would keep
+ * U+FFFD in its place, the key of other strings, and its column would not be what its body gives.
+ */
 const columnKey = (located: Located): string | number | Buffer | null => {
   if (located === CANNOT_MATCH) return null;
   if (located === UNINDEXABLE) return UNINDEXABLE_KEY;
   if (typeof located === 'boolean') return located ? TRUE_KEY : FALSE_KEY;
+  if (typeof located === 'string' && !isWellFormedText(located)) return UNINDEXABLE_KEY;
   return located;
 };
 
@@ -81,9 +89,12 @@ const columnKey = (located: Located): string | number | Buffer | null => {
  */
 const orderKey = (value: unknown): string | number | Buffer | null => {
   if (value === undefined || value === null) return null;
-  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (typeof value === 'number' || (typeof value === 'string' && isWellFormedText(value))) return value;
   return UNINDEXABLE_KEY;
 };
+
+/** Rows `misindexed` reads between two turns of the event loop. */
+const MISINDEXED_PAGE = 500;
 
 /** Range operators on a sort field that SQL can bound the rows with (the whole filter still decides). */
 const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
@@ -206,9 +217,6 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   const selectBody = db.prepare('SELECT body FROM documents WHERE collection = ? AND id = ?').pluck();
   const countAll = db.prepare('SELECT count(*) FROM documents WHERE collection = ?').pluck();
   const selectAll = db.prepare('SELECT id, body FROM documents WHERE collection = ?').raw();
-  const selectStored = db
-    .prepare(`SELECT id, body${columns.map((c) => `, ${c}`).join('')} FROM documents WHERE collection = ?`)
-    .raw();
   const selectCheckpoint = db.prepare('SELECT position FROM checkpoints WHERE name = ?').pluck();
   const upsertCheckpoint = db.prepare(
     'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
@@ -323,6 +331,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   };
   /** A document by id for a row read without its body (a sorted page's ids). */
   const docById = (collection: string, id: string): ReadDocument | null => {
+    // No stored id has a lone surrogate (see `stored`); SQL would look up its U+FFFD form.
+    if (!isWellFormedText(id)) return null;
     const cached = cache.get(cacheKey(collection, id));
     if (cached !== undefined) return cached;
     const body = selectBody.get(collection, id) as string | undefined;
@@ -355,7 +365,9 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       const field = indexedFields[i]!;
       if (!Object.hasOwn(filter, field)) continue;
       const wanted = filter[field];
-      if (isIndexKey(wanted)) conditions.push({ column: keyColumns[i]!, key: columnKey(wanted)! });
+      // A lone surrogate keys no row (see `columnKey`): such a filter reads rows unnarrowed.
+      if (isIndexKey(wanted) && (typeof wanted !== 'string' || isWellFormedText(wanted)))
+        conditions.push({ column: keyColumns[i]!, key: columnKey(wanted)! });
     }
     return conditions;
   };
@@ -579,25 +591,58 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
   const sameKept = (stored: unknown, derived: unknown): boolean =>
     Buffer.isBuffer(derived) ? Buffer.isBuffer(stored) && derived.equals(stored) : stored === derived;
 
-  /** The rows whose id, key or order columns are not what their body gives (see `ReadStore.misindexed`). */
-  const misindexed = (name: string): { doc: ReadDocument; fields: string[] }[] => {
-    const state = collections.get(name);
-    if (state !== undefined) flush(state);
-    const found: { doc: ReadDocument; fields: string[] }[] = [];
-    // The bodies as stored, not the cached copies: the columns beside them are what is checked.
-    for (const [id, body, ...kept] of selectStored.iterate(name) as Iterable<[string, string, ...unknown[]]>) {
-      const doc = JSON.parse(body) as ReadDocument;
-      const derived = keptOf(doc);
-      const fields = keptNames.filter((_, i) => !sameKept(i === 0 ? id : kept[i - 1], derived[i]));
-      if (fields.length > 0) found.push({ doc, fields: [...new Set(fields)] });
+  /**
+   * The rows whose id, key or order columns are not what their body gives (see
+   * `ReadStore.misindexed`), read a page at a time in id order, the event loop let run between
+   * pages: inside `weir serve` every tenant's requests go on meanwhile. Narrowed, only the bodies
+   * whose column or own top-level field has the value are parsed; SQL tests every row (an edited
+   * column cannot say whose a row is: the body does).
+   */
+  const misindexed = async (
+    name: string,
+    narrow?: { field: string; value: string },
+  ): Promise<{ doc: ReadDocument; fields: string[] }[]> => {
+    let bodyColumn = 'body';
+    const narrowing: string[] = [];
+    if (narrow !== undefined && isWellFormedText(narrow.value)) {
+      const at = indexedFields.indexOf(narrow.field);
+      if (at < 0 || narrow.field.includes('.'))
+        throw new ReadStoreUsageError(
+          'invalid_options',
+          `misindexed narrows by an indexed top-level field, not ${narrow.field}`,
+        );
+      bodyColumn = `CASE WHEN ${keyColumns[at]} = ? OR json_extract(body, ?) = ? THEN body END`;
+      narrowing.push(narrow.value, `$."${narrow.field}"`, narrow.value);
     }
-    return found;
+    const select = `SELECT id, ${bodyColumn}${columns.map((c) => `, ${c}`).join('')} FROM documents WHERE collection = ?`;
+    const found: { doc: ReadDocument; fields: string[] }[] = [];
+    let after: string | null = null;
+    for (;;) {
+      if (closed) throw new ReadStoreUsageError('closed', 'the read store is closed');
+      const state = collections.get(name);
+      if (state !== undefined) flush(state);
+      const rows = statement(`${select}${after === null ? '' : ' AND id > ?'} ORDER BY id LIMIT ${MISINDEXED_PAGE}`)
+        .raw()
+        .all(...narrowing, name, ...(after === null ? [] : [after])) as [string, string | null, ...unknown[]][];
+      // The bodies as stored, not the cached copies: the columns beside them are what is checked.
+      for (const [id, body, ...kept] of rows) {
+        if (body === null) continue;
+        const doc = JSON.parse(body) as ReadDocument;
+        const derived = keptOf(doc);
+        const fields = keptNames.filter((_, i) => !sameKept(i === 0 ? id : kept[i - 1], derived[i]));
+        if (fields.length > 0) found.push({ doc, fields: [...new Set(fields)] });
+      }
+      if (rows.length < MISINDEXED_PAGE) return found;
+      after = rows.at(-1)![0];
+      await yieldToEventLoop();
+    }
   };
 
   const stored = (doc: ReadDocument): ReadDocument => {
     if (!trusted) return copyReadDocument(doc, { freeze: true });
     if (typeof doc._id !== 'string' || doc._id.length === 0)
       throw new TypeError('a read document needs a non-empty string _id');
+    assertWellFormedId(doc._id);
     return Object.freeze(doc);
   };
 
@@ -617,6 +662,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
             remember(key, cached);
             return cached;
           }
+          if (!isWellFormedText(id)) return null;
           const body = selectBody.get(name, id) as string | undefined;
           if (body === undefined) return null;
           const doc = parse(body);
@@ -632,6 +678,8 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
           state.writes++;
         },
         async delete(id) {
+          // Nothing has such an id; SQL would delete the document of its U+FFFD form.
+          if (!isWellFormedText(id)) return;
           begin();
           state.pending.set(id, null);
           wrote();
@@ -672,9 +720,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
       }
       return state.handle as Collection<T>;
     },
-    async misindexed(name) {
-      return misindexed(name);
-    },
+    misindexed,
     async getCheckpoint(name) {
       return decodeCheckpoint(name, selectCheckpoint.get(name) ?? null);
     },

@@ -90,14 +90,15 @@ test('GET /audit/verify: the chain and checkpoints hold, and the tenant’s read
   t.is(bobs.body.chain.head?.hash, tampered.body.chain.head?.hash);
 });
 
-test('GET /audit/verify finds an indexed column of the read-model file edited behind Weir’s back: the body still matches the rebuild, but lists read the column', async (t) => {
+test('GET /audit/verify finds an indexed column of the read-model file edited behind Weir’s back: the body still matches the rebuild, but lists read the column; a tenant column moved to another tenant is reported to the tenant whose document it is', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-audit-misindexed-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
   const first = await startTestWeir(t, { dataDir }, { clock });
   const alice = await createMerchant(first.url, 'Alice');
+  const bob = await createMerchant(first.url, 'Bob');
   const session = (await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
-  await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('1000'));
+  const moved = (await alice.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('1000'))).body;
   const listedOpen = async (api: ReturnType<typeof apiClient>) =>
     (await api.get<{ data: Session[] }>('/api/v1/checkout/sessions?status=open')).body.data.map((listed) => listed.id);
   t.true((await listedOpen(alice.api)).includes(session.id));
@@ -108,8 +109,13 @@ test('GET /audit/verify finds an indexed column of the read-model file edited be
   const edited = db
     .prepare(`UPDATE documents SET k${INDEXED_FIELDS.indexOf('status')} = 'expired' WHERE collection = ? AND id = ?`)
     .run(COLLECTIONS.checkoutSessions, session.id);
+  // Alice's other session's tenant column made Bob's: Bob's verify narrows by that column.
+  const movedColumn = db
+    .prepare(`UPDATE documents SET k${INDEXED_FIELDS.indexOf('organizationId')} = ? WHERE collection = ? AND id = ?`)
+    .run(bob.organizationId, COLLECTIONS.checkoutSessions, moved.id);
   db.close();
   t.is(edited.changes, 1);
+  t.is(movedColumn.changes, 1);
 
   const second = await startTestWeir(t, { dataDir }, { clock: createManualClock(clock.now()) });
   const api = apiClient(second.url, alice.testSecretKey);
@@ -119,7 +125,15 @@ test('GET /audit/verify finds an indexed column of the read-model file edited be
   t.false(verified.body.holds);
   t.true(verified.body.chain.holds);
   t.false(verified.body.readModels.holds);
-  t.deepEqual(verified.body.readModels.differences, [
-    { collection: COLLECTIONS.checkoutSessions, id: session.id, kind: 'misindexed', fields: ['status'] },
-  ]);
+  const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+  t.deepEqual(
+    verified.body.readModels.differences.sort(byId),
+    [
+      { collection: COLLECTIONS.checkoutSessions, id: session.id, kind: 'misindexed', fields: ['status'] },
+      { collection: COLLECTIONS.checkoutSessions, id: moved.id, kind: 'misindexed', fields: ['organizationId'] },
+    ].sort(byId),
+  );
+  const bobs = await apiClient(second.url, bob.testSecretKey).get<Verification>('/api/v1/audit/verify');
+  t.is(bobs.status, 200);
+  t.true(bobs.body.readModels.holds, JSON.stringify(bobs.body.readModels.differences));
 });

@@ -385,6 +385,11 @@ test("weir audit verify --public-key trusts that key alone: a checkpoint signed 
   t.notRegex(pinned.stderr, /checkpoints are checked against/);
   const unpinned = runWeir(['audit', 'verify'], env);
   t.true(unpinned.stderr.includes(`checkpoints are checked against ${forgedKey}`), unpinned.stderr);
+
+  // A trailing --public-key (its value lost to a shell variable left empty) trusts nothing in its place.
+  const valueless = runWeir(['audit', 'verify', '--public-key'], env);
+  t.is(valueless.status, 2, valueless.stderr);
+  t.is(valueless.stderr.trim(), 'weir: --public-key needs a value');
 });
 
 test("weir audit verify compares the data dir's read models with a rebuild: they match as written, an edited document is named", async (t) => {
