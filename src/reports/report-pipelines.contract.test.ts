@@ -43,6 +43,8 @@ const session = (id: string, fields: Record<string, unknown>): Doc => {
       status: 'confirmed',
       confirmedAt: at,
       amount: doc.amountReceived,
+      amountRaw: doc.amountReceived,
+      asset: { decimals: 8 },
       ...p,
     })),
     sweeps: (doc.sweeps as Record<string, unknown>[]).map((sweep) => ({ at, ...sweep })),
@@ -168,8 +170,9 @@ test('every report at every interval and grouping runs on the embedded store, th
     [
       ['2026-03-01T00:00:00.000Z', 'eth', 1, '123456789012345678', '123456789012345678', '1000'],
       ['2026-03-01T00:00:00.000Z', 'usdc', 1, '300000000', '0', '1000'],
-      // The expired session's 0.000001 counts as received, when it was confirmed.
-      ['2026-04-01T00:00:00.000Z', 'usdc', 2, '300000105', '0', '1000'],
+      // The expired session's 0.000001 counts as received, when it was confirmed, and pays its gas
+      // fee as far as it goes (100 of 1000): a payment never nets below 0.
+      ['2026-04-01T00:00:00.000Z', 'usdc', 2, '300000105', '0', '1100'],
     ],
   );
   // The DAI subscription is paused at the end of January and of March: no MRR then.

@@ -2,6 +2,7 @@ import test from 'ava';
 import {
   confirmed,
   created,
+  daiPaymentFixture,
   detected,
   paymentFixture,
   sessionFixture,
@@ -114,6 +115,8 @@ const completeSession = (id: string, fields: Record<string, unknown>) => {
       confirmedAt: completedAt,
       late: false,
       amount: fields.amountReceived ?? '0',
+      amountRaw: fields.amountReceived ?? '0',
+      asset: { decimals: 8 },
       ...payment,
     })),
   };
@@ -452,6 +455,123 @@ test('volume counts money when it was confirmed: a session completed as is count
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
   t.like(await sessions.get('part'), { amountTotal: '300000000', amountReceived: '100000000', amountNet: '100000000' });
   t.like(await sessions.get('over'), { amountTotal: '300000000', amountReceived: '550000000', amountNet: '550000000' });
+});
+
+/** Sessions of organization o1 created in March, each with its history, by the checkout sessions projection. */
+async function projected(
+  histories: [string, CheckoutSessionEvent[], Partial<Parameters<typeof sessionFixture>[0]>?][],
+) {
+  const { events, append } = createTestLog('2026-03-02T10:00:00.000Z');
+  for (const [id, history, fields] of histories) {
+    append(
+      `checkout_session-${id}`,
+      created(sessionFixture({ id, organizationId: 'o1', createdAt: '2026-03-02T10:05:00.000Z', ...fields })),
+      'o1',
+    );
+    for (const event of history) append(`checkout_session-${id}`, event, 'o1');
+  }
+  const store = createEmbeddedReadStore({});
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+  return store;
+}
+
+/** A session of 3.00 USDC plus 0.01 of gas fee on top. */
+const withGasFee = { amountGasFee: '1000000', amountTotal: '301000000' };
+const MARCH = '2026-03-02T10:05:00.000Z';
+const APRIL = '2026-04-03T09:00:00.000Z';
+
+test('volume: each payment carries its share of the gas fee, the first money confirmed paying it, whatever the session became; no period nets below 0', async (t) => {
+  const history: [string, CheckoutSessionEvent[], Partial<Parameters<typeof sessionFixture>[0]>?][] = [
+    // Part paid in March, completed as is in April: its gas fee was paid in March, with the money.
+    [
+      'as-is',
+      [
+        detected('t1', '100000000', MARCH),
+        confirmed('t1', MARCH),
+        { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: MARCH } },
+        {
+          type: 'CheckoutSessionCompleted',
+          data: { amountReceived: '100000000', amountOverpaid: '0', transactionHash: null, partial: true, at: APRIL },
+        },
+      ],
+      withGasFee,
+    ],
+    // Paid in full (price and gas fee) after it expired.
+    [
+      'late',
+      [
+        { type: 'CheckoutSessionExpired', data: { at: MARCH } },
+        detected('t2', '301000000', APRIL),
+        confirmed('t2', APRIL),
+        { type: 'LatePaymentReceived', data: { transferId: 't2', amount: '301000000', at: APRIL } },
+      ],
+      withGasFee,
+    ],
+  ];
+  const store = await projected(history);
+  const rows = await runReport(store, 'volume', { ...TENANT, interval: 'month', groupBy: 'none' });
+  t.deepEqual(
+    rows.map((row) => [row.period.slice(0, 7), row.payments, row.grossVolume, row.gasFees, row.netVolume]),
+    [
+      ['2026-03', 1, '100000000', '1000000', '99000000'],
+      ['2026-04', 1, '301000000', '1000000', '300000000'],
+    ],
+  );
+});
+
+test('volume: a session paid in two transfers takes its gas fee from the first confirmed, up to its amount, then the next; March keeps its figures when April pays the rest', async (t) => {
+  const first: CheckoutSessionEvent[] = [detected('t1', '400000', MARCH), confirmed('t1', MARCH)];
+  const rest: CheckoutSessionEvent[] = [detected('t0', '300600000', APRIL), confirmed('t0', APRIL)];
+  const params = { ...TENANT, interval: 'month', groupBy: 'none' } as const;
+  const rows = await runReport(await projected([['s', [...first, ...rest], withGasFee]]), 'volume', params);
+  t.deepEqual(
+    rows.map((row) => [row.period.slice(0, 7), row.grossVolume, row.gasFees, row.netVolume]),
+    [
+      // 0.004 received, all of it gas: nets 0, not below.
+      ['2026-03', '400000', '400000', '0'],
+      ['2026-04', '300600000', '600000', '300000000'],
+    ],
+  );
+  const marchOnly = await runReport(await projected([['s', first, withGasFee]]), 'volume', params);
+  t.deepEqual(marchOnly, rows.slice(0, 1));
+  t.regex(REPORTS.volume.about ?? '', /first money confirmed pays them/);
+});
+
+test('volume: an 18-decimal session paid in two transfers sums their exact amounts once, as amountReceived does (no dust lost to cutting each to 10^-8)', async (t) => {
+  const dai = (id: string, raw: string): CheckoutSessionEvent => {
+    const payment = daiPaymentFixture(id, raw);
+    return {
+      type: 'PaymentDetected',
+      data: { payment: { ...payment, status: 'pending', detectedAt: MARCH, confirmedAt: null, late: false } },
+    };
+  };
+  const store = await projected([
+    [
+      'd',
+      [dai('a', '1500000005000000000'), confirmed('a', MARCH), dai('b', '1499999995000000000'), confirmed('b', MARCH)],
+      { currency: 'dai' },
+    ],
+  ]);
+  const doc = await store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions').get('d');
+  t.is(doc?.amountReceived, '300000000');
+  for (const groupBy of ['none', 'network'] as const) {
+    const [row] = await runReport(store, 'volume', { ...TENANT, interval: 'all', groupBy });
+    t.like(row, { payments: 2, grossVolume: '300000000', netVolume: '300000000' });
+  }
+});
+
+test('payment-issues: latePayments counts confirmed late payments only, not one a reorg withdrew', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  await sessions.put({
+    ...completeSession('x', { status: 'expired', completedAt: null, amountTotal: '300000000', amountReceived: '100' }),
+    payments: [
+      { status: 'confirmed', late: true, confirmedAt: MARCH, amount: '100' },
+      { status: 'withdrawn', late: true, confirmedAt: MARCH, amount: '100' },
+    ],
+  });
+  const [row] = await runReport(store, 'payment-issues', { ...TENANT, interval: 'all', groupBy: 'none' });
+  t.like(row, { latePayments: 1 });
 });
 
 test('payment-issues: underpaid is confirmed money short of the total, whatever the status (completed as is, expired with a late part); paid in full late, still unconfirmed or withdrawn is not', async (t) => {

@@ -1,6 +1,7 @@
 import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
+import { API_DECIMALS } from '../shared/money.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -39,25 +40,31 @@ type Expression = unknown;
 
 /**
  * Amounts are integer strings of any length; summing them as numbers would round past 2^53 (90
- * million at the 10^8 scale). Each is split into its last 8 digits and the rest, each part summed as
- * a number (exact for tens of millions of rows), and the parts joined with bigint in `moneyOf`.
+ * million at the 10^8 scale). Each is split into groups of 8 digits from the right (`chunks` of them,
+ * and the rest), each group summed as a number (exact for tens of millions of rows), and the groups
+ * joined with bigint in `moneyOf`. Chain units of an 18-decimal token take 3 groups (24 digits) and the rest.
  */
 const SPLIT = 8;
-const length = (field: string): Expression => ({ $strLenCP: field });
-const lowDigits = (field: string): Expression => ({
-  $toLong: { $substrCP: [field, { $max: [0, { $subtract: [length(field), SPLIT] }] }, SPLIT] },
-});
-const highDigits = (field: string): Expression => ({
-  $toLong: {
-    $cond: [{ $gt: [length(field), SPLIT] }, { $substrCP: [field, 0, { $subtract: [length(field), SPLIT] }] }, '0'],
-  },
-});
-const sumMoney = (name: string, field: string): Stage => ({
-  [`${name}Hi`]: { $sum: highDigits(field) },
-  [`${name}Lo`]: { $sum: lowDigits(field) },
-});
-const moneyOf = (row: Record<string, unknown>, name: string): string =>
-  (BigInt(Number(row[`${name}Hi`] ?? 0)) * 10n ** BigInt(SPLIT) + BigInt(Number(row[`${name}Lo`] ?? 0))).toString();
+const length = (field: Expression): Expression => ({ $strLenCP: field });
+/** The digits of `field` left of its last `8·k` digits: the next 8 of them, or all the rest when `rest`. */
+const digitGroup = (field: string, k: number, rest: boolean): Expression => {
+  const left = { $subtract: [length(field), SPLIT * k] };
+  const start = rest ? 0 : { $max: [0, { $subtract: [left, SPLIT] }] };
+  return {
+    $toLong: { $cond: [{ $gt: [left, 0] }, { $substrCP: [field, start, { $subtract: [left, start] }] }, '0'] },
+  };
+};
+const sumMoney = (name: string, field: string, chunks = 1): Stage =>
+  Object.fromEntries(
+    Array.from({ length: chunks + 1 }, (_, k) => [`${name}${k}`, { $sum: digitGroup(field, k, k === chunks) }]),
+  );
+const moneyBig = (row: Record<string, unknown>, name: string): bigint => {
+  let total = 0n;
+  for (let k = 0; `${name}${k}` in row; k++)
+    total += BigInt(Number(row[`${name}${k}`] ?? 0)) * 10n ** BigInt(SPLIT * k);
+  return total;
+};
+const moneyOf = (row: Record<string, unknown>, name: string): string => moneyBig(row, name).toString();
 
 const period = (field: string, interval: ReportParams['interval']): Expression =>
   interval === 'all'
@@ -111,6 +118,8 @@ export type ReportDefinition = {
   collection: 'checkout_sessions' | 'transactions' | 'subscriptions';
   /** What the report counts by (for `from` / `to`), said in the API description. */
   time: string;
+  /** Where a grouping counts by another time than `time`. */
+  timeBy?: Partial<Record<Group, string>>;
   groups: readonly Group[];
   /** Each row's figures after `period` and `group`, in order (the CSV's columns). */
   figures: readonly string[];
@@ -171,78 +180,124 @@ const median = (sorted: number[]): number | null => {
 const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
 
 /**
- * Volume counts money by when it was received: each confirmed payment at its `confirmedAt` (late
- * ones and overpayments too, so a closed period's figures never move), under the network it was
- * paid on; a complete session's fees at its `completedAt`, under the network it last paid on; each
- * sweep's gas at its `at`, under the network the sweep paid gas on. A session becomes one entry per
- * such event, each carrying only its own figures, and the range is matched on the entries' times.
+ * What a payment received, exact: its chain units (`amountRaw`) brought to 36 decimals (the most an
+ * asset has) by appending zeros, so payments of any asset sum exactly and a row's sum is cut to 10^8
+ * once (`rows`): cut payment by payment, two DAI transfers of 1.500000005 and 1.499999995 would count
+ * 2.99999999 where the session received 3. Exact for amounts below 10^35 of the currency.
  */
 const ZERO = { $literal: '0' };
+const EXACT_DECIMALS = 36;
+const EXACT_CHUNKS = 7;
+const exactUnits = (raw: Expression, decimals: Expression): Expression => ({
+  $concat: [raw, { $substrCP: ['0'.repeat(EXACT_DECIMALS), 0, { $subtract: [EXACT_DECIMALS, decimals] }] }],
+});
+const cutToApi = (units: bigint): string => (units / 10n ** BigInt(EXACT_DECIMALS - API_DECIMALS)).toString();
+
+/**
+ * An amount of the session as a number for the shares: one past 15 digits (10 million of the currency)
+ * is taken as 10^15, more than any fee, which is all the shares need of it (a long could not hold it).
+ */
+const CAPPED = 1e15;
+const capped = (field: Expression): Expression => ({
+  $cond: [{ $gt: [length(field), 15] }, CAPPED, { $toLong: field }],
+});
+/**
+ * A payment's share of its session's fee and gas fee: the first money confirmed pays them (in order
+ * of confirmation, then of transfer id), each payment up to its amount: `min(amount, max(0, due −
+ * confirmed before it))`, the fee first. Exact in integers, fixed once the payment is confirmed (a
+ * later payment never moves a closed period's), summing to the whole once enough was received and
+ * never more than a payment brought (a session completed with less than its gas fee nets 0, not below).
+ * Exact for a fee and a gas fee below 10 million of the currency each (`capped`).
+ */
+const shareOfDue = (due: Expression): Expression => ({
+  $min: ['$$amount', { $max: [0, { $subtract: [due, '$$before'] }] }],
+});
+const paymentEntry: Expression = {
+  $let: {
+    vars: {
+      amount: capped('$$p.amount'),
+      before: {
+        $reduce: {
+          input: {
+            $filter: {
+              input: '$$paid',
+              as: 'q',
+              cond: {
+                $or: [
+                  { $lt: ['$$q.confirmedAt', '$$p.confirmedAt'] },
+                  {
+                    $and: [
+                      { $eq: ['$$q.confirmedAt', '$$p.confirmedAt'] },
+                      { $lt: ['$$q.transferId', '$$p.transferId'] },
+                    ],
+                  },
+                ],
+              },
+            },
+          },
+          initialValue: 0,
+          in: { $add: ['$$value', capped('$$this.amount')] },
+        },
+      },
+    },
+    in: {
+      at: '$$p.confirmedAt',
+      network: '$$p.network',
+      payments: { $literal: 1 },
+      amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals'),
+      late: { $cond: [{ $eq: ['$$p.late', true] }, exactUnits('$$p.amountRaw', '$$p.asset.decimals'), '0'] },
+      amountFee: { $toString: shareOfDue('$$fee') },
+      amountGasFee: {
+        $toString: { $subtract: [shareOfDue({ $add: ['$$fee', '$$gas'] }), shareOfDue('$$fee')] },
+      },
+      gasCost: ZERO,
+    },
+  },
+};
+
+/**
+ * Volume counts money by when it was received: each confirmed payment at its `confirmedAt` (late
+ * ones and overpayments too, so a closed period's figures never move), under the network it was
+ * paid on, with its share of the session's fee and gas fee (above), whatever the session's status;
+ * each sweep's gas at its `at`, under the network the sweep paid gas on. A session becomes one entry
+ * per such event, each carrying only its own figures, and the range is matched on the entries' times.
+ */
 const volumeEntries = (sweeps: boolean): Stage[] => [
   {
     $project: {
       currency: 1,
       paymentLinkId: 1,
       entries: {
-        $concatArrays: [
-          {
-            $map: {
-              input: {
-                $filter: { input: { $ifNull: ['$payments', []] }, cond: { $eq: ['$$this.status', 'confirmed'] } },
-              },
-              in: {
-                at: '$$this.confirmedAt',
-                network: '$$this.network',
-                payments: { $literal: 1 },
-                amount: '$$this.amount',
-                late: { $cond: [{ $eq: ['$$this.late', true] }, '$$this.amount', '0'] },
-                amountFee: ZERO,
-                amountGasFee: ZERO,
-                gasCost: ZERO,
-              },
+        $let: {
+          vars: {
+            paid: {
+              $filter: { input: { $ifNull: ['$payments', []] }, as: 'c', cond: { $eq: ['$$c.status', 'confirmed'] } },
             },
+            fee: capped({ $ifNull: ['$amountFee', '0'] }),
+            gas: capped({ $ifNull: ['$amountGasFee', '0'] }),
           },
-          {
-            // Weir takes no fee, and most payers pay no gas on top: such a completion has nothing to add.
-            $cond: [
+          in: {
+            $concatArrays: [
+              { $map: { input: '$$paid', as: 'p', in: paymentEntry } },
               {
-                $and: [
-                  { $eq: ['$status', 'complete'] },
-                  { $or: [{ $ne: ['$amountFee', '0'] }, { $ne: ['$amountGasFee', '0'] }] },
-                ],
-              },
-              [
-                {
-                  at: '$completedAt',
-                  network: sessionGroup('network'),
-                  payments: { $literal: 0 },
-                  amount: ZERO,
-                  late: ZERO,
-                  amountFee: '$amountFee',
-                  amountGasFee: '$amountGasFee',
-                  gasCost: ZERO,
+                $map: {
+                  // Sweep gas is in the network's coin: given by network only.
+                  input: sweeps ? { $ifNull: ['$sweeps', []] } : [],
+                  in: {
+                    at: '$$this.at',
+                    network: '$$this.network',
+                    payments: { $literal: 0 },
+                    amount: ZERO,
+                    late: ZERO,
+                    amountFee: ZERO,
+                    amountGasFee: ZERO,
+                    gasCost: '$$this.gasCost',
+                  },
                 },
-              ],
-              [],
+              },
             ],
           },
-          {
-            $map: {
-              // Sweep gas is in the network's coin: given by network only.
-              input: sweeps ? { $ifNull: ['$sweeps', []] } : [],
-              in: {
-                at: '$$this.at',
-                network: '$$this.network',
-                payments: { $literal: 0 },
-                amount: ZERO,
-                late: ZERO,
-                amountFee: ZERO,
-                amountGasFee: ZERO,
-                gasCost: '$$this.gasCost',
-              },
-            },
-          },
-        ],
+        },
       },
     },
   },
@@ -252,7 +307,7 @@ const volumeEntries = (sweeps: boolean): Stage[] => [
 /** Sessions with something at a time in the range: on MongoDB an index narrows them before they are taken apart. */
 function touchedWithin(p: ReportParams): Stage {
   if (!p.from && !p.to && !p.before) return {};
-  return { $or: [within('payments.confirmedAt', p), within('completedAt', p), within('sweeps.at', p)] };
+  return { $or: [within('payments.confirmedAt', p), within('sweeps.at', p)] };
 }
 
 /** The volume report's `$group` over the entries (above), or by product over line items of complete sessions. */
@@ -273,8 +328,8 @@ function volumeGroup(p: ReportParams): Stage {
         currency: '$currency',
       },
       payments: { $sum: '$entries.payments' },
-      ...sumMoney('gross', '$entries.amount'),
-      ...sumMoney('late', '$entries.late'),
+      ...sumMoney('gross', '$entries.amount', EXACT_CHUNKS),
+      ...sumMoney('late', '$entries.late', EXACT_CHUNKS),
       ...sumMoney('fee', '$entries.amountFee'),
       ...sumMoney('gas', '$entries.amountGasFee'),
       ...(p.groupBy === 'network' ? sumMoney('sweepGas', '$entries.gasCost') : {}),
@@ -286,11 +341,12 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
     collection: 'checkout_sessions',
     time: 'payments.confirmedAt',
+    timeBy: { product: 'completedAt' },
     groups: ['none', 'currency', 'network', 'product', 'paymentLink'],
     perCurrency: true,
     figures: ['payments', 'grossVolume', 'lateVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'volume counts money when it was received: payments is the number of confirmed payments and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it; a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); by product, grossVolume is instead the line items’ totals of the sessions completed in the period (what was sold, by completedAt: a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape, at their completion); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not, at each session’s completion: the merchant pays no gas (Weir is non-custodial, the operator sweeps); netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, a session’s fees under the network it last paid on; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it; each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, what was sold: a complete session's line items' totals at its completion (what was
     // received is the session's, not split between lines); fees and gas are the session's, so null there.
     pipeline: (p) =>
@@ -310,29 +366,29 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           ],
     rows: (docs, p) =>
       docs.map((doc) => {
-        const gross = moneyOf(doc, 'gross');
         const operatorSweepGas = p.groupBy === 'network' ? moneyOf(doc, 'sweepGas') : null;
         if (p.groupBy === 'product')
           return {
             ...moneyBase(doc, p),
             payments: Number(doc.payments),
-            grossVolume: gross,
+            grossVolume: moneyOf(doc, 'gross'),
             lateVolume: null,
             fees: null,
             gasFees: null,
             netVolume: null,
             operatorSweepGas,
           };
+        const received = cutToApi(moneyBig(doc, 'gross'));
         const fee = moneyOf(doc, 'fee');
         const gas = moneyOf(doc, 'gas');
         return {
           ...moneyBase(doc, p),
           payments: Number(doc.payments),
-          grossVolume: gross,
-          lateVolume: moneyOf(doc, 'late'),
+          grossVolume: received,
+          lateVolume: cutToApi(moneyBig(doc, 'late')),
           fees: fee,
           gasFees: gas,
-          netVolume: (BigInt(gross) - BigInt(fee) - BigInt(gas)).toString(),
+          netVolume: (BigInt(received) - BigInt(fee) - BigInt(gas)).toString(),
           operatorSweepGas,
         };
       }),
@@ -409,7 +465,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
     about:
-      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts payments confirmed after their session ended (expired or canceled, or completed as is); overpaidSessions the sessions that received more than their total',
+      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total',
     pipeline: (p) => [
       { $match: { ...tenant(p), ...within('createdAt', p) } },
       {
@@ -422,7 +478,14 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
           underpaid: {
             $cond: [{ $and: [{ $ne: ['$amountReceived', '0'] }, below('$amountReceived', '$amountTotal')] }, 1, 0],
           },
-          late: { $size: { $filter: { input: { $ifNull: ['$payments', []] }, cond: { $eq: ['$$this.late', true] } } } },
+          late: {
+            $size: {
+              $filter: {
+                input: { $ifNull: ['$payments', []] },
+                cond: { $and: [{ $eq: ['$$this.late', true] }, { $eq: ['$$this.status', 'confirmed'] }] },
+              },
+            },
+          },
           overpaid: { $cond: [{ $ne: ['$amountOverpaid', '0'] }, 1, 0] },
         },
       },
@@ -514,6 +577,10 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     rows: subscriptionRows,
   },
 };
+
+/** The time a report counts by for a grouping (its `dateField`). */
+export const reportTime = (name: ReportName, groupBy: Group): string =>
+  REPORTS[name].timeBy?.[groupBy] ?? REPORTS[name].time;
 
 /**
  * The most rows a report answers. Rows are periods × groups × currencies, so a day-by-day report

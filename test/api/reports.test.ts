@@ -170,11 +170,18 @@ test('a date-only to takes in that whole day, in every report; a timestamp to st
   t.is((await report('time-to-pay?interval=day&from=2026-03-10&to=2026-03-10')).data[0]?.payments, 1);
 
   t.is((await report('volume')).dateField, 'payments.confirmedAt');
+  // By product it counts what complete sessions sold, by their completion.
+  t.is((await report('volume?groupBy=product')).dateField, 'completedAt');
+  t.is((await report('volume?groupBy=network')).dateField, 'payments.confirmedAt');
   t.is((await report('conversion')).dateField, 'createdAt');
   t.is((await report('refunds')).dateField, 'paymentIntent.markRefundedAt');
   const openapi = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
     paths: Record<string, { get?: { description?: string; parameters?: { name: string; description?: string }[] } }>;
   };
+  t.regex(
+    openapi.paths['/api/v1/reports/{name}']?.get?.description ?? '',
+    /`volume`: [^;]*\(by payments\.confirmedAt, by product by completedAt;/,
+  );
   const to = openapi.paths['/api/v1/reports/{name}']?.get?.parameters?.find((p) => p.name === 'to');
   t.regex(to?.description ?? '', /a date alone counts that whole day/);
   // Not paginated, but bounded: the description names the limit and the 400 past it.

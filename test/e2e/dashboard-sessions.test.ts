@@ -210,11 +210,20 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   // Home no longer lists it; the late payment stays until someone acts on it.
   await page.goto(`${dash.url}/dashboard`);
   t.is(await needs.count(), 1);
-  // Completed with its part, it counts among the payments, which do not claim to be paid in full.
-  t.is(await page.locator('#payments-count .stat-value').textContent(), '1');
+  // Payments are the confirmed transfers, not sessions paid in full: its part, and the late one to
+  // the canceled session (the volume beside them counts both too).
+  t.is(await page.locator('#payments-count .stat-value').textContent(), '2');
   t.is(
     await page.locator('#payments-count .stat-note').textContent(),
-    'Checkout sessions completed, with part of the amount or all of it',
+    'Confirmed payments received; a session paid in two transfers counts two',
+  );
+  t.is(
+    await page.locator('#volume .stat-note').textContent(),
+    'Money received in confirmed payments, by the day each was confirmed, late ones included',
+  );
+  t.is(
+    await page.locator('#payments-count svg[role="img"]').getAttribute('aria-label'),
+    'Confirmed payments per day over the last 30 days',
   );
   t.is(await rowOf(closed.id).count(), 1);
   t.deepEqual(problems(), []);

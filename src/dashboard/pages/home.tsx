@@ -147,7 +147,7 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
           <span class="stat-note">
             {data.others.length > 0
               ? `Also ${data.others.map((o) => money(o.volume, o.currency)).join(', ')}`
-              : 'Gross volume of completed checkout sessions'}
+              : 'Money received in confirmed payments, by the day each was confirmed, late ones included'}
           </span>
         </div>
         <BarChart
@@ -159,14 +159,10 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
       <Card title="Payments, last 30 days" id="payments-count">
         <div class="stat">
           <span class="stat-value">{data.payments}</span>
-          {/* Counted by completion: a session completed with part of its amount is one too. */}
-          <span class="stat-note">Checkout sessions completed, with part of the amount or all of it</span>
+          {/* The volume report's count: transfers, as the volume beside it sums them (not sessions). */}
+          <span class="stat-note">Confirmed payments received; a session paid in two transfers counts two</span>
         </div>
-        <BarChart
-          days={countDays}
-          summary="Completed checkout sessions per day over the last 30 days"
-          figures="Payments"
-        />
+        <BarChart days={countDays} summary="Confirmed payments per day over the last 30 days" figures="Payments" />
       </Card>
       <Card title="Conversion, last 30 days" id="conversion">
         <div class="stat">

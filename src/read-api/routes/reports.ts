@@ -17,6 +17,7 @@ import {
   MAX_REPORT_ROWS,
   REPORT_NAMES,
   REPORTS,
+  reportTime,
   runReport,
   type ReportRow,
 } from '../../reports/report-pipelines.ts';
@@ -85,7 +86,7 @@ const ReportSchema = z
     interval: z.enum(INTERVALS),
     groupBy: z.enum(GROUPS),
     dateField: z.string().openapi({
-      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')} (volume counts money when it was received, so by each payment's confirmation, and by product by completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
+      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')}, but \`completedAt\` for volume by product (volume counts money when it was received, so by each payment's confirmation; by product it counts what complete sessions sold, by their completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
     }),
     columns: z.array(z.string()),
     data: z.array(ReportRowSchema),
@@ -101,7 +102,13 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
   const api = schemaRoutes(router, { tag: 'Reports', auth: 'secretKey' });
   const description = REPORT_NAMES.map(
     (name) =>
-      `\`${name}\`: ${REPORTS[name].figures.join(', ')} (by ${REPORTS[name].time}; groupBy ${REPORTS[name].groups.join(', ')}${REPORTS[name].about ? `; ${REPORTS[name].about}` : ''})`,
+      `\`${name}\`: ${REPORTS[name].figures.join(', ')} (by ${REPORTS[name].time}${Object.entries(
+        REPORTS[name].timeBy ?? {},
+      )
+        .map(([group, time]) => `, by ${group} by ${time}`)
+        .join(
+          '',
+        )}; groupBy ${REPORTS[name].groups.join(', ')}${REPORTS[name].about ? `; ${REPORTS[name].about}` : ''})`,
   ).join('; ');
   api.route(
     {
@@ -145,7 +152,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
           name,
           interval: query.interval,
           groupBy: query.groupBy,
-          dateField: report.time,
+          dateField: reportTime(name, query.groupBy),
           columns,
           data: rows,
         };
