@@ -108,6 +108,36 @@ function normalizeLineItems(items: InvoiceLineItem[]): InvoiceLineItem[] {
   return normalized;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+const utcDay = (ms: number): number => Math.floor(ms / DAY_MS);
+
+/**
+ * A merchant's due date must fall on or after the day the invoice is issued (its `issueDate`, else
+ * the day it is finalized, today at the earliest): one before would open the invoice overdue. A due
+ * date in the past is refused as Stripe refuses it. Days are UTC days, so "due today" is allowed.
+ * Checked by the API when the dates are set and again at finalize; not by the decider, since a
+ * renewal Weir issues late (after downtime) keeps the due date of its period. Throws naming `field`.
+ */
+export function assertDueDateFits(
+  invoice: Pick<Invoice, 'dueDate' | 'issueDate'>,
+  now: string,
+  field: 'dueDate' | 'daysUntilDue' = 'dueDate',
+): void {
+  const due = Date.parse(invoice.dueDate);
+  const issue = invoice.issueDate === null ? Number.NaN : Date.parse(invoice.issueDate);
+  if (Number.isNaN(due)) return;
+  if (!Number.isNaN(issue) && utcDay(due) < utcDay(issue))
+    throw new ValidationError(
+      field,
+      `is ${invoice.dueDate.slice(0, 10)}, before the issue date ${invoice.issueDate!.slice(0, 10)}: an invoice cannot fall due before it is issued; set a due date on or after the issue date`,
+    );
+  if (utcDay(due) < utcDay(Date.parse(now)))
+    throw new ValidationError(
+      field,
+      `is ${invoice.dueDate.slice(0, 10)}, in the past (today is ${now.slice(0, 10)}): the invoice would be overdue the day it is issued; set a due date from today on`,
+    );
+}
+
 /** The rules every draft must satisfy, whether created or edited. */
 function validate(invoice: Invoice): void {
   if (Number.isNaN(Date.parse(invoice.dueDate)))

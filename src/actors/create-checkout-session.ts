@@ -19,7 +19,7 @@ import { organizationRecordId } from './organization.ts';
 import type { CommandHandler } from './command-handler.ts';
 import { customerAggregate, customerFromDetails } from './customer.ts';
 import { lineTaxes } from './line-taxes.ts';
-import type { LineItemResolver } from './line-items.ts';
+import type { LineItemResolver, Resolved } from './line-items.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
 import { requireTenantCustomer } from './tenant-customer.ts';
 
@@ -41,6 +41,25 @@ export type CreateCheckoutSession = (
     newId?: IdSource;
   },
 ) => Promise<{ session: CheckoutSession; position: bigint | null }>;
+
+/**
+ * A payment session bills once: a recurring price in it would be shown as billed "every month" and
+ * never billed again. Refused, as Stripe does, naming the line's price field. An invoice's session
+ * (one inline one-time line, even for a recurring invoice) is never refused here.
+ */
+function assertOneTimeLines(request: CheckoutSessionRequest['lineItems'], items: readonly Resolved[]): void {
+  for (const [index, item] of items.entries()) {
+    if (item.price.type !== 'recurring') continue;
+    const line = request.data[index]!;
+    const form = 'priceId' in line ? 'priceId' : 'price' in line ? 'price' : 'priceData';
+    const count = item.price.intervalCount ?? 1;
+    const every = count === 1 ? `every ${item.price.interval}` : `every ${count} ${item.price.interval}s`;
+    throw new ValidationError(
+      `lineItems.data[${index}].${form}`,
+      `is a recurring price (billed ${every}), and a payment session bills once: use mode subscription to bill it every period, or a one-time price`,
+    );
+  }
+}
 
 /**
  * Takes a request whose fields the schema checked (`CheckoutSessionCreate`), checks it against the
@@ -134,6 +153,7 @@ export function createCheckoutSessionCreator(deps: {
     const items = await deps.lineItems.resolve(request.lineItems, tenant, now, nextId);
     const currency = items[0]!.price.currency;
     if (mode === 'subscription') subscriptionItemsOf(items);
+    else assertOneTimeLines(request.lineItems, items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
     if (amountSubtotal === 0n) throw new ValidationError('lineItems', 'the total amount must be greater than zero');
     const taxes = await lineTaxes(

@@ -9,7 +9,16 @@ import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
 import { invoicePayments } from '../../src/workflows/invoice-payments.ts';
 import { createWorkflowRunner } from '../../src/workflows/workflow-runner.ts';
-import { assertError, createCustomer, logLength, payInFull, type Page, type Session } from './helpers.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import {
+  assertError,
+  assertRejectedWithoutWrite,
+  createCustomer,
+  logLength,
+  payInFull,
+  type Page,
+  type Session,
+} from './helpers.ts';
 
 type Invoice = {
   id: string;
@@ -169,6 +178,52 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
   // Another tenant's invoice is a 404.
   const other = await createMerchant(app.url, 'Other Shop');
   assertError(t, await other.api.get(`/api/v1/invoices/${manual.body.id}`), 404);
+});
+
+test('a due date before the issue date, or in the past, is refused naming it at create, update and finalize, writing nothing; due today is fine', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
+  const create = (body: Record<string, unknown>) => () =>
+    api.post('/api/v1/invoices', { customerId, lineItems: lines(), ...body });
+
+  await assertRejectedWithoutWrite(t, app, create({ dueDate: '2020-01-01' }), {
+    field: 'dueDate',
+    message: /2020-01-01, in the past \(today is 2026-05-10\)/,
+  });
+  await assertRejectedWithoutWrite(t, app, create({ issueDate: '2026-12-20', dueDate: '2026-12-01' }), {
+    field: 'dueDate',
+    message: /2026-12-01, before the issue date 2026-12-20/,
+  });
+  // daysUntilDue counts from today: it names itself when it ends before a later issue date.
+  await assertRejectedWithoutWrite(t, app, create({ issueDate: '2026-12-20', daysUntilDue: 7 }), {
+    field: 'daysUntilDue',
+  });
+  const dueToday = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems: lines(),
+    dueDate: '2026-05-10',
+  });
+  t.is(dueToday.status, 200, JSON.stringify(dueToday.body));
+  const sameDay = await create({ issueDate: '2026-12-20', dueDate: '2026-12-20' })();
+  t.is(sameDay.status, 200, JSON.stringify(sameDay.body));
+
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), dueDate: '2026-05-20' }))
+    .body;
+  for (const body of [{ dueDate: '2020-01-01' }, { issueDate: '2026-06-01' }])
+    await assertRejectedWithoutWrite(t, app, () => api.put(`/api/v1/invoices/${draft.id}`, body), { field: 'dueDate' });
+  t.is((await api.put(`/api/v1/invoices/${draft.id}`, { memo: 'unchanged dates' })).status, 200);
+
+  // Left until its due date passed: finalize and send refuse it, until the due date moves.
+  clock.set(Date.parse('2026-05-21T08:00:00.000Z'));
+  for (const op of ['finalize', 'send'])
+    await assertRejectedWithoutWrite(t, app, () => api.post(`/api/v1/invoices/${draft.id}/${op}`), {
+      field: 'dueDate',
+      message: /in the past \(today is 2026-05-21\)/,
+    });
+  t.is((await api.put(`/api/v1/invoices/${draft.id}`, { dueDate: '2026-05-31' })).status, 200);
+  t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body, { status: 'open' });
 });
 
 test('invoices: concurrent creates get distinct auto numbers', async (t) => {

@@ -551,6 +551,71 @@ test("a recurring price on another schedule than its recurring invoice's is refu
   t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body, { status: 'open' });
 });
 
+test("the spec's recurring flow: an invoice sent without an interval bills on its recurring prices' schedule; a sent interval must match them", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { customer, product: monthly } = await customerAndPlan(api, 'Hosting', '900000000', 1);
+  const quarterly = (await customerAndPlan(api, 'Retainer', '2500000000', 3)).product;
+  const weekly = (
+    await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+      name: 'Weekly box',
+      defaultPriceData: { currency: 'usdc', unitAmount: '100000000', type: 'recurring', interval: 'week' },
+    })
+  ).body;
+  const series = (priceId: string, extra: Record<string, unknown> = {}) => ({
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    collectionMethod: 'charge_automatically',
+    lineItems: { data: [{ priceId }] },
+    ...extra,
+  });
+
+  const draft = await api.post<Invoice>('/api/v1/invoices', series(monthly.defaultPrice.id));
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  t.deepEqual(draft.body.recurring, { interval: 'month', intervalCount: 1 });
+  const first = (await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body;
+  t.like(first, { status: 'open', nextInvoice: { issueDate: '2026-04-15T09:00:00.000Z' } });
+  const quarter = (await api.post<Invoice>('/api/v1/invoices', series(quarterly.defaultPrice.id))).body;
+  t.deepEqual(quarter.recurring, { interval: 'month', intervalCount: 3 });
+
+  // A sent interval is held to the prices', as before.
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () => api.post('/api/v1/invoices', series(monthly.defaultPrice.id, { interval: 'year' })),
+    {
+      field: 'lineItems',
+      message: /bills every month, but this recurring invoice bills every 12 months/,
+    },
+  );
+  // No schedule to take: a weekly price, or only one-time lines.
+  await assertRejectedWithoutWrite(t, app, () => api.post('/api/v1/invoices', series(weekly.defaultPrice.id)), {
+    field: 'lineItems',
+    message: /bills every 1 week\(s\), but a recurring invoice bills monthly, quarterly, half-yearly or yearly/,
+  });
+  const oneTime = {
+    customerId: customer.id,
+    invoiceType: 'recurring',
+    lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } } }] },
+  };
+  await assertRejectedWithoutWrite(t, app, () => api.post('/api/v1/invoices', oneTime), {
+    field: 'interval',
+    code: 'parameter_missing',
+  });
+  // A one-time draft made recurring takes its lines' schedule too.
+  const plain = (
+    await api.post<Invoice>('/api/v1/invoices', {
+      customerId: customer.id,
+      lineItems: { data: [{ priceId: quarterly.defaultPrice.id }] },
+    })
+  ).body;
+  t.is(plain.recurring, null);
+  const made = await api.put<Invoice>(`/api/v1/invoices/${plain.id}`, { invoiceType: 'recurring' });
+  t.is(made.status, 200, JSON.stringify(made.body));
+  t.deepEqual(made.body.recurring, { interval: 'month', intervalCount: 3 });
+});
+
 test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {
   const clock = createManualClock(SERIES_START);
   const app = await startInvoiceTestApp(t, { clock });
@@ -560,7 +625,8 @@ test('a recurring invoice due by now is refused at finalize and at send, naming 
     customerId: customer.id,
     invoiceType: 'recurring',
     interval: 'month',
-    dueDate: '2026-03-01',
+    // Today, as a date: midnight, before now (a due date before today is refused when set).
+    dueDate: '2026-03-15',
     lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
   });
   t.is(draft.status, 200, JSON.stringify(draft.body));

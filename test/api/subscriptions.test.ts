@@ -335,6 +335,57 @@ test('a subscription session is refused, with nothing written, for prices a subs
   }
 });
 
+test('a recurring price in a payment session (mode payment, or no mode) is refused, naming its line, with nothing written', async (t) => {
+  const { weir, api } = await setup(t);
+  const monthly = await plan(api, 'Monthly', 'month', 1, '900000000');
+  const recurring = { currency: 'usdc', unitAmount: '900000000', interval: 'month' };
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['no mode, a recurring priceId', { priceId: monthly.priceId }, 'lineItems.data[0].priceId'],
+    [
+      'an inline priceData with interval',
+      { priceData: { ...recurring, productData: { name: 'Monthly box' } } },
+      'lineItems.data[0].priceData',
+    ],
+    [
+      'an inline price of type recurring',
+      { price: { ...recurring, type: 'recurring', productId: monthly.productId } },
+      'lineItems.data[0].price',
+    ],
+  ];
+  for (const [what, line, field] of cases) {
+    t.log(what);
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () =>
+        api.post('/api/v1/checkout/sessions', {
+          ...(what.startsWith('no mode') ? {} : { mode: 'payment' }),
+          successUrl: 'https://shop.example/ok',
+          lineItems: { data: [{ quantity: 1, ...line }] },
+        }),
+      { field, message: /recurring price \(billed every month\).*use mode subscription/ },
+    );
+  }
+  // The second line names its own index; the same price in a subscription session is taken.
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () =>
+      api.post('/api/v1/checkout/sessions', {
+        successUrl: 'https://shop.example/ok',
+        lineItems: {
+          data: [
+            { priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } } },
+            { priceId: monthly.priceId },
+          ],
+        },
+      }),
+    { field: 'lineItems.data[1].priceId' },
+  );
+  const { subscription } = await subscribe(api, monthly.priceId);
+  t.is(subscription.interval, 'month');
+});
+
 /** A payer buys `productId` on a new subscription payment link: the session the link opened, and its subscription. */
 async function buyOnLink(api: Api, productId: string) {
   const link = (

@@ -4512,7 +4512,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once.
+         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first.
          */
         post: {
             parameters: {
@@ -14909,6 +14909,7 @@ export interface components {
                 [key: string]: string;
             };
             /**
+             * @description `payment` bills once and takes one-time prices only (a recurring price is a 400 naming its line); `subscription` takes recurring prices and bills them every period
              * @default payment
              * @enum {string|null}
              */
@@ -15700,10 +15701,11 @@ export interface components {
              * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
              */
             customFields?: unknown;
+            /** @description Days from now to the due date */
             daysUntilDue?: number;
             description?: string | null;
             /**
-             * @description Default: 30 days from now; or send `daysUntilDue`
+             * @description Default: 30 days from now; or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize
              * @example 2026-05-01
              */
             dueDate?: string;
@@ -15714,11 +15716,14 @@ export interface components {
              */
             fromInvoiceId?: unknown;
             /**
-             * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually)
+             * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually). Default: the schedule of its lines' recurring prices, which must match it when sent
              * @example quarter
              */
             interval?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Default one_time. `recurring`: the first invoice of a series, billed every `interval` (default: its lines' recurring prices' schedule)
+             * @enum {string|null}
+             */
             invoiceType?: "one_time" | "recurring" | null;
             /**
              * @description Default: the day it is finalized; null clears it
@@ -15994,20 +15999,24 @@ export interface components {
              * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
              */
             customFields?: unknown;
+            /** @description Days from now to the due date */
             daysUntilDue?: number;
             description?: string | null;
             /**
-             * @description Default: 30 days from now; or send `daysUntilDue`
+             * @description Default: 30 days from now; or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize
              * @example 2026-05-01
              */
             dueDate?: string;
             footer?: string | null;
             /**
-             * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually)
+             * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually). Default: the schedule of its lines' recurring prices, which must match it when sent
              * @example quarter
              */
             interval?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Default one_time. `recurring`: the first invoice of a series, billed every `interval` (default: its lines' recurring prices' schedule)
+             * @enum {string|null}
+             */
             invoiceType?: "one_time" | "recurring" | null;
             /**
              * @description Default: the day it is finalized; null clears it

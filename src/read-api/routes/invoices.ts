@@ -1,7 +1,18 @@
 import Router from '@koa/router';
 import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
-import { decideInvoice, newInvoiceDraft, type InvoiceCommand } from '../../../machines/invoice.decide.ts';
-import type { Invoice, InvoiceChanges, InvoiceLineItem } from '../../../machines/invoice.types.ts';
+import {
+  assertDueDateFits,
+  decideInvoice,
+  newInvoiceDraft,
+  type InvoiceCommand,
+} from '../../../machines/invoice.decide.ts';
+import type {
+  Invoice,
+  InvoiceChanges,
+  InvoiceLineItem,
+  InvoiceRecurring,
+  RecurringIntervalCount,
+} from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-number-claim.ts';
 import { createLineItemResolver } from '../../actors/line-items.ts';
@@ -49,7 +60,8 @@ type InvoiceFields = Omit<InvoiceChanges, 'number' | 'customerId' | 'currency' |
 
 /**
  * The invoice fields a body sets, with what depends on the clock and on the invoice it changes:
- * `daysUntilDue` counts from now; a recurring invoice needs its interval, a one-time one has none.
+ * `daysUntilDue` counts from now; a one-time invoice has no interval (a recurring one without one
+ * takes its prices', see `scheduleOfPrices`).
  */
 function invoiceFieldsOf(body: InvoiceBody, nowMs: number, current: Invoice | null): InvoiceFields {
   const sent = Object.entries({
@@ -69,22 +81,54 @@ function invoiceFieldsOf(body: InvoiceBody, nowMs: number, current: Invoice | nu
   const fields = Object.fromEntries(sent) as InvoiceFields;
   const effectiveType = fields.invoiceType ?? current?.invoiceType ?? 'one_time';
   if (effectiveType === 'one_time' && fields.invoiceType === 'one_time') fields.recurring = null;
-  if (effectiveType === 'recurring' && fields.recurring === undefined && !current?.recurring)
-    throw new ValidationError(
-      'interval',
-      'is required for a recurring invoice: month, quarter, half-year or year',
-      'parameter_missing',
-    );
   if (effectiveType === 'one_time' && fields.recurring)
     throw new ValidationError('interval', 'is only allowed on a recurring invoice (invoiceType recurring)');
   return fields;
 }
+
+/** The field a due date that does not fit is named by: the one the body sent. */
+const dueField = (body: InvoiceBody): 'dueDate' | 'daysUntilDue' =>
+  body.daysUntilDue === undefined ? 'dueDate' : 'daysUntilDue';
 
 /** A catalog price as the schedule check reads it. */
 type ScheduledPrice = Pick<PriceDoc, 'id' | 'type' | 'interval' | 'intervalCount'>;
 
 const MONTHS_PER: Partial<Record<NonNullable<PriceDoc['interval']>, number>> = { month: 1, year: 12 };
 const everyMonths = (months: number): string => (months === 1 ? 'every month' : `every ${months} months`);
+const INVOICE_MONTHS: readonly number[] = [1, 3, 6, 12] satisfies RecurringIntervalCount[];
+
+/** How many months a recurring price bills (null: by the day or the week), and that in words. */
+function priceSchedule(price: ScheduledPrice): { months: number | null; bills: string } {
+  const per = price.interval ? MONTHS_PER[price.interval] : undefined;
+  const months = per === undefined ? null : per * (price.intervalCount ?? 1);
+  return {
+    months,
+    bills: months === null ? `every ${price.intervalCount ?? 1} ${price.interval}(s)` : everyMonths(months),
+  };
+}
+
+/**
+ * The schedule of a recurring invoice sent without an interval: its recurring prices' (the spec's
+ * recurring flow sends only `invoiceType` and the lines' prices), which `assertScheduleFits` then
+ * holds every line to. Without a recurring price the interval must be sent; a price no invoice
+ * schedule bills (weekly, every 2 months) is refused naming `field`.
+ */
+function scheduleOfPrices(field: string, linePrices: readonly ScheduledPrice[]): InvoiceRecurring {
+  const price = linePrices.find((p) => p.type === 'recurring');
+  if (!price)
+    throw new ValidationError(
+      'interval',
+      'is required for a recurring invoice whose lines have no recurring price: month, quarter, half-year or year',
+      'parameter_missing',
+    );
+  const { months, bills } = priceSchedule(price);
+  if (months === null || !INVOICE_MONTHS.includes(months))
+    throw new ValidationError(
+      field,
+      `price ${price.id} bills ${bills}, but a recurring invoice bills monthly, quarterly, half-yearly or yearly: use a price on one of those schedules`,
+    );
+  return { interval: 'month', intervalCount: months as RecurringIntervalCount };
+}
 
 /**
  * A recurring invoice is the first bill of a subscription that bills on the invoice's schedule:
@@ -95,10 +139,8 @@ function assertScheduleFits(field: string, recurring: Invoice['recurring'], line
   if (!recurring) return;
   for (const price of linePrices) {
     if (price.type !== 'recurring') continue;
-    const per = price.interval ? MONTHS_PER[price.interval] : undefined;
-    const months = per === undefined ? null : per * (price.intervalCount ?? 1);
+    const { months, bills } = priceSchedule(price);
     if (months === recurring.intervalCount) continue;
-    const bills = months === null ? `every ${price.intervalCount ?? 1} ${price.interval}(s)` : everyMonths(months);
     throw new ValidationError(
       field,
       `price ${price.id} bills ${bills}, but this recurring invoice bills ${everyMonths(recurring.intervalCount)}: its subscription bills one schedule; use prices of the invoice's interval, or set the interval to the prices'`,
@@ -216,8 +258,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       'amount_not_payable',
     );
   };
-  /** What a draft must be before it opens: payable, and a recurring one's prices on its schedule (a draft written before that was checked). */
+  /**
+   * What a draft must be before it opens: due from today and not before its issue date, payable, and
+   * a recurring one's prices on its schedule (a draft written before these were checked, or left
+   * until its due date passed).
+   */
   const assertFinalizable = async (invoice: InvoiceDoc): Promise<void> => {
+    assertDueDateFits(invoice, new Date(deps.clock.now()).toISOString());
     assertPayable(invoice);
     if (invoice.invoiceType === 'recurring')
       assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
@@ -373,12 +420,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const now = new Date(nowMs).toISOString();
       await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
+      const dueDate = fields.dueDate ?? new Date(nowMs + DEFAULT_DAYS_UNTIL_DUE * DAY_MS).toISOString();
+      assertDueDateFits({ dueDate, issueDate: fields.issueDate ?? null }, now, dueField(body));
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
-      assertScheduleFits(
-        'lineItems',
-        fields.recurring ?? null,
-        resolved.map((r) => r.price),
-      );
+      const linePrices = resolved.map((r) => r.price);
+      if (fields.invoiceType === 'recurring' && !fields.recurring)
+        fields.recurring = scheduleOfPrices('lineItems', linePrices);
+      assertScheduleFits('lineItems', fields.recurring ?? null, linePrices);
       // The organization's invoice setting gives the description and footer a request leaves out.
       const defaults = await invoiceNumbering(deps.commands, ctx.state.tenant);
       const invoice: Invoice = {
@@ -390,7 +438,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         currency,
         lineItems: { object: 'list', data: lineItems },
         ...(body.taxRateIds ? { taxRateIds: body.taxRateIds } : {}),
-        dueDate: fields.dueDate ?? new Date(nowMs + DEFAULT_DAYS_UNTIL_DUE * DAY_MS).toISOString(),
+        dueDate,
       };
       const doc = await createDraft(ctx, invoice, body.number, async () => {
         await lineItemResolver.commit(resolved, commandContext(ctx));
@@ -459,6 +507,15 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       const nowMs = deps.clock.now();
       const changes: InvoiceChanges = invoiceFieldsOf(body, nowMs, invoice);
+      if (changes.dueDate !== undefined || changes.issueDate !== undefined)
+        assertDueDateFits(
+          {
+            dueDate: changes.dueDate ?? invoice.dueDate,
+            issueDate: changes.issueDate === undefined ? invoice.issueDate : changes.issueDate,
+          },
+          new Date(nowMs).toISOString(),
+          dueField(body),
+        );
       if (body.customerId !== undefined) {
         changes.customerId = body.customerId;
         await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
@@ -484,13 +541,12 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       if (Object.keys(changes).length === 0 && body.number === undefined)
         throw new ValidationError(null, 'nothing to update: send at least one invoice field');
-      const recurring = changes.recurring === undefined ? invoice.recurring : changes.recurring;
-      if ((changes.invoiceType ?? invoice.invoiceType) === 'recurring')
-        assertScheduleFits(
-          body.lineItems !== undefined ? 'lineItems' : 'interval',
-          recurring,
-          resolvedPrices ?? (await pricesOfLines(invoice.lineItems.data)),
-        );
+      if ((changes.invoiceType ?? invoice.invoiceType) === 'recurring') {
+        const linePrices = resolvedPrices ?? (await pricesOfLines(invoice.lineItems.data));
+        let recurring = changes.recurring === undefined ? invoice.recurring : changes.recurring;
+        if (!recurring) recurring = changes.recurring = scheduleOfPrices('lineItems', linePrices);
+        assertScheduleFits(body.lineItems !== undefined ? 'lineItems' : 'interval', recurring, linePrices);
+      }
       decideInvoice(
         invoiceAggregate.initialState(),
         { type: 'CreateInvoice', invoice: { ...invoice, ...changes } },
@@ -530,7 +586,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id/finalize',
       summary: 'Finalize a draft invoice',
       description:
-        'Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once.',
+        'Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first.',
       params,
       response: InvoiceSchema,
       errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE],

@@ -289,7 +289,10 @@ const withDefault = <T extends z.ZodType, D extends z.output<T>>(schema: T, fall
  * the one reported). Unknown keys are refused; the reference's that Weir does not use are ignored.
  */
 export const CheckoutSessionCreate = bodyObject({
-  mode: withDefault(oneOf(['payment', 'subscription'] as const), 'payment'),
+  mode: withDefault(oneOf(['payment', 'subscription'] as const), 'payment').openapi({
+    description:
+      '`payment` bills once and takes one-time prices only (a recurring price is a 400 naming its line); `subscription` takes recurring prices and bills them every period',
+  }),
   successUrl: url({ required: true }).openapi({ description: 'Where the payer goes after paying' }),
   cancelUrl: optional(url()).openapi({ example: 'https://shop.example/cart' }),
   submitType: withDefault(oneOf(['pay', 'book', 'donate'] as const), 'pay'),

@@ -122,8 +122,11 @@ export type InvoiceLineItemsInput = LineItemsRequest;
 // ---- The invoice's own fields, shared by create and update. ----
 
 const dueFields = {
-  dueDate: optional(invoiceDate()).openapi({ description: 'Default: 30 days from now; or send `daysUntilDue`' }),
-  daysUntilDue: optional(integer({ min: 0, max: 3650 })),
+  dueDate: optional(invoiceDate()).openapi({
+    description:
+      'Default: 30 days from now; or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize',
+  }),
+  daysUntilDue: optional(integer({ min: 0, max: 3650 })).openapi({ description: 'Days from now to the due date' }),
   issueDate: clearable(invoiceDate()).openapi({ description: 'Default: the day it is finalized; null clears it' }),
 };
 
@@ -131,7 +134,10 @@ const invoiceFields = {
   description: clearable(text({ max: 5000 })),
   memo: clearable(text({ max: 5000 })),
   footer: clearable(text({ max: 5000 })),
-  invoiceType: optional(oneOf(INVOICE_TYPES)),
+  invoiceType: optional(oneOf(INVOICE_TYPES)).openapi({
+    description:
+      "Default one_time. `recurring`: the first invoice of a series, billed every `interval` (default: its lines' recurring prices' schedule)",
+  }),
   recurring: optional(
     objectField({
       interval: optional(text({ max: 20 })),
@@ -140,7 +146,7 @@ const invoiceFields = {
   ).openapi({ description: 'The reference form of `interval`' }),
   interval: optional(text({ max: 20 })).openapi({
     description:
-      'A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually)',
+      "A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually). Default: the schedule of its lines' recurring prices, which must match it when sent",
     example: 'quarter',
   }),
   collectionMethod: optional(oneOf(COLLECTION_METHODS)),
