@@ -3,7 +3,7 @@ import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-session.types.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../chain-ingest/solana/networks.ts';
 import { toTronRailNetwork } from '../chain-ingest/tron/define-network.ts';
-import { tronLocalNetwork } from '../chain-ingest/tron/networks.ts';
+import { tronLocalNetwork, tronNile } from '../chain-ingest/tron/networks.ts';
 import { renderCheckoutPage } from './checkout-page.ts';
 import { payerStatus } from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
@@ -190,7 +190,29 @@ test('a Tron asset chosen: the page says its code holds the address only and the
 });
 
 test('a token chosen: the page says the network fee is paid in the network coin (on Tron, that a transfer can burn several TRX); the coin itself needs no such line', (t) => {
-  const usdt = tronPage(onTron(chosen(), 'usdt'));
+  // Nile charges its fee in TRX, as mainnet does.
+  const nile = toTronRailNetwork(tronNile);
+  const onNile = (s: CheckoutSession): CheckoutSession => {
+    const local = onTron(s, 'usdt');
+    const [first, ...rest] = local.addresses;
+    return {
+      ...local,
+      addresses: [
+        { ...first!, network: nile.network, asset: nile.assets.find((x) => x.currency === 'usdt')! },
+        ...rest,
+      ],
+    };
+  };
+  const nilePage = (s: CheckoutSession) =>
+    renderCheckoutPage({
+      session: s,
+      org: null,
+      status: payerStatus(s, names, NOW, undefined, pay),
+      names,
+      products: new Map(),
+      wallet: { networks: [nile], devnet: null, tronDevnet: null },
+    });
+  const usdt = nilePage(onNile(chosen()));
   t.false(isHidden(usdt, 'fee-hint'));
   t.regex(usdt, /id="fee-hint">The network fee is paid in TRX, not USDT: sending USDT on Tron can burn several TRX/);
   // Each asset button carries its own line, for checkout.js to show when the payer switches.
@@ -198,4 +220,11 @@ test('a token chosen: the page says the network fee is paid in the network coin 
   const trx = tronPage(onTron(chosen(), 'trx'));
   t.true(isHidden(trx, 'fee-hint'));
   t.regex(trx, /data-asset="addr-usdc"[^>]*data-fee-hint=""/);
+});
+
+test('a token chosen on the local Tron, which charges no fee: the page says so rather than that it burns TRX', (t) => {
+  const usdt = tronPage(onTron(chosen(), 'usdt'));
+  t.false(isHidden(usdt, 'fee-hint'));
+  t.regex(usdt, /id="fee-hint">The local Tron charges no network fee: a wallet holding only USDT can send it\./);
+  t.notRegex(usdt, /burn/);
 });

@@ -1,5 +1,6 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import { documentAmount } from '../shared/money.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { Organization } from '../actors/organization.ts';
 import { taxSummary } from '../shared/tax.ts';
 import { businessFooter, contactLinks, supportUrlOf } from './business-footer.ts';
@@ -91,13 +92,16 @@ function familyOf(address: SessionAddress, wallet: WalletContext | null): string
 
 /**
  * What a token payer must also hold: the network's fee is paid in its own coin (ETH, SOL, TRX), and
- * a wallet holding only the token cannot send it. On Tron a transfer without staked energy burns TRX.
+ * a wallet holding only the token cannot send it. On Tron a transfer without staked energy burns TRX;
+ * the local Tron charges nothing (its anvil runs with zero fees), so its payer is told so.
  */
 function feeHint(address: SessionAddress, wallet: WalletContext | null): string {
   const network = wallet?.networks.find((n) => n.chainId === address.asset.chainId);
   if (!network || address.asset.address === 'native') return '';
   const coin = network.nativeCurrency.symbol;
   const { symbol } = address.asset;
+  if (network.chainId === TRON_LOCAL_CHAIN_ID)
+    return `The local Tron charges no network fee: a wallet holding only ${symbol} can send it.`;
   return network.kind === 'tron'
     ? `The network fee is paid in ${coin}, not ${symbol}: sending ${symbol} on Tron can burn several ${coin}, so keep some in the sending wallet.`
     : `The network fee is paid in ${coin}, not ${symbol}: keep a little ${coin} in the sending wallet.`;

@@ -119,10 +119,11 @@ export function formatAmount(amount: bigint, decimals: number = API_DECIMALS): s
 
 /**
  * An amount as documents, pages and mails show it: thousands grouped and at least two decimals,
- * every digit the 10^8 scale holds kept (`450000000` → `4.50`, `123456789012` → `1,234.56789012`).
+ * every digit the 10^8 scale holds kept (`450000000` → `4.50`, `123456789012` → `1,234.56789012`);
+ * `decimals` for an amount in a token's own units.
  */
-export function documentAmount(amount: bigint, minus = '-'): string {
-  const [whole = '0', fraction = ''] = formatAmount(amount).split('.');
+export function documentAmount(amount: bigint, minus = '-', decimals: number = API_DECIMALS): string {
+  const [whole = '0', fraction = ''] = formatAmount(amount, decimals).split('.');
   const negative = whole.startsWith('-');
   const digits = negative ? whole.slice(1) : whole;
   const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');

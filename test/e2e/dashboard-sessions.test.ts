@@ -52,7 +52,24 @@ test('Checkout sessions: list, filters and search, a paid session with its payme
   // A date that is no date: named at its field, the list unfiltered by it.
   const bad = await page.goto(`${dash.url}/dashboard/checkout-sessions?from=2026-02-31`);
   t.is(bad?.status(), 400);
-  t.is(await page.locator('#field-from-error').textContent(), 'Enter a date as YYYY-MM-DD.');
+  t.is(await page.locator('#field-from-error').textContent(), '2026-02-31 does not exist: February 2026 has 28 days.');
+
+  // A session of a customer (customerId), which collected nothing: the list and its page name the customer, linked.
+  const customer = await merchant.api.post<{ id: string }>('/api/v1/customers', {
+    email: 'ada@example.com',
+    name: 'Ada Lovelace',
+  });
+  t.is(customer.status, 200, JSON.stringify(customer.body));
+  const ofCustomer = await create({ clientReferenceId: 'order-1005', customerId: customer.body.id });
+  await page.goto(`${dash.url}/dashboard/checkout-sessions?q=order-1005`);
+  const customerLink = rows.first().getByRole('link', { name: 'Ada Lovelace' });
+  t.is(await customerLink.getAttribute('href'), `/dashboard/customers/${customer.body.id}`);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${ofCustomer.id}`);
+  t.is(
+    await page.locator('#session-summary').getByRole('link', { name: 'Ada Lovelace' }).getAttribute('href'),
+    `/dashboard/customers/${customer.body.id}`,
+  );
+  await expectAccessible(t, page, 'checkout-session-of-customer');
 
   // The paid session: its payment, its timeline and the webhook's attempt. The test chain has no explorer
   // (its http://127.0.0.1/tx/… is a placeholder nothing answers): the hash is shown, linked to nothing.

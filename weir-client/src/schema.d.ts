@@ -15267,6 +15267,7 @@ export interface components {
             /** @enum {string} */
             asset: "eth" | "usdc" | "usdt" | "dai" | "trx";
             chainId: number;
+            /** @description As the chain's tools show it: 0x… on an EVM chain, the bare 64-hex txID on Tron */
             transactionHash: string;
         };
         /**

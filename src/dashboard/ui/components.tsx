@@ -104,6 +104,10 @@ export const Badge = ({ tone = 'neutral', label }: { tone?: Tone; label: string 
 export const money = (amount: string | bigint, currency: string): string =>
   `${documentAmount(BigInt(amount), '−')} ${currency.toUpperCase()}`;
 
+/** An amount in a token's own units (`decimals`) with its symbol, written as `money` writes API amounts. */
+export const assetMoney = (amount: bigint, decimals: number, symbol: string): string =>
+  `${documentAmount(amount, '−', decimals)} ${symbol}`;
+
 const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   day: 'numeric',
   month: 'short',

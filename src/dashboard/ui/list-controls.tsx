@@ -28,12 +28,30 @@ export const queryValue = (query: ListQuery, name: string): string => {
   return (Array.isArray(value) ? value.at(-1) : value)?.trim() ?? '';
 };
 
+const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/**
+ * Why a date filter cannot be used, or null: one in the form YYYY-MM-DD that names no day (2026-11-31)
+ * is told as such, not asked for the form it has.
+ */
+function dateProblem(value: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'Enter a date as YYYY-MM-DD.';
+  if (!Number.isNaN(parseIsoInstant(value))) return null;
+  const [year, month] = value.split('-').map(Number) as [number, number];
+  if (month < 1 || month > 12) return `${value} does not exist: months are 01 to 12.`;
+  // setUTCFullYear, not Date.UTC: years 0 to 99 stay themselves.
+  const last = new Date(0);
+  last.setUTCFullYear(year, month, 0);
+  return `${value} does not exist: ${MONTH.format(last)} has ${last.getUTCDate()} days.`;
+}
+
 /** The message of each end of a date range (`from`, `to` as YYYY-MM-DD) that cannot be used. */
 export function dateRangeErrors(range: { from: string; to: string }): { from?: string; to?: string } {
   const errors: { from?: string; to?: string } = {};
-  for (const name of ['from', 'to'] as const)
-    if (range[name] && (!/^\d{4}-\d{2}-\d{2}$/.test(range[name]) || Number.isNaN(parseIsoInstant(range[name]))))
-      errors[name] = 'Enter a date as YYYY-MM-DD.';
+  for (const name of ['from', 'to'] as const) {
+    const problem = range[name] ? dateProblem(range[name]) : null;
+    if (problem) errors[name] = problem;
+  }
   if (!errors.from && !errors.to && range.from && range.to && range.from > range.to)
     errors.to = 'The end date is before the start date.';
   return errors;

@@ -4,6 +4,7 @@ import test, { type ExecutionContext } from 'ava';
 import Koa from 'koa';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { devnetAccountFixture, devnetInfoFixture } from '../../chain-ingest/evm/devnet/devnet-info.fixture.ts';
+import { startTestLocalTron } from '../../../test/support/tron-devnet.ts';
 import type { ApiState } from '../api-context.ts';
 import { errorMiddleware, jsonBodyMiddleware } from '../middleware.ts';
 import { faucetRoutes } from './faucet.ts';
@@ -51,4 +52,16 @@ test('a bad faucet request is still a 400 before the chain is asked', async (t) 
   const answer = await fund({ address: '0x52908400098527886E0F7030069857D2E4169EE7', asset: 'trx' });
   t.is(answer.status, 400);
   t.regex(String(answer.body['message']), /asset/);
+});
+
+test('the faucet answers a Tron transfer with its bare 64-hex txID, as Tron tools show it, and an EVM one with its 0x hash', async (t) => {
+  const { devnet, payer } = await startTestLocalTron(t);
+  // The local Tron's anvil serves both legs here: the answer's form follows the address given.
+  const fund = await faucet(t, devnet);
+  const tron = await fund({ address: payer(0).address, asset: 'trx', amount: '100000000' });
+  t.is(tron.status, 200, JSON.stringify(tron.body));
+  t.regex(String(tron.body['transactionHash']), /^[0-9a-f]{64}$/);
+  const evm = await fund({ address: '0x52908400098527886E0F7030069857D2E4169EE7', asset: 'eth', amount: '100000000' });
+  t.is(evm.status, 200, JSON.stringify(evm.body));
+  t.regex(String(evm.body['transactionHash']), /^0x[0-9a-f]{64}$/);
 });

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { getAddress } from 'viem';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { faucetAssets, fundFromFaucet, type FaucetAsset } from '../../chain-ingest/evm/devnet/faucet.ts';
+import { shownTransactionHash } from '../../chain-ingest/network-definition.ts';
 import { tronAddressProblem } from '../../chain-ingest/tron/address.ts';
 import {
   fundFromTronFaucet,
@@ -52,7 +53,9 @@ export type FaucetDevnets = { devnet: DevnetInfo | null; tronDevnet?: DevnetInfo
 
 const FaucetAnswer = z
   .object({
-    transactionHash: z.string(),
+    transactionHash: z
+      .string()
+      .openapi({ description: "As the chain's tools show it: 0x… on an EVM chain, the bare 64-hex txID on Tron" }),
     address: z.string(),
     asset: z.enum(ALL_ASSETS),
     amount: amountString(),
@@ -131,7 +134,8 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
           throw new ValidationError('asset', `must be one of ${tronFaucetAssets.join(', ')} on the local Tron`);
         const raw = units(asset);
         const hash = await upstream(fundFromTronFaucet(tron, { to: body.address, asset, amount: raw }));
-        return answer(hash, body.address, asset, raw, tron.chainId);
+        // The node runs 0x hashes; a Tron txID is shown bare, as TronWeb and Tronscan take it.
+        return answer(shownTransactionHash('tron', hash), body.address, asset, raw, tron.chainId);
       }
       const devnet = onChain(deps.devnet, 'the local chain');
       const asset = body.asset ?? 'usdc';

@@ -27,6 +27,8 @@ export type LocalChainKind = {
   zeroFees?: boolean;
   /** Deploys its contracts on a new chain (the EVM devnet's unless given). */
   deploy?: (node: Pick<HardhatNode, 'rpcUrl' | 'wsUrl' | 'chainId'>) => Promise<DevnetInfo>;
+  /** What a new chain gets, as its first start logs it ("deployed …"). */
+  deploys: string;
 };
 
 /** The local EVM chain: `devnet` (31337) on 8545 when free, in DATA_DIR/local-chain. */
@@ -36,6 +38,7 @@ export const LOCAL_EVM_CHAIN: LocalChainKind = {
   port: defaultDevnetPort,
   checkpoint: 'devnet',
   label: 'local chain',
+  deploys: 'the forwarder factory and test USDC, USDT and DAI',
 };
 
 /** Seconds between anvil's state writes while running: a kill -9 of anvil loses at most about this much. */
@@ -117,9 +120,7 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
       info = { ...known, rpcUrl: node.rpcUrl, wsUrl: node.wsUrl, startedAt: new Date().toISOString() };
     } else {
       info = await (kind.deploy ?? deployDevnet)(node);
-      log(
-        `deployed the forwarder factory and test USDC, USDT and DAI; funded ${info.accounts.filter((a) => a.role === 'payer').length} payer accounts`,
-      );
+      log(`deployed ${kind.deploys}; funded ${info.accounts.filter((a) => a.role === 'payer').length} payer accounts`);
     }
     await writeDevnetInfo(infoFile, info);
     await catchUpWithFollower(rpc, dataDir, kind, log);

@@ -20,7 +20,16 @@ test("npm start's local Tron: deployed once and kept in the data dir, read throu
   const first = await startEmbeddedLocalTron({ dataDir, log });
   t.teardown(() => first.stop());
   t.is(first.devnet.chainId, TRON_LOCAL_CHAIN_ID);
-  t.true(lines.some((line) => line.startsWith('[local tron] deployed the forwarder factory')));
+  // What it offers, as the README lists it: not the EVM devnet's DAI.
+  t.true(
+    lines.some((line) =>
+      line.startsWith(
+        '[local tron] deployed the Tron forwarder factory and test USDT and USDC (TRX is its native coin)',
+      ),
+    ),
+    lines.join('\n'),
+  );
+  t.false(lines.some((line) => line.includes('DAI')));
   const { tokens, factory } = tronDevnetAddresses(first.devnet);
   t.like(first.info, { rpcUrl: first.proxyUrl, sendUrl: first.devnet.rpcUrl, tokens, factory, confirmations: 1 });
   t.regex(tokens.usdt, /^T/);

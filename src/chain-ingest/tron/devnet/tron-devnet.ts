@@ -77,8 +77,8 @@ const DEVELOPMENT_CONFIRMATIONS = 1;
 
 /**
  * A fresh local Tron (`weir devnet`, tests): anvil with chain id "TrnL" behind the Tron-flavoured
- * proxy (on `port`, any free one unless given), with the devnet's factory, test USDC, USDT and DAI,
- * and payers funded. Its state lives in memory. `finalizedDepth` is also its confirmations.
+ * proxy (on `port`, any free one unless given), with the Tron forwarder factory, test USDT and USDC
+ * (and the devnet's contracts beneath), TRX as its native coin, and payers funded. Its state lives in memory. `finalizedDepth` is also its confirmations.
  */
 export async function startLocalTronDevnet(
   options: { port?: number; finalizedDepth?: number } = {},
@@ -137,6 +137,8 @@ export const LOCAL_TRON_CHAIN: LocalChainKind = {
   // As startLocalTron's anvil: no fees, its wei being sun.
   zeroFees: true,
   deploy: deployTronDevnet,
+  // What it offers: the EVM devnet's DAI is on its anvil too, but no network asset, so left unsaid.
+  deploys: 'the Tron forwarder factory and test USDT and USDC (TRX is its native coin)',
 };
 
 /**

@@ -2,7 +2,14 @@ import test from 'ava';
 import { detected } from '../../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
 import { PaymentIntentCard, Summary } from './detail.tsx';
-import { CHOSE_USDC, COMPLETED_SHORT, PAID_IN_FULL, PARTLY_PAID, sessionAfter } from './session-docs.fixture.ts';
+import {
+  CHOSE_USDC,
+  COMPLETED_SHORT,
+  customerDoc,
+  PAID_IN_FULL,
+  PARTLY_PAID,
+  sessionAfter,
+} from './session-docs.fixture.ts';
 
 /** A card's facts, term to value. */
 function factsIn(html: string): Record<string, string> {
@@ -52,17 +59,17 @@ const intentFactsOf = async (session: CheckoutSessionDoc) =>
 
 test("the payment intent of a session paid in part asks what the payer's page asks now, not the whole amount asked when chosen", async (t) => {
   const facts = await intentFactsOf(sessionAfter(CHOSE_USDC, ...PARTLY_PAID));
-  t.like(facts, { 'Left to pay': '2 USDC', 'Asked when chosen': '3 USDC' });
+  t.like(facts, { 'Left to pay': '2.00 USDC', 'Asked when chosen': '3.00 USDC' });
   t.false('Amount due' in facts);
 });
 
 test('the payment intent asks the whole amount before any payment, once, and nothing once paid, covered or closed', async (t) => {
   const chosen = await intentFactsOf(sessionAfter(CHOSE_USDC));
-  t.is(chosen['Left to pay'], '3 USDC');
+  t.is(chosen['Left to pay'], '3.00 USDC');
   t.false('Asked when chosen' in chosen, 'the same amount is not shown twice');
-  t.like(await intentFactsOf(sessionAfter(CHOSE_USDC, ...PAID_IN_FULL)), { 'Left to pay': '0 USDC' });
+  t.like(await intentFactsOf(sessionAfter(CHOSE_USDC, ...PAID_IN_FULL)), { 'Left to pay': '0.00 USDC' });
   // Seen but not yet confirmed: the payer's page asks nothing more.
-  t.like(await intentFactsOf(sessionAfter(CHOSE_USDC, detected('t1', '300000000'))), { 'Left to pay': '0 USDC' });
+  t.like(await intentFactsOf(sessionAfter(CHOSE_USDC, detected('t1', '300000000'))), { 'Left to pay': '0.00 USDC' });
   t.like(
     await intentFactsOf(
       sessionAfter(CHOSE_USDC, { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } }),
@@ -76,9 +83,34 @@ test("the payment intent's status reads as words, as the session's does, never i
   const statusOf = async (session: CheckoutSessionDoc) => (await intentFactsOf(session)).Status;
   t.is(await statusOf(sessionAfter(CHOSE_USDC)), 'Awaiting payment');
   t.is(await statusOf(sessionAfter(CHOSE_USDC, detected('t1', '300000000'))), 'Payment in progress');
+  // Part paid and confirmed, nothing on its way: the intent is still `processing`, but nothing is in progress.
+  const short = sessionAfter(CHOSE_USDC, ...PARTLY_PAID);
+  t.is(short.paymentIntent.status, 'processing');
+  t.is(await statusOf(short), 'Awaiting the rest');
+  // The rest seen but not yet confirmed: in progress again.
+  t.is(await statusOf(sessionAfter(CHOSE_USDC, ...PARTLY_PAID, detected('t2', '200000000'))), 'Payment in progress');
   t.is(await statusOf(sessionAfter(CHOSE_USDC, ...PAID_IN_FULL)), 'Succeeded');
   t.is(
     await statusOf(sessionAfter({ type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } })),
     'Canceled',
   );
+});
+
+test('the payment intent writes what is left as the other amounts are written (0.00 USDC, grouped, two decimals at least)', async (t) => {
+  const facts = await intentFactsOf(sessionAfter(CHOSE_USDC, ...PAID_IN_FULL));
+  t.like(facts, { Amount: '3.00 USDC', 'Left to pay': '0.00 USDC' });
+});
+
+test('a session linked to a customer names them in its summary, linked to their page, though it collected nothing; else what it collected', async (t) => {
+  const linked = { ...sessionAfter(), customerDetails: null, customerId: 'cus-1' };
+  const html = await Summary({ session: linked, customer: customerDoc('cus-1') });
+  t.is(factsIn(html).Customer, 'Ada Lovelace');
+  t.regex(html, /<a href="\/dashboard\/customers\/cus-1">Ada Lovelace<\/a>/);
+  t.is(
+    factsIn(await Summary({ session: linked, customer: customerDoc('cus-1', { name: null }) })).Customer,
+    'ada@example.com',
+  );
+  const nameOnly = { name: 'Pat Doe', email: null, phone: null, address: null };
+  t.is((await factsOf({ ...sessionAfter(), customerDetails: nameOnly })).Customer, 'Pat Doe');
+  t.is((await factsOf({ ...sessionAfter(), customerDetails: null })).Customer, '—');
 });

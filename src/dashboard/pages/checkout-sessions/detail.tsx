@@ -24,15 +24,19 @@ import {
   ShortId,
   TableScroll,
   type Tone,
+  assetMoney,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
-import { formatAmount } from '../../../shared/money.ts';
 import { type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
-import { LIST_PATH, STATUS } from './list.tsx';
+import { LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
+import { customersById } from '../../ui/customer-link.tsx';
+import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 
 export type SessionDetail = {
   session: CheckoutSessionDoc;
+  /** The session's customer (`customerId`), when it has one the read store holds. */
+  customer?: CustomerDoc;
   timeline: RecordedEvent[];
   deliveries: WebhookDeliveryDoc[];
   endpoints: Map<string, string>;
@@ -49,17 +53,20 @@ export async function loadDetail(
   if (!session || session.organizationId !== tenant.organizationId || session.environment !== tenant.environment)
     return null;
   const streamId = `checkout_session-${session.id}`;
-  const [timeline, deliveries] = await Promise.all([
+  const [timeline, deliveries, customers] = await Promise.all([
     deps.eventStore.readStream(streamId),
     deps.readStore
       .collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries)
       .find({ ...tenant, 'source.streamId': streamId }, { sort: { createdAt: 1, _id: 1 } }),
+    customersById(deps.readStore, tenant, [session.customerId]),
   ]);
   const endpoints = await deps.readStore
     .collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints)
     .find({ ...tenant, id: { $in: [...new Set(deliveries.map((d) => d.endpointId))] } });
+  const customer = session.customerId ? customers.get(session.customerId) : undefined;
   return {
     session,
+    ...(customer ? { customer } : {}),
     timeline,
     deliveries,
     endpoints: new Map(endpoints.map((e) => [e.id, e.url])),
@@ -205,7 +212,7 @@ const netReceived = (session: CheckoutSessionDoc): bigint => {
 const paymentOf = (session: CheckoutSessionDoc): string =>
   session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
 
-export function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Element {
+export function Summary({ session, customer }: { session: CheckoutSessionDoc; customer?: CustomerDoc }): JSX.Element {
   const c = session.currency;
   // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
   const completedAt = session.status === 'complete' ? session.completedAt : null;
@@ -226,7 +233,7 @@ export function Summary({ session }: { session: CheckoutSessionDoc }): JSX.Eleme
             : session.status === 'incomplete'
               ? ['Expires', 'No longer: it waits for the rest']
               : ['Expires', () => <DateTime iso={session.expiresAt} />],
-          ['Customer', session.customerDetails?.email ?? '—'],
+          ['Customer', () => <SessionCustomer session={session} customer={customer} />],
           ['Client reference', session.clientReferenceId ?? '—'],
           ['Mode', session.mode],
         ]}
@@ -251,22 +258,41 @@ type AskedNow = { raw: bigint; shown: string };
 function askedNow(detail: SessionDetail): AskedNow | null {
   // The clock only stamps the status's `now`, unused here.
   const { payment } = payerStatus(detail.session, (n) => networkName(detail.networks, n), 0, undefined, noRequest);
-  return payment ? { raw: BigInt(payment.amountDueRaw), shown: `${payment.amountDue} ${payment.symbol}` } : null;
+  if (!payment) return null;
+  const raw = BigInt(payment.amountDueRaw);
+  return { raw, shown: assetMoney(raw, payment.decimals, payment.symbol) };
 }
 
 /** "Left to pay" once an asset is chosen: what the payer is asked now; 0 when covered or paid, none once closed unpaid. */
-function leftToPay(session: CheckoutSessionDoc, asked: AskedNow | null, symbol: string): string {
+function leftToPay(
+  session: CheckoutSessionDoc,
+  asked: AskedNow | null,
+  asset: { decimals: number; symbol: string },
+): string {
   if (asked) return asked.shown;
-  return session.status === 'expired' || session.status === 'canceled' ? '—' : `0 ${symbol}`;
+  return session.status === 'expired' || session.status === 'canceled'
+    ? '—'
+    : assetMoney(0n, asset.decimals, asset.symbol);
 }
 
 /** The payment intent's status as the dashboard names it, beside the session's own (`STATUS`). */
-export const INTENT_STATUS: Record<PaymentIntentStatus, { tone: Tone; text: string }> = {
+export const INTENT_STATUS: Record<PaymentIntentStatus | 'awaiting_rest', { tone: Tone; text: string }> = {
   requires_payment_method: { tone: 'info', text: 'Awaiting payment' },
   processing: { tone: 'info', text: 'Payment in progress' },
+  awaiting_rest: { tone: 'warning', text: 'Awaiting the rest' },
   succeeded: { tone: 'success', text: 'Succeeded' },
   canceled: { tone: 'neutral', text: 'Canceled' },
 };
+
+/**
+ * The intent stays `processing` once part is paid and confirmed, though nothing is on its way then:
+ * "in progress" only while a payment awaits confirmation (or a reorged one is awaited back).
+ */
+function intentStatusOf(session: CheckoutSessionDoc): { tone: Tone; text: string } {
+  const { status } = session.paymentIntent;
+  const inFlight = session.payments.some((p) => p.status === 'pending' || p.mayReturn === true);
+  return INTENT_STATUS[status === 'processing' && !inFlight ? 'awaiting_rest' : status];
+}
 
 export function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.Element {
   const { paymentIntent: pi, currency, payments } = detail.session;
@@ -274,12 +300,13 @@ export function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.El
   // A payer may pay without choosing on the page (an address reused, a recovery): the payment tells the asset.
   const paidWith = payments.find((p) => p.status !== 'withdrawn');
   const asked = method ? askedNow(detail) : null;
+  const intent = intentStatusOf(detail.session);
   return (
     <Card id="payment-intent" title="Payment intent">
       <Facts
         items={[
           ['Id', () => <ShortId value={pi.id} keep={10} />],
-          ['Status', () => <Badge tone={INTENT_STATUS[pi.status].tone} label={INTENT_STATUS[pi.status].text} />],
+          ['Status', () => <Badge tone={intent.tone} label={intent.text} />],
           ['Amount', money(pi.amount, currency)],
           ['Received', money(pi.amountReceived, currency)],
           [
@@ -295,13 +322,13 @@ export function PaymentIntentCard({ detail }: { detail: SessionDetail }): JSX.El
                 ? `${assetOn(detail, paidWith.asset.symbol, paidWith.network)} (paid without choosing on the page)`
                 : 'Not chosen yet',
           ],
-          ['Left to pay', method ? leftToPay(detail.session, asked, method.asset.symbol) : '—'],
+          ['Left to pay', method ? leftToPay(detail.session, asked, method.asset) : '—'],
           // What choosing the asset asked: worth showing only once a payment has made it stale.
           ...(method && BigInt(method.amountDue) !== (asked?.raw ?? 0n)
             ? [
                 [
                   'Asked when chosen',
-                  `${formatAmount(BigInt(method.amountDue), method.asset.decimals)} ${method.asset.symbol}`,
+                  assetMoney(BigInt(method.amountDue), method.asset.decimals, method.asset.symbol),
                 ] as const,
               ]
             : []),
@@ -519,7 +546,7 @@ export function DetailBody(props: {
       {...liveRefresh(`${LIST_PATH}/${encodeURIComponent(id)}`, ['checkout-sessions', 'payments', 'webhooks'])}
     >
       <div class="grid grid-2">
-        <Summary session={props.detail.session} />
+        <Summary session={props.detail.session} customer={props.detail.customer} />
         <Actions {...props} />
       </div>
       <div class="grid grid-2">

@@ -37,10 +37,16 @@ test('filters that cannot be used are named and left out; a bad page is the firs
   t.deepEqual(errors, {
     status: 'Pick a status: open, complete, incomplete, expired, canceled.',
     paymentStatus: 'Pick paid or unpaid.',
-    from: 'Enter a date as YYYY-MM-DD.',
+    from: '2026-02-31 does not exist: February 2026 has 28 days.',
   });
   t.is(query.page, 1);
   t.deepEqual(sessionsFilter(TENANT, query, errors), TENANT);
+  // In the form asked but no day: said so, not asked for the form it has.
+  t.deepEqual(parseSessionsQuery({ from: '2026-11-31', to: '2026-13-01' }).errors, {
+    from: '2026-11-31 does not exist: November 2026 has 30 days.',
+    to: '2026-13-01 does not exist: months are 01 to 12.',
+  });
+  t.deepEqual(parseSessionsQuery({ from: '31-11-2026' }).errors, { from: 'Enter a date as YYYY-MM-DD.' });
   t.deepEqual(parseSessionsQuery({ from: '2026-05-02', to: '2026-05-01' }).errors, {
     to: 'The end date is before the start date.',
   });

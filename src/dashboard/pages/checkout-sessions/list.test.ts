@@ -1,12 +1,20 @@
 import test from 'ava';
-import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../../projections/customers.projection.ts';
+import { createEmbeddedReadStore } from '../../../read-store/embedded-read-store.ts';
+import type { ReadDocument, ReadStore } from '../../../read-store/read-store.ts';
 import { parseSessionsQuery } from './list-query.ts';
-import { SessionsTable } from './list.tsx';
-import { COMPLETED_SHORT, PAID_IN_FULL, PARTLY_PAID, sessionAfter } from './session-docs.fixture.ts';
+import { loadSessions, SessionsTable } from './list.tsx';
+import { COMPLETED_SHORT, customerDoc, PAID_IN_FULL, PARTLY_PAID, sessionAfter } from './session-docs.fixture.ts';
 
 /** The text of the Amount cell of the one row of `session` in the list. */
 async function amountCell(session: CheckoutSessionDoc): Promise<string> {
-  const html = await SessionsTable({ sessions: [session], count: 1, query: parseSessionsQuery({}).query });
+  const html = await SessionsTable({
+    sessions: [session],
+    count: 1,
+    customers: new Map(),
+    query: parseSessionsQuery({}).query,
+  });
   const cell = /<td class="amount">(.*?)<\/td>/s.exec(html)?.[1] ?? '';
   return cell
     .replace(/<[^>]+>/g, ' ')
@@ -24,10 +32,15 @@ test('a session paid in full, or paid nothing, shows its amount alone', async (t
   t.is(await amountCell(sessionAfter()), '3.00 USDC');
 });
 
-/** The text of the Customer cell of the one row of `session` in the list. */
-async function customerCell(session: CheckoutSessionDoc): Promise<string> {
-  const html = await SessionsTable({ sessions: [session], count: 1, query: parseSessionsQuery({}).query });
-  return /<td class="hide-narrow">([^<]*)<\/td>/.exec(html)?.[1]?.trim() ?? '';
+/** The Customer cell of the one row of `session` in the list, its text alone unless `html`. */
+async function customerCell(
+  session: CheckoutSessionDoc,
+  customers = new Map<string, CustomerDoc>(),
+  html = false,
+): Promise<string> {
+  const table = await SessionsTable({ sessions: [session], count: 1, customers, query: parseSessionsQuery({}).query });
+  const cell = /<td class="hide-narrow">(.*?)<\/td>/s.exec(table)?.[1]?.trim() ?? '';
+  return html ? cell : cell.replace(/<[^>]+>/g, '').trim();
 }
 
 test('the customer column names the payer by email; a session without one shows its client reference as a reference, not as a customer', async (t) => {
@@ -42,4 +55,59 @@ test('the customer column names the payer by email; a session without one shows 
     } as CheckoutSessionDoc),
     'ada@example.com',
   );
+});
+
+test("a session linked to a customer (customerId: given, or an invoice's or subscription's) names them, linked to their page, though it collected nothing", async (t) => {
+  const session = { ...sessionAfter(), customerDetails: null, clientReferenceId: 'INV-000001', customerId: 'cus-1' };
+  const ada = customerDoc('cus-1');
+  t.is(await customerCell(session, new Map([['cus-1', ada]])), 'Ada Lovelace');
+  t.regex(await customerCell(session, new Map([['cus-1', ada]]), true), /<a href="\/dashboard\/customers\/cus-1">/);
+  t.is(await customerCell(session, new Map([['cus-1', { ...ada, name: null }]])), 'ada@example.com');
+  t.is(await customerCell(session, new Map([['cus-1', { ...ada, deleted: true }]])), 'Ada Lovelace (deleted)');
+});
+
+test('a session that collected only a name (a payment link asking for it) shows it; one that collected both shows both', async (t) => {
+  const session = sessionAfter();
+  const details = { name: 'Pat Doe', email: null, phone: null, address: null };
+  t.is(await customerCell({ ...session, clientReferenceId: null, customerDetails: details }), 'Pat Doe');
+  t.is(
+    await customerCell({ ...session, customerDetails: { ...details, email: 'pat@example.com' } }),
+    'Pat Doe (pat@example.com)',
+  );
+});
+
+test("a page of sessions reads its customers in one query, not one per row, and only the tenant's", async (t) => {
+  const store = createEmbeddedReadStore();
+  const base = sessionAfter();
+  const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  for (const [i, customerId] of ['cus-1', 'cus-2', 'cus-1', null, 'cus-other'].entries())
+    await sessions.put({ ...base, _id: `s-${i}`, id: `s-${i}`, customerId });
+  await store.collection<CustomerDoc>(CUSTOMERS).put(customerDoc('cus-1'));
+  await store.collection<CustomerDoc>(CUSTOMERS).put(customerDoc('cus-2', { name: 'Grace Hopper' }));
+  await store.collection<CustomerDoc>(CUSTOMERS).put(customerDoc('cus-other', { organizationId: 'org-other' }));
+  const reads: string[] = [];
+  const counted: ReadStore = {
+    ...store,
+    collection: <T extends ReadDocument>(name: string) => {
+      const collection = store.collection<T>(name);
+      return {
+        ...collection,
+        get: (id) => (reads.push(`get ${name}`), collection.get(id)),
+        find: (filter, options) => (reads.push(`find ${name}`), collection.find(filter, options)),
+      };
+    },
+  };
+  const { query, errors } = parseSessionsQuery({});
+  const page = await loadSessions(
+    counted,
+    { organizationId: base.organizationId, environment: base.environment },
+    query,
+    errors,
+  );
+  t.is(page.sessions.length, 5);
+  t.deepEqual(
+    reads.filter((r) => r.endsWith(CUSTOMERS)),
+    [`find ${CUSTOMERS}`],
+  );
+  t.deepEqual([...page.customers.keys()].sort(), ['cus-1', 'cus-2']);
 });

@@ -2,6 +2,8 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/colle
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import type { DashboardTenant } from '../../context.ts';
+import type { CustomerDoc } from '../../../projections/customers.projection.ts';
+import { CustomerLink, customersById } from '../../ui/customer-link.tsx';
 import {
   Badge,
   Card,
@@ -35,20 +37,28 @@ export const STATUS: Record<CheckoutSessionDoc['status'], { tone: Tone; text: st
   canceled: { tone: 'neutral', text: 'Canceled' },
 };
 
-/** One page of the tenant's sessions (count and the page's documents only: never the whole list). */
+/**
+ * One page of the tenant's sessions (count and the page's documents only: never the whole list), with
+ * the customers they name, read in one query for the page.
+ */
 export async function loadSessions(
   readStore: ReadStore,
   tenant: DashboardTenant,
   query: SessionsQuery,
   errors: SessionsQueryErrors,
-): Promise<{ sessions: CheckoutSessionDoc[]; count: number }> {
+): Promise<{ sessions: CheckoutSessionDoc[]; count: number; customers: Map<string, CustomerDoc> }> {
   const collection = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const filter = sessionsFilter(tenant, query, errors);
   const [count, sessions] = await Promise.all([
     collection.count(filter),
     collection.find(filter, { sort: SESSIONS_SORT, skip: (query.page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
   ]);
-  return { sessions, count };
+  const customers = await customersById(
+    readStore,
+    tenant,
+    sessions.map((s) => s.customerId),
+  );
+  return { sessions, count, customers };
 }
 
 export const paramsOf = (query: SessionsQuery): Record<string, string> => ({
@@ -95,12 +105,28 @@ export function SessionsFilters({ query, errors }: { query: SessionsQuery; error
   );
 }
 
+/** The name and email the session collected, as one line; null when it collected neither. */
+const collectedOf = (s: CheckoutSessionDoc): string | null => {
+  const { name = null, email = null } = s.customerDetails ?? {};
+  return name && email ? `${name} (${email})` : (name ?? email);
+};
+
 /**
- * Who the session is for: the customer's email, else the merchant's client reference, marked as one
- * (an order number such as INV-000001 in this column read as a customer).
+ * The session's customer: the one it is linked to (`customerId`: given at creation, or an invoice's or
+ * subscription's), by name or email and linked to their page; else the name and email it collected.
  */
-const customerOf = (s: CheckoutSessionDoc): string =>
-  s.customerDetails?.email ?? (s.clientReferenceId ? `Ref. ${s.clientReferenceId}` : '—');
+export function SessionCustomer({
+  session,
+  customer,
+  otherwise = '—',
+}: {
+  session: CheckoutSessionDoc;
+  customer: CustomerDoc | undefined;
+  otherwise?: string;
+}): JSX.Element {
+  if (session.customerId) return <CustomerLink id={session.customerId} customer={customer} />;
+  return <span safe>{collectedOf(session) ?? otherwise}</span>;
+}
 
 /**
  * Whether the row says what was received beside the amount: when some arrived and it is not the amount
@@ -113,6 +139,7 @@ const receivedApart = (s: CheckoutSessionDoc): boolean =>
 export function SessionsTable(props: {
   sessions: CheckoutSessionDoc[];
   count: number;
+  customers: Map<string, CustomerDoc>;
   query: SessionsQuery;
 }): JSX.Element {
   const params = paramsOf(props.query);
@@ -167,8 +194,13 @@ export function SessionsTable(props: {
                       <ShortId value={s.id} keep={8} />
                     </a>
                   </td>
-                  <td class="hide-narrow" safe>
-                    {customerOf(s)}
+                  <td class="hide-narrow">
+                    {/* Else the merchant's client reference, marked as one (INV-000001 here read as a customer). */}
+                    <SessionCustomer
+                      session={s}
+                      customer={s.customerId ? props.customers.get(s.customerId) : undefined}
+                      otherwise={s.clientReferenceId ? `Ref. ${s.clientReferenceId}` : '—'}
+                    />
                   </td>
                   <td class="hide-narrow nowrap">
                     <DateTime iso={s.createdAt} />

@@ -79,9 +79,9 @@ export const page = definePage({
   routes(routes, deps) {
     routes.get(LIST_PATH, 'read', async (ctx) => {
       const { query, errors } = parseSessionsQuery(ctx.query);
-      const { sessions, count } = await loadSessions(deps.readStore, ctx.state.tenant, query, errors);
+      const { sessions, count, customers } = await loadSessions(deps.readStore, ctx.state.tenant, query, errors);
       const status = Object.keys(errors).length > 0 ? 400 : 200;
-      const table = <SessionsTable sessions={sessions} count={count} query={query} />;
+      const table = <SessionsTable sessions={sessions} count={count} customers={customers} query={query} />;
       if (isHtmx(ctx)) return sendHtml(ctx, table, status);
       await sendHtml(
         ctx,

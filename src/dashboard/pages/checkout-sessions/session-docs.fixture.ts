@@ -2,6 +2,7 @@ import { confirmed, created, detected, sessionFixture } from '../../../../machin
 import { evolveCheckoutSession } from '../../../../machines/checkout-session.evolve.ts';
 import type { CheckoutSession, CheckoutSessionEvent } from '../../../../machines/checkout-session.types.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
+import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 
 /** The machines' 3 USDC session after `events`, as the read store holds it (for the views' tests). */
 export function sessionAfter(...events: CheckoutSessionEvent[]): CheckoutSessionDoc {
@@ -43,3 +44,28 @@ export const PAID_IN_FULL: CheckoutSessionEvent[] = [
     data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash: null, partial: false, at: AT },
   },
 ];
+
+/** A customer of the fixture's tenant. */
+export const customerDoc = (id: string, fields: Partial<CustomerDoc> = {}): CustomerDoc => {
+  const session = sessionAfter();
+  return {
+    _id: id,
+    id,
+    organizationId: session.organizationId,
+    environment: session.environment,
+    email: 'ada@example.com',
+    emailLower: 'ada@example.com',
+    name: 'Ada Lovelace',
+    phone: null,
+    organizationName: null,
+    customerReferenceId: null,
+    address: null,
+    metadata: {},
+    visibility: 10,
+    createdAt: session.createdAt,
+    updatedAt: session.createdAt,
+    deleted: false,
+    deletedAt: null,
+    ...fields,
+  };
+};

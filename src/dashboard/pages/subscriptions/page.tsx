@@ -1,5 +1,5 @@
 import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
-import { CUSTOMERS, type CustomerDoc } from '../../../projections/customers.projection.ts';
+import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import { INVOICES, type InvoiceDoc } from '../../../projections/invoices.projection.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
@@ -26,6 +26,7 @@ import {
 } from '../../ui/components.tsx';
 import { Pager, StatusFilter, pageOf, withQuery } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
+import { CustomerLink, customersById } from '../../ui/customer-link.tsx';
 import { INVOICE_STATUSES, InvoiceStatus, InvoiceTable } from '../invoices/views.tsx';
 import { everyLabel } from './cadence.ts';
 import { billedPeriods } from './periods.ts';
@@ -74,29 +75,20 @@ const SubscriptionStatus = ({ s }: { s: SubscriptionView }): JSX.Element => (
 );
 
 /** The subscription's customer, linked to their page (a deleted one keeps its record); none for an old one without. */
-function CustomerLink({ s, customers }: { s: SubscriptionView; customers: Map<string, CustomerDoc> }): JSX.Element {
-  const customer = s.customerId ? customers.get(s.customerId) : undefined;
-  if (!s.customerId) return <span class="muted">None</span>;
-  // A deleted customer's page is gone: named, not linked.
-  if (customer?.deleted) return <span safe>{`${customer.name || customer.email} (deleted)`}</span>;
-  return (
-    <a href={`/dashboard/customers/${s.customerId}`} safe>
-      {customer?.name || customer?.email || s.customerId}
-    </a>
+const SubscriptionCustomer = ({ s, customers }: { s: SubscriptionView; customers: Map<string, CustomerDoc> }) =>
+  s.customerId ? (
+    <CustomerLink id={s.customerId} customer={customers.get(s.customerId)} />
+  ) : (
+    <span class="muted">None</span>
   );
-}
 
 /** The customers of `list`, by id, read in one query from the tenant's customers. */
-async function customersOf(
-  deps: { readStore: ReadStore },
-  ctx: DashboardContext,
-  list: SubscriptionView[],
-): Promise<Map<string, CustomerDoc>> {
-  const ids = [...new Set(list.flatMap((s) => (s.customerId ? [s.customerId] : [])))];
-  if (ids.length === 0) return new Map();
-  const found = await deps.readStore.collection<CustomerDoc>(CUSTOMERS).find({ ...ctx.state.tenant, id: { $in: ids } });
-  return new Map(found.map((c) => [c.id, c]));
-}
+const customersOf = (deps: { readStore: ReadStore }, ctx: DashboardContext, list: SubscriptionView[]) =>
+  customersById(
+    deps.readStore,
+    ctx.state.tenant,
+    list.map((s) => s.customerId),
+  );
 
 const planOf = (s: SubscriptionView): string =>
   s.lineItems.data.map((l) => l.price.product?.name ?? 'Plan').join(', ') || 'Plan';
@@ -143,7 +135,7 @@ function ListPage(props: {
                       </a>
                     </td>
                     <td class="hide-narrow">
-                      <CustomerLink s={s} customers={customers} />
+                      <SubscriptionCustomer s={s} customers={customers} />
                     </td>
                     <td class="nowrap">
                       <SubscriptionStatus s={s} />
@@ -235,7 +227,7 @@ function DetailPage(props: {
     props.invoices.filter((i) => i.status === 'void' || i.status === 'uncollectible').map((i) => [i.id, i.status]),
   );
   const facts: FactList = [
-    ['Customer', () => <CustomerLink s={s} customers={props.customers} />],
+    ['Customer', () => <SubscriptionCustomer s={s} customers={props.customers} />],
     ['Amount', `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`],
     ['Started', () => <DateTime iso={s.startDate} />],
     ['Current period', () => <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} />],
