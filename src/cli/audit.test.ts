@@ -6,7 +6,8 @@ import test from 'ava';
 import { ConfigError, readConfig } from '../app/config.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
-import { options, progressStyle, publicKeyOptions, summaryOf, trustedKeysOf, verifyProgress } from './audit.ts';
+import { progressStyle, publicKeyOptions, summaryOf, trustedKeysOf, verifyProgress } from './audit.ts';
+import { option, options } from './option-values.ts';
 
 /** A stream that keeps what is written to it, a terminal or not. */
 function capture(isTTY: boolean) {
@@ -131,4 +132,14 @@ test("a --public-key or --checkpoint with no value after it is a usage error, no
     message: '--public-key needs a value',
   });
   t.deepEqual(options(['--checkpoint=', '--checkpoint', 'a'], '--checkpoint'), ['', 'a']);
+});
+
+test('a single-valued option (--bundle, --out, --org …) given last with no value is a usage error too: weir audit verify --bundle verified the data dir', (t) => {
+  t.throws(() => option(['audit', 'verify', '--bundle'], '--bundle'), {
+    instanceOf: ConfigError,
+    message: '--bundle needs a value',
+  });
+  t.is(option(['audit', 'verify', '--bundle', 'b.jsonl'], '--bundle'), 'b.jsonl');
+  t.is(option(['audit', 'verify', '--bundle=b.jsonl'], '--bundle'), 'b.jsonl');
+  t.is(option(['audit', 'verify'], '--bundle'), undefined);
 });

@@ -18,23 +18,7 @@ import type { LiveReadModels } from '../audit/verify-read-models.ts';
 import { ReadModelsUnreadableError, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, isPublicKeyText, operatorPublicKey } from '../audit/operator-key.ts';
-
-/**
- * Every value of a repeatable option (`--public-key A --public-key B`). One last with no value is
- * a usage error: dropped, a trailing `--public-key` left the data dir's key trusted.
- */
-export function options(argv: string[], name: string): string[] {
-  const values: string[] = [];
-  for (let index = 0; index < argv.length; index += 1) {
-    const arg = argv[index]!;
-    if (arg.startsWith(`${name}=`)) values.push(arg.slice(name.length + 1));
-    else if (arg === name) {
-      if (argv[index + 1] === undefined) throw new ConfigError(`${name} needs a value`);
-      values.push(argv[++index]!);
-    }
-  }
-  return values;
-}
+import { options } from './option-values.ts';
 
 /** Checkpoints published elsewhere: a file of one checkpoint as `weir audit checkpoint` prints it, a JSON array, or JSON lines. */
 export async function readPublishedCheckpoints(file: string): Promise<LoggedCheckpoint[]> {

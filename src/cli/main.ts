@@ -4,18 +4,12 @@ import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '.
 import { SettingError } from '../shared/setting-error.ts';
 import { checkHealth, healthUrlProblem } from './check-health.ts';
 import { argumentProblem } from './command-arguments.ts';
+import { option, options } from './option-values.ts';
 import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
 import { PortInUseError, systemProblem } from './system-problem.ts';
 
 // Each command loads what it needs when it runs, so a small one (`weir health`, run by a
 // container's health check every few seconds) does not load the whole server.
-
-function option(argv: string[], name: string): string | undefined {
-  const index = argv.findIndex((a) => a === name || a.startsWith(`${name}=`));
-  if (index < 0) return undefined;
-  const arg = argv[index]!;
-  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[index + 1];
-}
 
 /** Commands that write into the data dir create what they write (and SQLite its files) for the owner alone. */
 function privateFiles(): void {
@@ -236,7 +230,7 @@ async function auditVerify(argv: string[]): Promise<void> {
   // Options first: a usage error opens nothing.
   const { keys: trustedKeys, note } = audit.trustedKeysOf(config, argv);
   const published = (
-    await Promise.all(audit.options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
+    await Promise.all(options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
   ).flat();
   // Read only: verifying neither makes, tightens nor seals anything in the data dir.
   const eventStore = await audit.openLogToAudit(config, 'audit verify');
