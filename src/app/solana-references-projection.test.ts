@@ -53,8 +53,6 @@ test('after a restart, a partly paid (incomplete) session is still watched as op
 });
 
 test('a session closing while Weir runs is closed from the time its closing event records', async (t) => {
-  const store = createSqliteReadStore({ path: ':memory:' });
-  t.teardown(() => store.close());
   const references = createSolanaReferences();
   const projection = solanaReferencesProjection(references, ['solana-devnet'], () => 9_000_000);
   const id = 'cs-live';
@@ -66,10 +64,9 @@ test('a session closing while Weir runs is closed from the time its closing even
       data,
       metadata: { occurredAt },
     }) as unknown as Parameters<typeof projection.apply>[0];
-  await projection.apply(event('CheckoutSessionCreated', { session: created }, new Date(1_000).toISOString()), store);
+  await projection.apply(event('CheckoutSessionCreated', { session: created }, new Date(1_000).toISOString()));
   await projection.apply(
     event('CheckoutSessionExpired', { at: new Date(5_000).toISOString() }, new Date(5_000).toISOString()),
-    store,
   );
   t.deepEqual(
     references.of('solana-devnet').map((w) => w.closedAt),
