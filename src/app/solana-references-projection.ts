@@ -33,7 +33,7 @@ export function solanaReferencesProjection(
       if (event.type === 'CheckoutSessionCreated') {
         addAll((event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' }).data.session.addresses);
       } else if (CLOSING.has(event.type)) {
-        references.close(event.streamId.slice('checkout_session-'.length), closedAtOf(event.metadata.occurredAt, now));
+        references.close(event.streamId.slice('checkout_session-'.length), now());
       }
     },
     async load(store) {
@@ -51,22 +51,11 @@ export function solanaReferencesProjection(
         );
         for (const session of page) {
           addAll(session.addresses);
-          // From when it closed, not from this load: after a restart, one closed for days is not polled for another grace period.
-          if (CLOSED.has(session.status))
-            references.close(
-              session.id,
-              closedAtOf(session.completedAt ?? session.expiredAt ?? session.canceledAt, now),
-            );
+          if (CLOSED.has(session.status)) references.close(session.id, now());
         }
         if (page.length < LOAD_PAGE) return;
         after = page[page.length - 1]!._id;
       }
     },
   };
-}
-
-/** The time a session closed, as recorded; `now` only for a record that lacks it. */
-function closedAtOf(recorded: string | null | undefined, now: () => number): number {
-  const at = recorded ? Date.parse(recorded) : Number.NaN;
-  return Number.isNaN(at) ? now() : at;
 }
