@@ -318,6 +318,8 @@ test('a reorg A→B→A, the transfer mined again in chain B one block higher: o
   // Chain B: an empty block at A's height, then the transaction again.
   await w.devnet.rpc('evm_revert', [parent]);
   const back = await w.devnet.rpc('evm_snapshot');
+  // Its empty block at a set time too: mined at the wall clock, it could pass `at + 5` on a slow host.
+  await w.devnet.rpc('evm_setNextBlockTimestamp', [payment.at + 1]);
   await w.devnet.mine(1);
   const inB = await payment.mineAt(payment.at + 5);
   t.is(inB.number, inA.number + 1n);
