@@ -6,7 +6,7 @@ import { startWeir, type Weir, type WeirOverrides } from '../../src/app/start-we
 import type { WeirConfig } from '../../src/app/config.ts';
 import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { apiClient } from './api-client.ts';
-import { silentLogger } from '../../src/shared/logger.ts';
+import { createLineLogger } from '../../src/shared/logger.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
@@ -23,11 +23,12 @@ export async function startTestWeir(
 ): Promise<Weir & { dataDir: string }> {
   const { testRail = true, ...weirConfig } = config;
   const dataDir = weirConfig.dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-test-')));
+  const recent = recentLines(t, dataDir);
   const weir = await startWeir(
     { port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, chainEnv: {}, ...weirConfig },
     {
-      // Quiet unless the test captures the log lines itself.
-      ...(overrides.log || overrides.logger ? {} : { logger: silentLogger() }),
+      // Quiet unless the test captures the log lines itself or fails (then its last lines are printed).
+      ...(overrides.log || overrides.logger ? {} : { logger: createLineLogger(recent) }),
       ...(testRail ? { extraRails: [createTestRail()] } : {}),
       ...overrides,
     },
@@ -37,6 +38,25 @@ export async function startTestWeir(
     if (!config.dataDir) await rm(dataDir, { recursive: true, force: true });
   });
   return { ...weir, dataDir };
+}
+
+const KEPT_LINES = 300;
+
+/**
+ * Keeps Weir's last log lines and prints them to stderr when the test fails: a failure seen only
+ * on a loaded CI host then says what Weir was doing.
+ */
+function recentLines(t: ExecutionContext, dataDir: string): (line: string) => void {
+  const lines: string[] = [];
+  t.teardown(() => {
+    if (t.passed || lines.length === 0) return;
+    process.stderr.write(
+      `--- the last ${lines.length} log lines of Weir in ${dataDir} (${t.title}) ---\n${lines.join('\n')}\n---\n`,
+    );
+  });
+  return (line) => {
+    if (lines.push(line) > KEPT_LINES) lines.shift();
+  };
 }
 
 /** A new organization (over the admin API) with a payment method on the test network. */
