@@ -290,8 +290,11 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
         `weir audit checkpoint: nothing new since the checkpoint of position ${latest.position} (logged at ${latest.loggedAt ?? '-'}): no checkpoint written`,
       );
     if (latest === null) {
+      // Asked to sign, it found nothing to sign: pointing at --write again would send the operator round in a circle.
       console.error(
-        'weir audit checkpoint: the log holds no signed checkpoint yet (weir audit checkpoint --write signs one)',
+        write
+          ? 'weir audit checkpoint: the log holds no events yet: nothing to sign'
+          : 'weir audit checkpoint: the log holds no signed checkpoint yet (weir audit checkpoint --write signs one)',
       );
       process.exitCode = 1;
       return;

@@ -304,7 +304,7 @@ const volumeEntries = (sweeps: boolean): Stage[] => [
   { $unwind: '$entries' },
 ];
 
-/** Sessions with something at a time in the range: on MongoDB an index narrows them before they are taken apart. */
+/** Sessions with something at a time in the range, kept before they are taken apart (no index holds these fields: the tenant's sessions are scanned). */
 function touchedWithin(p: ReportParams): Stage {
   if (!p.from && !p.to && !p.before) return {};
   return { $or: [within('payments.confirmedAt', p), within('sweeps.at', p)] };

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { createSqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { runWeir } from '../support/weir-process.ts';
 
 // An operator's mistakes on the command line: each is one line naming what to fix, never a stack
@@ -104,6 +105,16 @@ test("weir audit checkpoint without --write reads the log read-only: an auditor'
   t.regex(run.stderr, /the log holds no signed checkpoint yet/);
   t.is((await stat(dataDir)).mode & 0o777, 0o755, 'the directory keeps its mode');
   t.is((await stat(join(dataDir, 'events.sqlite3'))).mode & 0o777, 0o444, 'the log keeps its mode');
+});
+
+test('weir audit checkpoint --write on a log with no events says there is nothing to sign (exit 1), not to use --write', async (t) => {
+  const dataDir = await tempDir(t);
+  await createSqliteEventStore({ path: join(dataDir, 'events.sqlite3') }).close();
+  const run = runWeir(['audit', 'checkpoint', '--write', '--data-dir', dataDir]);
+  t.is(run.status, 1, run.stderr);
+  t.regex(run.stderr, /\nweir audit checkpoint: the log holds no events yet: nothing to sign\n$/);
+  t.notRegex(run.stderr, /--write/);
+  t.is(run.stdout, '');
 });
 
 test('weir machines export --out where no folder can be made (under /proc) fails at once (exit 1) in one line naming it, where it hung', (t) => {
