@@ -1,4 +1,8 @@
-import type { CheckoutSessionEvent, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type {
+  CheckoutSessionEvent,
+  CheckoutSessionStatus,
+  SessionAddress,
+} from '../../machines/checkout-session.types.ts';
 import type { SolanaReferences } from '../chain-ingest/solana/follower/solana-references.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import type { Projection } from '../projections/projection.ts';
@@ -7,19 +11,30 @@ import type { ReadStore } from '../read-store/read-store.ts';
 const LOAD_PAGE = 5000;
 
 const CLOSING = new Set(['CheckoutSessionCompleted', 'CheckoutSessionExpired', 'CheckoutSessionCanceled']);
-/** The statuses those events leave: an incomplete (partly paid) session still waits for the rest, as an open one. */
-const CLOSED = new Set(['complete', 'expired', 'canceled']);
+/**
+ * The statuses those events leave, each with the field its record keeps the closing event's time in
+ * (its `at`, the event's occurredAt); an incomplete (partly paid) session still waits for the rest, as an open one.
+ */
+const CLOSED: Partial<Record<CheckoutSessionStatus, 'completedAt' | 'expiredAt' | 'canceledAt'>> = {
+  complete: 'completedAt',
+  expired: 'expiredAt',
+  canceled: 'canceledAt',
+};
 
 /**
  * Keeps `references` current from the log: a session's references on `networks` from its
  * creation, closed when it completes, expires or is canceled (the follower still polls a closed
  * one for a while: late and overpayments are recorded too). `load` reads the sessions a durable
  * read store already holds, as `watchedAddressesProjection` does.
+ *
+ * A reference is closed at the time the log records (on Weir's clock, which the follower measures
+ * the grace period on), never at this start's: a restart gives no closed reference a new grace
+ * period. `now` (Weir's clock) only stands in for a record that lacks it.
  */
 export function solanaReferencesProjection(
   references: SolanaReferences,
   networks: readonly string[],
-  now: () => number = Date.now,
+  now: () => number,
 ): Projection & { load(store: ReadStore): Promise<void> } {
   const solana = new Set(networks);
   const addAll = (addresses: readonly SessionAddress[]) => {
@@ -33,7 +48,7 @@ export function solanaReferencesProjection(
       if (event.type === 'CheckoutSessionCreated') {
         addAll((event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' }).data.session.addresses);
       } else if (CLOSING.has(event.type)) {
-        references.close(event.streamId.slice('checkout_session-'.length), now());
+        references.close(event.streamId.slice('checkout_session-'.length), closedAtOf(event.metadata.occurredAt, now));
       }
     },
     async load(store) {
@@ -51,11 +66,18 @@ export function solanaReferencesProjection(
         );
         for (const session of page) {
           addAll(session.addresses);
-          if (CLOSED.has(session.status)) references.close(session.id, now());
+          const closed = CLOSED[session.status];
+          if (closed) references.close(session.id, closedAtOf(session[closed], now));
         }
         if (page.length < LOAD_PAGE) return;
         after = page[page.length - 1]!._id;
       }
     },
   };
+}
+
+/** A recorded closing time in ms; Weir's clock now only for a record without one. */
+function closedAtOf(recorded: string | null | undefined, now: () => number): number {
+  const at = recorded ? Date.parse(recorded) : Number.NaN;
+  return Number.isNaN(at) ? now() : at;
 }

@@ -387,6 +387,7 @@ async function startLocked(
   const solanaProjection = solanaReferencesProjection(
     solana.references,
     solana.offered.map((o) => o.network.network),
+    () => clock.now(),
   );
   const receiptTimeout =
     config.sweepReceiptTimeoutSeconds === undefined

@@ -111,7 +111,10 @@ export function createSolanaFollower(deps: {
    * null while one was never read.
    */
   onRound?: (readThrough: number | null) => void;
-  /** The clock rounds are dated on for `onRound` (Weir's clock; `now` unless given). */
+  /**
+   * Weir's clock (`now` unless given): rounds are dated on it for `onRound`, and a closed reference's
+   * grace is measured on it, as its `closedAt` (from the log) is.
+   */
   readClock?: () => number;
   log?: Log;
   /** Each round that reads references is a span ('follower round', with the network and how many). */
@@ -133,6 +136,7 @@ export function createSolanaFollower(deps: {
 }): SolanaFollower {
   const { network, rpc, bus, references } = deps;
   const now = deps.now ?? Date.now;
+  const readClock = deps.readClock ?? now;
   const log: Log = deps.log ?? ((line: string) => console.warn(`[solana ${network.network}] ${line}`));
   const maxInterval = deps.maxPollIntervalMs ?? Math.max(deps.pollIntervalMs, 15_000);
   const closedGraceMs = deps.closedGraceMs ?? 24 * 3600_000;
@@ -376,13 +380,15 @@ export function createSolanaFollower(deps: {
   async function poll(): Promise<void> {
     rounds += 1;
     const at = now();
+    // The grace on Weir's clock, not `at`: a test's Weir clock runs apart from the host's the rounds are scheduled on.
+    const startedAt = readClock();
     const due: WatchedReference[] = [];
     const watchedNow = references.of(network.network);
     // A reference forgotten elsewhere (its session gone) is no longer polled nor subscribed to.
     const names = new Set<string>(watchedNow.map((w) => w.reference));
     for (const reference of polls.keys()) if (!names.has(reference)) polls.delete(reference);
     for (const watched of watchedNow) {
-      if (watched.closedAt !== null && at - watched.closedAt > closedGraceMs) {
+      if (watched.closedAt !== null && startedAt - watched.closedAt > closedGraceMs) {
         references.forget(network.network, watched.reference);
         polls.delete(watched.reference);
         continue;
@@ -399,7 +405,6 @@ export function createSolanaFollower(deps: {
       polls.set(watched.reference, state);
       if (state.nextAt <= at) due.push(watched);
     }
-    const startedAt = (deps.readClock ?? now)();
     syncSubscriptions();
     try {
       const round = async () => {

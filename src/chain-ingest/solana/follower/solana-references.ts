@@ -10,7 +10,7 @@ export type WatchedReference = {
   recipient: Address;
   /** The mints the session takes there (`native` for SOL). */
   mints: string[];
-  /** When the follower learned the session closed (complete, expired, canceled); null while open. */
+  /** When the session closed (complete, expired, canceled) as the log records it, on Weir's clock; null while open. */
   closedAt: number | null;
 };
 
