@@ -82,24 +82,62 @@ function boundCondition(op: BoundOp, raw: string, time: number): Record<string, 
   return op === 'lte' ? { $lt: next } : { $gte: next };
 }
 
+const LOWER = ['$gt', '$gte'] as const;
+const UPPER = ['$lt', '$lte'] as const;
+
+/**
+ * A 400 when the condition's lower bound is past its upper one: such a list or report would
+ * answer an empty page as if there were nothing, where the range itself is wrong. Equal inclusive
+ * bounds are one instant, and stay. `source` tells which bound made each operator.
+ */
+function refuseEmpty(
+  condition: Record<string, string>,
+  source: Record<string, BoundOp>,
+  times: Partial<Record<BoundOp, number>>,
+  nameOf: (op: BoundOp) => string,
+): void {
+  for (const lowerKey of LOWER)
+    for (const upperKey of UPPER) {
+      const lower = condition[lowerKey];
+      const upper = condition[upperKey];
+      if (lower === undefined || upper === undefined) continue;
+      if (lower < upper || (lower === upper && lowerKey === '$gte' && upperKey === '$lte')) continue;
+      const low = source[lowerKey] as BoundOp;
+      const high = source[upperKey] as BoundOp;
+      const relation = low === 'gte' && high === 'lte' ? 'must not be before' : 'must be after';
+      // `gt=2026-11-30&lt=2026-12-01` reads as ordered; only the whole day of the 30th empties it.
+      const widened = (times[low] ?? 0) < (times[high] ?? 0) ? ' (a date alone stands for its whole day UTC)' : '';
+      throw new ValidationError(nameOf(high), `${relation} ${nameOf(low)}${widened}`);
+    }
+}
+
 /**
  * The read-store condition the bounds given make on one time field (`{}` when none is), each
- * checked as ISO 8601 (a 400 naming `nameOf(op)`). Two bounds landing on one operator keep the tighter.
+ * checked as ISO 8601 (a 400 naming `nameOf(op)`). Two bounds landing on one operator keep the
+ * tighter; a lower bound past the upper one is a 400 naming both, for lists and reports alike.
  */
 export function boundsCondition(
   bounds: Partial<Record<BoundOp, string>>,
   nameOf: (op: BoundOp) => string,
 ): Record<string, string> {
   const condition: Record<string, string> = {};
+  const source: Record<string, BoundOp> = {};
+  const times: Partial<Record<BoundOp, number>> = {};
   for (const op of BOUND_OPS) {
     const raw = bounds[op];
     if (raw === undefined) continue;
-    for (const [key, value] of Object.entries(boundCondition(op, raw, instant(nameOf(op), raw)))) {
+    const time = instant(nameOf(op), raw);
+    times[op] = time;
+    for (const [key, value] of Object.entries(boundCondition(op, raw, time))) {
       const held = condition[key];
       const lower = key === '$gt' || key === '$gte';
-      condition[key] = held === undefined || (lower ? value > held : value < held) ? value : held;
+      if (held === undefined || (lower ? value > held : value < held)) {
+        condition[key] = value;
+        source[key] = op;
+      }
     }
   }
+  refuseEmpty(condition, source, times, nameOf);
   return condition;
 }
 
@@ -116,8 +154,6 @@ export function instantRange(raw: { from?: string | undefined; to?: string | und
   if (condition.$gte) range.from = condition.$gte;
   if (condition.$lte) range.to = condition.$lte;
   if (condition.$lt) range.before = condition.$lt;
-  if (range.from && ((range.to && range.from > range.to) || (range.before && range.from >= range.before)))
-    throw new ValidationError('to', 'must not be before from');
   return range;
 }
 

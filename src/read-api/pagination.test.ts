@@ -37,3 +37,28 @@ test('a list date bound given as a timestamp stays exact; two bounds on one oper
     'createdAt[lte]: must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T08:00:00Z',
   );
 });
+
+test('a lower bound past the upper one is a 400 naming both (the tighter of two on one operator), where the list answered nothing; equal inclusive bounds are one instant', (t) => {
+  const refused = (query: Record<string, string>) =>
+    t.throws(() => createdAt(query), { instanceOf: ValidationError })?.message;
+  t.is(
+    refused({ 'createdAt[gte]': '2026-11-30T12:00:00Z', 'createdAt[lt]': '2026-11-30T12:00:00Z' }),
+    'createdAt[lt]: must be after createdAt[gte]',
+  );
+  t.is(
+    refused({ 'createdAt[gt]': '2026-11-01', 'createdAt[gte]': '2026-12-05', 'createdAt[lte]': '2026-12-01' }),
+    'createdAt[lte]: must not be before createdAt[gte]',
+  );
+  t.is(
+    refused({ 'createdAt[gt]': '2026-11-30', 'createdAt[lte]': '2026-11-30T12:00:00Z' }),
+    'createdAt[lte]: must be after createdAt[gt] (a date alone stands for its whole day UTC)',
+  );
+  t.is(
+    refused({ 'createdAt[gt]': '9999-12-31', 'createdAt[lte]': '9999-12-31' }),
+    'createdAt[lte]: must be after createdAt[gt]',
+  );
+  t.deepEqual(createdAt({ 'createdAt[gte]': '2026-11-30T12:00:00Z', 'createdAt[lte]': '2026-11-30T12:00:00Z' }), {
+    $gte: '2026-11-30T12:00:00.000Z',
+    $lte: '2026-11-30T12:00:00.000Z',
+  });
+});

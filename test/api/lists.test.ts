@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import type { Api, Page, Session } from './helpers.ts';
+import { type Api, assertError, type Page, type Session } from './helpers.ts';
 
 const SESSIONS = '/api/v1/checkout/sessions';
 const START = Date.parse('2026-03-01T12:00:00Z');
@@ -130,6 +130,48 @@ test("a date alone in a createdAt bound is that whole day UTC: createdAt[lte]=<t
   t.is((await list(api, 'createdAt[gt]=2026-03-01')).count, 0);
   t.deepEqual(ids(await list(api, 'createdAt[gt]=2026-02-28&createdAt[lt]=2026-03-02')), all);
   t.is((await list(api, 'createdAt[lte]=2026-02-28')).count, 0);
+});
+
+test('a list asked for a range whose lower bound is past its upper one is a 400 naming both bounds, as a report refuses it, where it answered an empty page', async (t) => {
+  const { api, sessions } = await fiveSessions(t);
+  const at = (hm: string) => encodeURIComponent(`2026-03-01T${hm}:00Z`);
+  const refused = async (query: string, message: string, path = SESSIONS) => {
+    const body = assertError(t, await api.get(`${path}?${query}`), 400, { code: 'parameter_invalid' });
+    t.is(body.message, message, query);
+  };
+  // Timestamps: a strict bound at the other's instant empties the range too.
+  await refused(
+    `createdAt[gte]=${at('12:03')}&createdAt[lt]=${at('12:01')}`,
+    'createdAt[lt]: must be after createdAt[gte]',
+  );
+  await refused(
+    `createdAt[gt]=${at('12:02')}&createdAt[lte]=${at('12:02')}`,
+    'createdAt[lte]: must be after createdAt[gt]',
+  );
+  await refused(
+    `createdAt[gte]=${at('12:03')}&createdAt[lte]=${at('12:02')}`,
+    'createdAt[lte]: must not be before createdAt[gte]',
+  );
+  // Dates alone, each its whole day UTC: after the whole of the 1st and before the 2nd is nothing.
+  await refused(
+    'createdAt[gte]=2026-03-02&createdAt[lte]=2026-03-01',
+    'createdAt[lte]: must not be before createdAt[gte]',
+  );
+  await refused(
+    'createdAt[gt]=2026-03-01&createdAt[lt]=2026-03-02',
+    'createdAt[lt]: must be after createdAt[gt] (a date alone stands for its whole day UTC)',
+  );
+  // Other date fields, and the `field.op` spelling, alike.
+  await refused(
+    'dueDate[gte]=2026-04-02&dueDate.lt=2026-04-01',
+    'dueDate[lt]: must be after dueDate[gte]',
+    '/api/v1/invoices',
+  );
+
+  // Equal inclusive bounds are one instant (or one day), not a contradiction.
+  t.deepEqual(ids(await list(api, `createdAt[gte]=${at('12:02')}&createdAt[lte]=${at('12:02')}`)), [sessions[2]!.id]);
+  t.is((await list(api, 'createdAt[gte]=2026-03-01&createdAt[lte]=2026-03-01')).count, 5);
+  t.is((await list(api, `createdAt[gte]=${at('12:02')}&createdAt[lt]=${at('12:03')}`)).count, 1);
 });
 
 test('other lists page the same way: webhook endpoints and API keys', async (t) => {
