@@ -51,15 +51,24 @@ export async function prepareDataDir(dataDir: string, log: (line: string) => voi
 
 const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
 
+/** Who takes the data dir's lock: a server, or a replay rebuilding the read models it keeps. */
+export type LockHolder = 'serve' | 'replay';
+
 /** Thrown when another `weir serve` holds the data dir. */
 export class DataDirInUseError extends Error {
   override readonly name = 'DataDirInUseError';
   constructor(
     readonly dataDir: string,
     readonly pid: number,
+    by: LockHolder = 'serve',
   ) {
+    // Another data dir is another log: a replay must run on this one, so only stopping the server helps.
+    const remedy =
+      by === 'serve'
+        ? 'stop it first, or give this one its own --data-dir'
+        : 'stop it first: weir replay rebuilds the read models it serves';
     super(
-      `another weir serve (pid ${pid}) is using the data dir ${dataDir}; stop it first, or give this one its own --data-dir (lock file ${join(dataDir, SERVE_LOCK_FILE)})`,
+      `another weir serve (pid ${pid}) is using the data dir ${dataDir}; ${remedy} (lock file ${join(dataDir, SERVE_LOCK_FILE)})`,
     );
   }
 }
@@ -72,7 +81,11 @@ const heldHere = new Set<string>();
  * whose process is gone (killed with -9, a crash) is taken over, logged. Resolves with the release,
  * which removes the lock if it is still this process's.
  */
-export async function lockDataDir(dataDir: string, log: (line: string) => void): Promise<() => Promise<void>> {
+export async function lockDataDir(
+  dataDir: string,
+  log: (line: string) => void,
+  by: LockHolder = 'serve',
+): Promise<() => Promise<void>> {
   const lockFile = join(dataDir, SERVE_LOCK_FILE);
   const mine = `${process.pid}\n`;
   // Written whole under a private name, then linked into place: the lock never exists half written.
@@ -88,7 +101,7 @@ export async function lockDataDir(dataDir: string, log: (line: string) => void):
       }
       const holder = await readPid(lockFile);
       if (holder === undefined) continue; // removed meanwhile: try again
-      if (holder !== null && isAlive(holder, dataDir)) throw new DataDirInUseError(dataDir, holder);
+      if (holder !== null && isAlive(holder, dataDir)) throw new DataDirInUseError(dataDir, holder, by);
       await takeOver(lockFile, holder, log);
     }
   } finally {

@@ -263,7 +263,7 @@ export async function exportBundle(deps: {
     );
   }
   console.error(
-    `weir audit export: ${totals.own} events of ${organizationId} and ${totals.checkpoints} checkpoints in full, ${totals.withheld} other events as links only${out ? `, in ${resolve(out)}` : ''}`,
+    `weir audit export: ${counted(totals.own, 'event')} of ${organizationId} and ${counted(totals.checkpoints, 'checkpoint')} in full, ${counted(totals.withheld, 'other event')} as links only${out ? `, in ${resolve(out)}` : ''}`,
   );
   if (deps.publicKeys.length === 0)
     console.error('weir audit export: no operator key (none given, none in the data dir): the bundle names no key');
@@ -285,3 +285,6 @@ export async function verifyBundleFile(argv: string[], file: string): Promise<vo
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   process.exitCode = report.holds ? 0 : 1;
 }
+
+/** `1 checkpoint`, `2 checkpoints`: the export's summary counts. */
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -138,7 +138,7 @@ async function replay(argv: string[]): Promise<void> {
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
   const { SingleBar } = await import('cli-progress');
   // The embedded read models are the data dir's: not rebuilt under a running weir serve.
-  const release = config.mongoDbUrl ? null : await lockDataDir(config.dataDir, (line) => console.error(line));
+  const release = config.mongoDbUrl ? null : await lockDataDir(config.dataDir, (line) => console.error(line), 'replay');
   const { eventStore, readStore } = await openStores(config).catch(async (error: unknown) => {
     await release?.();
     throw error;

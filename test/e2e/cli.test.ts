@@ -128,6 +128,9 @@ test('weir replay refuses the data dir of a running weir serve, whose read model
   const result = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
   t.is(result.status, 1);
   t.regex(result.stderr, /another weir serve \(pid \d+\) is using the data dir/);
+  // Another data dir would be another log: only stopping the server lets this one be replayed.
+  t.regex(result.stderr, /stop it first: weir replay rebuilds the read models it serves/);
+  t.notRegex(result.stderr, /--data-dir/);
 });
 
 test('weir devnet starts a local chain with test tokens and the factory, prints its JSON, writes --out FILE, and runs until stopped', async (t) => {
@@ -502,6 +505,7 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   const bundle = join(dataDir, 'bundle.ndjson');
   const exported = runWeir(['audit', 'export', '--org', own, '--out', bundle], { WEIR_DATA_DIR: dataDir });
   t.is(exported.status, 0, exported.stderr);
+  t.regex(exported.stderr, /^weir audit export: \d+ events of \S+ and 1 checkpoint in full, \d+ other events as links only, in /m);
   const text = await readFile(bundle, 'utf8');
   t.true(text.includes(own));
   t.false(text.includes(other), "nothing of the other organization's");
