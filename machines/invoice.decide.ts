@@ -5,6 +5,7 @@ import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
 import { sumLineItems } from './invoice.evolve.ts';
 import type { InvoiceSnapshot } from './invoice.aggregate.ts';
 import { addInterval } from './billing-calendar.ts';
+import { isOverdue } from './invoice.due.ts';
 import { isReminderRecorded, isReminderSuperseded } from './invoice.reminders.ts';
 import type { Invoice, InvoiceChanges, InvoiceEvent, InvoiceLineItem, InvoiceReminderKind } from './invoice.types.ts';
 
@@ -187,13 +188,13 @@ const settledAtFinalize = (invoice: Invoice, status: InvoiceState): boolean =>
  * through no checkout session and for 0.
  */
 function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: string): InvoiceEvent[] {
-  // The first invoice of a series bills its subscription's first period, which expires unpaid at the
-  // due date: one due by now would open, then be voided with its subscription at once.
+  // The first invoice of a series bills its subscription's first period, which expires unpaid once
+  // the invoice is overdue: one overdue already would open, then be voided with its subscription at once.
   const startsSeries = invoice.invoiceType === 'recurring' && invoice.subscriptionId === null;
-  if (startsSeries && !isZeroTotal(invoice) && Date.parse(invoice.dueDate) <= Date.parse(now))
+  if (startsSeries && !isZeroTotal(invoice) && isOverdue(invoice, Date.parse(now)))
     throw new ValidationError(
       'dueDate',
-      `is ${invoice.dueDate}, not after now: the subscription of a recurring invoice ends unpaid at its first invoice's due date, so it would end at once; set a later due date`,
+      `is ${invoice.dueDate}, already past: the subscription of a recurring invoice ends unpaid once its first invoice is overdue, so it would end at once; set a later due date`,
     );
   const issueDate = invoice.issueDate ?? now;
   const events: InvoiceEvent[] = [

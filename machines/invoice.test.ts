@@ -359,18 +359,26 @@ test('given a recurring invoice announcing its next one, when voided (open or un
   t.deepEqual(after([attemptStarted('cs-1'), paid('cs-1')]).nextInvoice, after([]).nextInvoice);
 });
 
-test('given the first draft of a series due by now, when finalized or sent, then it is refused naming dueDate (its subscription would end at once); a renewal or one with nothing to pay is not', (t) => {
+test('given the first draft of a series already overdue, when finalized or sent, then it is refused naming dueDate (its subscription would end at once); one due today, a renewal or one with nothing to pay is not', (t) => {
+  // Due on a date: payable to the end of that UTC day, so its subscription lapses only then.
   const due = recurringInvoiceFixture(1, { dueDate: '2026-03-01T00:00:00.000Z' });
   for (const command of [
     { type: 'FinalizeInvoice', url: HOSTED_URL },
     { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false },
   ] as const)
-    t.throws(() => given([created(due)]).when(command, '2026-03-01T00:00:00.000Z'), {
+    t.throws(() => given([created(due)]).when(command, '2026-03-02T00:00:00.000Z'), {
       message: /^dueDate: .*subscription/,
     });
   t.is(
-    given([created(due)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-02-28T23:59:59.999Z')[0]!.type,
+    given([created(due)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-01T23:59:59.999Z')[0]!.type,
     'InvoiceFinalized',
+  );
+  const atNoon = recurringInvoiceFixture(1, { dueDate: '2026-03-01T12:00:00.000Z' });
+  t.throws(
+    () => given([created(atNoon)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-01T12:00:00.000Z'),
+    {
+      message: /^dueDate: .*subscription/,
+    },
   );
   const renewal = recurringInvoiceFixture(1, { dueDate: '2026-03-01T00:00:00.000Z', subscriptionId: 'sub-1' });
   t.is(

@@ -2,6 +2,7 @@ import type { Environment } from '../src/event-store/event-store.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { deterministicId } from '../src/shared/ids.ts';
 import { addDays, addInterval, periodEndAfter } from './billing-calendar.ts';
+import { overdueFrom } from './invoice.due.ts';
 import type { SubscriptionSnapshot } from './subscription.aggregate.ts';
 import type {
   Subscription,
@@ -82,6 +83,13 @@ export const subscriptionIdOfInvoice = (invoiceId: string): string =>
 const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' =>
   snapshot.value as SubscriptionStatus | 'new';
 const reached = (now: string, at: string): boolean => Date.parse(now) >= Date.parse(at);
+
+/**
+ * When an unpaid bill makes the subscription past due (renewal) or incomplete_expired (first): a
+ * checkout session at its expiry, an invoice once it is overdue (a due day has ended, see `overdueFrom`).
+ */
+export const billLapsesAt = (bill: Pick<SubscriptionBill, 'kind' | 'dueAt'>): string =>
+  bill.kind === 'invoice' ? new Date(overdueFrom(bill.dueAt)).toISOString() : bill.dueAt;
 
 function requireSubscription(snapshot: SubscriptionSnapshot): Subscription {
   const subscription = snapshot.context.subscription;
@@ -222,7 +230,7 @@ export function decideSubscription(
       return decideFirstBillDiscount(s, status, command, now);
     case 'ExpireFirstPayment': {
       if (status !== 'incomplete') return [];
-      if (s.latestInvoice && !reached(now, s.latestInvoice.dueAt)) return [];
+      if (s.latestInvoice && !reached(now, billLapsesAt(s.latestInvoice))) return [];
       return [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: s.latestInvoice?.id ?? null, at: now } }];
     }
     case 'RenewSubscription':
@@ -246,7 +254,7 @@ export function decideSubscription(
     case 'MarkRenewalPaymentMissed': {
       const bill = s.latestInvoice;
       if (status !== 'active' && status !== 'trialing') return [];
-      if (!bill || bill.kind !== 'invoice' || bill.status !== 'open' || !reached(now, bill.dueAt)) return [];
+      if (!bill || bill.kind !== 'invoice' || bill.status !== 'open' || !reached(now, billLapsesAt(bill))) return [];
       return [{ type: 'RenewalPaymentMissed', data: { invoiceId: bill.id, at: now } }];
     }
     case 'MarkSubscriptionUnpaid': {

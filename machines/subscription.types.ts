@@ -43,7 +43,7 @@ export type SubscriptionBill = {
   periodStart: string;
   periodEnd: string;
   issuedAt: string;
-  /** When an unpaid bill makes the subscription past due (renewal) or incomplete_expired (first). */
+  /** The bill's due time (an invoice's `dueDate`); it lapses unpaid at `billLapsesAt`. */
   dueAt: string;
   /**
    * `deleted`: a renewal whose invoice the merchant deleted while a draft; `void`: one whose open

@@ -37,6 +37,27 @@ test('amounts read as on a document: grouped thousands, at least two decimals, n
   t.is(documentAmount(1n), '0.00000001');
 });
 
+test('an invoice due on a date reads due all that UTC day and overdue from the next; one due at a time, from that time', (t) => {
+  const status = (invoice: Invoice, now: string) =>
+    invoiceDocument({ invoice, organization: null, customer: null, nowMs: Date.parse(now) }).status.label;
+  t.is(status(openInvoice(), '2030-02-01T00:00:01.000Z'), 'Due');
+  t.is(status(openInvoice(), '2030-02-01T23:59:59.999Z'), 'Due');
+  t.is(status(openInvoice(), '2030-02-02T00:00:00.000Z'), 'Overdue');
+  const atNoon = openInvoice({ dueDate: '2030-02-01T12:00:00.000Z' });
+  t.is(status(atNoon, '2030-02-01T11:59:59.999Z'), 'Due');
+  t.is(status(atNoon, '2030-02-01T12:00:00.000Z'), 'Overdue');
+  t.is(
+    invoiceDocument({
+      invoice: openInvoice({ amountPaid: '10000000000', amountRemaining: '35000000000' }),
+      organization: null,
+      customer: null,
+      nowMs: Date.parse('2030-02-01T18:00:00.000Z'),
+    }).status.tone,
+    'due',
+    'a part-paid invoice on its due day',
+  );
+});
+
 test('the status in words: due, overdue, partially paid, paid, void; only an open or written-off invoice with something due is payable', (t) => {
   const doc = (invoice: Invoice, now = BEFORE_DUE) =>
     invoiceDocument({ invoice, organization: null, customer: null, nowMs: now });

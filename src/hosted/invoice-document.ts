@@ -1,4 +1,5 @@
 import { taxSummary } from '../shared/tax.ts';
+import { isOverdue } from '../../machines/invoice.due.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import { shownInvoiceHash } from '../projections/invoices.projection.ts';
 import type { AddressDetails, Organization } from '../actors/organization.ts';
@@ -120,7 +121,7 @@ function statusOf(invoice: Invoice, nowMs: number, paidOn: string | null, due: s
     };
   if (invoice.status === 'void')
     return { label: 'Void', tone: 'void', sentence: 'This invoice was voided and can no longer be paid.' };
-  const overdue = Date.parse(invoice.dueDate) < nowMs;
+  const overdue = isOverdue(invoice, nowMs);
   if (BigInt(invoice.amountPaid) > 0n)
     return {
       label: 'Partially paid',

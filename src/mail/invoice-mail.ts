@@ -1,4 +1,5 @@
 import { taxSummary } from '../shared/tax.ts';
+import { isOverdue } from '../../machines/invoice.due.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import { escapeHtml } from '../hosted/html.ts';
 import { issuedAt } from '../hosted/invoice-document.ts';
@@ -47,7 +48,7 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
   const website = httpUrl(org?.websiteUrl ?? null);
   const due = money(invoice.amountRemaining, invoice.currency);
   const total = money(invoice.amountDue, invoice.currency);
-  const overdue = Date.parse(invoice.dueDate) < (input.now ?? Date.now());
+  const overdue = isOverdue(invoice, input.now ?? Date.now());
 
   const subject =
     kind === 'receipt'

@@ -31,6 +31,21 @@ const org: Organization = {
   brandLogo: 'https://acme.example/logo.png',
 };
 
+test('a reminder on the due day says the invoice is due that day, not that it was: overdue once the day has ended', (t) => {
+  // The fixture is due 2026-02-01, a date: payable to the end of that UTC day.
+  const reminder = (now: string) =>
+    renderInvoiceMail({
+      kind: 'reminder',
+      invoice: invoiceFixture({ status: 'open' }),
+      organization: null,
+      payUrl: 'http://x/pay',
+      now: Date.parse(now),
+    });
+  t.regex(reminder('2026-02-01T18:00:00Z').subject, /is due 2026-02-01$/);
+  t.true(reminder('2026-02-01T18:00:00Z').text.includes('is due on 2026-02-01'));
+  t.regex(reminder('2026-02-02T00:00:00Z').subject, /was due 2026-02-01$/);
+});
+
 test('invoice mail carries the business details, branding and the pay link, escaped in HTML', (t) => {
   const mail = renderInvoiceMail({
     kind: 'invoice',

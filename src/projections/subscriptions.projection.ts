@@ -1,5 +1,5 @@
 import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
-import { isBillSettled, UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
+import { billLapsesAt, isBillSettled, UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
 import { addDays, evolveSubscription } from '../../machines/subscription.evolve.ts';
 import type { Subscription, SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
@@ -62,9 +62,9 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
   const timers: { kind: string; fireAt: string; args?: Record<string, string> }[] = [];
   const bill = s.latestInvoice;
   if (s.status === 'incomplete' && bill && bill.status === 'open')
-    timers.push({ kind: SUBSCRIPTION_TIMERS.expireFirst, fireAt: bill.dueAt });
+    timers.push({ kind: SUBSCRIPTION_TIMERS.expireFirst, fireAt: billLapsesAt(bill) });
   if ((s.status === 'active' || s.status === 'trialing') && bill && bill.kind === 'invoice' && bill.status === 'open') {
-    timers.push({ kind: SUBSCRIPTION_TIMERS.pastDue, fireAt: bill.dueAt });
+    timers.push({ kind: SUBSCRIPTION_TIMERS.pastDue, fireAt: billLapsesAt(bill) });
   }
   if (s.status === 'past_due' && s.pastDueSince !== null)
     timers.push({ kind: SUBSCRIPTION_TIMERS.unpaid, fireAt: addDays(s.pastDueSince, UNPAID_AFTER_DAYS) });
@@ -124,7 +124,8 @@ export const subscriptionsProjection: Projection = {
   // 6: payments to record and bills to close are the subscription billing workflow's, no longer work.
   // 7: subscriptions to create and renewals to issue are the workflow's too (no work list, no bill index).
   // 8: each subscription keeps its pauses (for the subscriptions report).
-  version: 8,
+  // 9: an invoice bill's expiry and past-due timers fire once the invoice is overdue (its due day ended).
+  version: 9,
   collections: [SUBSCRIPTIONS],
   categories: ['subscription'],
   async apply(event, store) {

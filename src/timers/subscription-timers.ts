@@ -1,7 +1,7 @@
 import { checkoutSessionAggregate, type CheckoutSessionSnapshot } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionStatus } from '../../machines/checkout-session.types.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
-import type { SubscriptionCommand } from '../../machines/subscription.decide.ts';
+import { billLapsesAt, type SubscriptionCommand } from '../../machines/subscription.decide.ts';
 import type { SubscriptionBill } from '../../machines/subscription.types.ts';
 import type { CommandContext, CommandHandler } from '../actors/command-handler.ts';
 import { SUBSCRIPTION_TIMERS } from '../projections/subscriptions.projection.ts';
@@ -107,7 +107,7 @@ export function subscriptionTimerHandlers(
       const networks = docs
         .filter((doc) => doc.status !== 'complete')
         .flatMap((doc) => doc.addresses.map((address) => address.network));
-      if (deps.gate && (await deps.gate.holds(networks, Date.parse(bill.dueAt)))) return { notYet: true };
+      if (deps.gate && (await deps.gate.holds(networks, Date.parse(billLapsesAt(bill))))) return { notYet: true };
       const { waits, position } = await waitsForPayment(bill, docs, ctx);
       if (waits) return { notYet: true };
       sessionExpiry = position;

@@ -196,9 +196,10 @@ test('a due date before the issue date, or in the past, is refused naming it at 
     field: 'dueDate',
     message: /2026-12-01, before the issue date 2026-12-20/,
   });
-  // daysUntilDue counts from today: it names itself when it ends before a later issue date.
-  await assertRejectedWithoutWrite(t, app, create({ issueDate: '2026-12-20', daysUntilDue: 7 }), {
+  // daysUntilDue counts from the issue date: back-dated so far that its due date passed, it names itself.
+  await assertRejectedWithoutWrite(t, app, create({ issueDate: '2026-04-01', daysUntilDue: 7 }), {
     field: 'daysUntilDue',
+    message: /2026-04-08, in the past/,
   });
   const dueToday = await api.post<Invoice>('/api/v1/invoices', {
     customerId,
@@ -224,6 +225,31 @@ test('a due date before the issue date, or in the past, is refused naming it at 
     });
   t.is((await api.put(`/api/v1/invoices/${draft.id}`, { dueDate: '2026-05-31' })).status, 200);
   t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body, { status: 'open' });
+});
+
+test('daysUntilDue and the 30-day default count from the issue date when one is sent, from now without one', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
+  const create = (body: Record<string, unknown>) =>
+    api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), ...body });
+
+  const later = await create({ issueDate: '2026-12-20', daysUntilDue: 7 });
+  t.is(later.status, 200, JSON.stringify(later.body));
+  t.is(later.body.dueDate, '2026-12-27T00:00:00.000Z');
+  const earlier = await create({ issueDate: '2026-05-05', daysUntilDue: 7 });
+  t.is(earlier.body.dueDate, '2026-05-12T00:00:00.000Z', 'net 7 from a back-dated issue date');
+  t.is((await create({ issueDate: '2026-12-20' })).body.dueDate, '2027-01-19T00:00:00.000Z');
+  t.is((await create({ daysUntilDue: 7 })).body.dueDate, '2026-05-17T12:00:00.000Z');
+  t.is((await create({})).body.dueDate, '2026-06-09T12:00:00.000Z');
+
+  // On update: from the issue date sent, else the draft's, else now.
+  const draft = (await create({ dueDate: '2026-06-01' })).body;
+  const put = (body: Record<string, unknown>) => api.put<Invoice>(`/api/v1/invoices/${draft.id}`, body);
+  t.is((await put({ issueDate: '2026-07-01', daysUntilDue: 14 })).body.dueDate, '2026-07-15T00:00:00.000Z');
+  t.is((await put({ daysUntilDue: 3 })).body.dueDate, '2026-07-04T00:00:00.000Z');
+  t.is((await put({ issueDate: null, daysUntilDue: 3 })).body.dueDate, '2026-05-13T12:00:00.000Z');
 });
 
 test('invoices: concurrent creates get distinct auto numbers', async (t) => {

@@ -616,7 +616,7 @@ test("the spec's recurring flow: an invoice sent without an interval bills on it
   t.deepEqual(made.body.recurring, { interval: 'month', intervalCount: 3 });
 });
 
-test('a recurring invoice due by now is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened', async (t) => {
+test('a recurring invoice overdue already is refused at finalize and at send, naming dueDate and writing nothing, where its subscription expired and the invoice was voided seconds after it opened; one due today opens', async (t) => {
   const clock = createManualClock(SERIES_START);
   const app = await startInvoiceTestApp(t, { clock });
   const { api } = await createMerchant(app.url);
@@ -625,8 +625,8 @@ test('a recurring invoice due by now is refused at finalize and at send, naming 
     customerId: customer.id,
     invoiceType: 'recurring',
     interval: 'month',
-    // Today, as a date: midnight, before now (a due date before today is refused when set).
-    dueDate: '2026-03-15',
+    // Today at 08:00, an hour before now: overdue from that instant (a due date before today is refused when set).
+    dueDate: '2026-03-15T08:00:00Z',
     lineItems: { data: [{ priceId: product.defaultPrice.id, quantity: 1 }] },
   });
   t.is(draft.status, 200, JSON.stringify(draft.body));
@@ -635,8 +635,8 @@ test('a recurring invoice due by now is refused at finalize and at send, naming 
       field: 'dueDate',
       message: /subscription/,
     });
-  // A due date after now: it opens, and its subscription waits for the payment.
-  t.is((await api.put(`/api/v1/invoices/${draft.body.id}`, { dueDate: '2026-03-25' })).status, 200);
+  // Today as a date: payable to the end of the day, so it opens and its subscription waits for the payment.
+  t.is((await api.put(`/api/v1/invoices/${draft.body.id}`, { dueDate: '2026-03-15' })).status, 200);
   t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`)).body, { status: 'open' });
   await untilSubscription(api, subscriptionIdOfInvoice(draft.body.id), 'incomplete');
 });

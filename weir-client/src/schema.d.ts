@@ -15702,11 +15702,11 @@ export interface components {
              * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
              */
             customFields?: unknown;
-            /** @description Days from now to the due date */
+            /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
             daysUntilDue?: number;
             description?: string | null;
             /**
-             * @description Default: 30 days from now; or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize
+             * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day; a timestamp, until that instant
              * @example 2026-05-01
              */
             dueDate?: string;
@@ -16000,11 +16000,11 @@ export interface components {
              * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
              */
             customFields?: unknown;
-            /** @description Days from now to the due date */
+            /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
             daysUntilDue?: number;
             description?: string | null;
             /**
-             * @description Default: 30 days from now; or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize
+             * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day; a timestamp, until that instant
              * @example 2026-05-01
              */
             dueDate?: string;

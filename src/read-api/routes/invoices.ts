@@ -59,14 +59,22 @@ type InvoiceBody = z.output<typeof InvoiceCreate> | z.output<typeof InvoiceUpdat
 type InvoiceFields = Omit<InvoiceChanges, 'number' | 'customerId' | 'currency' | 'lineItems' | 'taxRateIds'>;
 
 /**
+ * The due date `days` after the invoice is issued: its issue date (a date stays a date), or now
+ * without one. `daysUntilDue` and the 30-day default count so: net 7 of an invoice issued later is
+ * 7 days after that, not after today.
+ */
+const daysAfterIssue = (days: number, issueDate: string | null, nowMs: number): string =>
+  new Date((issueDate === null ? nowMs : Date.parse(issueDate)) + days * DAY_MS).toISOString();
+
+/**
  * The invoice fields a body sets, with what depends on the clock and on the invoice it changes:
- * `daysUntilDue` counts from now; a one-time invoice has no interval (a recurring one without one
- * takes its prices', see `scheduleOfPrices`).
+ * `daysUntilDue` counts from the issue date sent, else the invoice's, else now; a one-time invoice
+ * has no interval (a recurring one without one takes its prices', see `scheduleOfPrices`).
  */
 function invoiceFieldsOf(body: InvoiceBody, nowMs: number, current: Invoice | null): InvoiceFields {
+  const issueDate = body.issueDate === undefined ? (current?.issueDate ?? null) : body.issueDate;
   const sent = Object.entries({
-    dueDate:
-      body.daysUntilDue === undefined ? body.dueDate : new Date(nowMs + body.daysUntilDue * DAY_MS).toISOString(),
+    dueDate: body.daysUntilDue === undefined ? body.dueDate : daysAfterIssue(body.daysUntilDue, issueDate, nowMs),
     issueDate: body.issueDate,
     description: body.description,
     memo: body.memo,
@@ -420,7 +428,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const now = new Date(nowMs).toISOString();
       await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
-      const dueDate = fields.dueDate ?? new Date(nowMs + DEFAULT_DAYS_UNTIL_DUE * DAY_MS).toISOString();
+      const dueDate = fields.dueDate ?? daysAfterIssue(DEFAULT_DAYS_UNTIL_DUE, fields.issueDate ?? null, nowMs);
       assertDueDateFits({ dueDate, issueDate: fields.issueDate ?? null }, now, dueField(body));
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
       const linePrices = resolved.map((r) => r.price);

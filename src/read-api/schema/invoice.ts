@@ -124,9 +124,11 @@ export type InvoiceLineItemsInput = LineItemsRequest;
 const dueFields = {
   dueDate: optional(invoiceDate()).openapi({
     description:
-      'Default: 30 days from now; or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize',
+      'Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day; a timestamp, until that instant',
   }),
-  daysUntilDue: optional(integer({ min: 0, max: 3650 })).openapi({ description: 'Days from now to the due date' }),
+  daysUntilDue: optional(integer({ min: 0, max: 3650 })).openapi({
+    description: 'Days from `issueDate` (the one sent, else the draft’s, else now) to the due date',
+  }),
   issueDate: clearable(invoiceDate()).openapi({ description: 'Default: the day it is finalized; null clears it' }),
 };
 

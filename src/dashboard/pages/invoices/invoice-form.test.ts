@@ -107,6 +107,25 @@ test('an update clears blank notes, stops a repeat, and moves the due date only 
   t.true(moved.ok && moved.request.body.daysUntilDue === 20);
 });
 
+test('a draft issued later shows its due date as days from its issue date, as the API counts daysUntilDue', (t) => {
+  const form = invoiceFormOf(
+    {
+      customerId: 'c1',
+      number: 'INV-8',
+      issueDate: new Date(Date.UTC(2026, 1, 1)).toISOString(),
+      dueDate: new Date(Date.UTC(2026, 1, 8)).toISOString(),
+      currency: 'usdc',
+      recurring: null,
+      paymentMethods: { chainIds: [], assetIds: [] },
+      memo: null,
+      footer: null,
+      lineItems: { data: [] },
+    },
+    Date.UTC(2026, 0, 1),
+  );
+  t.is(form.daysUntilDue, '7');
+});
+
 test('rows: at least 3, one more per "add line", at most 20', (t) => {
   t.is(blankInvoiceForm('usdc').lines.length, 3);
   t.is(readInvoiceForm(typed({ rows: '999' })).lines.length, MAX_ROWS);

@@ -102,6 +102,8 @@ export const withAnotherRow = (form: InvoiceForm): InvoiceForm =>
 export type InvoiceToEdit = {
   customerId: string;
   number: string;
+  /** Absent or null: issued when finalized. */
+  issueDate?: string | null;
   dueDate: string;
   currency: string;
   recurring: { intervalCount: number } | null;
@@ -114,9 +116,13 @@ export type InvoiceToEdit = {
 const INTERVAL_OF_MONTHS: Record<number, string> = { 1: 'month', 3: 'quarter', 6: 'half-year', 12: 'year' };
 const DAY_MS = 86_400_000;
 
-/** A draft as the editor shows it; its due date as whole days from `nowMs` (rounded up). */
+/**
+ * A draft as the editor shows it; its due date as whole days (rounded up) from its issue date, or
+ * from `nowMs` without one: the days the API counts `daysUntilDue` from.
+ */
 export function invoiceFormOf(invoice: InvoiceToEdit, nowMs: number): InvoiceForm {
-  const days = String(Math.max(0, Math.ceil((Date.parse(invoice.dueDate) - nowMs) / DAY_MS)));
+  const from = invoice.issueDate ? Date.parse(invoice.issueDate) : nowMs;
+  const days = String(Math.max(0, Math.ceil((Date.parse(invoice.dueDate) - from) / DAY_MS)));
   return {
     customerId: invoice.customerId,
     customerEmail: '',
