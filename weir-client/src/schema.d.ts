@@ -17505,6 +17505,7 @@ export interface components {
             interval: "day" | "week" | "month" | "year";
             intervalCount: number;
             latestInvoice: components["schemas"]["SubscriptionBill"];
+            /** @description The latest bill's invoice; null while that bill is the checkout session that started the subscription */
             latestInvoiceId: string | null;
             lineItems: {
                 data: {
@@ -17553,18 +17554,24 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description The bill of the current period, an invoice or the first checkout session (`kind`); null before the first bill */
         SubscriptionBill: {
             /** @description What a promotion code took off the first bill (its checkout session); absent when none did. A code discounts the first payment only: renewals are billed in full */
             amountDiscount?: string;
             /** @description What the bill asks, after a promotion code on the first bill */
             amountDue: string;
+            /** @description The checkout session that bills the period when `kind` is `checkout_session` (the first payment of a subscription started at checkout); null for an invoice */
+            checkoutSessionId: string | null;
             /** Format: date-time */
             dueAt: string;
-            /** @description The checkout session or invoice that bills the period */
-            id: string;
+            /** @description The invoice that bills the period (`GET /invoices/{id}`), as `latestInvoiceId`; null when `kind` is `checkout_session` */
+            id: string | null;
             /** Format: date-time */
             issuedAt: string;
-            /** @enum {string} */
+            /**
+             * @description What bills the period: a checkout session (`checkoutSessionId`) or an invoice (`id`)
+             * @enum {string}
+             */
             kind: "checkout_session" | "invoice";
             /** Format: date-time */
             paidAt: string | null;
