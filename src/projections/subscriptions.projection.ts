@@ -1,7 +1,7 @@
 import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
 import { billLapsesAt, isBillSettled, UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
 import { addDays, evolveSubscription } from '../../machines/subscription.evolve.ts';
-import type { Subscription, SubscriptionEvent } from '../../machines/subscription.types.ts';
+import type { Subscription, SubscriptionBill, SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { deterministicId } from '../shared/ids.ts';
@@ -133,6 +133,16 @@ export const subscriptionsProjection: Projection = {
   },
 };
 
+/**
+ * A bill as merchants see it: `id` an invoice's, as `latestInvoiceId` (null for the first checkout
+ * session, which the invoices route does not know), the session named as `checkoutSessionId`.
+ */
+function publicBill({ id, ...bill }: SubscriptionBill) {
+  return bill.kind === 'invoice'
+    ? { id, checkoutSessionId: null, ...bill }
+    : { id: null, checkoutSessionId: id, ...bill };
+}
+
 /** The subscription as merchants see it (API responses and webhook payloads), with the reference API's names. */
 export function publicSubscription(subscription: SubscriptionRecord & { _id?: string; _revision?: number }) {
   const {
@@ -146,6 +156,7 @@ export function publicSubscription(subscription: SubscriptionRecord & { _id?: st
   } = subscription;
   return {
     ...rest,
+    latestInvoice: subscription.latestInvoice && publicBill(subscription.latestInvoice),
     object: 'subscription' as const,
     livemode: subscription.environment === 'live',
     paymentMethodTypes: ['wallet'],

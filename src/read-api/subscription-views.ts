@@ -17,7 +17,7 @@ export function subscriptionViews(readStore: ReadStore) {
   const present = (doc: SubscriptionDoc, settled: ReadonlyMap<string, InvoiceDoc>) => {
     const view = publicSubscription(doc);
     const bill = view.latestInvoice;
-    const invoice = bill?.kind === 'invoice' ? settled.get(bill.id) : undefined;
+    const invoice = bill?.id ? settled.get(bill.id) : undefined;
     if (!bill || !invoice || invoice.status === bill.status) return view;
     return { ...view, latestInvoice: { ...bill, status: invoice.status, paidAt: bill.paidAt ?? invoice.paidAt } };
   };

@@ -1,6 +1,8 @@
 import test from 'ava';
 import { eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
+import { checkWebhookBody } from '../support/response-check.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, createCustomer, getSession, payInFull, sessionEvents, type Session } from './helpers.ts';
 
@@ -108,4 +110,66 @@ test('payment-receipts/send mails the payer a receipt of a paid session; a 400 w
   await eventually(async () => (sent.length === before + 2 ? true : undefined), 'the second receipt mail');
   t.is(sent[before + 1]!.subject, mail.subject);
   t.is((await sessionEvents(weir, withCustomer.id)).filter((e) => e.type === 'PaymentReceiptRequested').length, 2);
+});
+
+test('GET /payment-intents/{id} answers the object its payment_intent.* webhooks carry, and the list shows it; tenancy, and a 404 for an unknown id', async (t) => {
+  const weir = await startTestWeir(t);
+  const alice = await createMerchant(weir.url, 'Alice');
+  const bob = await createMerchant(weir.url, 'Bob');
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const endpoint = await alice.api.post('/api/v1/webhook-endpoints', {
+    description: 'intents',
+    url: receiver.url,
+    enabledEvents: { events: ['payment_intent.succeeded', 'payment_intent.canceled'] },
+  });
+  t.is(endpoint.status, 200, JSON.stringify(endpoint.body));
+  const paid = (await alice.api.post<SessionWithIntent>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const canceled = (await alice.api.post<SessionWithIntent>('/api/v1/checkout/sessions', sessionRequest())).body;
+  await payInFull(weir, alice.api, paid);
+  t.is((await alice.api.post(`/api/v1/checkout/sessions/${canceled.id}/cancel`)).status, 200);
+
+  type Hook = { type: string; data: { object: Intent } };
+  const hooks = () => receiver.received.map((r) => JSON.parse(r.body) as Hook);
+  await receiver.waitFor(() => hooks().length >= 2);
+  const hookOf = (type: string) => hooks().find((h) => h.type === type)!.data.object;
+  for (const { body } of receiver.received) t.notThrows(() => checkWebhookBody(body));
+  for (const [type, session] of [
+    ['payment_intent.succeeded', paid],
+    ['payment_intent.canceled', canceled],
+  ] as const) {
+    const sent = hookOf(type);
+    t.is(sent.id, session.paymentIntent.id, type);
+    // The client's answer is checked against the served document as well.
+    const read = await alice.api.get<Intent>(`/api/v1/payment-intents/${session.paymentIntent.id}`);
+    t.is(read.status, 200, JSON.stringify(read.body));
+    t.deepEqual(read.body, sent, type);
+  }
+
+  const listed = await alice.api.get<{ count: number; data: Intent[] }>('/api/v1/payment-intents');
+  t.is(listed.status, 200, JSON.stringify(listed.body));
+  t.deepEqual(listed.body.data.map((i) => i.id).sort(), [paid.paymentIntent.id, canceled.paymentIntent.id].sort());
+  t.deepEqual(
+    listed.body.data.find((i) => i.id === paid.paymentIntent.id),
+    hookOf('payment_intent.succeeded'),
+  );
+  const succeeded = await alice.api.get<{ data: Intent[] }>('/api/v1/payment-intents?status=succeeded');
+  t.deepEqual(
+    succeeded.body.data.map((i) => i.id),
+    [paid.paymentIntent.id],
+  );
+  const bySession = await alice.api.get<{ data: Intent[] }>(`/api/v1/payment-intents?checkoutSessionId=${canceled.id}`);
+  t.deepEqual(
+    bySession.body.data.map((i) => i.checkoutSessionId),
+    [canceled.id],
+  );
+  assertError(t, await alice.api.get('/api/v1/payment-intents?status=paid'), 400, { field: 'status' });
+
+  const path = `/api/v1/payment-intents/${paid.paymentIntent.id}`;
+  assertError(t, await bob.api.get(path), 404, { code: 'resource_missing' });
+  assertError(t, await alice.live.get(path), 404, { code: 'resource_missing' });
+  assertError(t, await alice.api.get('/api/v1/payment-intents/pi_unknown'), 404, { code: 'resource_missing' });
+  // Neither B's list nor A's live one shows A's test intents.
+  t.deepEqual((await bob.api.get<{ data: Intent[] }>('/api/v1/payment-intents')).body.data, []);
+  t.deepEqual((await alice.live.get<{ data: Intent[] }>('/api/v1/payment-intents')).body.data, []);
 });

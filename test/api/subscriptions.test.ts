@@ -144,6 +144,31 @@ test('a subscription session creates an incomplete subscription; paying it makes
   t.like(await until(api, subscription.id, 'active'), { currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
 });
 
+test('a subscription started at checkout names its first bill’s session as latestInvoice.checkoutSessionId, never as an invoice id; the renewal’s id is latestInvoiceId, which GET /invoices knows', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const monthly = await plan(api, 'Pro', 'month', 1);
+  const { session, subscription } = await subscribe(api, monthly.priceId);
+  type Bill = { id: string | null; checkoutSessionId: string | null; kind: string; status: string };
+  type Billed = Subscription & { latestInvoiceId: string | null; latestInvoice: Bill };
+  const first = (await api.get<Billed>(`/api/v1/subscriptions/${subscription.id}`)).body;
+  t.like(first, {
+    latestInvoiceId: null,
+    latestInvoice: { id: null, checkoutSessionId: session.id, kind: 'checkout_session', status: 'open' },
+  });
+  await payInFull(weir, api, session);
+  await until(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
+  const renewed = await eventually(async () => {
+    const s = (await api.get<Billed>(`/api/v1/subscriptions/${subscription.id}`)).body;
+    return s.latestInvoiceId ? s : undefined;
+  }, 'the renewal');
+  t.like(renewed.latestInvoice, { id: renewed.latestInvoiceId, checkoutSessionId: null, kind: 'invoice' });
+  t.is((await api.get(`/api/v1/invoices/${renewed.latestInvoice.id}`)).status, 200);
+  // The list shows the same bills.
+  const listed = await api.get<Page<Billed>>(`/api/v1/subscriptions?ids=${subscription.id}`);
+  t.deepEqual(listed.body.data[0]!.latestInvoice, renewed.latestInvoice);
+});
+
 test('an unpaid first checkout session expires the subscription: incomplete_expired, nothing voided, and it can no longer be canceled', async (t) => {
   const { weir, api, clock } = await setup(t);
   const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
@@ -523,7 +548,7 @@ test('a promotion code applied to a subscription session discounts its first pay
   });
   t.is(applied.status, 200, JSON.stringify(applied.body));
   t.is(applied.body.amountDiscount, '100000000');
-  type Bill = { id: string; kind: string; amountDue: string; amountDiscount?: string; status: string };
+  type Bill = { id: string | null; kind: string; amountDue: string; amountDiscount?: string; status: string };
   type Billed = Subscription & { latestInvoiceId: string | null; latestInvoice: Bill };
   const discounted = await eventually(async () => {
     const s = (await api.get<Billed>(`/api/v1/subscriptions/${subscription.id}`)).body;
@@ -532,7 +557,12 @@ test('a promotion code applied to a subscription session discounts its first pay
   const asked = (
     await api.get<Session & { amountDetails: { amountDiscount: string } }>(`/api/v1/checkout/sessions/${session.id}`)
   ).body;
-  t.like(discounted.latestInvoice, { id: session.id, kind: 'checkout_session', amountDiscount: '100000000' });
+  t.like(discounted.latestInvoice, {
+    id: null,
+    checkoutSessionId: session.id,
+    kind: 'checkout_session',
+    amountDiscount: '100000000',
+  });
   t.is(
     discounted.latestInvoice.amountDue,
     (BigInt(asked.amountSubtotal) - BigInt(asked.amountDetails.amountDiscount)).toString(),

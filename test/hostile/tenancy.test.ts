@@ -331,6 +331,13 @@ function rows(victim: TenantRecords, attacker: TenantRecords): Row[] {
       path: `/api/v1/organization/withdrawal-addresses/${wallet}/mark-as-default`,
       expect: 'hidden',
     },
+    { resource: 'payment intent', method: 'GET', path: `/api/v1/payment-intents/${paymentIntent}`, expect: 'hidden' },
+    {
+      resource: 'payment intent',
+      method: 'GET',
+      path: `/api/v1/payment-intents?ids=${paymentIntent}&checkoutSessionId=${session}`,
+      expect: 'scoped',
+    },
     {
       resource: 'payment intent',
       method: 'POST',
@@ -442,6 +449,7 @@ test("the tenancy matrix: each kind of A's test records, read, changed and delet
       `/api/v1/webhook-endpoints/${victim.ids.webhookEndpoint[0]}/deliveries`,
       `/api/v1/api-keys/${victim.ids.apiKey[0]}`,
       `/api/v1/organization/withdrawal-addresses/${victim.ids.wallet[0]}`,
+      `/api/v1/payment-intents/${victim.ids.paymentIntent[0]}`,
       '/api/v1/organization',
       '/api/v1/organization/payment-setting',
       '/api/v1/organization/invoice-setting',

@@ -6522,6 +6522,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payment-intents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment intents
+         * @description The intents of the organization's checkout sessions, newest first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Comma-separated checkout session ids: those sessions' intents */
+                    checkoutSessionId?: string;
+                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                    "createdAt[gt]"?: string;
+                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                    "createdAt[gte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[isnull]"?: string;
+                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                    "createdAt[lt]"?: string;
+                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                    "createdAt[lte]"?: string;
+                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                    "createdAt[notnull]"?: string;
+                    /** @description The customer's sessions' intents */
+                    customerId?: string;
+                    /** @description Comma-separated payment intent ids */
+                    ids?: string;
+                    /** @description Items per page, 1 to 200 (default 200) */
+                    limit?: string;
+                    /** @description Page number, from 1 */
+                    page?: string;
+                    /** @description requires_payment_method, processing, succeeded, canceled */
+                    status?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["PaymentIntent"][];
+                            hasMore: boolean;
+                            limit: number;
+                            page: number;
+                        };
+                    };
+                };
+                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-intents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a payment intent
+         * @description The object `payment_intent.*` webhooks carry as `data.object`, as it is now.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The payment intent's id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentIntent"];
+                    };
+                };
+                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payment-intents/{id}/mark-as-refund": {
         parameters: {
             query?: never;
@@ -17339,6 +17505,7 @@ export interface components {
             interval: "day" | "week" | "month" | "year";
             intervalCount: number;
             latestInvoice: components["schemas"]["SubscriptionBill"];
+            /** @description The latest bill's invoice; null while that bill is the checkout session that started the subscription */
             latestInvoiceId: string | null;
             lineItems: {
                 data: {
@@ -17387,18 +17554,24 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description The bill of the current period, an invoice or the first checkout session (`kind`); null before the first bill */
         SubscriptionBill: {
             /** @description What a promotion code took off the first bill (its checkout session); absent when none did. A code discounts the first payment only: renewals are billed in full */
             amountDiscount?: string;
             /** @description What the bill asks, after a promotion code on the first bill */
             amountDue: string;
+            /** @description The checkout session that bills the period when `kind` is `checkout_session` (the first payment of a subscription started at checkout); null for an invoice */
+            checkoutSessionId: string | null;
             /** Format: date-time */
             dueAt: string;
-            /** @description The checkout session or invoice that bills the period */
-            id: string;
+            /** @description The invoice that bills the period (`GET /invoices/{id}`), as `latestInvoiceId`; null when `kind` is `checkout_session` */
+            id: string | null;
             /** Format: date-time */
             issuedAt: string;
-            /** @enum {string} */
+            /**
+             * @description What bills the period: a checkout session (`checkoutSessionId`) or an invoice (`id`)
+             * @enum {string}
+             */
             kind: "checkout_session" | "invoice";
             /** Format: date-time */
             paidAt: string | null;

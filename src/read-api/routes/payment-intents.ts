@@ -8,10 +8,31 @@ import { sessionPresenter } from './checkout-sessions.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { deterministicId } from '../../shared/ids.ts';
 import { PaymentIntentSchema, PaymentReceiptSchema } from '../schema/checkout-session.ts';
-import { bodyObject, idParams, invalidFields, notFound, optional, text } from '../schema/fields.ts';
+import {
+  bodyObject,
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  optional,
+  queryFilter,
+  text,
+} from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { commandFor } from '../command.ts';
+import { type ListFilters, listPage } from '../pagination.ts';
+
+const INTENT_STATUSES = ['requires_payment_method', 'processing', 'succeeded', 'canceled'] as const;
+
+/** The list's filters, on the session documents that hold the intents. */
+const INTENT_LIST_FILTERS: ListFilters = {
+  ids: { field: 'paymentIntent.id', kind: 'csv' },
+  checkoutSessionId: { field: 'id', kind: 'csv' },
+  customerId: {},
+  status: { field: 'paymentIntent.status', values: INTENT_STATUSES },
+};
 
 /** A receipt's number, the same every time it is sent: `RCPT-` and the first 10 hex digits of the intent's id. */
 export const receiptNumberOf = (paymentIntentId: string): string =>
@@ -59,6 +80,38 @@ export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
   const api = schemaRoutes(router, { tag: 'Payment intents', auth: 'secretKey' });
   const params = idParams('payment intent');
   const missing = notFound('payment intent');
+
+  // Each session holds one intent: the list pages the sessions, newest first, and shows their intents.
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      summary: 'List payment intents',
+      description: "The intents of the organization's checkout sessions, newest first.",
+      query: listQuery({
+        ids: queryFilter('Comma-separated payment intent ids'),
+        checkoutSessionId: queryFilter("Comma-separated checkout session ids: those sessions' intents"),
+        customerId: queryFilter("The customer's sessions' intents"),
+        status: queryFilter(INTENT_STATUSES.join(', ')),
+      }),
+      response: listOf(PaymentIntentSchema),
+      errors: [invalidFields()],
+    },
+    (ctx) => listPage(ctx, sessions, { present, filters: INTENT_LIST_FILTERS }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a payment intent',
+      description: 'The object `payment_intent.*` webhooks carry as `data.object`, as it is now.',
+      params,
+      response: PaymentIntentSchema,
+      errors: [missing],
+    },
+    async (ctx, { params: { id } }) => present(await sessionOf(ctx, id)),
+  );
 
   // Weir holds no funds, so it sends nothing back: this records that the merchant refunded the payer itself.
   api.route(

@@ -38,8 +38,17 @@ const interval = z.enum(['day', 'week', 'month', 'year']);
 /** The bill of the subscription's current period (Weir's own: the reference has none). */
 const SubscriptionBillSchema = z
   .object({
-    id: z.string().openapi({ description: 'The checkout session or invoice that bills the period' }),
-    kind: z.enum(['checkout_session', 'invoice']),
+    id: z.string().nullable().openapi({
+      description:
+        'The invoice that bills the period (`GET /invoices/{id}`), as `latestInvoiceId`; null when `kind` is `checkout_session`',
+    }),
+    checkoutSessionId: z.string().nullable().openapi({
+      description:
+        'The checkout session that bills the period when `kind` is `checkout_session` (the first payment of a subscription started at checkout); null for an invoice',
+    }),
+    kind: z.enum(['checkout_session', 'invoice']).openapi({
+      description: 'What bills the period: a checkout session (`checkoutSessionId`) or an invoice (`id`)',
+    }),
     amountDue: amountString().openapi({ description: 'What the bill asks, after a promotion code on the first bill' }),
     amountDiscount: amountString().optional().openapi({
       description:
@@ -109,8 +118,14 @@ export const SubscriptionSchema = z
     pausedAt: timestamp().nullable(),
     pastDueSince: timestamp().nullable(),
     checkoutSessionId: z.string().nullable(),
-    latestInvoiceId: z.string().nullable(),
-    latestInvoice: SubscriptionBillSchema.nullable(),
+    latestInvoiceId: z.string().nullable().openapi({
+      description:
+        "The latest bill's invoice; null while that bill is the checkout session that started the subscription",
+    }),
+    latestInvoice: SubscriptionBillSchema.nullable().openapi({
+      description:
+        'The bill of the current period, an invoice or the first checkout session (`kind`); null before the first bill',
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
