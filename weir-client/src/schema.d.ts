@@ -284,7 +284,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -314,7 +314,7 @@ export interface paths {
                         "application/json": components["schemas"]["IssuedApiKey"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -341,9 +341,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A retry of a create whose secret was lost: regenerate or delete that key. Codes: `idempotency_key_in_use`, `api_key_secret_not_delivered` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A retry of a create whose secret was lost: regenerate or delete that key. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `api_key_secret_not_delivered` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -560,7 +562,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -580,7 +582,7 @@ export interface paths {
                         "application/json": components["schemas"]["IssuedApiKey"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -616,9 +618,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1195,7 +1199,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -1216,7 +1220,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1243,9 +1247,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1385,7 +1391,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1414,7 +1420,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1450,9 +1456,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `chain_reorganizing`, `internal_transfers_unavailable` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1529,7 +1537,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1549,7 +1557,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1585,9 +1593,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1634,7 +1644,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1654,7 +1664,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1690,9 +1700,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1815,7 +1827,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -1841,7 +1853,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1877,9 +1889,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `chain_reorganizing`, `internal_transfers_unavailable` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2155,7 +2169,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -2176,7 +2190,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2203,9 +2217,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `promotion_code_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `promotion_code_in_use` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2438,7 +2454,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2458,7 +2474,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2494,9 +2510,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2543,7 +2561,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2563,7 +2581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2599,9 +2617,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2648,7 +2668,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2668,7 +2688,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2704,9 +2724,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2834,7 +2856,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -2855,7 +2877,7 @@ export interface paths {
                         "application/json": components["schemas"]["Customer"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2882,9 +2904,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3279,7 +3303,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -3300,7 +3324,7 @@ export interface paths {
                         "application/json": components["schemas"]["FaucetAnswer"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3327,9 +3351,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3447,7 +3473,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -3468,7 +3494,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invite"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3495,9 +3521,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The address is a user's already, or has a pending invite (resend that one). Codes: `idempotency_key_in_use`, `user_email_in_use`, `invite_pending` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The address is a user's already, or has a pending invite (resend that one). Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `user_email_in_use`, `invite_pending` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3670,7 +3698,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3690,7 +3718,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invite"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3726,9 +3754,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3888,7 +3918,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -4059,7 +4089,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4086,9 +4116,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `invoice_number_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `invoice_number_in_use` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4410,7 +4442,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4430,7 +4462,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4466,9 +4498,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4518,7 +4552,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4538,7 +4572,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4574,9 +4608,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4623,7 +4659,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4643,7 +4679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4679,9 +4715,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4731,7 +4769,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4751,7 +4789,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4787,9 +4825,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4839,7 +4879,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4863,7 +4903,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4899,9 +4939,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4978,7 +5020,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4998,7 +5040,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5034,9 +5076,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5786,7 +5830,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -5807,7 +5851,7 @@ export interface paths {
                         "application/json": components["schemas"]["InvoiceSetting"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5834,9 +5878,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6083,7 +6129,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -6104,7 +6150,7 @@ export interface paths {
                         "application/json": components["schemas"]["WithdrawalAddress"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6131,9 +6177,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6431,7 +6479,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6451,7 +6499,7 @@ export interface paths {
                         "application/json": components["schemas"]["Message"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6487,9 +6535,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6539,7 +6589,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6570,7 +6620,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentIntent"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6606,9 +6656,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6676,7 +6728,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6696,7 +6748,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentReceipt"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6732,9 +6784,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6863,7 +6917,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -6936,7 +6990,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6963,9 +7017,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7361,7 +7417,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7381,7 +7437,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7417,9 +7473,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `payment_link_used` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7534,7 +7592,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7554,7 +7612,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7590,9 +7648,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7725,7 +7785,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7794,7 +7854,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7830,9 +7890,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8157,7 +8219,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -8178,7 +8240,7 @@ export interface paths {
                         "application/json": components["schemas"]["Product"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8205,9 +8267,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8576,7 +8640,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8596,7 +8660,7 @@ export interface paths {
                         "application/json": components["schemas"]["Product"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8632,9 +8696,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8749,7 +8815,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8769,7 +8835,7 @@ export interface paths {
                         "application/json": components["schemas"]["Product"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8805,9 +8871,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9135,7 +9203,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9159,7 +9227,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9195,9 +9263,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9262,7 +9332,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9286,7 +9356,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9322,9 +9392,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9389,7 +9461,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9409,7 +9481,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9445,9 +9517,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9497,7 +9571,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9517,7 +9591,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9553,9 +9627,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9683,7 +9759,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -9704,7 +9780,7 @@ export interface paths {
                         "application/json": components["schemas"]["TaxRate"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9731,9 +9807,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -10606,7 +10684,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -10627,7 +10705,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10654,9 +10732,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11061,7 +11141,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11083,7 +11163,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDelivery"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11119,9 +11199,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11168,7 +11250,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11188,7 +11270,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11224,9 +11306,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11276,7 +11360,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11296,7 +11380,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedMessage"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11332,9 +11416,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
