@@ -3,15 +3,17 @@ import type Koa from 'koa';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../event-store/event-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../tenancy/secrets.ts';
-import { ConflictError, ValidationError } from '../shared/errors.ts';
+import { ConflictError } from '../shared/errors.ts';
 import { newId, seededIds } from '../shared/ids.ts';
 import type { JsonObject } from '../shared/json.ts';
 import type { ApiState } from './api-context.ts';
 import { canonicalJson } from './canonical-json.ts';
-import { idempotencyConflict } from './middleware.ts';
+import { idempotencyKeyOf } from './idempotency-key.ts';
 
 /** A claim whose request never recorded a response (the process died) may be retried after this. */
 const ABANDONED_AFTER_MS = 60_000;
+/** What a request meeting its key's first request still running is told to wait: most requests take well under this. */
+const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 
 /**
  * `bodyHash` is the hash of the body's canonical JSON (`canonicalJson`: the same document with other
@@ -28,11 +30,24 @@ type Recorded = { status: number; sealedBody?: string; body?: string };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** The key's first request was another one: the 409 names what differs, so the client sees its bug. */
+function mismatch(key: string, first: Claimed, now: Claimed): ConflictError {
+  const what =
+    first.method !== now.method || first.path !== now.path
+      ? `for ${first.method} ${first.path}, not ${now.method} ${now.path}`
+      : `with a different request body on ${now.method} ${now.path}`;
+  return new ConflictError(
+    `Idempotency-Key ${key} was already used ${what}: a key is bound to its first request's method, path and body; send this request with a new key`,
+    'idempotency_key_in_use',
+  );
+}
+
 /**
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
- * the same key and body gets it again (even after a restart), and the same key with another body
- * is a 409. Bodies are compared by meaning: the same JSON with other whitespace or key order is the
- * same body; another value, an added key or another array order is another. A request that failed (an error, or a 4xx or 5xx answer) releases its key, so the corrected request
+ * the same key and body gets it again (even after a restart), and the same key on another path or
+ * with another body is a 409 `idempotency_key_in_use`; while the first request runs, a retry is a 409
+ * `idempotency_request_in_progress` with `Retry-After`. Bodies are compared by meaning: the same
+ * JSON with other whitespace or key order is the same body; another value, an added key or another array order is another. A request that failed (an error, or a 4xx or 5xx answer) releases its key, so the corrected request
  * may reuse it. The records a request creates get ids seeded by its key and body (`seededIds`), so
  * running the same request again after a failure that came after its writes (the read models did
  * not catch up in time, a store failed) creates nothing twice and answers with what it created.
@@ -45,11 +60,12 @@ export function idempotencyMiddleware(deps: {
 }): Koa.Middleware<ApiState> {
   const { eventStore, clock, secretBox } = deps;
   // Only a POST with a key is looked at; every other request goes straight on.
-  return (ctx, next) => (ctx.method === 'POST' && ctx.get('idempotency-key') ? idempotent(ctx, next) : next());
+  return (ctx, next) => {
+    const key = ctx.method === 'POST' ? idempotencyKeyOf(ctx.req.rawHeaders) : null;
+    return key === null ? next() : idempotent(ctx, next, key);
+  };
 
-  async function idempotent(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next): Promise<void> {
-    const key = ctx.get('idempotency-key');
-    if (key.length > 255) throw new ValidationError('Idempotency-Key', 'must be at most 255 characters');
+  async function idempotent(ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next, key: string): Promise<void> {
     const { tenant, rawBody } = ctx.state;
     const streamId = `idempotency-${sha256(`${tenant.organizationId}:${tenant.environment}:${key}`)}`;
     const claim: Claimed = {
@@ -84,7 +100,7 @@ export function idempotencyMiddleware(deps: {
         const released = history.some((e) => e.type === 'IdempotencyKeyReleased' && e.revision > lastClaim.revision);
         // A released key did nothing that a retry could repeat: it is free for any request.
         if (!released) {
-          if (!sameRequest) throw idempotencyConflict(key);
+          if (!sameRequest) throw mismatch(key, previous, claim);
           const recorded = history.find(
             (e) => e.type === 'IdempotentResponseRecorded' && e.revision > lastClaim.revision,
           );
@@ -97,9 +113,11 @@ export function idempotencyMiddleware(deps: {
             return;
           }
           if (clock.now() - Date.parse(previous.at) < ABANDONED_AFTER_MS) {
+            // Its own code: a client retries this one as it is, and fixes its code for a mismatch.
             throw new ConflictError(
-              `a request with Idempotency-Key ${key} is still being processed; retry shortly`,
-              'idempotency_key_in_use',
+              `the first request with Idempotency-Key ${key} is still being processed; send this one again after ${IN_PROGRESS_RETRY_AFTER_SECONDS} s (Retry-After)`,
+              'idempotency_request_in_progress',
+              IN_PROGRESS_RETRY_AFTER_SECONDS,
             );
           }
         }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { scrubUrls, type Logger } from '../shared/logger.ts';
-import { ConflictError, UnauthorizedError, ValidationError, WeirError } from '../shared/errors.ts';
+import { UnauthorizedError, ValidationError, WeirError } from '../shared/errors.ts';
 import { COLLECTIONS, type ApiKeySecretDoc } from '../projections/collections.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { environmentOfKey, hashSecret } from '../tenancy/secrets.ts';
@@ -228,6 +228,3 @@ export function authMiddleware(readStore: ReadStore): Koa.Middleware<ApiState> {
     await next();
   };
 }
-
-export const idempotencyConflict = (key: string) =>
-  new ConflictError(`Idempotency-Key ${key} was already used with a different request body`, 'idempotency_key_in_use');

@@ -61,10 +61,13 @@ export class NotFoundError extends WeirError {
   }
 }
 
+/** 409; with `retryAfterSeconds` the conflict is passing (a request still running), and `Retry-After` says when to ask again. */
 export class ConflictError extends WeirError {
   override readonly name = 'ConflictError';
-  constructor(message: string, code = 'conflict') {
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, code = 'conflict', retryAfterSeconds?: number) {
     super(409, 'Conflict', code, message);
+    this.headers = retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) };
   }
 }
 

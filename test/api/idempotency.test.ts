@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import test from 'ava';
+import type { ProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { apiClient } from '../support/api-client.ts';
+import { rawConnection } from '../support/raw-http.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, logLength, type Page, type Session } from './helpers.ts';
 
@@ -25,7 +27,7 @@ test('same Idempotency-Key and same body: the first response again, marked as re
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
 });
 
-test('same Idempotency-Key with another body (or on another route) is a 409 idempotency_key_in_use', async (t) => {
+test('same Idempotency-Key with another body (or on another route) is a 409 idempotency_key_in_use naming what differs', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const first = await api.post<Session>(SESSIONS, sessionRequest('150000000', 2), { 'Idempotency-Key': 'order-43' });
@@ -34,9 +36,11 @@ test('same Idempotency-Key with another body (or on another route) is a 409 idem
   const before = await logLength(weir);
   assertError(t, await api.post(SESSIONS, sessionRequest('150000000', 3), { 'Idempotency-Key': 'order-43' }), 409, {
     code: 'idempotency_key_in_use',
+    message: /already used with a different request body on POST \/api\/v1\/checkout\/sessions\b/,
   });
   assertError(t, await api.post('/api/v1/api-keys', { name: 'x' }, { 'Idempotency-Key': 'order-43' }), 409, {
     code: 'idempotency_key_in_use',
+    message: /already used for POST \/api\/v1\/checkout\/sessions, not POST \/api\/v1\/api-keys/,
   });
   t.is(await logLength(weir), before, 'a conflicting request writes nothing');
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
@@ -306,19 +310,112 @@ test('Idempotency-Key is validated and ignored on GET', async (t) => {
   t.is(get.headers.get('idempotent-replayed'), null);
 });
 
-test('concurrent requests with one Idempotency-Key make one session', async (t) => {
-  const weir = await startTestWeir(t);
+test('a burst of one request under one Idempotency-Key: one 200, and the rest a 409 idempotency_request_in_progress with Retry-After, not the mismatch code', async (t) => {
+  // The first request is held after its writes (waiting for its read models) until the rest are answered.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const gate = { armed: false };
+  const weir = await startTestWeir(
+    t,
+    {},
+    {
+      wrapProjections: (runner: ProjectionRunner): ProjectionRunner => ({
+        ...runner,
+        waitFor: async (position, timeoutMs) => {
+          if (gate.armed) await held;
+          return runner.waitFor(position, timeoutMs);
+        },
+      }),
+    },
+  );
   const { api } = await createMerchant(weir.url);
+  gate.armed = true;
+  const burst = 10;
+  let answered = 0;
   const responses = await Promise.all(
-    [1, 2, 3, 4, 5].map(() => api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'double-click' })),
+    Array.from({ length: burst }, () =>
+      api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'double-click' }).then((response) => {
+        if (++answered === burst - 1) release();
+        return response;
+      }),
+    ),
   );
   const created = responses.filter((r) => r.status === 200);
-  t.true(created.length >= 1);
-  t.is(new Set(created.map((r) => r.body.id)).size, 1, 'every success names the same session');
-  for (const r of responses.filter((x) => x.status !== 200)) assertError(t, r, 409, { code: 'idempotency_key_in_use' });
+  t.is(created.length, 1, JSON.stringify(responses.map((r) => r.body)));
+  for (const r of responses.filter((x) => x.status !== 200)) {
+    assertError(t, r, 409, { code: 'idempotency_request_in_progress', message: /still being processed/ });
+    t.is(r.headers.get('retry-after'), '1', 'a small Retry-After in seconds');
+  }
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 1);
   // Once settled, a retry replays it.
   const retry = await api.post<Session>(SESSIONS, sessionRequest(), { 'Idempotency-Key': 'double-click' });
   t.is(retry.body.id, created[0]!.body.id);
   t.is(retry.headers.get('idempotent-replayed'), 'true');
+});
+
+test('one Idempotency-Key on two cancels of different sessions: the second is a 409 naming the path, and its session stays open', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const a = (await api.post<Session>(SESSIONS, sessionRequest())).body.id;
+  const b = (await api.post<Session>(SESSIONS, sessionRequest())).body.id;
+  const key = { 'Idempotency-Key': 'cancel-1' };
+  const canceled = await api.call<Session>('POST', `${SESSIONS}/${a}/cancel`, undefined, key);
+  t.is(canceled.status, 200, JSON.stringify(canceled.body));
+  t.is(canceled.body.status, 'canceled');
+
+  const before = await logLength(weir);
+  const body = assertError(t, await api.call('POST', `${SESSIONS}/${b}/cancel`, undefined, key), 409, {
+    code: 'idempotency_key_in_use',
+  });
+  t.true(
+    body.message.includes(`already used for POST ${SESSIONS}/${a}/cancel, not POST ${SESSIONS}/${b}/cancel`),
+    body.message,
+  );
+  t.false(body.message.includes('different request body'), 'the bodies are the same (none): the path differs');
+  t.is(await logLength(weir), before, 'a conflicting request writes nothing');
+  t.is((await api.get<Session>(`${SESSIONS}/${b}`)).body.status, 'open');
+});
+
+test('an Idempotency-Key sent empty, blank, too long or with a control character is a 400 naming the header, and writes nothing', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, testSecretKey } = await createMerchant(weir.url);
+  const before = await logLength(weir);
+  for (const [key, message] of [
+    ['', /^Idempotency-Key: must not be empty$/],
+    ['   ', /^Idempotency-Key: must not be empty$/],
+    ['k'.repeat(256), /^Idempotency-Key: must be at most 255 characters$/],
+    ['order\t1', /^Idempotency-Key: must not contain control characters$/],
+  ] as const) {
+    assertError(t, await api.post(SESSIONS, sessionRequest(), { 'Idempotency-Key': key }), 400, {
+      code: 'parameter_invalid',
+      field: 'Idempotency-Key',
+      message,
+    });
+  }
+  // Sent twice (a proxy adding its own): fetch would join them, so by hand.
+  const body = JSON.stringify(sessionRequest());
+  const connection = rawConnection(weir.port);
+  t.teardown(connection.close);
+  await connection.send(
+    [
+      `POST ${SESSIONS} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      `Authorization: Bearer ${testSecretKey}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Idempotency-Key: a',
+      'Idempotency-Key: b',
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+  const twice = await connection.exchange();
+  t.regex(twice.statusLine, /^HTTP\/1\.1 400/, twice.text);
+  t.is((JSON.parse(twice.body) as { message: string }).message, 'Idempotency-Key: must be sent once');
+
+  t.is(await logLength(weir), before, 'nothing written');
+  t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
 });

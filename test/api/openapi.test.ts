@@ -12,7 +12,14 @@ type Operation = {
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string }[];
   requestBody?: unknown;
-  responses: Record<string, { description: string; content?: Record<string, { examples?: Record<string, unknown> }> }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      content?: Record<string, { examples?: Record<string, unknown> }>;
+      headers?: Record<string, { description?: string }>;
+    }
+  >;
 };
 type Document = {
   openapi: string;
@@ -89,6 +96,11 @@ test('declared routes carry their errors with codes and examples, the Idempotenc
   t.truthy(bad.content?.['application/json']?.examples?.email_invalid);
   t.regex(create.responses['401']!.description, /`authentication_required`/);
   t.regex(create.responses['409']!.description, /`idempotency_key_in_use`/);
+  // A retry of a request still running has its own code, and says when to come back.
+  t.regex(create.responses['409']!.description, /`idempotency_request_in_progress`/);
+  t.truthy(create.responses['409']!.content?.['application/json']?.examples?.idempotency_request_in_progress);
+  t.regex(create.responses['409']!.headers?.['Retry-After']?.description ?? '', /idempotency_request_in_progress/);
+  t.regex(create.responses['400']!.description, /Idempotency-Key is empty/);
   t.regex(document.paths['/api/v1/customers/{id}']!.get!.responses['404']!.description, /`resource_missing`/);
   // GET routes take no Idempotency-Key.
   t.false(document.paths['/api/v1/customers']!.get!.parameters?.some((p) => p.name === 'Idempotency-Key') ?? false);

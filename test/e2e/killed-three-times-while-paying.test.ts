@@ -178,7 +178,7 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
   /**
    * One API call that outlives the kills: a call cut off by one is sent again, with the same
    * Idempotency-Key, to the process that replaces it; a 503 (read models behind) is asked again.
-   * A 409 idempotency_key_in_use (the key's first request died with its process) is returned as
+   * A 409 idempotency_request_in_progress (the key's first request died with its process) is returned as
    * 'key_in_use' for the caller to come back to later.
    */
   async function call<T>(method: string, path: string, key: string, body?: unknown, idempotencyKey?: string) {
@@ -211,7 +211,7 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
         await pause(100);
         continue;
       }
-      if (response.status === 409 && text.includes('"idempotency_key_in_use"')) {
+      if (response.status === 409 && text.includes('"idempotency_request_in_progress"')) {
         keyInUse++;
         return 'key_in_use' as const;
       }
@@ -458,6 +458,6 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
   t.log(
     `checkout_session.completed: ${first.size} event ids in ${deliveries} deliveries, ${deliveries - first.size} duplicates (${duplicatesByKill.map((n, i) => `${n} after kill ${i + 1}`).join(', ')}, ${duplicatesWithoutKill} from the last process)`,
   );
-  t.log(`calls sent again after a kill ${sentAgain}, 409 idempotency_key_in_use ${keyInUse}, 503 ${behind}`);
+  t.log(`calls sent again after a kill ${sentAgain}, 409 idempotency_request_in_progress ${keyInUse}, 503 ${behind}`);
   t.log(`merchant swept ${paidTotal} USDC units; run time ${elapsed()} (seed ${seed})`);
 });

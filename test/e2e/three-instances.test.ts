@@ -143,12 +143,12 @@ test(`three weir serve on one NATS and one event store file, one killed -9 every
         continue;
       }
       const text = await response.text();
-      // 503: that instance's read models are behind; 409 key in use: its first request died with its process;
+      // 503: that instance's read models are behind; 409 request in progress: its first request died with its process;
       // 401 and 404: the key or the record not read there yet (a write made through another instance).
       if (
         response.status === 503 ||
         (response.status === 401 && Date.now() - started < 60_000 && !key.startsWith(ADMIN_TOKEN)) ||
-        (response.status === 409 && text.includes('"idempotency_key_in_use"')) ||
+        (response.status === 409 && text.includes('"idempotency_request_in_progress"')) ||
         (response.status === 404 && method === 'GET')
       ) {
         await pause(200);

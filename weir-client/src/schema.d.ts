@@ -284,7 +284,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -314,7 +314,7 @@ export interface paths {
                         "application/json": components["schemas"]["IssuedApiKey"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -341,9 +341,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A retry of a create whose secret was lost: regenerate or delete that key. Codes: `idempotency_key_in_use`, `api_key_secret_not_delivered` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A retry of a create whose secret was lost: regenerate or delete that key. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `api_key_secret_not_delivered` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -560,7 +562,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -580,7 +582,7 @@ export interface paths {
                         "application/json": components["schemas"]["IssuedApiKey"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -616,9 +618,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1195,7 +1199,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -1216,7 +1220,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1243,9 +1247,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1385,7 +1391,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1414,7 +1420,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1450,9 +1456,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `chain_reorganizing`, `internal_transfers_unavailable` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1529,7 +1537,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1549,7 +1557,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1585,9 +1593,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1634,7 +1644,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1654,7 +1664,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1690,9 +1700,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1815,7 +1827,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -1841,7 +1853,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1877,9 +1889,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `chain_reorganizing`, `internal_transfers_unavailable` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2155,7 +2169,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -2176,7 +2190,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2203,9 +2217,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `promotion_code_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `promotion_code_in_use` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2438,7 +2454,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2458,7 +2474,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2494,9 +2510,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2543,7 +2561,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2563,7 +2581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2599,9 +2617,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2648,7 +2668,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2668,7 +2688,7 @@ export interface paths {
                         "application/json": components["schemas"]["Coupon"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2704,9 +2724,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2834,7 +2856,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -2855,7 +2877,7 @@ export interface paths {
                         "application/json": components["schemas"]["Customer"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2882,9 +2904,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3279,7 +3303,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -3300,7 +3324,7 @@ export interface paths {
                         "application/json": components["schemas"]["FaucetAnswer"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3327,9 +3351,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3447,7 +3473,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -3468,7 +3494,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invite"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3495,9 +3521,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The address is a user's already, or has a pending invite (resend that one). Codes: `idempotency_key_in_use`, `user_email_in_use`, `invite_pending` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The address is a user's already, or has a pending invite (resend that one). Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `user_email_in_use`, `invite_pending` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3670,7 +3698,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3690,7 +3718,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invite"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3726,9 +3754,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3888,7 +3918,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -4059,7 +4089,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4086,9 +4116,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `invoice_number_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `invoice_number_in_use` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4410,7 +4442,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4430,7 +4462,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4466,9 +4498,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4518,7 +4552,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4538,7 +4572,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4574,9 +4608,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4623,7 +4659,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4643,7 +4679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4679,9 +4715,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4731,7 +4769,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4751,7 +4789,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4787,9 +4825,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4839,7 +4879,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4863,7 +4903,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4899,9 +4939,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4978,7 +5020,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4998,7 +5040,7 @@ export interface paths {
                         "application/json": components["schemas"]["Invoice"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5034,9 +5076,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5786,7 +5830,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -5807,7 +5851,7 @@ export interface paths {
                         "application/json": components["schemas"]["InvoiceSetting"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5834,9 +5878,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6083,7 +6129,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -6104,7 +6150,7 @@ export interface paths {
                         "application/json": components["schemas"]["WithdrawalAddress"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6131,9 +6177,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6431,7 +6479,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6451,7 +6499,7 @@ export interface paths {
                         "application/json": components["schemas"]["Message"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6487,9 +6535,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6705,7 +6755,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6736,7 +6786,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentIntent"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6772,9 +6822,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6842,7 +6894,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6862,7 +6914,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentReceipt"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6898,9 +6950,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7029,7 +7083,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7102,7 +7156,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7129,9 +7183,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7527,7 +7583,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7547,7 +7603,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7583,9 +7639,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `payment_link_used` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7700,7 +7758,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7720,7 +7778,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7756,9 +7814,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7891,7 +7951,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7960,7 +8020,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7996,9 +8056,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8323,7 +8385,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -8344,7 +8406,7 @@ export interface paths {
                         "application/json": components["schemas"]["Product"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8371,9 +8433,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8742,7 +8806,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8762,7 +8826,7 @@ export interface paths {
                         "application/json": components["schemas"]["Product"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8798,9 +8862,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8915,7 +8981,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8935,7 +9001,7 @@ export interface paths {
                         "application/json": components["schemas"]["Product"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8971,9 +9037,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9301,7 +9369,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9325,7 +9393,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9361,9 +9429,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9428,7 +9498,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9452,7 +9522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9488,9 +9558,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9555,7 +9627,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9575,7 +9647,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9611,9 +9683,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9663,7 +9737,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9683,7 +9757,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9719,9 +9793,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9849,7 +9925,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -9870,7 +9946,7 @@ export interface paths {
                         "application/json": components["schemas"]["TaxRate"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9897,9 +9973,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -10772,7 +10850,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -10793,7 +10871,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10820,9 +10898,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11227,7 +11307,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11249,7 +11329,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDelivery"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11285,9 +11365,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11334,7 +11416,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11354,7 +11436,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11390,9 +11472,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11442,7 +11526,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400 */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11462,7 +11546,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedMessage"];
                     };
                 };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+                /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11498,9 +11582,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+                /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
+                        /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {

@@ -99,28 +99,56 @@ function commonErrors(auth: Auth, method: Method, takesBody: boolean, idempotent
       {
         status: 409,
         codes: ['idempotency_key_in_use'],
-        description: 'The Idempotency-Key was used with another body, or its first request is still running',
+        description:
+          'The Idempotency-Key was used on another path or with another body: send this request with a new key',
       },
-      { status: 400, codes: ['parameter_invalid'], description: 'Idempotency-Key is over 255 characters' },
+      {
+        status: 409,
+        codes: ['idempotency_request_in_progress'],
+        description:
+          'The first request with this Idempotency-Key is still running: send this one again after Retry-After',
+        headers: {
+          'Retry-After': 'With `idempotency_request_in_progress`: seconds to wait before sending the request again',
+        },
+      },
+      {
+        status: 400,
+        codes: ['parameter_invalid'],
+        description: 'Idempotency-Key is empty, sent twice, over 255 characters or holds a control character',
+      },
     );
   return errors;
 }
 
 /** One response per status, listing its codes, with an example body for each. */
 function errorResponses(errors: readonly ErrorSpec[]): Record<number, ResponseConfig> {
-  const byStatus = new Map<number, { codes: Set<string>; descriptions: string[] }>();
+  const byStatus = new Map<
+    number,
+    { codes: Set<string>; descriptions: string[]; headers: Record<string, { description: string }> }
+  >();
   for (const e of errors) {
-    const entry = byStatus.get(e.status) ?? { codes: new Set<string>(), descriptions: [] };
+    const entry = byStatus.get(e.status) ?? { codes: new Set<string>(), descriptions: [], headers: {} };
     for (const code of e.codes) entry.codes.add(code);
     if (e.description) entry.descriptions.push(e.description);
+    for (const [name, description] of Object.entries(e.headers ?? {})) entry.headers[name] = { description };
     byStatus.set(e.status, entry);
   }
   const responses: Record<number, ResponseConfig> = {};
-  for (const [status, { codes, descriptions }] of [...byStatus].sort(([a], [b]) => a - b)) {
+  for (const [status, { codes, descriptions, headers }] of [...byStatus].sort(([a], [b]) => a - b)) {
     const error = STATUS_NAMES[status] ?? 'Error';
     const list = [...codes];
     responses[status] = {
       description: `${descriptions.join('; ') || error}. Codes: ${list.map((c) => `\`${c}\``).join(', ')}`,
+      ...(Object.keys(headers).length
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(headers).map(([name, { description }]) => [
+                name,
+                { description, schema: { type: 'integer' as const, minimum: 0 } },
+              ]),
+            ),
+          }
+        : {}),
       content: {
         'application/json': {
           schema: ErrorBodySchema,
@@ -135,9 +163,9 @@ function errorResponses(errors: readonly ErrorSpec[]): Record<number, ResponseCo
 }
 
 const idempotencyHeader = z.object({
-  'Idempotency-Key': z.string().max(255).optional().openapi({
+  'Idempotency-Key': z.string().min(1).max(255).optional().openapi({
     description:
-      'Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice',
+      "Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice. A key is bound to its first request's path and body (another is a 409 `idempotency_key_in_use`); sent while that request still runs, a 409 `idempotency_request_in_progress` with Retry-After. Empty, sent twice or holding a control character is a 400",
     example: 'order-6735-create',
   }),
 });

@@ -8,7 +8,13 @@ import { messageAndCode, unknownQueryParameter } from './fields.ts';
 export type Auth = 'secretKey' | 'public' | 'admin';
 
 /** An error answer a route gives besides the common ones (auth, body, rate limits), with its codes. */
-export type ErrorSpec = { status: number; codes: readonly string[]; description?: string };
+export type ErrorSpec = {
+  status: number;
+  codes: readonly string[];
+  description?: string;
+  /** Headers the answer may carry, by name: their description (`Retry-After` is whole seconds). */
+  headers?: Readonly<{ 'Retry-After'?: string }>;
+};
 
 /** What a route answers when it is not JSON: a page, a file or a script (documented as a string of that type). */
 export type Produces = 'text/html' | 'application/pdf' | 'text/javascript' | 'text/css' | 'image/svg+xml';
