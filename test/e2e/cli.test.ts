@@ -505,7 +505,10 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   const bundle = join(dataDir, 'bundle.ndjson');
   const exported = runWeir(['audit', 'export', '--org', own, '--out', bundle], { WEIR_DATA_DIR: dataDir });
   t.is(exported.status, 0, exported.stderr);
-  t.regex(exported.stderr, /^weir audit export: \d+ events of \S+ and 1 checkpoint in full, \d+ other events as links only, in /m);
+  t.regex(
+    exported.stderr,
+    /^weir audit export: \d+ events of \S+ and 1 checkpoint in full, \d+ other events as links only, in /m,
+  );
   const text = await readFile(bundle, 'utf8');
   t.true(text.includes(own));
   t.false(text.includes(other), "nothing of the other organization's");
