@@ -1,4 +1,4 @@
-import type { CustomerAddress } from '../src/actors/customer.ts';
+import type { CustomerAddress, TaxIdInput } from '../src/actors/customer.ts';
 
 /**
  * What a checkout collects from the payer, in the reference API's shapes: `customerDetails`,
@@ -37,7 +37,8 @@ export type AnsweredCustomField =
 /**
  * The payer as they described themselves (or as the merchant prefilled them with `customerData`);
  * `address` is the billing address when one was asked for. `organizationName` only comes from
- * `customerData` (absent on sessions recorded before it existed).
+ * `customerData` (absent on sessions recorded before it existed), and so do `taxIds`, which go
+ * onto the customer the session creates.
  */
 export type CustomerDetails = {
   name: string | null;
@@ -45,6 +46,7 @@ export type CustomerDetails = {
   phone: string | null;
   organizationName?: string | null;
   address: CustomerAddress | null;
+  taxIds?: { object: 'list'; data: TaxIdInput[] };
 };
 
 /** A billing or shipping address with the name it is for. */

@@ -252,3 +252,26 @@ test("a shipping taken from a checkout session before it had the reference's par
     'the same shipping, in the current shape',
   );
 });
+
+test('UpdateCustomer replaces the tax ids: one kept keeps its id and creation time, the same list again or an empty one never had records nothing', (t) => {
+  const vat = { name: 'eu_vat', value: 'PT123456789', country: 'PT' };
+  const set = given([created]).when({ type: 'UpdateCustomer', changes: { taxIds: [vat] } }, CREATED_AT);
+  const [first] = (set[0]?.type === 'CustomerUpdated' && set[0].data.changes.taxIds) || [];
+  t.like(first, { ...vat, createdAt: CREATED_AT, updatedAt: CREATED_AT });
+  t.deepEqual(
+    given([created]).when({ type: 'UpdateCustomer', changes: { taxIds: [vat] } }, NOW),
+    [
+      {
+        type: 'CustomerUpdated',
+        data: { changes: { taxIds: [{ ...first!, createdAt: NOW, updatedAt: NOW }] }, at: NOW },
+      },
+    ],
+    'decided again, the same id',
+  );
+  t.deepEqual(given([created, ...set]).when({ type: 'UpdateCustomer', changes: { taxIds: [vat] } }), []);
+  const other = { name: null, value: 'PT1', country: null };
+  const replaced = given([created, ...set]).when({ type: 'UpdateCustomer', changes: { taxIds: [other, vat] } });
+  t.like(replaced[0], { data: { changes: { taxIds: [{ ...other, createdAt: NOW }, first] } } });
+  t.deepEqual(given([created]).when({ type: 'UpdateCustomer', changes: { taxIds: [] } }), []);
+  t.false('taxIds' in given([created]).state()!, 'a customer never given tax ids has none');
+});

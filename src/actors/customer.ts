@@ -3,6 +3,7 @@ import type { CollectedData, CustomerDetails } from '../../machines/collected-da
 import type { Aggregate } from './aggregate.ts';
 import { InvalidStateError, ValidationError } from '../shared/errors.ts';
 import type { Environment } from '../event-store/event-store.ts';
+import { deterministicId } from '../shared/ids.ts';
 
 /** A postal address, as the reference API spells it (every part optional). */
 export type CustomerAddress = {
@@ -26,6 +27,12 @@ export type CustomerShipping = {
   address: CustomerAddress | null;
 };
 
+/** A tax id as given (the reference's CreateTaxIdDto): `name` its kind (such as `eu_vat`), `country` upper-cased. */
+export type TaxIdInput = { name: string | null; value: string; country: string | null };
+
+/** A tax id the customer keeps (the reference's TaxIdDto, less `customerId`, which is the customer's). */
+export type CustomerTaxId = TaxIdInput & { id: string; createdAt: string; updatedAt: string };
+
 export type Customer = {
   id: string;
   organizationId: string;
@@ -40,6 +47,8 @@ export type Customer = {
   address: CustomerAddress | null;
   /** Absent until one was given (over the API or by a checkout session), null once cleared. */
   shipping?: CustomerShipping | null;
+  /** Absent until some were given; in the order given. */
+  taxIds?: CustomerTaxId[];
   metadata: Record<string, string>;
   /** 10 = shown in the dashboard, 20 = API only (the reference's `visibility`). */
   visibility: number;
@@ -49,7 +58,7 @@ export type Customer = {
   deletedAt: string | null;
 };
 
-/** What a merchant may set on a customer. */
+/** What a merchant may set on a customer (`taxIds` replaces the customer's list whole). */
 export type CustomerFields = Pick<
   Customer,
   | 'email'
@@ -61,7 +70,7 @@ export type CustomerFields = Pick<
   | 'shipping'
   | 'metadata'
   | 'visibility'
->;
+> & { taxIds?: TaxIdInput[] };
 
 /** What an update changes: the fields it sets, each to its new value. */
 export type CustomerChanges = Partial<
@@ -136,6 +145,7 @@ export function customerFromDetails(
   tenant: { organizationId: string; environment: Environment },
   details: CustomerDetails & { email: string },
 ): Extract<CustomerCommand, { type: 'CreateCustomer' }> {
+  const taxIds = details.taxIds?.data ?? [];
   return {
     type: 'CreateCustomer',
     customer: {
@@ -150,8 +160,37 @@ export function customerFromDetails(
       address: details.address,
       metadata: {},
       visibility: 10,
+      ...(taxIds.length > 0 ? { taxIds } : {}),
     },
   };
+}
+
+/**
+ * The tax ids a customer keeps for `given`: one it already has (same name, value and country) keeps
+ * its id and creation time; a new one's id follows from the customer and its content, so a command
+ * decided again records the same ids.
+ */
+export function keptTaxIds(
+  customerId: string,
+  given: TaxIdInput[],
+  existing: CustomerTaxId[] | undefined,
+  now: string,
+): CustomerTaxId[] {
+  const key = (t: TaxIdInput) => JSON.stringify([t.name, t.value, t.country]);
+  const had = new Map((existing ?? []).map((t) => [key(t), t]));
+  return given.map((t) => {
+    const { name, value, country } = t;
+    const kept = had.get(key(t));
+    if (kept) return kept;
+    return {
+      id: deterministicId(`tax-id:${customerId}:${key(t)}`),
+      name,
+      value,
+      country,
+      createdAt: now,
+      updatedAt: now,
+    };
+  });
 }
 
 /**
@@ -256,10 +295,12 @@ export const customerAggregate: Aggregate<CustomerRecord | null, CustomerEvent, 
     if (command.type === 'CreateCustomer') {
       if (customer) return [];
       assertEmail(command.customer.email);
+      const { taxIds, ...fields } = command.customer;
+      const kept = taxIds ? { taxIds: keptTaxIds(fields.id, taxIds, undefined, now) } : {};
       return [
         {
           type: 'CustomerCreated',
-          data: { customer: { ...command.customer, emailLower: command.customer.email.toLowerCase(), createdAt: now } },
+          data: { customer: { ...fields, ...kept, emailLower: fields.email.toLowerCase(), createdAt: now } },
         },
       ];
     }
@@ -267,7 +308,13 @@ export const customerAggregate: Aggregate<CustomerRecord | null, CustomerEvent, 
     if (command.type === 'DeleteCustomer' && customer?.deleted) return [];
     if (!customer || customer.deleted) throw new InvalidStateError('customer does not exist', 'resource_missing');
     if (command.type === 'DeleteCustomer') return [{ type: 'CustomerDeleted', data: { at: now } }];
-    const changes = changedFields(customer, command.changes);
+    const { taxIds, ...fields } = command.changes;
+    // An empty list given to a customer that never had tax ids changes nothing.
+    const asKept =
+      taxIds && (taxIds.length > 0 || customer.taxIds)
+        ? { taxIds: keptTaxIds(customer.id, taxIds, customer.taxIds, now) }
+        : {};
+    const changes = changedFields(customer, { ...fields, ...asKept });
     if (changes.email !== undefined) {
       assertEmail(changes.email);
       changes.emailLower = changes.email.toLowerCase();

@@ -33,7 +33,8 @@ export const checkoutSessionsProjection: Projection = {
   // 6: a subscription session without a customer names the one its subscription was created with.
   // 7: a payment awaited back after a withdrawal that told payment_failed (logs before that rule)
   // says so (`failureSent`), so giving it up tells no second time.
-  version: 7,
+  // 8: a session's customerDetails keeps the tax ids its customerData gave (`taxIds`).
+  version: 8,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

@@ -14,7 +14,8 @@ const PREFIX = 'customer-';
 export const customersProjection: Projection = {
   name: 'customers',
   // 2: the sessions' details to take are the customer checkout updates workflow's (no work list).
-  version: 2,
+  // 3: customers keep the tax ids they were given (`taxIds`).
+  version: 3,
   collections: [CUSTOMERS],
   categories: ['customer'],
   async apply(event: RecordedEvent, store) {

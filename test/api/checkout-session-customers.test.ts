@@ -87,6 +87,34 @@ test('customerData prefills a payment session; customerCreation if_required crea
   t.is((await customerEvents(weir)).length, 1);
 });
 
+test("customerData.taxIds (the reference's list) go onto the customer customerCreation always creates, and show in the session's customerDetails; an empty list is as none", async (t) => {
+  const { api } = await setup(t);
+  const taxIds = { object: 'list', data: [{ name: 'eu_vat', value: 'DE123', country: 'de' }] };
+  const stored = { object: 'list', data: [{ name: 'eu_vat', value: 'DE123', country: 'DE' }] };
+  const always = await api.post<SessionCustomer & { customerDetails: { taxIds?: unknown } }>(SESSIONS, {
+    ...sessionRequest(),
+    customerData: { email: 't@ex.com', taxIds },
+    customerCreation: 'always',
+  });
+  t.is(always.status, 200, JSON.stringify(always.body));
+  t.deepEqual(always.body.customerDetails.taxIds, stored);
+  const customer = await api.get<{ taxIds: { data: Record<string, unknown>[] } }>(
+    `/api/v1/customers/${always.body.customerId}`,
+  );
+  t.like(customer.body.taxIds, { object: 'list', data: [{ ...stored.data[0], customerId: always.body.customerId }] });
+
+  const empty = await api.post<SessionCustomer & { customerDetails: object }>(SESSIONS, {
+    ...sessionRequest(),
+    customerData: { email: 'e@ex.com', taxIds: { object: 'list', data: [] } },
+    customerCreation: 'always',
+  });
+  t.is(empty.status, 200, JSON.stringify(empty.body));
+  t.false('taxIds' in empty.body.customerDetails);
+  t.like((await api.get<{ taxIds: unknown }>(`/api/v1/customers/${empty.body.customerId}`)).body, {
+    taxIds: { object: 'list', data: [] },
+  });
+});
+
 test('bad customerData and customerCreation are 400s naming the field, and write nothing', async (t) => {
   const { weir, api } = await setup(t);
   const cases: [unknown, string, RegExp?][] = [
@@ -124,7 +152,17 @@ test('bad customerData and customerCreation are 400s naming the field, and write
       'customerData.address.city',
       /at most 200/,
     ],
-    [{ customerData: { email: 'pat@example.com', taxIds: { data: [] } } }, 'customerData.taxIds', /not supported/],
+    [{ customerData: { email: 'pat@example.com', taxIds: [] } }, 'customerData.taxIds', /must be an object/],
+    [
+      { customerData: { email: 'pat@example.com', taxIds: { data: [{ name: 'eu_vat' }] } } },
+      'customerData.taxIds.data[0].value',
+      /required/,
+    ],
+    [
+      { customerData: { email: 'pat@example.com', taxIds: { data: [{ value: 'DE1', vat: true }] } } },
+      'customerData.taxIds.data[0].vat',
+      /not a tax id field/,
+    ],
     [{ customerData: { email: 'pat@example.com', fax: '555' } }, 'customerData.fax', /not a customer data field/],
     [{ customerCreation: 'never' }, 'customerCreation', /if_required, always/],
     [{ customerCreation: 'always' }, 'customerData.email', /is required with customerCreation always/],

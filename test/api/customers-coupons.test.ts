@@ -98,6 +98,15 @@ type Shipping = {
   organizationName: string | null;
   address: Address | null;
 };
+type TaxId = {
+  id: string;
+  customerId: string;
+  name: string | null;
+  value: string;
+  country: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
 type Customer = {
   id: string;
   email: string;
@@ -106,6 +115,7 @@ type Customer = {
   metadata: Record<string, string>;
   address: Address | null;
   shipping?: Shipping | null;
+  taxIds: { object: string; data: TaxId[] };
   customerNumber: string;
   createdAt: string;
   updatedAt: string;
@@ -290,7 +300,58 @@ test('customers: shipping is taken on create, returned by read and list, replace
   t.is(await weir.logLength(), before);
 });
 
-test('customers: a bad shipping, or taxIds, is a 400 naming the exact field, on create and update, and writes nothing', async (t) => {
+test("customers: the reference's taxIds are kept on create, returned by read and list, replaced whole by PUT (a kept one keeps its id), and cleared with null", async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const vat = { name: 'eu_vat', value: 'DE123456789', country: 'de' };
+  const created = await api.post<Customer>('/api/v1/customers', {
+    email: 't@ex.com',
+    taxIds: { object: 'list', data: [vat, { value: 'DE123' }] },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const id = created.body.id;
+  const at = '2026-01-01T00:00:00.000Z';
+  t.like(created.body.taxIds, {
+    object: 'list',
+    data: [
+      { customerId: id, name: 'eu_vat', value: 'DE123456789', country: 'DE', createdAt: at, updatedAt: at },
+      { customerId: id, name: null, value: 'DE123', country: null },
+    ],
+  });
+  const [kept, dropped] = created.body.taxIds.data;
+  t.truthy(kept?.id);
+  t.not(kept?.id, dropped?.id);
+  t.deepEqual((await api.get<Customer>(`/api/v1/customers/${id}`)).body.taxIds, created.body.taxIds);
+  t.deepEqual((await api.get<Page<Customer>>('/api/v1/customers')).body.data[0]?.taxIds, created.body.taxIds);
+
+  // Without taxIds, or with an empty list, a customer has none.
+  for (const taxIds of [undefined, { object: 'list', data: [] }, {}, null]) {
+    const plain = await api.post<Customer>('/api/v1/customers', { email: 'p@ex.com', taxIds });
+    t.is(plain.status, 200, JSON.stringify(plain.body));
+    t.deepEqual(plain.body.taxIds, { object: 'list', data: [] });
+  }
+
+  weir.clock.advanceBy(60_000);
+  const replaced = await api.put<Customer>(`/api/v1/customers/${id}`, {
+    taxIds: { data: [{ value: 'PT999' }, vat] },
+  });
+  t.is(replaced.status, 200, JSON.stringify(replaced.body));
+  t.deepEqual(
+    replaced.body.taxIds.data.map((x) => x.value),
+    ['PT999', 'DE123456789'],
+  );
+  t.deepEqual(replaced.body.taxIds.data[1], kept);
+  t.is(replaced.body.taxIds.data[0]?.createdAt, '2026-01-01T00:01:00.000Z');
+  const before = await weir.logLength();
+  t.deepEqual((await api.put<Customer>(`/api/v1/customers/${id}`, { name: 'T' })).body.taxIds, replaced.body.taxIds);
+  t.is(await weir.logLength(), before + 1, 'a PUT without taxIds leaves them');
+  t.deepEqual((await api.put<Customer>(`/api/v1/customers/${id}`, { taxIds: null })).body.taxIds, {
+    object: 'list',
+    data: [],
+  });
+});
+
+test('customers: a bad shipping, or a bad taxIds element, is a 400 naming the exact field, on create and update, and writes nothing', async (t) => {
   const weir = await startApp(t);
   const { api } = await weir.merchant('Shop');
   const c = await api.post<Customer>('/api/v1/customers', { email: 'a@b.co' });
@@ -310,11 +371,17 @@ test('customers: a bad shipping, or taxIds, is a 400 naming the exact field, on 
     [{ shipping: { address: { zip: '4000' } } }, 'shipping.address.zip', /not an address field/],
     [{ shipping: { address: { country: 'Portugal' } } }, 'shipping.address.country', /at most 2|two-letter/],
     [{ shipping: { address: { country: 'P1' } } }, 'shipping.address.country', /two-letter/],
-    [
-      { taxIds: { object: 'list', data: [{ name: 'eu_vat', value: 'PT123456789', country: 'PT' }] } },
-      'taxIds',
-      /not supported: Weir keeps no tax ids/,
-    ],
+    [{ taxIds: [{ value: 'PT1' }] }, 'taxIds', /must be an object/],
+    [{ taxIds: { object: 'array', data: [] } }, 'taxIds.object', /must be "list"/],
+    [{ taxIds: { data: { value: 'PT1' } } }, 'taxIds.data', /must be an array/],
+    [{ taxIds: { data: [{ value: 'PT1' }, 'PT2'] } }, 'taxIds.data[1]', /must be an object/],
+    [{ taxIds: { data: [{ name: 'eu_vat' }] } }, 'taxIds.data[0].value', /required/],
+    [{ taxIds: { data: [{ value: '' }] } }, 'taxIds.data[0].value', /empty|at least/],
+    [{ taxIds: { data: [{ value: 'x'.repeat(101) }] } }, 'taxIds.data[0].value', /at most 100/],
+    [{ taxIds: { data: [{ value: 'PT1', type: 'eu_vat' }] } }, 'taxIds.data[0].type', /not a tax id field/],
+    [{ taxIds: { data: [{ value: 'PT1', country: 'PRT' }] } }, 'taxIds.data[0].country', /at most 2|two-letter/],
+    [{ taxIds: { data: [{ value: 'PT1' }, { value: 'PT1' }] } }, 'taxIds.data[1]', /repeats the tax id at 0/],
+    [{ taxIds: { data: Array.from({ length: 26 }, (_, i) => ({ value: `PT${i}` })) } }, 'taxIds.data', /at most 25/],
   ];
   const before = await weir.logLength();
   for (const [extra, field, message] of cases) {

@@ -457,7 +457,9 @@ test('a subscription session with customerData.email: its subscription gets that
     phone: '+1 555 0100',
     organizationName: 'Sam & Co',
     address: { line1: '1 Main St', city: 'Springfield', postalCode: '12345', country: 'us' },
+    taxIds: { object: 'list', data: [{ name: 'us_ein', value: '12-3456789', country: 'us' }] },
   };
+  const taxIds = { object: 'list', data: [{ name: 'us_ein', value: '12-3456789', country: 'US' }] };
   const { session, subscription } = await subscribe(api, monthly.priceId, { customerData });
   // The session keeps the details as the reference's `customerDetails`; the customer is the subscription's.
   t.like(session, {
@@ -473,6 +475,7 @@ test('a subscription session with customerData.email: its subscription gets that
         postalCode: '12345',
         country: 'US',
       },
+      taxIds,
     },
   });
   t.truthy(subscription.customerId);
@@ -483,6 +486,7 @@ test('a subscription session with customerData.email: its subscription gets that
       phone: string;
       organizationName: string;
       address: { country: string };
+      taxIds: { object: string; data: Record<string, unknown>[] };
     }>(`/api/v1/customers/${subscription.customerId}`)
   ).body;
   t.like(customer, {
@@ -491,6 +495,7 @@ test('a subscription session with customerData.email: its subscription gets that
     phone: '+1 555 0100',
     organizationName: 'Sam & Co',
     address: { line1: '1 Main St', country: 'US' },
+    taxIds: { object: 'list', data: [{ ...taxIds.data[0], customerId: subscription.customerId }] },
   });
   // Then the session names that customer, and is among the customer's sessions (the dashboard's customer page lists these).
   await eventually(async () => {

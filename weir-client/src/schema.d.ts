@@ -4061,6 +4061,10 @@ export interface paths {
                          *         "organizationName": null,
                          *         "customerReferenceId": null,
                          *         "address": null,
+                         *         "taxIds": {
+                         *           "object": "list",
+                         *           "data": []
+                         *         },
                          *         "metadata": {},
                          *         "visibility": 10,
                          *         "customerNumber": "0F8FAD5B",
@@ -14663,11 +14667,7 @@ export interface components {
             organizationName?: string | null;
             /** @example +44 20 7946 0958 */
             phone?: string | null;
-            /**
-             * @deprecated
-             * @description Not supported: Weir keeps no tax ids on customers
-             */
-            taxIds?: unknown;
+            taxIds?: components["schemas"]["TaxIdsInput"];
         } | null;
         /**
          * @description Only with `customerId`: `auto` copies the collected detail onto the customer when the session completes
@@ -15353,6 +15353,10 @@ export interface components {
          *       "organizationName": null,
          *       "customerReferenceId": null,
          *       "address": null,
+         *       "taxIds": {
+         *         "object": "list",
+         *         "data": []
+         *       },
          *       "metadata": {},
          *       "visibility": 10,
          *       "customerNumber": "0F8FAD5B",
@@ -15387,6 +15391,11 @@ export interface components {
                 organizationName: string | null;
                 phone: string | null;
             } | null;
+            taxIds: {
+                data: components["schemas"]["TaxId"][];
+                /** @enum {string} */
+                object: "list";
+            };
             /** Format: date-time */
             updatedAt: string;
             visibility: number;
@@ -15422,11 +15431,7 @@ export interface components {
             /** @example +44 20 7946 0958 */
             phone?: string | null;
             shipping?: components["schemas"]["ShippingInput"];
-            /**
-             * @deprecated
-             * @description Not supported: Weir keeps no tax ids on customers
-             */
-            taxIds?: unknown;
+            taxIds?: components["schemas"]["TaxIdsInput"];
             /**
              * @description 10: shown in the dashboard, 20: API only
              * @enum {integer}
@@ -15461,11 +15466,7 @@ export interface components {
             /** @example +44 20 7946 0958 */
             phone?: string | null;
             shipping?: components["schemas"]["ShippingInput"];
-            /**
-             * @deprecated
-             * @description Not supported: Weir keeps no tax ids on customers
-             */
-            taxIds?: unknown;
+            taxIds?: components["schemas"]["TaxIdsInput"];
             /**
              * @description 10: shown in the dashboard, 20: API only
              * @enum {integer}
@@ -17490,6 +17491,16 @@ export interface components {
             /** @description Only from `customerData` */
             organizationName?: string | null;
             phone: string | null;
+            /** @description Only from `customerData`: the tax ids the session's new customer takes */
+            taxIds?: {
+                data: {
+                    country: string | null;
+                    name: string | null;
+                    value: string;
+                }[];
+                /** @enum {string} */
+                object: "list";
+            };
         } | null;
         SessionPayment: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
@@ -17676,6 +17687,46 @@ export interface components {
             /** @enum {boolean} */
             success: true;
         };
+        TaxId: {
+            country: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            customerId: string;
+            id: string;
+            name: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            value: string;
+        };
+        /**
+         * @example {
+         *       "name": "eu_vat",
+         *       "value": "DE123456789",
+         *       "country": "DE"
+         *     }
+         */
+        TaxIdInput: {
+            country?: string | null;
+            name?: string | null;
+            value: string;
+        };
+        /**
+         * @example {
+         *       "object": "list",
+         *       "data": [
+         *         {
+         *           "name": "eu_vat",
+         *           "value": "DE123456789",
+         *           "country": "DE"
+         *         }
+         *       ]
+         *     }
+         */
+        TaxIdsInput: {
+            data?: components["schemas"]["TaxIdInput"][] | null;
+            /** @enum {string|null} */
+            object?: "list" | null;
+        } | null;
         TaxRate: {
             country: string | null;
             /** Format: date-time */

@@ -18,8 +18,13 @@ export const CUSTOMER_DELETED_COMMENT = 'ended because its customer was deleted'
 
 /** The customer as the API shows it (the reference's CustomerDto, plus tenant fields). */
 export function presentCustomer(doc: CustomerDoc) {
-  const { _id, emailLower, deleted, deletedAt, ...customer } = doc;
-  return { ...customer, customerNumber: doc.id.slice(0, 8).toUpperCase(), livemode: doc.environment === 'live' };
+  const { _id, emailLower, deleted, deletedAt, taxIds = [], ...customer } = doc;
+  return {
+    ...customer,
+    taxIds: { object: 'list' as const, data: taxIds.map((t) => ({ ...t, customerId: doc.id })) },
+    customerNumber: doc.id.slice(0, 8).toUpperCase(),
+    livemode: doc.environment === 'live',
+  };
 }
 
 /**
@@ -68,6 +73,7 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
           visibility: fields.visibility ?? 10,
           // Like a customer that never had one, one created without shipping reads back without it.
           ...(fields.shipping ? { shipping: fields.shipping } : {}),
+          ...(fields.taxIds?.data.length ? { taxIds: fields.taxIds.data } : {}),
         },
       });
       return presentCustomer((await customers.get(id))!);
@@ -126,9 +132,12 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx, { params: { id }, body: changes }) => {
       const existing = await loadCustomer(ctx, id);
-      const { taxIds: _refused, ...fields } = changes;
-      // Only what the body names: a field left out stays as it is.
-      const named = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+      const { taxIds, ...fields } = changes;
+      // Only what the body names: a field left out stays as it is; `taxIds: null` clears them.
+      const named = {
+        ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
+        ...(taxIds === undefined ? {} : { taxIds: taxIds?.data ?? [] }),
+      };
       await commandFor(deps, ctx, customerAggregate, existing.id, { type: 'UpdateCustomer', changes: named });
       return presentCustomer((await customers.get(existing.id))!);
     },

@@ -128,8 +128,8 @@ test('field errors name the full path, with the messages and codes the API alway
       'email_invalid',
     ],
     [
-      body({ customerData: { taxIds: [] } }),
-      'customerData.taxIds: is not supported: Weir keeps no tax ids on customers; leave it out',
+      body({ customerData: { taxIds: { data: [{ value: 'DE1', country: 'DEU' }] } } }),
+      'customerData.taxIds.data[0].country: must be at most 2 characters',
       'parameter_invalid',
     ],
     [

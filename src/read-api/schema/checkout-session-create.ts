@@ -4,7 +4,7 @@ import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { integer } from './catalog.ts';
 import { ALLOW_PROMOTION_CODES, chainIdField } from './checkout-session.ts';
-import { AddressInput, email, taxIds } from './customer.ts';
+import { AddressInput, email, TaxIdsInput } from './customer.ts';
 import {
   amount,
   arrayOf,
@@ -211,12 +211,11 @@ const detail = (max: number) => optional(text({ min: 1, max })).transform((v) =>
 
 /**
  * `customerData`: the customer's details the merchant prefills, kept on the session as
- * `customerDetails`. Every part is optional; other keys are refused (never dropped), `taxIds`
- * with its own reason: Weir's customers keep none.
+ * `customerDetails`. Every part is optional; other keys are refused (never dropped). `taxIds` go
+ * onto the customer the session creates (an empty list is as none).
  */
 const CustomerDataInput = closedObject(
   {
-    ...taxIds,
     name: detail(250),
     email: optional(email({ min: 1 })).transform((v) => v ?? null),
     phone: optional(text({ min: 1, max: 40 }).refine(isPhone, withCode(PHONE_HINT)))
@@ -224,12 +223,15 @@ const CustomerDataInput = closedObject(
       .openapi({ example: '+44 20 7946 0958' }),
     organizationName: detail(250),
     address: optional(AddressInput).transform((v) => v ?? null),
+    taxIds: optional(TaxIdsInput),
   },
   'a customer data',
-).openapi('CheckoutCustomerData', {
-  description: "The customer's details, prefilled on the hosted page and kept as `customerDetails`",
-  example: { email: 'ada@example.com', name: 'Ada Lovelace' },
-});
+)
+  .transform(({ taxIds, ...details }) => (taxIds?.data.length ? { ...details, taxIds } : details))
+  .openapi('CheckoutCustomerData', {
+    description: "The customer's details, prefilled on the hosted page and kept as `customerDetails`",
+    example: { email: 'ada@example.com', name: 'Ada Lovelace' },
+  });
 
 const updateMode = () =>
   optional(oneOf(['auto', 'never'] as const))

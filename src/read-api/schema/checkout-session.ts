@@ -232,6 +232,13 @@ const CustomerDetailsSchema = z
     phone: z.string().nullable(),
     organizationName: z.string().nullable().optional().openapi({ description: 'Only from `customerData`' }),
     address: PostalAddress.nullable().openapi({ description: 'The billing address, when one was asked for' }),
+    taxIds: z
+      .object({
+        object: z.literal('list'),
+        data: z.array(z.object({ name: z.string().nullable(), value: z.string(), country: z.string().nullable() })),
+      })
+      .optional()
+      .openapi({ description: "Only from `customerData`: the tax ids the session's new customer takes" }),
   })
   .openapi('SessionCustomerDetails');
 

@@ -1,5 +1,17 @@
 import { isEmail, isPhone, PHONE_HINT } from '../../actors/customer.ts';
-import { clearable, closedBody, closedObject, metadata, optional, text, timestamp, withCode, z } from './fields.ts';
+import {
+  arrayOf,
+  clearable,
+  closedBody,
+  closedObject,
+  metadata,
+  optional,
+  requiredText,
+  text,
+  timestamp,
+  withCode,
+  z,
+} from './fields.ts';
 
 /** An email address, at most 254 characters. */
 export const email = (options: { required?: boolean; min?: number } = {}) =>
@@ -16,6 +28,10 @@ export const phone = () =>
 /** A text part of an address or shipping: absent or null is null. */
 const part = (max: number) => optional(text({ max })).transform((v) => v ?? null);
 
+/** A two-letter ISO 3166-1 country code, stored upper-cased. */
+const countryCode = () =>
+  text({ max: 2 }).regex(/^[A-Za-z]{2}$/, withCode('must be a two-letter ISO 3166-1 country code'));
+
 /** An address: unknown parts refused; `country` a two-letter ISO 3166-1 code, stored upper-cased. */
 export const AddressInput = closedObject(
   {
@@ -24,9 +40,7 @@ export const AddressInput = closedObject(
     city: part(200),
     state: part(200),
     postalCode: part(200),
-    country: optional(
-      text({ max: 2 }).regex(/^[A-Za-z]{2}$/, withCode('must be a two-letter ISO 3166-1 country code')),
-    ).transform((v) => v?.toUpperCase() ?? null),
+    country: optional(countryCode()).transform((v) => v?.toUpperCase() ?? null),
   },
   'an address',
 ).openapi('AddressInput');
@@ -51,17 +65,42 @@ const visibility = z
   .transform(Number)
   .openapi({ type: 'integer', enum: [10, 20], description: '10: shown in the dashboard, 20: API only' });
 
-/**
- * The fields of a customer, in the order they are checked. `taxIds` is refused: Weir keeps no tax
- * ids on customers (as for a checkout session's `customerData`).
- */
-export const taxIds = {
-  taxIds: z
-    .unknown()
-    .refine((v) => v === undefined, withCode('is not supported: Weir keeps no tax ids on customers; leave it out'))
-    .optional()
-    .openapi({ description: 'Not supported: Weir keeps no tax ids on customers', deprecated: true }),
-};
+/** How many tax ids a customer keeps at most. */
+export const MAX_TAX_IDS = 25;
+
+/** A tax id as given: its `value` required, `name` its kind (such as `eu_vat`), `country` a two-letter code. */
+const TaxIdInput = closedObject(
+  {
+    name: optional(text({ max: 50 })).transform((v) => v || null),
+    value: requiredText({ max: 100 }),
+    country: optional(countryCode()).transform((v) => v?.toUpperCase() ?? null),
+  },
+  'a tax id',
+).openapi('TaxIdInput', { example: { name: 'eu_vat', value: 'DE123456789', country: 'DE' } });
+
+/** The reference's `taxIds` list: at most MAX_TAX_IDS, none given twice; `data` left out is none. */
+export const TaxIdsInput = closedObject(
+  {
+    object: optional(z.literal('list', { error: withCode('must be "list"') })),
+    data: optional(
+      arrayOf(TaxIdInput, { max: MAX_TAX_IDS }).superRefine((list, ctx) => {
+        const seen = new Map<string, number>();
+        list.forEach((t, i) => {
+          const key = JSON.stringify([t.name, t.value, t.country]);
+          const first = seen.get(key);
+          if (first === undefined) seen.set(key, i);
+          else ctx.addIssue({ code: 'custom', path: [i], message: `repeats the tax id at ${first}` });
+        });
+      }),
+    ),
+  },
+  'a tax id list',
+)
+  .transform((v) => ({ object: 'list' as const, data: v.data ?? [] }))
+  .openapi('TaxIdsInput', {
+    example: { object: 'list', data: [{ name: 'eu_vat', value: 'DE123456789', country: 'DE' }] },
+  });
+
 const customerFields = {
   phone: clearable(phone()),
   name: clearable(text({ max: 250 })),
@@ -72,15 +111,17 @@ const customerFields = {
   /** null clears every key. */
   metadata: clearable(metadata()).transform((v) => (v === null ? {} : v)),
   visibility: optional(visibility),
+  /** Replaces the customer's tax ids whole; null clears them. */
+  taxIds: clearable(TaxIdsInput),
 };
 export const CustomerCreate = closedBody(
-  { ...taxIds, email: email({ required: true, min: 1 }), ...customerFields },
+  { email: email({ required: true, min: 1 }), ...customerFields },
   'a customer',
 ).openapi('CustomerCreate', {
   example: { email: 'ada@example.com', name: 'Ada Lovelace', metadata: { crmId: '42' } },
 });
 export const CustomerUpdate = closedBody(
-  { ...taxIds, email: optional(email({ min: 1 })), ...customerFields },
+  { email: optional(email({ min: 1 })), ...customerFields },
   'a customer',
 ).openapi('CustomerUpdate', {
   description: 'Only the fields sent change; null clears a field',
@@ -97,6 +138,19 @@ export const Address = z
     country: z.string().nullable(),
   })
   .openapi('Address');
+
+/** A tax id the customer keeps (the reference's TaxIdDto). */
+const TaxId = z
+  .object({
+    id: z.string(),
+    customerId: z.string(),
+    name: z.string().nullable(),
+    value: z.string(),
+    country: z.string().nullable(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .openapi('TaxId');
 
 const Shipping = z
   .object({
@@ -119,6 +173,7 @@ export const CUSTOMER_EXAMPLE = {
   organizationName: null,
   customerReferenceId: null,
   address: null,
+  taxIds: { object: 'list', data: [] },
   metadata: {},
   visibility: 10,
   customerNumber: '0F8FAD5B',
@@ -139,6 +194,7 @@ export const CustomerSchema = z
     customerReferenceId: z.string().nullable(),
     address: Address.nullable(),
     shipping: Shipping.nullable().optional().openapi({ description: 'Absent until one was given' }),
+    taxIds: z.object({ object: z.literal('list'), data: z.array(TaxId) }),
     metadata: z.record(z.string(), z.string()),
     visibility: z.number().int(),
     customerNumber: z.string(),
