@@ -8420,7 +8420,10 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a product */
+        /**
+         * Delete a product
+         * @description A product an active payment link sells is not deleted (409 `product_in_use`, naming the links): deactivate or delete those links first. Checkout sessions, invoices and subscriptions that sold it keep their own copy of its price.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -8462,6 +8465,15 @@ export interface paths {
                 };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12518,7 +12530,7 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                /** @description The link is inactive, a one-time link already paid, or its product or price is no longer offered: a page saying so */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -12577,7 +12589,7 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                /** @description The link is inactive, a one-time link already paid, or its product or price is no longer offered: a page saying so */
                 410: {
                     headers: {
                         [name: string]: unknown;
