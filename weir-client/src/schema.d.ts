@@ -1977,12 +1977,8 @@ export interface paths {
                     ids?: string;
                     /** @description The invoice's sessions */
                     invoiceId?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
                     /** @description payment or subscription */
                     mode?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
                     /** @description The payment link's sessions */
                     paymentLinkId?: string;
                     /** @description Comma-separated payment method types */
