@@ -10170,7 +10170,7 @@ export interface paths {
                     late?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
                     limit?: string;
-                    /** @description The network name */
+                    /** @description The network's name, as `GET /chains` shows it (`network`): one Weir offers */
                     network?: string;
                     /** @description Page number, from 1 */
                     page?: string;
