@@ -62,3 +62,12 @@ test('a lower bound past the upper one is a 400 naming both (the tighter of two 
     $lte: '2026-11-30T12:00:00.000Z',
   });
 });
+
+test('a filter whose values are offered per environment says so when none is offered, where it listed nothing after "must be one of"', (t) => {
+  const filter = (values: string[]) => listFilter(ctx({ network: 'ethereum' }), { filters: { network: { values } } });
+  t.is(
+    t.throws(() => filter([]), { instanceOf: ValidationError })?.message,
+    'network: takes no value here: none is offered',
+  );
+  t.is(t.throws(() => filter(['devnet']), { instanceOf: ValidationError })?.message, 'network: must be one of devnet');
+});

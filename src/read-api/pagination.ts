@@ -73,7 +73,10 @@ export function listFilter(
       filter[field] = { $in: csvQuery(ctx, name) ?? [] };
     } else {
       if (spec.values && !spec.values.includes(raw))
-        throw new ValidationError(name, `must be one of ${spec.values.join(', ')}`);
+        throw new ValidationError(
+          name,
+          spec.values.length ? `must be one of ${spec.values.join(', ')}` : 'takes no value here: none is offered',
+        );
       // A number stored as one (`visibility`): the string would match nothing.
       filter[field] = spec.kind === 'number' ? Number(raw) : raw;
     }

@@ -178,3 +178,35 @@ test("a product update may repeat its defaultPriceId (the reference's clients se
   t.is(after.body.name, 'Green tea');
   t.is(after.body.defaultPrice?.id, product.body.defaultPrice?.id);
 });
+
+test('a product an active payment link sells is not deleted: a 409 names the links, and once they are off it is, where the link stayed on and refused its payers', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const product = await api.post<Product>('/api/v1/products', {
+    name: 'Tea',
+    defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+  });
+  const id = product.body.id;
+  const byPrice = await api.post<{ id: string }>('/api/v1/payment-links', {
+    title: 'Tea',
+    priceId: product.body.defaultPrice!.id,
+  });
+  const byAmount = await api.post<{ id: string }>('/api/v1/payment-links', {
+    title: 'Big tea',
+    productId: id,
+    amount: '200000000',
+    currency: 'usdc',
+  });
+  t.is(byPrice.status, 200, JSON.stringify(byPrice.body));
+  t.is(byAmount.status, 200, JSON.stringify(byAmount.body));
+  const refused = assertError(t, await api.delete(`/api/v1/products/${id}`), 409, { code: 'product_in_use' });
+  t.regex(refused.message, new RegExp(`^product ${id} is sold by active payment links `));
+  t.regex(refused.message, new RegExp(byPrice.body.id));
+  t.regex(refused.message, new RegExp(byAmount.body.id));
+  t.regex(refused.message, /deactivate or delete them first$/);
+  t.is((await api.get(`/api/v1/products/${id}`)).status, 200, 'nothing deleted');
+
+  t.is((await api.put(`/api/v1/payment-links/${byPrice.body.id}/deactivate`, {})).status, 200);
+  t.is((await api.delete(`/api/v1/payment-links/${byAmount.body.id}`)).status, 200);
+  t.deepEqual((await api.delete(`/api/v1/products/${id}`)).body, { message: 'product deleted', statusCode: 200 });
+});

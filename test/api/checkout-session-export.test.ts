@@ -139,3 +139,22 @@ test('export: a date-only to takes in that whole day; dateField=completedAt sele
   );
   assertError(t, await api.get('/api/v1/checkout/sessions/export?dateField=updatedAt'), 400, { field: 'dateField' });
 });
+
+test('export: page and limit are refused as unknown, naming what it takes, and left out of the document; an export is the whole filtered set, where they were listed and ignored', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  for (const query of ['page=2', 'limit=1', 'page=1&limit=200']) {
+    const refused = assertError(t, await api.get(`/api/v1/checkout/sessions/export?${query}`), 400, {
+      code: 'parameter_invalid',
+    });
+    t.regex(refused.message, /^(page|limit): is not a known parameter; use createdAt\[gt\], /, query);
+    t.notRegex(refused.message, /use page|, page,|, limit,/, query);
+  }
+  type Operation = { parameters?: { name: string; in: string }[] };
+  const document = (await api.get<{ paths: Record<string, Record<string, Operation>> }>('/api/v1/openapi.json')).body;
+  const names = (document.paths['/api/v1/checkout/sessions/export']?.get?.parameters ?? []).map((p) => p.name);
+  t.true(names.includes('paymentLinkId') && names.includes('from'), names.join(', '));
+  t.false(names.includes('page') || names.includes('limit'), names.join(', '));
+  const list = (document.paths['/api/v1/checkout/sessions']?.get?.parameters ?? []).map((p) => p.name);
+  t.true(list.includes('page') && list.includes('limit'), 'the list still pages');
+});

@@ -197,3 +197,21 @@ test('other lists page the same way: webhook endpoints and API keys', async (t) 
   const keys = (await api.get<Page<{ id: string }>>('/api/v1/api-keys?limit=1')).body;
   t.like(keys, { page: 1, limit: 1, count: 1, hasMore: false });
 });
+
+test('a network filter names a network Weir offers: an unknown one is a 400 naming network and listing the offered ones, as status and chainId are refused, where it answered an empty page', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const chains = await api.get<Page<{ network: string }>>('/api/v1/chains');
+  const offered = chains.body.data.map((c) => c.network);
+  t.true(offered.length > 0, JSON.stringify(chains.body));
+  const refused = assertError(t, await api.get('/api/v1/transactions?network=nope'), 400, {
+    field: 'network',
+    code: 'parameter_invalid',
+  });
+  t.is(refused.message, `network: must be one of ${[...new Set(offered)].join(', ')}`);
+  for (const network of offered) {
+    const answer = await api.get<Page<unknown>>(`/api/v1/transactions?network=${encodeURIComponent(network)}`);
+    t.is(answer.status, 200, `${network}: ${JSON.stringify(answer.body)}`);
+  }
+  t.is((await api.get('/api/v1/transactions?network=')).status, 200, 'empty is no filter');
+});

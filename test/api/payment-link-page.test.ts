@@ -491,6 +491,42 @@ test('an inactive link shows a 410 page and takes no payment; an unknown or dele
   }
 });
 
+test("a link whose product or price is gone or off shows a 410 page saying it is not available, on GET and POST alike, where POST was a 400 naming the session's fields", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const product = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Tea',
+    defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+  });
+  const link = await createLink(api, { title: 'Tea', priceId: product.body.defaultPrice.id });
+  const unavailable = async (why: string) => {
+    const before = await logLength(weir);
+    for (const answer of [await open(link.url), await submit(link.url, {})]) {
+      t.is(answer.status, 410, why);
+      t.regex(
+        answer.html,
+        /<p id="notice">This payment link is not available: what it sells is no longer offered/,
+        why,
+      );
+      t.notRegex(answer.html, /<form|lineItems|does not exist/, why);
+    }
+    t.is(await logLength(weir), before, `${why}: nothing written`);
+  };
+  const price = `/api/v1/prices/${product.body.defaultPrice.id}`;
+  t.is((await api.put(price, { isActive: false })).status, 200);
+  await unavailable('price inactive');
+  t.is((await api.put(price, { isActive: true })).status, 200);
+  t.is((await api.put(`/api/v1/products/${product.body.id}/deactivate`, {})).status, 200);
+  await unavailable('product inactive');
+  t.is((await api.put(`/api/v1/products/${product.body.id}/activate`, {})).status, 200);
+  t.is((await open(link.url)).status, 200, 'sold again');
+  // As a link made before a product's delete was refused while links sold it: off, product deleted, on again.
+  t.is((await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
+  t.is((await api.delete(`/api/v1/products/${product.body.id}`)).status, 200);
+  t.is((await api.put(`/api/v1/payment-links/${link.id}/activate`, {})).status, 200);
+  await unavailable('product deleted');
+});
+
 test('a form posted as anything but a form is refused on the page', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);

@@ -1991,12 +1991,8 @@ export interface paths {
                     ids?: string;
                     /** @description The invoice's sessions */
                     invoiceId?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
                     /** @description payment or subscription */
                     mode?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
                     /** @description The payment link's sessions */
                     paymentLinkId?: string;
                     /** @description Comma-separated payment method types */
@@ -8654,7 +8650,10 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a product */
+        /**
+         * Delete a product
+         * @description A product an active payment link sells is not deleted (409 `product_in_use`, naming the links): deactivate or delete those links first. Checkout sessions, invoices and subscriptions that sold it keep their own copy of its price.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -8696,6 +8695,15 @@ export interface paths {
                 };
                 /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10410,7 +10418,7 @@ export interface paths {
                     late?: string;
                     /** @description Items per page, 1 to 200 (default 200) */
                     limit?: string;
-                    /** @description The network name */
+                    /** @description The network's name, as `GET /chains` shows it (`network`): one Weir offers */
                     network?: string;
                     /** @description Page number, from 1 */
                     page?: string;
@@ -12774,7 +12782,7 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                /** @description The link is inactive, a one-time link already paid, or its product or price is no longer offered: a page saying so */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -12833,7 +12841,7 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description The link is inactive, or a one-time link already paid: a page saying so */
+                /** @description The link is inactive, a one-time link already paid, or its product or price is no longer offered: a page saying so */
                 410: {
                     headers: {
                         [name: string]: unknown;

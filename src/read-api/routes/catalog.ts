@@ -7,7 +7,8 @@ import {
   type PriceDoc,
   type ProductDoc,
 } from '../../projections/catalog.projection.ts';
-import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { PAYMENT_LINKS, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
   PriceCreate,
@@ -37,6 +38,8 @@ import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import type { Filter } from '../../read-store/read-store.ts';
 
 const PRICE_TYPES = ['one_time', 'recurring'] as const;
+/** The payment links a refused product delete names (the message says how many more). */
+const SOLD_BY_NAMED = 10;
 
 type PriceQuery = { priceTypes?: string; interval?: string; intervalCount?: string; priceCurrency?: string };
 
@@ -88,6 +91,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
+  const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
   const presentPrice = async (price: PriceDoc) => {
     const product = await products.get(price.productId);
     return {
@@ -297,17 +301,50 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       );
   }
 
+  /**
+   * A product an active payment link sells cannot be deleted: the link would stay on, and its payers
+   * would be refused. Sessions, invoices and subscriptions keep their own copy of the price, so they
+   * do not stop it.
+   */
+  async function refuseWhileSold(product: ProductDoc): Promise<void> {
+    const selling: Filter = {
+      organizationId: product.organizationId,
+      environment: product.environment,
+      productId: product.id,
+      deleted: false,
+      takesPayments: true,
+    };
+    const count = await links.count(selling);
+    if (count === 0) return;
+    const named = await links.find(selling, { sort: { createdAt: -1, _id: 1 }, limit: SOLD_BY_NAMED });
+    const more = count > named.length ? ` and ${count - named.length} more` : '';
+    throw new ConflictError(
+      `product ${product.id} is sold by active payment links ${named.map((l) => l.id).join(', ')}${more}; deactivate or delete them first`,
+      'product_in_use',
+    );
+  }
+
   api.route(
     {
       method: 'delete',
       path: '/products/:id',
       summary: 'Delete a product',
+      description:
+        'A product an active payment link sells is not deleted (409 `product_in_use`, naming the links): deactivate or delete those links first. Checkout sessions, invoices and subscriptions that sold it keep their own copy of its price.',
       params,
       response: DeletedMessage,
-      errors: [notFound('product')],
+      errors: [
+        notFound('product'),
+        {
+          status: 409,
+          codes: ['product_in_use'],
+          description: 'Active payment links sell the product: the message names them',
+        },
+      ],
     },
     async (ctx, { params: { id } }) => {
       const product = await loadProduct(ctx, id);
+      await refuseWhileSold(product);
       await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
       return done('product deleted');
     },

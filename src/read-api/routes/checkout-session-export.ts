@@ -23,27 +23,31 @@ const DATE_FIELDS = ['createdAt', 'completedAt'] as const;
  * The export's query as the document shows it; `listFilter` and `fromTo` check it, in the order
  * they always did (list filters first, then `from` / `to`).
  */
-export const ExportQuery = listQuery({
-  ids: queryFilter('Comma-separated session ids'),
-  paymentLinkId: queryFilter("The payment link's sessions"),
-  subscriptionId: queryFilter("The subscription's sessions"),
-  invoiceId: queryFilter("The invoice's sessions"),
-  customerId: queryFilter("The customer's sessions"),
-  couponId: queryFilter('Sessions discounted with this coupon'),
-  paymentMethodTypes: queryFilter('Comma-separated payment method types'),
-  mode: queryFilter('payment or subscription'),
-  status: queryFilter('open, complete, incomplete, expired or canceled'),
-  paymentStatus: queryFilter('unpaid or paid'),
-  dateField: z
-    .enum(DATE_FIELDS, { error: withCode(`must be one of ${DATE_FIELDS.join(', ')}`) })
-    .optional()
-    .openapi({
-      description:
-        'The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by',
-    }),
-  from: queryFilter(`The start of the range, by \`dateField\` (created at, unless said): ${FROM_DESCRIPTION}`),
-  to: queryFilter(`The end of the range, by \`dateField\`: ${TO_DESCRIPTION}`),
-});
+export const ExportQuery = listQuery(
+  {
+    ids: queryFilter('Comma-separated session ids'),
+    paymentLinkId: queryFilter("The payment link's sessions"),
+    subscriptionId: queryFilter("The subscription's sessions"),
+    invoiceId: queryFilter("The invoice's sessions"),
+    customerId: queryFilter("The customer's sessions"),
+    couponId: queryFilter('Sessions discounted with this coupon'),
+    paymentMethodTypes: queryFilter('Comma-separated payment method types'),
+    mode: queryFilter('payment or subscription'),
+    status: queryFilter('open, complete, incomplete, expired or canceled'),
+    paymentStatus: queryFilter('unpaid or paid'),
+    dateField: z
+      .enum(DATE_FIELDS, { error: withCode(`must be one of ${DATE_FIELDS.join(', ')}`) })
+      .optional()
+      .openapi({
+        description:
+          'The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by',
+      }),
+    from: queryFilter(`The start of the range, by \`dateField\` (created at, unless said): ${FROM_DESCRIPTION}`),
+    to: queryFilter(`The end of the range, by \`dateField\`: ${TO_DESCRIPTION}`),
+  },
+  // An export is the whole filtered set, as the reference's export and Weir's reports are: no page.
+  { paged: false },
+);
 
 /** Sessions read from the store at a time: an export of any size holds at most this many. */
 export const EXPORT_BATCH = 500;

@@ -9,6 +9,7 @@ import {
   renderPaymentLinkNotice,
   renderPaymentLinkPage,
 } from '../../hosted/payment-link-page.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { ValidationError } from '../../shared/errors.ts';
@@ -72,7 +73,8 @@ export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, pub
  * POST checks the payer's input and either shows the form again with every problem (400), or
  * opens a checkout session carrying `paymentLinkId` and the collected data and sends the payer
  * to it (303). An unknown or deleted link is a 404 page, an inactive one a 410 page, and so is a
- * `one_time` link that has been paid (a 410 page saying it has been used).
+ * `one_time` link that has been paid (a 410 page saying it has been used) and one whose product or
+ * price is gone or inactive (GET and POST alike, never the session's field errors).
  *
  * One_time links and concurrent payers: what is refused is a NEW session once a session of the
  * link has completed. A session opened before that stays payable, so two payers who both opened
@@ -90,6 +92,27 @@ export function hostedPaymentLinkRoutes(
   const router = new Router<ApiState>({ prefix: '/pay' });
   const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
+  const prices = deps.readStore.collection<PriceDoc>(PRICES);
+
+  /**
+   * Whether what the link sells can still be sold: its product (and price) exist and are active. A
+   * link made before a product's delete was refused while links sold it may outlive them.
+   */
+  async function stillSold(link: PaymentLinkDoc): Promise<boolean> {
+    const product = await products.get(link.productId);
+    if (
+      !product ||
+      product.deleted ||
+      !product.isActive ||
+      product.organizationId !== link.organizationId ||
+      product.environment !== link.environment
+    )
+      return false;
+    if (link.priceId === null) return true;
+    const price = await prices.get(link.priceId);
+    return price !== null && price.isActive && price.productId === product.id;
+  }
 
   const html = (ctx: ApiContext, status: number, body: string) => {
     ctx.status = status;
@@ -141,6 +164,18 @@ export function hostedPaymentLinkRoutes(
       );
       return null;
     }
+    if (!(await stillSold(link))) {
+      html(
+        ctx,
+        410,
+        renderPaymentLinkNotice(
+          org,
+          'Payment link not available',
+          'This payment link is not available: what it sells is no longer offered, so it cannot take payments. Ask the seller for a new link.',
+        ),
+      );
+      return null;
+    }
     return { link, org };
   }
 
@@ -161,7 +196,11 @@ export function hostedPaymentLinkRoutes(
   /** The link's notices: what a payer sees instead of its form. */
   const unusable: PageAnswer[] = [
     { status: 404, description: 'No payment link with this id, or a deleted one: a page saying so' },
-    { status: 410, description: 'The link is inactive, or a one-time link already paid: a page saying so' },
+    {
+      status: 410,
+      description:
+        'The link is inactive, a one-time link already paid, or its product or price is no longer offered: a page saying so',
+    },
   ];
 
   pages.route(

@@ -45,7 +45,7 @@ const TransactionsQuery = listQuery({
   ids: queryFilter('Comma-separated transaction ids'),
   type: queryFilter(TYPES.join(', ')),
   status: queryFilter(STATUSES.join(', ')),
-  network: queryFilter('The network name'),
+  network: queryFilter("The network's name, as `GET /chains` shows it (`network`): one Weir offers"),
   currency: queryFilter('The asset currency'),
   assetId: queryFilter('The asset'),
   checkoutSessionId: queryFilter("The session's transactions"),
@@ -88,7 +88,8 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
           ids: { field: 'id', kind: 'csv' },
           type: { values: TYPES },
           status: { values: STATUSES },
-          network: {},
+          // The networks Weir offers the environment: a name it does not know is a 400 listing them, not an empty page.
+          network: { values: [...new Set(deps.rail.networks(environment).map((n) => n.network))] },
           currency: {},
           assetId: {},
           checkoutSessionId: {},

@@ -308,21 +308,25 @@ function dateBounds(field: string) {
   };
 }
 
+const PAGING = {
+  page: z.string().optional().openapi({ description: 'Page number, from 1', example: '1' }),
+  limit: z.string().optional().openapi({ description: 'Items per page, 1 to 200 (default 200)', example: '20' }),
+};
+
 /**
  * The query of every list route: paging, `createdAt` bounds (and `dateFields`' bounds, which the
  * list reads the same way); each route adds its own filters. `field.gt` is read as `field[gt]`.
+ * `paged: false` (an export: the whole filtered set) leaves paging out, so `page` is refused as unknown.
  */
-export function listQuery<S extends z.ZodRawShape>(filters: S, options: { dateFields?: readonly string[] } = {}) {
+export function listQuery<S extends z.ZodRawShape>(
+  filters: S,
+  options: { dateFields?: readonly string[]; paged?: boolean } = {},
+) {
   const bounds: Record<`${string}[${string}]`, z.ZodType> = Object.assign(
     {},
     ...['createdAt', ...(options.dateFields ?? [])].map(dateBounds),
   );
-  return z.looseObject({
-    page: z.string().optional().openapi({ description: 'Page number, from 1', example: '1' }),
-    limit: z.string().optional().openapi({ description: 'Items per page, 1 to 200 (default 200)', example: '20' }),
-    ...bounds,
-    ...filters,
-  });
+  return z.looseObject({ ...(options.paged === false ? {} : PAGING), ...bounds, ...filters });
 }
 
 /** A plain `?name=` query filter (checked by the list itself, so the schema only documents it). */
