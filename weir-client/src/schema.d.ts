@@ -14,66 +14,7 @@ export interface paths {
          * Create an organization
          * @description With a test and a live secret key, shown only in this answer.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OrganizationCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CreatedOrganization"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The admin token is missing or wrong. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["AdminController_createOrganization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -93,99 +34,7 @@ export interface paths {
          * Run an aggregation pipeline
          * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; it is stopped after 5 s (400 `analytics_query_timeout`: narrow the `$match` or simplify the expressions), on MongoDB and on the embedded read store alike. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AnalyticsQuery"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                [key: string]: unknown;
-                            }[];
-                            /** @enum {string} */
-                            object: "list";
-                        };
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["AnalyticsController_query"];
         delete?: never;
         options?: never;
         head?: never;
@@ -203,191 +52,13 @@ export interface paths {
          * List the organization's secret keys
          * @description Keys of the calling key’s environment; secrets are never shown again, only `maskedKey`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated key ids */
-                    ids?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["ApiKey"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["ApiKeyController_findAll"];
         put?: never;
         /**
          * Create a secret key
          * @description The secret is in this answer only: Weir keeps its hash.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @example shop backend */
-                        name?: string | null;
-                        /**
-                         * @description `full` (default): everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`
-                         * @example read
-                         * @enum {string|null}
-                         */
-                        scope?: "full" | "read" | "audit" | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IssuedApiKey"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A retry of a create whose secret was lost: regenerate or delete that key. Codes: `idempotency_key_in_use`, `api_key_secret_not_delivered` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["ApiKeyController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -402,142 +73,14 @@ export interface paths {
             cookie?: never;
         };
         /** Read a secret key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The API key's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ApiKey"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["ApiKeyController_get"];
         put?: never;
         post?: never;
         /**
          * Delete a secret key
          * @description Deleting the key that makes the request needs `?force=true`.
          */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description `true` to delete the key making the request */
-                    force?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description The API key's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Success"];
-                    };
-                };
-                /** @description The key making the request, without force. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["ApiKeyController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -556,95 +99,7 @@ export interface paths {
          * Replace a secret key's secret
          * @description The old secret stops working at once; the new one is in this answer only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The API key's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IssuedApiKey"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["ApiKeyController_regenerate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -662,78 +117,7 @@ export interface paths {
          * List assets
          * @description Every asset of the networks offered to the key's environment.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[gt]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[isnull]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[lt]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated ids (or repeated `ids`) */
-                    ids?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Asset"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["AssetController_findAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -750,56 +134,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read an asset */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The asset's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Asset"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No asset with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["AssetController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -819,53 +154,7 @@ export interface paths {
          * Verify the event log and the read models
          * @description Walks the whole log, recomputes its hash chain and checks every signed checkpoint (the first broken link is `chain.firstProblem`, with its position), then rebuilds every read model from the log in a scratch store and compares the key's organization and environment's documents with the live ones. A run replays the whole log: runs go one at a time, and asking again while a run is under way answers that run.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AuditVerification"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["AuditController_verify"];
         put?: never;
         post?: never;
         delete?: never;
@@ -885,44 +174,7 @@ export interface paths {
          * Who is calling
          * @description The dashboard user behind the request with their organization; for a secret key, the key's id (`accountType: api_key`, no email or name) and its organization.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CurrentUser"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["AuthController_getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -942,78 +194,7 @@ export interface paths {
          * List networks
          * @description The networks offered to the key's environment (test keys: testnets; live keys: mainnets).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[gt]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[isnull]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[lt]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated ids (or repeated `ids`) */
-                    ids?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Chain"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["ChainController_findAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1030,56 +211,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read a network */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The chain id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Chain"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No chain with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["ChainController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1096,209 +228,13 @@ export interface paths {
             cookie?: never;
         };
         /** List checkout sessions */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Sessions discounted with this coupon */
-                    couponId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description The customer's sessions */
-                    customerId?: string;
-                    /** @description Comma-separated session ids */
-                    ids?: string;
-                    /** @description The invoice's sessions */
-                    invoiceId?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description payment or subscription */
-                    mode?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description The payment link's sessions */
-                    paymentLinkId?: string;
-                    /** @description Comma-separated payment method types */
-                    paymentMethodTypes?: string;
-                    /** @description unpaid or paid */
-                    paymentStatus?: string;
-                    /** @description open, complete, incomplete, expired, canceled */
-                    status?: string;
-                    /** @description The subscription's sessions */
-                    subscriptionId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["CheckoutSession"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["SessionsController_findAll"];
         put?: never;
         /**
          * Create a checkout session
          * @description A session for its line items (existing prices, or `priceData` created with it), with a deposit address per offered asset.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CheckoutSessionCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CheckoutSession"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No network can take the session with the organization's payment methods. Codes: `payment_method_invalid` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SessionsController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1313,56 +249,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read a checkout session */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CheckoutSession"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["SessionsController_findOne"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1381,131 +268,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Credit a missed payment to this session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RecoveryRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            outcome: string;
-                            /** @enum {number} */
-                            statusCode: 200;
-                        };
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The transaction pays none of the organization's sessions; No checkout session with this id in the key's organization and environment. Codes: `wrong_claim`, `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The transaction pays a deposit address in something that session cannot take. Codes: `wrong_token_or_network` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SessionsController_autoRecoverCheckoutSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1525,95 +288,7 @@ export interface paths {
          * Cancel an open session
          * @description A partly paid (`incomplete`) session cannot be canceled, as the money received stays accounted for: complete it with the amount received (`complete-partial-checkout-session`), or wait for the rest.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CheckoutSession"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SessionsController_cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1630,95 +305,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Complete a partly paid session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CheckoutSession"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SessionsController_completePartialCheckoutSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1733,63 +320,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether the session completed */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            completed: boolean;
-                            /** @enum {string} */
-                            status: "open" | "complete" | "incomplete" | "expired" | "canceled";
-                            transactionHash: string | null;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["SessionsController_checkoutSessionCompletedStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1811,128 +342,7 @@ export interface paths {
          * Credit a missed payment by its transaction hash
          * @description Finds the session the transaction paid and credits it; answers the session with the outcome.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RecoveryRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CheckoutSession"] & {
-                            recovery: {
-                                message: string;
-                                outcome: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The transaction pays none of the organization's sessions. Codes: `wrong_claim` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The transaction pays a deposit address in something that session cannot take. Codes: `wrong_token_or_network` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SessionsController_autoRecoverCheckoutSessionByHash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1950,94 +360,7 @@ export interface paths {
          * Export checkout sessions as CSV
          * @description The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session). A listing: `from` / `to` select by creation (`createdAt`), unless `dateField=completedAt` selects by completion (the volume report counts each payment by its confirmation, and by product by completion).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Sessions discounted with this coupon */
-                    couponId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description The customer's sessions */
-                    customerId?: string;
-                    /** @description The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by */
-                    dateField?: "createdAt" | "completedAt";
-                    /** @description The start of the range, by `dateField` (created at, unless said): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
-                    from?: string;
-                    /** @description Comma-separated session ids */
-                    ids?: string;
-                    /** @description The invoice's sessions */
-                    invoiceId?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description payment or subscription */
-                    mode?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description The payment link's sessions */
-                    paymentLinkId?: string;
-                    /** @description Comma-separated payment method types */
-                    paymentMethodTypes?: string;
-                    /** @description unpaid or paid */
-                    paymentStatus?: string;
-                    /** @description open, complete, incomplete, expired or canceled */
-                    status?: string;
-                    /** @description The subscription's sessions */
-                    subscriptionId?: string;
-                    /** @description The end of the range, by `dateField`: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["SessionsController_exportCheckoutSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2054,202 +377,13 @@ export interface paths {
             cookie?: never;
         };
         /** List coupons */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
-                    gt?: string;
-                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
-                    gte?: string;
-                    /** @description Comma-separated coupon ids */
-                    ids?: string;
-                    /** @description true or false */
-                    isArchived?: string;
-                    /** @description true or false */
-                    isEnable?: string;
-                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
-                    isnull?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
-                    lt?: string;
-                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
-                    lte?: string;
-                    /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
-                    notnull?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description Part of the name, any case (at most 100 characters) */
-                    searchText?: string;
-                    /** @description One of active, expired, disabled, limit_reached */
-                    status?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Coupon"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["CouponController_search"];
         put?: never;
         /**
          * Create a coupon with its promotion codes
          * @description Percent off (`percentOff`) or an amount off (`amountOff` with its `currency`); codes come in `promotionCodeData.data` or `promotionCodes`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CouponCreateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Coupon"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `promotion_code_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["CouponController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2264,159 +398,12 @@ export interface paths {
             cookie?: never;
         };
         /** Read a coupon */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The coupon's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Coupon"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["CouponController_get"];
         /**
          * Update a coupon
          * @description Name, maxRedemptions, redeemBy, metadata and isEnable; the discount itself is fixed.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The coupon's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CouponUpdateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Coupon"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["CouponController_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2434,95 +421,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Archive a coupon */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The coupon's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Coupon"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["CouponController_archive"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2539,95 +438,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Disable a coupon */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The coupon's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Coupon"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["CouponController_disable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2644,95 +455,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Enable a coupon */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The coupon's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Coupon"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["CouponController_enable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2750,185 +473,10 @@ export interface paths {
          * List customers
          * @description Newest first; filter by `email` (any case), `ids`, `customerReferenceId`, `visibility` and `createdAt` bounds.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Your own reference for the customer */
-                    customerReferenceId?: string;
-                    /** @description Only the customer with this email address (compared without case) */
-                    email?: string;
-                    /** @description Comma-separated customer ids */
-                    ids?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description 10: the customers shown in the dashboard, 20: those kept to the API */
-                    visibility?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Customer"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["CustomerController_findAll"];
         put?: never;
         /** Create a customer */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CustomerCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Customer"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["CustomerController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2943,232 +491,18 @@ export interface paths {
             cookie?: never;
         };
         /** Read a customer */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The customer's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Customer"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["CustomerController_get"];
         /**
          * Update a customer
          * @description Only the fields sent change; `null` clears a field (`metadata: null` clears every key).
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The customer's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CustomerUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Customer"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["CustomerController_update"];
         post?: never;
         /**
          * Delete a customer
          * @description Ends the customer's subscriptions that have not ended, at once, then deletes the customer.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The customer's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["CustomerController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3185,75 +519,7 @@ export interface paths {
          * List the tenant's events from the log
          * @description In log order after `after`, with each event’s stored content and chain link. A JSON page holds up to `limit` events and scans at most 20,000 of the log; continue from `nextAfter` while `hasMore`. NDJSON streams every one up to the log’s head.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only events after this log position (a previous page’s `nextAfter`) */
-                    after?: string;
-                    /** @description `json` (a page) or `ndjson` (every event after `after`, streamed, one per line) */
-                    format?: "json" | "ndjson";
-                    /** @description Events in a JSON page (NDJSON streams them all) */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["LoggedEvent"][];
-                            hasMore: boolean;
-                            nextAfter: string | null;
-                            /** @enum {string} */
-                            object: "list";
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["EventController_findAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3275,114 +541,7 @@ export interface paths {
          * Fund a wallet with test tokens
          * @description On the local chain or devnet, for test keys only; a Tron address (T…) is funded on the local Tron (`trx`, `usdt` (its default) or `usdc`). `amount` is 10^8-scaled (default 100 tokens).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["FaucetRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["FaucetAnswer"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The local chain did not take or mine the transfer. Codes: `faucet_failed` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["FaucetController_fund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3400,157 +559,13 @@ export interface paths {
          * List the organization's invites
          * @description Newest first, whatever their status; a pending invite past its `expireAt` reads `expired`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InviteList"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["UserInviteController_getInvites"];
         put?: never;
         /**
          * Invite someone to the dashboard
          * @description Mails a one-time link (valid 7 days) with which they set a password and join with `role`. The link is in this answer only (`inviteUrl`). Owners alone invite owners. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InviteCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invite"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The address is a user's already, or has a pending invite (resend that one). Codes: `idempotency_key_in_use`, `user_email_in_use`, `invite_pending` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["UserInviteController_inviteUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3571,83 +586,7 @@ export interface paths {
          * Revoke an invite
          * @description Its link stops working. An accepted invite stays as it is (remove the user instead). A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The invite's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description The invite was accepted. Codes: `invite_closed` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["UserInviteController_removeInvite"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3666,104 +605,7 @@ export interface paths {
          * Send an invite again
          * @description A new link (the old one stops working), valid 7 days from now. Not for an accepted or revoked invite. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The invite's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invite"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["UserInviteController_resendInvite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3781,358 +623,13 @@ export interface paths {
          * List invoices
          * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId`, `ids`, and `createdAt` and `dueDate` bounds (`[gt|gte|lt|lte]`).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description One of charge_automatically, send_invoice */
-                    collectionMethod?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description The customer's id */
-                    customerId?: string;
-                    /** @description Only records whose dueDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `dueDate[gt]=2026-11-30` starts at 1 December */
-                    "dueDate[gt]"?: string;
-                    /** @description Only records whose dueDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "dueDate[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
-                    "dueDate[isnull]"?: string;
-                    /** @description Only records whose dueDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "dueDate[lt]"?: string;
-                    /** @description Only records whose dueDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `dueDate[lte]=2026-11-30` takes in all of 30 November */
-                    "dueDate[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
-                    "dueDate[notnull]"?: string;
-                    /** @description Comma-separated invoice ids */
-                    ids?: string;
-                    /** @description Ignored by Weir: an invoice always answers with its line items and totals: there is nothing more to include */
-                    includes?: unknown;
-                    /** @description One of one_time, recurring */
-                    invoiceType?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description The invoice number */
-                    number?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description One of draft, open, paid, void, uncollectible */
-                    status?: string;
-                    /** @description The subscription whose invoices to list (the first of its series and its renewals) */
-                    subscriptionId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Invoice"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["InvoiceController_getAll"];
         put?: never;
         /**
          * Create a draft invoice
          * @description A draft for an existing customer, with 1 to 20 lines in one currency. Its number is the next of the organization’s invoice setting unless `number` is sent; its hosted page (`url`) exists once it is finalized.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "customerId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "lineItems": {
-                     *         "data": [
-                     *           {
-                     *             "priceData": {
-                     *               "currency": "usdc",
-                     *               "unitAmount": "150000000",
-                     *               "productData": {
-                     *                 "name": "Consulting hour"
-                     *               }
-                     *             },
-                     *             "quantity": 2
-                     *           }
-                     *         ]
-                     *       },
-                     *       "dueDate": "2026-06-01",
-                     *       "memo": "Thank you for your business"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["InvoiceCreateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "3b9e4c2a-6d1f-4e8b-a7c5-9f0d2e1b4a63",
-                         *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-                         *       "createdAt": "2026-05-01T08:00:00.000Z",
-                         *       "updatedAt": "2026-05-01T08:00:00.000Z",
-                         *       "number": "INV-000001",
-                         *       "customerId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                         *       "description": null,
-                         *       "currency": "usdc",
-                         *       "lineItems": {
-                         *         "object": "list",
-                         *         "data": [
-                         *           {
-                         *             "description": "Consulting hour",
-                         *             "priceId": "5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61",
-                         *             "quantity": 2,
-                         *             "unitAmount": "150000000",
-                         *             "amountTotal": "300000000",
-                         *             "amountSubtotal": "300000000",
-                         *             "amountTax": "0",
-                         *             "taxRates": [],
-                         *             "price": {
-                         *               "id": "5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61",
-                         *               "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-                         *               "environment": "test",
-                         *               "productId": "8c2f6e1d-7a4b-4b0e-8f3d-1e6a9c5b2d70",
-                         *               "type": "one_time",
-                         *               "currency": "usdc",
-                         *               "unitAmount": "150000000",
-                         *               "interval": null,
-                         *               "intervalCount": null,
-                         *               "isActive": true,
-                         *               "nickname": null,
-                         *               "metadata": {},
-                         *               "billingScheme": "per_unit",
-                         *               "createdAt": "2026-05-01T08:00:00.000Z",
-                         *               "updatedAt": "2026-05-01T08:00:00.000Z",
-                         *               "product": {
-                         *                 "id": "8c2f6e1d-7a4b-4b0e-8f3d-1e6a9c5b2d70",
-                         *                 "name": "Consulting hour",
-                         *                 "isActive": true
-                         *               }
-                         *             }
-                         *           }
-                         *         ]
-                         *       },
-                         *       "amountDue": "300000000",
-                         *       "amountPaid": "0",
-                         *       "amountRemaining": "300000000",
-                         *       "dueDate": "2026-06-01T00:00:00.000Z",
-                         *       "issueDate": null,
-                         *       "memo": "Thank you for your business",
-                         *       "footer": null,
-                         *       "invoiceType": "one_time",
-                         *       "recurring": null,
-                         *       "collectionMethod": "send_invoice",
-                         *       "billingReason": "manual",
-                         *       "subscriptionId": null,
-                         *       "paymentMethods": {
-                         *         "chainIds": [],
-                         *         "assetIds": []
-                         *       },
-                         *       "reminders": {
-                         *         "enabled": false,
-                         *         "daysBeforeDue": [],
-                         *         "daysAfterDue": []
-                         *       },
-                         *       "metadata": {},
-                         *       "status": "draft",
-                         *       "url": null,
-                         *       "paid": false,
-                         *       "paidOutOfBand": false,
-                         *       "attempted": false,
-                         *       "attemptCount": 0,
-                         *       "checkoutSessionId": null,
-                         *       "paymentAttempts": [],
-                         *       "transactionHash": null,
-                         *       "remindersSent": [],
-                         *       "remindersSkipped": [],
-                         *       "nextInvoice": null,
-                         *       "finalizedAt": null,
-                         *       "sentAt": null,
-                         *       "paidAt": null,
-                         *       "voidedAt": null,
-                         *       "markedUncollectibleAt": null,
-                         *       "deletedAt": null,
-                         *       "object": "invoice",
-                         *       "livemode": false,
-                         *       "invoiceNumber": "INV-000001",
-                         *       "total": "300000000",
-                         *       "subTotal": "300000000",
-                         *       "totalTax": "0",
-                         *       "taxRateIds": [],
-                         *       "customer": {
-                         *         "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                         *         "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-                         *         "environment": "test",
-                         *         "email": "ada@example.com",
-                         *         "name": "Ada Lovelace",
-                         *         "phone": null,
-                         *         "organizationName": null,
-                         *         "customerReferenceId": null,
-                         *         "address": null,
-                         *         "metadata": {},
-                         *         "visibility": 10,
-                         *         "customerNumber": "0F8FAD5B",
-                         *         "livemode": false,
-                         *         "createdAt": "2026-05-01T08:00:00.000Z",
-                         *         "updatedAt": "2026-05-01T08:00:00.000Z"
-                         *       },
-                         *       "autoAdvance": false,
-                         *       "paymentSettingId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-                         *       "paymentSetting": {
-                         *         "id": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-                         *         "paymentMethodTypes": [
-                         *           "wallet"
-                         *         ],
-                         *         "preferredChainId": null,
-                         *         "preferredCurrency": null,
-                         *         "allowSwap": false,
-                         *         "applyFee": false,
-                         *         "feePercentage": 0,
-                         *         "applyGasFee": false,
-                         *         "allowSplitPayments": false,
-                         *         "slippagePercentage": 10
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `invoice_number_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4147,247 +644,15 @@ export interface paths {
             cookie?: never;
         };
         /** Read an invoice */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["InvoiceController_get"];
         /**
          * Update a draft invoice
          * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InvoiceUpdateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The invoice number is taken by another invoice. Codes: `invoice_number_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["InvoiceController_update"];
         post?: never;
         /** Delete a draft invoice */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description The invoice's status forbids the operation (the message names it). Codes: `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["InvoiceController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4406,95 +671,7 @@ export interface paths {
          * Duplicate an invoice
          * @description A new draft with the same customer, lines and settings, a fresh number, due as far ahead as the original was.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceController_duplicateInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4514,95 +691,7 @@ export interface paths {
          * Finalize a draft invoice
          * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceController_finalizeInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4619,95 +708,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mark an invoice uncollectible */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceController_markUncollectibleInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4727,95 +728,7 @@ export interface paths {
          * Mark an invoice paid out of band
          * @description For an open invoice paid outside Weir: the rest of its amount is recorded as paid.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceController_payInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4835,126 +748,7 @@ export interface paths {
          * Send an invoice
          * @description Finalizes a draft, then mails the invoice with its pay link to `to` (default: the customer's address) and `cc`. An invoice with nothing to pay is paid at finalize and not mailed (its receipt is).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["InvoiceSendRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The mail server refused the mail. Codes: `mail_delivery_failed` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceController_finalizeAndSendInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4974,95 +768,7 @@ export interface paths {
          * Void an invoice
          * @description For an open or uncollectible invoice that has received nothing: once money has arrived (a partial payment), it is marked paid or uncollectible instead.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Invoice"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceController_voidInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5077,24 +783,7 @@ export interface paths {
             cookie?: never;
         };
         /** This OpenAPI 3.1 document */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["DocsController_openApi"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5111,135 +800,12 @@ export interface paths {
             cookie?: never;
         };
         /** Read the organization */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Organization"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["OrganizationController_getOrganizationInfo"];
         /**
          * Update business details
          * @description Only the fields sent change; `null` clears a field (all but `name`); `addressDetails` changes only the parts it gives.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BusinessDetailsUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Organization"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["OrganizationController_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -5259,94 +825,7 @@ export interface paths {
          * Update the brand
          * @description JSON (`brandColor`, `brandLogo` URL) or `multipart/form-data` with a `brandColor` field and a `brandLogo` file, stored and served by Weir.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BrandUpdate"];
-                    "multipart/form-data": components["schemas"]["BrandForm"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Organization"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["OrganizationController_updateBranding"];
         post?: never;
         delete?: never;
         options?: never;
@@ -5365,62 +844,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove the brand logo */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Message"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["OrganizationController_deleteBrandLogo"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5437,202 +861,15 @@ export interface paths {
          * Read the card processor keys
          * @description The publishable key and the last four characters of the secret key; never the secret key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CardProcessor"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["CardProcessorController_get"];
         /**
          * Set the card processor keys
          * @description Replaces the keys. Test keys belong to the test environment and live keys to live. The secret key is stored sealed and never answered again.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CardProcessorUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CardProcessor"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["CardProcessorController_update"];
         post?: never;
         /** Remove the card processor keys */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Message"];
-                    };
-                };
-                /** @description No card processor is connected. Codes: `resource_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["CardProcessorController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5649,238 +886,17 @@ export interface paths {
          * Read the invoice setting
          * @description The prefix and next sequence of invoice numbers, and the default description and footer.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InvoiceSetting"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["InvoiceSettingController_get"];
         /**
          * Update the invoice setting
          * @description Numbers are per organization and environment (`merchant_level`); `null` clears description or footer.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InvoiceSettingUpdateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InvoiceSetting"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["InvoiceSettingController_update"];
         /**
          * Update the invoice setting (POST)
          * @description Numbers are per organization and environment (`merchant_level`); `null` clears description or footer.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InvoiceSettingUpdateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InvoiceSetting"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["InvoiceSettingController_updateByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5895,132 +911,9 @@ export interface paths {
             cookie?: never;
         };
         /** Read the payment setting */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentSettingWithChains"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["PaymentSettingController_get"];
         /** Update the payment setting */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PaymentSettingUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentSetting"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["PaymentSettingController_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -6039,145 +932,10 @@ export interface paths {
          * List withdrawal addresses
          * @description A bare array, as the reference answers here (unlike its other lists).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WithdrawalAddress"][];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["WithdrawalAddressController_getAll"];
         put?: never;
         /** Add a withdrawal address */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WithdrawalAddressCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WithdrawalAddress"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["WithdrawalAddressController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6192,226 +950,12 @@ export interface paths {
             cookie?: never;
         };
         /** Read a withdrawal address */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The withdrawal address's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WithdrawalAddress"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["WithdrawalAddressController_get"];
         /** Update a withdrawal address */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The withdrawal address's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WithdrawalAddressUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WithdrawalAddress"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `incorrect_address`, `address_not_payable` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["WithdrawalAddressController_update"];
         post?: never;
         /** Remove a withdrawal address */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The withdrawal address's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Message"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["WithdrawalAddressController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6427,95 +971,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Make a withdrawal address the default of its chain */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The withdrawal address's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Message"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["WithdrawalAddressController_markAsDefault"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6535,124 +991,7 @@ export interface paths {
          * Record that the payment was refunded
          * @description Weir holds no funds and sends nothing back: this records that the merchant refunded the payer itself.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The payment intent's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    /**
-                     * @example {
-                     *       "markRefundedComment": "refunded by bank transfer"
-                     *     }
-                     */
-                    "application/json": {
-                        markRefundedComment?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentIntent"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["PaymentIntentController_markAsRefunded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6672,95 +1011,7 @@ export interface paths {
          * Mail the payer a receipt
          * @description Recorded on the session and sent by the mail dispatcher (which tries again while the mail server fails).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The payment intent's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentReceipt"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["PaymentIntentController_sendCheckoutSessionPaymentReceipt"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6778,238 +1029,13 @@ export interface paths {
          * List payment links
          * @description Newest first; `isActive` filters on whether payers can use the link now.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated payment link ids */
-                    ids?: string;
-                    /** @description true or false */
-                    isActive?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description One of fixed, variable, subscription */
-                    pricing?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["PaymentLink"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["PaymentLinkController_findAll"];
         put?: never;
         /**
          * Create a payment link
          * @description Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "title": "Concert ticket",
-                     *       "amount": "2500000000",
-                     *       "currencies": [
-                     *         "usdc"
-                     *       ],
-                     *       "afterCompletionRedirectUrl": "https://shop.example/thanks"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PaymentLinkCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-                         *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
-                         *       "type": "multiple",
-                         *       "pricing": "fixed",
-                         *       "priceType": "one_time",
-                         *       "title": "Concert ticket",
-                         *       "description": null,
-                         *       "image": null,
-                         *       "tags": [],
-                         *       "currency": "usdc",
-                         *       "amount": "2500000000",
-                         *       "priceId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
-                         *       "productId": "9b2d5c1e-6f3a-4b7c-8d9e-0a1b2c3d4e5f",
-                         *       "interval": null,
-                         *       "intervalCount": null,
-                         *       "suggestedAmounts": [],
-                         *       "minimumAmount": null,
-                         *       "maximumAmount": null,
-                         *       "nameCollection": false,
-                         *       "emailCollection": false,
-                         *       "phoneNumberCollection": false,
-                         *       "billingAddressCollection": false,
-                         *       "shippingAddressCollection": false,
-                         *       "customFields": {
-                         *         "fields": []
-                         *       },
-                         *       "submitType": "pay",
-                         *       "afterCompletion": "redirect",
-                         *       "afterCompletionRedirectUrl": "https://shop.example/thanks",
-                         *       "afterCompletionConfirmMsg": null,
-                         *       "allowPromotionCodes": false,
-                         *       "allowedChains": [],
-                         *       "metadata": {},
-                         *       "isActive": true,
-                         *       "createdAt": "2026-05-01T08:00:00.000Z",
-                         *       "updatedAt": "2026-05-01T08:00:00.000Z",
-                         *       "url": "https://pay.shop.example/pay/7c9e6679-7425-40de-944b-e07fc1f90ae7",
-                         *       "livemode": false
-                         *     }
-                         */
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["PaymentLinkController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7024,241 +1050,18 @@ export interface paths {
             cookie?: never;
         };
         /** Read a payment link */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["PaymentLinkController_get"];
         /**
          * Update a payment link
          * @description Only the fields sent change; `null` clears a field. The price is fixed: a body may repeat the link's pricing fields (clients of the reference send the whole link back), but not change them. `isActive` switches the link on or off.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PaymentLinkUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["PaymentLinkController_update"];
         post?: never;
         /**
          * Delete a payment link
          * @description Payers can no longer open it; checkout sessions already opened from it are unchanged.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["PaymentLinkController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7276,176 +1079,12 @@ export interface paths {
          * Activate a payment link
          * @description A one_time link that has been paid cannot be activated again (409).
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["PaymentLinkController_activate"];
         /**
          * Activate a payment link
          * @description A one_time link that has been paid cannot be activated again (409).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `payment_link_used` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["PaymentLinkController_activateByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7461,164 +1100,9 @@ export interface paths {
         };
         get?: never;
         /** Deactivate a payment link */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["PaymentLinkController_deactivate"];
         /** Deactivate a payment link */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentLink"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["PaymentLinkController_deactivateByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7636,247 +1120,13 @@ export interface paths {
          * List prices
          * @description Newest first; filter by `ids`, `productId`, `isActive`, `type` and `createdAt` bounds.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated price ids */
-                    ids?: string;
-                    /** @description `true` or `false` */
-                    isActive?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description Only this product's prices */
-                    productId?: string;
-                    /** @description `one_time` or `recurring` */
-                    type?: string;
-                    /** @description Not supported by Weir (refused unless empty): prices have no visibility of their own (filter products by theirs) */
-                    visibility?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Price"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["PriceController_findAll"];
         put?: never;
         /**
          * Create a price
          * @description Of an existing product (`productId`) or of a new one (`productData`), as the reference allows.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "productId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "currency": "usdc",
-                     *       "unitAmount": "150000000"
-                     *     }
-                     */
-                    "application/json": {
-                        /**
-                         * @description Required
-                         * @enum {string}
-                         */
-                        currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
-                        /**
-                         * @deprecated
-                         * @description Ignored by Weir: a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)
-                         */
-                        customPreset?: unknown;
-                        /**
-                         * @deprecated
-                         * @description Ignored by Weir: a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)
-                         */
-                        customUnitAmountSuggestions?: unknown;
-                        /** @enum {string|null} */
-                        interval?: "day" | "week" | "month" | "year" | null;
-                        /** @description Recurring prices only; default 1 */
-                        intervalCount?: number;
-                        metadata?: {
-                            [key: string]: string;
-                        };
-                        nickname?: string;
-                        productData?: unknown;
-                        productId?: unknown;
-                        /**
-                         * @description Default: recurring when `interval` is given
-                         * @enum {string}
-                         */
-                        type?: "one_time" | "recurring";
-                        /**
-                         * @description Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
-                         * @example 150000000
-                         */
-                        unitAmount?: string;
-                        /**
-                         * @deprecated
-                         * @description Ignored by Weir: prices have no visibility of their own in Weir (products have one)
-                         */
-                        visibility?: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Price"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["PriceController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7891,159 +1141,12 @@ export interface paths {
             cookie?: never;
         };
         /** Read a price */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The price's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Price"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["PriceController_get"];
         /**
          * Update a price
          * @description Only `isActive`, `nickname` and `metadata` change; a new amount or schedule is a new price.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The price's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PriceUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Price"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["PriceController_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -8062,196 +1165,13 @@ export interface paths {
          * List products
          * @description Newest first; filter by `isActive`, `ids`, `visibility`, `url`, `createdAt` bounds, and by the prices a product has: `priceTypes`, `interval`, `intervalCount` and `priceCurrency` together select the products with a price matching them all.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated product ids */
-                    ids?: string;
-                    /** @description Products with a recurring price billed each day, week, month, year */
-                    interval?: string;
-                    /** @description Products with a recurring price billed every this many intervals */
-                    intervalCount?: string;
-                    /** @description `true` or `false` */
-                    isActive?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description Products with a price in this currency (usdc, usdt, pyusd, eurc, dai, eth, matic, pol, bnb, sol, trx, busd, btc) */
-                    priceCurrency?: string;
-                    /** @description Comma-separated price types (`one_time`, `recurring`): products with a price of one */
-                    priceTypes?: string;
-                    /** @description The product's url, exactly */
-                    url?: string;
-                    /** @description 10: the products shown in the dashboard, 20: those kept to the API */
-                    visibility?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Product"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["ProductController_findAll"];
         put?: never;
         /**
          * Create a product
          * @description With `defaultPriceData`, its default price is created with it.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ProductCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["ProductController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8266,229 +1186,15 @@ export interface paths {
             cookie?: never;
         };
         /** Read a product */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The product's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["ProductController_get"];
         /**
          * Update a product
          * @description Only the fields sent change; `null` clears a text field.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The product's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ProductUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["ProductController_update"];
         post?: never;
         /** Delete a product */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The product's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["ProductController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8503,164 +1209,9 @@ export interface paths {
         };
         get?: never;
         /** Activate a product */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The product's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["ProductController_activate"];
         /** Activate a product */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The product's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["ProductController_activateByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8676,164 +1227,9 @@ export interface paths {
         };
         get?: never;
         /** Deactivate a product */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The product's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["ProductController_deactivate"];
         /** Deactivate a product */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The product's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["ProductController_deactivateByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8851,75 +1247,7 @@ export interface paths {
          * Run a report
          * @description Reports and their figures: `volume`: payments, grossVolume, lateVolume, fees, gasFees, netVolume, operatorSweepGas (by payments.confirmedAt, by product by completedAt; groupBy none, currency, network, product, paymentLink; volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it; each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)); `conversion`: created, completed, conversionRate (by createdAt; groupBy none, currency, paymentLink); `time-to-pay`: payments, medianSeconds, p95Seconds (by completedAt; groupBy none, currency, network, paymentLink; times are whole milliseconds from creation to completion; medianSeconds is the middle time, or for an even count the mean of the two middle ones rounded half up to the millisecond; p95Seconds is the nearest rank, the shortest time that at least 95% of payments took no longer than (always a real payment’s time)); `payment-issues`: underpaidSessions, latePayments, overpaidSessions (by createdAt; groupBy none, currency, network, paymentLink; underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total); `refunds`: refundsMarked, amountRefunded (by paymentIntent.markRefundedAt; groupBy none, currency, network, paymentLink); `subscriptions`: newSubscriptions, churned, pastDue, activeAtEnd, mrr (by createdAt; groupBy none, currency; activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)). A report answers at most 10000 rows (a row per period, group and currency), not paginated: one that would have more is a 400 `report_too_large` naming the limit (narrow `from` / `to`, take a longer interval or a coarser groupBy; three years by day in three currencies is under 3,300).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `json` (a list), `csv` or `ndjson` (streamed, one row per line) */
-                    format?: "json" | "csv" | "ndjson";
-                    /** @description The start of the range, by the time the report counts by (its `dateField`): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
-                    from?: string;
-                    /** @description A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency */
-                    groupBy?: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
-                    /** @description The period each row covers (weeks start on Monday; UTC) */
-                    interval?: "day" | "week" | "month";
-                    /** @description The end of the range: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    name: "volume" | "conversion" | "time-to-pay" | "payment-issues" | "refunds" | "subscriptions";
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Report"];
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No report of this name: the reports are volume, conversion, time-to-pay, payment-issues, refunds, subscriptions. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["ReportController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8939,114 +1267,7 @@ export interface paths {
          * List subscriptions
          * @description Newest first; `startDate` and `endedAt` take the same `[gt|gte|lt|lte]` bounds as `createdAt`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Your reference given at checkout */
-                    clientReferenceId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description An asset code, such as usdc */
-                    currency?: string;
-                    /** @description The customer's id */
-                    customerId?: string;
-                    /** @description Only records whose endedAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `endedAt[gt]=2026-11-30` starts at 1 December */
-                    "endedAt[gt]"?: string;
-                    /** @description Only records whose endedAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "endedAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
-                    "endedAt[isnull]"?: string;
-                    /** @description Only records whose endedAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "endedAt[lt]"?: string;
-                    /** @description Only records whose endedAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `endedAt[lte]=2026-11-30` takes in all of 30 November */
-                    "endedAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
-                    "endedAt[notnull]"?: string;
-                    /** @description Comma-separated subscription ids */
-                    ids?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description Subscriptions with an item of this price */
-                    priceId?: string;
-                    /** @description Subscriptions with an item of this product */
-                    productId?: string;
-                    /** @description Only records whose startDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `startDate[gt]=2026-11-30` starts at 1 December */
-                    "startDate[gt]"?: string;
-                    /** @description Only records whose startDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "startDate[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
-                    "startDate[isnull]"?: string;
-                    /** @description Only records whose startDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "startDate[lt]"?: string;
-                    /** @description Only records whose startDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `startDate[lte]=2026-11-30` takes in all of 30 November */
-                    "startDate[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
-                    "startDate[notnull]"?: string;
-                    /** @description One of incomplete, incomplete_expired, trialing, active, past_due, unpaid, canceled, paused */
-                    status?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Subscription"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["SubscriptionController_findAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9063,56 +1284,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read a subscription */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The subscription's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Subscription"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["SubscriptionController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9131,117 +1303,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel a subscription at the end of its period */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The subscription's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["SubscriptionCancelRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Subscription"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SubscriptionController_cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9258,117 +1320,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End a subscription at once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The subscription's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["SubscriptionCancelRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Subscription"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SubscriptionController_end"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9385,95 +1337,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause a subscription */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The subscription's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Subscription"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SubscriptionController_pause"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9493,95 +1357,7 @@ export interface paths {
          * Resume a subscription
          * @description Revokes a pending cancel, or restarts a paused subscription.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The subscription's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Subscription"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["SubscriptionController_resume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9596,188 +1372,13 @@ export interface paths {
             cookie?: never;
         };
         /** List tax rates */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description A two-letter country code */
-                    country?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated tax rate ids */
-                    ids?: string;
-                    /** @description true or false */
-                    isActive?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description exclusive or inclusive */
-                    type?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["TaxRate"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["TaxRateController_findAll"];
         put?: never;
         /**
          * Create a tax rate
          * @description A percentage is exact (at most 4 decimal places); `type` is `exclusive` (added to the price, the default) or `inclusive` (contained in it). Neither changes afterwards.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["TaxRateCreateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TaxRate"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["TaxRateController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9792,159 +1393,12 @@ export interface paths {
             cookie?: never;
         };
         /** Read a tax rate */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tax rate's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TaxRate"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["TaxRateController_get"];
         /**
          * Update a tax rate
          * @description Name, description, country, isActive and metadata; a percentage and type never change.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tax rate's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["TaxRateUpdateRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TaxRate"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["TaxRateController_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -9961,74 +1415,7 @@ export interface paths {
         };
         get?: never;
         /** Activate a tax rate */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tax rate's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TaxRate"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["TaxRateController_activate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -10045,74 +1432,7 @@ export interface paths {
         };
         get?: never;
         /** Deactivate a tax rate */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tax rate's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TaxRate"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["TaxRateController_deactivate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -10131,102 +1451,7 @@ export interface paths {
          * List transactions
          * @description Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The asset */
-                    assetId?: string;
-                    /** @description The network (a chain id) */
-                    chainId?: string;
-                    /** @description The session's transactions */
-                    checkoutSessionId?: string;
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description The asset currency */
-                    currency?: string;
-                    /** @description Comma-separated transaction ids */
-                    ids?: string;
-                    /** @description The invoice's transactions */
-                    invoiceId?: string;
-                    /** @description true or false: payments confirmed after their session ended */
-                    late?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description The network name */
-                    network?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description The payment intent's transactions */
-                    paymentIntentId?: string;
-                    /** @description pending, confirmed, withdrawn, broadcast, swept, reverted, dropped */
-                    status?: string;
-                    /** @description The subscription's transactions */
-                    subscriptionId?: string;
-                    /** @description The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without) */
-                    transactionHash?: string;
-                    /** @description incoming, outgoing, event, transfer */
-                    type?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Transaction"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["TransactionController_findAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10246,44 +1471,7 @@ export interface paths {
          * List the organization's dashboard users
          * @description Every member, oldest first (removed users are gone). The same list for a test and a live key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["UserList"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["UserController_getUsers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10306,83 +1494,7 @@ export interface paths {
          * Remove a user
          * @description Their sessions end at their next request and their email is free again; the last owner cannot be removed. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The user's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organization would be left without an owner. Codes: `last_owner` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["UserController_deleteUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -10400,114 +1512,7 @@ export interface paths {
          * Change a user's role
          * @description Owners alone make or unmake owners; the last owner keeps the role. Takes effect on their next request. A team change is the organization’s, not its test data’s: it takes a live key or the dashboard; a test key is refused (403 `live_key_required`).
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The user's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UserRoleUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["User"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organization would be left without an owner. Codes: `last_owner` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["UserController_updateUserRole"];
         post?: never;
         delete?: never;
         options?: never;
@@ -10523,184 +1528,13 @@ export interface paths {
             cookie?: never;
         };
         /** List webhook endpoints */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description Comma-separated endpoint ids */
-                    ids?: string;
-                    /** @description true or false */
-                    isDisabled?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["WebhookEndpoint"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["WebhookEndpointController_getAll"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description Test keys may point at internal addresses (a local server); live keys only at public ones, unless the operator allows it.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookEndpointCreate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookEndpoint"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["WebhookEndpointController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10715,226 +1549,12 @@ export interface paths {
             cookie?: never;
         };
         /** Read a webhook endpoint */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The webhook endpoint's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookEndpoint"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["WebhookEndpointController_get"];
         /** Update a webhook endpoint */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The webhook endpoint's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookEndpointUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookEndpoint"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["WebhookEndpointController_update"];
         post?: never;
         /** Delete a webhook endpoint */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The webhook endpoint's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["WebhookEndpointController_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -10948,94 +1568,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a webhook endpoint's deliveries */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
-                    "createdAt[gt]"?: string;
-                    /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
-                    "createdAt[gte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[isnull]"?: string;
-                    /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
-                    "createdAt[lt]"?: string;
-                    /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
-                    "createdAt[lte]"?: string;
-                    /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
-                    "createdAt[notnull]"?: string;
-                    /** @description The event's id */
-                    eventId?: string;
-                    /** @description An event type */
-                    eventType?: string;
-                    /** @description Items per page, 1 to 200 (default 200) */
-                    limit?: string;
-                    /** @description Page number, from 1 */
-                    page?: string;
-                    /** @description pending, succeeded, failed or canceled */
-                    status?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description The webhook endpoint's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["WebhookDelivery"][];
-                            hasMore: boolean;
-                            limit: number;
-                            page: number;
-                        };
-                    };
-                };
-                /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["WebhookEndpointController_getDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11057,97 +1590,7 @@ export interface paths {
          * Send a delivery again
          * @description Makes one more attempt now, recorded in the delivery’s `attemptLog` like the others. On a delivery that ended (succeeded, failed or canceled) it is that one attempt: if it fails, the delivery ends `failed`, with no retries. On a delivery still being retried it brings the next retry forward; the schedule goes on after it.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The delivery's id */
-                    deliveryId: string;
-                    /** @description The webhook endpoint's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookDelivery"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No webhook endpoint or delivery with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["WebhookEndpointController_resendDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11164,95 +1607,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replace a webhook endpoint's signing secret */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The webhook endpoint's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookEndpoint"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["WebhookEndpointController_regenerate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11272,95 +1627,7 @@ export interface paths {
          * Send a test event to a webhook endpoint
          * @description Sends `webhook_endpoint.test`, whatever the endpoint subscribes to.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The webhook endpoint's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeletedMessage"];
-                    };
-                };
-                /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["WebhookEndpointController_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11375,46 +1642,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the event types an endpoint can subscribe to */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            events: components["schemas"]["WebhookEventType"][];
-                        };
-                    };
-                };
-                /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["WebhookEndpointController_getEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11431,52 +1659,7 @@ export interface paths {
             cookie?: never;
         };
         /** The hosted pages' scripts, stylesheets and icons, from the package (`?v=` is the content's hash) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The asset, with an ETag */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/svg+xml": string;
-                        "text/css": string;
-                        "text/javascript": string;
-                    };
-                };
-                /** @description Not modified */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/svg+xml": string;
-                        "text/css": string;
-                        "text/javascript": string;
-                    };
-                };
-                /** @description No such asset */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/svg+xml": string;
-                        "text/css": string;
-                        "text/javascript": string;
-                    };
-                };
-            };
-        };
+        get: operations["StaticAssetController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11493,37 +1676,7 @@ export interface paths {
             cookie?: never;
         };
         /** A brand colour's stylesheet (`<rgb>.css`), which hosted pages link instead of an inline style */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    file: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The stylesheet, cacheable for a year */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/css": string;
-                    };
-                };
-                /** @description No such asset */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/css": string;
-                    };
-                };
-            };
-        };
+        get: operations["StaticAssetController_brandLogo"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11543,38 +1696,7 @@ export interface paths {
          * The checkout page
          * @description What the payer opens: the amount, the assets offered, and the payment once one is chosen.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The checkout page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description No checkout session with this id: a page saying so */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["HostedCheckoutController_page"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11596,47 +1718,7 @@ export interface paths {
          * Cancel the checkout
          * @description The payer gives up: the session is canceled, and the page sends them to the merchant's cancel URL.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostedCheckoutCanceled"];
-                    };
-                };
-                /** @description The session is no longer open. Codes: `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["HostedCheckoutController_cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11656,69 +1738,7 @@ export interface paths {
          * Choose the asset to pay with
          * @description Records the choice on the payment intent with the amount due in that asset, and answers where to send it.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HostedPaymentMethodRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostedPaymentMethod"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `status_transition_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["HostedCheckoutController_choosePaymentMethod"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11735,78 +1755,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Apply a promotion code */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HostedPromotionCodeRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostedPromotionCode"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `promotion_code_invalid`, `promotion_codes_not_allowed`, `promotion_code_currency_mismatch`, `parameters_exclusive`, `status_transition_invalid`, `checkout_session_expired`, `coupon_disabled`, `coupon_limit_reached`, `coupon_expired`, `promotion_code_expired`, `promotion_code_limit_reached`, `promotion_code_already_redeemed`, `promotion_code_redemption_released` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A payment to the session is pending, or was taken away by a chain reorganization and may be mined again: a discount now would turn it into an overpayment. Nothing is redeemed. Codes: `payment_pending` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["HostedCheckoutController_applyPromotionCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11826,96 +1775,7 @@ export interface paths {
          * Build the transfer a Solana wallet signs
          * @description The unsigned Solana Pay transfer (base64, version 0) of what is still due in the chosen Solana asset, from `account` to the merchant wallet with the session reference, and the Wallet Standard chain to sign it for.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HostedSolanaPayTransactionRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostedSolanaPayTransaction"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `incorrect_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The session is over. Codes: `session_not_open` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Nothing is left to pay. Codes: `nothing_due` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The network did not answer. Codes: `chain_unavailable` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["HostedCheckoutController_solanaTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11933,38 +1793,7 @@ export interface paths {
          * The checkout as its page shows it
          * @description Polled by the checkout page: the status in words, the amounts, and what to send now.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostedCheckoutStatus"];
-                    };
-                };
-                /** @description No checkout session with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["HostedCheckoutController_status"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11986,96 +1815,7 @@ export interface paths {
          * Pay with the test wallet
          * @description Test sessions on the local devnet or local Tron only: pays what is still due in the chosen asset from a funded account of that chain, once mined (addresses answered in the chain's own form: T… on Tron). A live session has no test wallet (404).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The checkout session's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["HostedTestPaymentRequest"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostedTestPayment"];
-                    };
-                };
-                /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `payment_method_missing` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No local chain here, the chosen asset is not on one, or the session is over. Codes: `test_wallet_unavailable`, `session_not_open` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No checkout session with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A test payment is on its way, or nothing is left to pay. Codes: `test_payment_pending`, `nothing_due` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is over the limit. Codes: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is compressed. Codes: `unsupported_content_encoding` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The devnet refused or reverted the payment. Codes: `test_wallet_failed` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["HostedCheckoutController_testPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -12090,26 +1830,7 @@ export interface paths {
             cookie?: never;
         };
         /** The API reference page */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["DocsController_page"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12126,26 +1847,7 @@ export interface paths {
             cookie?: never;
         };
         /** The reference page's script (Redoc) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/javascript": string;
-                    };
-                };
-            };
-        };
+        get: operations["DocsController_redoc"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12162,26 +1864,7 @@ export interface paths {
             cookie?: never;
         };
         /** Weir's favicon (an SVG), where browsers look for it */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The icon */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/svg+xml": string;
-                    };
-                };
-            };
-        };
+        get: operations["StaticAssetController_favicon"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12198,31 +1881,7 @@ export interface paths {
             cookie?: never;
         };
         /** Weir's health, for load balancers and operators */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description `ok` or `degraded` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description `failing` */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["OperationsController_health"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12242,38 +1901,7 @@ export interface paths {
          * The invoice page
          * @description The invoice as a document, with the pay action while something is due.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The invoice page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description No invoice with this id, or a draft or deleted one: a page saying so */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["HostedInvoiceController_page"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12293,65 +1921,7 @@ export interface paths {
          * Pay the invoice
          * @description The pay link: while something is due, sends the payer to a checkout session for the amount remaining (its open one, or a new one); otherwise shows the invoice saying why not.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Nothing is due (paid): the invoice page saying so */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description To the invoice's checkout session */
-                302: {
-                    headers: {
-                        /** @description Where the browser goes next */
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description No invoice with this id, or a draft or deleted one: a page saying so */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description The business has no way set up to take this payment now: the invoice page saying so */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description The invoice is void: the invoice page saying so */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["HostedInvoiceController_pay"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12371,38 +1941,7 @@ export interface paths {
          * The invoice as a PDF
          * @description The same document as the page, as a download named after the invoice number.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The invoice's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/pdf": string;
-                    };
-                };
-                /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["HostedInvoiceController_pdf"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12422,53 +1961,7 @@ export interface paths {
          * Weir's metrics in the Prometheus text format, for the operator's Prometheus
          * @description Open to anyone while Weir listens on a loopback address with no proxy in front (`WEIR_TRUST_PROXY` unset); otherwise the admin token is needed.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every family, `text/plain; version=0.0.4` */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description A query parameter (it takes none). Codes: `parameter_invalid` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Beyond loopback: no admin token, or another one. Codes: `authentication_required` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Beyond loopback, and no admin token is set. Codes: `metrics_need_admin_token` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["OperationsController_metrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12488,106 +1981,13 @@ export interface paths {
          * The payment link page
          * @description The form of what the link collects: the amount (when the payer chooses it), contact details, addresses, custom fields.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The payment link page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description No payment link with this id, or a deleted one: a page saying so */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description The link is inactive, or a one-time link already paid: a page saying so */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["HostedPaymentLinkController_page"];
         put?: never;
         /**
          * Submit the payment link page
          * @description The page's form, posted as `application/x-www-form-urlencoded` (the only type read: anything else shows the form again saying so). Every problem is shown at once on the form; a valid one opens a checkout session carrying the link and what it collected.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The payment link's id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": components["schemas"]["PaymentLinkForm"];
-                };
-            };
-            responses: {
-                /** @description To the new checkout session's page */
-                303: {
-                    headers: {
-                        /** @description Where the browser goes next */
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The form again, naming every problem (or why this payment cannot be started) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description No payment link with this id, or a deleted one: a page saying so */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description The link is inactive, or a one-time link already paid: a page saying so */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["HostedPaymentLinkController_submit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -15526,7 +4926,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             currency: string;
-            customer: components["schemas"]["Customer"] & (Record<string, never> | null);
+            customer: components["schemas"]["Customer"] | null;
             customerId: string;
             /** Format: date-time */
             deletedAt: string | null;
@@ -15552,7 +4952,8 @@ export interface components {
                     /** @description amountSubtotal plus exclusive tax */
                     amountTotal: string;
                     description: string | null;
-                    price: components["schemas"]["Price"] & (Record<string, never> | null);
+                    /** @description The catalog price */
+                    price: components["schemas"]["Price"] | null;
                     priceId: string | null;
                     quantity: number;
                     taxRates: components["schemas"]["AppliedTaxRate"][];
@@ -17503,7 +6904,7 @@ export interface components {
             amount: string;
             /** @description In the asset's chain units (its own decimals) */
             amountRaw: string | null;
-            asset: components["schemas"]["SessionAsset"] & (Record<string, never> | null);
+            asset: components["schemas"]["SessionAsset"] | null;
             assetId: string | null;
             chainId: number;
             checkoutSessionId: string;
@@ -17699,4 +7100,10763 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    AdminController_createOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizationCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedOrganization"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The admin token is missing or wrong. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AnalyticsController_query: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalyticsQuery"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @enum {string} */
+                        object: "list";
+                    };
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeyController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated key ids */
+                ids?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["ApiKey"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeyController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example shop backend */
+                    name?: string | null;
+                    /**
+                     * @description `full` (default): everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`
+                     * @example read
+                     * @enum {string|null}
+                     */
+                    scope?: "full" | "read" | "audit" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedApiKey"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running; A retry of a create whose secret was lost: regenerate or delete that key. Codes: `idempotency_key_in_use`, `api_key_secret_not_delivered` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeyController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeyController_delete: {
+        parameters: {
+            query?: {
+                /** @description `true` to delete the key making the request */
+                force?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The API key's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description The key making the request, without force. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeyController_regenerate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The API key's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedApiKey"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AssetController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[gt]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[isnull]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[lt]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated ids (or repeated `ids`) */
+                ids?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Asset"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AssetController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The asset's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No asset with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AuditController_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerification"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AuthController_getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUser"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ChainController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[gt]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[isnull]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[lt]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): networks and assets are this Weir's configuration, not records made at a time: they have no createdAt */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated ids (or repeated `ids`) */
+                ids?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Chain"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ChainController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The chain id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Chain"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No chain with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Sessions discounted with this coupon */
+                couponId?: string;
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description The customer's sessions */
+                customerId?: string;
+                /** @description Comma-separated session ids */
+                ids?: string;
+                /** @description The invoice's sessions */
+                invoiceId?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description payment or subscription */
+                mode?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description The payment link's sessions */
+                paymentLinkId?: string;
+                /** @description Comma-separated payment method types */
+                paymentMethodTypes?: string;
+                /** @description unpaid or paid */
+                paymentStatus?: string;
+                /** @description open, complete, incomplete, expired, canceled */
+                status?: string;
+                /** @description The subscription's sessions */
+                subscriptionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["CheckoutSession"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive`, `amount_too_large` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No network can take the session with the organization's payment methods. Codes: `payment_method_invalid` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_findOne: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_autoRecoverCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        outcome: string;
+                        /** @enum {number} */
+                        statusCode: 200;
+                    };
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The transaction pays none of the organization's sessions; No such transaction on the chain, or not mined yet; No checkout session with this id in the key's organization and environment. Codes: `wrong_claim`, `transaction_not_found`, `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The transaction failed (reverted) and moved nothing; The transaction pays a deposit address in something that session cannot take. Codes: `transaction_failed`, `wrong_token_or_network` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The network's RPC endpoints gave no usable answer. Codes: `chain_unavailable` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key; The network's follower cannot take the transfer now. Codes: `read_models_behind`, `follower_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_completePartialCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_checkoutSessionCompletedStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        completed: boolean;
+                        /** @enum {string} */
+                        status: "open" | "complete" | "incomplete" | "expired" | "canceled";
+                        transactionHash: string | null;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_autoRecoverCheckoutSessionByHash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"] & {
+                        recovery: {
+                            message: string;
+                            outcome: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The transaction pays none of the organization's sessions; No such transaction on the chain, or not mined yet. Codes: `wrong_claim`, `transaction_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running; The chain is reorganizing under the transaction, or only internal calls could pay the session and the network's RPC endpoints serve no call trace. Codes: `idempotency_key_in_use`, `chain_reorganizing`, `internal_transfers_unavailable` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The transaction failed (reverted) and moved nothing; The transaction pays a deposit address in something that session cannot take. Codes: `transaction_failed`, `wrong_token_or_network` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The network's RPC endpoints gave no usable answer. Codes: `chain_unavailable` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key; The network's follower cannot take the transfer now. Codes: `read_models_behind`, `follower_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SessionsController_exportCheckoutSessions: {
+        parameters: {
+            query?: {
+                /** @description Sessions discounted with this coupon */
+                couponId?: string;
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description The customer's sessions */
+                customerId?: string;
+                /** @description The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by */
+                dateField?: "createdAt" | "completedAt";
+                /** @description The start of the range, by `dateField` (created at, unless said): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
+                from?: string;
+                /** @description Comma-separated session ids */
+                ids?: string;
+                /** @description The invoice's sessions */
+                invoiceId?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description payment or subscription */
+                mode?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description The payment link's sessions */
+                paymentLinkId?: string;
+                /** @description Comma-separated payment method types */
+                paymentMethodTypes?: string;
+                /** @description unpaid or paid */
+                paymentStatus?: string;
+                /** @description open, complete, incomplete, expired or canceled */
+                status?: string;
+                /** @description The subscription's sessions */
+                subscriptionId?: string;
+                /** @description The end of the range, by `dateField`: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CouponController_search: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                gt?: string;
+                /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                gte?: string;
+                /** @description Comma-separated coupon ids */
+                ids?: string;
+                /** @description true or false */
+                isArchived?: string;
+                /** @description true or false */
+                isEnable?: string;
+                /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                isnull?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                lt?: string;
+                /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                lte?: string;
+                /** @description Not supported by Weir (refused unless empty): a bound names its date: use createdAt[gt], createdAt[gte], createdAt[lt] or createdAt[lte] */
+                notnull?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description Part of the name, any case (at most 100 characters) */
+                searchText?: string;
+                /** @description One of active, expired, disabled, limit_reached */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Coupon"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CouponController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running; A promotion code is already in use (codes are unique regardless of case). Codes: `idempotency_key_in_use`, `promotion_code_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CouponController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coupon's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CouponController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coupon's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CouponController_archive: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The coupon's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CouponController_disable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The coupon's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CouponController_enable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The coupon's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CustomerController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Your own reference for the customer */
+                customerReferenceId?: string;
+                /** @description Only the customer with this email address (compared without case) */
+                email?: string;
+                /** @description Comma-separated customer ids */
+                ids?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description 10: the customers shown in the dashboard, 20: those kept to the API */
+                visibility?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Customer"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CustomerController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CustomerController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CustomerController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CustomerController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    EventController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Only events after this log position (a previous page’s `nextAfter`) */
+                after?: string;
+                /** @description `json` (a page) or `ndjson` (every event after `after`, streamed, one per line) */
+                format?: "json" | "ndjson";
+                /** @description Events in a JSON page (NDJSON streams them all) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LoggedEvent"][];
+                        hasMore: boolean;
+                        nextAfter: string | null;
+                        /** @enum {string} */
+                        object: "list";
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    FaucetController_fund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FaucetRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaucetAnswer"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The local chain did not take or mine the transfer. Codes: `faucet_failed` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    UserInviteController_getInvites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteList"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    UserInviteController_inviteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invite"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running; The address is a user's already, or has a pending invite (resend that one). Codes: `idempotency_key_in_use`, `user_email_in_use`, `invite_pending` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    UserInviteController_removeInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invite's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description The invite was accepted. Codes: `invite_closed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    UserInviteController_resendInvite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invite's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invite"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_getAll: {
+        parameters: {
+            query?: {
+                /** @description One of charge_automatically, send_invoice */
+                collectionMethod?: string;
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description The customer's id */
+                customerId?: string;
+                /** @description Only records whose dueDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `dueDate[gt]=2026-11-30` starts at 1 December */
+                "dueDate[gt]"?: string;
+                /** @description Only records whose dueDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "dueDate[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
+                "dueDate[isnull]"?: string;
+                /** @description Only records whose dueDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "dueDate[lt]"?: string;
+                /** @description Only records whose dueDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `dueDate[lte]=2026-11-30` takes in all of 30 November */
+                "dueDate[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
+                "dueDate[notnull]"?: string;
+                /** @description Comma-separated invoice ids */
+                ids?: string;
+                /** @description Ignored by Weir: an invoice always answers with its line items and totals: there is nothing more to include */
+                includes?: unknown;
+                /** @description One of one_time, recurring */
+                invoiceType?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description The invoice number */
+                number?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description One of draft, open, paid, void, uncollectible */
+                status?: string;
+                /** @description The subscription whose invoices to list (the first of its series and its renewals) */
+                subscriptionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Invoice"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customerId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *       "lineItems": {
+                 *         "data": [
+                 *           {
+                 *             "priceData": {
+                 *               "currency": "usdc",
+                 *               "unitAmount": "150000000",
+                 *               "productData": {
+                 *                 "name": "Consulting hour"
+                 *               }
+                 *             },
+                 *             "quantity": 2
+                 *           }
+                 *         ]
+                 *       },
+                 *       "dueDate": "2026-06-01",
+                 *       "memo": "Thank you for your business"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3b9e4c2a-6d1f-4e8b-a7c5-9f0d2e1b4a63",
+                     *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                     *       "createdAt": "2026-05-01T08:00:00.000Z",
+                     *       "updatedAt": "2026-05-01T08:00:00.000Z",
+                     *       "number": "INV-000001",
+                     *       "customerId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "description": null,
+                     *       "currency": "usdc",
+                     *       "lineItems": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "description": "Consulting hour",
+                     *             "priceId": "5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61",
+                     *             "quantity": 2,
+                     *             "unitAmount": "150000000",
+                     *             "amountTotal": "300000000",
+                     *             "amountSubtotal": "300000000",
+                     *             "amountTax": "0",
+                     *             "taxRates": [],
+                     *             "price": {
+                     *               "id": "5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61",
+                     *               "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                     *               "environment": "test",
+                     *               "productId": "8c2f6e1d-7a4b-4b0e-8f3d-1e6a9c5b2d70",
+                     *               "type": "one_time",
+                     *               "currency": "usdc",
+                     *               "unitAmount": "150000000",
+                     *               "interval": null,
+                     *               "intervalCount": null,
+                     *               "isActive": true,
+                     *               "nickname": null,
+                     *               "metadata": {},
+                     *               "billingScheme": "per_unit",
+                     *               "createdAt": "2026-05-01T08:00:00.000Z",
+                     *               "updatedAt": "2026-05-01T08:00:00.000Z",
+                     *               "product": {
+                     *                 "id": "8c2f6e1d-7a4b-4b0e-8f3d-1e6a9c5b2d70",
+                     *                 "name": "Consulting hour",
+                     *                 "isActive": true
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "amountDue": "300000000",
+                     *       "amountPaid": "0",
+                     *       "amountRemaining": "300000000",
+                     *       "dueDate": "2026-06-01T00:00:00.000Z",
+                     *       "issueDate": null,
+                     *       "memo": "Thank you for your business",
+                     *       "footer": null,
+                     *       "invoiceType": "one_time",
+                     *       "recurring": null,
+                     *       "collectionMethod": "send_invoice",
+                     *       "billingReason": "manual",
+                     *       "subscriptionId": null,
+                     *       "paymentMethods": {
+                     *         "chainIds": [],
+                     *         "assetIds": []
+                     *       },
+                     *       "reminders": {
+                     *         "enabled": false,
+                     *         "daysBeforeDue": [],
+                     *         "daysAfterDue": []
+                     *       },
+                     *       "metadata": {},
+                     *       "status": "draft",
+                     *       "url": null,
+                     *       "paid": false,
+                     *       "paidOutOfBand": false,
+                     *       "attempted": false,
+                     *       "attemptCount": 0,
+                     *       "checkoutSessionId": null,
+                     *       "paymentAttempts": [],
+                     *       "transactionHash": null,
+                     *       "remindersSent": [],
+                     *       "remindersSkipped": [],
+                     *       "nextInvoice": null,
+                     *       "finalizedAt": null,
+                     *       "sentAt": null,
+                     *       "paidAt": null,
+                     *       "voidedAt": null,
+                     *       "markedUncollectibleAt": null,
+                     *       "deletedAt": null,
+                     *       "object": "invoice",
+                     *       "livemode": false,
+                     *       "invoiceNumber": "INV-000001",
+                     *       "total": "300000000",
+                     *       "subTotal": "300000000",
+                     *       "totalTax": "0",
+                     *       "taxRateIds": [],
+                     *       "customer": {
+                     *         "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *         "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                     *         "environment": "test",
+                     *         "email": "ada@example.com",
+                     *         "name": "Ada Lovelace",
+                     *         "phone": null,
+                     *         "organizationName": null,
+                     *         "customerReferenceId": null,
+                     *         "address": null,
+                     *         "metadata": {},
+                     *         "visibility": 10,
+                     *         "customerNumber": "0F8FAD5B",
+                     *         "livemode": false,
+                     *         "createdAt": "2026-05-01T08:00:00.000Z",
+                     *         "updatedAt": "2026-05-01T08:00:00.000Z"
+                     *       },
+                     *       "autoAdvance": false,
+                     *       "paymentSettingId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                     *       "paymentSetting": {
+                     *         "id": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                     *         "paymentMethodTypes": [
+                     *           "wallet"
+                     *         ],
+                     *         "preferredChainId": null,
+                     *         "preferredCurrency": null,
+                     *         "allowSwap": false,
+                     *         "applyFee": false,
+                     *         "feePercentage": 0,
+                     *         "applyGasFee": false,
+                     *         "allowSplitPayments": false,
+                     *         "slippagePercentage": 10
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running; The invoice number is taken by another invoice. Codes: `idempotency_key_in_use`, `invoice_number_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The invoice number is taken by another invoice. Codes: `invoice_number_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description The invoice's status forbids the operation (the message names it). Codes: `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_duplicateInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_finalizeInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_markUncollectibleInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_payInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_finalizeAndSendInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvoiceSendRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The mail server refused the mail. Codes: `mail_delivery_failed` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceController_voidInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    DocsController_openApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OrganizationController_getOrganizationInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OrganizationController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BusinessDetailsUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OrganizationController_updateBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandUpdate"];
+                "multipart/form-data": components["schemas"]["BrandForm"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OrganizationController_deleteBrandLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CardProcessorController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardProcessor"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CardProcessorController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CardProcessorUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardProcessor"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CardProcessorController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No card processor is connected. Codes: `resource_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceSettingController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSetting"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceSettingController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceSettingUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSetting"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    InvoiceSettingController_updateByPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceSettingUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSetting"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentSettingController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentSettingWithChains"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentSettingController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentSettingUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentSetting"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WithdrawalAddressController_getAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalAddress"][];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WithdrawalAddressController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WithdrawalAddressCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalAddress"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WithdrawalAddressController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The withdrawal address's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalAddress"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WithdrawalAddressController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The withdrawal address's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WithdrawalAddressUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalAddress"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `incorrect_address`, `address_not_payable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WithdrawalAddressController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The withdrawal address's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WithdrawalAddressController_markAsDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The withdrawal address's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentIntentController_markAsRefunded: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The payment intent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "markRefundedComment": "refunded by bank transfer"
+                 *     }
+                 */
+                "application/json": {
+                    markRefundedComment?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentIntent"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentIntentController_sendCheckoutSessionPaymentReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The payment intent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentReceipt"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated payment link ids */
+                ids?: string;
+                /** @description true or false */
+                isActive?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description One of fixed, variable, subscription */
+                pricing?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["PaymentLink"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Concert ticket",
+                 *       "amount": "2500000000",
+                 *       "currencies": [
+                 *         "usdc"
+                 *       ],
+                 *       "afterCompletionRedirectUrl": "https://shop.example/thanks"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "organizationId": "b1e5a0a4-6c4e-4f55-9d8a-4a9a0c5e2f10",
+                     *       "type": "multiple",
+                     *       "pricing": "fixed",
+                     *       "priceType": "one_time",
+                     *       "title": "Concert ticket",
+                     *       "description": null,
+                     *       "image": null,
+                     *       "tags": [],
+                     *       "currency": "usdc",
+                     *       "amount": "2500000000",
+                     *       "priceId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                     *       "productId": "9b2d5c1e-6f3a-4b7c-8d9e-0a1b2c3d4e5f",
+                     *       "interval": null,
+                     *       "intervalCount": null,
+                     *       "suggestedAmounts": [],
+                     *       "minimumAmount": null,
+                     *       "maximumAmount": null,
+                     *       "nameCollection": false,
+                     *       "emailCollection": false,
+                     *       "phoneNumberCollection": false,
+                     *       "billingAddressCollection": false,
+                     *       "shippingAddressCollection": false,
+                     *       "customFields": {
+                     *         "fields": []
+                     *       },
+                     *       "submitType": "pay",
+                     *       "afterCompletion": "redirect",
+                     *       "afterCompletionRedirectUrl": "https://shop.example/thanks",
+                     *       "afterCompletionConfirmMsg": null,
+                     *       "allowPromotionCodes": false,
+                     *       "allowedChains": [],
+                     *       "metadata": {},
+                     *       "isActive": true,
+                     *       "createdAt": "2026-05-01T08:00:00.000Z",
+                     *       "updatedAt": "2026-05-01T08:00:00.000Z",
+                     *       "url": "https://pay.shop.example/pay/7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentLinkUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_activate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_activateByPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `payment_link_used` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_deactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PaymentLinkController_deactivateByPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PriceController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated price ids */
+                ids?: string;
+                /** @description `true` or `false` */
+                isActive?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description Only this product's prices */
+                productId?: string;
+                /** @description `one_time` or `recurring` */
+                type?: string;
+                /** @description Not supported by Weir (refused unless empty): prices have no visibility of their own (filter products by theirs) */
+                visibility?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Price"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PriceController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "productId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *       "currency": "usdc",
+                 *       "unitAmount": "150000000"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Required
+                     * @enum {string}
+                     */
+                    currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
+                    /**
+                     * @deprecated
+                     * @description Ignored by Weir: a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)
+                     */
+                    customPreset?: unknown;
+                    /**
+                     * @deprecated
+                     * @description Ignored by Weir: a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)
+                     */
+                    customUnitAmountSuggestions?: unknown;
+                    /** @enum {string|null} */
+                    interval?: "day" | "week" | "month" | "year" | null;
+                    /** @description Recurring prices only; default 1 */
+                    intervalCount?: number;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    nickname?: string;
+                    productData?: unknown;
+                    productId?: unknown;
+                    /**
+                     * @description Default: recurring when `interval` is given
+                     * @enum {string}
+                     */
+                    type?: "one_time" | "recurring";
+                    /**
+                     * @description Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
+                     * @example 150000000
+                     */
+                    unitAmount?: string;
+                    /**
+                     * @deprecated
+                     * @description Ignored by Weir: prices have no visibility of their own in Weir (products have one)
+                     */
+                    visibility?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Price"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PriceController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The price's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Price"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PriceController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The price's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Price"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated product ids */
+                ids?: string;
+                /** @description Products with a recurring price billed each day, week, month, year */
+                interval?: string;
+                /** @description Products with a recurring price billed every this many intervals */
+                intervalCount?: string;
+                /** @description `true` or `false` */
+                isActive?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description Products with a price in this currency (usdc, usdt, pyusd, eurc, dai, eth, matic, pol, bnb, sol, trx, busd, btc) */
+                priceCurrency?: string;
+                /** @description Comma-separated price types (`one_time`, `recurring`): products with a price of one */
+                priceTypes?: string;
+                /** @description The product's url, exactly */
+                url?: string;
+                /** @description 10: the products shown in the dashboard, 20: those kept to the API */
+                visibility?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Product"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_activate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_activateByPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The product's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_deactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ProductController_deactivateByPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The product's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ReportController_get: {
+        parameters: {
+            query?: {
+                /** @description `json` (a list), `csv` or `ndjson` (streamed, one row per line) */
+                format?: "json" | "csv" | "ndjson";
+                /** @description The start of the range, by the time the report counts by (its `dateField`): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
+                from?: string;
+                /** @description A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency */
+                groupBy?: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
+                /** @description The period each row covers (weeks start on Monday; UTC) */
+                interval?: "day" | "week" | "month";
+                /** @description The end of the range: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                name: "volume" | "conversion" | "time-to-pay" | "payment-issues" | "refunds" | "subscriptions";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No report of this name: the reports are volume, conversion, time-to-pay, payment-issues, refunds, subscriptions. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SubscriptionController_findAll: {
+        parameters: {
+            query?: {
+                /** @description Your reference given at checkout */
+                clientReferenceId?: string;
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description An asset code, such as usdc */
+                currency?: string;
+                /** @description The customer's id */
+                customerId?: string;
+                /** @description Only records whose endedAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `endedAt[gt]=2026-11-30` starts at 1 December */
+                "endedAt[gt]"?: string;
+                /** @description Only records whose endedAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "endedAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
+                "endedAt[isnull]"?: string;
+                /** @description Only records whose endedAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "endedAt[lt]"?: string;
+                /** @description Only records whose endedAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `endedAt[lte]=2026-11-30` takes in all of 30 November */
+                "endedAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
+                "endedAt[notnull]"?: string;
+                /** @description Comma-separated subscription ids */
+                ids?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description Subscriptions with an item of this price */
+                priceId?: string;
+                /** @description Subscriptions with an item of this product */
+                productId?: string;
+                /** @description Only records whose startDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `startDate[gt]=2026-11-30` starts at 1 December */
+                "startDate[gt]"?: string;
+                /** @description Only records whose startDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "startDate[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
+                "startDate[isnull]"?: string;
+                /** @description Only records whose startDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "startDate[lt]"?: string;
+                /** @description Only records whose startDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `startDate[lte]=2026-11-30` takes in all of 30 November */
+                "startDate[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
+                "startDate[notnull]"?: string;
+                /** @description One of incomplete, incomplete_expired, trialing, active, past_due, unpaid, canceled, paused */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Subscription"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SubscriptionController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SubscriptionController_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCancelRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SubscriptionController_end: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCancelRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SubscriptionController_pause: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SubscriptionController_resume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TaxRateController_findAll: {
+        parameters: {
+            query?: {
+                /** @description A two-letter country code */
+                country?: string;
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated tax rate ids */
+                ids?: string;
+                /** @description true or false */
+                isActive?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description exclusive or inclusive */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["TaxRate"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TaxRateController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TaxRateController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tax rate's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TaxRateController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tax rate's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TaxRateController_activate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tax rate's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TaxRateController_deactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tax rate's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TransactionController_findAll: {
+        parameters: {
+            query?: {
+                /** @description The asset */
+                assetId?: string;
+                /** @description The network (a chain id) */
+                chainId?: string;
+                /** @description The session's transactions */
+                checkoutSessionId?: string;
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description The asset currency */
+                currency?: string;
+                /** @description Comma-separated transaction ids */
+                ids?: string;
+                /** @description The invoice's transactions */
+                invoiceId?: string;
+                /** @description true or false: payments confirmed after their session ended */
+                late?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description The network name */
+                network?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description The payment intent's transactions */
+                paymentIntentId?: string;
+                /** @description pending, confirmed, withdrawn, broadcast, swept, reverted, dropped */
+                status?: string;
+                /** @description The subscription's transactions */
+                subscriptionId?: string;
+                /** @description The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without) */
+                transactionHash?: string;
+                /** @description incoming, outgoing, event, transfer */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Transaction"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    UserController_getUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    UserController_deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization would be left without an owner. Codes: `last_owner` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    UserController_updateUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserRoleUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization would be left without an owner. Codes: `last_owner` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_getAll: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description Comma-separated endpoint ids */
+                ids?: string;
+                /** @description true or false */
+                isDisabled?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is over 255 characters; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_getDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                "createdAt[gt]"?: string;
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                "createdAt[gte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[isnull]"?: string;
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                "createdAt[lt]"?: string;
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                "createdAt[lte]"?: string;
+                /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
+                "createdAt[notnull]"?: string;
+                /** @description The event's id */
+                eventId?: string;
+                /** @description An event type */
+                eventType?: string;
+                /** @description Items per page, 1 to 200 (default 200) */
+                limit?: string;
+                /** @description Page number, from 1 */
+                page?: string;
+                /** @description pending, succeeded, failed or canceled */
+                status?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["WebhookDelivery"][];
+                        hasMore: boolean;
+                        limit: number;
+                        page: number;
+                    };
+                };
+            };
+            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_resendDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The delivery's id */
+                deliveryId: string;
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint or delivery with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_regenerate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_test: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 hours answer the first response again (Idempotent-Replayed: true), creating nothing twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessage"];
+                };
+            };
+            /** @description Idempotency-Key is over 255 characters. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body, or its first request is still running. Codes: `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhookEndpointController_getEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["WebhookEventType"][];
+                    };
+                };
+            };
+            /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    StaticAssetController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset, with an ETag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                    "text/css": string;
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                    "text/css": string;
+                    "text/javascript": string;
+                };
+            };
+            /** @description No such asset */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                    "text/css": string;
+                    "text/javascript": string;
+                };
+            };
+        };
+    };
+    StaticAssetController_brandLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stylesheet, cacheable for a year */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            /** @description No such asset */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+        };
+    };
+    HostedCheckoutController_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No checkout session with this id: a page saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    HostedCheckoutController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedCheckoutCanceled"];
+                };
+            };
+            /** @description The session is no longer open. Codes: `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    HostedCheckoutController_choosePaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostedPaymentMethodRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedPaymentMethod"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `status_transition_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    HostedCheckoutController_applyPromotionCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostedPromotionCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedPromotionCode"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `promotion_code_invalid`, `promotion_codes_not_allowed`, `promotion_code_currency_mismatch`, `parameters_exclusive`, `status_transition_invalid`, `checkout_session_expired`, `coupon_disabled`, `coupon_limit_reached`, `coupon_expired`, `promotion_code_expired`, `promotion_code_limit_reached`, `promotion_code_already_redeemed`, `promotion_code_redemption_released` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A payment to the session is pending, or was taken away by a chain reorganization and may be mined again: a discount now would turn it into an overpayment. Nothing is redeemed. Codes: `payment_pending` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    HostedCheckoutController_solanaTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostedSolanaPayTransactionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedSolanaPayTransaction"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `incorrect_address` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The session is over. Codes: `session_not_open` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing is left to pay. Codes: `nothing_due` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The network did not answer. Codes: `chain_unavailable` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    HostedCheckoutController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedCheckoutStatus"];
+                };
+            };
+            /** @description No checkout session with this id. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    HostedCheckoutController_testPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["HostedTestPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedTestPayment"];
+                };
+            };
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `payment_method_missing` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No local chain here, the chosen asset is not on one, or the session is over. Codes: `test_wallet_unavailable`, `session_not_open` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No checkout session with this id. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A test payment is on its way, or nothing is left to pay. Codes: `test_payment_pending`, `nothing_due` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The devnet refused or reverted the payment. Codes: `test_wallet_failed` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    DocsController_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    DocsController_redoc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+        };
+    };
+    StaticAssetController_favicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+        };
+    };
+    OperationsController_health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `ok` or `degraded` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `failing` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    HostedInvoiceController_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No invoice with this id, or a draft or deleted one: a page saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    HostedInvoiceController_pay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Nothing is due (paid): the invoice page saying so */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the invoice's checkout session */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No invoice with this id, or a draft or deleted one: a page saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The business has no way set up to take this payment now: the invoice page saying so */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The invoice is void: the invoice page saying so */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    HostedInvoiceController_pdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OperationsController_metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every family, `text/plain; version=0.0.4` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description A query parameter (it takes none). Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Beyond loopback: no admin token, or another one. Codes: `authentication_required` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Beyond loopback, and no admin token is set. Codes: `metrics_need_admin_token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    HostedPaymentLinkController_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment link page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No payment link with this id, or a deleted one: a page saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is inactive, or a one-time link already paid: a page saying so */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    HostedPaymentLinkController_submit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["PaymentLinkForm"];
+            };
+        };
+        responses: {
+            /** @description To the new checkout session's page */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form again, naming every problem (or why this payment cannot be started) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No payment link with this id, or a deleted one: a page saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is inactive, or a one-time link already paid: a page saying so */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+}
