@@ -3,11 +3,15 @@ import test from 'ava';
 import { launchChromium } from '../support/chromium.ts';
 import { routeKey, routeTable } from '../hostile/route-table.ts';
 import { watchPage } from '../support/dashboard.ts';
-import { startTestWeir } from '../support/weir-harness.ts';
+import { responseCheckFor } from '../support/response-check.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
+import { WeirError } from '../../src/shared/errors.ts';
 import { WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE } from '../../src/webhooks/webhook-event-types.ts';
 import { openApiPath } from '../../src/read-api/schema/openapi-document.ts';
 
 type Operation = {
+  operationId?: string;
   summary?: string;
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string }[];
@@ -23,6 +27,7 @@ type Operation = {
 };
 type Document = {
   openapi: string;
+  servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
   webhooks: Record<string, { post: { requestBody: unknown } }>;
   components: { securitySchemes: Record<string, unknown> };
@@ -48,6 +53,100 @@ test('the served document is valid OpenAPI 3.1 and lists every route Weir serves
     t.truthy(operation?.summary, `${routeKey(route)} has a summary`);
   }
   t.truthy(document.components.securitySchemes.secretKey);
+});
+
+test('every operation has an operationId, unique in the document, and the document names its server relative to itself', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  const ids = new Map<string, string>();
+  for (const [path, operations] of Object.entries(document.paths))
+    for (const [method, operation] of Object.entries(operations)) {
+      const where = `${method} ${path}`;
+      t.regex(operation.operationId ?? '', /^[A-Z][A-Za-z]*Controller_[a-z][A-Za-z0-9]*$/, where);
+      t.is(ids.get(operation.operationId!), undefined, `${where} shares ${operation.operationId}`);
+      ids.set(operation.operationId!, where);
+    }
+  t.true(ids.size > 100);
+  // The reference's own ids, its parameter names aside (`{linkId}` there, `{id}` here).
+  t.is(document.paths['/api/v1/checkout/sessions']!.post!.operationId, 'SessionsController_create');
+  t.is(document.paths['/api/v1/payment-links/{id}']!.get!.operationId, 'PaymentLinkController_get');
+  t.is(document.paths['/api/v1/products/{id}/activate']!.put!.operationId, 'ProductController_activate');
+  t.is(document.paths['/api/v1/products/{id}/activate']!.post!.operationId, 'ProductController_activateByPost');
+  t.deepEqual(document.servers, [{ url: '/' }]);
+});
+
+test('a nullable reference is `anyOf` with a null type, never an `allOf` mixing a $ref with a null type (Redoc and SDK generators reject those)', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  const mixed: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${at}/${i}`);
+    } else if (node && typeof node === 'object') {
+      const allOf = (node as { allOf?: unknown }).allOf;
+      const nullType = (m: { type?: unknown }) =>
+        m.type === 'null' || (Array.isArray(m.type) && m.type.includes('null'));
+      if (
+        Array.isArray(allOf) &&
+        allOf.some((m: { $ref?: unknown }) => m.$ref) &&
+        allOf.some((m: { type?: unknown }) => nullType(m))
+      )
+        mixed.push(at);
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+    }
+  };
+  walk(document, '#');
+  t.deepEqual(mixed, []);
+  const schemas = (
+    document.components as unknown as { schemas: Record<string, { properties: Record<string, unknown> }> }
+  ).schemas;
+  t.deepEqual(schemas.Invoice!.properties.customer, {
+    anyOf: [{ $ref: '#/components/schemas/Customer' }, { type: 'null' }],
+  });
+  t.deepEqual(schemas.Transaction!.properties.asset, {
+    anyOf: [{ $ref: '#/components/schemas/SessionAsset' }, { type: 'null' }],
+  });
+});
+
+test('the error codes these routes answer are in the document: amount_too_large on a session create, transaction_not_found on a recovery by hash', async (t) => {
+  // A recovery whose chain knows no such transaction (the real rails' answer, without a chain to ask).
+  const rail = {
+    ...createTestRail(),
+    recovery: () => ({
+      recover: () => Promise.reject(new WeirError(404, 'Not Found', 'transaction_not_found', 'no such transaction')),
+    }),
+  };
+  const weir = await startTestWeir(t, { testRail: false }, { extraRails: [rail] });
+  const check = await responseCheckFor(weir.url);
+  if (!check) return t.fail('no document served');
+  const { api } = await createMerchant(weir.url);
+  const answers = [
+    [
+      '/api/v1/checkout/sessions',
+      await api.post('/api/v1/checkout/sessions', sessionRequest('9223372036854775807', 2)),
+    ],
+    [
+      '/api/v1/checkout/sessions/auto-recover-by-transaction-hash',
+      await api.post('/api/v1/checkout/sessions/auto-recover-by-transaction-hash', {
+        chainId: 7357,
+        transactionHash: `0x${'ab'.repeat(32)}`,
+      }),
+    ],
+  ] as const;
+  t.deepEqual(
+    answers.map(([, answer]) => [answer.status, (answer.body as { code?: string }).code]),
+    [
+      [400, 'amount_too_large'],
+      [404, 'transaction_not_found'],
+    ],
+  );
+  for (const [path, answer] of answers) {
+    const code = (answer.body as { code: string }).code;
+    t.true(
+      check.documentedCodes('POST', `${weir.url}${path}`, answer.status)?.includes(code),
+      `${path} (${answer.status}) documents ${code}`,
+    );
+  }
 });
 
 test("amounts are documented as scaled by 10^8, as the API reads them, not in the asset's smallest unit (1.50 USDC is 150000000, not 1500000); chain units only where they are", async (t) => {
@@ -176,6 +275,11 @@ test('/docs renders the document offline: the page and its script are served by 
   const browser = await launchChromium(t);
   const tab = await browser.newPage();
   const problems = await watchPage(tab);
+  // Redoc warns (without failing) about schemas it cannot merge, such as a nullable reference written as allOf.
+  const warnings: string[] = [];
+  tab.on('console', (message) => {
+    if (message.type() === 'warning') warnings.push(message.text());
+  });
   // Every request the page asks for, loaded or not: a CSP-blocked one never finishes, so asked is what counts.
   const outside: string[] = [];
   tab.on('request', (request) => {
@@ -211,4 +315,5 @@ test('/docs renders the document offline: the page and its script are served by 
   t.deepEqual(outside, []);
   t.deepEqual(failed, []);
   t.deepEqual(problems(), []);
+  t.deepEqual(warnings, []);
 });

@@ -7,6 +7,7 @@ import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-h
 import type { Weir } from '../../src/app/start-weir.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
 import { payInFull, type Api, type Session } from './helpers.ts';
+import { REFERENCE_OPERATION_IDS } from '../../src/read-api/schema/reference-operation-ids.ts';
 
 /**
  * Weir against the reference API it is compatible with (`../shared/reference/copperx-openapi.json`
@@ -769,5 +770,31 @@ if (!existsSync(REFERENCE)) {
       [],
       'the reference defines these query parameters, which Weir would refuse as unknown: implement them, or declare them with `unsupportedQuery` (fields.ts)',
     );
+  });
+  test("every reference operation Weir serves carries the reference's operationId (SDKs generated from either name their methods alike), and the committed map is the reference's", async (t) => {
+    type IdDocument = { paths: Record<string, Partial<Record<string, { operationId?: string }>>> };
+    const reference = JSON.parse(readFileSync(REFERENCE, 'utf8')) as IdDocument;
+    const weir = await startTestWeir(t);
+    const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as IdDocument;
+    const same = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+    const theirs: Record<string, string> = {};
+    const differing: string[] = [];
+    let compared = 0;
+    for (const [path, item] of Object.entries(reference.paths))
+      for (const method of METHODS) {
+        const id = item[method]?.operationId;
+        if (!id) continue;
+        theirs[`${method} ${path}`] = id;
+        const ours = Object.keys(document.paths).find((p) => same(p) === same(path));
+        const operation = ours ? document.paths[ours]?.[method] : undefined;
+        if (!operation) continue;
+        compared++;
+        if (operation.operationId !== id)
+          differing.push(`${method.toUpperCase()} ${path}: ${operation.operationId} (reference: ${id})`);
+      }
+    t.true(compared > 80, `${compared} operations compared`);
+    t.deepEqual(differing, []);
+    // Regenerate with scripts/reference-operation-ids.ts when the reference changes.
+    t.deepEqual(REFERENCE_OPERATION_IDS, theirs);
   });
 }

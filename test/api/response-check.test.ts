@@ -24,6 +24,9 @@ test('an answer that does not match its route in the served document throws, nam
       code: 'authentication_required',
     }),
   );
+  // The codes an error answer lists, by its examples; none for an answer without them.
+  t.true(check.documentedCodes('POST', `${weir.url}/api/v1/invoices`, 401)?.includes('authentication_required'));
+  t.is(check.documentedCodes('GET', `${weir.url}/api/v1/customers/c1`, 200), null);
   // Not JSON, or a status the route declares no schema for: nothing to check.
   t.notThrows(() => check('GET', `${weir.url}/checkout/abc`, 200, 'text/html', '<html></html>'));
   t.notThrows(() => check('POST', `${weir.url}/api/v1/invoices`, 201, json, { anything: true }));

@@ -8,7 +8,7 @@ import { openApiDocument } from '../../src/read-api/schema/openapi-document.ts';
  * match it, or the call throws (failing the test that met it).
  */
 
-type MediaType = { schema?: unknown };
+type MediaType = { schema?: unknown; examples?: Record<string, unknown> };
 type Operation = { responses?: Record<string, { content?: Record<string, MediaType> }> };
 type Document = { paths: Record<string, Record<string, Operation>>; components?: unknown };
 
@@ -19,7 +19,16 @@ type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
 const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
 
-export type ResponseCheck = (method: string, url: string, status: number, contentType: string, body: unknown) => void;
+export type ResponseCheck = ((
+  method: string,
+  url: string,
+  status: number,
+  contentType: string,
+  body: unknown,
+) => void) & {
+  /** The error codes the document lists for this answer (its JSON examples, one per code), or null if it has none. */
+  documentedCodes(method: string, url: string, status: number): string[] | null;
+};
 
 function checkerFor(documentText: string): ResponseCheck {
   const document = JSON.parse(documentText) as Document;
@@ -49,12 +58,16 @@ function checkerFor(documentText: string): ResponseCheck {
     return validate;
   };
 
-  return (method, url, status, contentType, body) => {
-    if (!contentType.includes('application/json')) return;
+  const templateOf = (url: string) => {
     let path = new URL(url).pathname;
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
     const matches = templates.filter((t) => t.pattern.test(path)).sort((a, b) => b.literals - a.literals);
-    const template = matches[0];
+    return { path, template: matches[0] };
+  };
+
+  const check = (method: string, url: string, status: number, contentType: string, body: unknown) => {
+    if (!contentType.includes('application/json')) return;
+    const { path, template } = templateOf(url);
     if (!template) return;
     const validate = validatorOf(template.path, method.toLowerCase(), status);
     if (!validate || validate(body)) return;
@@ -62,6 +75,13 @@ function checkerFor(documentText: string): ResponseCheck {
       `the answer to ${method} ${path} (${status}) does not match the OpenAPI document (${template.path}): ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`,
     );
   };
+  const documentedCodes = (method: string, url: string, status: number) => {
+    const { template } = templateOf(url);
+    const answer = template && document.paths[template.path]?.[method.toLowerCase()]?.responses?.[String(status)];
+    const examples = answer?.content?.['application/json']?.examples;
+    return examples ? Object.keys(examples) : null;
+  };
+  return Object.assign(check, { documentedCodes });
 }
 
 const checkers = new Map<string, ResponseCheck>();

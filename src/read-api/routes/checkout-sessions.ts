@@ -116,6 +116,7 @@ export function checkoutSessionRoutes(
           'url_invalid',
           'payment_method_not_available',
           'parameters_exclusive',
+          'amount_too_large',
         ),
         {
           status: 422,
@@ -186,6 +187,18 @@ export function checkoutSessionRoutes(
   const recoveryErrors = [
     invalidFields('parameter_invalid_integer', 'parameter_invalid_string_empty', 'chain_unsupported'),
     { status: 404, codes: ['wrong_claim'], description: "The transaction pays none of the organization's sessions" },
+    {
+      status: 404,
+      codes: ['transaction_not_found'],
+      description: 'No such transaction on the chain, or not mined yet',
+    },
+    { status: 422, codes: ['transaction_failed'], description: 'The transaction failed (reverted) and moved nothing' },
+    { status: 502, codes: ['chain_unavailable'], description: "The network's RPC endpoints gave no usable answer" },
+    {
+      status: 503,
+      codes: ['follower_unavailable'],
+      description: "The network's follower cannot take the transfer now",
+    },
     {
       status: 422,
       codes: ['wrong_token_or_network'],

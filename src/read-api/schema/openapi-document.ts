@@ -15,6 +15,8 @@ import {
   type PageAnswer,
   type Produces,
 } from './route.ts';
+import { nullableReferences } from './nullable-references.ts';
+import { operationIds } from './operation-ids.ts';
 import { webhookDefinitions } from './webhook-payloads.ts';
 
 /** The routers of each area, as `httpRouters` gives them. */
@@ -365,6 +367,11 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
   });
   registry.register('Error', ErrorBodySchema);
   const seen = new Set<string>();
+  const idOf = operationIds();
+  const named = (route: RouteConfig): RouteConfig => ({
+    ...route,
+    operationId: idOf(route.method, route.path, route.tags?.[0] ?? ''),
+  });
   for (const [area, mounted] of Object.entries(areas)) {
     const routers = mounted ? (Array.isArray(mounted) ? mounted : [mounted]) : [];
     for (const router of routers) {
@@ -379,22 +386,24 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
           if (seen.has(key)) continue;
           seen.add(key);
           registry.registerPath(
-            declared
-              ? declaredOperation(declared, method, path, names)
-              : undeclaredOperation(area, method, path, names),
+            named(
+              declared
+                ? declaredOperation(declared, method, path, names)
+                : undeclaredOperation(area, method, path, names),
+            ),
           );
         }
       }
     }
   }
-  for (const route of EXTRA_ROUTES) registry.registerPath(route);
+  for (const route of EXTRA_ROUTES) registry.registerPath(named(route));
   for (const webhook of webhookDefinitions()) registry.registerWebhook(webhook);
   // Tags in the order routes are mounted (the API first), the webhooks last.
   const tags = new Set<string>();
   for (const definition of registry.definitions)
     if (definition.type === 'route') for (const tag of definition.route.tags ?? []) tags.add(tag);
   tags.add('Webhooks');
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     tags: [...tags].map((name) => ({ name })),
     info: {
@@ -403,6 +412,8 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
       description:
         "Weir is a self-hostable crypto payment gateway. Amounts (`unitAmount`, `amountTotal` and the like) are digit strings scaled by 10^8 whatever the asset's own decimals: `150000000` is 1.50 USDC, or 1.50 ETH, or 1.50 DAI (the reference API documents them as integers; Weir keeps them exact). Fields in an asset's chain units say so (`amountRaw`; gas in wei). Every error answers `{statusCode, error, message, code}`; a 400 names the field path at fault.",
     },
-    ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
+    // Relative by default: a client resolves `/` against wherever it fetched the document, which is this Weir.
+    servers: [{ url: info.serverUrl ?? '/' }],
   });
+  return nullableReferences(document);
 }
