@@ -221,7 +221,8 @@ function finalPanel(session: CheckoutSession, status: PayerStatus, org: Organiza
     session.status === 'complete' && session.completedAt
       ? `<p class="muted">Paid on <time datetime="${e(session.completedAt)}">${e(session.completedAt.slice(0, 10))}</time>.</p>`
       : '';
-  return `${message}${when}${late}${back}`;
+  // One template: checkout.js takes this very block from the page it fetches once the session is over.
+  return `<div id="final-panel">${message}${when}${late}${back}</div>`;
 }
 
 /**

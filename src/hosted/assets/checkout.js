@@ -156,6 +156,23 @@ function tick() {
 tick();
 setInterval(tick, 1000);
 
+/**
+ * A finished session's panel (paid on, the way back), from the page as the server renders it now:
+ * put where the controls were, so the live page shows what a reload would.
+ */
+async function showFinal() {
+  try {
+    const res = await fetch(location.pathname, { cache: 'no-store' });
+    const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').getElementById('final-panel');
+    if (!fresh || $('final-panel')) return;
+    $('pay-controls').hidden = true;
+    if (expires) $('countdown').hidden = true;
+    $('pay-controls').before(document.importNode(fresh, true));
+  } catch {
+    // the redirect still goes, and the server's page shows the way back
+  }
+}
+
 async function poll(again = true) {
   try {
     const res = await fetch(`${base}/status`, { cache: 'no-store' });
@@ -190,6 +207,8 @@ async function poll(again = true) {
     nothingToSend = covered;
     if (s.payment && s.payment.paymentUri !== shownUri && !$('reveal').hidden) request(s.payment);
     if (s.status === 'complete' && s.redirectUrl) {
+      // Shown as the server renders it (paid on, the way back) in case the redirect does not happen.
+      await showFinal();
       setTimeout(() => location.assign(s.redirectUrl), 1500);
       return;
     }

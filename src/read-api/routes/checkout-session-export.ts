@@ -132,12 +132,15 @@ export async function* sessionRows(sessions: Collection<CheckoutSessionDoc>, fil
   let after: { createdAt: string; id: string } | null = null;
   // Bounded: each turn moves strictly past the rows already written, and stops on a short batch.
   for (;;) {
-    const page: Filter = after
-      ? {
-          ...filter,
-          $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }],
-        }
-      : filter;
+    const past = after
+      ? [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }]
+      : null;
+    // A filter with its own `$or` (the dashboard's search) keeps it beside the paging's.
+    const page: Filter = !past
+      ? filter
+      : filter.$or
+        ? { ...filter, $and: [...((filter.$and as Filter[] | undefined) ?? []), { $or: past }] }
+        : { ...filter, $or: past };
     const batch = await sessions.find(page, { sort: { createdAt: -1, _id: 1 }, limit: EXPORT_BATCH });
     for (const session of batch) yield row(session);
     if (batch.length < EXPORT_BATCH) return;
@@ -160,12 +163,25 @@ export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>,
       const existing = filter[dateField] as Record<string, string> | undefined;
       filter[dateField] = { ...existing, ...bounds };
     }
-    const stamp = new Date(clock.now()).toISOString().slice(0, 10);
     // Named for its basis when it is not the listing by creation (the name clients already save).
-    const basis = dateField === 'createdAt' ? '' : `-by-${dateField}`;
-    ctx.set('Content-Type', 'text/csv; charset=utf-8');
-    ctx.set('Content-Disposition', `attachment; filename="checkout-sessions${basis}-${stamp}.csv"`);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = Readable.from(sessionRows(sessions, filter));
+    sendSessionsCsv(ctx, sessions, filter, clock, dateField === 'createdAt' ? '' : `-by-${dateField}`);
   };
+}
+
+/**
+ * Streams the sessions `filter` selects as the export's CSV file, dated by `clock`: the API's route
+ * and the dashboard's Download CSV (its list's filters) both answer with it.
+ */
+export function sendSessionsCsv(
+  ctx: { set(field: string, value: string): void; body: unknown },
+  sessions: Collection<CheckoutSessionDoc>,
+  filter: Filter,
+  clock: Clock,
+  basis = '',
+): void {
+  const stamp = new Date(clock.now()).toISOString().slice(0, 10);
+  ctx.set('Content-Type', 'text/csv; charset=utf-8');
+  ctx.set('Content-Disposition', `attachment; filename="checkout-sessions${basis}-${stamp}.csv"`);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = Readable.from(sessionRows(sessions, filter));
 }

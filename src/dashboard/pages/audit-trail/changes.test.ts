@@ -1,4 +1,6 @@
 import test from 'ava';
+import { detected, sessionFixture } from '../../../../machines/checkout-session.fixture.ts';
+import { Changes } from './page.tsx';
 import { changeRows, describeRecordType, describeType, flatten, formatValue, HIDDEN, knownFields } from './changes.ts';
 
 test('flatten: dotted paths, arrays of objects by index, lists of values joined, secrets hidden at any depth, file bytes by size', (t) => {
@@ -166,4 +168,45 @@ test('changeRows: a Tron txID and block id as Tron’s tools show them (bare), b
     transactionHash: evm,
     blockHash: evm,
   });
+});
+
+test("changeRows: a checkout session's amounts written with their currency, each on its own scale (the asset's units for amountDue and amountRaw, Weir's 10^8 elsewhere), the log's integer kept", (t) => {
+  const session = sessionFixture();
+  const earlier = [{ type: 'CheckoutSessionCreated', data: { session } }];
+  // 12.345678 USDC, as the payer's choice asks it (6 decimals) and as the completion records it (10^8).
+  const chose = {
+    type: 'PaymentMethodSelected',
+    data: { addressId: 'addr-usdc', amountDue: '12345678', amountGasFee: '0' },
+  };
+  t.like(Object.fromEntries(changeRows(chose, earlier).map((r) => [r.path, r])), {
+    amountDue: { after: '12.345678 USDC', raw: '12345678' },
+    amountGasFee: { after: '0.00 USDC', raw: '0' },
+    addressId: { after: 'addr-usdc' },
+  });
+  const completed = {
+    type: 'CheckoutSessionCompleted',
+    data: { amountReceived: '1234567800', amountOverpaid: '0', transactionHash: null, partial: false },
+  };
+  t.like(Object.fromEntries(changeRows(completed, earlier).map((r) => [r.path, r])), {
+    amountReceived: { after: '12.345678 USDC', raw: '1234567800' },
+  });
+  const paid = detected('t1', '1234567800');
+  t.like(Object.fromEntries(changeRows(paid, earlier).map((r) => [r.path, r])), {
+    amount: { after: '12.345678 USDC', raw: '1234567800' },
+    amountRaw: { after: '12.345678 USDC', raw: '12345678' },
+    blockNumber: { after: '10' },
+  });
+  // The creation's own amounts, on the same scale.
+  t.like(Object.fromEntries(changeRows(earlier[0]!).map((r) => [r.path, r])), {
+    amountTotal: { after: '3.00 USDC', raw: '300000000' },
+  });
+  // Another record's amounts: their scale is not known here, shown as the log holds them.
+  t.deepEqual(changeRows({ type: 'InvoiceCreated', data: { amount: '100' } }), [{ path: 'amount', after: '100' }]);
+});
+
+test('the trail shows an amount with its currency and, in a muted line, the integer the log holds', async (t) => {
+  const html = await Changes({
+    entry: { rows: [{ path: 'amountReceived', after: '12.345678 USDC', raw: '1234567800' }] },
+  });
+  t.regex(html, /<ins>12\.345678 USDC<\/ins><span class="raw muted small">in the log: 1234567800<\/span>/);
 });

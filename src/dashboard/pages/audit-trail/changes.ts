@@ -1,4 +1,5 @@
 import { shownHashOn } from '../../../chain-ingest/tron/networks.ts';
+import { documentAmount } from '../../../shared/money.ts';
 
 /**
  * What an event changed, as rows a person reads: its data flattened to dotted paths (`customer.name`),
@@ -6,7 +7,8 @@ import { shownHashOn } from '../../../chain-ingest/tron/networks.ts';
  * it beside the new one, the before taken from the record's earlier events in the log.
  */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type ChangeRow = { path: string; after: string; before?: string };
+/** `raw`: the value as the log holds it, when `after` writes it otherwise (an amount with its currency). */
+export type ChangeRow = { path: string; after: string; before?: string; raw?: string };
 export type EventLike = { type: string; data: Record<string, unknown> };
 
 export const HIDDEN = '•••• hidden';
@@ -143,6 +145,63 @@ export function knownItemFields(id: string, earlier: readonly EventLike[]): Map<
   return known;
 }
 
+/** How an amount is written: its decimals (10^8 for Weir's own scale) and its currency or symbol. */
+type Scale = { decimals: number; unit: string };
+const WEIR_DECIMALS = 8;
+
+/** A field that holds an amount on Weir's 10^8 scale (`amountRaw`, in chain units, is told apart by its asset). */
+const AMOUNT_FIELD = /^(amount[A-Z]\w*|amount|unitAmount|gasAmount)$/;
+
+/** The asset's scale from an `AssetRef`-like object. */
+const assetScale = (asset: unknown): Scale | null =>
+  isPlainObject(asset) && typeof asset.decimals === 'number' && typeof asset.symbol === 'string'
+    ? { decimals: asset.decimals, unit: asset.symbol }
+    : null;
+
+/**
+ * The amounts a checkout session's event holds, by path as `flatten` names them, each with its scale:
+ * the session's amounts on Weir's 10^8 scale in its currency (or the `currency` beside them: a line, a
+ * price); a transfer's `amountRaw` in its asset's units; `PaymentMethodSelected.amountDue` in the chosen
+ * asset's units (machines/checkout-session.types.ts). Empty for other records: their scales are not known here.
+ */
+export function amountScales(event: EventLike, earlier: readonly EventLike[], shown: unknown): Map<string, Scale> {
+  const creation = [...earlier, event].find((e) => e.type === 'CheckoutSessionCreated')?.data.session;
+  const scales = new Map<string, Scale>();
+  if (!isPlainObject(creation) || typeof creation.currency !== 'string') return scales;
+  const sessionUnit = creation.currency.toUpperCase();
+  if (event.type === 'PaymentMethodSelected' && Array.isArray(creation.addresses)) {
+    const chosen = creation.addresses.find((a) => isPlainObject(a) && a.id === event.data.addressId);
+    const scale = isPlainObject(chosen) ? assetScale(chosen.asset) : null;
+    if (scale) scales.set('amountDue', scale);
+  }
+  const walk = (value: unknown, path: string, unit: string): void => {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        walk(v, `${path}[${i}]`, unit);
+      });
+      return;
+    }
+    if (!isPlainObject(value)) return;
+    const here = typeof value.currency === 'string' ? value.currency.toUpperCase() : unit;
+    const asset = assetScale(value.asset);
+    for (const [k, v] of Object.entries(value)) {
+      const at = path ? `${path}.${k}` : k;
+      if (typeof v === 'string' && /^-?\d+$/.test(v) && !scales.has(at)) {
+        if (k === 'amountRaw' && asset) scales.set(at, asset);
+        else if (AMOUNT_FIELD.test(k)) scales.set(at, { decimals: WEIR_DECIMALS, unit: here });
+      } else walk(v, at, here);
+    }
+  };
+  walk(shown, '', sessionUnit);
+  return scales;
+}
+
+/** An amount's row written with its currency, the log's integer kept as `raw`. */
+const withScale = (row: ChangeRow, scale: Scale | undefined): ChangeRow =>
+  scale && /^-?\d+$/.test(row.after)
+    ? { ...row, after: `${documentAmount(BigInt(row.after), '−', scale.decimals)} ${scale.unit}`, raw: row.after }
+    : row;
+
 /**
  * The rows of one event: for an update, each changed field with its value before (when the log
  * knew it); the event's other fields after them; `at` (the event's own time) left out.
@@ -170,10 +229,12 @@ export function changeRows(
     changes === undefined && event.type.endsWith('Updated') && typeof rest.id === 'string'
       ? knownItemFields(rest.id, earlier)
       : null;
+  const scales = amountScales(event, earlier, snapshot ?? rest);
   for (const [path, after] of flatten(snapshot ?? rest, '', chains)) {
     if (!path || (snapshot && TENANT_FIELDS.has(path))) continue;
     const before = item?.get(path);
-    rows.push(before !== undefined && before !== after ? { path, before, after } : { path, after });
+    const row = before !== undefined && before !== after ? { path, before, after } : { path, after };
+    rows.push(withScale(row, scales.get(path)));
   }
   return rows;
 }

@@ -37,7 +37,8 @@ function Who({ entry }: { entry: AuditEntry }): JSX.Element {
   );
 }
 
-function Changes({ entry }: { entry: AuditEntry }): JSX.Element {
+/** What an event changed, a row per field: an amount with its currency, and the integer the log holds. */
+export function Changes({ entry }: { entry: Pick<AuditEntry, 'rows'> }): JSX.Element {
   if (entry.rows.length === 0) return <span class="muted">No fields</span>;
   const rows = (list: AuditEntry['rows']) => (
     <dl class="changes">
@@ -56,6 +57,13 @@ function Changes({ entry }: { entry: AuditEntry }): JSX.Element {
               ''
             )}
             <ins safe>{row.after}</ins>
+            {row.raw !== undefined ? (
+              <span class="raw muted small" safe>
+                {`in the log: ${row.raw}`}
+              </span>
+            ) : (
+              ''
+            )}
           </dd>
         </div>
       ))}

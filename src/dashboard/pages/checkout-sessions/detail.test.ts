@@ -1,7 +1,15 @@
 import test from 'ava';
 import { detected } from '../../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
-import { PaymentIntentCard, Summary } from './detail.tsx';
+import type { RecordedEvent } from '../../../event-store/event-store.ts';
+import type {
+  CheckoutSessionEvent,
+  SessionLineItem,
+  SessionSweep,
+} from '../../../../machines/checkout-session.types.ts';
+import { baseSepolia } from '../../../chain-ingest/evm/networks/base.ts';
+import { toRailNetwork } from '../../../chain-ingest/evm/networks/define-network.ts';
+import { DetailBody, PaymentIntentCard, Summary } from './detail.tsx';
 import {
   CHOSE_USDC,
   COMPLETED_SHORT,
@@ -113,4 +121,70 @@ test('a session linked to a customer names them in its summary, linked to their 
   const nameOnly = { name: 'Pat Doe', email: null, phone: null, address: null };
   t.is((await factsOf({ ...sessionAfter(), customerDetails: nameOnly })).Customer, 'Pat Doe');
   t.is((await factsOf({ ...sessionAfter(), customerDetails: null })).Customer, '—');
+});
+
+/** The session page's body as the route renders it, the fixture's network named with an explorer. */
+async function bodyOf(session: CheckoutSessionDoc, timeline: RecordedEvent[] = []): Promise<string> {
+  const network = { ...toRailNetwork(baseSepolia), network: 'weir-testnet', chainId: 7357, name: 'Weir Testnet' };
+  return DetailBody({
+    detail: { session, timeline, deliveries: [], endpoints: new Map(), networks: [network] },
+    csrf: 'x',
+    canManage: false,
+    form: {},
+  });
+}
+
+/** The text of the card `id` in `html`, tags dropped and spaces squeezed. */
+const cardText = (html: string, id: string): string =>
+  (new RegExp(`<section[^>]*id="${id}"[\\s\\S]*?</section>`).exec(html)?.[0] ?? '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+const LINE: SessionLineItem = {
+  description: null,
+  quantity: 3,
+  price: {
+    id: 'price-1',
+    productId: 'prod-1',
+    product: { id: 'prod-1', name: 'Flat white', description: null, isActive: true },
+    type: 'one_time',
+    currency: 'usdc',
+    unitAmount: '100000000',
+    interval: null,
+    intervalCount: null,
+    isActive: true,
+  },
+  amountSubtotal: '300000000',
+  amountTotal: '300000000',
+  currency: 'usdc',
+};
+
+test('the session page shows its line items (name × quantity, unit amount, line total), its checkout and success URLs', async (t) => {
+  const session = { ...sessionAfter(...PAID_IN_FULL), lineItems: { object: 'list' as const, data: [LINE] } };
+  const text = cardText(await bodyOf(session), 'line-items');
+  t.regex(text, /Flat white × 3 1\.00 USDC 3\.00 USDC/);
+  t.regex(text, /Checkout URL http:\/\/127\.0\.0\.1\/checkout\/11111111-1111-4111-8111-111111111111/);
+  t.regex(text, /Success URL https:\/\/shop\.example\/ok/);
+});
+
+const SWEEP: SessionSweep = {
+  network: 'weir-testnet',
+  chainId: 7357,
+  transactionHash: `0x${'5e'.repeat(32)}`,
+  transferIds: ['t1'],
+  gasUsed: '50000',
+  gasCost: '1000000000000',
+  at: '2026-01-01T00:20:00.000Z',
+};
+
+test('the session page shows each sweep: its transaction linked to the explorer, the wallet it went to and the amount it moved; the timeline says it too', async (t) => {
+  const swept: CheckoutSessionEvent = { type: 'FundsSwept', data: { sweep: SWEEP } };
+  const session = sessionAfter(...PAID_IN_FULL, swept);
+  const timeline = [{ type: 'FundsSwept', data: swept.data, metadata: { occurredAt: SWEEP.at, actor: 'system' } }];
+  const html = await bodyOf(session, timeline as unknown as RecordedEvent[]);
+  t.true(html.includes(`href="https://sepolia.basescan.org/tx/${SWEEP.transactionHash}"`), 'explorer link');
+  const text = cardText(html, 'sweeps');
+  t.regex(text, /^Sweeps to your wallet .* 3\.00 USDC 0x5e5e5e5e…5e5e \(opens the explorer\) 0x5eA1fE…eA1f 1 Jan/);
+  t.regex(cardText(html, 'timeline'), /Funds swept 3\.00 USDC to 0x5eA1fE…eA1f/);
 });

@@ -1,6 +1,6 @@
 import { everyNetwork } from '../../../chain-ingest/rail.ts';
 import { explorerLinkOf, shownTransactionHash } from '../../../chain-ingest/network-definition.ts';
-import type { PaymentIntentStatus } from '../../../../machines/checkout-session.types.ts';
+import type { PaymentIntentStatus, SessionSweep } from '../../../../machines/checkout-session.types.ts';
 import type { RecordedEvent } from '../../../event-store/event-store.ts';
 import {
   COLLECTIONS,
@@ -440,13 +440,163 @@ function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
   );
 }
 
-function Timeline({ events }: { events: RecordedEvent[] }): JSX.Element {
+/** What the payer is charged for: each line's name and quantity, its unit amount and its total. */
+export function LineItems({ session }: { session: CheckoutSessionDoc }): JSX.Element {
+  const lines = session.lineItems.data;
+  return (
+    <Card id="line-items" title="Line items">
+      {lines.length === 0 ? (
+        <p class="muted">No line items: the session was created for an amount.</p>
+      ) : (
+        <TableScroll label="Line items">
+          <table>
+            <thead>
+              <tr>
+                <th>Item</th>
+                <th class="amount">Unit amount</th>
+                <th class="amount">Total</th>
+              </tr>
+            </thead>
+            <tbody>
+              {lines.map((line) => (
+                <tr>
+                  <td safe>{`${line.price.product.name || line.description || 'Item'} × ${line.quantity}`}</td>
+                  <td class="amount nowrap" safe>
+                    {money(line.price.unitAmount, line.currency)}
+                  </td>
+                  <td class="amount nowrap" safe>
+                    {money(line.amountTotal, line.currency)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      <Facts
+        items={[
+          [
+            'Checkout URL',
+            () => (
+              <a href={session.url} class="break" safe>
+                {session.url}
+              </a>
+            ),
+          ],
+          [
+            'Success URL',
+            () => (
+              <code class="break" safe>
+                {session.successUrl}
+              </code>
+            ),
+          ],
+          ...(session.cancelUrl
+            ? [
+                [
+                  'Cancel URL',
+                  () => (
+                    <code class="break" safe>
+                      {session.cancelUrl}
+                    </code>
+                  ),
+                ] as const,
+              ]
+            : []),
+        ]}
+      />
+    </Card>
+  );
+}
+
+/** A sweep as the page shows it: the funds it moved (in the asset's units) and where to. */
+type SweepShown = { sweep: SessionSweep; moved: string; destination: string | null };
+
+/** The amount a sweep moved (the transfers it swept) and the merchant wallet it went to (the deposit's binding). */
+export function sweepShown(session: CheckoutSessionDoc, sweep: SessionSweep): SweepShown {
+  const swept = session.payments.filter((p) => sweep.transferIds.includes(p.transferId));
+  const asset = swept[0]?.asset;
+  const total = swept.reduce((sum, p) => sum + BigInt(p.amountRaw), 0n);
+  const deposit = session.addresses.find((a) => swept.some((p) => p.toAddress === a.paymentAddress));
+  return {
+    sweep,
+    moved: asset ? assetMoney(total, asset.decimals, asset.symbol) : '—',
+    destination: deposit?.merchantAddress ?? null,
+  };
+}
+
+function Sweeps({ detail }: { detail: SessionDetail }): JSX.Element {
+  const { sweeps } = detail.session;
+  return (
+    <Card id="sweeps" title="Sweeps to your wallet">
+      {sweeps.length === 0 ? (
+        <EmptyState
+          message="Nothing swept yet."
+          hint="Once a payment is final, its funds move from the deposit address to your wallet and show here."
+        />
+      ) : (
+        <TableScroll label="Each sweep with its transaction">
+          <table>
+            <thead>
+              <tr>
+                <th class="amount">Amount moved</th>
+                <th>Transaction</th>
+                <th>To</th>
+                <th class="hide-narrow">When</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sweeps.map((s) => {
+                const shown = sweepShown(detail.session, s);
+                return (
+                  <tr>
+                    <td class="amount nowrap">
+                      {s.reverted ? (
+                        <Badge tone="danger" label="Reverted: nothing moved" />
+                      ) : (
+                        <span safe>{shown.moved}</span>
+                      )}
+                    </td>
+                    <td>
+                      <TxLink hash={s.transactionHash} network={s.network} networks={detail.networks} />
+                    </td>
+                    <td>{shown.destination ? <ShortId value={shown.destination} keep={8} /> : '—'}</td>
+                    <td class="hide-narrow nowrap">
+                      <DateTime iso={s.at} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+    </Card>
+  );
+}
+
+/** What a timeline entry adds to its name: a sweep's amount and destination. */
+function TimelineDetail({ event, session }: { event: RecordedEvent; session: CheckoutSessionDoc }): JSX.Element {
+  if (event.type !== 'FundsSwept') return <></>;
+  const sweep = (event.data as { sweep: SessionSweep }).sweep;
+  if (sweep.reverted) return <span class="small">Reverted: nothing moved, its gas paid</span>;
+  const shown = sweepShown(session, sweep);
+  return (
+    <span class="small">
+      <span safe>{`${shown.moved} to `}</span>
+      {shown.destination ? <ShortId value={shown.destination} keep={8} /> : 'your wallet'}
+    </span>
+  );
+}
+
+function Timeline({ events, session }: { events: RecordedEvent[]; session: CheckoutSessionDoc }): JSX.Element {
   return (
     <Card id="timeline" title="Timeline">
       <ol class="timeline">
         {[...events].reverse().map((e) => (
           <li>
             <strong safe>{describeType(e.type)}</strong>
+            <TimelineDetail event={e} session={session} />
             <span class="muted small">
               <DateTime iso={e.metadata.occurredAt} /> <span safe>{`· ${e.metadata.actor}`}</span>
             </span>
@@ -455,7 +605,7 @@ function Timeline({ events }: { events: RecordedEvent[] }): JSX.Element {
       </ol>
       <p class="small">
         <a
-          href={`/dashboard/audit-trail?recordType=checkout_session&system=show&recordId=${encodeURIComponent(events[0]?.streamId.slice('checkout_session-'.length) ?? '')}`}
+          href={`/dashboard/audit-trail?recordType=checkout_session&system=show&recordId=${encodeURIComponent(session.id)}`}
         >
           What each event changed, in the audit trail
         </a>
@@ -553,9 +703,11 @@ export function DetailBody(props: {
         <PaymentIntentCard detail={props.detail} />
         <Addresses detail={props.detail} />
       </div>
+      <LineItems session={props.detail.session} />
       <Transactions detail={props.detail} />
+      <Sweeps detail={props.detail} />
       <div class="grid grid-2">
-        <Timeline events={props.detail.timeline} />
+        <Timeline events={props.detail.timeline} session={props.detail.session} />
         <Webhooks detail={props.detail} />
       </div>
     </div>

@@ -3,7 +3,8 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/colle
 import { CUSTOMERS, type CustomerDoc } from '../../../projections/customers.projection.ts';
 import { createEmbeddedReadStore } from '../../../read-store/embedded-read-store.ts';
 import type { ReadDocument, ReadStore } from '../../../read-store/read-store.ts';
-import { parseSessionsQuery } from './list-query.ts';
+import { EXPORT_BATCH, sessionRows } from '../../../read-api/routes/checkout-session-export.ts';
+import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
 import { loadSessions, SessionsTable } from './list.tsx';
 import { COMPLETED_SHORT, customerDoc, PAID_IN_FULL, PARTLY_PAID, sessionAfter } from './session-docs.fixture.ts';
 
@@ -110,4 +111,37 @@ test("a page of sessions reads its customers in one query, not one per row, and 
     [`find ${CUSTOMERS}`],
   );
   t.deepEqual([...page.customers.keys()].sort(), ['cus-1', 'cus-2']);
+});
+
+test('the list offers its sessions as CSV with the filters it shows, in a link the live refresh keeps in step', async (t) => {
+  const { query } = parseSessionsQuery({ status: 'complete', q: 'INV-1', page: '2' });
+  const html = await SessionsTable({ sessions: [sessionAfter()], count: 1, customers: new Map(), query });
+  t.regex(
+    html,
+    /<a class="button button-quiet" href="\/dashboard\/checkout-sessions\/export\?status=complete&q=INV-1" download="">Download CSV<\/a>/,
+  );
+});
+
+test("the CSV of a searched list holds every session the search finds past the export's first batch, and no other", async (t) => {
+  const store = createEmbeddedReadStore();
+  const base = sessionAfter();
+  const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  // Matching rows on both sides of the batch's edge, created in the same second as their neighbours.
+  for (let i = 0; i < 2 * EXPORT_BATCH + 40; i++)
+    await sessions.put({
+      ...base,
+      _id: `s-${String(i).padStart(4, '0')}`,
+      id: `s-${i}`,
+      createdAt: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`,
+      clientReferenceId: i % 2 === 0 ? 'INV-1' : 'INV-2',
+    });
+  const { query } = parseSessionsQuery({ q: 'INV-1' });
+  const filter = sessionsFilter({ organizationId: base.organizationId, environment: base.environment }, query);
+  const rows: string[] = [];
+  for await (const row of sessionRows(sessions, filter)) rows.push(row);
+  t.is(rows.length - 1, EXPORT_BATCH + 20);
+  t.false(
+    rows.some((r) => r.includes('INV-2')),
+    'only the sessions the search finds',
+  );
 });

@@ -28,6 +28,8 @@ import {
 } from './list-query.ts';
 
 export const LIST_PATH = '/dashboard/checkout-sessions';
+/** The list as CSV, with the same filters (the API's export, as the signed-in user). */
+export const EXPORT_PATH = `${LIST_PATH}/export`;
 
 export const STATUS: Record<CheckoutSessionDoc['status'], { tone: Tone; text: string }> = {
   open: { tone: 'info', text: 'Open' },
@@ -147,6 +149,11 @@ export function SessionsTable(props: {
     <Card
       id="sessions"
       title="Sessions"
+      actions={
+        <a class="button button-quiet" href={withQuery(EXPORT_PATH, params)} download="">
+          Download CSV
+        </a>
+      }
       aria-live="polite"
       {...liveRefresh(withQuery(LIST_PATH, { ...params, page: props.query.page }), ['checkout-sessions'])}
     >

@@ -1,4 +1,6 @@
-import { NotFoundError } from '../../../shared/errors.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
+import { sendSessionsCsv } from '../../../read-api/routes/checkout-session-export.ts';
+import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import { apiFor } from '../../api.ts';
 import { can } from '../../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../../context.ts';
@@ -7,8 +9,8 @@ import { definePage } from '../../page.ts';
 import { Alert, Card, ShortId } from '../../ui/components.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { type ActionForm, DetailBody, loadDetail } from './detail.tsx';
-import { LIST_PATH, loadSessions, SessionsFilters, SessionsTable } from './list.tsx';
-import { parseSessionsQuery } from './list-query.ts';
+import { EXPORT_PATH, LIST_PATH, loadSessions, SessionsFilters, SessionsTable } from './list.tsx';
+import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
 
 /** What a done action says on the page it redirects to (`?done=`). */
 const DONE: Record<string, string> = {
@@ -93,6 +95,15 @@ export const page = definePage({
         </AppLayout>,
         status,
       );
+    });
+
+    // Before `:id`: the list's filters as a CSV file, streamed by the API export's own code.
+    routes.get(EXPORT_PATH, 'read', (ctx) => {
+      const { query, errors } = parseSessionsQuery(ctx.query);
+      const [field, message] = Object.entries(errors)[0] ?? [];
+      if (field && message) throw new ValidationError(field, message);
+      const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+      sendSessionsCsv(ctx, sessions, sessionsFilter(ctx.state.tenant, query), deps.clock);
     });
 
     routes.get(`${LIST_PATH}/:id`, 'read', async (ctx) => {
