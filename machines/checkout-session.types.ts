@@ -38,7 +38,17 @@ export type SessionDiscount = {
   promotionCodeId: string;
   code: string;
   amountDiscount: string;
+  /** The coupon's terms when the code was applied (absent from discounts recorded before they were kept). */
+  coupon?: DiscountCoupon;
   at: string;
+};
+
+/** A coupon's terms as a discount records them: name, and percent or amount off (10^8-scaled) in a currency. */
+export type DiscountCoupon = {
+  name: string;
+  percentOff: number | null;
+  amountOff: string | null;
+  currency: string | null;
 };
 
 /**

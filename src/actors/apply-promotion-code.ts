@@ -71,7 +71,18 @@ export function createPromotionCodeApplier(deps: {
     const amountDiscount = discountFor(terms, BigInt(session.amountSubtotal), decimals).toString();
     const apply: CheckoutSessionCommand = {
       type: 'ApplyDiscount',
-      discount: { couponId: terms.id, promotionCodeId: promotion.id, code: promotion.code, amountDiscount },
+      discount: {
+        couponId: terms.id,
+        promotionCodeId: promotion.id,
+        code: promotion.code,
+        amountDiscount,
+        coupon: {
+          name: terms.name,
+          percentOff: terms.percentOff,
+          amountOff: terms.amountOff,
+          currency: terms.currency,
+        },
+      },
     };
     const applied = checkoutSessionAggregate.decide(loaded.state, apply, now);
     const redeem: CouponCommand = {

@@ -1,4 +1,10 @@
-import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
+import type {
+  AssetRef,
+  CheckoutSession,
+  SessionDiscount,
+  SessionPayment,
+} from '../../machines/checkout-session.types.ts';
+import { shownAddress } from '../shared/evm-address.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 import type { ApiKey } from '../actors/api-key.ts';
 import type { Organization } from '../actors/organization.ts';
@@ -26,6 +32,37 @@ export function shownSessionHash(
   return chainId === undefined ? hash : shownHashOn(chainId, hash);
 }
 
+/** An asset with its token contract as answers show addresses (EIP-55 on EVM networks). */
+export const shownAsset = <T extends AssetRef>(asset: T): T => ({ ...asset, address: shownAddress(asset.address) });
+
+/**
+ * A discount as the reference shows it: its amount and coupon beside Weir's own fields. A discount
+ * applied before the coupon's terms were recorded with it names the coupon by its code alone.
+ */
+const shownDiscount = (discount: SessionDiscount) => {
+  const { coupon, ...rest } = discount;
+  return {
+    ...rest,
+    amount: discount.amountDiscount,
+    coupon: {
+      name: coupon?.name ?? discount.code,
+      percentOff: coupon?.percentOff ?? null,
+      amountOff: coupon?.amountOff ?? null,
+      currency: coupon?.currency ?? null,
+      code: discount.code,
+    },
+  };
+};
+
+/** The session's amounts, each discount amount with its coupon, by the discount that recorded it (the log keeps the promotion code's id alone). */
+export const shownAmountDetails = (session: Pick<CheckoutSession, 'amountDetails' | 'discounts'>) => ({
+  ...session.amountDetails,
+  discountAmounts: session.amountDetails.discountAmounts.map((a) => ({
+    ...a,
+    couponId: session.discounts.find((d) => d.promotionCodeId === a.promotionCodeId)?.couponId ?? '',
+  })),
+});
+
 /**
  * The checkout session as merchants see it (API responses and webhook payloads). Its transaction
  * and block hashes as their networks' tools show them: a Tron txID or block id bare (the session keeps `0x…`).
@@ -49,12 +86,23 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     ...rest,
     livemode: session.environment === 'live',
     transactionHash: shown(session.transactionHash),
+    addresses: session.addresses.map((a) => ({
+      ...a,
+      asset: shownAsset(a.asset),
+      paymentAddress: shownAddress(a.paymentAddress),
+      merchantAddress: shownAddress(a.merchantAddress),
+    })),
+    amountDetails: shownAmountDetails(session),
+    discounts: session.discounts.map(shownDiscount),
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
     // back, are the matcher's bookkeeping: a payment shows the block it is in and its status.
     payments: session.payments.map(({ seenIn: _seenIn, mayReturn: _mayReturn, failureSent: _failureSent, ...p }) => ({
       ...p,
       transactionHash: shownHashOn(p.chainId, p.transactionHash),
       blockHash: shownHashOn(p.chainId, p.blockHash),
+      fromAddress: shownAddress(p.fromAddress),
+      toAddress: shownAddress(p.toAddress),
+      asset: shownAsset(p.asset),
     })),
     // Documents from before sweeps were recorded hold none.
     ...(session.sweeps && {
@@ -67,23 +115,27 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
       ...session.paymentIntent,
       paymentMethod: paymentMethod && {
         ...paymentMethod,
+        accountAddress: shownAddress(paymentMethod.accountAddress),
+        assetId: paymentMethod.asset.id,
+        asset: shownAsset(paymentMethod.asset),
         options: {
           wallet: {
             ...paymentMethod.options.wallet,
             transactionHash: shown(paymentMethod.options.wallet.transactionHash),
+            contractAddress: shownAddress(paymentMethod.options.wallet.contractAddress),
           },
         },
       },
       transactions: intentTransfers(session).map((p) => ({
         type: 'incoming',
         transactionHash: shownHashOn(p.chainId, p.transactionHash),
-        fromAddress: p.fromAddress,
-        toAddress: p.toAddress,
+        fromAddress: shownAddress(p.fromAddress),
+        toAddress: shownAddress(p.toAddress),
         currency: p.asset.currency,
         amount: p.amount,
         amountRaw: p.amountRaw,
         assetId: p.asset.id,
-        asset: p.asset,
+        asset: shownAsset(p.asset),
         chainId: p.chainId,
         blockNumber: p.blockNumber,
         status: p.status,
@@ -96,7 +148,10 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
 
 export function publicOrganization(org: Organization & { _id?: string; organizationId?: string; _revision?: number }) {
   const { paymentSetting: _ps, withdrawalAddresses, _id, organizationId: _org, _revision, ...rest } = org;
-  return { ...rest, addresses: withdrawalAddresses };
+  return {
+    ...rest,
+    addresses: withdrawalAddresses.map((w) => ({ ...w, address: shownAddress(w.address) })),
+  };
 }
 
 export function publicApiKey(key: ApiKey) {

@@ -13,3 +13,10 @@ export const evmChecksumHolds = (address: string): boolean => {
   if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
   return getAddress(address.toLowerCase()) === address;
 };
+
+/**
+ * An address as answers and webhooks show it: an EVM one in its EIP-55 checksum (the log keeps
+ * whatever case it was seen in), any other (Tron, Solana: base58) as it is.
+ */
+export const shownAddress = (address: string): string =>
+  EVM_ADDRESS.test(address) ? getAddress(address.toLowerCase()) : address;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
+import { getAddress } from 'viem';
 import { streamIdOf } from '../../src/actors/aggregate.ts';
 import { organizationAggregate, organizationRecordId } from '../../src/actors/organization.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
@@ -308,14 +309,14 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
     name: 'cold',
   });
   t.is(second.status, 200, JSON.stringify(second.body));
-  t.like(second.body, { chainId: 7357, address: SECOND_WALLET, name: 'cold', isDefault: false });
+  t.like(second.body, { chainId: 7357, address: getAddress(SECOND_WALLET), name: 'cold', isDefault: false });
   t.regex(second.body.id, /^[0-9a-f-]{36}$/);
   t.is((await api.get<WithdrawalAddress[]>('/api/v1/organization/withdrawal-addresses')).body.length, 2);
   t.deepEqual(
     (await api.get<WithdrawalAddress>(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body,
     second.body,
   );
-  // The same address twice on one chain is refused (in any letter case).
+  // Shown in its EIP-55 checksum, as typed or not. The same address twice on one chain is refused (in any letter case).
   await assertRejectedWithoutWrite(
     t,
     weir,
@@ -332,7 +333,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
     address: THIRD_WALLET,
   });
   t.is(renamed.status, 200, JSON.stringify(renamed.body));
-  t.like(renamed.body, { name: 'cold storage', address: THIRD_WALLET, isDefault: false });
+  t.like(renamed.body, { name: 'cold storage', address: getAddress(THIRD_WALLET), isDefault: false });
   await assertRejectedWithoutWrite(
     t,
     weir,
@@ -364,7 +365,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
   );
   t.is(
     (await api.get<PaymentSetting>('/api/v1/organization/payment-setting')).body.allowedChains![0]!.withdrawalAddress,
-    THIRD_WALLET,
+    getAddress(THIRD_WALLET),
   );
   // Marking the default again is harmless.
   t.is((await api.post(`/api/v1/organization/withdrawal-addresses/${second.body.id}/mark-as-default`)).status, 200);

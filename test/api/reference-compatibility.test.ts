@@ -585,6 +585,52 @@ function ignoredFields(document: unknown, schema: BodySchema | undefined, at: st
   }
 }
 
+/** A schema with the fields it requires, as answers go. */
+type AnswerSchema = BodySchema & { required?: string[] };
+type AnswerDocument = {
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema?: AnswerSchema }> }> } | undefined>
+  >;
+};
+
+/** The fields an object schema (or an array's items) requires, through `$ref`s and `allOf` parts. */
+function requiredOf(document: unknown, schema: AnswerSchema | undefined, depth = 0): string[] {
+  const s = resolved(document, schema) as AnswerSchema | undefined;
+  if (!s || depth > 10) return [];
+  if (s.items) return requiredOf(document, s.items, depth + 1);
+  return [...(s.allOf ?? []).flatMap((part) => requiredOf(document, part, depth + 1)), ...(s.required ?? [])];
+}
+
+/**
+ * Each field the reference's answer requires (at any depth, below fields both answers define)
+ * that Weir's answer schema does not name: a reference client reading it would break.
+ */
+function missingAnswerFields(
+  reference: unknown,
+  weir: unknown,
+  theirs: AnswerSchema | undefined,
+  ours: AnswerSchema | undefined,
+  at: string,
+  out: string[],
+  depth = 0,
+) {
+  if (depth > 10) return;
+  const weirFields = propertiesOf(weir, ours);
+  if (Object.keys(weirFields).length === 0) return;
+  for (const name of requiredOf(reference, theirs)) if (!(name in weirFields)) out.push(at ? `${at}.${name}` : name);
+  for (const [name, field] of Object.entries(propertiesOf(reference, theirs)))
+    if (name in weirFields)
+      missingAnswerFields(reference, weir, field, weirFields[name], at ? `${at}.${name}` : name, out, depth + 1);
+}
+
+/** The JSON schema of an operation's success answer. */
+const answerSchema = (document: AnswerDocument, path: string, method: string) => {
+  const responses = document.paths[path]?.[method]?.responses ?? {};
+  const success = Object.entries(responses).find(([status]) => status.startsWith('2'))?.[1];
+  return success?.content?.['application/json']?.schema;
+};
+
 /** An operation's parameter, as both documents give them (inline or by `$ref`). */
 type QueryParameter = { $ref?: string; name?: string; in?: string; style?: string; schema?: BodySchema };
 type ParameterDocument = {
@@ -692,6 +738,26 @@ if (!existsSync(REFERENCE)) {
     for (const d of DIFFERENCES)
       if (!differencesMet.has(`${d.op} ${d.at}`)) t.log(`note: difference ${d.op} ${d.at} was not met: remove it?`);
     t.deepEqual(unexpected, [], `${unexpected.length} operations differ from the reference:\n${unexpected.join('\n')}`);
+  });
+  test("every field the reference requires in a served operation's answer is declared in Weir's answer schema", async (t) => {
+    const reference = JSON.parse(readFileSync(REFERENCE, 'utf8')) as AnswerDocument;
+    const weir = await startTestWeir(t);
+    const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as AnswerDocument;
+    const same = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+    const missing: string[] = [];
+    let compared = 0;
+    for (const path of Object.keys(reference.paths))
+      for (const method of METHODS) {
+        const theirs = answerSchema(reference, path, method);
+        const ours = Object.keys(document.paths).find((p) => same(p) === same(path));
+        if (!theirs || !ours) continue;
+        const found: string[] = [];
+        compared++;
+        missingAnswerFields(reference, document, theirs, answerSchema(document, ours, method), '', found);
+        missing.push(...found.map((f) => `${method.toUpperCase()} ${path} ${f}`));
+      }
+    t.true(compared > 50, `${compared} reference answers compared`);
+    t.deepEqual(missing, [], "the reference's clients need these answer fields: add them to Weir's answer and schema");
   });
   test("every request-body field the reference defines for a served operation is Weir's, or declared ignored, and only those are ignored", async (t) => {
     const reference = JSON.parse(readFileSync(REFERENCE, 'utf8')) as BodyDocument;

@@ -1,4 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
+import { getAddress } from 'viem';
+import { TEST_NETWORK } from '../../src/chain-ingest/test-rail.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
@@ -275,4 +277,113 @@ test('one transfer that completes a session and goes past its total sends checko
   t.is(deliveries.length, 2, 'one delivery per overpayment');
   t.true(deliveries.some((d) => d.eventId === first));
   t.is(new Set(deliveries.map((d) => d.eventId)).size, 2);
+});
+
+type Asset = {
+  id: string;
+  chainId: number;
+  address: string;
+  isEIP5827Supported: boolean;
+  isPublic: boolean;
+  chain: { id: number };
+};
+type Intent = {
+  paymentMethod: { accountAddress: string; assetId: string; asset: Asset };
+  transactions: { fromAddress: string; toAddress: string }[];
+};
+
+test('a session paid with a promotion code shows the reference’s discount, coupon and payment method fields, and every EVM address in its checksum, in its GET, its payment_intent.succeeded webhook, the transactions and the coupon', async (t) => {
+  const { weir, api, receiver, chain } = await merchantWithReceiver(t, ['payment_intent.succeeded']);
+  const coupon = (
+    await api.post<{ id: string; organizationId: string }>('/api/v1/coupons', {
+      name: 'Launch',
+      percentOff: 10,
+      promotionCodeData: { data: [{ code: 'LAUNCH' }] },
+    })
+  ).body;
+  const created = (
+    await api.post<{ id: string }>('/api/v1/checkout/sessions', { ...sessionRequest(), allowPromotionCodes: true })
+  ).body;
+  const shown = await reveal(weir, api, created.id);
+  const applied = await apiClient(weir.url).post(`/checkout/${created.id}/promotion-code`, { code: 'LAUNCH' });
+  t.is(applied.status, 200, JSON.stringify(applied.body));
+  const payer = '0x00000000000000000000000000000000000abcde';
+  const due = (await getSession(api, created.id)) as unknown as {
+    paymentIntent: { paymentMethod: { amountDue: string } };
+  };
+  // The chain reports both addresses in lower case, as EVM logs carry them.
+  const blockHash = randomHash();
+  await chain.publish({
+    type: 'transfer',
+    network: 'weir-testnet',
+    chainId: (await getSession(api, created.id)).addresses[0]!.asset.chainId,
+    transactionHash: randomHash(),
+    logIndex: 0,
+    blockNumber: 8300,
+    blockHash,
+    from: payer,
+    to: shown.address.toLowerCase(),
+    asset: (() => {
+      const usdc = TEST_NETWORK.assets.find((a) => a.currency === 'usdc')!;
+      return { address: usdc.address, symbol: usdc.symbol, decimals: usdc.decimals };
+    })(),
+    amount: due.paymentIntent.paymentMethod.amountDue,
+    reference: null,
+    observedAt: new Date().toISOString(),
+  });
+  await chain.final(8300, blockHash);
+  await eventually(
+    async () => ((await getSession(api, created.id)).status === 'complete' ? true : undefined),
+    'the session to complete',
+  );
+
+  type Read = {
+    discounts: { amount: string; amountDiscount: string; couponId: string; coupon: Record<string, unknown> }[];
+    amountDetails: { discountAmounts: { amount: string; couponId: string; promotionCodeId: string }[] };
+    addresses: { paymentAddress: string; merchantAddress: string; asset: Asset }[];
+    payments: { fromAddress: string; toAddress: string; asset: { address: string } }[];
+    paymentIntent: Intent;
+  };
+  const session = (await api.get<Read>(`/api/v1/checkout/sessions/${created.id}`)).body;
+  const [discount] = session.discounts;
+  t.is(discount!.amount, discount!.amountDiscount);
+  t.is(discount!.couponId, coupon.id);
+  t.deepEqual(discount!.coupon, { name: 'Launch', percentOff: 10, amountOff: null, currency: null, code: 'LAUNCH' });
+  t.like(session.amountDetails.discountAmounts[0], { amount: discount!.amount, couponId: coupon.id });
+
+  const usdcAddress = session.addresses.find((a) => a.asset.id === session.paymentIntent.paymentMethod.assetId)!;
+  const method = session.paymentIntent.paymentMethod;
+  t.like(method.asset, { id: method.assetId, isEIP5827Supported: false, isPublic: true });
+  t.is(method.asset.chain.id, usdcAddress.asset.chainId);
+  // One address, one spelling: EIP-55 wherever it shows.
+  const deposit = getAddress(shown.address);
+  t.is(shown.address, deposit, 'the payer’s page shows it so too');
+  t.is(usdcAddress.paymentAddress, deposit);
+  t.is(method.accountAddress, deposit);
+  t.is(usdcAddress.merchantAddress, getAddress(usdcAddress.merchantAddress));
+  t.like(session.payments[0], { toAddress: deposit, fromAddress: getAddress(payer) });
+  t.is(session.payments[0]!.asset.address, getAddress(session.payments[0]!.asset.address));
+  t.like(session.paymentIntent.transactions[0], { toAddress: deposit, fromAddress: getAddress(payer) });
+
+  const received = await receiver.waitFor((all) =>
+    all.some((hook) => (JSON.parse(hook.body) as Hook).type === 'payment_intent.succeeded'),
+  );
+  const hook = received.find((h) => (JSON.parse(h.body) as Hook).type === 'payment_intent.succeeded')!.body;
+  t.notThrows(() => checkWebhookBody(hook));
+  const succeeded = (JSON.parse(hook) as { data: { object: Intent } }).data.object;
+  t.like(succeeded.paymentMethod, { accountAddress: deposit, assetId: method.assetId });
+  t.like(succeeded.paymentMethod.asset, { isEIP5827Supported: false, isPublic: true });
+  t.like(succeeded.transactions[0], { toAddress: deposit, fromAddress: getAddress(payer) });
+
+  const transactions = (
+    await api.get<{ data: { toAddress: string; fromAddress: string; asset: Asset }[] }>(
+      `/api/v1/transactions?checkoutSessionId=${created.id}&type=incoming`,
+    )
+  ).body.data;
+  t.like(transactions[0], { toAddress: deposit, fromAddress: getAddress(payer) });
+  t.like(transactions[0]!.asset, { isPublic: true, isEIP5827Supported: false });
+  t.is(transactions[0]!.asset.chain.id, usdcAddress.asset.chainId);
+
+  const read = (await api.get<{ promotionCodes: { organizationId: string }[] }>(`/api/v1/coupons/${coupon.id}`)).body;
+  t.is(read.promotionCodes[0]!.organizationId, coupon.organizationId);
 });

@@ -3979,6 +3979,7 @@ export interface components {
                 discountAmounts: {
                     /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     amount: string;
+                    couponId: string;
                     promotionCodeId: string | null;
                 }[];
                 feePercentage: number;
@@ -4077,11 +4078,22 @@ export interface components {
                 })[];
             } | null;
             discounts: {
-                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency. What the discount took off */
+                amount: string;
+                /** @description The same as `amount` */
                 amountDiscount: string;
                 /** Format: date-time */
                 at: string;
                 code: string;
+                coupon: {
+                    /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+                    amountOff: string | null;
+                    /** @description The promotion code applied */
+                    code: string;
+                    currency: string | null;
+                    name: string;
+                    percentOff: number | null;
+                };
                 couponId: string;
                 promotionCodeId: string;
             }[];
@@ -4158,7 +4170,35 @@ export interface components {
                     accountAddress: string;
                     /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     amountDue: string;
-                    asset: components["schemas"]["SessionAsset"];
+                    asset: components["schemas"]["SessionAsset"] & {
+                        chain: {
+                            /**
+                             * @description The explorer's name; `No explorer` for a chain that has none (a local chain, whose `blockExplorerTransactionUrl` is null)
+                             * @example Basescan
+                             */
+                            blockExplorerName: string;
+                            /**
+                             * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                             * @example https://basescan.org/tx/{hash}
+                             */
+                            blockExplorerTransactionUrl: string | null;
+                            currency: string;
+                            hasMonitoring: boolean;
+                            icon: string;
+                            id: number;
+                            isBeta: boolean;
+                            isEIP1559Supported: boolean;
+                            isPublic: boolean;
+                            isTestnet: boolean;
+                            name: string;
+                            network: string;
+                            /** @enum {string} */
+                            type: "evm" | "solana" | "tron";
+                        } | null;
+                        isEIP5827Supported: boolean;
+                        isPublic: boolean;
+                    };
+                    assetId: string;
                     id: string;
                     options: {
                         wallet: {
@@ -4845,6 +4885,7 @@ export interface components {
                 discountAmounts: {
                     /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                     amount: string;
+                    couponId: string;
                     promotionCodeId: string | null;
                 }[];
                 feePercentage: number;
@@ -5681,7 +5722,35 @@ export interface components {
                 accountAddress: string;
                 /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
                 amountDue: string;
-                asset: components["schemas"]["SessionAsset"];
+                asset: components["schemas"]["SessionAsset"] & {
+                    chain: {
+                        /**
+                         * @description The explorer's name; `No explorer` for a chain that has none (a local chain, whose `blockExplorerTransactionUrl` is null)
+                         * @example Basescan
+                         */
+                        blockExplorerName: string;
+                        /**
+                         * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                         * @example https://basescan.org/tx/{hash}
+                         */
+                        blockExplorerTransactionUrl: string | null;
+                        currency: string;
+                        hasMonitoring: boolean;
+                        icon: string;
+                        id: number;
+                        isBeta: boolean;
+                        isEIP1559Supported: boolean;
+                        isPublic: boolean;
+                        isTestnet: boolean;
+                        name: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "evm" | "solana" | "tron";
+                    } | null;
+                    isEIP5827Supported: boolean;
+                    isPublic: boolean;
+                };
+                assetId: string;
                 id: string;
                 options: {
                     wallet: {
@@ -6601,6 +6670,7 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            organizationId: string;
             /** @enum {string} */
             status: "active" | "limit_reached" | "expired";
             timesRedeemed: number;
@@ -6805,6 +6875,11 @@ export interface components {
                         /** @enum {string} */
                         interval: "day" | "week" | "month" | "year";
                         intervalCount: number;
+                        /** @description The product, named as when the subscription began (null name: a subscription recorded before names were kept) */
+                        product: {
+                            id: string;
+                            name: string | null;
+                        };
                         productId: string;
                         /** @enum {string} */
                         type: "recurring";
@@ -7001,7 +7076,34 @@ export interface components {
             amount: string;
             /** @description In the asset's chain units (its own decimals) */
             amountRaw: string | null;
-            asset: components["schemas"]["SessionAsset"] | null;
+            asset: (components["schemas"]["SessionAsset"] & {
+                chain: {
+                    /**
+                     * @description The explorer's name; `No explorer` for a chain that has none (a local chain, whose `blockExplorerTransactionUrl` is null)
+                     * @example Basescan
+                     */
+                    blockExplorerName: string;
+                    /**
+                     * @description The explorer's transaction URL, `{hash}` standing for the transaction hash as the API shows it (on Tron the bare 64-hex txID, as Tronscan takes it); null for a local chain (the devnet, a local Tron), which has no explorer (the reference always gives a string: Weir gives no placeholder that leads nowhere)
+                     * @example https://basescan.org/tx/{hash}
+                     */
+                    blockExplorerTransactionUrl: string | null;
+                    currency: string;
+                    hasMonitoring: boolean;
+                    icon: string;
+                    id: number;
+                    isBeta: boolean;
+                    isEIP1559Supported: boolean;
+                    isPublic: boolean;
+                    isTestnet: boolean;
+                    name: string;
+                    network: string;
+                    /** @enum {string} */
+                    type: "evm" | "solana" | "tron";
+                } | null;
+                isEIP5827Supported: boolean;
+                isPublic: boolean;
+            }) | null;
             assetId: string | null;
             chainId: number;
             checkoutSessionId: string;

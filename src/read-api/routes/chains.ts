@@ -3,7 +3,9 @@ import { explorerTemplateOf } from '../../chain-ingest/network-definition.ts';
 import type { RailNetwork } from '../../chain-ingest/rail.ts';
 import { networkIconUrl } from '../../hosted/icons.ts';
 import { NotFoundError } from '../../shared/errors.ts';
+import { shownAddress } from '../../shared/evm-address.ts';
 import type { AssetRef } from '../../../machines/checkout-session.types.ts';
+import type { Environment } from '../../event-store/event-store.ts';
 import { arrayPage, idsFilter } from '../array-page.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { arrayListQuery, AssetSchema, ChainSchema } from '../schema/chain.ts';
@@ -28,7 +30,12 @@ function explorerName(n: RailNetwork, template: string | null): string {
  * An asset as the reference shows it. Weir never takes EIP-5827 allowances (it pays by transfer
  * to a deposit address), and every asset it offers is offered to every merchant.
  */
-export const presentAsset = (asset: AssetRef) => ({ ...asset, isEIP5827Supported: false, isPublic: true });
+export const presentAsset = (asset: AssetRef) => ({
+  ...asset,
+  address: shownAddress(asset.address),
+  isEIP5827Supported: false,
+  isPublic: true,
+});
 
 /**
  * A network as the reference shows it. Weir watches every network it offers (`hasMonitoring`),
@@ -55,6 +62,31 @@ export const presentChain = (n: RailNetwork, publicUrl: string) => {
     assets: n.assets.map(presentAsset),
   };
 };
+
+/**
+ * An asset with its flags and its network as `GET /chains/{id}` shows it without its asset list
+ * (null for a network no longer offered); the networks are built once per environment.
+ */
+export function assetWithChainPresenter(deps: Pick<ApiDeps, 'rail' | 'publicUrl'>) {
+  const chainsOf = new Map<Environment, Map<number, unknown>>();
+  const chainOf = (environment: Environment, chainId: number) => {
+    let chains = chainsOf.get(environment);
+    if (!chains) {
+      chains = new Map(
+        deps.rail.networks(environment).map((n) => {
+          const { assets: _assets, ...chain } = presentChain(n, deps.publicUrl);
+          return [n.chainId, chain] as const;
+        }),
+      );
+      chainsOf.set(environment, chains);
+    }
+    return chains.get(chainId) ?? null;
+  };
+  return (environment: Environment, asset: AssetRef) => ({
+    ...presentAsset(asset),
+    chain: chainOf(environment, asset.chainId),
+  });
+}
 
 /**
  * Networks and assets offered to the key's environment (test keys: testnets; live keys: mainnets),

@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
 import type { AssetRef, CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
-import type { Environment } from '../../event-store/event-store.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { Recovery, RecoveryRequest as RecoveryCommand } from '../../chain-ingest/evm/recover-transaction.ts';
@@ -22,7 +21,7 @@ import { commandFor, ownedBy } from '../command.ts';
 import { cachedJson } from '../json-cache.ts';
 import { listPage } from '../pagination.ts';
 import { ExportQuery, exportCheckoutSessions } from './checkout-session-export.ts';
-import { presentAsset, presentChain } from './chains.ts';
+import { assetWithChainPresenter } from './chains.ts';
 
 /** The tenant's own session; another tenant's, or none, is a 404. */
 async function ownedSession(
@@ -49,36 +48,23 @@ function creditedOrThrow(recovery: Recovery): Exclude<Recovery, { outcome: 'wron
 }
 
 /**
- * The session as the reference shows it: each address's and payment's asset with its network and
- * flags, and the payment intent's `paymentMethodId` (null until the payer picks an asset).
+ * The session as the reference shows it: each address's, payment's and the payment method's asset
+ * with its network and flags, and the payment intent's `paymentMethodId` (null until the payer picks an asset).
  */
 export function sessionPresenter(deps: Pick<ApiDeps, 'rail' | 'publicUrl'>) {
-  // Each offered asset's network, as GET /chains/{id} shows it (without its asset list), by chain id.
-  const chainsOf = new Map<Environment, Map<number, unknown>>();
-  const chainOf = (environment: Environment, chainId: number) => {
-    let chains = chainsOf.get(environment);
-    if (!chains) {
-      chains = new Map(
-        deps.rail.networks(environment).map((n) => {
-          const { assets: _assets, ...chain } = presentChain(n, deps.publicUrl);
-          return [n.chainId, chain] as const;
-        }),
-      );
-      chainsOf.set(environment, chains);
-    }
-    return chains.get(chainId) ?? null;
-  };
+  const assetWithChain = assetWithChainPresenter(deps);
   return (doc: CheckoutSession & { _id?: string }) => {
     const view = publicCheckoutSession(doc);
     const withChain = <T extends { asset: AssetRef }>(item: T) => ({
       ...item,
-      asset: { ...presentAsset(item.asset), chain: chainOf(doc.environment, item.asset.chainId) },
+      asset: assetWithChain(doc.environment, item.asset),
     });
     return {
       ...view,
       addresses: view.addresses.map(withChain),
       paymentIntent: {
         ...view.paymentIntent,
+        paymentMethod: view.paymentIntent.paymentMethod && withChain(view.paymentIntent.paymentMethod),
         transactions: view.paymentIntent.transactions.map(withChain),
         paymentMethodId: view.paymentIntent.paymentMethod?.id ?? null,
       },

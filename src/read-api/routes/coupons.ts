@@ -57,7 +57,12 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
           code.status === 'active' && code.expiredAt !== null && now >= Date.parse(code.expiredAt)
             ? 'expired'
             : code.status;
-        return { ...code, status: codeStatus, isActive: status === 'active' && codeStatus === 'active' };
+        return {
+          ...code,
+          organizationId: coupon.organizationId,
+          status: codeStatus,
+          isActive: status === 'active' && codeStatus === 'active',
+        };
       }),
     };
   };

@@ -13,6 +13,8 @@ import { walletDue } from '../../hosted/wallet-actions.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
+import { shownAmountDetails, shownAsset } from '../../projections/public-views.ts';
+import { shownAddress } from '../../shared/evm-address.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
@@ -143,7 +145,12 @@ export function hostedCheckoutRoutes(
       return status.payment
         ? {
             ...status,
-            payment: { ...status.payment, qrSvg: await QRCode.toString(scannableOf(status.payment.paymentUri), QR) },
+            payment: {
+              ...status.payment,
+              address: shownAddress(status.payment.address),
+              assetAddress: shownAddress(status.payment.assetAddress),
+              qrSvg: await QRCode.toString(scannableOf(status.payment.paymentUri), QR),
+            },
             wallet,
           }
         : { ...status, wallet };
@@ -171,13 +178,13 @@ export function hostedCheckoutRoutes(
       const method = updated.paymentIntent.paymentMethod!;
       const { uri, payee } = (await payAt(updated))(address, BigInt(method.amountDue));
       return {
-        address: payee,
+        address: shownAddress(payee),
         network: address.network,
         networkName: names(address.network),
         chainId: address.asset.chainId,
         symbol: address.asset.symbol,
         assetName: address.asset.name,
-        asset: address.asset,
+        asset: shownAsset(address.asset),
         amountDueRaw: method.amountDue,
         amountDue: formatAmount(BigInt(method.amountDue), address.asset.decimals),
         paymentUri: uri,
@@ -233,7 +240,7 @@ export function hostedCheckoutRoutes(
         amountDiscount: applied.amountDiscount,
         amountSubtotal: updated.amountSubtotal,
         amountTotal: updated.amountTotal,
-        amountDetails: updated.amountDetails,
+        amountDetails: shownAmountDetails(updated),
       };
     },
   );

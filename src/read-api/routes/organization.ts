@@ -8,7 +8,7 @@ import {
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { publicOrganization } from '../../projections/public-views.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { EVM_ADDRESS, evmChecksumHolds } from '../../shared/evm-address.ts';
+import { EVM_ADDRESS, evmChecksumHolds, shownAddress } from '../../shared/evm-address.ts';
 import { organizationOwnerId } from '../../tenancy/organization-owner.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { createBrandLogoStore, parseMultipart } from '../brand-logo.ts';
@@ -33,6 +33,14 @@ import { mountInvoiceSetting } from './invoice-setting.ts';
 
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const TRON_ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
+
+/** A wallet as answers show it: an EVM address in its checksum, whatever case it was given in. */
+const shownWallet = <T extends { address: string }>(wallet: T): T => ({
+  ...wallet,
+  address: shownAddress(wallet.address),
+});
+const shownOrNull = (address: string | undefined): string | null =>
+  address === undefined ? null : shownAddress(address);
 
 /**
  * The organization of the key's environment: business details, branding, payment settings and
@@ -208,7 +216,9 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       const org = await load(ctx);
       const allowedChains = [...new Set(org.withdrawalAddresses.map((w) => w.chainId))].map((chainId) => ({
         chainId,
-        withdrawalAddress: org.withdrawalAddresses.find((w) => w.chainId === chainId && w.isDefault)?.address ?? null,
+        withdrawalAddress: shownOrNull(
+          org.withdrawalAddresses.find((w) => w.chainId === chainId && w.isDefault)?.address,
+        ),
       }));
       return { id: org.id, createdAt: org.createdAt, updatedAt: org.updatedAt, ...org.paymentSetting, allowedChains };
     },
@@ -249,7 +259,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       description: 'A bare array, as the reference answers here (unlike its other lists).',
       response: z.array(WithdrawalAddressSchema),
     },
-    async (ctx) => (await load(ctx)).withdrawalAddresses,
+    async (ctx) => (await load(ctx)).withdrawalAddresses.map(shownWallet),
   );
 
   api.route(
@@ -268,7 +278,8 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       const name = body.name ?? `Wallet on chain ${chainId}`;
       const id = idsOf(ctx)();
       await run(ctx, { type: 'AddWithdrawalAddress', id, name, address, chainId });
-      return (await load(ctx)).withdrawalAddresses.find((w) => w.id === id);
+      const added = (await load(ctx)).withdrawalAddresses.find((w) => w.id === id);
+      return added && shownWallet(added);
     },
   );
 
@@ -287,7 +298,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       response: WithdrawalAddressSchema,
       errors: [notFound('withdrawal address')],
     },
-    async (ctx, { params: { id } }) => findAddress(ctx, id),
+    async (ctx, { params: { id } }) => shownWallet(await findAddress(ctx, id)),
   );
 
   api.route(
@@ -305,7 +316,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       const name = body.name ?? current.name;
       const address = body.address === undefined ? current.address : walletAddress(ctx, body.address, current.chainId);
       await run(ctx, { type: 'UpdateWithdrawalAddress', id: current.id, name, address });
-      return findAddress(ctx, id);
+      return shownWallet(await findAddress(ctx, id));
     },
   );
 

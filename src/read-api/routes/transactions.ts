@@ -9,6 +9,8 @@ import { invalidFields, listOf, listQuery, queryFilter, withCode, z } from '../s
 import { schemaRoutes } from '../schema/route.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { listPage } from '../pagination.ts';
+import { shownAddress } from '../../shared/evm-address.ts';
+import { assetWithChainPresenter } from './chains.ts';
 
 /** The reference's transaction types; Weir records `incoming` (payments) and `transfer` (sweeps) only. */
 const TYPES = ['incoming', 'outgoing', 'event', 'transfer'] as const;
@@ -68,6 +70,8 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
     return network ? explorerLinkOf(network, doc.transactionHash) : null;
   };
 
+  const assetWithChain = assetWithChainPresenter(deps);
+
   const api = schemaRoutes(router, { tag: 'Transactions', auth: 'secretKey' });
   api.route(
     {
@@ -103,6 +107,9 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
           return {
             ...transaction,
             transactionHash: shownHashOn(doc.chainId, doc.transactionHash),
+            fromAddress: shownAddress(doc.fromAddress),
+            toAddress: shownAddress(doc.toAddress),
+            asset: doc.asset && assetWithChain(environment, doc.asset),
             object: 'transaction',
             livemode: doc.environment === 'live',
             transactionUrl: explorerUrl(environment, doc),

@@ -68,6 +68,15 @@ const PresentedAssetSchema = AssetSchema.extend({
   chain: z.object(chainFields).nullable(),
 });
 
+/** The coupon a discount came from, as it was when its code was applied. */
+const DiscountCouponSchema = z.object({
+  name: z.string(),
+  percentOff: z.number().nullable(),
+  amountOff: amountString().nullable(),
+  currency: z.string().nullable(),
+  code: z.string().openapi({ description: 'The promotion code applied' }),
+});
+
 const PriceSnapshotSchema = z.object({
   id: z.string(),
   productId: z.string(),
@@ -149,7 +158,8 @@ const PaymentIntentFields = {
       id: z.string(),
       type: z.literal('wallet'),
       accountAddress: z.string(),
-      asset: AssetSchema,
+      assetId: z.string(),
+      asset: PresentedAssetSchema,
       amountDue: amountString(),
       options: z.object({
         wallet: z.object({
@@ -311,7 +321,9 @@ export const CheckoutSessionSchema = z
       feePercentage: z.number(),
       applyFee: z.boolean(),
       applyGasFee: z.boolean(),
-      discountAmounts: z.array(z.object({ amount: amountString(), promotionCodeId: z.string().nullable() })),
+      discountAmounts: z.array(
+        z.object({ amount: amountString(), couponId: z.string(), promotionCodeId: z.string().nullable() }),
+      ),
     }),
     allowPromotionCodes: z.boolean().optional().openapi({ description: ALLOW_PROMOTION_CODES }),
     paymentMethodTypes: z.array(z.string()),
@@ -366,7 +378,9 @@ export const CheckoutSessionSchema = z
         couponId: z.string(),
         promotionCodeId: z.string(),
         code: z.string(),
-        amountDiscount: amountString(),
+        amount: amountString().openapi({ description: `${AMOUNT_SCALE}. What the discount took off` }),
+        amountDiscount: amountString().openapi({ description: 'The same as `amount`' }),
+        coupon: DiscountCouponSchema,
         at: timestamp(),
       }),
     ),
@@ -444,7 +458,7 @@ export const TransactionSchema = z
     toAddress: z.string(),
     currency: z.string().nullable(),
     assetId: z.string().nullable(),
-    asset: AssetSchema.nullable(),
+    asset: PresentedAssetSchema.nullable(),
     amountRaw: chainAmountString().nullable(),
     amount: amountString(),
     transactionUrl: z.string().nullable().openapi({

@@ -107,6 +107,7 @@ export const CouponUpdate = closedBody(
 const PromotionCodeSchema = z
   .object({
     id: z.string(),
+    organizationId: z.string(),
     couponId: z.string(),
     code: z.string(),
     maxRedemptions: z.number().int().nullable(),

@@ -95,6 +95,10 @@ export const SubscriptionSchema = z
             unitAmount: amountString(),
             interval,
             intervalCount: z.number().int(),
+            product: z.object({ id: z.string(), name: z.string().nullable() }).openapi({
+              description:
+                'The product, named as when the subscription began (null name: a subscription recorded before names were kept)',
+            }),
           }),
           amountSubtotal: amountString(),
           amountTotal: amountString(),
