@@ -227,6 +227,11 @@ export function createApiApp(
     if (ctx.path === '/health') return healthRoute(ctx, deps.health);
     if (metrics && ctx.path === '/metrics') return metrics(ctx, next);
     if (dashboard && (ctx.path === '/dashboard' || ctx.path.startsWith('/dashboard/'))) return dashboard(ctx, next);
+    // The address the start-up log names: a person opening it lands on the dashboard (or the API docs without one).
+    if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      ctx.redirect(dashboard ? '/dashboard' : '/docs');
+      return;
+    }
     return next();
   });
   return app;
