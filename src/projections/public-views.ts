@@ -64,6 +64,21 @@ export const shownAmountDetails = (session: Pick<CheckoutSession, 'amountDetails
 });
 
 /**
+ * The payer's details with the reference's tax id fields: the session's copy has no id of its own
+ * (the customer's tax ids carry theirs) and names the session's customer.
+ */
+const shownCustomerDetails = ({ customerDetails, customerId }: CheckoutSession) =>
+  customerDetails?.taxIds
+    ? {
+        ...customerDetails,
+        taxIds: {
+          ...customerDetails.taxIds,
+          data: customerDetails.taxIds.data.map((t) => ({ id: null, customerId: customerId ?? null, ...t })),
+        },
+      }
+    : customerDetails;
+
+/**
  * The checkout session as merchants see it (API responses and webhook payloads). Its transaction
  * and block hashes as their networks' tools show them: a Tron txID or block id bare (the session keeps `0x…`).
  */
@@ -93,6 +108,7 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
       merchantAddress: shownAddress(a.merchantAddress),
     })),
     amountDetails: shownAmountDetails(session),
+    customerDetails: shownCustomerDetails(session),
     discounts: session.discounts.map(shownDiscount),
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
     // back, are the matcher's bookkeeping: a payment shows the block it is in and its status.

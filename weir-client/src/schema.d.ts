@@ -6753,6 +6753,10 @@ export interface components {
             taxIds?: {
                 data: {
                     country: string | null;
+                    /** @description The session's customer; null while it has none */
+                    customerId: string | null;
+                    /** @description Null: the session's copy has none; the customer's tax ids carry theirs */
+                    id: null;
                     name: string | null;
                     value: string;
                 }[];

@@ -245,7 +245,20 @@ const CustomerDetailsSchema = z
     taxIds: z
       .object({
         object: z.literal('list'),
-        data: z.array(z.object({ name: z.string().nullable(), value: z.string(), country: z.string().nullable() })),
+        data: z.array(
+          z.object({
+            id: z
+              .null()
+              .openapi({ description: "Null: the session's copy has none; the customer's tax ids carry theirs" }),
+            customerId: z
+              .string()
+              .nullable()
+              .openapi({ description: "The session's customer; null while it has none" }),
+            name: z.string().nullable(),
+            value: z.string(),
+            country: z.string().nullable(),
+          }),
+        ),
       })
       .optional()
       .openapi({ description: "Only from `customerData`: the tax ids the session's new customer takes" }),
