@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Page } from 'playwright-core';
+import { getAddress } from 'viem';
 import {
   chromiumPerFile,
   expectAccessible,
@@ -32,6 +33,7 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
+// Typed in lower case; the API answers each in its EIP-55 checksum.
 const COLD_WALLET = '0x52908400098527886e0f7030069857d2e4169ee7';
 const OTHER_WALLET = '0x8617e340b3d01fa5f11f306f4090fd50e238070d';
 
@@ -93,7 +95,7 @@ test('Settings: wallets are added, made default, changed and removed only after 
   await confirmWithPassword(page);
   await page.getByText('Wallet added.').waitFor();
   let [cold, treasury] = await wallets();
-  t.like(cold, { name: 'Cold storage', address: COLD_WALLET, chainId: 7357, isDefault: false });
+  t.like(cold, { name: 'Cold storage', address: getAddress(COLD_WALLET), chainId: 7357, isDefault: false });
   t.like(treasury, { name: 'treasury', isDefault: true });
 
   // Made the default: the password first.
@@ -118,7 +120,7 @@ test('Settings: wallets are added, made default, changed and removed only after 
   await submit(page, 'Save wallet');
   await confirmWithPassword(page);
   await page.getByText('Wallet saved.').waitFor();
-  t.is((await wallets())[0]!.address, OTHER_WALLET);
+  t.is((await wallets())[0]!.address, getAddress(OTHER_WALLET));
 
   // Removed after a confirmation with the password; the other wallet is the default again.
   await page.getByRole('link', { name: 'Remove Cold vault' }).click();
