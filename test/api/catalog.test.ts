@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { assertError } from './helpers.ts';
+import { assertError, assertRejectedWithoutWrite } from './helpers.ts';
 
 type Price = {
   id: string;
@@ -209,4 +209,58 @@ test('a product an active payment link sells is not deleted: a 409 names the lin
   t.is((await api.put(`/api/v1/payment-links/${byPrice.body.id}/deactivate`, {})).status, 200);
   t.is((await api.delete(`/api/v1/payment-links/${byAmount.body.id}`)).status, 200);
   t.deepEqual((await api.delete(`/api/v1/products/${id}`)).body, { message: 'product deleted', statusCode: 200 });
+});
+
+test('a product or price an active payment link sells is not deactivated, by any route: a 409 names the links and nothing is written; once the links are off it is, where the link stayed on and refused its payers', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const product = await api.post<Product>('/api/v1/products', {
+    name: 'Tea',
+    defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+  });
+  const id = product.body.id;
+  const priceId = product.body.defaultPrice!.id;
+  const byPrice = await api.post<{ id: string }>('/api/v1/payment-links', { title: 'Tea', priceId });
+  const variable = await api.post<{ id: string }>('/api/v1/payment-links', {
+    title: 'Tip',
+    productId: id,
+    pricing: 'variable',
+    currency: 'usdc',
+  });
+  t.is(byPrice.status, 200, JSON.stringify(byPrice.body));
+  t.is(variable.status, 200, JSON.stringify(variable.body));
+
+  const deactivations = [
+    () => api.put(`/api/v1/products/${id}/deactivate`, {}),
+    () => api.post(`/api/v1/products/${id}/deactivate`),
+    () => api.put(`/api/v1/products/${id}`, { isActive: false, name: 'Green tea' }),
+  ];
+  for (const deactivate of deactivations) {
+    const refused = await assertRejectedWithoutWrite(t, weir, deactivate, { status: 409, code: 'product_in_use' });
+    t.regex(refused.message, new RegExp(`^product ${id} is sold by active payment links `));
+    t.regex(refused.message, new RegExp(byPrice.body.id));
+    t.regex(refused.message, new RegExp(variable.body.id));
+    t.regex(refused.message, /deactivate or delete them first$/);
+  }
+  const price = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/prices/${priceId}`, { isActive: false }),
+    { status: 409, code: 'price_in_use' },
+  );
+  t.is(
+    price.message,
+    `price ${priceId} is sold by active payment links ${byPrice.body.id}; deactivate or delete them first`,
+    'the variable link sells no price',
+  );
+  t.like((await api.get<Product>(`/api/v1/products/${id}`)).body, { isActive: true, name: 'Tea' });
+  // What does not switch anything off is not refused.
+  t.is((await api.put(`/api/v1/prices/${priceId}`, { nickname: 'Cup' })).status, 200);
+  t.is((await api.put(`/api/v1/products/${id}`, { isActive: true, name: 'Green tea' })).status, 200);
+
+  t.is((await api.put(`/api/v1/payment-links/${byPrice.body.id}/deactivate`, {})).status, 200);
+  t.false((await api.put<Price>(`/api/v1/prices/${priceId}`, { isActive: false })).body.isActive);
+  assertError(t, await api.put(`/api/v1/products/${id}/deactivate`, {}), 409, { code: 'product_in_use' });
+  t.is((await api.delete(`/api/v1/payment-links/${variable.body.id}`)).status, 200);
+  t.false((await api.put<Product>(`/api/v1/products/${id}/deactivate`, {})).body.isActive);
 });

@@ -374,6 +374,48 @@ test('deactivate and activate, by PUT (as the reference) or POST; repeating chan
   assertError(t, await api.get('/api/v1/payment-links?isActive=yes'), 400, { field: 'isActive' });
 });
 
+test('a link whose product or price is deleted or inactive is not activated, by any route: a 409 names what is missing and nothing is written, where the API showed it active while its page said not available', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const product = await api.post<Product>('/api/v1/products', {
+    name: 'Tea',
+    defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+  });
+  const priceId = product.body.defaultPrice!.id;
+  const productId = product.body.id;
+  const link = await createLink(t, api, { title: 'Tea', priceId, isActive: false });
+  const activations = [
+    () => api.put(`/api/v1/payment-links/${link.id}/activate`, {}),
+    () => api.post(`/api/v1/payment-links/${link.id}/activate`),
+    () => api.put(`/api/v1/payment-links/${link.id}`, { isActive: true, title: 'Green tea' }),
+  ];
+  const refusedFor = async (missing: string) => {
+    for (const activate of activations) {
+      const refused = await assertRejectedWithoutWrite(t, weir, activate, {
+        status: 409,
+        code: 'payment_link_unavailable',
+      });
+      t.true(refused.message.startsWith(`payment link ${link.id} cannot be activated: ${missing};`), refused.message);
+    }
+    t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { isActive: false, title: 'Tea' });
+  };
+
+  t.is((await api.put(`/api/v1/prices/${priceId}`, { isActive: false })).status, 200);
+  await refusedFor(`price ${priceId} is inactive`);
+  t.is((await api.put(`/api/v1/products/${productId}/deactivate`, {})).status, 200);
+  await refusedFor(`product ${productId} is inactive`);
+  t.is((await api.put(`/api/v1/products/${productId}/activate`, {})).status, 200);
+  t.is((await api.put(`/api/v1/prices/${priceId}`, { isActive: true })).status, 200);
+  t.true((await api.put<Link>(`/api/v1/payment-links/${link.id}/activate`, {})).body.isActive, 'sold again');
+
+  t.is((await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
+  t.is((await api.delete(`/api/v1/products/${productId}`)).status, 200);
+  await refusedFor(`product ${productId} is deleted`);
+  // Switching it off, or an update that leaves it off, is still allowed.
+  t.is((await api.put(`/api/v1/payment-links/${link.id}`, { title: 'Old tea' })).status, 200);
+  t.is((await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
+});
+
 test('lists page like every list and filter by ids and pricing', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);

@@ -1117,12 +1117,12 @@ export interface paths {
         get?: never;
         /**
          * Activate a payment link
-         * @description A one_time link that has been paid cannot be activated again (409).
+         * @description A one_time link that has been paid cannot be activated again (409 `payment_link_used`), nor a link whose product or price is deleted or inactive (409 `payment_link_unavailable`, naming it).
          */
         put: operations["PaymentLinkController_activate"];
         /**
          * Activate a payment link
-         * @description A one_time link that has been paid cannot be activated again (409).
+         * @description A one_time link that has been paid cannot be activated again (409 `payment_link_used`), nor a link whose product or price is deleted or inactive (409 `payment_link_unavailable`, naming it).
          */
         post: operations["PaymentLinkController_activateByPost"];
         delete?: never;
@@ -1184,7 +1184,7 @@ export interface paths {
         get: operations["PriceController_get"];
         /**
          * Update a price
-         * @description Only `isActive`, `nickname` and `metadata` change; a new amount or schedule is a new price.
+         * @description Only `isActive`, `nickname` and `metadata` change; a new amount or schedule is a new price. A price an active payment link sells is not deactivated (409 `price_in_use`, naming the links).
          */
         put: operations["PriceController_update"];
         post?: never;
@@ -1229,7 +1229,7 @@ export interface paths {
         get: operations["ProductController_get"];
         /**
          * Update a product
-         * @description Only the fields sent change; `null` clears a text field.
+         * @description Only the fields sent change; `null` clears a text field. A product an active payment link sells is not deactivated (409 `product_in_use`, naming the links).
          */
         put: operations["ProductController_update"];
         post?: never;
@@ -1269,9 +1269,15 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Deactivate a product */
+        /**
+         * Deactivate a product
+         * @description A product an active payment link sells is not deactivated (409 `product_in_use`, naming the links): deactivate or delete those links first.
+         */
         put: operations["ProductController_deactivate"];
-        /** Deactivate a product */
+        /**
+         * Deactivate a product
+         * @description A product an active payment link sells is not deactivated (409 `product_in_use`, naming the links): deactivate or delete those links first.
+         */
         post: operations["ProductController_deactivateByPost"];
         delete?: never;
         options?: never;
@@ -13665,7 +13671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13828,7 +13834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `payment_link_used` */
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13917,7 +13923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
@@ -14456,6 +14462,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Active payment links sell the price: the message names them. Codes: `price_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
@@ -14792,6 +14807,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
@@ -15114,6 +15138,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
@@ -15194,7 +15227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; Active payment links sell the product: the message names them. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `product_in_use` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */

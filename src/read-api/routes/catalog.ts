@@ -7,8 +7,7 @@ import {
   type PriceDoc,
   type ProductDoc,
 } from '../../projections/catalog.projection.ts';
-import { PAYMENT_LINKS, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import {
   PriceCreate,
@@ -31,6 +30,7 @@ import {
   unsupportedQuery,
 } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
+import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { csvQuery, listPage, VISIBILITY_FILTER } from '../pagination.ts';
@@ -38,8 +38,6 @@ import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import type { Filter } from '../../read-store/read-store.ts';
 
 const PRICE_TYPES = ['one_time', 'recurring'] as const;
-/** The payment links a refused product delete names (the message says how many more). */
-const SOLD_BY_NAMED = 10;
 
 type PriceQuery = { priceTypes?: string; interval?: string; intervalCount?: string; priceCurrency?: string };
 
@@ -91,7 +89,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
-  const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
+  const { refuseWhileSold } = paymentLinkCatalog(deps.readStore);
   const presentPrice = async (price: PriceDoc) => {
     const product = await products.get(price.productId);
     return {
@@ -111,6 +109,16 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   const api = schemaRoutes(router, { tag: 'Products', auth: 'secretKey' });
   const params = idParams('product');
   const priceParams = idParams('price');
+  const productInUse = {
+    status: 409,
+    codes: ['product_in_use'],
+    description: 'Active payment links sell the product: the message names them',
+  };
+  const priceInUse = {
+    status: 409,
+    codes: ['price_in_use'],
+    description: 'Active payment links sell the price: the message names them',
+  };
 
   const newPrice = (
     ctx: ApiContext,
@@ -242,13 +250,15 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'put',
       path: '/products/:id',
       summary: 'Update a product',
-      description: 'Only the fields sent change; `null` clears a text field.',
+      description:
+        'Only the fields sent change; `null` clears a text field. A product an active payment link sells is not deactivated (409 `product_in_use`, naming the links).',
       params,
       body: ProductUpdate,
       response: ProductSchema,
       errors: [
         invalidFields('parameter_invalid_string_empty', 'parameter_invalid_integer', 'url_invalid'),
         notFound('product'),
+        productInUse,
       ],
     },
     async (ctx, { params: { id }, body }) => {
@@ -271,6 +281,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       if (body.images !== undefined) changes.images = body.images ?? [];
       if (Object.keys(changes).length === 0)
         throw new ValidationError(null, 'nothing to update: send at least one product field');
+      if (changes.isActive === false && product.isActive) await refuseWhileSold({ kind: 'product', doc: product });
       await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes });
       return presentProduct((await products.get(product.id))!);
     },
@@ -287,41 +298,25 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
           method,
           path: `/products/:id/${action}`,
           summary: isActive ? 'Activate a product' : 'Deactivate a product',
+          ...(isActive
+            ? {}
+            : {
+                description:
+                  'A product an active payment link sells is not deactivated (409 `product_in_use`, naming the links): deactivate or delete those links first.',
+              }),
           params,
           response: ProductSchema,
-          errors: [notFound('product')],
+          errors: isActive ? [notFound('product')] : [notFound('product'), productInUse],
           idempotent: method === 'post',
         },
         async (ctx, { params: { id } }) => {
           const product = await loadProduct(ctx, id);
-          if (product.isActive !== isActive)
-            await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
+          if (product.isActive === isActive) return presentProduct(product);
+          if (!isActive) await refuseWhileSold({ kind: 'product', doc: product });
+          await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
           return presentProduct((await products.get(product.id))!);
         },
       );
-  }
-
-  /**
-   * A product an active payment link sells cannot be deleted: the link would stay on, and its payers
-   * would be refused. Sessions, invoices and subscriptions keep their own copy of the price, so they
-   * do not stop it.
-   */
-  async function refuseWhileSold(product: ProductDoc): Promise<void> {
-    const selling: Filter = {
-      organizationId: product.organizationId,
-      environment: product.environment,
-      productId: product.id,
-      deleted: false,
-      takesPayments: true,
-    };
-    const count = await links.count(selling);
-    if (count === 0) return;
-    const named = await links.find(selling, { sort: { createdAt: -1, _id: 1 }, limit: SOLD_BY_NAMED });
-    const more = count > named.length ? ` and ${count - named.length} more` : '';
-    throw new ConflictError(
-      `product ${product.id} is sold by active payment links ${named.map((l) => l.id).join(', ')}${more}; deactivate or delete them first`,
-      'product_in_use',
-    );
   }
 
   api.route(
@@ -333,18 +328,11 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
         'A product an active payment link sells is not deleted (409 `product_in_use`, naming the links): deactivate or delete those links first. Checkout sessions, invoices and subscriptions that sold it keep their own copy of its price.',
       params,
       response: DeletedMessage,
-      errors: [
-        notFound('product'),
-        {
-          status: 409,
-          codes: ['product_in_use'],
-          description: 'Active payment links sell the product: the message names them',
-        },
-      ],
+      errors: [notFound('product'), productInUse],
     },
     async (ctx, { params: { id } }) => {
       const product = await loadProduct(ctx, id);
-      await refuseWhileSold(product);
+      await refuseWhileSold({ kind: 'product', doc: product });
       await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
       return done('product deleted');
     },
@@ -441,11 +429,12 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/prices/:id',
       tag: 'Prices',
       summary: 'Update a price',
-      description: 'Only `isActive`, `nickname` and `metadata` change; a new amount or schedule is a new price.',
+      description:
+        'Only `isActive`, `nickname` and `metadata` change; a new amount or schedule is a new price. A price an active payment link sells is not deactivated (409 `price_in_use`, naming the links).',
       params: priceParams,
       body: PriceUpdate,
       response: PriceSchema,
-      errors: [invalidFields(), notFound('price')],
+      errors: [invalidFields(), notFound('price'), priceInUse],
     },
     async (ctx, { params: { id }, body }) => {
       const price = await loadPrice(ctx, id);
@@ -455,6 +444,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       if (body.metadata !== undefined) changes.metadata = body.metadata;
       if (Object.keys(changes).length === 0)
         throw new ValidationError(null, 'nothing to update: send isActive, nickname or metadata');
+      if (changes.isActive === false && price.isActive) await refuseWhileSold({ kind: 'price', doc: price });
       await commandFor(deps, ctx, priceAggregate, price.id, { type: 'UpdatePrice', changes });
       return presentPrice((await prices.get(price.id))!);
     },

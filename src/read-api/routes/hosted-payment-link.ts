@@ -9,7 +9,7 @@ import {
   renderPaymentLinkNotice,
   renderPaymentLinkPage,
 } from '../../hosted/payment-link-page.ts';
-import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
+import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { ValidationError } from '../../shared/errors.ts';
@@ -92,27 +92,9 @@ export function hostedPaymentLinkRoutes(
   const router = new Router<ApiState>({ prefix: '/pay' });
   const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
-  const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
-  const prices = deps.readStore.collection<PriceDoc>(PRICES);
 
-  /**
-   * Whether what the link sells can still be sold: its product (and price) exist and are active. A
-   * link made before a product's delete was refused while links sold it may outlive them.
-   */
-  async function stillSold(link: PaymentLinkDoc): Promise<boolean> {
-    const product = await products.get(link.productId);
-    if (
-      !product ||
-      product.deleted ||
-      !product.isActive ||
-      product.organizationId !== link.organizationId ||
-      product.environment !== link.environment
-    )
-      return false;
-    if (link.priceId === null) return true;
-    const price = await prices.get(link.priceId);
-    return price !== null && price.isActive && price.productId === product.id;
-  }
+  // A link made before deactivating or deleting what active links sell was refused may outlive it.
+  const { whyNotSold } = paymentLinkCatalog(deps.readStore);
 
   const html = (ctx: ApiContext, status: number, body: string) => {
     ctx.status = status;
@@ -164,7 +146,7 @@ export function hostedPaymentLinkRoutes(
       );
       return null;
     }
-    if (!(await stillSold(link))) {
+    if ((await whyNotSold(link)) !== null) {
       html(
         ctx,
         410,

@@ -27,6 +27,7 @@ import {
   type PaymentLinkEditable,
 } from '../schema/payment-link.ts';
 import { schemaRoutes } from '../schema/route.ts';
+import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 
 /**
  * The link as the API shows it: the reference's PaymentLinkDto, plus its public `url` and `livemode`.
@@ -134,6 +135,20 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
   const present = (doc: PaymentLinkDoc) => presentPaymentLink(doc, deps.publicUrl);
+  const { whyNotSold } = paymentLinkCatalog(deps.readStore);
+
+  /**
+   * A link is not switched on while what it sells is gone or off: the API would show it active while
+   * its page turns payers away. Refused with a 409 naming what is missing, before anything is written.
+   */
+  async function refuseUnsold(link: PaymentLinkDoc): Promise<void> {
+    const why = await whyNotSold(link);
+    if (why === null) return;
+    throw new ConflictError(
+      `payment link ${link.id} cannot be activated: ${why}; a link sells only an active product and price, so activate them first or create a new payment link`,
+      'payment_link_unavailable',
+    );
+  }
   const chainIdsOf = (ctx: ApiContext) => deps.rail.networks(ctx.state.tenant.environment).map((n) => n.chainId);
 
   const loadLink = async (ctx: ApiContext, id: string) => {
@@ -294,6 +309,11 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     codes: ['payment_link_used'],
     description: 'A one_time link that has been paid cannot take payments again: set its type to multiple',
   };
+  const unavailable = {
+    status: 409,
+    codes: ['payment_link_unavailable'],
+    description: "The link's product or price is deleted or inactive, so it cannot be activated: the message names it",
+  };
   const fieldErrors = invalidFields(
     'parameter_invalid_string_empty',
     'parameter_invalid_integer',
@@ -421,7 +441,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       params,
       body: PaymentLinkUpdate,
       response: PaymentLinkSchema,
-      errors: [fieldErrors, notFound('payment link'), used],
+      errors: [fieldErrors, notFound('payment link'), used, unavailable],
     },
     async (ctx, { params: { id }, body }) => {
       const link = await loadLink(ctx, id);
@@ -438,7 +458,10 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       if (changes.afterCompletion === 'redirect' && body.afterCompletionConfirmMsg === undefined)
         changes.afterCompletionConfirmMsg = null;
       const { isActive } = body;
-      if (isActive === true) refuseReopening(link, changes.type ?? link.type);
+      if (isActive === true) {
+        refuseReopening(link, changes.type ?? link.type);
+        await refuseUnsold(link);
+      }
       await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
       if (isActive !== undefined)
         await commandFor(deps, ctx, paymentLinkAggregate, link.id, {
@@ -477,15 +500,22 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
           path: `/:id/${action}`,
           summary: `${type === 'ActivatePaymentLink' ? 'Activate' : 'Deactivate'} a payment link`,
           ...(type === 'ActivatePaymentLink'
-            ? { description: 'A one_time link that has been paid cannot be activated again (409).' }
+            ? {
+                description:
+                  'A one_time link that has been paid cannot be activated again (409 `payment_link_used`), nor a link whose product or price is deleted or inactive (409 `payment_link_unavailable`, naming it).',
+              }
             : {}),
           params,
           response: PaymentLinkSchema,
-          errors: type === 'ActivatePaymentLink' ? [notFound('payment link'), used] : [notFound('payment link')],
+          errors:
+            type === 'ActivatePaymentLink' ? [notFound('payment link'), used, unavailable] : [notFound('payment link')],
         },
         async (ctx, { params: { id } }) => {
           const link = await loadLink(ctx, id);
-          if (type === 'ActivatePaymentLink') refuseReopening(link, link.type);
+          if (type === 'ActivatePaymentLink') {
+            refuseReopening(link, link.type);
+            await refuseUnsold(link);
+          }
           await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type });
           return present((await links.get(link.id))!);
         },
