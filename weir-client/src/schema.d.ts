@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Run an aggregation pipeline
-         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; it is stopped after 5 s (400 `analytics_query_timeout`: narrow the `$match` or simplify the expressions), on MongoDB and on the embedded read store alike. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
+         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; it is stopped after 5 s (400 `analytics_query_timeout`: narrow the `$match` or simplify the expressions), on MongoDB and on the embedded read store alike. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly. It takes no `Idempotency-Key`: it writes nothing, so sending it again is safe, and a key sent with it is ignored.
          */
         post: operations["AnalyticsController_query"];
         delete?: never;
@@ -7440,6 +7440,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7521,6 +7523,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7622,6 +7626,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7681,6 +7687,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7752,6 +7760,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7843,6 +7853,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7924,6 +7936,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7974,6 +7988,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8021,6 +8037,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8059,6 +8077,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8131,6 +8151,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8181,6 +8203,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8271,6 +8295,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8372,6 +8398,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8431,6 +8459,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8549,6 +8579,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8649,6 +8681,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8740,6 +8774,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8806,6 +8842,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8921,6 +8959,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9023,6 +9063,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9115,6 +9157,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +9251,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9266,6 +9312,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9356,6 +9404,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9447,6 +9497,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9538,6 +9590,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9629,6 +9683,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9716,6 +9772,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9808,6 +9866,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9867,6 +9927,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9957,6 +10019,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10025,6 +10089,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10103,6 +10169,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10195,6 +10263,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10251,6 +10321,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10343,6 +10415,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10429,6 +10503,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10520,6 +10596,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10636,6 +10714,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10882,6 +10962,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10941,6 +11023,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11040,6 +11124,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11117,6 +11203,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11208,6 +11296,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11299,6 +11389,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11390,6 +11482,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11481,6 +11575,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11594,6 +11690,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11694,6 +11792,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11759,6 +11859,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11837,6 +11939,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11925,6 +12029,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11981,6 +12087,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12028,6 +12136,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12106,6 +12216,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12171,6 +12283,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12218,6 +12332,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12296,6 +12412,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12397,6 +12515,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12444,6 +12564,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12522,6 +12644,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12569,6 +12693,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12661,6 +12787,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12720,6 +12848,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12810,6 +12940,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12878,6 +13010,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12969,6 +13103,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13056,6 +13192,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13106,6 +13244,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13217,6 +13357,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13308,6 +13450,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13393,6 +13537,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13537,6 +13683,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13596,6 +13744,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13695,6 +13845,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13763,6 +13915,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13840,6 +13994,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13931,6 +14087,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13999,6 +14157,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14090,6 +14250,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14179,6 +14341,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14328,6 +14492,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14387,6 +14553,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14477,6 +14645,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14572,6 +14742,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14664,6 +14836,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14723,6 +14897,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14813,6 +14989,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14890,6 +15068,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14958,6 +15138,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15049,6 +15231,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15117,6 +15301,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15208,6 +15394,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15286,6 +15474,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15394,6 +15584,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15444,6 +15636,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15548,6 +15742,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15661,6 +15857,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15752,6 +15950,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15843,6 +16043,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15930,6 +16132,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16022,6 +16226,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16081,6 +16287,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16171,6 +16379,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16239,6 +16449,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16307,6 +16519,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16412,6 +16626,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16450,6 +16666,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16518,6 +16736,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16626,6 +16846,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16709,6 +16931,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16801,6 +17025,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16860,6 +17086,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16950,6 +17178,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17018,6 +17248,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17115,6 +17347,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17199,6 +17433,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17290,6 +17526,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17381,6 +17619,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17430,6 +17670,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
