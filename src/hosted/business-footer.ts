@@ -14,6 +14,19 @@ export function contactLinks(org: Partial<BusinessDetails>): string[] {
   return contact;
 }
 
+/**
+ * Whom a payer's page sentence tells them to contact, in plain text: the business by name, at its
+ * email and phone (support ones first), else its support page or website; the name alone when it
+ * set none, so the payer is never sent to a contact they cannot find.
+ */
+export function contactPhrase(org: (Partial<BusinessDetails> & { name: string }) | null | undefined): string {
+  if (!org) return 'the business';
+  const ways = [org.supportEmail ?? org.email, org.supportPhone ?? org.phone].filter((w): w is string => Boolean(w));
+  const page = safeUrl(org.supportUrl) ?? safeUrl(org.websiteUrl);
+  if (ways.length === 0 && page) ways.push(page);
+  return ways.length ? `${org.name} at ${ways.join(' or ')}` : org.name;
+}
+
 /** The merchant's support page, when it is an http(s) link. */
 export const supportUrlOf = (org: Partial<BusinessDetails>): string | null => safeUrl(org.supportUrl);
 

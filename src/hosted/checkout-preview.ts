@@ -69,7 +69,7 @@ export function renderCheckoutPreview(input: {
   return renderCheckoutPage({
     session,
     org,
-    status: payerStatus(session, names, input.now),
+    status: payerStatus(session, names, input.now, undefined, undefined, org),
     names,
     products: new Map(),
     preview: true,

@@ -31,6 +31,27 @@ test('the payer is told the state in words: waiting, confirming, partly paid, pa
   t.like(payerStatus(sessionFixture({ status: 'canceled' }), names, NOW), { state: 'canceled', returnUrl: null });
 });
 
+test('an overpaid session tells the payer whom to contact about the excess: the business at the contact it set, its name alone when it set none', (t) => {
+  const overpaid = sessionFixture({ status: 'complete', paymentStatus: 'paid', amountOverpaid: '50000000' });
+  const detail = (business?: Parameters<typeof payerStatus>[5]) =>
+    payerStatus(overpaid, names, NOW, undefined, undefined, business).detail;
+  const sent = 'Payment received, thank you. You sent 0.50 USDC more than was due; contact';
+  const none = { name: 'My Shop', email: null, supportEmail: null, phone: null, supportPhone: null, websiteUrl: null };
+  t.is(
+    detail({ ...none, email: 'hello@shop.example', supportEmail: 'support@shop.example' }),
+    `${sent} My Shop at support@shop.example about it.`,
+  );
+  t.is(
+    detail({ ...none, email: 'hello@shop.example', phone: '+1 555 0100' }),
+    `${sent} My Shop at hello@shop.example or +1 555 0100 about it.`,
+  );
+  t.is(detail({ ...none, websiteUrl: 'https://shop.example' }), `${sent} My Shop at https://shop.example about it.`);
+  // A website that is not an http(s) link is no way to reach anyone.
+  t.is(detail({ ...none, websiteUrl: 'javascript:alert(1)' }), `${sent} My Shop about it.`);
+  t.is(detail(none), `${sent} My Shop about it.`);
+  t.is(detail(), `${sent} the business about it.`);
+});
+
 test('once an asset is chosen, the request asks for what remains, in the asset units, with a matching EIP-681 URI', (t) => {
   /** The status of the session as `overrides` leave it, with USDC chosen, as its page asks for it. */
   const statusOf = (overrides: Partial<CheckoutSession> = {}) =>

@@ -1,4 +1,5 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { BusinessDetails } from '../actors/organization.ts';
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
@@ -11,6 +12,7 @@ import {
   subtractExact,
 } from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
+import { contactPhrase } from './business-footer.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>
@@ -81,6 +83,8 @@ export function payerStatus(
   chain: ChainProgress = () => null,
   /** The rail's payment request (none: a preview, nothing to pay). */
   pay?: PayAt,
+  /** The session's organization: whom the payer is told to contact (none: "the business"). */
+  business?: (Partial<BusinessDetails> & { name: string }) | null,
 ) {
   const currency = session.currency.toUpperCase();
   const total = BigInt(session.amountTotal);
@@ -125,7 +129,7 @@ export function payerStatus(
     title = 'Paid';
     detail =
       BigInt(session.amountOverpaid) > 0n
-        ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact the business about it.`
+        ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact ${contactPhrase(business)} about it.`
         : 'Payment received, thank you.';
   } else if ((session.status === 'expired' || session.status === 'canceled') && lateAmount > 0n) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".

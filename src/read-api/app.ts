@@ -4,7 +4,7 @@ import { compose } from './compose.ts';
 import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
-import { idempotencyMiddleware } from './idempotency.ts';
+import { idempotencyMiddleware, keylessPost } from './idempotency.ts';
 import { apiKeyAuthentication, errorMiddleware, jsonBodyMiddleware, requestLogMiddleware } from './middleware.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.ts';
@@ -151,7 +151,6 @@ export function createApiApp(
     // Bounded: an unknown key is still a 401, after at most this wait for the read models.
     if (head !== null) await deps.projections.waitFor(head, 2_000).catch(() => {});
   });
-  const idempotency = idempotencyMiddleware(deps);
   const jsonBody = jsonBodyMiddleware(MAX_BODY_BYTES);
   const publicJsonBody = jsonBodyMiddleware(MAX_PUBLIC_BODY_BYTES);
   const mounted = (router: Router<ApiState>): Koa.Middleware<ApiState>[] => [
@@ -159,6 +158,7 @@ export function createApiApp(
     allowedMethods<ApiState>(),
   ];
   const routers = httpRouters(deps);
+  const idempotency = idempotencyMiddleware({ ...deps, keyless: keylessPost(routers.api) });
   const dashboard = deps.dashboard?.(createApiBridge(routers.api));
 
   // Under /api a body whose length says too much is refused unread; then the key is checked

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type Router from '@koa/router';
 import type Koa from 'koa';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../event-store/event-store.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -9,6 +10,7 @@ import type { JsonObject } from '../shared/json.ts';
 import type { ApiState } from './api-context.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { idempotencyKeyOf } from './idempotency-key.ts';
+import { declarationOf } from './schema/route.ts';
 
 /** A claim whose request never recorded a response (the process died) may be retried after this. */
 const ABANDONED_AFTER_MS = 60_000;
@@ -43,6 +45,17 @@ function mismatch(key: string, first: Claimed, now: Claimed): ConflictError {
 }
 
 /**
+ * Whether a POST to a path goes to a route declared `idempotent: false` (it only reads): the
+ * middleware lets it through without reading its Idempotency-Key, as the document says it takes none.
+ */
+export function keylessPost(routers: readonly Router<ApiState>[]): (path: string) => boolean {
+  const keyless = routers
+    .flatMap((router) => router.stack)
+    .filter((layer) => layer.methods.includes('POST') && declarationOf(layer)?.idempotent === false);
+  return (path) => keyless.some((layer) => layer.match(path));
+}
+
+/**
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with
  * the same key and body gets it again (even after a restart), and the same key on another path or
  * with another body is a 409 `idempotency_key_in_use`; while the first request runs, a retry is a 409
@@ -57,11 +70,13 @@ export function idempotencyMiddleware(deps: {
   eventStore: EventStore;
   clock: Clock;
   secretBox: SecretBox;
+  /** POST paths that only read (an analytics query): a key sent there is ignored, unchecked. */
+  keyless?: (path: string) => boolean;
 }): Koa.Middleware<ApiState> {
-  const { eventStore, clock, secretBox } = deps;
+  const { eventStore, clock, secretBox, keyless = () => false } = deps;
   // Only a POST with a key is looked at; every other request goes straight on.
   return (ctx, next) => {
-    const key = ctx.method === 'POST' ? idempotencyKeyOf(ctx.req.rawHeaders) : null;
+    const key = ctx.method === 'POST' && !keyless(ctx.path) ? idempotencyKeyOf(ctx.req.rawHeaders) : null;
     return key === null ? next() : idempotent(ctx, next, key);
   };
 

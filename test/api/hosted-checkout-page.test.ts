@@ -5,7 +5,8 @@ import { toSolanaRailNetwork } from '../../src/chain-ingest/solana/define-networ
 import { toTronRailNetwork } from '../../src/chain-ingest/tron/define-network.ts';
 import { TRON_LOCAL_CHAIN_ID, tronLocalNetwork } from '../../src/chain-ingest/tron/networks.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
-import { apiClient } from '../support/api-client.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { payLate, reveal, type Api, type Session } from './helpers.ts';
@@ -124,6 +125,34 @@ test('a payment confirmed after the checkout was canceled: the page says it was 
   const plain = await page(nothingLate.url);
   t.is(textOf(plain, 'status-title'), 'Canceled');
   t.is(textOf(plain, 'status-detail'), 'This checkout was canceled. Do not send a payment to its address.');
+});
+
+test('an overpaid checkout tells the payer to contact the business about the excess at the contact it set, on the page and in its status', async (t) => {
+  const weir = await startTestWeir(t);
+  const shop = await createMerchant(weir.url, 'Corner Coffee');
+  t.is((await shop.api.put('/api/v1/organization', { supportEmail: 'help@corner.example' })).status, 200);
+  const session = (
+    await shop.api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest('100000000', 1))
+  ).body;
+  const revealed = await reveal(weir, shop.api, session.id);
+  const chain = chainPublisher(weir.bus);
+  const blockHash = randomHash();
+  await chain.transfer({
+    to: revealed.address,
+    amount: (BigInt(revealed.amountDueRaw) * 2n).toString(),
+    blockNumber: 9001,
+    blockHash,
+  });
+  await chain.final(9001, blockHash);
+  await eventually(async () => {
+    const s = (await shop.api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+    return s.status === 'complete' ? s : undefined;
+  }, 'the session to complete');
+  const detail =
+    'Payment received, thank you. You sent 1.00 USDC more than was due; contact Corner Coffee at help@corner.example about it.';
+  t.is(textOf(await page(session.url), 'status-detail'), detail);
+  // The page script shows what the status says once the session is over.
+  t.is((await apiClient(weir.url).get<{ detail: string }>(`/checkout/${session.id}/status`)).body.detail, detail);
 });
 
 // The local Tron and Solana networks, offered by a rail of the test's own: the page is rendered, nothing is paid.

@@ -419,3 +419,28 @@ test('an Idempotency-Key sent empty, blank, too long or with a control character
   t.is(await logLength(weir), before, 'nothing written');
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
 });
+
+test('the read-only analytics query takes no Idempotency-Key: one sent, bad or reused with another body, is ignored and claims nothing', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const query = (pipeline: unknown[], key: string) =>
+    api.post<{ data: unknown[] }>(
+      '/api/v1/analytics/query',
+      { collection: 'checkout_sessions', pipeline },
+      {
+        'Idempotency-Key': key,
+      },
+    );
+  const before = await logLength(weir);
+  for (const key of ['', 'k'.repeat(256)]) {
+    const answer = await query([{ $count: 'n' }], key);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+  }
+  // The same key with another pipeline runs it: no 409, no replay of the first answer.
+  const first = await query([{ $count: 'n' }], 'report-1');
+  const second = await query([{ $limit: 1 }], 'report-1');
+  t.is(second.status, 200, JSON.stringify(second.body));
+  t.is(second.headers.get('idempotent-replayed'), null);
+  t.is(first.headers.get('idempotent-replayed'), null);
+  t.is(await logLength(weir), before, 'no key claimed');
+});

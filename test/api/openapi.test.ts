@@ -13,6 +13,7 @@ import { openApiPath } from '../../src/read-api/schema/openapi-document.ts';
 type Operation = {
   operationId?: string;
   summary?: string;
+  description?: string;
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string }[];
   requestBody?: unknown;
@@ -204,6 +205,20 @@ test('declared routes carry their errors with codes and examples, the Idempotenc
   t.regex(document.paths['/api/v1/customers/{id}']!.get!.responses['404']!.description, /`resource_missing`/);
   // GET routes take no Idempotency-Key.
   t.false(document.paths['/api/v1/customers']!.get!.parameters?.some((p) => p.name === 'Idempotency-Key') ?? false);
+  // Every 429 says when to come back, as the answer does (test/api/rate-limits.test.ts).
+  const limited = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, operation]) =>
+      operation.responses?.['429'] ? [[`${method} ${path}`, operation.responses['429']] as const] : [],
+    ),
+  );
+  t.true(limited.length > 0);
+  for (const [name, response] of limited)
+    t.regex(response.headers?.['Retry-After']?.description ?? '', /`rate_limited`/, name);
+  // A read-only query takes no Idempotency-Key: none is documented, nor its 409.
+  const query = document.paths['/api/v1/analytics/query']!.post!;
+  t.false(query.parameters?.some((p) => p.name === 'Idempotency-Key') ?? false);
+  t.is(query.responses['409'], undefined);
+  t.regex(query.description ?? '', /Idempotency-Key/);
 });
 
 test('pages are documented as HTML with their redirects, the invoice PDF as a file, and form and upload bodies by their type', async (t) => {

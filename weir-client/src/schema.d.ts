@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Run an aggregation pipeline
-         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; it is stopped after 5 s (400 `analytics_query_timeout`: narrow the `$match` or simplify the expressions), on MongoDB and on the embedded read store alike. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly.
+         * @description Read only: the tenant's `$match` runs first, only reading stages and operators are taken (no `$out`, `$merge`, `$lookup`, `$unionWith`, `$where`, `$function`), and at most 1000 documents are answered; it is stopped after 5 s (400 `analytics_query_timeout`: narrow the `$match` or simplify the expressions), on MongoDB and on the embedded read store alike. `$median` and `$percentile` are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 `analytics_inexact_number` naming where it is; only integers are checked: divide amounts after summing them, not before); `GET /reports/time-to-pay` gives exact medians and p95 of time to pay, and a `$push` of the values lets you take any other median exactly. It takes no `Idempotency-Key`: it writes nothing, so sending it again is safe, and a key sent with it is ignored.
          */
         post: operations["AnalyticsController_query"];
         delete?: never;
@@ -7446,6 +7446,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7527,6 +7529,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7628,6 +7632,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7687,6 +7693,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7758,6 +7766,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7849,6 +7859,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7930,6 +7942,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7980,6 +7994,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8027,6 +8043,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8065,6 +8083,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8137,6 +8157,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8187,6 +8209,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8277,6 +8301,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8378,6 +8404,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,6 +8465,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8555,6 +8585,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8655,6 +8687,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8746,6 +8780,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8812,6 +8848,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8927,6 +8965,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9029,6 +9069,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9121,6 +9163,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9213,6 +9257,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9272,6 +9318,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9362,6 +9410,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9453,6 +9503,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9544,6 +9596,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9635,6 +9689,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9722,6 +9778,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9814,6 +9872,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9873,6 +9933,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9963,6 +10025,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10031,6 +10095,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10109,6 +10175,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10201,6 +10269,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10257,6 +10327,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10349,6 +10421,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10435,6 +10509,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10526,6 +10602,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10642,6 +10720,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10888,6 +10968,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10947,6 +11029,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11046,6 +11130,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11123,6 +11209,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11214,6 +11302,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11305,6 +11395,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11396,6 +11488,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11487,6 +11581,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11600,6 +11696,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11700,6 +11798,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11765,6 +11865,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11843,6 +11945,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11931,6 +12035,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11987,6 +12093,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12034,6 +12142,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12112,6 +12222,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12177,6 +12289,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12224,6 +12338,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12302,6 +12418,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12403,6 +12521,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12450,6 +12570,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12528,6 +12650,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12575,6 +12699,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12667,6 +12793,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12726,6 +12854,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12816,6 +12946,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12884,6 +13016,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12975,6 +13109,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13062,6 +13198,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13112,6 +13250,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13223,6 +13363,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13314,6 +13456,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13399,6 +13543,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13543,6 +13689,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13602,6 +13750,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13701,6 +13851,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13769,6 +13921,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13846,6 +14000,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13937,6 +14093,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14005,6 +14163,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14096,6 +14256,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14185,6 +14347,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14334,6 +14498,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14393,6 +14559,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14492,6 +14660,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14587,6 +14757,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14679,6 +14851,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14738,6 +14912,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14837,6 +15013,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14914,6 +15092,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14982,6 +15162,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15073,6 +15255,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15150,6 +15334,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15241,6 +15427,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15319,6 +15507,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15427,6 +15617,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15477,6 +15669,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15581,6 +15775,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15694,6 +15890,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15785,6 +15983,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15876,6 +16076,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15963,6 +16165,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16055,6 +16259,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16114,6 +16320,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16204,6 +16412,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16272,6 +16482,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16340,6 +16552,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16445,6 +16659,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16483,6 +16699,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16551,6 +16769,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16659,6 +16879,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16742,6 +16964,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16834,6 +17058,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16893,6 +17119,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16983,6 +17211,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17051,6 +17281,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17148,6 +17380,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17232,6 +17466,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17323,6 +17559,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17414,6 +17652,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17463,6 +17703,8 @@ export interface operations {
             /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
+                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -48,15 +48,17 @@ export function hostedCheckoutRoutes(
   /** A network's name as the registry gives it ("Local Devnet"), the bus name when no rail offers it now. */
   const names = (network: string) =>
     [...deps.rail.networks('test'), ...deps.rail.networks('live')].find((n) => n.network === network)?.name ?? network;
-  const wordsOf = async (session: CheckoutSession) =>
-    paymentWords(session, (await orgs.get(organizationRecordId(session.organizationId, session.environment)))?.name);
+  const orgOf = (session: CheckoutSession) =>
+    orgs.get(organizationRecordId(session.organizationId, session.environment));
   /** The rail's request to pay at one of the session's addresses, in the session's words. */
-  const payAt = async (session: CheckoutSession): Promise<PayAt> => {
-    const words = await wordsOf(session);
+  const payAt = async (session: CheckoutSession, org?: OrganizationDoc | null): Promise<PayAt> => {
+    const words = paymentWords(session, (org === undefined ? await orgOf(session) : org)?.name);
     return (address, amountDue) => deps.rail.paymentRequest({ address, amountDue, words });
   };
-  const statusOf = async (session: CheckoutSession) =>
-    payerStatus(session, names, deps.clock.now(), deps.chainProgress, await payAt(session));
+  const statusOf = async (session: CheckoutSession, loaded?: OrganizationDoc | null) => {
+    const org = loaded === undefined ? await orgOf(session) : loaded;
+    return payerStatus(session, names, deps.clock.now(), deps.chainProgress, await payAt(session, org), org);
+  };
 
   const load = async (id: string): Promise<CheckoutSessionDoc> => {
     const doc = isUuid(id) ? await sessions.get(id) : null;
@@ -104,7 +106,7 @@ export function hostedCheckoutRoutes(
         });
         return;
       }
-      const org = await orgs.get(organizationRecordId(session.organizationId, session.environment));
+      const org = await orgOf(session);
       const views = new Map<string, ProductView>();
       for (const item of session.lineItems.data) {
         const product = await products.get(item.price.productId);
@@ -113,7 +115,7 @@ export function hostedCheckoutRoutes(
       ctx.body = renderCheckoutPage({
         session,
         org,
-        status: await statusOf(session),
+        status: await statusOf(session, org),
         names,
         products: views,
         wallet: {

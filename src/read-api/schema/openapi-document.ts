@@ -66,7 +66,12 @@ function commonErrors(auth: Auth, method: Method, takesBody: boolean, idempotent
         codes: ['authentication_required'],
         description: 'The secret key is missing, malformed or unknown',
       },
-      { status: 429, codes: ['rate_limited'], description: "The key's rate limit is spent: see Retry-After" },
+      {
+        status: 429,
+        codes: ['rate_limited'],
+        description: "The key's rate limit is spent: see Retry-After",
+        headers: { 'Retry-After': 'With `rate_limited`: seconds to wait before the key may send a request again' },
+      },
     );
   if (auth === 'secretKey' && method !== 'get')
     errors.push({

@@ -62,7 +62,7 @@ export type RouteSpec<
   errors?: readonly ErrorSpec[];
   /** Shown in the document: a request body and a 200 answer. */
   examples?: { request?: unknown; response?: unknown };
-  /** Whether a POST takes `Idempotency-Key`; default true for POST (the idempotency middleware covers every POST). */
+  /** Whether a POST takes `Idempotency-Key`; default true for POST. False: the middleware ignores a key sent (idempotency.ts `keylessPost`). */
   idempotent?: boolean;
 };
 
