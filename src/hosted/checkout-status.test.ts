@@ -50,6 +50,16 @@ test('an overpaid session tells the payer whom to contact about the excess: the 
   t.is(detail({ ...none, websiteUrl: 'javascript:alert(1)' }), `${sent} My Shop about it.`);
   t.is(detail(none), `${sent} My Shop about it.`);
   t.is(detail(), `${sent} the business about it.`);
+  // An expired session partly paid: the payer is told whom to ask about what they sent, too.
+  const expired = sessionFixture({
+    status: 'expired',
+    amountReceived: '100000000',
+    payments: [payment('100000000', 'confirmed')],
+  });
+  t.is(
+    payerStatus(expired, names, NOW, undefined, undefined, { ...none, supportEmail: 'support@shop.example' }).detail,
+    'This checkout expired before it was paid in full (1.00 USDC received). Contact My Shop at support@shop.example about the amount already sent.',
+  );
 });
 
 test('once an asset is chosen, the request asks for what remains, in the asset units, with a matching EIP-681 URI', (t) => {

@@ -141,7 +141,7 @@ export function payerStatus(
     title = 'Expired';
     detail =
       received > 0n || pending.length > 0
-        ? `This checkout expired before it was paid in full (${money(received)} received). Contact the business about the amount already sent.`
+        ? `This checkout expired before it was paid in full (${money(received)} received). Contact ${contactPhrase(business)} about the amount already sent.`
         : 'This checkout expired before it was paid. Do not send a payment to its address.';
   } else if (session.status === 'canceled') {
     state = 'canceled';
