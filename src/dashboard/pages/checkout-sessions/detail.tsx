@@ -509,17 +509,13 @@ export function LineItems({ session }: { session: CheckoutSessionDoc }): JSX.Ele
   );
 }
 
-/** A sweep as the page shows it: the funds it moved (in the asset's units) and where to. */
-type SweepShown = { sweep: SessionSweep; moved: string; destination: string | null };
-
-/** The amount a sweep moved (the transfers it swept) and the merchant wallet it went to (the deposit's binding). */
-export function sweepShown(session: CheckoutSessionDoc, sweep: SessionSweep): SweepShown {
+/** The amount a sweep moved (the transfers it swept, in the asset's units) and the merchant wallet it went to (the deposit's binding). */
+function sweepShown(session: CheckoutSessionDoc, sweep: SessionSweep): { moved: string; destination: string | null } {
   const swept = session.payments.filter((p) => sweep.transferIds.includes(p.transferId));
   const asset = swept[0]?.asset;
   const total = swept.reduce((sum, p) => sum + BigInt(p.amountRaw), 0n);
   const deposit = session.addresses.find((a) => swept.some((p) => p.toAddress === a.paymentAddress));
   return {
-    sweep,
     moved: asset ? assetMoney(total, asset.decimals, asset.symbol) : '—',
     destination: deposit?.merchantAddress ?? null,
   };
