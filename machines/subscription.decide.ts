@@ -86,7 +86,8 @@ const reached = (now: string, at: string): boolean => Date.parse(now) >= Date.pa
 
 /**
  * When an unpaid bill makes the subscription past due (renewal) or incomplete_expired (first): a
- * checkout session at its expiry, an invoice once it is overdue (a due day has ended, see `overdueFrom`).
+ * checkout session at its expiry, an invoice once it is overdue (`overdueFrom`): at its due instant,
+ * whatever the time of day, so a renewal at midnight lapses as one at noon does.
  */
 export const billLapsesAt = (bill: Pick<SubscriptionBill, 'kind' | 'dueAt'>): string =>
   bill.kind === 'invoice' ? new Date(overdueFrom(bill.dueAt)).toISOString() : bill.dueAt;
