@@ -272,12 +272,10 @@ export function decideSubscription(
         );
       }
       if (s.cancelAtPeriodEnd) return [];
-      return [
-        {
-          type: 'SubscriptionCancelScheduled',
-          data: { cancelAt: s.currentPeriodEnd, comment: command.comment, at: now },
-        },
-      ];
+      // A past due or unpaid subscription bills no new period, so its period may have ended already:
+      // it then ends now (its renewal timer is due), not at a moment already past.
+      const cancelAt = reached(now, s.currentPeriodEnd) ? now : s.currentPeriodEnd;
+      return [{ type: 'SubscriptionCancelScheduled', data: { cancelAt, comment: command.comment, at: now } }];
     }
     case 'EndSubscription': {
       if (status === 'canceled') return [];

@@ -153,7 +153,8 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
-    CancelSubscription: [scheduled('2026-01-15T00:00:00.000Z')],
+    // Its period ended before NOW (the renewal timer is due): to end now, not at that past moment.
+    CancelSubscription: [scheduled(NOW)],
     EndSubscription: [ended],
     ResumeSubscription: [],
     PauseSubscription: 'refused',
@@ -169,7 +170,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
-    CancelSubscription: [scheduled('2026-02-01T00:00:00.000Z')],
+    CancelSubscription: [scheduled(NOW)],
     EndSubscription: [ended],
     ResumeSubscription: [],
     PauseSubscription: [{ type: 'SubscriptionPaused', data: { at: NOW } }],
@@ -603,6 +604,16 @@ test('given a pending cancel, when resumed, then the cancel is revoked and the n
 test('given a past_due subscription canceled at period end, at the period end it is canceled', (t) => {
   const history = [...HISTORIES.past_due, cancelScheduled('2026-02-05T00:00:00.000Z', '2026-03-01T00:00:00.000Z')];
   t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, NOW), [canceled(NOW, true)]);
+});
+
+test('given a past_due subscription whose period has ended unbilled, when canceled at period end, then it is to end now, not at that past moment', (t) => {
+  const later = '2026-03-15T00:00:00.000Z';
+  const events = given(HISTORIES.past_due).when({ type: 'CancelSubscription', comment: null }, later);
+  t.deepEqual(events, [{ type: 'SubscriptionCancelScheduled', data: { cancelAt: later, comment: null, at: later } }]);
+  t.deepEqual(
+    given([...HISTORIES.past_due, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, later),
+    [canceled(later, true)],
+  );
 });
 
 test('given an active subscription, when ended, then canceled at once', (t) => {
