@@ -1,14 +1,25 @@
 import test from 'ava';
-import { isOverdue, overdueFrom } from './invoice.due.ts';
+import { daysUntilDue, dueCountsFrom, dueEndOfDay, isOverdue, overdueFrom } from './invoice.due.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
-test('a due date given as a day is payable until that UTC day ends', (t) => {
-  const invoice = { dueDate: '2026-06-01T00:00:00.000Z' };
+test('a due date given as a day (its last instant) is payable until that UTC day ends', (t) => {
+  const invoice = { dueDate: dueEndOfDay(at('2026-06-01T00:00:00.000Z')) };
+  t.is(invoice.dueDate, '2026-06-01T23:59:59.999Z');
   t.false(isOverdue(invoice, at('2026-06-01T00:00:00.000Z')), 'not at the start of the due day');
   t.false(isOverdue(invoice, at('2026-06-01T23:59:59.999Z')), 'not at its last moment');
   t.true(isOverdue(invoice, at('2026-06-02T00:00:00.000Z')), 'from the next day on');
   t.is(overdueFrom(invoice.dueDate), at('2026-06-02T00:00:00.000Z'));
+  t.is(dueCountsFrom(invoice.dueDate), at('2026-06-01T00:00:00.000Z'), 'days before and after count from its midnight');
+  t.is(daysUntilDue(invoice.dueDate, at('2026-05-25T00:00:00.000Z')), 7, 'net 7 from a day a week before');
+});
+
+test('a due date at midnight UTC is the instant given, not a day: overdue from that instant', (t) => {
+  const invoice = { dueDate: '2026-12-10T00:00:00.000Z' };
+  t.false(isOverdue(invoice, at('2026-12-09T23:59:59.999Z')));
+  t.true(isOverdue(invoice, at('2026-12-10T00:00:00.000Z')), 'overdue at the instant, not a day later');
+  t.is(overdueFrom(invoice.dueDate), at('2026-12-10T00:00:00.000Z'));
+  t.is(daysUntilDue(invoice.dueDate, at('2026-12-03T00:00:00.000Z')), 7);
 });
 
 test('a due date with a time of day is overdue from that instant', (t) => {
@@ -16,4 +27,5 @@ test('a due date with a time of day is overdue from that instant', (t) => {
   t.false(isOverdue(invoice, at('2026-06-01T07:59:59.999Z')));
   t.true(isOverdue(invoice, at('2026-06-01T08:00:00.000Z')));
   t.is(overdueFrom(invoice.dueDate), at('2026-06-01T08:00:00.000Z'));
+  t.is(dueCountsFrom(invoice.dueDate), at('2026-06-01T08:00:00.000Z'));
 });

@@ -1,3 +1,4 @@
+import { dueCountsFrom } from './invoice.due.ts';
 import type { Invoice, InvoiceReminderKind, InvoiceReminderSent } from './invoice.types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -16,9 +17,12 @@ export const isReminderRecorded = (
   reminder: ReminderKey,
 ): boolean => [...invoice.remindersSent, ...invoice.remindersSkipped].some((done) => isSameReminder(done, reminder));
 
-/** Every reminder the invoice's settings name (each day offset once), with its time: the due date ∓ that many days. */
+/**
+ * Every reminder the invoice's settings name (each day offset once), with its time: the due date ∓
+ * that many days (a due day counted from its midnight, see `dueCountsFrom`).
+ */
 export function reminderSlots(invoice: Pick<Invoice, 'dueDate' | 'reminders'>): ReminderSlot[] {
-  const due = Date.parse(invoice.dueDate);
+  const due = dueCountsFrom(invoice.dueDate);
   const slots = (kind: InvoiceReminderKind, days: number[], sign: -1 | 1) =>
     [...new Set(days)].map((d): ReminderSlot => ({ kind, days: d, fireAt: due + sign * d * DAY_MS }));
   return [

@@ -360,8 +360,8 @@ test('given a recurring invoice announcing its next one, when voided (open or un
 });
 
 test('given the first draft of a series already overdue, when finalized or sent, then it is refused naming dueDate (its subscription would end at once); one due today, a renewal or one with nothing to pay is not', (t) => {
-  // Due on a date: payable to the end of that UTC day, so its subscription lapses only then.
-  const due = recurringInvoiceFixture(1, { dueDate: '2026-03-01T00:00:00.000Z' });
+  // Due on a date (stored as the day's last instant): payable to the end of that UTC day, so its subscription lapses only then.
+  const due = recurringInvoiceFixture(1, { dueDate: '2026-03-01T23:59:59.999Z' });
   for (const command of [
     { type: 'FinalizeInvoice', url: HOSTED_URL },
     { type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false },
@@ -373,13 +373,16 @@ test('given the first draft of a series already overdue, when finalized or sent,
     given([created(due)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-01T23:59:59.999Z')[0]!.type,
     'InvoiceFinalized',
   );
-  const atNoon = recurringInvoiceFixture(1, { dueDate: '2026-03-01T12:00:00.000Z' });
-  t.throws(
-    () => given([created(atNoon)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-01T12:00:00.000Z'),
-    {
-      message: /^dueDate: .*subscription/,
-    },
-  );
+  // A timestamp, midnight as any other time of day, is overdue from that instant.
+  for (const dueDate of ['2026-03-01T12:00:00.000Z', '2026-03-01T00:00:00.000Z'])
+    t.throws(
+      () =>
+        given([created(recurringInvoiceFixture(1, { dueDate }))]).when(
+          { type: 'FinalizeInvoice', url: HOSTED_URL },
+          dueDate,
+        ),
+      { message: /^dueDate: .*subscription/ },
+    );
   const renewal = recurringInvoiceFixture(1, { dueDate: '2026-03-01T00:00:00.000Z', subscriptionId: 'sub-1' });
   t.is(
     given([created(renewal)]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-02T00:00:00.000Z')[0]!.type,

@@ -86,7 +86,8 @@ const reached = (now: string, at: string): boolean => Date.parse(now) >= Date.pa
 
 /**
  * When an unpaid bill makes the subscription past due (renewal) or incomplete_expired (first): a
- * checkout session at its expiry, an invoice once it is overdue (a due day has ended, see `overdueFrom`).
+ * checkout session at its expiry, an invoice once it is overdue (`overdueFrom`): at its due instant,
+ * whatever the time of day, so a renewal at midnight lapses as one at noon does.
  */
 export const billLapsesAt = (bill: Pick<SubscriptionBill, 'kind' | 'dueAt'>): string =>
   bill.kind === 'invoice' ? new Date(overdueFrom(bill.dueAt)).toISOString() : bill.dueAt;
@@ -271,12 +272,10 @@ export function decideSubscription(
         );
       }
       if (s.cancelAtPeriodEnd) return [];
-      return [
-        {
-          type: 'SubscriptionCancelScheduled',
-          data: { cancelAt: s.currentPeriodEnd, comment: command.comment, at: now },
-        },
-      ];
+      // A past due or unpaid subscription bills no new period, so its period may have ended already:
+      // it then ends now (its renewal timer is due), not at a moment already past.
+      const cancelAt = reached(now, s.currentPeriodEnd) ? now : s.currentPeriodEnd;
+      return [{ type: 'SubscriptionCancelScheduled', data: { cancelAt, comment: command.comment, at: now } }];
     }
     case 'EndSubscription': {
       if (status === 'canceled') return [];

@@ -153,7 +153,8 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
-    CancelSubscription: [scheduled('2026-01-15T00:00:00.000Z')],
+    // Its period ended before NOW (the renewal timer is due): to end now, not at that past moment.
+    CancelSubscription: [scheduled(NOW)],
     EndSubscription: [ended],
     ResumeSubscription: [],
     PauseSubscription: 'refused',
@@ -169,7 +170,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
-    CancelSubscription: [scheduled('2026-02-01T00:00:00.000Z')],
+    CancelSubscription: [scheduled(NOW)],
     EndSubscription: [ended],
     ResumeSubscription: [],
     PauseSubscription: [{ type: 'SubscriptionPaused', data: { at: NOW } }],
@@ -429,10 +430,10 @@ test('given a trial, at its end the first invoice is issued; paid it starts, mis
     given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-1' }, '2026-01-16T00:00:00.000Z'),
     [started('inv-1', '2026-01-16T00:00:00.000Z')],
   );
-  // Due on January 18 (a date): missed once that day has ended.
-  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-18T23:59:59.999Z'), []);
-  const missedEvents = given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-19T00:00:00.000Z');
-  t.deepEqual(missedEvents, [missed('inv-1', '2026-01-19T00:00:00.000Z')]);
+  // Issued at midnight, due 3 days later at midnight: missed from that instant, not a day later.
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-17T23:59:59.999Z'), []);
+  const missedEvents = given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-01-18T00:00:00.000Z');
+  t.deepEqual(missedEvents, [missed('inv-1', '2026-01-18T00:00:00.000Z')]);
   t.is(given([...history, ...missedEvents]).state().value, 'past_due');
 });
 
@@ -478,13 +479,13 @@ test('given an open renewal invoice, when paid in time, then RenewalPaid and it 
 });
 
 test('given an open renewal invoice, when the due timer fires early nothing; once the invoice is overdue past_due', (t) => {
-  // Due on February 4 (midnight UTC, a date): the invoice is payable all that day, as its page says.
+  // Renewed at midnight, due at midnight February 4: missed from that instant, as a renewal at any other time of day.
   const history = [created(), started(), issued()];
-  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T23:59:59.999Z'), []);
-  const events = given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-05T00:00:00.000Z');
-  t.deepEqual(events, [missed('inv-2', '2026-02-05T00:00:00.000Z')]);
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-03T23:59:59.999Z'), []);
+  const events = given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z');
+  t.deepEqual(events, [missed('inv-2', '2026-02-04T00:00:00.000Z')]);
   const s = subscriptionOf([...history, ...events]);
-  t.like(s, { status: 'past_due', pastDueSince: '2026-02-05T00:00:00.000Z' });
+  t.like(s, { status: 'past_due', pastDueSince: '2026-02-04T00:00:00.000Z' });
   t.is(SUBSCRIPTION_WEBHOOK_EVENTS.RenewalPaymentMissed, 'customer.subscription.past_due');
   t.deepEqual(given([...history, ...events]).when({ type: 'MarkRenewalPaymentMissed' }, NOW), []);
   // Due at a time of day (renewed at 10:00): missed from that instant.
@@ -603,6 +604,16 @@ test('given a pending cancel, when resumed, then the cancel is revoked and the n
 test('given a past_due subscription canceled at period end, at the period end it is canceled', (t) => {
   const history = [...HISTORIES.past_due, cancelScheduled('2026-02-05T00:00:00.000Z', '2026-03-01T00:00:00.000Z')];
   t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, NOW), [canceled(NOW, true)]);
+});
+
+test('given a past_due subscription whose period has ended unbilled, when canceled at period end, then it is to end now, not at that past moment', (t) => {
+  const later = '2026-03-15T00:00:00.000Z';
+  const events = given(HISTORIES.past_due).when({ type: 'CancelSubscription', comment: null }, later);
+  t.deepEqual(events, [{ type: 'SubscriptionCancelScheduled', data: { cancelAt: later, comment: null, at: later } }]);
+  t.deepEqual(
+    given([...HISTORIES.past_due, ...events]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, later),
+    [canceled(later, true)],
+  );
 });
 
 test('given an active subscription, when ended, then canceled at once', (t) => {

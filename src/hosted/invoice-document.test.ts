@@ -5,7 +5,8 @@ import type { Organization } from '../actors/organization.ts';
 import { documentAmount } from '../shared/money.ts';
 import { invoiceDocument } from './invoice-document.ts';
 
-const DUE = '2030-02-01T00:00:00.000Z';
+// Due on 1 February 2030, a date: stored as that day's last instant.
+const DUE = '2030-02-01T23:59:59.999Z';
 const BEFORE_DUE = Date.parse('2030-01-15T00:00:00.000Z');
 const AFTER_DUE = Date.parse('2030-03-01T00:00:00.000Z');
 
@@ -43,9 +44,11 @@ test('an invoice due on a date reads due all that UTC day and overdue from the n
   t.is(status(openInvoice(), '2030-02-01T00:00:01.000Z'), 'Due');
   t.is(status(openInvoice(), '2030-02-01T23:59:59.999Z'), 'Due');
   t.is(status(openInvoice(), '2030-02-02T00:00:00.000Z'), 'Overdue');
-  const atNoon = openInvoice({ dueDate: '2030-02-01T12:00:00.000Z' });
-  t.is(status(atNoon, '2030-02-01T11:59:59.999Z'), 'Due');
-  t.is(status(atNoon, '2030-02-01T12:00:00.000Z'), 'Overdue');
+  for (const at of ['12:00:00.000', '00:00:00.000']) {
+    const atTime = openInvoice({ dueDate: `2030-02-01T${at}Z` });
+    t.is(status(atTime, new Date(Date.parse(`2030-02-01T${at}Z`) - 1).toISOString()), 'Due');
+    t.is(status(atTime, `2030-02-01T${at}Z`), 'Overdue', `due at ${at}: overdue from that instant`);
+  }
   t.is(
     invoiceDocument({
       invoice: openInvoice({ amountPaid: '10000000000', amountRemaining: '35000000000' }),

@@ -32,11 +32,11 @@ const org: Organization = {
 };
 
 test('a reminder on the due day says the invoice is due that day, not that it was: overdue once the day has ended', (t) => {
-  // The fixture is due 2026-02-01, a date: payable to the end of that UTC day.
+  // Due 2026-02-01, a date (stored as its last instant): payable to the end of that UTC day.
   const reminder = (now: string) =>
     renderInvoiceMail({
       kind: 'reminder',
-      invoice: invoiceFixture({ status: 'open' }),
+      invoice: invoiceFixture({ status: 'open', dueDate: '2026-02-01T23:59:59.999Z' }),
       organization: null,
       payUrl: 'http://x/pay',
       now: Date.parse(now),

@@ -50,19 +50,22 @@ async function project(events: SubscriptionEvent[]) {
 test('each state waits on exactly the timers whose command would act', async (t) => {
   t.deepEqual((await project([created()])).timers, [[SUBSCRIPTION_TIMERS.expireFirst, '2026-01-01T01:00:00.000Z']]);
   t.deepEqual((await project([created(), incompleteExpired()])).timers, []);
-  // A first invoice due on a date expires its subscription once that day has ended, as the invoice turns overdue.
-  const firstInvoice = subscriptionFixture({
-    firstBill: { id: 'inv-1', kind: 'invoice', dueAt: '2026-01-10T00:00:00.000Z' },
-  });
-  t.deepEqual((await project([created(firstInvoice)])).timers, [
+  // A first invoice due on a date (its last instant) expires its subscription once that day has ended, as the
+  // invoice turns overdue; one due at midnight, at that instant.
+  const firstInvoice = (dueAt: string) => subscriptionFixture({ firstBill: { id: 'inv-1', kind: 'invoice', dueAt } });
+  t.deepEqual((await project([created(firstInvoice('2026-01-10T23:59:59.999Z'))])).timers, [
     [SUBSCRIPTION_TIMERS.expireFirst, '2026-01-11T00:00:00.000Z'],
+  ]);
+  t.deepEqual((await project([created(firstInvoice('2026-01-10T00:00:00.000Z'))])).timers, [
+    [SUBSCRIPTION_TIMERS.expireFirst, '2026-01-10T00:00:00.000Z'],
   ]);
   t.deepEqual((await project([created(), started()])).timers, [
     [SUBSCRIPTION_TIMERS.renew, '2026-02-01T00:00:00.000Z'],
   ]);
-  // An open renewal invoice: past due once it is overdue (due on a date: that day ended), and no renewal until it is paid.
+  // An open renewal invoice (renewed at midnight): past due once it is overdue, at its due instant even at
+  // midnight, and no renewal until it is paid.
   t.deepEqual((await project([created(), started(), issued()])).timers, [
-    [SUBSCRIPTION_TIMERS.pastDue, '2026-02-05T00:00:00.000Z'],
+    [SUBSCRIPTION_TIMERS.pastDue, '2026-02-04T00:00:00.000Z'],
   ]);
   t.deepEqual((await project([created(), started(), issued(), renewalPaid()])).timers, [
     [SUBSCRIPTION_TIMERS.renew, '2026-03-01T00:00:00.000Z'],

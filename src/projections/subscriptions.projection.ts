@@ -125,7 +125,8 @@ export const subscriptionsProjection: Projection = {
   // 7: subscriptions to create and renewals to issue are the workflow's too (no work list, no bill index).
   // 8: each subscription keeps its pauses (for the subscriptions report).
   // 9: an invoice bill's expiry and past-due timers fire once the invoice is overdue (its due day ended).
-  version: 9,
+  // 10: ... at its due instant, midnight included (only a due date given as a day lasts all that day).
+  version: 10,
   collections: [SUBSCRIPTIONS],
   categories: ['subscription'],
   async apply(event, store) {

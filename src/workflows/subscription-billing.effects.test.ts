@@ -93,7 +93,7 @@ async function billing(t: import('ava').ExecutionContext) {
       { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-2', templateId },
       by('inv-2'),
     );
-  return { clock, eventStore, commands, effects, stream, renewed, issue, logged };
+  return { clock, eventStore, readStore, price, commands, effects, stream, renewed, issue, logged };
 }
 
 test('a subscription session whose lines make no subscription is reported as a warning naming it, and nothing is written', async (t) => {
@@ -243,6 +243,38 @@ test('the first invoice of a recurring series creates its subscription, its item
   await create('inv-r');
   t.is((await stream(`subscription-${id}`)).length, 1, 'created once');
   t.deepEqual(await stream(`subscription-${subscriptionIdOfInvoice('inv-o')}`), [], 'a one-time invoice: none');
+});
+
+test("a series billed by a yearly price makes a subscription shown as yearly (the price's own interval, not 12 months), renewing a year on and due as many days after each renewal as its first invoice", async (t) => {
+  const { commands, effects, readStore, price } = await billing(t);
+  await readStore.collection<PriceDoc>(PRICES).put({ ...price, _id: 'price-y', id: 'price-y', interval: 'year' });
+  const ctx = { ...tenant, actor: 'test' };
+  const invoice = invoiceFixture({
+    id: 'inv-y',
+    invoiceType: 'recurring',
+    recurring: { interval: 'month', intervalCount: 12 },
+    issueDate: '2026-01-01T00:00:00.000Z',
+    // Due on January 15, a date: net 14.
+    dueDate: '2026-01-15T23:59:59.999Z',
+    lineItems: {
+      object: 'list',
+      data: [
+        { description: 'Pro', priceId: 'price-y', quantity: 1, unitAmount: '1000000000', amountTotal: '1000000000' },
+      ],
+    },
+  });
+  await commands.handle(invoiceAggregate, 'inv-y', { type: 'CreateInvoice', invoice }, ctx);
+  await commands.handle(invoiceAggregate, 'inv-y', { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+  const subscriptionId = subscriptionIdOfInvoice('inv-y');
+  await effects[SUBSCRIPTION_BILLING_EFFECTS.createFromInvoice]!({ invoiceId: 'inv-y', subscriptionId }, by('inv-y'));
+  const { state } = await commands.load(subscriptionAggregate, subscriptionId, tenant);
+  t.like(state.context.subscription, {
+    interval: 'year',
+    intervalCount: 1,
+    items: [{ priceId: 'price-y', interval: 'year', intervalCount: 1 }],
+    currentPeriodEnd: '2027-01-01T00:00:00.000Z',
+    daysUntilDue: 14,
+  });
 });
 
 test('a renewal created and then finalized by the merchant while its send waited for a retry is still sent, once', async (t) => {

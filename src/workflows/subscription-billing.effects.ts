@@ -6,6 +6,7 @@ import type {
 } from '../../machines/invoice.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { newInvoiceDraft } from '../../machines/invoice.decide.ts';
+import { daysUntilDue } from '../../machines/invoice.due.ts';
 import { hasEnded, newSubscription } from '../../machines/subscription.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import type { Subscription, SubscriptionItem } from '../../machines/subscription.types.ts';
@@ -20,7 +21,6 @@ import type { Log } from '../shared/logger.ts';
 import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
 import type { EffectHandler, WorkflowContext } from './workflow.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const RECURRING_COUNTS: readonly number[] = [1, 3, 6, 12];
 
 /** The recurring schedule of a renewal invoice, when the invoice schedules can express it. */
@@ -29,6 +29,23 @@ function invoiceRecurringOf(s: Subscription): InvoiceRecurring | null {
   return RECURRING_COUNTS.includes(months)
     ? { interval: 'month', intervalCount: months as RecurringIntervalCount }
     : null;
+}
+
+/**
+ * The schedule a series' subscription shows: its recurring price's own (a yearly price is `year`,
+ * not 12 months) when that bills the invoice's months, else the invoice's (12 months read as a year).
+ * Either bills on the same calendar.
+ */
+function scheduleOf(
+  recurring: InvoiceRecurring,
+  linePrices: readonly (PriceDoc | null)[],
+): Pick<SubscriptionItem, 'interval' | 'intervalCount'> {
+  const months = recurring.intervalCount;
+  const price = linePrices.find((p) => p?.type === 'recurring');
+  const count = price?.intervalCount ?? 1;
+  if (price?.interval === 'year' && 12 * count === months) return { interval: 'year', intervalCount: count };
+  if (price?.interval === 'month' && count === months) return { interval: 'month', intervalCount: count };
+  return months === 12 ? { interval: 'year', intervalCount: 1 } : { interval: 'month', intervalCount: months };
 }
 
 /** A string of the effect's input (the workflow wrote it, so anything else is a bug, retried and logged). */
@@ -68,17 +85,18 @@ export function subscriptionBillingEffects(deps: {
     const recurring = invoice?.recurring;
     if (!invoice || invoice.subscriptionId || invoice.invoiceType !== 'recurring' || !recurring) return;
     const issueDate = invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt;
-    const items: SubscriptionItem[] = await Promise.all(
-      invoice.lineItems.data.map(async (line) => ({
-        priceId: line.priceId ?? '',
-        productId: line.priceId ? ((await prices.get(line.priceId))?.productId ?? '') : '',
-        quantity: line.quantity,
-        unitAmount: line.unitAmount,
-        currency: invoice.currency,
-        interval: 'month' as const,
-        intervalCount: recurring.intervalCount,
-      })),
+    const linePrices = await Promise.all(
+      invoice.lineItems.data.map(async (line) => (line.priceId ? await prices.get(line.priceId) : null)),
     );
+    const schedule = scheduleOf(recurring, linePrices);
+    const items: SubscriptionItem[] = invoice.lineItems.data.map((line, i) => ({
+      priceId: line.priceId ?? '',
+      productId: linePrices[i]?.productId ?? '',
+      quantity: line.quantity,
+      unitAmount: line.unitAmount,
+      currency: invoice.currency,
+      ...schedule,
+    }));
     const subscription = newSubscription({
       id: text(input, 'subscriptionId'),
       organizationId: invoice.organizationId,
@@ -86,7 +104,7 @@ export function subscriptionBillingEffects(deps: {
       customerId: invoice.customerId,
       items,
       createdAt: issueDate,
-      daysUntilDue: Math.max(0, Math.round((Date.parse(invoice.dueDate) - Date.parse(issueDate)) / DAY_MS)),
+      daysUntilDue: Math.max(0, daysUntilDue(invoice.dueDate, Date.parse(issueDate))),
       // Each renewal copies this invoice's lines and tax rates, so it asks the same amount.
       periodAmountDue: invoice.amountDue,
       firstBill: { id: invoice.id, kind: 'invoice', dueAt: invoice.dueDate },

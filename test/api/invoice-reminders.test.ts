@@ -107,8 +107,8 @@ test('reminders before and after the due date are mailed at their clock times, o
   t.deepEqual(
     afterTwo.remindersSent.map((r) => [r.kind, r.days, r.dueDate]),
     [
-      ['before_due', 7, '2026-03-10T00:00:00.000Z'],
-      ['before_due', 1, '2026-03-10T00:00:00.000Z'],
+      ['before_due', 7, '2026-03-10T23:59:59.999Z'],
+      ['before_due', 1, '2026-03-10T23:59:59.999Z'],
     ],
   );
   await eventually(

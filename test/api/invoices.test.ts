@@ -79,7 +79,7 @@ test('invoices: create, number, list, update, finalize, illegal transitions, voi
   t.is(draft.invoiceNumber, 'INV-000001');
   t.is(draft.amountDue, '300000000');
   t.is(draft.total, '300000000');
-  t.is(draft.dueDate, '2030-02-01T00:00:00.000Z');
+  t.is(draft.dueDate, '2030-02-01T23:59:59.999Z', 'a due date: its last instant');
   t.is(draft.lineItems.data[0]!.description, 'Consulting hour');
   t.truthy(draft.lineItems.data[0]!.priceId);
   t.false(draft.livemode);
@@ -237,19 +237,64 @@ test('daysUntilDue and the 30-day default count from the issue date when one is 
 
   const later = await create({ issueDate: '2026-12-20', daysUntilDue: 7 });
   t.is(later.status, 200, JSON.stringify(later.body));
-  t.is(later.body.dueDate, '2026-12-27T00:00:00.000Z');
+  t.is(later.body.dueDate, '2026-12-27T23:59:59.999Z', 'from an issue date, a due date: payable all that day');
   const earlier = await create({ issueDate: '2026-05-05', daysUntilDue: 7 });
-  t.is(earlier.body.dueDate, '2026-05-12T00:00:00.000Z', 'net 7 from a back-dated issue date');
-  t.is((await create({ issueDate: '2026-12-20' })).body.dueDate, '2027-01-19T00:00:00.000Z');
+  t.is(earlier.body.dueDate, '2026-05-12T23:59:59.999Z', 'net 7 from a back-dated issue date');
+  t.is((await create({ issueDate: '2026-12-20' })).body.dueDate, '2027-01-19T23:59:59.999Z');
   t.is((await create({ daysUntilDue: 7 })).body.dueDate, '2026-05-17T12:00:00.000Z');
   t.is((await create({})).body.dueDate, '2026-06-09T12:00:00.000Z');
 
   // On update: from the issue date sent, else the draft's, else now.
   const draft = (await create({ dueDate: '2026-06-01' })).body;
   const put = (body: Record<string, unknown>) => api.put<Invoice>(`/api/v1/invoices/${draft.id}`, body);
-  t.is((await put({ issueDate: '2026-07-01', daysUntilDue: 14 })).body.dueDate, '2026-07-15T00:00:00.000Z');
-  t.is((await put({ daysUntilDue: 3 })).body.dueDate, '2026-07-04T00:00:00.000Z');
+  t.is((await put({ issueDate: '2026-07-01', daysUntilDue: 14 })).body.dueDate, '2026-07-15T23:59:59.999Z');
+  t.is((await put({ daysUntilDue: 3 })).body.dueDate, '2026-07-04T23:59:59.999Z');
   t.is((await put({ issueDate: null, daysUntilDue: 3 })).body.dueDate, '2026-05-13T12:00:00.000Z');
+});
+
+test('a due date sent as a timestamp at midnight UTC is that instant: overdue from it, not a day later; one sent as a date is due all that day', async (t) => {
+  const clock = createManualClock(Date.parse('2026-12-01T12:00:00.000Z'));
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
+  const open = async (dueDate: string) => {
+    const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), dueDate })).body;
+    return (await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body;
+  };
+  const atMidnight = await open('2026-12-10T00:00:00Z');
+  const onTheDay = await open('2026-12-10');
+  t.is(atMidnight.dueDate, '2026-12-10T00:00:00.000Z', 'the instant sent');
+  t.is(onTheDay.dueDate, '2026-12-10T23:59:59.999Z', "the day's last instant");
+  const badge = async (invoice: Invoice) =>
+    /id="status"><span class="badge">([^<]+)<\/span>/.exec(await (await fetch(invoice.url!)).text())?.[1];
+
+  clock.set(Date.parse('2026-12-09T23:59:59.999Z'));
+  t.is(await badge(atMidnight), 'Due');
+  clock.set(Date.parse('2026-12-10T00:00:00.000Z'));
+  t.is(await badge(atMidnight), 'Overdue', 'from the instant it was due');
+  t.is(await badge(onTheDay), 'Due', 'payable all of its due day');
+  clock.set(Date.parse('2026-12-11T00:00:00.000Z'));
+  t.is(await badge(onTheDay), 'Overdue');
+});
+
+test("a duplicate keeps the original's days until due, counted from now (the copy is issued later): not what was left of them, nor a day more for a due day", async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
+  const create = async (body: Record<string, unknown>) =>
+    (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), ...body })).body;
+  const duplicate = async (invoice: Invoice) =>
+    (await api.post<Invoice>(`/api/v1/invoices/${invoice.id}/duplicate`)).body.dueDate;
+
+  // Net 30, finalized 10 days later (its issue date then): the copy is net 30 again, not net 20.
+  const net30 = await create({ daysUntilDue: 30 });
+  clock.set(Date.parse('2026-05-20T12:00:00.000Z'));
+  t.is((await api.post<Invoice>(`/api/v1/invoices/${net30.id}/finalize`)).status, 200);
+  t.is(await duplicate(net30), '2026-06-19T12:00:00.000Z');
+  // Issued on a day and due 7 days later (a due day): net 7 from now.
+  const net7 = await create({ issueDate: '2026-06-01', dueDate: '2026-06-08' });
+  t.is(await duplicate(net7), '2026-05-27T12:00:00.000Z');
 });
 
 test('invoices: concurrent creates get distinct auto numbers', async (t) => {

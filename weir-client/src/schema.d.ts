@@ -5194,7 +5194,7 @@ export interface components {
             daysUntilDue?: number;
             description?: string | null;
             /**
-             * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day; a timestamp, until that instant
+             * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant
              * @example 2026-05-01
              */
             dueDate?: string;
@@ -5492,7 +5492,7 @@ export interface components {
             daysUntilDue?: number;
             description?: string | null;
             /**
-             * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day; a timestamp, until that instant
+             * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant
              * @example 2026-05-01
              */
             dueDate?: string;
@@ -10823,7 +10823,7 @@ export interface operations {
                      *       "amountDue": "300000000",
                      *       "amountPaid": "0",
                      *       "amountRemaining": "300000000",
-                     *       "dueDate": "2026-06-01T00:00:00.000Z",
+                     *       "dueDate": "2026-06-01T23:59:59.999Z",
                      *       "issueDate": null,
                      *       "memo": "Thank you for your business",
                      *       "footer": null,

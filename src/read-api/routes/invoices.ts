@@ -6,6 +6,7 @@ import {
   newInvoiceDraft,
   type InvoiceCommand,
 } from '../../../machines/invoice.decide.ts';
+import { daysUntilDue, dueEndOfDay } from '../../../machines/invoice.due.ts';
 import type {
   Invoice,
   InvoiceChanges,
@@ -59,12 +60,14 @@ type InvoiceBody = z.output<typeof InvoiceCreate> | z.output<typeof InvoiceUpdat
 type InvoiceFields = Omit<InvoiceChanges, 'number' | 'customerId' | 'currency' | 'lineItems' | 'taxRateIds'>;
 
 /**
- * The due date `days` after the invoice is issued: its issue date (a date stays a date), or now
- * without one. `daysUntilDue` and the 30-day default count so: net 7 of an invoice issued later is
- * 7 days after that, not after today.
+ * The due date `days` after the invoice is issued: its issue date (a date, at midnight UTC, gives a
+ * due day: payable all of it), or now without one. `daysUntilDue` and the 30-day default count so:
+ * net 7 of an invoice issued later is 7 days after that, not after today.
  */
-const daysAfterIssue = (days: number, issueDate: string | null, nowMs: number): string =>
-  new Date((issueDate === null ? nowMs : Date.parse(issueDate)) + days * DAY_MS).toISOString();
+function daysAfterIssue(days: number, issueDate: string | null, nowMs: number): string {
+  const due = (issueDate === null ? nowMs : Date.parse(issueDate)) + days * DAY_MS;
+  return issueDate !== null && due % DAY_MS === 0 ? dueEndOfDay(due) : new Date(due).toISOString();
+}
 
 /**
  * The invoice fields a body sets, with what depends on the clock and on the invoice it changes:
@@ -708,7 +711,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const source = await load(ctx, id);
       const nowMs = deps.clock.now();
       const now = new Date(nowMs).toISOString();
-      const span = Math.max(0, Date.parse(source.dueDate) - Date.parse(source.issueDate ?? source.createdAt));
+      // The original's days until due, counted from when they were set: its issue date, unless finalize gave it
+      // one (then its creation). The copy counts them as `daysUntilDue` does: from now, having no issue date.
+      const setIssueDate = source.issueDate !== null && source.issueDate !== source.finalizedAt;
+      const countedFrom = Date.parse(setIssueDate ? source.issueDate! : source.createdAt);
+      const days = Math.max(0, daysUntilDue(source.dueDate, countedFrom));
       const invoice: Invoice = {
         ...blankInvoice(ctx, now),
         customerId: source.customerId,
@@ -716,7 +723,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         currency: source.currency,
         lineItems: { object: 'list', data: source.lineItems.data.map((item) => ({ ...item })) },
         ...(source.taxRateIds ? { taxRateIds: [...source.taxRateIds] } : {}),
-        dueDate: new Date(nowMs + span).toISOString(),
+        dueDate: daysAfterIssue(days, null, nowMs),
         memo: source.memo,
         footer: source.footer,
         invoiceType: source.invoiceType,

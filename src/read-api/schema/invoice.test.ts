@@ -41,8 +41,13 @@ test('a create reads dates, days until due and the dashboard intervals as the in
     interval: 'Half-Year',
     clientReferenceId: 'ignored: a reference field Weir does not use',
   });
-  t.is(body.dueDate, '2030-02-01T00:00:00.000Z');
+  t.is(body.dueDate, '2030-02-01T23:59:59.999Z', 'a due date: payable all that day');
   t.is(body.issueDate, '2030-01-01T06:00:00.000Z');
+  t.is(
+    parseWith(InvoiceCreate, { customerId: CUSTOMER, lineItems: LINES, dueDate: '2030-02-01T00:00:00Z' }).dueDate,
+    '2030-02-01T00:00:00.000Z',
+    'a timestamp at midnight: that instant',
+  );
   t.deepEqual(body.recurring, { interval: 'month', intervalCount: 6 });
   t.false('unknown' in body);
   const months = parseWith(InvoiceCreate, {

@@ -1,4 +1,5 @@
 import { newInvoiceDraft } from '../../../machines/invoice.decide.ts';
+import { dueEndOfDay } from '../../../machines/invoice.due.ts';
 import type { RecurringIntervalCount } from '../../../machines/invoice.types.ts';
 import { isEmail } from '../../actors/customer.ts';
 import { defaultPaymentSetting } from '../../actors/organization.ts';
@@ -61,8 +62,13 @@ const INTERVAL_MONTHS: Record<string, RecurringIntervalCount> = {
 };
 const INTERVAL_HINT = 'must be one of month, quarter, half-year, year';
 
-/** A date (`2026-05-01`, midnight UTC) or an ISO 8601 timestamp (no offset: UTC), read as an ISO timestamp. */
-const invoiceDate = () =>
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A date (`2026-05-01`) or an ISO 8601 timestamp (no offset: UTC), read as an ISO timestamp: a
+ * date as its midnight UTC, or with `asDueDay` as its last instant (due all that day, see `dueEndOfDay`).
+ */
+const invoiceDate = (asDueDay = false) =>
   text({ max: 64 })
     .transform((raw, ctx): string => {
       const time = parseIsoInstant(raw);
@@ -73,7 +79,7 @@ const invoiceDate = () =>
         });
         return z.NEVER;
       }
-      return new Date(time).toISOString();
+      return asDueDay && DATE_ONLY.test(raw) ? dueEndOfDay(time) : new Date(time).toISOString();
     })
     .openapi({ type: 'string', description: 'A date (midnight UTC) or an ISO 8601 timestamp', example: '2026-05-01' });
 
@@ -122,9 +128,9 @@ export type InvoiceLineItemsInput = LineItemsRequest;
 // ---- The invoice's own fields, shared by create and update. ----
 
 const dueFields = {
-  dueDate: optional(invoiceDate()).openapi({
+  dueDate: optional(invoiceDate(true)).openapi({
     description:
-      'Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day; a timestamp, until that instant',
+      'Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant',
   }),
   daysUntilDue: optional(integer({ min: 0, max: 3650 })).openapi({
     description: 'Days from `issueDate` (the one sent, else the draft’s, else now) to the due date',
@@ -514,7 +520,7 @@ export const INVOICE_EXAMPLE = (() => {
     },
     amountDue: '300000000',
     amountRemaining: '300000000',
-    dueDate: '2026-06-01T00:00:00.000Z',
+    dueDate: '2026-06-01T23:59:59.999Z',
     memo: INVOICE_CREATE_EXAMPLE.memo,
   });
   const price = {

@@ -1,3 +1,4 @@
+import { dueCountsFrom } from '../../../../machines/invoice.due.ts';
 import { formatAmount } from '../../../shared/money.ts';
 import { decimalAmount } from '../../ui/form-parts.tsx';
 
@@ -117,12 +118,12 @@ const INTERVAL_OF_MONTHS: Record<number, string> = { 1: 'month', 3: 'quarter', 6
 const DAY_MS = 86_400_000;
 
 /**
- * A draft as the editor shows it; its due date as whole days (rounded up) from its issue date, or
+ * A draft as the editor shows it; its due date (a due day from its midnight) as whole days (rounded up) from its issue date, or
  * from `nowMs` without one: the days the API counts `daysUntilDue` from.
  */
 export function invoiceFormOf(invoice: InvoiceToEdit, nowMs: number): InvoiceForm {
   const from = invoice.issueDate ? Date.parse(invoice.issueDate) : nowMs;
-  const days = String(Math.max(0, Math.ceil((Date.parse(invoice.dueDate) - from) / DAY_MS)));
+  const days = String(Math.max(0, Math.ceil((dueCountsFrom(invoice.dueDate) - from) / DAY_MS)));
   return {
     customerId: invoice.customerId,
     customerEmail: '',
