@@ -560,6 +560,70 @@ test('volume: an 18-decimal session paid in two transfers sums their exact amoun
   }
 });
 
+test('refunds: amountRefunded is what a session had received when marked refunded, late money included; money confirmed after the mark is not counted, so March stays as reported', async (t) => {
+  const marked = (at: string): CheckoutSessionEvent => ({ type: 'PaymentMarkedRefunded', data: { comment: null, at } });
+  const refundedInMarch = '2026-03-20T12:00:00.000Z';
+  const paidThenRefunded: [string, CheckoutSessionEvent[], Partial<Parameters<typeof sessionFixture>[0]>?][] = [
+    // Paid 3.00 in March, marked refunded in March.
+    [
+      'paid',
+      [
+        detected('t-paid', '300000000', MARCH),
+        confirmed('t-paid', MARCH),
+        {
+          type: 'CheckoutSessionCompleted',
+          data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash: null, partial: false, at: MARCH },
+        },
+        marked(refundedInMarch),
+      ],
+    ],
+    // Expired, then 1.00 paid late, then marked refunded: the late money was refunded too.
+    [
+      'late',
+      [
+        { type: 'CheckoutSessionExpired', data: { at: MARCH } },
+        detected('t-late', '100000000', '2026-03-10T00:00:00.000Z'),
+        confirmed('t-late', '2026-03-10T00:00:00.000Z'),
+        {
+          type: 'LatePaymentReceived',
+          data: { transferId: 't-late', amount: '100000000', at: '2026-03-10T00:00:00.000Z' },
+        },
+        marked(refundedInMarch),
+      ],
+    ],
+  ];
+  // April: 0.50 more reaches the first one's address after it was marked refunded.
+  const april: CheckoutSessionEvent[] = [
+    detected('t-more', '50000000', APRIL),
+    confirmed('t-more', APRIL),
+    {
+      type: 'OverpaymentReceived',
+      data: { transferId: 't-more', amount: '50000000', amountOverpaid: '50000000', at: APRIL },
+    },
+  ];
+  const params = { ...TENANT, interval: 'month', groupBy: 'none' } as const;
+  const inMarch = await runReport(await projected(paidThenRefunded), 'refunds', params);
+  t.deepEqual(
+    inMarch.map((row) => [row.period.slice(0, 7), row.currency, row.refundsMarked, row.amountRefunded]),
+    [['2026-03', 'usdc', 2, '400000000']],
+  );
+  const [paid, late] = paidThenRefunded as [(typeof paidThenRefunded)[0], (typeof paidThenRefunded)[0]];
+  const later = await projected([[paid[0], [...paid[1], ...april]], late]);
+  const sessions = later.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  t.like(await sessions.get('paid'), { amountReceived: '350000000' });
+  t.deepEqual(await runReport(later, 'refunds', params), inMarch);
+  // Volume counts April's 0.50 in April: what was kept is what came after the refund.
+  const volume = await runReport(later, 'volume', params);
+  t.deepEqual(
+    volume.map((row) => [row.period.slice(0, 7), row.grossVolume]),
+    [
+      ['2026-03', '400000000'],
+      ['2026-04', '50000000'],
+    ],
+  );
+  t.regex(REPORTS.refunds.about ?? '', /what they had received when marked/);
+});
+
 test('payment-issues: latePayments counts confirmed late payments only, not one a reorg withdrew', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');

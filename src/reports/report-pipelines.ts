@@ -337,6 +337,44 @@ function volumeGroup(p: ReportParams): Stage {
   };
 }
 
+/**
+ * A refund marked is of what the session had received then: an entry for the session (counted
+ * once) and one per payment confirmed by `markRefundedAt`, late ones included, in exact units as
+ * volume sums them. Its live `amountReceived` would take in money confirmed after the mark, moving
+ * a closed period's figure and counting as refunded money the merchant kept.
+ */
+const refundEntries = (p: ReportParams): Stage[] => [
+  {
+    $project: {
+      key: byPeriodGroupAndCurrency('$paymentIntent.markRefundedAt', p),
+      entries: {
+        $concatArrays: [
+          [{ sessions: { $literal: 1 }, amount: ZERO }],
+          {
+            $map: {
+              input: {
+                $filter: {
+                  input: { $ifNull: ['$payments', []] },
+                  as: 'c',
+                  cond: {
+                    $and: [
+                      { $eq: ['$$c.status', 'confirmed'] },
+                      { $lte: ['$$c.confirmedAt', '$paymentIntent.markRefundedAt'] },
+                    ],
+                  },
+                },
+              },
+              as: 'p',
+              in: { sessions: { $literal: 0 }, amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals') },
+            },
+          },
+        ],
+      },
+    },
+  },
+  { $unwind: '$entries' },
+];
+
 export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
     collection: 'checkout_sessions',
@@ -346,7 +384,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     perCurrency: true,
     figures: ['payments', 'grossVolume', 'lateVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it; each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, what was sold: a complete session's line items' totals at its completion (what was
     // received is the session's, not split between lines); fees and gas are the session's, so null there.
     pipeline: (p) =>
@@ -512,13 +550,16 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     perCurrency: true,
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['refundsMarked', 'amountRefunded'],
+    about:
+      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their confirmed payments confirmed by then, late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept',
     pipeline: (p) => [
       { $match: { ...tenant(p), 'paymentIntent.isMarkRefunded': true, ...within('paymentIntent.markRefundedAt', p) } },
+      ...refundEntries(p),
       {
         $group: {
-          _id: byPeriodGroupAndCurrency('$paymentIntent.markRefundedAt', p),
-          refunds: { $sum: 1 },
-          ...sumMoney('refunded', '$amountReceived'),
+          _id: '$key',
+          refunds: { $sum: '$entries.sessions' },
+          ...sumMoney('refunded', '$entries.amount', EXACT_CHUNKS),
         },
       },
       sorted,
@@ -526,7 +567,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     rows: each((doc, p) => ({
       ...moneyBase(doc, p),
       refundsMarked: Number(doc.refunds),
-      amountRefunded: moneyOf(doc, 'refunded'),
+      amountRefunded: cutToApi(moneyBig(doc, 'refunded')),
     })),
   },
   subscriptions: {
