@@ -840,3 +840,65 @@ test('a report past its row limit is a 400 naming the limit, not an unbounded an
     t.is((await runReport(store, name, { ...params, interval: 'month' }, { maxRows: 2 })).length, 1);
   }
 });
+
+test('reports by the days of a time zone: across New York’s change to daylight saving (a 23-hour 8 March) each payment counts on its local day, and a range from a local date starts at that midnight there', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  for (const [id, completedAt, amountReceived] of [
+    // 23:30 on Saturday 7 March in New York (EST), 8 March in UTC.
+    ['sat', '2026-03-08T04:30:00Z', '100000000'],
+    // 01:30 EST, then 03:30 EDT on Sunday 8 March: the clocks skipped 02:00 to 03:00 between them.
+    ['sun-early', '2026-03-08T06:30:00Z', '200000000'],
+    ['sun-after', '2026-03-08T07:30:00Z', '300000000'],
+    // 23:30 EDT on Sunday 8 March, 9 March in UTC: still the 23-hour Sunday there.
+    ['sun-late', '2026-03-09T03:30:00Z', '400000000'],
+    // 00:30 EDT on Monday 9 March.
+    ['mon', '2026-03-09T04:30:00Z', '500000000'],
+  ] as const)
+    await sessions.put(
+      completeSession(id, { completedAt, createdAt: completedAt, amountReceived, paymentLinkId: null }),
+    );
+  const byDay = async (timeZone: string | undefined, from?: string) =>
+    (await runReport(store, 'volume', { ...TENANT, interval: 'day', groupBy: 'none', timeZone, from })).map((row) => [
+      row.period,
+      row.payments,
+      row.grossVolume,
+    ]);
+  t.deepEqual(await byDay('America/New_York'), [
+    ['2026-03-07T05:00:00.000Z', 1, '100000000'],
+    ['2026-03-08T05:00:00.000Z', 3, '900000000'],
+    ['2026-03-09T04:00:00.000Z', 1, '500000000'],
+  ]);
+  t.deepEqual(await byDay(undefined), [
+    ['2026-03-08T00:00:00.000Z', 3, '600000000'],
+    ['2026-03-09T00:00:00.000Z', 2, '900000000'],
+  ]);
+  // The API reads `from=2026-03-08` in the zone as its midnight there (05:00 UTC).
+  t.deepEqual((await byDay('America/New_York', '2026-03-08T05:00:00.000Z')).length, 2);
+  const [week] = await runReport(store, 'volume', {
+    ...TENANT,
+    interval: 'week',
+    groupBy: 'none',
+    timeZone: 'America/New_York',
+    from: '2026-03-08T05:00:00.000Z',
+  });
+  // Sunday 8 March is in the week from Monday 2 March there; Monday 9 March starts the next.
+  t.like(week, { period: '2026-03-02T05:00:00.000Z', payments: 3, grossVolume: '900000000' });
+});
+
+test('subscriptions by month in a time zone: one started at 23:30 on 31 March in New York (April in UTC) is March’s there', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  await subscriptions.put(subscription('late-march', { createdAt: '2026-04-01T03:30:00Z' }));
+  const params = (timeZone?: string): ReportParams => ({
+    ...TENANT,
+    interval: 'month',
+    groupBy: 'none',
+    timeZone,
+    from: '2026-03-01T05:00:00.000Z',
+  });
+  const [there] = await runReport(store, 'subscriptions', params('America/New_York'));
+  t.like(there, { period: '2026-03-01T05:00:00.000Z', newSubscriptions: 1, activeAtEnd: 1 });
+  const [utc] = await runReport(store, 'subscriptions', params());
+  t.like(utc, { period: '2026-04-01T00:00:00.000Z', newSubscriptions: 1 });
+});

@@ -2,6 +2,7 @@ import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { API_DECIMALS } from '../shared/money.ts';
+import { PERIOD_KEY_FORMATS, periodKeyStart, UTC, zonedPeriodStart } from '../shared/time-zone.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -28,6 +29,8 @@ export type ReportParams = {
   /** `all`: one row per group over the whole range (its period is `from`), for figures that do not add up across periods (percentiles). */
   interval: (typeof INTERVALS)[number] | 'all';
   groupBy: Group;
+  /** The IANA zone whose midnights the periods start at (`UTC` unless given). */
+  timeZone?: string;
   /** ISO bounds on the time each report counts by: `from` and `to` inclusive, `before` exclusive. */
   from?: string;
   to?: string;
@@ -66,10 +69,31 @@ const moneyBig = (row: Record<string, unknown>, name: string): bigint => {
 };
 const moneyOf = (row: Record<string, unknown>, name: string): string => moneyBig(row, name).toString();
 
-const period = (field: string, interval: ReportParams['interval']): Expression =>
-  interval === 'all'
-    ? null
-    : { $dateTrunc: { date: { $toDate: field }, unit: interval, timezone: '+00:00', startOfWeek: 'monday' } };
+const zoned = (p: Pick<ReportParams, 'timeZone'>): string | null =>
+  p.timeZone && p.timeZone !== UTC ? p.timeZone : null;
+
+/**
+ * The period holding `field`'s time: its start in UTC, or in another zone its name there (as
+ * `$dateToString` writes it, the same on MongoDB and the embedded store, whose `$dateTrunc` puts a
+ * zone's midnight at UTC's), turned into its start by `periodIso`.
+ */
+const period = (field: string, p: Pick<ReportParams, 'interval' | 'timeZone'>): Expression => {
+  if (p.interval === 'all') return null;
+  const zone = zoned(p);
+  return zone
+    ? { $dateToString: { date: { $toDate: field }, timezone: zone, format: PERIOD_KEY_FORMATS[p.interval] } }
+    : { $dateTrunc: { date: { $toDate: field }, unit: p.interval, timezone: '+00:00', startOfWeek: 'monday' } };
+};
+
+/** A period as the pipeline gave it (a date, or a zone's period name) as the ISO instant it starts at. */
+function periodIso(value: unknown, p: Pick<ReportParams, 'timeZone'>): string {
+  const zone = zoned(p);
+  if (zone && typeof value === 'string') {
+    const start = periodKeyStart(value, zone);
+    if (!Number.isNaN(start)) return new Date(start).toISOString();
+  }
+  return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+}
 
 function within(field: string, p: ReportParams): Stage {
   const range: Record<string, string> = {};
@@ -104,7 +128,7 @@ const below = (a: string, b: string): Expression => ({
 
 const tenant = (p: ReportParams): Stage => ({ organizationId: p.organizationId, environment: p.environment });
 const byPeriodAndGroup = (time: string, p: ReportParams) => ({
-  period: period(time, p.interval),
+  period: period(time, p),
   group: sessionGroup(p.groupBy),
 });
 /** A money report's key: amounts of different currencies never add up, so each group has a row per currency. */
@@ -149,7 +173,7 @@ const periodOf = (doc: Record<string, unknown>, p: ReportParams): string => {
   const id = doc._id as { period?: unknown };
   const value = id?.period;
   if (value === null || value === undefined) return p.from ?? '';
-  return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+  return periodIso(value, p);
 };
 const groupOf = (doc: Record<string, unknown>): string | null => {
   const group = (doc._id as { group?: unknown })?.group;
@@ -323,7 +347,7 @@ function volumeGroup(p: ReportParams): Stage {
   return {
     $group: {
       _id: {
-        period: period('$entries.at', p.interval),
+        period: period('$entries.at', p),
         group: p.groupBy === 'network' ? '$entries.network' : sessionGroup(p.groupBy),
         currency: '$currency',
       },
@@ -586,20 +610,20 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       {
         $group: {
           _id: {
-            started: period('$createdAt', p.interval),
-            ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p.interval)] },
-            pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p.interval), null] },
+            started: period('$createdAt', p),
+            ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p)] },
+            pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p), null] },
             // Each pause as the periods it began and ended in (null while it lasts).
             paused: {
               $map: {
                 input: { $ifNull: ['$pauses', []] },
                 in: {
-                  from: period('$$this.pausedAt', p.interval),
+                  from: period('$$this.pausedAt', p),
                   to: {
                     $cond: [
                       { $eq: [{ $ifNull: ['$$this.resumedAt', null] }, null] },
                       null,
-                      period('$$this.resumedAt', p.interval),
+                      period('$$this.resumedAt', p),
                     ],
                   },
                 },
@@ -664,16 +688,13 @@ const isoOf = (value: unknown): string | null =>
     : (value instanceof Date ? value : new Date(String(value))).toISOString();
 
 /**
- * The start of the period (UTC, weeks from Monday) that holds `at`, as the pipelines' `$dateTrunc`
- * gives it: a range from mid-period still shows that period, as the other reports do.
+ * The start of the period (in the report's zone, weeks from Monday) that holds `at`, as the
+ * pipelines' `$dateTrunc` gives it: a range from mid-period still shows that period, as the other reports do.
  */
-function periodStart(at: string, interval: ReportParams['interval']): string {
-  const date = new Date(at);
-  if (interval === 'all') return date.toISOString();
-  date.setUTCHours(0, 0, 0, 0);
-  if (interval === 'week') date.setUTCDate(date.getUTCDate() - ((date.getUTCDay() + 6) % 7));
-  if (interval === 'month') date.setUTCDate(1);
-  return date.toISOString();
+function periodStart(at: string, p: Pick<ReportParams, 'interval' | 'timeZone'>): string {
+  const time = Date.parse(at);
+  if (p.interval === 'all') return new Date(time).toISOString();
+  return new Date(zonedPeriodStart(time, p.interval, p.timeZone ?? UTC)).toISOString();
 }
 
 /**
@@ -693,17 +714,19 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
     count: number;
     monthly: bigint;
   };
+  const periodOfCohort = (value: unknown): string | null =>
+    value === null || value === undefined ? null : periodIso(value, p);
   const cohorts: Cohort[] = docs.map((doc) => {
     const id = doc._id as Record<string, unknown>;
     const [num, den] = MONTHLY[String(id.interval)] ?? [1n, 1n];
     const amount = BigInt(moneyOf(doc, 'amount'));
     return {
-      started: isoOf(id.started)!,
-      ended: isoOf(id.ended),
-      pastDue: isoOf(id.pastDue),
+      started: periodOfCohort(id.started)!,
+      ended: periodOfCohort(id.ended),
+      pastDue: periodOfCohort(id.pastDue),
       paused: ((id.paused as { from: unknown; to: unknown }[] | undefined) ?? []).map((pause) => ({
-        from: isoOf(pause.from)!,
-        to: isoOf(pause.to),
+        from: periodOfCohort(pause.from)!,
+        to: periodOfCohort(pause.to),
       })),
       group: id.group === null || id.group === undefined ? null : String(id.group),
       currency: String(id.currency),
@@ -722,7 +745,7 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
   ]
     .filter(
       (at) =>
-        (!p.from || at >= periodStart(p.from, p.interval)) &&
+        (!p.from || at >= periodStart(p.from, p)) &&
         (!p.to || at <= isoOf(p.to)!) &&
         (!p.before || at < isoOf(p.before)!),
     )

@@ -79,3 +79,46 @@ test('volume reconciles day by day with GET /transactions bounded on confirmedAt
     field: 'confirmedAt[lte]',
   });
 });
+
+test('reports in the business’s time zone: timezone=America/New_York puts each payment on its day there across the change to daylight saving, reads a date-only from / to as whole days there, and names the zone; a zone that is not one is a 400', async (t) => {
+  // 23:30 on Saturday 7 March in New York (4:30 UTC on the 8th), then 23:30 on Sunday 8 March (EDT: 3:30 UTC on the 9th).
+  const clock = createManualClock(Date.parse('2026-03-08T04:30:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api, testSecretKey } = await createMerchant(weir.url, 'Shop');
+  const pay = async (unitAmount: string) => {
+    const made = await api.post<Session>('/api/v1/checkout/sessions', sessionRequest(unitAmount, 1));
+    t.is(made.status, 200, JSON.stringify(made.body));
+    await payInFull(weir, api, made.body);
+  };
+  await pay('100000000');
+  clock.set(Date.parse('2026-03-09T03:30:00Z'));
+  await pay('200000000');
+  const report = async (query: string) => {
+    const answer = await api.get<{ timezone: string; data: Row[] }>(`/api/v1/reports/${query}`);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body;
+  };
+  const newYork = await report('volume?interval=day&timezone=America/New_York&from=2026-03-08&to=2026-03-08');
+  t.is(newYork.timezone, 'America/New_York');
+  // Sunday 8 March there: from its midnight (5:00 UTC) to the next (4:00 UTC, 23 hours later).
+  t.deepEqual(
+    newYork.data.map((r) => [r.period, r.payments, r.grossVolume]),
+    [['2026-03-08T05:00:00.000Z', 1, '200000000']],
+  );
+  const utc = await report('volume?interval=day&from=2026-03-08&to=2026-03-08');
+  t.is(utc.timezone, 'UTC');
+  t.deepEqual(
+    utc.data.map((r) => [r.period, r.payments, r.grossVolume]),
+    [['2026-03-08T00:00:00.000Z', 1, '100000000']],
+  );
+  // The CSV has the same rows: March in New York starts at its midnight there.
+  const csv = await fetch(`${weir.url}/api/v1/reports/volume?interval=month&timezone=America/New_York&format=csv`, {
+    headers: { authorization: `Bearer ${testSecretKey}` },
+  });
+  t.is(csv.status, 200);
+  t.regex((await csv.text()).split('\r\n')[1] ?? '', /^2026-03-01T05:00:00\.000Z,,usdc,2,300000000,/);
+  for (const zone of ['Mars/Olympus_Mons', '+01:00', 'EST'])
+    assertError(t, await api.get(`/api/v1/reports/volume?timezone=${encodeURIComponent(zone)}`), 400, {
+      field: 'timezone',
+    });
+});

@@ -6726,6 +6726,8 @@ export interface components {
             name: "volume" | "conversion" | "time-to-pay" | "payment-issues" | "refunds" | "subscriptions";
             /** @enum {string} */
             object: "report";
+            /** @description The time zone the periods are of */
+            timezone: string;
         };
         ReportRow: {
             /** @description The currency of the row's amounts, in the reports that sum money (volume, refunds, subscriptions): amounts of different currencies are never added, so each period and group has a row per currency */
@@ -15456,13 +15458,15 @@ export interface operations {
             query?: {
                 /** @description `json` (a list), `csv` or `ndjson` (streamed, one row per line) */
                 format?: "json" | "csv" | "ndjson";
-                /** @description The start of the range, by the time the report counts by (its `dateField`): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
+                /** @description The start of the range, by the time the report counts by (its `dateField`): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in (its midnight in `timezone` when one is given) */
                 from?: string;
                 /** @description A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency */
                 groupBy?: "none" | "currency" | "network" | "product" | "paymentLink" | "status";
-                /** @description The period each row covers (weeks start on Monday; UTC) */
+                /** @description The period each row covers (weeks start on Monday), in `timezone` */
                 interval?: "day" | "week" | "month";
-                /** @description The end of the range: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
+                /** @description The IANA time zone whose days, weeks and months the periods are (`UTC` unless given), daylight saving included: a period starts at a midnight there (shown as its UTC instant, `2026-03-01T05:00:00.000Z` for 1 March in New York), and a date alone in `from` / `to` is that whole day there; a timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
+                /** @description The end of the range: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November (that whole day in `timezone` when one is given) */
                 to?: string;
             };
             header?: never;
