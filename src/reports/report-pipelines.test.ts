@@ -659,6 +659,23 @@ test('payment-issues: underpaid is confirmed money short of the total, whatever 
   t.regex(REPORTS['payment-issues'].about ?? '', /underpaidSessions counts the sessions whose confirmed money/);
 });
 
+test('payment-issues by status: groupBy=status, which the API offers, is taken: the short session completed as is, the short one that expired with its late payments', async (t) => {
+  const rows = await runReport(await paymentHistory(), 'payment-issues', {
+    ...TENANT,
+    interval: 'all',
+    groupBy: 'status',
+  });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.underpaidSessions, row.latePayments, row.overpaidSessions]),
+    [
+      ['complete', 1, 0, 1],
+      ['expired', 1, 2, 0],
+      ['open', 0, 0, 0],
+    ],
+  );
+  t.true(REPORTS['payment-issues'].groups.includes('status'));
+});
+
 test('amounts of different currencies are never added: volume (by none, network, paymentLink, product), refunds and subscriptions give a row per currency within each group', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');

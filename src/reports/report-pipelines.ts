@@ -524,7 +524,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     collection: 'checkout_sessions',
     time: 'createdAt',
     perCurrency: false,
-    groups: ['none', 'currency', 'network', 'paymentLink'],
+    // By status: which of the short sessions still wait for the rest, were completed as is, or ended.
+    groups: ['none', 'currency', 'network', 'paymentLink', 'status'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
     about:
       'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total',
@@ -534,6 +535,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
         $project: {
           createdAt: 1,
           currency: 1,
+          status: 1,
           payments: 1,
           paymentLinkId: 1,
           amountReceived: 1,
