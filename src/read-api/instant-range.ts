@@ -1,4 +1,5 @@
 import { ValidationError } from '../shared/errors.ts';
+import { UTC, zonedMidnight } from '../shared/time-zone.ts';
 
 const DAY_MS = 86_400_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -73,13 +74,24 @@ function instant(name: string, raw: string): number {
  * `gte` from its midnight, `lt` before it, `lte` up to the next midnight, `gt` from the next
  * midnight. Read as its first instant, `createdAt[lte]=2026-11-30` would leave all of the 30th out.
  */
-function boundCondition(op: BoundOp, raw: string, time: number): Record<string, string> {
+function boundCondition(op: BoundOp, raw: string, time: number, zone: string): Record<string, string> {
+  if (DATE_ONLY.test(raw) && zone !== UTC) return zonedDayCondition(op, raw, zone);
   if (!DATE_ONLY.test(raw) || op === 'gte' || op === 'lt') return { [`$${op}`]: new Date(time).toISOString() };
   // The midnight after 9999-12-31 is no 4-digit year, and `+010000-…` sorts before every stored time:
   // that day ends at its last instant, counted.
   if (time + DAY_MS > MAX_INSTANT) return op === 'lte' ? { $lte: LAST_INSTANT } : { $gt: LAST_INSTANT };
   const next = new Date(time + DAY_MS).toISOString();
   return op === 'lte' ? { $lt: next } : { $gte: next };
+}
+
+/** A date alone as the whole of that day in `zone`: from its midnight there to the next (23 or 25 hours across a change). */
+function zonedDayCondition(op: BoundOp, raw: string, zone: string): Record<string, string> {
+  const [year, month, day] = raw.split('-').map(Number) as [number, number, number];
+  // Kept within the 4-digit years, which alone sort right as ISO strings.
+  const at = (shift: number) =>
+    new Date(Math.min(MAX_INSTANT, Math.max(MIN_INSTANT, zonedMidnight(year, month, day + shift, zone)))).toISOString();
+  if (op === 'gte' || op === 'lt') return { [`$${op}`]: at(0) };
+  return op === 'lte' ? { $lt: at(1) } : { $gte: at(1) };
 }
 
 const LOWER = ['$gt', '$gte'] as const;
@@ -119,6 +131,7 @@ function refuseEmpty(
 export function boundsCondition(
   bounds: Partial<Record<BoundOp, string>>,
   nameOf: (op: BoundOp) => string,
+  zone = UTC,
 ): Record<string, string> {
   const condition: Record<string, string> = {};
   const source: Record<string, BoundOp> = {};
@@ -128,7 +141,7 @@ export function boundsCondition(
     if (raw === undefined) continue;
     const time = instant(nameOf(op), raw);
     times[op] = time;
-    for (const [key, value] of Object.entries(boundCondition(op, raw, time))) {
+    for (const [key, value] of Object.entries(boundCondition(op, raw, time, zone))) {
       const held = condition[key];
       const lower = key === '$gt' || key === '$gte';
       if (held === undefined || (lower ? value > held : value < held)) {
@@ -145,10 +158,11 @@ export function boundsCondition(
  * The bounds `from` / `to` name: `from` as `[gte]`, `to` as `[lte]`. An analyst's `to=2026-11-30`
  * means through the 30th: read as that day's first instant it would leave the whole day out.
  */
-export function instantRange(raw: { from?: string | undefined; to?: string | undefined }): InstantRange {
+export function instantRange(raw: { from?: string | undefined; to?: string | undefined }, zone = UTC): InstantRange {
   const condition = boundsCondition(
     { ...(given(raw.from) ? { gte: raw.from } : {}), ...(given(raw.to) ? { lte: raw.to } : {}) },
     (op) => (op === 'gte' ? 'from' : 'to'),
+    zone,
   );
   const range: InstantRange = {};
   if (condition.$gte) range.from = condition.$gte;

@@ -560,6 +560,70 @@ test('volume: an 18-decimal session paid in two transfers sums their exact amoun
   }
 });
 
+test('refunds: amountRefunded is what a session had received when marked refunded, late money included; money confirmed after the mark is not counted, so March stays as reported', async (t) => {
+  const marked = (at: string): CheckoutSessionEvent => ({ type: 'PaymentMarkedRefunded', data: { comment: null, at } });
+  const refundedInMarch = '2026-03-20T12:00:00.000Z';
+  const paidThenRefunded: [string, CheckoutSessionEvent[], Partial<Parameters<typeof sessionFixture>[0]>?][] = [
+    // Paid 3.00 in March, marked refunded in March.
+    [
+      'paid',
+      [
+        detected('t-paid', '300000000', MARCH),
+        confirmed('t-paid', MARCH),
+        {
+          type: 'CheckoutSessionCompleted',
+          data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash: null, partial: false, at: MARCH },
+        },
+        marked(refundedInMarch),
+      ],
+    ],
+    // Expired, then 1.00 paid late, then marked refunded: the late money was refunded too.
+    [
+      'late',
+      [
+        { type: 'CheckoutSessionExpired', data: { at: MARCH } },
+        detected('t-late', '100000000', '2026-03-10T00:00:00.000Z'),
+        confirmed('t-late', '2026-03-10T00:00:00.000Z'),
+        {
+          type: 'LatePaymentReceived',
+          data: { transferId: 't-late', amount: '100000000', at: '2026-03-10T00:00:00.000Z' },
+        },
+        marked(refundedInMarch),
+      ],
+    ],
+  ];
+  // April: 0.50 more reaches the first one's address after it was marked refunded.
+  const april: CheckoutSessionEvent[] = [
+    detected('t-more', '50000000', APRIL),
+    confirmed('t-more', APRIL),
+    {
+      type: 'OverpaymentReceived',
+      data: { transferId: 't-more', amount: '50000000', amountOverpaid: '50000000', at: APRIL },
+    },
+  ];
+  const params = { ...TENANT, interval: 'month', groupBy: 'none' } as const;
+  const inMarch = await runReport(await projected(paidThenRefunded), 'refunds', params);
+  t.deepEqual(
+    inMarch.map((row) => [row.period.slice(0, 7), row.currency, row.refundsMarked, row.amountRefunded]),
+    [['2026-03', 'usdc', 2, '400000000']],
+  );
+  const [paid, late] = paidThenRefunded as [(typeof paidThenRefunded)[0], (typeof paidThenRefunded)[0]];
+  const later = await projected([[paid[0], [...paid[1], ...april]], late]);
+  const sessions = later.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  t.like(await sessions.get('paid'), { amountReceived: '350000000' });
+  t.deepEqual(await runReport(later, 'refunds', params), inMarch);
+  // Volume counts April's 0.50 in April: what was kept is what came after the refund.
+  const volume = await runReport(later, 'volume', params);
+  t.deepEqual(
+    volume.map((row) => [row.period.slice(0, 7), row.grossVolume]),
+    [
+      ['2026-03', '400000000'],
+      ['2026-04', '50000000'],
+    ],
+  );
+  t.regex(REPORTS.refunds.about ?? '', /what they had received when marked/);
+});
+
 test('payment-issues: latePayments counts confirmed late payments only, not one a reorg withdrew', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
@@ -593,6 +657,23 @@ test('payment-issues: underpaid is confirmed money short of the total, whatever 
     ['late-part', 'part'],
   );
   t.regex(REPORTS['payment-issues'].about ?? '', /underpaidSessions counts the sessions whose confirmed money/);
+});
+
+test('payment-issues by status: groupBy=status, which the API offers, is taken: the short session completed as is, the short one that expired with its late payments', async (t) => {
+  const rows = await runReport(await paymentHistory(), 'payment-issues', {
+    ...TENANT,
+    interval: 'all',
+    groupBy: 'status',
+  });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.underpaidSessions, row.latePayments, row.overpaidSessions]),
+    [
+      ['complete', 1, 0, 1],
+      ['expired', 1, 2, 0],
+      ['open', 0, 0, 0],
+    ],
+  );
+  t.true(REPORTS['payment-issues'].groups.includes('status'));
 });
 
 test('amounts of different currencies are never added: volume (by none, network, paymentLink, product), refunds and subscriptions give a row per currency within each group', async (t) => {
@@ -775,4 +856,66 @@ test('a report past its row limit is a 400 naming the limit, not an unbounded an
     // By month it is one row.
     t.is((await runReport(store, name, { ...params, interval: 'month' }, { maxRows: 2 })).length, 1);
   }
+});
+
+test('reports by the days of a time zone: across New York’s change to daylight saving (a 23-hour 8 March) each payment counts on its local day, and a range from a local date starts at that midnight there', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  for (const [id, completedAt, amountReceived] of [
+    // 23:30 on Saturday 7 March in New York (EST), 8 March in UTC.
+    ['sat', '2026-03-08T04:30:00Z', '100000000'],
+    // 01:30 EST, then 03:30 EDT on Sunday 8 March: the clocks skipped 02:00 to 03:00 between them.
+    ['sun-early', '2026-03-08T06:30:00Z', '200000000'],
+    ['sun-after', '2026-03-08T07:30:00Z', '300000000'],
+    // 23:30 EDT on Sunday 8 March, 9 March in UTC: still the 23-hour Sunday there.
+    ['sun-late', '2026-03-09T03:30:00Z', '400000000'],
+    // 00:30 EDT on Monday 9 March.
+    ['mon', '2026-03-09T04:30:00Z', '500000000'],
+  ] as const)
+    await sessions.put(
+      completeSession(id, { completedAt, createdAt: completedAt, amountReceived, paymentLinkId: null }),
+    );
+  const byDay = async (timeZone: string | undefined, from?: string) =>
+    (await runReport(store, 'volume', { ...TENANT, interval: 'day', groupBy: 'none', timeZone, from })).map((row) => [
+      row.period,
+      row.payments,
+      row.grossVolume,
+    ]);
+  t.deepEqual(await byDay('America/New_York'), [
+    ['2026-03-07T05:00:00.000Z', 1, '100000000'],
+    ['2026-03-08T05:00:00.000Z', 3, '900000000'],
+    ['2026-03-09T04:00:00.000Z', 1, '500000000'],
+  ]);
+  t.deepEqual(await byDay(undefined), [
+    ['2026-03-08T00:00:00.000Z', 3, '600000000'],
+    ['2026-03-09T00:00:00.000Z', 2, '900000000'],
+  ]);
+  // The API reads `from=2026-03-08` in the zone as its midnight there (05:00 UTC).
+  t.deepEqual((await byDay('America/New_York', '2026-03-08T05:00:00.000Z')).length, 2);
+  const [week] = await runReport(store, 'volume', {
+    ...TENANT,
+    interval: 'week',
+    groupBy: 'none',
+    timeZone: 'America/New_York',
+    from: '2026-03-08T05:00:00.000Z',
+  });
+  // Sunday 8 March is in the week from Monday 2 March there; Monday 9 March starts the next.
+  t.like(week, { period: '2026-03-02T05:00:00.000Z', payments: 3, grossVolume: '900000000' });
+});
+
+test('subscriptions by month in a time zone: one started at 23:30 on 31 March in New York (April in UTC) is March’s there', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  await subscriptions.put(subscription('late-march', { createdAt: '2026-04-01T03:30:00Z' }));
+  const params = (timeZone?: string): ReportParams => ({
+    ...TENANT,
+    interval: 'month',
+    groupBy: 'none',
+    timeZone,
+    from: '2026-03-01T05:00:00.000Z',
+  });
+  const [there] = await runReport(store, 'subscriptions', params('America/New_York'));
+  t.like(there, { period: '2026-03-01T05:00:00.000Z', newSubscriptions: 1, activeAtEnd: 1 });
+  const [utc] = await runReport(store, 'subscriptions', params());
+  t.like(utc, { period: '2026-04-01T00:00:00.000Z', newSubscriptions: 1 });
 });

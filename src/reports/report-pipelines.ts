@@ -2,6 +2,7 @@ import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { API_DECIMALS } from '../shared/money.ts';
+import { PERIOD_KEY_FORMATS, periodKeyStart, UTC, zonedPeriodStart } from '../shared/time-zone.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -28,6 +29,8 @@ export type ReportParams = {
   /** `all`: one row per group over the whole range (its period is `from`), for figures that do not add up across periods (percentiles). */
   interval: (typeof INTERVALS)[number] | 'all';
   groupBy: Group;
+  /** The IANA zone whose midnights the periods start at (`UTC` unless given). */
+  timeZone?: string;
   /** ISO bounds on the time each report counts by: `from` and `to` inclusive, `before` exclusive. */
   from?: string;
   to?: string;
@@ -66,10 +69,31 @@ const moneyBig = (row: Record<string, unknown>, name: string): bigint => {
 };
 const moneyOf = (row: Record<string, unknown>, name: string): string => moneyBig(row, name).toString();
 
-const period = (field: string, interval: ReportParams['interval']): Expression =>
-  interval === 'all'
-    ? null
-    : { $dateTrunc: { date: { $toDate: field }, unit: interval, timezone: '+00:00', startOfWeek: 'monday' } };
+const zoned = (p: Pick<ReportParams, 'timeZone'>): string | null =>
+  p.timeZone && p.timeZone !== UTC ? p.timeZone : null;
+
+/**
+ * The period holding `field`'s time: its start in UTC, or in another zone its name there (as
+ * `$dateToString` writes it, the same on MongoDB and the embedded store, whose `$dateTrunc` puts a
+ * zone's midnight at UTC's), turned into its start by `periodIso`.
+ */
+const period = (field: string, p: Pick<ReportParams, 'interval' | 'timeZone'>): Expression => {
+  if (p.interval === 'all') return null;
+  const zone = zoned(p);
+  return zone
+    ? { $dateToString: { date: { $toDate: field }, timezone: zone, format: PERIOD_KEY_FORMATS[p.interval] } }
+    : { $dateTrunc: { date: { $toDate: field }, unit: p.interval, timezone: '+00:00', startOfWeek: 'monday' } };
+};
+
+/** A period as the pipeline gave it (a date, or a zone's period name) as the ISO instant it starts at. */
+function periodIso(value: unknown, p: Pick<ReportParams, 'timeZone'>): string {
+  const zone = zoned(p);
+  if (zone && typeof value === 'string') {
+    const start = periodKeyStart(value, zone);
+    if (!Number.isNaN(start)) return new Date(start).toISOString();
+  }
+  return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+}
 
 function within(field: string, p: ReportParams): Stage {
   const range: Record<string, string> = {};
@@ -104,7 +128,7 @@ const below = (a: string, b: string): Expression => ({
 
 const tenant = (p: ReportParams): Stage => ({ organizationId: p.organizationId, environment: p.environment });
 const byPeriodAndGroup = (time: string, p: ReportParams) => ({
-  period: period(time, p.interval),
+  period: period(time, p),
   group: sessionGroup(p.groupBy),
 });
 /** A money report's key: amounts of different currencies never add up, so each group has a row per currency. */
@@ -149,7 +173,7 @@ const periodOf = (doc: Record<string, unknown>, p: ReportParams): string => {
   const id = doc._id as { period?: unknown };
   const value = id?.period;
   if (value === null || value === undefined) return p.from ?? '';
-  return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+  return periodIso(value, p);
 };
 const groupOf = (doc: Record<string, unknown>): string | null => {
   const group = (doc._id as { group?: unknown })?.group;
@@ -323,7 +347,7 @@ function volumeGroup(p: ReportParams): Stage {
   return {
     $group: {
       _id: {
-        period: period('$entries.at', p.interval),
+        period: period('$entries.at', p),
         group: p.groupBy === 'network' ? '$entries.network' : sessionGroup(p.groupBy),
         currency: '$currency',
       },
@@ -337,6 +361,44 @@ function volumeGroup(p: ReportParams): Stage {
   };
 }
 
+/**
+ * A refund marked is of what the session had received then: an entry for the session (counted
+ * once) and one per payment confirmed by `markRefundedAt`, late ones included, in exact units as
+ * volume sums them. Its live `amountReceived` would take in money confirmed after the mark, moving
+ * a closed period's figure and counting as refunded money the merchant kept.
+ */
+const refundEntries = (p: ReportParams): Stage[] => [
+  {
+    $project: {
+      key: byPeriodGroupAndCurrency('$paymentIntent.markRefundedAt', p),
+      entries: {
+        $concatArrays: [
+          [{ sessions: { $literal: 1 }, amount: ZERO }],
+          {
+            $map: {
+              input: {
+                $filter: {
+                  input: { $ifNull: ['$payments', []] },
+                  as: 'c',
+                  cond: {
+                    $and: [
+                      { $eq: ['$$c.status', 'confirmed'] },
+                      { $lte: ['$$c.confirmedAt', '$paymentIntent.markRefundedAt'] },
+                    ],
+                  },
+                },
+              },
+              as: 'p',
+              in: { sessions: { $literal: 0 }, amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals') },
+            },
+          },
+        ],
+      },
+    },
+  },
+  { $unwind: '$entries' },
+];
+
 export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
     collection: 'checkout_sessions',
@@ -346,7 +408,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     perCurrency: true,
     figures: ['payments', 'grossVolume', 'lateVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it; each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, what was sold: a complete session's line items' totals at its completion (what was
     // received is the session's, not split between lines); fees and gas are the session's, so null there.
     pipeline: (p) =>
@@ -462,7 +524,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     collection: 'checkout_sessions',
     time: 'createdAt',
     perCurrency: false,
-    groups: ['none', 'currency', 'network', 'paymentLink'],
+    // By status: which of the short sessions still wait for the rest, were completed as is, or ended.
+    groups: ['none', 'currency', 'network', 'paymentLink', 'status'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
     about:
       'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total',
@@ -472,6 +535,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
         $project: {
           createdAt: 1,
           currency: 1,
+          status: 1,
           payments: 1,
           paymentLinkId: 1,
           amountReceived: 1,
@@ -512,13 +576,16 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     perCurrency: true,
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['refundsMarked', 'amountRefunded'],
+    about:
+      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their confirmed payments confirmed by then, late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept',
     pipeline: (p) => [
       { $match: { ...tenant(p), 'paymentIntent.isMarkRefunded': true, ...within('paymentIntent.markRefundedAt', p) } },
+      ...refundEntries(p),
       {
         $group: {
-          _id: byPeriodGroupAndCurrency('$paymentIntent.markRefundedAt', p),
-          refunds: { $sum: 1 },
-          ...sumMoney('refunded', '$amountReceived'),
+          _id: '$key',
+          refunds: { $sum: '$entries.sessions' },
+          ...sumMoney('refunded', '$entries.amount', EXACT_CHUNKS),
         },
       },
       sorted,
@@ -526,7 +593,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     rows: each((doc, p) => ({
       ...moneyBase(doc, p),
       refundsMarked: Number(doc.refunds),
-      amountRefunded: moneyOf(doc, 'refunded'),
+      amountRefunded: cutToApi(moneyBig(doc, 'refunded')),
     })),
   },
   subscriptions: {
@@ -545,20 +612,20 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       {
         $group: {
           _id: {
-            started: period('$createdAt', p.interval),
-            ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p.interval)] },
-            pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p.interval), null] },
+            started: period('$createdAt', p),
+            ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p)] },
+            pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p), null] },
             // Each pause as the periods it began and ended in (null while it lasts).
             paused: {
               $map: {
                 input: { $ifNull: ['$pauses', []] },
                 in: {
-                  from: period('$$this.pausedAt', p.interval),
+                  from: period('$$this.pausedAt', p),
                   to: {
                     $cond: [
                       { $eq: [{ $ifNull: ['$$this.resumedAt', null] }, null] },
                       null,
-                      period('$$this.resumedAt', p.interval),
+                      period('$$this.resumedAt', p),
                     ],
                   },
                 },
@@ -623,16 +690,13 @@ const isoOf = (value: unknown): string | null =>
     : (value instanceof Date ? value : new Date(String(value))).toISOString();
 
 /**
- * The start of the period (UTC, weeks from Monday) that holds `at`, as the pipelines' `$dateTrunc`
- * gives it: a range from mid-period still shows that period, as the other reports do.
+ * The start of the period (in the report's zone, weeks from Monday) that holds `at`, as the
+ * pipelines' `$dateTrunc` gives it: a range from mid-period still shows that period, as the other reports do.
  */
-function periodStart(at: string, interval: ReportParams['interval']): string {
-  const date = new Date(at);
-  if (interval === 'all') return date.toISOString();
-  date.setUTCHours(0, 0, 0, 0);
-  if (interval === 'week') date.setUTCDate(date.getUTCDate() - ((date.getUTCDay() + 6) % 7));
-  if (interval === 'month') date.setUTCDate(1);
-  return date.toISOString();
+function periodStart(at: string, p: Pick<ReportParams, 'interval' | 'timeZone'>): string {
+  const time = Date.parse(at);
+  if (p.interval === 'all') return new Date(time).toISOString();
+  return new Date(zonedPeriodStart(time, p.interval, p.timeZone ?? UTC)).toISOString();
 }
 
 /**
@@ -652,17 +716,19 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
     count: number;
     monthly: bigint;
   };
+  const periodOfCohort = (value: unknown): string | null =>
+    value === null || value === undefined ? null : periodIso(value, p);
   const cohorts: Cohort[] = docs.map((doc) => {
     const id = doc._id as Record<string, unknown>;
     const [num, den] = MONTHLY[String(id.interval)] ?? [1n, 1n];
     const amount = BigInt(moneyOf(doc, 'amount'));
     return {
-      started: isoOf(id.started)!,
-      ended: isoOf(id.ended),
-      pastDue: isoOf(id.pastDue),
+      started: periodOfCohort(id.started)!,
+      ended: periodOfCohort(id.ended),
+      pastDue: periodOfCohort(id.pastDue),
       paused: ((id.paused as { from: unknown; to: unknown }[] | undefined) ?? []).map((pause) => ({
-        from: isoOf(pause.from)!,
-        to: isoOf(pause.to),
+        from: periodOfCohort(pause.from)!,
+        to: periodOfCohort(pause.to),
       })),
       group: id.group === null || id.group === undefined ? null : String(id.group),
       currency: String(id.currency),
@@ -681,7 +747,7 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
   ]
     .filter(
       (at) =>
-        (!p.from || at >= periodStart(p.from, p.interval)) &&
+        (!p.from || at >= periodStart(p.from, p)) &&
         (!p.to || at <= isoOf(p.to)!) &&
         (!p.before || at < isoOf(p.before)!),
     )

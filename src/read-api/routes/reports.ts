@@ -23,6 +23,7 @@ import {
 } from '../../reports/report-pipelines.ts';
 import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
 import { ValidationError, WeirError } from '../../shared/errors.ts';
+import { isTimeZone, UTC } from '../../shared/time-zone.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { FROM_DESCRIPTION, instantRange, parseIsoInstant, TO_DESCRIPTION } from '../instant-range.ts';
@@ -51,7 +52,19 @@ const ReportQuery = z.object({
   interval: z
     .enum(INTERVALS, { error: withCode(`must be one of ${INTERVALS.join(', ')}`) })
     .default('month')
-    .openapi({ description: 'The period each row covers (weeks start on Monday; UTC)' }),
+    .openapi({ description: 'The period each row covers (weeks start on Monday), in `timezone`' }),
+  timezone: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || v === '' || isTimeZone(v),
+      withCode('must be an IANA time zone, such as Europe/Paris or America/New_York, or UTC'),
+    )
+    .openapi({
+      description:
+        'The IANA time zone whose days, weeks and months the periods are (`UTC` unless given), daylight saving included: a period starts at a midnight there (shown as its UTC instant, `2026-03-01T05:00:00.000Z` for 1 March in New York), and a date alone in `from` / `to` is that whole day there; a timestamp stays exact (UTC when it has no offset)',
+      example: 'Europe/Paris',
+    }),
   groupBy: z
     .enum(GROUPS, { error: withCode(`must be one of ${GROUPS.join(', ')}`) })
     .default('none')
@@ -59,8 +72,10 @@ const ReportQuery = z.object({
       description:
         'A second key of each row; each report says which it takes. The reports that sum money also key each row by its currency',
     }),
-  from: instant(`The start of the range, by the time the report counts by (its \`dateField\`): ${FROM_DESCRIPTION}`),
-  to: instant(`The end of the range: ${TO_DESCRIPTION}`),
+  from: instant(
+    `The start of the range, by the time the report counts by (its \`dateField\`): ${FROM_DESCRIPTION} (its midnight in \`timezone\` when one is given)`,
+  ),
+  to: instant(`The end of the range: ${TO_DESCRIPTION} (that whole day in \`timezone\` when one is given)`),
   format: z
     .enum(FORMATS, { error: withCode(`must be one of ${FORMATS.join(', ')}`) })
     .default('json')
@@ -85,6 +100,7 @@ const ReportSchema = z
     name: z.enum(REPORT_NAMES),
     interval: z.enum(INTERVALS),
     groupBy: z.enum(GROUPS),
+    timezone: z.string().openapi({ description: 'The time zone the periods are of' }),
     dateField: z.string().openapi({
       description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')}, but \`completedAt\` for volume by product (volume counts money when it was received, so by each payment's confirmation; by product it counts what complete sessions sold, by their completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
     }),
@@ -141,9 +157,17 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
       const report = REPORTS[name];
       if (!report.groups.includes(query.groupBy))
         throw new ValidationError('groupBy', `the ${name} report groups by ${report.groups.join(', ')}`);
-      const range = instantRange(query);
+      const timeZone = query.timezone || UTC;
+      const range = instantRange(query, timeZone);
       const { organizationId, environment } = ctx.state.tenant;
-      const params = { organizationId, environment, interval: query.interval, groupBy: query.groupBy, ...range };
+      const params = {
+        organizationId,
+        environment,
+        interval: query.interval,
+        groupBy: query.groupBy,
+        timeZone,
+        ...range,
+      };
       const rows = await runReport(deps.readStore, name, params);
       const columns = ['period', 'group', ...(report.perCurrency ? ['currency'] : []), ...report.figures];
       if (query.format === 'json')
@@ -152,6 +176,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
           name,
           interval: query.interval,
           groupBy: query.groupBy,
+          timezone: timeZone,
           dateField: reportTime(name, query.groupBy),
           columns,
           data: rows,

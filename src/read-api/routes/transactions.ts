@@ -20,6 +20,9 @@ const TX_HASH = /^(?:0x)?([0-9a-fA-F]{64})$/;
 
 const given = (v: string | undefined): v is string => v !== undefined && v !== '';
 
+/** `confirmedAt[gt|gte|lt|lte]`: payments by the time the volume report counts them (a sweep has none). */
+const CONFIRMATION = ['confirmedAt'];
+
 /** The filters `listPage` cannot say itself: a numeric chain id, and a transaction hash in any case. */
 function extraFilters(query: { chainId?: string | undefined; transactionHash?: string | undefined }): Filter {
   const filter: Filter = {};
@@ -37,25 +40,29 @@ const checkedFilter = (test: RegExp, message: string, description: string) =>
     .refine((v) => !given(v) || test.test(v), withCode(message))
     .openapi({ description });
 
-const TransactionsQuery = listQuery({
-  chainId: checkedFilter(/^[1-9][0-9]{0,15}$/, 'must be a positive integer', 'The network (a chain id)'),
-  transactionHash: checkedFilter(
-    TX_HASH,
-    'must be a transaction hash: 64 hex digits, with or without 0x',
-    'The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without)',
-  ),
-  ids: queryFilter('Comma-separated transaction ids'),
-  type: queryFilter(TYPES.join(', ')),
-  status: queryFilter(STATUSES.join(', ')),
-  network: queryFilter("The network's name, as `GET /chains` shows it (`network`): one Weir offers"),
-  currency: queryFilter('The asset currency'),
-  assetId: queryFilter('The asset'),
-  checkoutSessionId: queryFilter("The session's transactions"),
-  paymentIntentId: queryFilter("The payment intent's transactions"),
-  invoiceId: queryFilter("The invoice's transactions"),
-  subscriptionId: queryFilter("The subscription's transactions"),
-  late: queryFilter('true or false: payments confirmed after their session ended'),
-});
+const TransactionsQuery = listQuery(
+  {
+    chainId: checkedFilter(/^[1-9][0-9]{0,15}$/, 'must be a positive integer', 'The network (a chain id)'),
+    transactionHash: checkedFilter(
+      TX_HASH,
+      'must be a transaction hash: 64 hex digits, with or without 0x',
+      'The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without)',
+    ),
+    ids: queryFilter('Comma-separated transaction ids'),
+    type: queryFilter(TYPES.join(', ')),
+    status: queryFilter(STATUSES.join(', ')),
+    network: queryFilter("The network's name, as `GET /chains` shows it (`network`): one Weir offers"),
+    currency: queryFilter('The asset currency'),
+    assetId: queryFilter('The asset'),
+    checkoutSessionId: queryFilter("The session's transactions"),
+    paymentIntentId: queryFilter("The payment intent's transactions"),
+    invoiceId: queryFilter("The invoice's transactions"),
+    subscriptionId: queryFilter("The subscription's transactions"),
+    late: queryFilter('true or false: payments confirmed after their session ended'),
+    // The volume report counts each payment at its confirmation: these bounds reconcile it day by day.
+  },
+  { dateFields: CONFIRMATION },
+);
 
 /**
  * `GET /transactions`: the tenant's on-chain money movements, newest first: payments credited to
@@ -79,7 +86,7 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/',
       summary: 'List transactions',
       description:
-        'Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first.',
+        'Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first. `confirmedAt[gt|gte|lt|lte]` selects payments by their confirmation, the time the volume report counts them by (a sweep has none, so it is left out): `type=incoming&status=confirmed&confirmedAt[gte]=2026-11-02&confirmedAt[lte]=2026-11-02` are the payments the volume report counts on 2 November UTC.',
       query: TransactionsQuery,
       response: listOf(TransactionSchema),
       errors: [invalidFields()],
@@ -88,6 +95,7 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
       const { environment } = ctx.state.tenant;
       return listPage(ctx, transactions, {
         base: extraFilters(query),
+        dateFields: CONFIRMATION,
         filters: {
           ids: { field: 'id', kind: 'csv' },
           type: { values: TYPES },

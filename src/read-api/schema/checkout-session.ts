@@ -478,6 +478,10 @@ export const TransactionSchema = z
       description:
         "The transaction on its network's explorer; null when the network has none (a local chain: the devnet, a local Tron) or is no longer offered",
     }),
+    confirmedAt: timestamp().nullable().optional().openapi({
+      description:
+        'Payments (`incoming`): when the payment was confirmed, the time the volume report counts it by (null while pending); absent on sweeps',
+    }),
     trxBurnt: amountString().nullable().optional().openapi({
       description:
         "Tron sweeps (`transfer`): TRX burnt (sun) for the energy and bandwidth the sweeper account's own did not cover, this session's share; null until mined",

@@ -1,0 +1,45 @@
+import test from 'ava';
+import { isTimeZone, periodKeyStart, zonedMidnight, zonedPeriodStart } from './time-zone.ts';
+
+const iso = (time: number) => new Date(time).toISOString();
+
+test('a zone’s midnight moves with daylight saving: New York’s 8 March 2026 starts at 05:00 UTC and lasts 23 hours, its 1 November 25', (t) => {
+  t.is(iso(zonedMidnight(2026, 3, 8, 'America/New_York')), '2026-03-08T05:00:00.000Z');
+  t.is(iso(zonedMidnight(2026, 3, 9, 'America/New_York')), '2026-03-09T04:00:00.000Z');
+  t.is(iso(zonedMidnight(2026, 11, 1, 'America/New_York')), '2026-11-01T04:00:00.000Z');
+  t.is(iso(zonedMidnight(2026, 11, 2, 'America/New_York')), '2026-11-02T05:00:00.000Z');
+  t.is(iso(zonedMidnight(2026, 3, 29, 'Europe/Paris')), '2026-03-28T23:00:00.000Z');
+  t.is(iso(zonedMidnight(2026, 3, 30, 'Europe/Paris')), '2026-03-29T22:00:00.000Z');
+  // Half-hour offsets, and a day number past the month's end rolls over as Date.UTC does.
+  t.is(iso(zonedMidnight(2026, 1, 1, 'Asia/Kolkata')), '2025-12-31T18:30:00.000Z');
+  t.is(iso(zonedMidnight(2026, 2, 29, 'UTC')), '2026-03-01T00:00:00.000Z');
+});
+
+test('the period holding an instant starts at the zone’s midnight: its day, its week from Monday, its month', (t) => {
+  // 02:30 UTC on Monday 9 March is still Sunday 8 March in New York (22:30 EDT).
+  const at = Date.parse('2026-03-09T02:30:00Z');
+  t.is(iso(zonedPeriodStart(at, 'day', 'America/New_York')), '2026-03-08T05:00:00.000Z');
+  t.is(iso(zonedPeriodStart(at, 'week', 'America/New_York')), '2026-03-02T05:00:00.000Z');
+  t.is(iso(zonedPeriodStart(at, 'month', 'America/New_York')), '2026-03-01T05:00:00.000Z');
+  t.is(iso(zonedPeriodStart(at, 'week', 'UTC')), '2026-03-09T00:00:00.000Z');
+  // 23:30 UTC on 31 March is 1 April in Paris.
+  t.is(iso(zonedPeriodStart(Date.parse('2026-03-31T23:30:00Z'), 'month', 'Europe/Paris')), '2026-03-31T22:00:00.000Z');
+});
+
+test('only IANA zone names (and UTC) are time zones: not offsets, abbreviations or made-up places', (t) => {
+  for (const zone of ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata', 'America/Argentina/Buenos_Aires'])
+    t.true(isTimeZone(zone), zone);
+  for (const zone of ['', '+01:00', 'EST', 'Mars/Olympus_Mons', 'Europe/Paris\n', '../etc/passwd', 'utc/x'])
+    t.false(isTimeZone(zone), JSON.stringify(zone));
+});
+
+test('a period named in a zone (a day, an ISO week from Monday, a month) starts at that zone’s midnight, weeks across a year’s end included', (t) => {
+  t.is(iso(periodKeyStart('2026-03-08', 'America/New_York')), '2026-03-08T05:00:00.000Z');
+  t.is(iso(periodKeyStart('2026-11', 'America/New_York')), '2026-11-01T04:00:00.000Z');
+  t.is(iso(periodKeyStart('2026-W10', 'America/New_York')), '2026-03-02T05:00:00.000Z');
+  // 2026's week 53 starts on Monday 28 December; 2027's week 1 on Monday 4 January; 2026's week 1 on 29 December 2025.
+  t.is(iso(periodKeyStart('2026-W53', 'Europe/Paris')), '2026-12-27T23:00:00.000Z');
+  t.is(iso(periodKeyStart('2027-W01', 'Europe/Paris')), '2027-01-03T23:00:00.000Z');
+  t.is(iso(periodKeyStart('2026-W01', 'UTC')), '2025-12-29T00:00:00.000Z');
+  t.true(Number.isNaN(periodKeyStart('2026-03-08T00:00:00.000Z', 'UTC')));
+});

@@ -1,0 +1,95 @@
+/**
+ * Calendar days in an IANA time zone (`Europe/Paris`), for reports an analyst closes in the
+ * business's own days: a zone's midnight moves with daylight saving, so a day there may last 23 or
+ * 25 hours, and only the zone's rules (Intl's, MongoDB's) say where each one starts.
+ */
+
+export const UTC = 'UTC';
+
+const DAY_MS = 86_400_000;
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's wall clock as numbers (`hourCycle: h23`, so midnight is 0, not 24). */
+function wallClock(zone: string): Intl.DateTimeFormat {
+  let format = formats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formats.set(zone, format);
+  }
+  return format;
+}
+
+/** Whether `name` is an IANA time zone this runtime knows (`UTC` included); offsets and abbreviations are not. */
+export function isTimeZone(name: string): boolean {
+  if (name === UTC) return true;
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+$/.test(name)) return false;
+  try {
+    wallClock(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The zone's date and time at `instant`, read as if it were UTC (its offset added). */
+function wallTime(instant: number, zone: string): number {
+  const parts = Object.fromEntries(
+    wallClock(zone)
+      .formatToParts(new Date(instant))
+      .map((p) => [p.type, Number(p.value)]),
+  ) as Record<string, number>;
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+}
+
+/** The instant the zone's wall clock shows `wall` (UTC-read); a time skipped by a change is read with the offset before it. */
+function instantOfWall(wall: number, zone: string): number {
+  const first = wall - (wallTime(wall, zone) - wall);
+  return wall - (wallTime(first, zone) - first);
+}
+
+/** The first instant of the day `year-month-day` (month from 1) in `zone`. */
+export function zonedMidnight(year: number, month: number, day: number, zone: string): number {
+  return instantOfWall(Date.UTC(year, month - 1, day), zone);
+}
+
+/** The first instant of the zone's day, week (from Monday) or month that holds `instant`. */
+export function zonedPeriodStart(instant: number, unit: 'day' | 'week' | 'month', zone: string): number {
+  const local = new Date(wallTime(instant, zone));
+  const year = local.getUTCFullYear();
+  const month = local.getUTCMonth() + 1;
+  if (unit === 'month') return zonedMidnight(year, month, 1, zone);
+  const back = unit === 'week' ? (local.getUTCDay() + 6) % 7 : 0;
+  const day = new Date(Date.UTC(year, month - 1, local.getUTCDate()) - back * DAY_MS);
+  return zonedMidnight(day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate(), zone);
+}
+
+/**
+ * How a pipeline names a period of a zone (`$dateToString` in it, which MongoDB and the embedded
+ * store agree on, where the embedded store's `$dateTrunc` misplaces a zone's midnight): the day, the
+ * ISO week (from Monday) or the month. `periodKeyStart` turns the name back into the period's first instant.
+ */
+export const PERIOD_KEY_FORMATS = { day: '%Y-%m-%d', week: '%G-W%V', month: '%Y-%m' } as const;
+
+/** The first instant in `zone` of a period named as `PERIOD_KEY_FORMATS` name them, or NaN. */
+export function periodKeyStart(key: string, zone: string): number {
+  const week = /^(\d{4})-W(\d{2})$/.exec(key);
+  if (week) {
+    // ISO week 1 is the one holding 4 January.
+    const fourth = Date.UTC(Number(week[1]), 0, 4);
+    const monday = new Date(
+      fourth - ((new Date(fourth).getUTCDay() + 6) % 7) * DAY_MS + (Number(week[2]) - 1) * 7 * DAY_MS,
+    );
+    return zonedMidnight(monday.getUTCFullYear(), monday.getUTCMonth() + 1, monday.getUTCDate(), zone);
+  }
+  const date = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(key);
+  return date ? zonedMidnight(Number(date[1]), Number(date[2]), Number(date[3] ?? 1), zone) : Number.NaN;
+}
