@@ -11,10 +11,7 @@ test('EIP-681 request and payee name EVM addresses in their EIP-55 checksum, wha
   const [stored] = sessionFixture().addresses;
   const address = { ...stored!, paymentAddress: DEPOSIT, asset: { ...stored!.asset, address: TOKEN, chainId: 31337 } };
   const token = evmPaymentRequest({ address, amountDue: 3000000n, words });
-  t.is(
-    token.uri,
-    `ethereum:${getAddress(TOKEN)}@31337/transfer?address=${getAddress(DEPOSIT)}&uint256=3000000`,
-  );
+  t.is(token.uri, `ethereum:${getAddress(TOKEN)}@31337/transfer?address=${getAddress(DEPOSIT)}&uint256=3000000`);
   t.is(token.payee, '0x307FB543c820D580f39A54c69B54C3733103760C');
   const native = evmPaymentRequest({
     address: { ...address, asset: { ...address.asset, address: 'native', decimals: 18 } },
