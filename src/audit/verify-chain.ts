@@ -94,6 +94,12 @@ export const chainSourceOf = (eventStore: EventStore): ChainSource => ({
   },
 });
 
+/** An event as a finding names it: its type and stream, or that its content is withheld (a bundle's other tenant). */
+const eventAt = (position: bigint, event: ChainedEvent | WithheldEvent): string =>
+  event.content === null
+    ? `the withheld event at ${position}`
+    : `the event at ${position} (${event.content.type} of ${event.content.streamId})`;
+
 const describe = (checkpoint: LoggedCheckpoint): string =>
   checkpoint.loggedAt === null
     ? `the published checkpoint for position ${checkpoint.position}`
@@ -220,7 +226,7 @@ export async function verifyChain(
           problem(
             'link_missing',
             position,
-            `the event at ${position} carries no link although the chain started before it`,
+            `${eventAt(position, event)} carries no link although the chain started before it`,
           );
           // A withheld event without a link: nothing to follow on from but the hash it should have.
           hashHere = hashAfter(expected, event) ?? expected;
@@ -230,7 +236,7 @@ export async function verifyChain(
             problem(
               'link_broken',
               position,
-              `the event at ${position} does not follow the event before it: events were removed, inserted or reordered before it`,
+              `${eventAt(position, event)} does not follow the event before it: events were removed, inserted or reordered before it`,
             );
           // A withheld event without a digest is taken as written: nothing to recompute it from.
           hashHere = hashAfter(link.previous, event) ?? link.hash;
@@ -238,7 +244,9 @@ export async function verifyChain(
             problem(
               'content_changed',
               position,
-              `the event at ${position} is not what was written there: its content was changed`,
+              event.content === null
+                ? `${eventAt(position, event)} does not hash to its link: its digest or link was changed`
+                : `${eventAt(position, event)} is not what was written there: its content was changed`,
             );
           // On from the stored hash, so one damaged event is one finding, not every event after it.
           expected = link.hash;

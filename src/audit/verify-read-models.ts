@@ -58,6 +58,23 @@ export const notCompared = (reason: string): ReadModelReport => ({
   differenceCount: 0,
 });
 
+/** An event a projection could not apply while rebuilding: the log holds what Weir never writes (edited, swapped). */
+class RebuildStoppedError extends Error {}
+
+/** `projection`, its failure on an event named by position, type, stream and projection (an edited log breaks the rebuild, not the report). */
+const naming = (projection: Projection): Projection => ({
+  ...projection,
+  async apply(event, store) {
+    try {
+      await projection.apply(event, store);
+    } catch (error) {
+      throw new RebuildStoppedError(
+        `the rebuild stopped at position ${event.position}: the ${projection.name} read model cannot apply the ${event.type} event of ${event.streamId} there (${error instanceof Error ? error.message : String(error)}): the log is not as Weir wrote it, see the hash chain's findings`,
+      );
+    }
+  },
+});
+
 const differingFields = (live: ReadDocument, rebuilt: ReadDocument): string[] =>
   [...new Set([...Object.keys(live), ...Object.keys(rebuilt)])].filter(
     (key) => !isDeepStrictEqual(live[key], rebuilt[key]),
@@ -115,11 +132,16 @@ export async function verifyReadModels(deps: {
   const runner = createProjectionRunner({
     eventStore: upToBound,
     readStore: scratch,
-    projections,
+    projections: projections.map(naming),
     log: () => undefined,
   });
   try {
-    await runner.rebuild((progress) => deps.onProgress?.({ phase: 'rebuild', ...progress }));
+    try {
+      await runner.rebuild((progress) => deps.onProgress?.({ phase: 'rebuild', ...progress }));
+    } catch (error) {
+      if (!(error instanceof RebuildStoppedError)) throw error;
+      return { ...notCompared(error.message), holds: false };
+    }
 
     let differences: ReadModelDifference[] = [];
     // Each row's columns against its own body: no rebuild involved, so not checked again below.

@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Bus } from '../bus/bus.ts';
+import { shownAddress } from '../shared/evm-address.ts';
 import type { RecoveryReads } from './payment-intents.ts';
 import type { SessionAddress } from '../../machines/checkout-session.types.ts';
 import { combineRails, combinedRecovery, type Rail, type RailRecoveryContext, type RecoveryRequest } from './rail.ts';
@@ -62,8 +63,8 @@ test("the payment request comes from the rail of the address's network: EIP-681 
     words: { label: 'Shop', message: 'Thing' },
   });
   t.deepEqual(evm, {
-    uri: `ethereum:${usdc.address}@7357/transfer?address=0x00000000000000000000000000000000000d3b05&uint256=1750000`,
-    payee: '0x00000000000000000000000000000000000d3b05',
+    uri: `ethereum:${shownAddress(usdc.address)}@7357/transfer?address=0x00000000000000000000000000000000000D3B05&uint256=1750000`,
+    payee: '0x00000000000000000000000000000000000D3B05',
   });
   const solanaUsdc = toSolanaRailNetwork(solanaNetwork).assets.find((a) => a.currency === 'usdc')!;
   const solana = rails.paymentRequest({

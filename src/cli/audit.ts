@@ -18,6 +18,7 @@ import type { LiveReadModels } from '../audit/verify-read-models.ts';
 import { ReadModelsUnreadableError, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, isPublicKeyText, operatorPublicKey } from '../audit/operator-key.ts';
+import { organizationRecordId } from '../actors/organization.ts';
 import { options } from './option-values.ts';
 
 /** Checkpoints published elsewhere: a file of one checkpoint as `weir audit checkpoint` prints it, a JSON array, or JSON lines. */
@@ -237,10 +238,20 @@ export async function exportBundle(deps: {
   option: (name: string) => string | undefined;
 }): Promise<void> {
   const organizationId = deps.option('--org');
-  if (!organizationId) throw new ConfigError('weir audit export: --org ID is required');
-  const environment = deps.option('--environment') ?? null;
-  if (environment !== null && environment !== 'test' && environment !== 'live')
-    throw new ConfigError(`--environment must be test or live, got ${environment}`);
+  if (!organizationId) throw new ConfigError('audit export: --org ID is required');
+  const given = deps.option('--environment') ?? null;
+  if (given !== null && given !== 'test' && given !== 'live')
+    throw new ConfigError(`--environment must be test or live, got ${given}`);
+  const environment: 'test' | 'live' | null = given;
+  // Every organization's log starts with its creation: none means a wrong id (or environment), told
+  // before a line is written (to stdout it could not be taken back: a bundle of other tenants' links).
+  const created = await Promise.all(
+    (environment === null ? (['test', 'live'] as const) : [environment]).map(
+      async (env) =>
+        (await deps.eventStore.readStream(`organization-${organizationRecordId(organizationId, env)}`)).length > 0,
+    ),
+  );
+  if (!created.includes(true)) throw noEventOf(organizationId, environment);
   const out = deps.option('--out');
   const totals: BundleCounts = { own: 0, checkpoints: 0, withheld: 0 };
   const lines = auditBundleLines({
@@ -256,11 +267,8 @@ export async function exportBundle(deps: {
   });
   await pipeline(Readable.from(lines), out ? createWriteStream(resolve(out)) : process.stdout);
   if (totals.own === 0) {
-    // Every organization's log starts with its creation: none means a wrong id (or environment).
     if (out) await rm(resolve(out), { force: true });
-    throw new ConfigError(
-      `weir audit export: the log holds no event of ${organizationId}${environment ? ` in ${environment}` : ''}: check --org`,
-    );
+    throw noEventOf(organizationId, environment);
   }
   console.error(
     `weir audit export: ${counted(totals.own, 'event')} of ${organizationId} and ${counted(totals.checkpoints, 'checkpoint')} in full, ${counted(totals.withheld, 'other event')} as links only${out ? `, in ${resolve(out)}` : ''}`,
@@ -285,6 +293,11 @@ export async function verifyBundleFile(argv: string[], file: string): Promise<vo
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   process.exitCode = report.holds ? 0 : 1;
 }
+
+const noEventOf = (organizationId: string, environment: string | null): ConfigError =>
+  new ConfigError(
+    `audit export: the log holds no event of ${organizationId}${environment ? ` in ${environment}` : ''}: check --org${environment ? ' and --environment' : ''}`,
+  );
 
 /** `1 checkpoint`, `2 checkpoints`: the export's summary counts. */
 const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

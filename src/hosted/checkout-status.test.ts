@@ -76,7 +76,7 @@ test('once an asset is chosen, the request asks for what remains, in the asset u
   t.like(after.payment, { amountDueRaw: '1750000', amountDue: '1.75' });
   t.is(
     after.payment?.paymentUri,
-    'ethereum:0x00000000000000000000000000000000000a11ce@7357/transfer?address=0x00000000000000000000000000000000000d3b05&uint256=1750000',
+    'ethereum:0x00000000000000000000000000000000000A11cE@7357/transfer?address=0x00000000000000000000000000000000000D3B05&uint256=1750000',
   );
   // A payment seen but not confirmed is not asked for twice.
   const seen = statusOf({ payments: [payment('100000000', 'pending')] });

@@ -85,6 +85,16 @@ test('weir audit export of a data dir that holds no log fails (exit 2) and creat
   t.false(existsSync(dataDir));
 });
 
+test("weir audit export --org of no organization in the log, to stdout, writes nothing (exit 2): it streamed every other tenant's links first", async (t) => {
+  const dataDir = await tempDir(t);
+  t.is(runWeir(['org', 'create', '--name', 'Shop', '--data-dir', dataDir]).status, 0);
+  const stranger = crypto.randomUUID();
+  const run = runWeir(['audit', 'export', '--org', stranger, '--data-dir', dataDir]);
+  t.is(run.status, 2, run.stderr);
+  t.is(run.stdout, '');
+  t.is(run.stderr, `weir: audit export: the log holds no event of ${stranger}: check --org\n`);
+});
+
 test('weir audit checkpoint, printing or signing, of a data dir that holds no log fails (exit 2) and creates nothing: it made an empty log there', async (t) => {
   const dataDir = join(await tempDir(t), 'no-such-dir');
   for (const args of [[], ['--write']]) {

@@ -1,7 +1,16 @@
 import test from 'ava';
 import { detected, sessionFixture } from '../../../../machines/checkout-session.fixture.ts';
 import { Changes } from './page.tsx';
-import { changeRows, describeRecordType, describeType, flatten, formatValue, HIDDEN, knownFields } from './changes.ts';
+import {
+  type ChangeRow,
+  changeRows,
+  describeRecordType,
+  describeType,
+  flatten,
+  formatValue,
+  HIDDEN,
+  knownFields,
+} from './changes.ts';
 
 test('flatten: dotted paths, arrays of objects by index, lists of values joined, secrets hidden at any depth, file bytes by size', (t) => {
   t.deepEqual(
@@ -209,4 +218,87 @@ test('the trail shows an amount with its currency and, in a muted line, the inte
     entry: { rows: [{ path: 'amountReceived', after: '12.345678 USDC', raw: '1234567800' }] },
   });
   t.regex(html, /<ins>12\.345678 USDC<\/ins><span class="raw muted small">in the log: 1234567800<\/span>/);
+});
+
+test("changeRows: an invoice's, a subscription's and a payment link's amounts written in the record's currency (an update's value before too), the log's integer kept", (t) => {
+  const rowsOf = (rows: ChangeRow[]) => Object.fromEntries(rows.map((r) => [r.path, r]));
+  const invoiceCreated = {
+    type: 'InvoiceCreated',
+    data: {
+      invoice: { id: 'in1', currency: 'eur', amountDue: '1250000000', lineItems: [{ unitAmount: '250000000' }] },
+    },
+  };
+  t.like(rowsOf(changeRows(invoiceCreated)), {
+    amountDue: { after: '12.50 EUR', raw: '1250000000' },
+    'lineItems[0].unitAmount': { after: '2.50 EUR', raw: '250000000' },
+  });
+  const paid = { type: 'InvoicePaid', data: { checkoutSessionId: 'cs', amountPaid: '1250000000', chainId: 1 } };
+  t.like(rowsOf(changeRows(paid, [invoiceCreated])), { amountPaid: { after: '12.50 EUR', raw: '1250000000' } });
+  const updated = { type: 'InvoiceUpdated', data: { changes: { amountDue: '1500000000' }, at: 'x' } };
+  t.deepEqual(changeRows(updated, [invoiceCreated]), [
+    { path: 'amountDue', before: '12.50 EUR', after: '15.00 EUR', raw: '1500000000' },
+  ]);
+
+  const subscription = {
+    type: 'SubscriptionCreated',
+    data: { subscription: { id: 's1', currency: 'usd', amountTotal: '900000000', periodAmountDue: '990000000' } },
+  };
+  const renewal = { type: 'RenewalInvoiceIssued', data: { invoice: { id: 'in2', amountDue: '990000000' } } };
+  t.like(rowsOf(changeRows(subscription)), {
+    amountTotal: { after: '9.00 USD', raw: '900000000' },
+    periodAmountDue: { after: '9.90 USD', raw: '990000000' },
+  });
+  t.like(rowsOf(changeRows(renewal, [subscription])), { amountDue: { after: '9.90 USD' } });
+
+  const link = {
+    type: 'PaymentLinkCreated',
+    data: {
+      link: {
+        id: 'pl1',
+        currency: 'usdc',
+        amount: null,
+        suggestedAmounts: ['500000000', '1000000000'],
+        minimumAmount: '100000000',
+        maximumAmount: '5000000000',
+      },
+    },
+  };
+  t.like(rowsOf(changeRows(link)), {
+    amount: { after: '—' },
+    suggestedAmounts: { after: '5.00 USDC, 10.00 USDC', raw: '500000000, 1000000000' },
+    minimumAmount: { after: '1.00 USDC', raw: '100000000' },
+    maximumAmount: { after: '50.00 USDC', raw: '5000000000' },
+  });
+});
+
+test("changeRows: a sweep's gas written in its chain's native coin (wei as ETH, sun as TRX), the log's integer kept; a chain not known, as the log holds it", (t) => {
+  const rowsOf = (rows: ChangeRow[]) => Object.fromEntries(rows.map((r) => [r.path, r]));
+  const earlier = [{ type: 'CheckoutSessionCreated', data: { session: sessionFixture() } }];
+  const natives = new Map([
+    [31337, { decimals: 18, unit: 'ETH' }],
+    [1416785484, { decimals: 6, unit: 'TRX' }],
+  ]);
+  const swept = (chainId: number, extra: Record<string, unknown> = {}) => ({
+    type: 'FundsSwept',
+    data: {
+      sweep: { network: 'n', chainId, transactionHash: '0xab', gasUsed: '52000', gasCost: '104000000000000', ...extra },
+    },
+  });
+  t.like(rowsOf(changeRows(swept(31337), earlier, [], natives)), {
+    gasUsed: { after: '52000' },
+    gasCost: { after: '0.000104 ETH', raw: '104000000000000' },
+  });
+  const tron = swept(1416785484, {
+    gasCost: '345000',
+    tron: { energyUsed: '31895', bandwidthUsed: '345', trxBurnt: '345000', energySource: 'burn' },
+  });
+  t.like(rowsOf(changeRows(tron, earlier, [], natives)), {
+    gasCost: { after: '0.345 TRX', raw: '345000' },
+    'tron.trxBurnt': { after: '0.345 TRX', raw: '345000' },
+    'tron.energyUsed': { after: '31895' },
+  });
+  t.deepEqual(rowsOf(changeRows(swept(5), earlier, [], natives)).gasCost, {
+    path: 'gasCost',
+    after: '104000000000000',
+  });
 });

@@ -146,11 +146,19 @@ export function knownItemFields(id: string, earlier: readonly EventLike[]): Map<
 }
 
 /** How an amount is written: its decimals (10^8 for Weir's own scale) and its currency or symbol. */
-type Scale = { decimals: number; unit: string };
+export type Scale = { decimals: number; unit: string };
 const WEIR_DECIMALS = 8;
 
+/** Each chain's native coin by chain id: a sweep's gas is paid in it, in its smallest unit (wei, sun, lamports). */
+export type NativeCoins = ReadonlyMap<number, Scale>;
+
 /** A field that holds an amount on Weir's 10^8 scale (`amountRaw`, in chain units, is told apart by its asset). */
-const AMOUNT_FIELD = /^(amount[A-Z]\w*|amount|unitAmount|gasAmount)$/;
+const AMOUNT_FIELD = /^(amount|[a-z]\w*Amount)([A-Z]\w*)?$/;
+/** A sweep's gas and, on Tron, the TRX burnt and renting energy cost: in the native coin's smallest unit. */
+const GAS_FIELD = /^(gasCost|trxBurnt|rentalCost)$/;
+/** A payment link's suggested amounts: a list on Weir's 10^8 scale. */
+const AMOUNT_LIST_FIELD = 'suggestedAmounts';
+const INTEGER = /^-?\d+$/;
 
 /** The asset's scale from an `AssetRef`-like object. */
 const assetScale = (asset: unknown): Scale | null =>
@@ -158,49 +166,91 @@ const assetScale = (asset: unknown): Scale | null =>
     ? { decimals: asset.decimals, unit: asset.symbol }
     : null;
 
+/** The creation events whose snapshot names a record's currency, by the snapshot's field. */
+const CREATIONS: Record<string, string> = {
+  CheckoutSessionCreated: 'session',
+  InvoiceCreated: 'invoice',
+  SubscriptionCreated: 'subscription',
+  PaymentLinkCreated: 'link',
+};
+
+/** The currency of the record the events are of, as its creation named it (null: no creation in sight). */
+const recordCurrency = (events: readonly EventLike[]): string | null => {
+  for (const event of events) {
+    const field = CREATIONS[event.type];
+    const snapshot = field === undefined ? undefined : event.data[field];
+    if (isPlainObject(snapshot) && typeof snapshot.currency === 'string') return snapshot.currency.toUpperCase();
+  }
+  return null;
+};
+
 /**
- * The amounts a checkout session's event holds, by path as `flatten` names them, each with its scale:
- * the session's amounts on Weir's 10^8 scale in its currency (or the `currency` beside them: a line, a
- * price); a transfer's `amountRaw` in its asset's units; `PaymentMethodSelected.amountDue` in the chosen
- * asset's units (machines/checkout-session.types.ts). Empty for other records: their scales are not known here.
+ * The amounts an event holds, by path as `flatten` names them, each with its scale: a checkout
+ * session's, an invoice's, a subscription's or a payment link's amounts on Weir's 10^8 scale in its
+ * currency (or the `currency` beside them: a line, a price); a transfer's `amountRaw` in its asset's
+ * units; `PaymentMethodSelected.amountDue` in the chosen asset's units (machines/checkout-session.types.ts);
+ * a sweep's gas in its chain's native coin (`natives`). An amount whose scale is not known is left out.
  */
-export function amountScales(event: EventLike, earlier: readonly EventLike[], shown: unknown): Map<string, Scale> {
-  const creation = [...earlier, event].find((e) => e.type === 'CheckoutSessionCreated')?.data.session;
+export function amountScales(
+  event: EventLike,
+  earlier: readonly EventLike[],
+  shown: unknown,
+  natives: NativeCoins = new Map(),
+): Map<string, Scale> {
   const scales = new Map<string, Scale>();
-  if (!isPlainObject(creation) || typeof creation.currency !== 'string') return scales;
-  const sessionUnit = creation.currency.toUpperCase();
-  if (event.type === 'PaymentMethodSelected' && Array.isArray(creation.addresses)) {
+  const recordUnit = recordCurrency([...earlier, event]);
+  const creation = [...earlier, event].find((e) => e.type === 'CheckoutSessionCreated')?.data.session;
+  if (event.type === 'PaymentMethodSelected' && isPlainObject(creation) && Array.isArray(creation.addresses)) {
     const chosen = creation.addresses.find((a) => isPlainObject(a) && a.id === event.data.addressId);
     const scale = isPlainObject(chosen) ? assetScale(chosen.asset) : null;
     if (scale) scales.set('amountDue', scale);
   }
-  const walk = (value: unknown, path: string, unit: string): void => {
+  const walk = (value: unknown, path: string, unit: string | null, native: Scale | undefined): void => {
     if (Array.isArray(value)) {
       value.forEach((v, i) => {
-        walk(v, `${path}[${i}]`, unit);
+        walk(v, `${path}[${i}]`, unit, native);
       });
       return;
     }
     if (!isPlainObject(value)) return;
     const here = typeof value.currency === 'string' ? value.currency.toUpperCase() : unit;
+    const coin = typeof value.chainId === 'number' ? natives.get(value.chainId) : native;
     const asset = assetScale(value.asset);
     for (const [k, v] of Object.entries(value)) {
       const at = path ? `${path}.${k}` : k;
-      if (typeof v === 'string' && /^-?\d+$/.test(v) && !scales.has(at)) {
+      if (typeof v === 'string' && INTEGER.test(v) && !scales.has(at)) {
         if (k === 'amountRaw' && asset) scales.set(at, asset);
-        else if (AMOUNT_FIELD.test(k)) scales.set(at, { decimals: WEIR_DECIMALS, unit: here });
-      } else walk(v, at, here);
+        else if (GAS_FIELD.test(k)) {
+          if (coin) scales.set(at, coin);
+        } else if (AMOUNT_FIELD.test(k) && here !== null) scales.set(at, { decimals: WEIR_DECIMALS, unit: here });
+      } else if (
+        k === AMOUNT_LIST_FIELD &&
+        here !== null &&
+        Array.isArray(v) &&
+        v.every((x) => INTEGER.test(String(x)))
+      )
+        scales.set(at, { decimals: WEIR_DECIMALS, unit: here });
+      else walk(v, at, here, coin);
     }
   };
-  walk(shown, '', sessionUnit);
+  walk(shown, '', recordUnit, undefined);
   return scales;
 }
 
-/** An amount's row written with its currency, the log's integer kept as `raw`. */
-const withScale = (row: ChangeRow, scale: Scale | undefined): ChangeRow =>
-  scale && /^-?\d+$/.test(row.after)
-    ? { ...row, after: `${documentAmount(BigInt(row.after), '−', scale.decimals)} ${scale.unit}`, raw: row.after }
-    : row;
+/** Integers (one, or a list as `flatten` joins it) written on `scale`. */
+const scaled = (text: string, scale: Scale): string =>
+  text
+    .split(', ')
+    .map((n) => `${documentAmount(BigInt(n), '−', scale.decimals)} ${scale.unit}`)
+    .join(', ');
+
+/** An amount's row written with its currency, the log's integer kept as `raw` (a value before it written the same way). */
+const withScale = (row: ChangeRow, scale: Scale | undefined): ChangeRow => {
+  if (!scale || !/^-?\d+(, -?\d+)*$/.test(row.after)) return row;
+  const before =
+    row.before !== undefined && /^-?\d+(, -?\d+)*$/.test(row.before) ? { before: scaled(row.before, scale) } : {};
+  return { ...row, ...before, after: scaled(row.after, scale), raw: row.after };
+};
 
 /**
  * The rows of one event: for an update, each changed field with its value before (when the log
@@ -211,15 +261,18 @@ export function changeRows(
   earlier: readonly EventLike[] = [],
   /** Events of other records that name the chain of this one's hashes (the checkout session that paid an invoice). */
   related: readonly EventLike[] = [],
+  /** Each chain's native coin: a sweep's gas written in it. */
+  natives: NativeCoins = new Map(),
 ): ChangeRow[] {
   const { changes, at: _at, ...rest } = event.data;
   const chains = chainsOfHashes([...related, ...earlier]);
   const rows: ChangeRow[] = [];
   if (isPlainObject(changes)) {
     const known = knownFields(earlier);
+    const changed = amountScales(event, earlier, changes, natives);
     for (const [path, after] of flatten(changes)) {
       const before = known.get(path);
-      rows.push(before === undefined ? { path, after } : { path, before, after });
+      rows.push(withScale(before === undefined ? { path, after } : { path, before, after }, changed.get(path)));
     }
   } else if (changes !== undefined) rows.push({ path: 'changes', after: formatValue(changes) });
   // A creation's snapshot (`{customer: {...}}`) is shown as the record's own fields, less its tenant.
@@ -229,7 +282,7 @@ export function changeRows(
     changes === undefined && event.type.endsWith('Updated') && typeof rest.id === 'string'
       ? knownItemFields(rest.id, earlier)
       : null;
-  const scales = amountScales(event, earlier, snapshot ?? rest);
+  const scales = amountScales(event, earlier, snapshot ?? rest, natives);
   for (const [path, after] of flatten(snapshot ?? rest, '', chains)) {
     if (!path || (snapshot && TENANT_FIELDS.has(path))) continue;
     const before = item?.get(path);

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { auditFilter, parseAuditQuery } from './trail.ts';
+import { TEST_NETWORK, createTestRail } from '../../../chain-ingest/test-rail.ts';
+import { auditFilter, nativeCoinsOf, parseAuditQuery } from './trail.ts';
 
 const TENANT = { organizationId: 'org-1', environment: 'live' as const };
 
@@ -34,4 +35,11 @@ test('a filter that cannot be read is named and left out', (t) => {
   const { query, errors } = parseAuditQuery({ recordType: 'planet', to: 'soon' });
   t.deepEqual(errors, { recordType: 'Pick a record type from the list.', to: 'Enter a date as YYYY-MM-DD.' });
   t.deepEqual(auditFilter(TENANT, query, errors), { organizationId: 'org-1', environments: 'live', system: false });
+});
+
+test("the native coins a sweep's gas is written in: every network the rails offer, by chain id", (t) => {
+  t.deepEqual(
+    nativeCoinsOf(createTestRail()),
+    new Map([[TEST_NETWORK.chainId, { decimals: 18, unit: TEST_NETWORK.nativeCurrency.symbol }]]),
+  );
 });

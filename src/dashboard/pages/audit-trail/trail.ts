@@ -11,7 +11,8 @@ import {
   pageOf,
   queryValue as one,
 } from '../../ui/list-controls.tsx';
-import { changeRows, type ChangeRow } from './changes.ts';
+import { everyNetwork, type Rail } from '../../../chain-ingest/rail.ts';
+import { changeRows, type ChangeRow, type NativeCoins } from './changes.ts';
 
 export const PAGE_SIZE = 25;
 
@@ -88,6 +89,12 @@ export function auditFilter(
 
 export type AuditEntry = AuditEntryDoc & { actorName: string | null; rows: ChangeRow[] };
 
+/** Each network's native coin by chain id, as the rails offer it: what a sweep's gas is paid in. */
+export const nativeCoinsOf = (rail: Pick<Rail, 'networks'>): NativeCoins =>
+  new Map(
+    everyNetwork(rail).map((n) => [n.chainId, { decimals: n.nativeCurrency.decimals, unit: n.nativeCurrency.symbol }]),
+  );
+
 /** Names for actors: a user's email, an API key's name. */
 async function actorNames(readStore: ReadStore, entries: AuditEntryDoc[]): Promise<Map<string, string>> {
   const ids = (kind: string) => [
@@ -108,7 +115,7 @@ async function actorNames(readStore: ReadStore, entries: AuditEntryDoc[]): Promi
  * from the log (the record's stream, read once per page) as the rows of what changed.
  */
 export async function loadTrail(
-  deps: { readStore: ReadStore; eventStore: EventStore },
+  deps: { readStore: ReadStore; eventStore: EventStore; rail?: Pick<Rail, 'networks'> },
   tenant: DashboardTenant,
   query: AuditQuery,
   errors: Partial<Record<keyof AuditQuery, string>> = {},
@@ -127,6 +134,7 @@ export async function loadTrail(
     if (!streams.has(streamId)) streams.set(streamId, deps.eventStore.readStream(streamId));
     return streams.get(streamId)!;
   };
+  const natives = deps.rail ? nativeCoinsOf(deps.rail) : new Map();
   const entries: AuditEntry[] = [];
   for (const doc of docs) {
     const events = await read(doc.streamId);
@@ -144,7 +152,7 @@ export async function loadTrail(
     entries.push({
       ...doc,
       actorName: names.get(doc.actor) ?? null,
-      rows: event ? changeRows({ type: event.type, data: event.data }, earlier, related) : [],
+      rows: event ? changeRows({ type: event.type, data: event.data }, earlier, related, natives) : [],
     });
   }
   return { entries, count };
