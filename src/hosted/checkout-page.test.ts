@@ -237,3 +237,9 @@ test('without JavaScript the payer is told why choosing an asset shows nothing, 
   );
   t.notRegex(render(chosen({ status: 'expired' })).html, /needs-script/);
 });
+
+test('an expired or canceled checkout asks for nothing: no Remaining row beside "do not send a payment"; an open one shows it', (t) => {
+  t.true(isHidden(render(chosen({ status: 'expired' })).html, 'remaining-row'));
+  t.true(isHidden(render(chosen({ status: 'canceled' })).html, 'remaining-row'));
+  t.false(isHidden(render(chosen()).html, 'remaining-row'));
+});

@@ -80,7 +80,9 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
   rows.push(row('Paid', status.amountReceivedFormatted, 'paid'));
   // Seen, not confirmed: shown apart, so Paid + Confirming + Remaining make the total due.
   rows.push(row('Confirming', status.amountPendingFormatted, 'confirming', '', status.amountPending === '0'));
-  rows.push(row('Remaining', status.amountLeftFormatted, 'remaining', 'strong remaining'));
+  // Expired or canceled, nothing is left to pay: no "Remaining" beside "do not send a payment".
+  const over = session.status === 'expired' || session.status === 'canceled';
+  rows.push(row('Remaining', status.amountLeftFormatted, 'remaining', 'strong remaining', over));
   return `<dl class="totals" id="totals">${rows.join('')}</dl>`;
 }
 
