@@ -1,7 +1,7 @@
 import test from 'ava';
 import { businessFooter } from './business-footer.ts';
 
-test('the footer shows the business details given, escaped, and links only to http(s) addresses', (t) => {
+test('the footer shows the business details given, escaped, the country by name, and links only to http(s) addresses', (t) => {
   const html = businessFooter({
     name: 'Corner <Coffee>',
     supportEmail: 'help@corner.example',
@@ -15,7 +15,7 @@ test('the footer shows the business details given, escaped, and links only to ht
   t.regex(html, /Corner &lt;Coffee&gt;/);
   t.regex(html, /<a href="mailto:help@corner\.example">/);
   t.regex(html, /<a href="tel:\+442079460000">\+44 20 7946 0000<\/a>/);
-  t.regex(html, /1 Bean St<br>E1 London<br>GB/);
+  t.regex(html, /1 Bean St<br>E1 London<br>United Kingdom<\/address>/);
   t.regex(html, /<a href="https:\/\/corner\.example\/privacy">Privacy<\/a>/);
   t.notRegex(html, /javascript|Terms|Support</);
   t.is(businessFooter(null), '');

@@ -1,5 +1,6 @@
 import type { BusinessDetails } from '../actors/organization.ts';
 import { escapeHtml as e } from './html.ts';
+import { addressLines } from './invoice-document.ts';
 
 /** Only http(s) links are shown: a `javascript:` URL in the merchant's settings is never a link. */
 const safeUrl = (url: string | null | undefined): string | null => (url && /^https?:\/\//i.test(url) ? url : null);
@@ -36,10 +37,8 @@ export const supportUrlOf = (org: Partial<BusinessDetails>): string | null => sa
  */
 export function businessFooter(org: (Partial<BusinessDetails> & { name: string }) | null): string {
   if (!org) return '';
-  const a = org.addressDetails;
-  const address = a
-    ? [a.line1, a.line2, [a.postalCode, a.city].filter(Boolean).join(' '), a.state, a.country].filter(Boolean)
-    : [];
+  // As the invoice writes it: the country by name (`GB` → United Kingdom), not the code a payer must decode.
+  const address = addressLines(org.addressDetails);
   const contact = contactLinks(org);
   const links: string[] = [];
   const website = safeUrl(org.websiteUrl);

@@ -228,3 +228,18 @@ test('a token chosen on the local Tron, which charges no fee: the page says so r
   t.regex(usdt, /id="fee-hint">The local Tron charges no network fee: a wallet holding only USDT can send it\./);
   t.notRegex(usdt, /burn/);
 });
+
+test('without JavaScript the payer is told why choosing an asset shows nothing, and a session that is over says nothing of it', (t) => {
+  const open = render(chosen({ cancelUrl: 'https://shop.example/cart' })).html;
+  t.regex(
+    open,
+    /<noscript><p class="warning" id="needs-script">This page needs JavaScript to show the address and amount to send\./,
+  );
+  t.notRegex(render(chosen({ status: 'expired' })).html, /needs-script/);
+});
+
+test('an expired or canceled checkout asks for nothing: no Remaining row beside "do not send a payment"; an open one shows it', (t) => {
+  t.true(isHidden(render(chosen({ status: 'expired' })).html, 'remaining-row'));
+  t.true(isHidden(render(chosen({ status: 'canceled' })).html, 'remaining-row'));
+  t.false(isHidden(render(chosen()).html, 'remaining-row'));
+});

@@ -80,7 +80,9 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
   rows.push(row('Paid', status.amountReceivedFormatted, 'paid'));
   // Seen, not confirmed: shown apart, so Paid + Confirming + Remaining make the total due.
   rows.push(row('Confirming', status.amountPendingFormatted, 'confirming', '', status.amountPending === '0'));
-  rows.push(row('Remaining', status.amountLeftFormatted, 'remaining', 'strong remaining'));
+  // Expired or canceled, nothing is left to pay: no "Remaining" beside "do not send a payment".
+  const over = session.status === 'expired' || session.status === 'canceled';
+  rows.push(row('Remaining', status.amountLeftFormatted, 'remaining', 'strong remaining', over));
   return `<dl class="totals" id="totals">${rows.join('')}</dl>`;
 }
 
@@ -148,7 +150,9 @@ function payPanel(
   // Only the wallets of the chosen asset's network show; checkout.js shows another family when the payer switches.
   const family = (name: string, actions: string) =>
     `<div class="wallet-family" data-wallet-family="${name}"${name === chosenFamily ? '' : ' hidden'}>${actions}</div>`;
+  // The asset buttons and cancel run in checkout.js: without it they would do nothing, unexplained.
   return `<div id="pay-controls"${nothingToSend(status) ? ' hidden' : ''}>
+    <noscript><p class="warning" id="needs-script">This page needs JavaScript to show the address and amount to send. Turn JavaScript on for this page, or open it in another browser, then choose how to pay.</p></noscript>
     <h2 id="pay-title">Choose how to pay</h2>
     <div id="assets" class="assets" role="group" aria-labelledby="pay-title">${assetChoices(session, names, chosen, wallet)}
     </div>

@@ -4,6 +4,7 @@ import type { Invoice } from '../../machines/invoice.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { documentAmount } from '../shared/money.ts';
 import { invoiceDocument } from './invoice-document.ts';
+import { renderInvoicePage } from './invoice-page.ts';
 
 // Due on 1 February 2030, a date: stored as that day's last instant.
 const DUE = '2030-02-01T23:59:59.999Z';
@@ -177,4 +178,17 @@ test('a recurring invoice says how often and the period it bills (its issue date
     invoiceDocument({ invoice: openInvoice(), organization: null, customer: null, nowMs: BEFORE_DUE }).recurrence,
     null,
   );
+});
+
+test('a voided invoice says there is nothing to pay and shows no amount remaining beside it; an open one does', (t) => {
+  const page = (status: Invoice['status']) =>
+    renderInvoicePage(
+      invoiceDocument({ invoice: openInvoice({ status }), organization: null, customer: null, nowMs: BEFORE_DUE }),
+      null,
+      { pay: '/pay', pdf: '/pdf' },
+    );
+  const voided = page('void');
+  t.regex(voided, /voided: nothing to pay/);
+  t.notRegex(voided, /Amount remaining/);
+  t.regex(page('open'), /Amount remaining/);
 });

@@ -190,6 +190,9 @@ function billedToOf(customer: Customer | null): InvoiceDocument['billedTo'] {
  * The document of a finalized invoice. `productDetails`: the catalog description of a line's
  * price's product, when it has one. `nowMs` words the status (due or overdue).
  */
+/** A voided invoice is owed nothing: its page and PDF show no "amount remaining" beside "nothing to pay". */
+export const owesNothing = (doc: InvoiceDocument): boolean => doc.status.tone === 'void';
+
 export function invoiceDocument(input: {
   invoice: Invoice;
   organization: Organization | null;

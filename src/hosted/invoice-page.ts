@@ -1,6 +1,6 @@
 import type { Organization } from '../actors/organization.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
-import type { InvoiceDocument } from './invoice-document.ts';
+import { type InvoiceDocument, owesNothing } from './invoice-document.ts';
 
 /** Where the page's actions go: the pay link, the PDF; `payOnline`: the pay link in full, printed on paper. */
 export type InvoicePageLinks = { pay: string; pdf: string; payOnline?: string };
@@ -91,7 +91,7 @@ function totals(doc: InvoiceDocument): string {
       ${doc.taxes.map((tax, i) => row(tax.label, tax.amount, `tax-${i}`, tax.included ? 'tax-included' : 'tax')).join('')}
       ${row('Total', doc.total, 'total', 'total')}
       ${doc.anyPaid ? row('Amount paid', doc.amountPaid, 'amount-paid') : ''}
-      ${row('Amount remaining', doc.amountRemaining, 'amount-remaining', 'remaining')}
+      ${owesNothing(doc) ? '' : row('Amount remaining', doc.amountRemaining, 'amount-remaining', 'remaining')}
     </table>`;
 }
 

@@ -1,4 +1,4 @@
-import type { InvoiceDocument } from './invoice-document.ts';
+import { type InvoiceDocument, owesNothing } from './invoice-document.ts';
 
 const PAGE = { width: 595.28, height: 841.89 };
 const MARGIN = 50;
@@ -194,7 +194,7 @@ export async function renderInvoicePdf(
     ...doc.taxes.map((tax): [string, string, boolean] => [tax.label, tax.amount, false]),
     ['Total', doc.total, true],
     ...(doc.anyPaid ? [['Amount paid', doc.amountPaid, false] as [string, string, boolean]] : []),
-    ['Amount remaining', doc.amountRemaining, true],
+    ...(owesNothing(doc) ? [] : [['Amount remaining', doc.amountRemaining, true] as [string, string, boolean]]),
   ];
   if (y + totals.length * 18 + 10 > BOTTOM) {
     pdf.addPage();

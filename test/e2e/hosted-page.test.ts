@@ -134,7 +134,8 @@ test('a refused asset choice stays said through the status polls until the payer
   let polls = 0;
   await page.waitForResponse((r) => r.url().endsWith(`/checkout/${session.id}/status`) && ++polls === 2);
   t.is(await page.locator('#status-title').textContent(), 'This asset cannot be used');
-  t.is(await page.locator('#status-detail').textContent(), 'assetId: USDC cannot represent the amount due exactly');
+  // In the payer's words: not the API's field name before them.
+  t.is(await page.locator('#status-detail').textContent(), 'USDC cannot represent the amount due exactly');
   t.true(await page.locator('#reveal').isHidden(), 'no request to pay in the refused asset');
 
   await page.getByRole('button', { name: /USDC/ }).click();

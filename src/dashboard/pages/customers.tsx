@@ -6,7 +6,7 @@ import { can } from '../auth/roles.ts';
 import type { DashboardContext } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { Alert, Card, CsrfField, DateTime, EmptyState, Field, money } from '../ui/components.tsx';
+import { Alert, Card, CsrfField, DateTime, EmptyState, Field, money, TableScroll } from '../ui/components.tsx';
 import { type FormErrors, formErrorsOf, refusalMessage, textOf, valuesOf } from '../ui/form-parts.tsx';
 import { AppLayout, NewButton } from '../ui/layout.tsx';
 import { Related, type RelatedSession, RelatedSessions } from '../ui/related-records.tsx';
@@ -133,7 +133,7 @@ function CustomerList({ customers, email }: { customers: Customer[]; email: stri
           hint={email ? undefined : 'Customers are made at checkout, by invoices, or here.'}
         />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Customers with their email and name">
           <table>
             <thead>
               <tr>
@@ -164,7 +164,7 @@ function CustomerList({ customers, email }: { customers: Customer[]; email: stri
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );

@@ -6,7 +6,18 @@ import { can } from '../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../context.ts';
 import { redirectTo, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { Alert, Badge, Card, CsrfField, EmptyState, Facts, Field, money, type Tone } from '../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  EmptyState,
+  Facts,
+  Field,
+  money,
+  type Tone,
+  TableScroll,
+} from '../ui/components.tsx';
 import {
   AmountField,
   decimalAmount,
@@ -199,7 +210,7 @@ function CouponList({ coupons }: { coupons: Coupon[] }): JSX.Element {
       {coupons.length === 0 ? (
         <EmptyState message="No coupons yet." hint="A coupon is a discount; payers use it through its codes." />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Coupons with their discount and status">
           <table>
             <thead>
               <tr>
@@ -234,7 +245,7 @@ function CouponList({ coupons }: { coupons: Coupon[] }): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
@@ -328,7 +339,7 @@ async function renderDetail(
         )}
       </div>
       <Card title="Promotion codes" id="promotion-codes">
-        <div class="table-wrap">
+        <TableScroll label="Promotion codes of this coupon">
           <table>
             <thead>
               <tr>
@@ -353,7 +364,7 @@ async function renderDetail(
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </Card>
     </AppLayout>,
     status,

@@ -28,6 +28,12 @@ function request(p) {
   shownUri = p.paymentUri;
 }
 
+/** A refusal in the payer's words: the API names its field first (`code: …`), which means nothing to a payer. */
+function refusal(body) {
+  const text = String(body?.message ?? 'Please try again.').replace(/^[A-Za-z][\w.[\]]*: /, '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function say(title, detail) {
   $('status-title').textContent = title;
   $('status-detail').textContent = detail;
@@ -55,7 +61,7 @@ async function choose(button, focus = false) {
   if (!res.ok) {
     // The request shown before was for another asset: hidden, so nothing invites paying what was refused.
     $('reveal').hidden = true;
-    sayProblem('This asset cannot be used', body.message);
+    sayProblem('This asset cannot be used', refusal(body));
     return;
   }
   problem = null;
@@ -110,7 +116,7 @@ if (promo)
       body: JSON.stringify({ code: new FormData(promo).get('code') }),
     });
     const body = await res.json();
-    $('promo-result').textContent = res.ok ? 'Applied' : body.message;
+    $('promo-result').textContent = res.ok ? 'Applied' : refusal(body);
     // The discount changes the order's totals: the page is drawn again (the chosen asset stays).
     if (res.ok) location.reload();
   });
@@ -132,7 +138,7 @@ if (cancel && dialog) {
       dialog.close();
       if (res.ok && body.redirectUrl) return location.assign(body.redirectUrl);
       if (res.ok) return location.reload();
-      sayProblem('Could not cancel', body.message);
+      sayProblem('Could not cancel', refusal(body));
     } catch {
       dialog.close();
       sayProblem('Could not cancel', 'The connection failed: try again.');

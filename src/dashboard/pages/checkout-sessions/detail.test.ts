@@ -188,3 +188,14 @@ test('the session page shows each sweep: its transaction linked to the explorer,
   t.regex(text, /^Sweeps to your wallet .* 3\.00 USDC 0x5e5e5e5e…5e5e \(opens the explorer\) 0x5eA1fE…eA1f 1 Jan/);
   t.regex(cardText(html, 'timeline'), /Funds swept 3\.00 USDC to 0x5eA1fE…eA1f/);
 });
+
+test('every region of the session page has a name of its own, so a screen reader can tell the line items card from its table', async (t) => {
+  const html = await bodyOf({ ...sessionAfter(...PARTLY_PAID), lineItems: { object: 'list', data: [LINE] } });
+  const cards = [...html.matchAll(/<h2 id="[^"]+-title"[^>]*>([^<]*)<\/h2>/g)].map((m) => m[1]!);
+  const tables = [...html.matchAll(/role="region" aria-label="([^"]*)"/g)].map((m) => m[1]!);
+  t.true(cards.includes('Line items'));
+  t.deepEqual(
+    [...cards, ...tables].filter((name, i, all) => all.indexOf(name) !== i),
+    [],
+  );
+});

@@ -448,7 +448,7 @@ export function LineItems({ session }: { session: CheckoutSessionDoc }): JSX.Ele
       {lines.length === 0 ? (
         <p class="muted">No line items: the session was created for an amount.</p>
       ) : (
-        <TableScroll label="Line items">
+        <TableScroll label="Each line with its unit amount and total">
           <table>
             <thead>
               <tr>

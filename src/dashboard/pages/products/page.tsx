@@ -6,7 +6,7 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field } from '../../ui/components.tsx';
+import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, TableScroll } from '../../ui/components.tsx';
 import {
   type FormErrors,
   formErrorsOf,
@@ -44,7 +44,7 @@ function ProductList({ products }: { products: Product[] }): JSX.Element {
       {products.length === 0 ? (
         <EmptyState message="No products yet." hint="Products and their prices are what invoices and links sell." />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Products with their price and status">
           <table>
             <thead>
               <tr>
@@ -75,7 +75,7 @@ function ProductList({ products }: { products: Product[] }): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
@@ -184,7 +184,7 @@ async function renderDetail(
         {prices.length === 0 ? (
           <EmptyState message="No prices yet." />
         ) : (
-          <div class="table-wrap">
+          <TableScroll label="Prices of this product">
             <table>
               <thead>
                 <tr>
@@ -221,7 +221,7 @@ async function renderDetail(
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </Card>
       {manage ? (
