@@ -1,6 +1,6 @@
 import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
 import { API_KEY_SCOPES } from '../../actors/api-key.ts';
-import { amountString, DeletedMessage, timestamp, z } from './fields.ts';
+import { amountString, timestamp, z } from './fields.ts';
 
 /** Answer schemas of the converted resources (what the API sends; extra fields are allowed by the document). */
 
@@ -175,8 +175,10 @@ export const WebhookDeliverySchema = z
   .openapi('WebhookDelivery');
 
 /** A deleted key: every DELETE's `{statusCode, message}`, with the `success` Weir answered first. */
-export const ApiKeyDeleted = z.object({ ...DeletedMessage.shape, success: z.literal(true) }).openapi('ApiKeyDeleted', {
-  example: { statusCode: 200, message: 'API key 0f8fad5b-… deleted', success: true },
-});
+export const ApiKeyDeleted = z
+  .object({ statusCode: z.literal(200), message: z.string(), success: z.literal(true) })
+  .openapi('ApiKeyDeleted', {
+    example: { statusCode: 200, message: 'API key 0f8fad5b-… deleted', success: true },
+  });
 
 export const ALL_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE] as const;
