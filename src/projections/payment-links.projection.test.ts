@@ -5,6 +5,7 @@ import type { PaymentLink, PaymentLinkEvent } from '../../machines/payment-link.
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import { catalogProjection } from './catalog.projection.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
 import { createTestLog } from './test-log.ts';
 import { PAYMENT_LINKS, paymentLinksProjection, type PaymentLinkDoc } from './payment-links.projection.ts';
@@ -52,12 +53,50 @@ const link = (type: PaymentLink['type']): PaymentLink => ({
   deletedAt: null,
 });
 
-/** A little log of one payment link and the sessions opened from it. */
+/** A little log of one payment link, the product and price it sells, and the sessions opened from it. */
 function logOf() {
   const { events, append } = createTestLog(AT);
   const session = (id: string, event: CheckoutSessionEvent) => append(`checkout_session-${id}`, event);
+  const tenant = { organizationId: 'org-1', environment: 'test' as const, createdAt: AT, metadata: {} };
+  append('product-prod-1', {
+    type: 'ProductCreated',
+    data: {
+      product: {
+        ...tenant,
+        id: 'prod-1',
+        name: 'Portrait',
+        description: null,
+        isActive: true,
+        unitLabel: null,
+        url: null,
+        images: [],
+        visibility: 10,
+        defaultPriceId: null,
+      },
+    },
+  });
+  append('price-p-1', {
+    type: 'PriceCreated',
+    data: {
+      price: {
+        ...tenant,
+        id: 'p-1',
+        productId: 'prod-1',
+        type: 'one_time',
+        currency: 'usdc',
+        unitAmount: '300000000',
+        interval: null,
+        intervalCount: null,
+        isActive: true,
+        nickname: null,
+        billingScheme: 'per_unit',
+      },
+    },
+  });
   return {
     events,
+    catalog: (stream: 'product-prod-1' | 'price-p-1', type: string, data: object) =>
+      append(stream, { type, data: { ...data, at: AT } }),
     link: (event: PaymentLinkEvent) => append(`payment_link-${LINK_ID}`, event),
     opened: (id: string, paymentLinkId: string | null = LINK_ID) =>
       session(id, { type: 'CheckoutSessionCreated', data: { session: sessionFixture({ id, paymentLinkId }) } }),
@@ -70,10 +109,11 @@ function logOf() {
   };
 }
 
-/** The two read models involved, in the order ALL_PROJECTIONS applies them to each event. */
+/** The read models involved, in the order ALL_PROJECTIONS applies them to each event. */
 async function project(events: RecordedEvent[], store: ReadStore = createEmbeddedReadStore({})) {
   for (const event of events)
-    for (const projection of [checkoutSessionsProjection, paymentLinksProjection]) await projection.apply(event, store);
+    for (const projection of [catalogProjection, checkoutSessionsProjection, paymentLinksProjection])
+      await projection.apply(event, store);
   return store;
 }
 const linkIn = async (store: ReadStore) => (await store.collection<PaymentLinkDoc>(PAYMENT_LINKS).get(LINK_ID))!;
@@ -137,4 +177,31 @@ test('type and switch: a used one_time link set to multiple takes payments again
   log.link({ type: 'PaymentLinkActivated', data: { at: AT } });
   log.link({ type: 'PaymentLinkUpdated', data: { changes: { type: 'one_time' }, at: AT } });
   t.like(await linkIn(await project(log.events)), { completedPayments: 2, takesPayments: false, isActive: true });
+});
+
+test("a link takes no payments while its product or price is off or its product deleted (an earlier Weir allowed that); the merchant's switch is untouched", async (t) => {
+  const log = logOf();
+  log.link({ type: 'PaymentLinkCreated', data: { link: link('multiple') } });
+  const shows = async (takesPayments: boolean, why: string) =>
+    t.like(await linkIn(await project(log.events)), { takesPayments, isActive: true }, why);
+  await shows(true, 'sold');
+  log.catalog('price-p-1', 'PriceUpdated', { changes: { isActive: false } });
+  await shows(false, 'price inactive');
+  log.catalog('price-p-1', 'PriceUpdated', { changes: { nickname: 'Small' } });
+  await shows(false, 'another change leaves it off');
+  log.catalog('price-p-1', 'PriceUpdated', { changes: { isActive: true } });
+  await shows(true, 'price active again');
+  log.catalog('product-prod-1', 'ProductUpdated', { changes: { isActive: false } });
+  await shows(false, 'product inactive');
+  log.link({ type: 'PaymentLinkUpdated', data: { changes: { title: 'Portrait (new)' }, at: AT } });
+  await shows(false, 'an edit of the link keeps it off');
+  log.catalog('product-prod-1', 'ProductUpdated', { changes: { isActive: true } });
+  await shows(true, 'product active again');
+  log.catalog('product-prod-1', 'ProductDeleted', {});
+  await shows(false, 'product deleted');
+  const once = await linkIn(await project(log.events));
+  for (let from = 0; from < log.events.length; from++) {
+    const repeated = await project(log.events.slice(from), await project(log.events));
+    t.deepEqual(await linkIn(repeated), once, `repeating from event ${from} (${log.events[from]!.type})`);
+  }
 });

@@ -1,6 +1,8 @@
 import { evolvePaymentLink } from '../../machines/payment-link.evolve.ts';
 import type { PaymentLink, PaymentLinkEvent } from '../../machines/payment-link.types.ts';
-import type { ReadDocument } from '../read-store/read-store.ts';
+import type { Price, Product } from '../actors/catalog.ts';
+import type { ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from './catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from './collections.ts';
 import type { Projection } from './projection.ts';
 
@@ -26,33 +28,62 @@ export const PAYMENT_LINKS = 'payment_links';
 
 const PREFIX = 'payment_link-';
 const SESSION_PREFIX = 'checkout_session-';
+const PRODUCT_PREFIX = 'product-';
+const PRICE_PREFIX = 'price-';
 
 /** A `one_time` link takes one payment: once a session opened from it has completed, it is used up. */
 export const usedUp = (link: Pick<PaymentLink, 'type'> & Pick<PaymentLinkUsage, 'completedPayments'>): boolean =>
   link.type === 'one_time' && link.completedPayments > 0;
 
+type Sells = Pick<PaymentLink, 'organizationId' | 'environment' | 'productId' | 'priceId'>;
+
+/**
+ * Why the link's product or price can no longer be sold (`product … is deleted`), null when it can.
+ * Links made before the catalog refused deleting what they sell may still name such a product.
+ */
+export function whyNotSold(link: Sells, product: Product | null, price: Price | null): string | null {
+  const ours = (doc: { organizationId: string; environment: string }) =>
+    doc.organizationId === link.organizationId && doc.environment === link.environment;
+  if (!product || product.deleted || !ours(product)) return `product ${link.productId} is deleted`;
+  if (!product.isActive) return `product ${product.id} is inactive`;
+  if (link.priceId === null) return null;
+  if (!price || price.productId !== product.id || !ours(price)) return `price ${link.priceId} does not exist`;
+  if (!price.isActive) return `price ${price.id} is inactive`;
+  return null;
+}
+
+/** `whyNotSold` of the link, from the catalog read model as it stands. */
+export async function whyNotSoldIn(store: ReadStore, link: Sells): Promise<string | null> {
+  const product = await store.collection<ProductDoc>(PRODUCTS).get(link.productId);
+  const price = link.priceId === null ? null : await store.collection<PriceDoc>(PRICES).get(link.priceId);
+  return whyNotSold(link, product, price);
+}
+
 /**
  * Whether payers may open a new checkout on the link: the merchant has it switched on (a deleted
- * link never is) and it is not a used-up one_time link. Only new sessions are refused: a payer who
- * opened a session before the first payment completed can still pay it (money sent on chain is
- * never refused), so a one_time link may end up with more than one completed payment.
+ * link never is), it is not a used-up one_time link, and its product and price are still offered.
+ * Only new sessions are refused: a payer who opened a session before the first payment completed
+ * can still pay it (money sent on chain is never refused), so a one_time link may end up with
+ * more than one completed payment.
  */
-const takesPayments = (link: PaymentLink, completedPayments: number): boolean =>
-  link.isActive && !usedUp({ type: link.type, completedPayments });
-
-function linkDoc(
+async function linkDoc(
+  store: ReadStore,
   id: string,
   link: PaymentLink,
   completedPayments: number,
   completionsCountedThrough: string | null,
-): PaymentLinkDoc {
-  return {
-    ...link,
-    _id: id,
-    completedPayments,
-    completionsCountedThrough,
-    takesPayments: takesPayments(link, completedPayments),
-  };
+): Promise<PaymentLinkDoc> {
+  const takesPayments =
+    link.isActive && !usedUp({ type: link.type, completedPayments }) && (await whyNotSoldIn(store, link)) === null;
+  return { ...link, _id: id, completedPayments, completionsCountedThrough, takesPayments };
+}
+
+/** Catalog events that can make a link's product or price stop (or start again) being offered. */
+function offeringChanged(event: { type: string; data: unknown }): boolean {
+  if (event.type === 'ProductDeleted') return true;
+  if (event.type !== 'ProductUpdated' && event.type !== 'PriceUpdated') return false;
+  const { changes } = event.data as { changes?: object };
+  return changes !== undefined && 'isActive' in changes;
 }
 
 /**
@@ -61,14 +92,32 @@ function linkDoc(
  * write side's function) and keep the count; `CheckoutSessionCompleted` of a session carrying
  * `paymentLinkId` adds one. The session is read from the checkout sessions read model, which is
  * built before this one for each event (ALL_PROJECTIONS' order), and `paymentLinkId` never
- * changes on a session, so a repeated batch finds the same link.
+ * changes on a session, so a repeated batch finds the same link. A product or price switched on
+ * or off, or a product deleted, recomputes `takesPayments` of the links selling it, from the
+ * catalog read model (also built before this one).
  */
 export const paymentLinksProjection: Projection = {
   name: 'payment_links',
+  // 2: takesPayments is false while the link's product or price is deleted or inactive.
+  version: 2,
   collections: [PAYMENT_LINKS],
-  categories: ['payment_link', 'checkout_session'],
+  categories: ['payment_link', 'checkout_session', 'product', 'price'],
   async apply(event, store) {
     const links = store.collection<PaymentLinkDoc>(PAYMENT_LINKS);
+    const catalog = event.streamId.startsWith(PRODUCT_PREFIX)
+      ? { field: 'productId', id: event.streamId.slice(PRODUCT_PREFIX.length) }
+      : event.streamId.startsWith(PRICE_PREFIX)
+        ? { field: 'priceId', id: event.streamId.slice(PRICE_PREFIX.length) }
+        : null;
+    if (catalog) {
+      // The catalog read model has this event already (ALL_PROJECTIONS' order): the links selling it follow.
+      if (!offeringChanged(event)) return;
+      const { organizationId, environment } = event.metadata;
+      const selling = await links.find({ organizationId, environment, [catalog.field]: catalog.id, deleted: false });
+      for (const link of selling)
+        await links.put(await linkDoc(store, link._id, link, link.completedPayments, link.completionsCountedThrough));
+      return;
+    }
     if (event.streamId.startsWith(PREFIX)) {
       const id = event.streamId.slice(PREFIX.length);
       const stored = await links.get(id);
@@ -77,7 +126,8 @@ export const paymentLinksProjection: Projection = {
       if (!next) return;
       const created = event.type === 'PaymentLinkCreated';
       await links.put(
-        linkDoc(
+        await linkDoc(
+          store,
           id,
           next,
           created ? 0 : (stored?.completedPayments ?? 0),
@@ -94,6 +144,6 @@ export const paymentLinksProjection: Projection = {
     if (!link) return;
     const counted = link.completionsCountedThrough;
     if (counted !== null && BigInt(counted) >= event.position) return;
-    await links.put(linkDoc(link._id, link, link.completedPayments + 1, event.position.toString()));
+    await links.put(await linkDoc(store, link._id, link, link.completedPayments + 1, event.position.toString()));
   },
 };

@@ -1,5 +1,5 @@
-import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
-import { PAYMENT_LINKS, type PaymentLinkDoc } from '../projections/payment-links.projection.ts';
+import type { PriceDoc, ProductDoc } from '../projections/catalog.projection.ts';
+import { PAYMENT_LINKS, type PaymentLinkDoc, whyNotSoldIn } from '../projections/payment-links.projection.ts';
 import type { Filter, ReadStore } from '../read-store/read-store.ts';
 import { ConflictError } from '../shared/errors.ts';
 
@@ -16,8 +16,6 @@ export type Sold = { kind: 'product'; doc: ProductDoc } | { kind: 'price'; doc: 
  */
 export function paymentLinkCatalog(readStore: ReadStore) {
   const links = readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
-  const products = readStore.collection<ProductDoc>(PRODUCTS);
-  const prices = readStore.collection<PriceDoc>(PRICES);
 
   /**
    * A product or price an active payment link sells is not deleted or deactivated: the link would
@@ -43,18 +41,7 @@ export function paymentLinkCatalog(readStore: ReadStore) {
   }
 
   /** Why the link's product or price can no longer be sold (`product … is deleted`), null when it can. */
-  async function whyNotSold(link: PaymentLinkDoc): Promise<string | null> {
-    const product = await products.get(link.productId);
-    const ours = (doc: { organizationId: string; environment: string }) =>
-      doc.organizationId === link.organizationId && doc.environment === link.environment;
-    if (!product || product.deleted || !ours(product)) return `product ${link.productId} is deleted`;
-    if (!product.isActive) return `product ${product.id} is inactive`;
-    if (link.priceId === null) return null;
-    const price = await prices.get(link.priceId);
-    if (!price || price.productId !== product.id || !ours(price)) return `price ${link.priceId} does not exist`;
-    if (!price.isActive) return `price ${price.id} is inactive`;
-    return null;
-  }
+  const whyNotSold = (link: PaymentLinkDoc): Promise<string | null> => whyNotSoldIn(readStore, link);
 
   return { refuseWhileSold, whyNotSold };
 }

@@ -85,7 +85,11 @@ test('DELETE makes a key 401 and removes it from the list; deleting the calling 
   const created = (await api.post<ApiKey>('/api/v1/api-keys', { name: 'temporary' })).body;
   const temporary = apiClient(weir.url, created.secretKey);
 
-  t.deepEqual((await api.delete(`/api/v1/api-keys/${created.id}`)).body, { success: true });
+  t.deepEqual((await api.delete(`/api/v1/api-keys/${created.id}`)).body, {
+    statusCode: 200,
+    message: `API key ${created.id} deleted`,
+    success: true,
+  });
   assertError(t, await temporary.get('/api/v1/api-keys'), 401);
   const list = (await api.get<Page<ApiKey>>('/api/v1/api-keys')).body;
   t.is(list.count, 1);

@@ -52,7 +52,7 @@ test('products: create with a default recurring price, update, deactivate, activ
   assertError(t, refused, 400, { code: 'product_inactive' });
   t.true((await api.post<Product>(`/api/v1/products/${id}/activate`)).body.isActive);
 
-  t.deepEqual((await api.delete(`/api/v1/products/${id}`)).body, { message: 'product deleted', statusCode: 200 });
+  t.deepEqual((await api.delete(`/api/v1/products/${id}`)).body, { message: `product ${id} deleted`, statusCode: 200 });
   t.is((await api.get(`/api/v1/products/${id}`)).status, 404);
 });
 
@@ -208,7 +208,7 @@ test('a product an active payment link sells is not deleted: a 409 names the lin
 
   t.is((await api.put(`/api/v1/payment-links/${byPrice.body.id}/deactivate`, {})).status, 200);
   t.is((await api.delete(`/api/v1/payment-links/${byAmount.body.id}`)).status, 200);
-  t.deepEqual((await api.delete(`/api/v1/products/${id}`)).body, { message: 'product deleted', statusCode: 200 });
+  t.deepEqual((await api.delete(`/api/v1/products/${id}`)).body, { message: `product ${id} deleted`, statusCode: 200 });
 });
 
 test('a product or price an active payment link sells is not deactivated, by any route: a 409 names the links and nothing is written; once the links are off it is, where the link stayed on and refused its payers', async (t) => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +107,29 @@ export async function logLength(weir: Pick<Weir, 'eventStore'>): Promise<number>
 export async function logText(weir: Pick<Weir, 'eventStore'>): Promise<string> {
   const events = await weir.eventStore.readAll(null, 100_000);
   return JSON.stringify(events, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+}
+
+/**
+ * Appends one event as an earlier Weir (or the CLI) wrote it, past rules the API now enforces,
+ * and waits for the read models to have it.
+ */
+export async function appendAsEarlierWeir(
+  weir: Pick<Weir, 'eventStore' | 'projections'>,
+  organizationId: string,
+  stream: string,
+  type: string,
+  data: object,
+): Promise<void> {
+  const at = new Date().toISOString();
+  const metadata = {
+    organizationId,
+    environment: 'test' as const,
+    actor: 'cli',
+    correlationId: randomUUID(),
+    occurredAt: at,
+  };
+  await weir.eventStore.append(stream, [{ id: randomUUID(), type, data: { ...data, at }, metadata }], 'any');
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
 }
 
 /**

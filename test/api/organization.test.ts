@@ -375,7 +375,7 @@ test('withdrawal addresses: create, list, get, update, mark as default, delete',
 
   // Deleting the default hands the role to the remaining wallet on that chain.
   t.deepEqual((await api.delete(`/api/v1/organization/withdrawal-addresses/${second.body.id}`)).body, {
-    message: 'withdrawal address deleted',
+    message: `withdrawal address ${second.body.id} deleted`,
     statusCode: 200,
   });
   assertError(t, await api.get(`/api/v1/organization/withdrawal-addresses/${second.body.id}`), 404, {

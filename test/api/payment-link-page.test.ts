@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
 import {
@@ -11,6 +10,7 @@ import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-stor
 import type { ReadStore } from '../../src/read-store/read-store.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
+  appendAsEarlierWeir,
   assertError,
   assertRejectedWithoutWrite,
   logLength,
@@ -501,18 +501,8 @@ test("a link whose product or price is gone or off shows a 410 page saying it is
   });
   const link = await createLink(api, { title: 'Tea', priceId: product.body.defaultPrice.id });
   // The API now refuses these while the link is on: they are written as an earlier Weir wrote them.
-  const earlier = async (stream: string, type: string, data: object) => {
-    const at = new Date().toISOString();
-    const metadata = {
-      organizationId,
-      environment: 'test' as const,
-      actor: 'cli',
-      correlationId: randomUUID(),
-      occurredAt: at,
-    };
-    await weir.eventStore.append(stream, [{ id: randomUUID(), type, data: { ...data, at }, metadata }], 'any');
-    await weir.projections.waitFor((await weir.eventStore.headPosition())!);
-  };
+  const earlier = (stream: string, type: string, data: object) =>
+    appendAsEarlierWeir(weir, organizationId, stream, type, data);
   const unavailable = async (why: string) => {
     const before = await logLength(weir);
     for (const answer of [await open(link.url), await submit(link.url, {})]) {
@@ -664,7 +654,7 @@ test('one_time and concurrent payers: an open session does not hold the link, se
   t.deepEqual(await linksIn(rebuilt), live);
 });
 
-test("a payer's own amount on a variable-price link leaves the merchant's catalog as it was: its price is the session's, out of the price and product lists and never the product's default", async (t) => {
+test("a payer's own amount on a variable-price link leaves the merchant's catalog as it was: its price is the session's, out of the price and product lists (but for ?ids=, where it was left out) and never the product's default", async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const link = await createLink(api, { title: 'Donation', currency: 'usdc', minimumAmount: '100000000' });
@@ -693,6 +683,11 @@ test("a payer's own amount on a variable-price link leaves the merchant's catalo
     t.like(price.body, { id, productId: link.productId, unitAmount: sessions[index]!.amountTotal });
     t.false('adHoc' in price.body);
   }
+  // Asked for by id, as a client expanding its sessions' line items asks, they are listed, as their product is.
+  t.deepEqual(
+    (await api.get<Page<Listed>>(`/api/v1/prices?ids=${priceIds.join(',')}`)).body.data.map((p) => p.id).sort(),
+    [...priceIds].sort(),
+  );
   const product = await api.get<{ defaultPriceId: string | null }>(`/api/v1/products/${link.productId}`);
   t.false(
     priceIds.includes(product.body.defaultPriceId ?? ''),

@@ -1,6 +1,13 @@
 import test from 'ava';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, assertRejectedWithoutWrite, type Api, type Page, type Price } from './helpers.ts';
+import {
+  appendAsEarlierWeir,
+  assertError,
+  assertRejectedWithoutWrite,
+  type Api,
+  type Page,
+  type Price,
+} from './helpers.ts';
 
 type Link = {
   id: string;
@@ -414,6 +421,57 @@ test('a link whose product or price is deleted or inactive is not activated, by 
   // Switching it off, or an update that leaves it off, is still allowed.
   t.is((await api.put(`/api/v1/payment-links/${link.id}`, { title: 'Old tea' })).status, 200);
   t.is((await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
+});
+
+test('a link whose product or price an earlier Weir deleted or deactivated shows isActive false in reads and list filters, and a whole link sent back with isActive true is accepted, where it showed true and the echo was a 409', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  const product = await api.post<Product>('/api/v1/products', {
+    name: 'Tea',
+    defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+  });
+  const priceId = product.body.defaultPrice!.id;
+  const productId = product.body.id;
+  const link = await createLink(t, api, { title: 'Tea', priceId });
+  const other = await createLink(t, api, fixed);
+  // The API now refuses these while a link sells them (409 product_in_use): an earlier Weir wrote them.
+  const earlier = (stream: string, type: string, data: object) =>
+    appendAsEarlierWeir(weir, organizationId, stream, type, data);
+  const shown = async (isActive: boolean, why: string) => {
+    t.is((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body.isActive, isActive, why);
+    const listed = (query: string) =>
+      api.get<Page<Link>>(`/api/v1/payment-links?${query}`).then((r) => r.body.data.map((l) => l.id).sort());
+    t.deepEqual(await listed('isActive=true'), (isActive ? [link.id, other.id] : [other.id]).sort(), why);
+    t.deepEqual(await listed('isActive=false'), isActive ? [] : [link.id], why);
+    t.is(
+      (await api.get<Page<Link>>('/api/v1/payment-links')).body.data.find((l) => l.id === link.id)?.isActive,
+      isActive,
+      why,
+    );
+  };
+  await shown(true, 'sold');
+  await earlier(`price-${priceId}`, 'PriceUpdated', { changes: { isActive: false } });
+  await shown(false, 'price inactive');
+  await earlier(`price-${priceId}`, 'PriceUpdated', { changes: { isActive: true } });
+  await shown(true, 'price active again');
+  await earlier(`product-${productId}`, 'ProductUpdated', { changes: { isActive: false } });
+  await shown(false, 'product inactive');
+  await earlier(`product-${productId}`, 'ProductUpdated', { changes: { isActive: true } });
+  await shown(true, 'product active again');
+  await earlier(`product-${productId}`, 'ProductDeleted', {});
+  await shown(false, 'product deleted');
+
+  // A client that read the link while it sold sends it back whole: isActive true is no activation.
+  const { id: _id, url: _url, livemode: _livemode, createdAt: _c, updatedAt: _u, organizationId: _o, ...whole } = link;
+  const echoed = await api.put<Link>(`/api/v1/payment-links/${link.id}`, { ...whole, title: 'Old tea' });
+  t.is(echoed.status, 200, JSON.stringify(echoed.body));
+  t.like(echoed.body, { title: 'Old tea', isActive: false });
+  // Switched off, it is not switched on again while its product is gone.
+  t.is((await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/payment-links/${link.id}`, whole), {
+    status: 409,
+    code: 'payment_link_unavailable',
+  });
 });
 
 test('lists page like every list and filter by ids and pricing', async (t) => {

@@ -1,8 +1,10 @@
 import test from 'ava';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import { randomHash } from '../support/chain-publisher.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { apiClient } from '../support/api-client.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, payInFull, type Page, type Session } from './helpers.ts';
+import { assertError, payInFull, restartableWeir, type Page, type Session } from './helpers.ts';
 
 type Transaction = {
   id: string;
@@ -159,4 +161,37 @@ test('GET /transactions lists payments and sweeps with their filters; another te
   t.is((await bob.api.get<Page<Transaction>>(`/api/v1/transactions?checkoutSessionId=${paid.id}`)).body.count, 0);
   // Nor does the live environment of the same organization.
   t.is((await alice.live.get<Page<Transaction>>('/api/v1/transactions')).body.count, 0);
+});
+
+test('a network filter naming a network no longer configured lists the transactions made on it; a name with none is still a 400, where both were a 400', async (t) => {
+  const clock = createManualClock(Date.now());
+  const weir = await restartableWeir(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey } = await createMerchant(first.url);
+  const other = await createMerchant(first.url, 'Other shop');
+  const paid = await payInFull(
+    first,
+    api,
+    (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body,
+  );
+  const { network } = (await api.get<Page<Transaction>>('/api/v1/transactions')).body.data[0]!;
+  await first.stop();
+
+  // Started again without the test network: its payment stays in the log and the read models.
+  const second = await startTestWeir(t, { dataDir: weir.dataDir, testRail: false }, { clock });
+  const again = apiClient(second.url, testSecretKey);
+  t.false(
+    (await again.get<Page<{ network: string }>>('/api/v1/chains')).body.data.some((c) => c.network === network),
+    'no longer offered',
+  );
+  const filtered = await again.get<Page<Transaction>>(`/api/v1/transactions?network=${network}`);
+  t.is(filtered.status, 200, JSON.stringify(filtered.body));
+  t.deepEqual(
+    filtered.body.data.map((tx) => [tx.network, tx.checkoutSessionId]),
+    [[network, paid.id]],
+  );
+  assertError(t, await again.get('/api/v1/transactions?network=nope'), 400, { field: 'network' });
+  // Another tenant has no transactions there: for it the name is unknown.
+  const stranger = apiClient(second.url, other.testSecretKey);
+  assertError(t, await stranger.get(`/api/v1/transactions?network=${network}`), 400, { field: 'network' });
 });

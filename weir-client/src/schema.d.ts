@@ -3576,6 +3576,20 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "statusCode": 200,
+         *       "message": "API key 0f8fad5b-… deleted",
+         *       "success": true
+         *     }
+         */
+        ApiKeyDeleted: {
+            message: string;
+            /** @enum {number} */
+            statusCode: 200;
+            /** @enum {boolean} */
+            success: true;
+        };
         AppliedTaxRate: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amount: string;
@@ -5657,7 +5671,7 @@ export interface components {
         /**
          * @example {
          *       "statusCode": 200,
-         *       "message": "withdrawal address deleted"
+         *       "message": "withdrawal address marked as default"
          *     }
          */
         Message: {
@@ -5892,6 +5906,7 @@ export interface components {
             /** @enum {string|null} */
             interval: "day" | "week" | "month" | "year" | null;
             intervalCount: number | null;
+            /** @description Whether payers can use the link now: false while it is switched off, once a one_time link is paid, and while its product or price is deleted or inactive */
             isActive: boolean;
             livemode: boolean;
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
@@ -6958,10 +6973,6 @@ export interface components {
             /** @example moved to the yearly plan */
             cancellationComment?: string | null;
         };
-        Success: {
-            /** @enum {boolean} */
-            success: true;
-        };
         TaxId: {
             country: string | null;
             /** Format: date-time */
@@ -7731,7 +7742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["ApiKeyDeleted"];
                 };
             };
             /** @description The key making the request, without force. Codes: `parameter_invalid` */
@@ -12990,7 +13001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
@@ -16623,7 +16634,7 @@ export interface operations {
                 late?: string;
                 /** @description Items per page, 1 to 200 (default 200) */
                 limit?: string;
-                /** @description The network's name, as `GET /chains` shows it (`network`): one Weir offers */
+                /** @description The network's name, as `GET /chains` shows it (`network`): one Weir offers, or one the tenant has transactions on */
                 network?: string;
                 /** @description Page number, from 1 */
                 page?: string;

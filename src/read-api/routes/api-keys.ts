@@ -20,7 +20,7 @@ import {
   text,
   z,
 } from '../schema/fields.ts';
-import { ApiKeySchema, IssuedApiKeySchema, SuccessSchema } from '../schema/resources.ts';
+import { ApiKeyDeleted, ApiKeySchema, IssuedApiKeySchema } from '../schema/resources.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
 /** Secret keys of the caller's organization and environment. The secret is shown only when made. */
@@ -151,7 +151,7 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
       query: z.looseObject({
         force: z.string().optional().openapi({ description: '`true` to delete the key making the request' }),
       }),
-      response: SuccessSchema,
+      response: ApiKeyDeleted,
       errors: [
         { status: 400, codes: ['parameter_invalid'], description: 'The key making the request, without force' },
         notFound('API key'),
@@ -163,7 +163,7 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
         throw new ValidationError('id', 'this is the key making the request; pass ?force=true to delete it anyway');
       }
       await commandFor(deps, ctx, apiKeyAggregate, key.id, { type: 'DeleteApiKey' });
-      return { success: true };
+      return { statusCode: 200 as const, message: `API key ${key.id} deleted`, success: true as const };
     },
   );
 

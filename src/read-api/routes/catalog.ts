@@ -334,7 +334,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       const product = await loadProduct(ctx, id);
       await refuseWhileSold({ kind: 'product', doc: product });
       await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
-      return done('product deleted');
+      return done(`product ${product.id} deleted`);
     },
   );
 
@@ -390,7 +390,8 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx) => {
       const page = await listPage(ctx, prices, {
-        base: CATALOG_LISTED,
+        // Asked for by id (a session's line item), a payer's one-off price is listed too, as products are.
+        base: csvQuery(ctx, 'ids')?.length ? {} : CATALOG_LISTED,
         filters: {
           ids: { field: 'id', kind: 'csv' },
           productId: {},

@@ -134,7 +134,8 @@ export function hostedPaymentLinkRoutes(
       );
       return null;
     }
-    if (!link.takesPayments) {
+    // The merchant's switch: takesPayments is also false for the reasons told apart above and below.
+    if (!link.isActive) {
       html(
         ctx,
         410,

@@ -26,7 +26,7 @@ import {
   WithdrawalAddressSchema,
   WithdrawalAddressUpdate,
 } from '../schema/organization.ts';
-import { idParams, invalidFields, notFound, z } from '../schema/fields.ts';
+import { DeletedMessage, idParams, invalidFields, notFound, z } from '../schema/fields.ts';
 import { parseWith, schemaRoutes } from '../schema/route.ts';
 import { mountCardProcessor } from './card-processor.ts';
 import { mountInvoiceSetting } from './invoice-setting.ts';
@@ -326,13 +326,13 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/withdrawal-addresses/:id',
       summary: 'Remove a withdrawal address',
       params: addressParams,
-      response: MessageSchema,
+      response: DeletedMessage,
       errors: [notFound('withdrawal address')],
     },
     async (ctx, { params: { id } }) => {
       const current = await findAddress(ctx, id);
       await run(ctx, { type: 'RemoveWithdrawalAddress', id: current.id });
-      return done('withdrawal address deleted');
+      return done(`withdrawal address ${current.id} deleted`);
     },
   );
 

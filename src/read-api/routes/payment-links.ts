@@ -33,7 +33,8 @@ import { paymentLinkCatalog } from '../payment-link-catalog.ts';
  * The link as the API shows it: the reference's PaymentLinkDto, plus its public `url` and `livemode`.
  *
  * `isActive` is whether payers can use the link now, so a `one_time` link that has been paid shows
- * `false`. The reference describes isActive as "whether the payment link is currently active" and
+ * `false`, and so does a link whose product or price is deleted or inactive (its page says it is
+ * not available). The reference describes isActive as "whether the payment link is currently active" and
  * has no other field (no payment count, no status) that could tell a client a link is used up; a
  * link that refuses payers shown as active would mislead every client that checks it. The
  * merchant's own switch stays in the link's events (deactivate, then activate); the count of
@@ -460,7 +461,8 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       const { isActive } = body;
       if (isActive === true) {
         refuseReopening(link, changes.type ?? link.type);
-        await refuseUnsold(link);
+        // A whole link sent back repeats isActive: true; only switching on a link that was off is refused.
+        if (!link.isActive) await refuseUnsold(link);
       }
       await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
       if (isActive !== undefined)

@@ -51,7 +51,9 @@ const TransactionsQuery = listQuery(
     ids: queryFilter('Comma-separated transaction ids'),
     type: queryFilter(TYPES.join(', ')),
     status: queryFilter(STATUSES.join(', ')),
-    network: queryFilter("The network's name, as `GET /chains` shows it (`network`): one Weir offers"),
+    network: queryFilter(
+      "The network's name, as `GET /chains` shows it (`network`): one Weir offers, or one the tenant has transactions on",
+    ),
     currency: queryFilter('The asset currency'),
     assetId: queryFilter('The asset'),
     checkoutSessionId: queryFilter("The session's transactions"),
@@ -92,7 +94,14 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
       errors: [invalidFields()],
     },
     async (ctx, { query }) => {
-      const { environment } = ctx.state.tenant;
+      const { organizationId, environment } = ctx.state.tenant;
+      const offered = deps.rail.networks(environment).map((n) => n.network);
+      // A network no longer configured still names the tenant's transactions made on it.
+      const { network } = query;
+      const held =
+        given(network) &&
+        !offered.includes(network) &&
+        (await transactions.count({ organizationId, environment, network })) > 0;
       return listPage(ctx, transactions, {
         base: extraFilters(query),
         dateFields: CONFIRMATION,
@@ -101,7 +110,7 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
           type: { values: TYPES },
           status: { values: STATUSES },
           // The networks Weir offers the environment: a name it does not know is a 400 listing them, not an empty page.
-          network: { values: [...new Set(deps.rail.networks(environment).map((n) => n.network))] },
+          network: { values: [...new Set(held ? [...offered, network] : offered)] },
           currency: {},
           assetId: {},
           checkoutSessionId: {},

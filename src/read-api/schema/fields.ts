@@ -377,7 +377,7 @@ export const invalidFields = (...codes: string[]) => ({
   description: 'A field is missing or invalid: the message names its path',
 });
 
-/** What a DELETE answers: `{statusCode: 200, message}` (the reference's shape). */
+/** What a DELETE answers: `{statusCode: 200, message}` (the reference's shape), the message naming what and which. */
 export const DeletedMessage = z
   .object({ statusCode: z.literal(200), message: z.string() })
   .openapi('DeletedMessage', { example: { statusCode: 200, message: 'customer 0f8fad5b-… deleted' } });

@@ -180,4 +180,4 @@ export const PaymentSettingWithChainsSchema = z
 
 export const MessageSchema = z
   .object({ message: z.string(), statusCode: z.literal(200) })
-  .openapi('Message', { example: { statusCode: 200, message: 'withdrawal address deleted' } });
+  .openapi('Message', { example: { statusCode: 200, message: 'withdrawal address marked as default' } });

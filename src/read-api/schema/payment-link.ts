@@ -372,7 +372,8 @@ const EXAMPLE = {
 
 /**
  * A link as the API shows it: the reference's PaymentLinkDto, with its pricing, its public `url`
- * and `livemode`. `isActive` is whether payers can use it now (a paid one_time link shows false).
+ * and `livemode`. `isActive` is whether payers can use it now (a paid one_time link, or one
+ * whose product is gone, shows false).
  */
 export const PaymentLinkSchema = z
   .object({
@@ -407,7 +408,10 @@ export const PaymentLinkSchema = z
     allowPromotionCodes: z.boolean(),
     allowedChains: z.array(z.object({ chainId: z.number().int(), isPreferred: z.boolean() })),
     metadata: z.record(z.string(), z.string()),
-    isActive: z.boolean(),
+    isActive: z.boolean().openapi({
+      description:
+        'Whether payers can use the link now: false while it is switched off, once a one_time link is paid, and while its product or price is deleted or inactive',
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
     url: z.string().openapi({ format: 'uri', description: 'The hosted page payers open' }),

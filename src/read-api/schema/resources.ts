@@ -174,6 +174,11 @@ export const WebhookDeliverySchema = z
   })
   .openapi('WebhookDelivery');
 
-export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Success');
+/** A deleted key: every DELETE's `{statusCode, message}`, with the `success` Weir answered first. */
+export const ApiKeyDeleted = z
+  .object({ statusCode: z.literal(200), message: z.string(), success: z.literal(true) })
+  .openapi('ApiKeyDeleted', {
+    example: { statusCode: 200, message: 'API key 0f8fad5b-… deleted', success: true },
+  });
 
 export const ALL_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE] as const;
