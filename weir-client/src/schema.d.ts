@@ -7332,7 +7332,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOrganization"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7362,6 +7362,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This address failed authentication too often: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7398,7 +7409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7409,15 +7420,6 @@ export interface operations {
             };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7443,20 +7445,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-            503: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7508,7 +7501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7526,10 +7519,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7573,7 +7566,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7591,7 +7584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7629,10 +7622,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7672,6 +7665,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -7690,10 +7692,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7727,7 +7729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description The key making the request, without force. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The key making the request, without force. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7745,7 +7747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7763,10 +7765,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7809,7 +7811,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7827,7 +7829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7856,10 +7858,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7921,7 +7923,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7939,10 +7941,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7973,6 +7975,15 @@ export interface operations {
                     "application/json": components["schemas"]["Asset"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -7991,10 +8002,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8022,6 +8033,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuditVerification"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8040,10 +8060,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8071,6 +8091,15 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentUser"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8080,10 +8109,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8136,7 +8165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8154,10 +8183,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8188,6 +8217,15 @@ export interface operations {
                     "application/json": components["schemas"]["Chain"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8206,10 +8244,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8280,7 +8318,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8298,10 +8336,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8336,7 +8374,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive`, `amount_too_large` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive`, `amount_too_large`, `email_invalid`, `resource_missing`, `product_inactive`, `tax_rate_inactive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8354,7 +8392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8401,10 +8439,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8444,6 +8482,15 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8462,10 +8509,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8508,7 +8555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8526,7 +8573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8582,10 +8629,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8637,7 +8684,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8655,7 +8702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8684,10 +8731,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8730,7 +8777,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8748,7 +8795,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8777,10 +8824,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8827,6 +8874,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8845,10 +8901,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8888,7 +8944,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8906,7 +8962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8962,10 +9018,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9048,7 +9104,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9066,10 +9122,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9142,7 +9198,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9160,10 +9216,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9198,7 +9254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9216,7 +9272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9254,10 +9310,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9297,6 +9353,15 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -9315,10 +9380,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9353,7 +9418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9371,7 +9436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9407,10 +9472,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9453,7 +9518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9471,7 +9536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9500,10 +9565,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9546,7 +9611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9564,7 +9629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9593,10 +9658,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9639,7 +9704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9657,7 +9722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9686,10 +9751,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9757,7 +9822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9775,10 +9840,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9813,7 +9878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9831,7 +9896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9869,10 +9934,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9912,6 +9977,15 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -9930,10 +10004,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9968,7 +10042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9986,7 +10060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10022,10 +10096,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10065,6 +10139,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -10074,7 +10157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10092,10 +10175,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10145,7 +10228,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10172,10 +10255,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10210,7 +10293,7 @@ export interface operations {
                     "application/json": components["schemas"]["FaucetAnswer"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10228,7 +10311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10266,10 +10349,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10315,6 +10398,15 @@ export interface operations {
                     "application/json": components["schemas"]["InviteList"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -10324,10 +10416,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10362,7 +10454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invite"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `email_invalid`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10380,7 +10472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10418,10 +10510,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10470,7 +10562,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
-            /** @description The invite was accepted. Codes: `invite_closed` */
+            /** @description A query parameter the route does not take: the message names it; The invite was accepted. Codes: `parameter_invalid`, `invite_closed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10488,7 +10580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10506,10 +10598,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10552,7 +10644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invite"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10570,7 +10662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10599,10 +10691,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10699,7 +10791,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10717,10 +10809,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10909,7 +11001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10927,7 +11019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10965,10 +11057,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11008,6 +11100,15 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -11026,10 +11127,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11064,7 +11165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11082,7 +11183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11127,10 +11228,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11170,7 +11271,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
-            /** @description The invoice's status forbids the operation (the message names it). Codes: `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11188,7 +11289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11206,10 +11307,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11252,7 +11353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11270,7 +11371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11299,10 +11400,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11345,7 +11446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11363,7 +11464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11392,10 +11493,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11438,7 +11539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11456,7 +11557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11485,10 +11586,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11531,7 +11632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11549,7 +11650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11578,10 +11679,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11628,7 +11729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11646,7 +11747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11693,10 +11794,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11748,7 +11849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11766,7 +11867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11795,10 +11896,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11853,6 +11954,15 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -11862,10 +11972,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11897,7 +12007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11915,7 +12025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11942,10 +12052,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11987,7 +12097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12005,7 +12115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12032,10 +12142,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12072,6 +12182,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12081,7 +12200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12090,10 +12209,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12130,6 +12249,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardProcessor"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12139,10 +12267,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12174,7 +12302,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardProcessor"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12192,7 +12320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12219,10 +12347,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12259,7 +12387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description No card processor is connected. Codes: `resource_missing` */
+            /** @description A query parameter the route does not take: the message names it; No card processor is connected. Codes: `parameter_invalid`, `resource_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12277,7 +12405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12286,10 +12414,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12326,6 +12454,15 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceSetting"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12335,10 +12472,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12370,7 +12507,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceSetting"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12388,7 +12525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12415,10 +12552,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12462,7 +12599,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceSetting"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12480,7 +12617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12518,10 +12655,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12558,6 +12695,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentSettingWithChains"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12567,10 +12713,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12602,7 +12748,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentSetting"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12620,7 +12766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12647,10 +12793,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12687,6 +12833,15 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"][];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12696,10 +12851,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12734,7 +12889,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable`, `resource_already_exists` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12752,7 +12907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12790,10 +12945,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12833,6 +12988,15 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12851,10 +13015,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12889,7 +13053,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `incorrect_address`, `address_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `incorrect_address`, `address_not_payable`, `resource_already_exists` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12907,7 +13071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12943,10 +13107,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12986,6 +13150,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12995,7 +13168,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13013,10 +13186,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13059,7 +13232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13077,7 +13250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13106,10 +13279,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13177,7 +13350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13195,10 +13368,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13229,6 +13402,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13247,10 +13429,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13295,7 +13477,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13313,7 +13495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13360,10 +13542,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13406,7 +13588,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentReceipt"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13424,7 +13606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13453,10 +13635,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13522,7 +13704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13540,10 +13722,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13630,7 +13812,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13648,7 +13830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13686,10 +13868,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13729,6 +13911,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13747,10 +13938,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13785,7 +13976,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13803,7 +13994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13848,10 +14039,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13891,6 +14082,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13900,7 +14100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13918,10 +14118,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13961,6 +14161,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13970,7 +14179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13997,10 +14206,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14043,7 +14252,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14061,7 +14270,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14090,10 +14299,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14133,6 +14342,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -14142,7 +14360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14160,10 +14378,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14206,7 +14424,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14224,7 +14442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14253,10 +14471,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14326,7 +14544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14344,10 +14562,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14430,7 +14648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Price"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14448,7 +14666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14495,10 +14713,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14538,6 +14756,15 @@ export interface operations {
                     "application/json": components["schemas"]["Price"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -14556,10 +14783,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14594,7 +14821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Price"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14612,7 +14839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14657,10 +14884,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14736,7 +14963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14754,10 +14981,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14792,7 +15019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14810,7 +15037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14848,10 +15075,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14891,6 +15118,15 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -14909,10 +15145,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14947,7 +15183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14965,7 +15201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15010,10 +15246,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15053,6 +15289,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15062,7 +15307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15089,10 +15334,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15132,6 +15377,15 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15141,7 +15395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15159,10 +15413,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15205,7 +15459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15223,7 +15477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15252,10 +15506,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15295,6 +15549,15 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15304,7 +15567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15331,10 +15594,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15377,7 +15640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15395,7 +15658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15424,10 +15687,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15477,7 +15740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"];
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15504,10 +15767,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15596,7 +15859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15614,10 +15877,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15648,6 +15911,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15666,10 +15938,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15707,7 +15979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15725,7 +15997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15772,10 +16044,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15822,7 +16094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15840,7 +16112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15887,10 +16159,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15933,7 +16205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15951,7 +16223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15980,10 +16252,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16026,7 +16298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16044,7 +16316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16073,10 +16345,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16144,7 +16416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16162,10 +16434,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16200,7 +16472,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16218,7 +16490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16256,10 +16528,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16299,6 +16571,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16317,10 +16598,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16355,7 +16636,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16373,7 +16654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16409,10 +16690,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16452,6 +16733,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16461,7 +16751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16479,10 +16769,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16522,6 +16812,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16531,7 +16830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16549,10 +16848,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16638,7 +16937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16656,10 +16955,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16687,6 +16986,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16696,10 +17004,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16730,6 +17038,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16739,7 +17056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16766,10 +17083,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16813,7 +17130,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16831,7 +17148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16876,10 +17193,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16943,7 +17260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16961,10 +17278,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16999,7 +17316,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17017,7 +17334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17055,10 +17372,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17098,6 +17415,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -17116,10 +17442,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17154,7 +17480,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17172,7 +17498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17208,10 +17534,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17251,6 +17577,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -17260,7 +17595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17278,10 +17613,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17350,7 +17685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17377,10 +17712,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17416,7 +17751,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17434,7 +17769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17463,10 +17798,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17509,7 +17844,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17527,7 +17862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17556,10 +17891,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17602,7 +17937,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17620,7 +17955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17649,10 +17984,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17691,6 +18026,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -17700,10 +18044,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17820,6 +18164,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedCheckoutController_cancel: {
@@ -17855,6 +18210,17 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17918,6 +18284,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17990,6 +18367,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18077,6 +18465,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The network did not answer. Codes: `chain_unavailable` */
             502: {
                 headers: {
@@ -18112,6 +18511,17 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18193,6 +18603,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18325,6 +18746,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedInvoiceController_pay: {
@@ -18384,6 +18816,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedInvoiceController_pdf: {
@@ -18410,6 +18853,17 @@ export interface operations {
             /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18463,6 +18917,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Beyond loopback: this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedPaymentLinkController_page: {
@@ -18502,6 +18967,17 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18556,6 +19032,17 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
