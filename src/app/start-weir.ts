@@ -791,6 +791,8 @@ async function startLocked(
     rail,
     secretBox,
     publicUrl,
+    // Only a URL the operator set: the listening address may be one no client reaches (behind a proxy).
+    ...(config.publicUrl === undefined ? {} : { documentServerUrl: publicUrl }),
     createCheckoutSession,
     mailer,
     adminToken: config.adminToken,

@@ -73,6 +73,8 @@ export type HttpDeps = ApiDeps & {
   devnet?: DevnetInfo | null;
   /** The local Tron's anvil and accounts (0x form, as it runs them): its faucet and test wallet. */
   tronDevnet?: DevnetInfo | null;
+  /** The operator's public URL (`WEIR_PUBLIC_URL`), the document's server; unset: `/`, wherever it was fetched. */
+  documentServerUrl?: string;
 };
 
 /**
@@ -114,7 +116,10 @@ export function httpRouters(deps: HttpDeps) {
     admin: deps.adminToken ? adminRoutes(deps) : null,
   };
   /** `/api/v1/openapi.json` (every route above, and its own) and the `/docs` page: no key needed. */
-  const docs = apiDocsRoutes(() => ({ ...areas, docs }) as unknown as MountedAreas);
+  const docs = apiDocsRoutes(
+    () => ({ ...areas, docs }) as unknown as MountedAreas,
+    deps.documentServerUrl === undefined ? {} : { serverUrl: deps.documentServerUrl },
+  );
   return { ...areas, docs };
 }
 
@@ -170,7 +175,7 @@ export function createApiApp(
       ctx.state.tenant = { ...(await authenticateKey(ctx)), clientAddress: ctx.ip };
     }),
     limits.perApiKey,
-    scopeGuard,
+    scopeGuard(routers.api),
     jsonBody,
     idempotency,
     dispatchByResource(routers.api),

@@ -10,7 +10,7 @@ import type { JsonObject } from '../shared/json.ts';
 import type { ApiState } from './api-context.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { idempotencyKeyOf } from './idempotency-key.ts';
-import { declarationOf } from './schema/route.ts';
+import { declaredPost } from './schema/route.ts';
 
 /** A claim whose request never recorded a response (the process died) may be retried after this. */
 const ABANDONED_AFTER_MS = 60_000;
@@ -45,15 +45,11 @@ function mismatch(key: string, first: Claimed, now: Claimed): ConflictError {
 }
 
 /**
- * Whether a POST to a path goes to a route declared `idempotent: false` (it only reads): the
+ * Whether a POST to a path goes to a route declared `idempotent: false` or `readsOnly`: the
  * middleware lets it through without reading its Idempotency-Key, as the document says it takes none.
  */
-export function keylessPost(routers: readonly Router<ApiState>[]): (path: string) => boolean {
-  const keyless = routers
-    .flatMap((router) => router.stack)
-    .filter((layer) => layer.methods.includes('POST') && declarationOf(layer)?.idempotent === false);
-  return (path) => keyless.some((layer) => layer.match(path));
-}
+export const keylessPost = (routers: readonly Router<ApiState>[]): ((path: string) => boolean) =>
+  declaredPost(routers, (route) => route.idempotent === false || route.readsOnly === true);
 
 /**
  * `Idempotency-Key` on POST: the first request's response is recorded in the log, so a retry with

@@ -76,6 +76,12 @@ test('every operation has an operationId, unique in the document, and the docume
   t.deepEqual(document.servers, [{ url: '/' }]);
 });
 
+test('with a public URL set (WEIR_PUBLIC_URL), the document names it as its server, so a client generated from it reaches Weir where the operator publishes it', async (t) => {
+  const weir = await startTestWeir(t, { publicUrl: 'https://pay.example.com/weir/' });
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  t.deepEqual(document.servers, [{ url: 'https://pay.example.com/weir' }]);
+});
+
 test('a nullable reference is `anyOf` with a null type, never an `allOf` mixing a $ref with a null type (Redoc and SDK generators reject those)', async (t) => {
   const weir = await startTestWeir(t);
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
@@ -219,6 +225,25 @@ test('declared routes carry their errors with codes and examples, the Idempotenc
   t.false(query.parameters?.some((p) => p.name === 'Idempotency-Key') ?? false);
   t.is(query.responses['409'], undefined);
   t.regex(query.description ?? '', /Idempotency-Key/);
+  // A reading key may send it (scopes.ts reads the same declaration), and it writes nothing to wait for.
+  t.is(query.responses['403'], undefined);
+  t.is(query.responses['503'], undefined);
+});
+
+test('the hosted pages and the admin API, which count requests (rate-limits.ts), document their 429 rate_limited with Retry-After', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  const counted = Object.entries(document.paths).filter(([path]) => /^\/(checkout|invoices|pay|admin)\//.test(path));
+  t.true(counted.length > 10);
+  for (const [path, item] of counted)
+    for (const [method, operation] of Object.entries(item)) {
+      const limited = operation.responses['429'];
+      t.truthy(limited?.content?.['application/json']?.examples?.rate_limited, `${method} ${path}`);
+      t.truthy(limited?.headers?.['Retry-After'], `${method} ${path}`);
+    }
+  t.truthy(document.paths['/metrics']!.get!.responses['429']);
+  // The docs and the static assets are not counted.
+  t.is(document.paths['/docs']!.get!.responses['429'], undefined);
 });
 
 test('pages are documented as HTML with their redirects, the invoice PDF as a file, and form and upload bodies by their type', async (t) => {

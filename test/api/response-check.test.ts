@@ -32,6 +32,24 @@ test('an answer that does not match its route in the served document throws, nam
   t.notThrows(() => check('POST', `${weir.url}/api/v1/invoices`, 201, json, { anything: true }));
 });
 
+test('an error answer whose code the document does not list for its route and status throws, so the document cannot list fewer codes than the routes answer', async (t) => {
+  const weir = await startTestWeir(t);
+  const check = await responseCheckFor(weir.url);
+  if (!check) return t.fail('no document served');
+  const json = 'application/json; charset=utf-8';
+  const error = (statusCode: number, code: string) => ({ statusCode, error: 'Bad Request', message: code, code });
+  t.notThrows(() => check('POST', `${weir.url}/api/v1/customers`, 400, json, error(400, 'email_invalid')));
+  t.throws(() => check('POST', `${weir.url}/api/v1/customers`, 400, json, error(400, 'no_such_code')), {
+    message:
+      /POST \/api\/v1\/customers \(400\) has code no_such_code, which the OpenAPI document \(\/api\/v1\/customers\) does not list for 400/,
+  });
+  // A status the route documents no error for at all.
+  t.throws(() => check('GET', `${weir.url}/api/v1/customers/c1`, 422, json, error(422, 'resource_missing')));
+  // A method the document has no operation for (a 405) has nowhere to list codes; nor a path it does not know.
+  t.notThrows(() => check('PATCH', `${weir.url}/api/v1/customers/c1`, 405, json, error(405, 'method_not_allowed')));
+  t.notThrows(() => check('GET', `${weir.url}/nowhere`, 404, json, error(404, 'not_found')));
+});
+
 test('a delivered webhook that does not match its documented payload throws (a session is documented in full, as the API shows it); other bodies are let be', (t) => {
   const event = (type: string, object: unknown) =>
     JSON.stringify({ id: 'e1', apiVersion: '2026-11-01', created: 1, object: 'subscription', type, data: { object } });

@@ -65,21 +65,38 @@ function checkerFor(documentText: string): ResponseCheck {
     return { path, template: matches[0] };
   };
 
-  const check = (method: string, url: string, status: number, contentType: string, body: unknown) => {
-    if (!contentType.includes('application/json')) return;
-    const { path, template } = templateOf(url);
-    if (!template) return;
-    const validate = validatorOf(template.path, method.toLowerCase(), status);
-    if (!validate || validate(body)) return;
-    throw new Error(
-      `the answer to ${method} ${path} (${status}) does not match the OpenAPI document (${template.path}): ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`,
-    );
-  };
   const documentedCodes = (method: string, url: string, status: number) => {
     const { template } = templateOf(url);
     const answer = template && document.paths[template.path]?.[method.toLowerCase()]?.responses?.[String(status)];
     const examples = answer?.content?.['application/json']?.examples;
     return examples ? Object.keys(examples) : null;
+  };
+  /**
+   * A 4xx with a `code` on a documented operation must be one of the codes the document lists for
+   * that status, so the document cannot list fewer codes than the route answers. A method the
+   * document has no operation for (a 405) has nothing to list them in.
+   */
+  const checkCode = (method: string, url: string, status: number, body: unknown) => {
+    const code = (body as { code?: unknown } | null)?.code;
+    if (status < 400 || status >= 500 || typeof code !== 'string') return;
+    const { path, template } = templateOf(url);
+    if (!template || !document.paths[template.path]?.[method.toLowerCase()]) return;
+    const codes = documentedCodes(method, url, status);
+    if (codes?.includes(code)) return;
+    throw new Error(
+      `the answer to ${method} ${path} (${status}) has code ${code}, which the OpenAPI document (${template.path}) does not list for ${status}: it lists ${codes?.join(', ') || 'none'}`,
+    );
+  };
+  const check = (method: string, url: string, status: number, contentType: string, body: unknown) => {
+    if (!contentType.includes('application/json')) return;
+    const { path, template } = templateOf(url);
+    if (!template) return;
+    const validate = validatorOf(template.path, method.toLowerCase(), status);
+    if (validate && !validate(body))
+      throw new Error(
+        `the answer to ${method} ${path} (${status}) does not match the OpenAPI document (${template.path}): ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`,
+      );
+    checkCode(method, url, status, body);
   };
   return Object.assign(check, { documentedCodes });
 }

@@ -7350,7 +7350,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOrganization"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7380,6 +7380,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This address failed authentication too often: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7416,7 +7427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7427,15 +7438,6 @@ export interface operations {
             };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7461,20 +7463,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
-            503: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7526,7 +7519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7544,10 +7537,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7591,7 +7584,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7609,7 +7602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7647,10 +7640,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7690,6 +7683,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -7708,10 +7710,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7745,7 +7747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDeleted"];
                 };
             };
-            /** @description The key making the request, without force. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The key making the request, without force. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7763,7 +7765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7781,10 +7783,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7827,7 +7829,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7845,7 +7847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7874,10 +7876,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7939,7 +7941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7957,10 +7959,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7991,6 +7993,15 @@ export interface operations {
                     "application/json": components["schemas"]["Asset"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8009,10 +8020,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8040,6 +8051,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuditVerification"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8058,10 +8078,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8089,6 +8109,15 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentUser"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8098,10 +8127,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8154,7 +8183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8172,10 +8201,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8206,6 +8235,15 @@ export interface operations {
                     "application/json": components["schemas"]["Chain"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8224,10 +8262,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8298,7 +8336,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8316,10 +8354,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8354,7 +8392,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive`, `amount_too_large` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `payment_method_not_available`, `parameters_exclusive`, `amount_too_large`, `email_invalid`, `resource_missing`, `product_inactive`, `tax_rate_inactive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8372,7 +8410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8419,10 +8457,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8462,6 +8500,15 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8480,10 +8527,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8526,7 +8573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8544,7 +8591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8600,10 +8647,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8655,7 +8702,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8673,7 +8720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8702,10 +8749,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8748,7 +8795,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8766,7 +8813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8795,10 +8842,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8845,6 +8892,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -8863,10 +8919,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8906,7 +8962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `chain_unsupported` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8924,7 +8980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8980,10 +9036,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9066,7 +9122,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9084,10 +9140,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9160,7 +9216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9178,10 +9234,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9216,7 +9272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9234,7 +9290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9272,10 +9328,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9315,6 +9371,15 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -9333,10 +9398,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9371,7 +9436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9389,7 +9454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9425,10 +9490,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9471,7 +9536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9489,7 +9554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9518,10 +9583,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9564,7 +9629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9582,7 +9647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9611,10 +9676,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9657,7 +9722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Coupon"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9675,7 +9740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9704,10 +9769,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9775,7 +9840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9793,10 +9858,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9831,7 +9896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9849,7 +9914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9887,10 +9952,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9930,6 +9995,15 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -9948,10 +10022,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9986,7 +10060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `email_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10004,7 +10078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10040,10 +10114,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10083,6 +10157,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -10092,7 +10175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10110,10 +10193,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10163,7 +10246,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10190,10 +10273,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10228,7 +10311,7 @@ export interface operations {
                     "application/json": components["schemas"]["FaucetAnswer"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `faucet_unavailable` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10246,7 +10329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10284,10 +10367,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10333,6 +10416,15 @@ export interface operations {
                     "application/json": components["schemas"]["InviteList"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -10342,10 +10434,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10380,7 +10472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invite"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `email_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `email_invalid`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10398,7 +10490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10436,10 +10528,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10488,7 +10580,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
-            /** @description The invite was accepted. Codes: `invite_closed` */
+            /** @description A query parameter the route does not take: the message names it; The invite was accepted. Codes: `parameter_invalid`, `invite_closed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10506,7 +10598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10524,10 +10616,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10570,7 +10662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invite"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10588,7 +10680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10617,10 +10709,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10717,7 +10809,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10735,10 +10827,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10927,7 +11019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10945,7 +11037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10983,10 +11075,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11026,6 +11118,15 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -11044,10 +11145,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11082,7 +11183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `parameters_exclusive`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11100,7 +11201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11145,10 +11246,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11188,7 +11289,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
-            /** @description The invoice's status forbids the operation (the message names it). Codes: `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11206,7 +11307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11224,10 +11325,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11270,7 +11371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11288,7 +11389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11317,10 +11418,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11363,7 +11464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11381,7 +11482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11410,10 +11511,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11456,7 +11557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11474,7 +11575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11503,10 +11604,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11549,7 +11650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11567,7 +11668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11596,10 +11697,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11646,7 +11747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11664,7 +11765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11711,10 +11812,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11766,7 +11867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11784,7 +11885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11813,10 +11914,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11871,6 +11972,15 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -11880,10 +11990,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11915,7 +12025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11933,7 +12043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11960,10 +12070,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12005,7 +12115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12023,7 +12133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12050,10 +12160,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12090,6 +12200,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12099,7 +12218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12108,10 +12227,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12148,6 +12267,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardProcessor"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12157,10 +12285,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12192,7 +12320,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardProcessor"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12210,7 +12338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12237,10 +12365,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12277,7 +12405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description No card processor is connected. Codes: `resource_missing` */
+            /** @description A query parameter the route does not take: the message names it; No card processor is connected. Codes: `parameter_invalid`, `resource_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12295,7 +12423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12304,10 +12432,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12344,6 +12472,15 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceSetting"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12353,10 +12490,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12388,7 +12525,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceSetting"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12406,7 +12543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12433,10 +12570,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12480,7 +12617,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceSetting"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12498,7 +12635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12536,10 +12673,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12576,6 +12713,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentSettingWithChains"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12585,10 +12731,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12620,7 +12766,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentSetting"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12638,7 +12784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12665,10 +12811,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12705,6 +12851,15 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"][];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12714,10 +12869,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12752,7 +12907,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_integer`, `incorrect_address`, `address_not_payable`, `resource_already_exists` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12770,7 +12925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12808,10 +12963,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12851,6 +13006,15 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -12869,10 +13033,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12907,7 +13071,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalAddress"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `incorrect_address`, `address_not_payable` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `incorrect_address`, `address_not_payable`, `resource_already_exists` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12925,7 +13089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12961,10 +13125,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13004,6 +13168,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13013,7 +13186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13031,10 +13204,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13077,7 +13250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13095,7 +13268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13124,10 +13297,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13195,7 +13368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13213,10 +13386,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13247,6 +13420,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13265,10 +13447,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13313,7 +13495,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13331,7 +13513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13378,10 +13560,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13424,7 +13606,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentReceipt"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13442,7 +13624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13471,10 +13653,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13540,7 +13722,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13558,10 +13740,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13648,7 +13830,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13666,7 +13848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13704,10 +13886,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13747,6 +13929,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13765,10 +13956,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13803,7 +13994,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13821,7 +14012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13866,10 +14057,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13909,6 +14100,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13918,7 +14118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13936,10 +14136,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13979,6 +14179,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -13988,7 +14197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14015,10 +14224,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14061,7 +14270,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14079,7 +14288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14108,10 +14317,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14151,6 +14360,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -14160,7 +14378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14178,10 +14396,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14224,7 +14442,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14242,7 +14460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14271,10 +14489,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14344,7 +14562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14362,10 +14580,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14448,7 +14666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Price"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14466,7 +14684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14513,10 +14731,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14556,6 +14774,15 @@ export interface operations {
                     "application/json": components["schemas"]["Price"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -14574,10 +14801,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14612,7 +14839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Price"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14630,7 +14857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14675,10 +14902,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14754,7 +14981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14772,10 +14999,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14810,7 +15037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid`, `unsupported_price_type` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14828,7 +15055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14866,10 +15093,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14909,6 +15136,15 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -14927,10 +15163,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14965,7 +15201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `parameter_invalid_integer`, `url_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14983,7 +15219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15028,10 +15264,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15071,6 +15307,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15080,7 +15325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15107,10 +15352,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15150,6 +15395,15 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15159,7 +15413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15177,10 +15431,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15223,7 +15477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15241,7 +15495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15270,10 +15524,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15313,6 +15567,15 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15322,7 +15585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15349,10 +15612,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15395,7 +15658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15413,7 +15676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15442,10 +15705,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15497,7 +15760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"];
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15524,10 +15787,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15616,7 +15879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15634,10 +15897,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15668,6 +15931,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -15686,10 +15958,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15727,7 +15999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15745,7 +16017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15792,10 +16064,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15842,7 +16114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15860,7 +16132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15907,10 +16179,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15953,7 +16225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15971,7 +16243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16000,10 +16272,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16046,7 +16318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16064,7 +16336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16093,10 +16365,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16164,7 +16436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16182,10 +16454,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16220,7 +16492,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16238,7 +16510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16276,10 +16548,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16319,6 +16591,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16337,10 +16618,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16375,7 +16656,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16393,7 +16674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16429,10 +16710,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16472,6 +16753,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16481,7 +16771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16499,10 +16789,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16542,6 +16832,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaxRate"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16551,7 +16850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16569,10 +16868,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16670,7 +16969,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16688,10 +16987,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16719,6 +17018,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16728,10 +17036,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16762,6 +17070,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -16771,7 +17088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16798,10 +17115,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16845,7 +17162,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16863,7 +17180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16908,10 +17225,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -16975,7 +17292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16993,10 +17310,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17031,7 +17348,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17049,7 +17366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17087,10 +17404,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17130,6 +17447,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -17148,10 +17474,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17186,7 +17512,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `parameter_invalid_string_empty`, `url_invalid`, `url_not_allowed` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17204,7 +17530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17240,10 +17566,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17283,6 +17609,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -17292,7 +17627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17310,10 +17645,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17382,7 +17717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
+            /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17409,10 +17744,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17448,7 +17783,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17466,7 +17801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17495,10 +17830,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17541,7 +17876,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17559,7 +17894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17588,10 +17923,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17634,7 +17969,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedMessage"];
                 };
             };
-            /** @description Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17652,7 +17987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A key of a reading scope (`read`, `audit`): it makes GET requests only. Codes: `api_key_scope` */
+            /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17681,10 +18016,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17723,6 +18058,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
@@ -17732,10 +18076,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's rate limit is spent: see Retry-After. Codes: `rate_limited` */
+            /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
-                    /** @description With `rate_limited`: seconds to wait before the key may send a request again */
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -17852,6 +18196,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedCheckoutController_cancel: {
@@ -17887,6 +18242,17 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17950,6 +18316,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18022,6 +18399,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18109,6 +18497,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The network did not answer. Codes: `chain_unavailable` */
             502: {
                 headers: {
@@ -18144,6 +18543,17 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18225,6 +18635,17 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18357,6 +18778,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedInvoiceController_pay: {
@@ -18416,6 +18848,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedInvoiceController_pdf: {
@@ -18442,6 +18885,17 @@ export interface operations {
             /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18495,6 +18949,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Beyond loopback: this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     HostedPaymentLinkController_page: {
@@ -18534,6 +18999,17 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18588,6 +19064,17 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -55,15 +55,15 @@ const bundle = () =>
 
 /**
  * `GET /api/v1/openapi.json` (no key needed): the OpenAPI 3.1 document of every route `areas`
- * mounts, built once on first request; `GET /docs`: the API reference page rendering it, offline.
+ * mounts, built once on first request, naming `serverUrl` (the operator's public URL) as its server; `GET /docs`: the API reference page rendering it, offline.
  */
-export function apiDocsRoutes(areas: () => MountedAreas): Router<ApiState> {
+export function apiDocsRoutes(areas: () => MountedAreas, served: { serverUrl?: string } = {}): Router<ApiState> {
   const router = new Router<ApiState>();
   const routes = schemaRoutes(router, { tag: 'Docs', auth: 'public' });
   let document: string | undefined;
 
   routes.route({ method: 'get', path: OPENAPI_PATH, summary: 'This OpenAPI 3.1 document' }, (ctx) => {
-    document ??= JSON.stringify(openApiDocument(areas(), { version: VERSION }));
+    document ??= JSON.stringify(openApiDocument(areas(), { ...served, version: VERSION }));
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.type = 'application/json';

@@ -103,6 +103,10 @@ export function checkoutSessionRoutes(
           'payment_method_not_available',
           'parameters_exclusive',
           'amount_too_large',
+          'email_invalid',
+          'resource_missing',
+          'product_inactive',
+          'tax_rate_inactive',
         ),
         {
           status: 422,

@@ -269,7 +269,14 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       summary: 'Add a withdrawal address',
       body: WithdrawalAddressCreate,
       response: WithdrawalAddressSchema,
-      errors: [invalidFields('parameter_invalid_integer', 'incorrect_address', 'address_not_payable')],
+      errors: [
+        invalidFields(
+          'parameter_invalid_integer',
+          'incorrect_address',
+          'address_not_payable',
+          'resource_already_exists',
+        ),
+      ],
     },
     async (ctx, { body }) => {
       const chainId = body.chainId!;
@@ -309,7 +316,10 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       params: addressParams,
       body: WithdrawalAddressUpdate,
       response: WithdrawalAddressSchema,
-      errors: [invalidFields('incorrect_address', 'address_not_payable'), notFound('withdrawal address')],
+      errors: [
+        invalidFields('incorrect_address', 'address_not_payable', 'resource_already_exists'),
+        notFound('withdrawal address'),
+      ],
     },
     async (ctx, { params: { id }, body }) => {
       const current = await findAddress(ctx, id);

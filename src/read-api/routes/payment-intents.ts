@@ -125,7 +125,7 @@ export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
       body: bodyObject({ markRefundedComment: optional(text({ max: 500 })) }),
       bodyOptional: true,
       response: PaymentIntentSchema,
-      errors: [invalidFields(), missing],
+      errors: [invalidFields('status_transition_invalid'), missing],
       examples: { request: { markRefundedComment: 'refunded by bank transfer' } },
     },
     async (ctx, { params: { id }, body }) => {

@@ -236,7 +236,7 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
       body: AnalyticsQueryBody,
       response: z.object({ object: z.literal('list'), data: z.array(z.record(z.string(), z.unknown())) }),
       errors: [invalidFields('analytics_inexact_number', 'analytics_query_timeout')],
-      idempotent: false,
+      readsOnly: true,
     },
     async (ctx, { body }) => {
       let pipeline: Record<string, unknown>[];

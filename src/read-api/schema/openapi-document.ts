@@ -56,28 +56,56 @@ export function openApiPath(koaPath: string): { path: string; names: string[] } 
   return { path, names };
 }
 
-/** The errors any route of its kind can answer, whatever it declares. */
-function commonErrors(auth: Auth, method: Method, takesBody: boolean, idempotent: boolean): ErrorSpec[] {
-  const errors: ErrorSpec[] = [];
+/** The hosted pages' areas: every request to them is counted per client address (rate-limits.ts `hosted`). */
+const HOSTED_AREAS = new Set(['checkout', 'invoices', 'pay']);
+
+const rateLimited = (description: string): ErrorSpec => ({
+  status: 429,
+  codes: ['rate_limited'],
+  description: `${description}: see Retry-After`,
+  headers: { 'Retry-After': 'With `rate_limited`: seconds to wait before sending a request again' },
+});
+
+/** Why a route of this area and auth can answer 429, or null where nothing is counted (the docs, the assets). */
+function rateLimitOf(area: string, auth: Auth): ErrorSpec | null {
   if (auth === 'secretKey')
-    errors.push(
-      {
-        status: 401,
-        codes: ['authentication_required'],
-        description: 'The secret key is missing, malformed or unknown',
-      },
-      {
-        status: 429,
-        codes: ['rate_limited'],
-        description: "The key's rate limit is spent: see Retry-After",
-        headers: { 'Retry-After': 'With `rate_limited`: seconds to wait before the key may send a request again' },
-      },
-    );
-  if (auth === 'secretKey' && method !== 'get')
+    return rateLimited("The key's rate limit is spent, or this address failed authentication too often");
+  if (auth === 'admin') return rateLimited('This address failed authentication too often');
+  if (HOSTED_AREAS.has(area))
+    return rateLimited('Too many requests to the payment pages, or payments started, from this address');
+  return null;
+}
+
+/**
+ * The errors any route of its kind can answer, whatever it declares. `reads`: a GET, or a POST
+ * declared `readsOnly`, which a reading key may send and which writes nothing.
+ */
+function commonErrors(
+  area: string,
+  auth: Auth,
+  { reads, takesBody, idempotent }: { reads: boolean; takesBody: boolean; idempotent: boolean },
+): ErrorSpec[] {
+  const errors: ErrorSpec[] = [];
+  const limit = rateLimitOf(area, auth);
+  if (limit) errors.push(limit);
+  if (auth === 'secretKey')
+    errors.push({
+      status: 401,
+      codes: ['authentication_required'],
+      description: 'The secret key is missing, malformed or unknown',
+    });
+  if (auth === 'secretKey' && !reads)
     errors.push({
       status: 403,
       codes: [SCOPE_REFUSED],
-      description: 'A key of a reading scope (`read`, `audit`): it makes GET requests only',
+      description: 'A key of a reading scope (`read`, `audit`): it only reads',
+    });
+  // The APIs refuse a query parameter a route does not take (route.ts `closedQuery`); pages take what browsers add.
+  if (auth !== 'public')
+    errors.push({
+      status: 400,
+      codes: ['parameter_invalid'],
+      description: 'A query parameter the route does not take: the message names it',
     });
   if (auth === 'admin')
     errors.push({
@@ -95,7 +123,7 @@ function commonErrors(auth: Auth, method: Method, takesBody: boolean, idempotent
       { status: 413, codes: ['request_too_large'], description: 'The body is over the limit' },
       { status: 415, codes: ['unsupported_content_encoding'], description: 'The body is compressed' },
     );
-  if (method !== 'get' && auth === 'secretKey')
+  if (!reads && auth === 'secretKey')
     errors.push({
       status: 503,
       codes: ['read_models_behind'],
@@ -213,11 +241,18 @@ function addPages(
   }
 }
 
-function declaredOperation(route: DeclaredRoute, method: Method, path: string, names: string[]): RouteConfig {
+function declaredOperation(
+  area: string,
+  route: DeclaredRoute,
+  method: Method,
+  path: string,
+  names: string[],
+): RouteConfig {
   const bodies = { ...(route.body ? { 'application/json': route.body } : {}), ...route.bodyTypes };
   // The common body errors are the JSON reader's: a route that takes only a form does not meet them.
   const takesBody = bodies['application/json'] !== undefined;
-  const idempotent = method === 'post' && route.auth === 'secretKey' && route.idempotent !== false;
+  const reads = method === 'get' || route.readsOnly === true;
+  const idempotent = method === 'post' && route.auth === 'secretKey' && route.idempotent !== false && !reads;
   const request: NonNullable<RouteConfig['request']> = {};
   if (route.params) request.params = route.params as z.ZodObject;
   else if (names.length) request.params = pathParams(names);
@@ -239,7 +274,7 @@ function declaredOperation(route: DeclaredRoute, method: Method, path: string, n
       ),
     };
   const responses = errorResponses([
-    ...commonErrors(route.auth, method, takesBody, idempotent),
+    ...commonErrors(area, route.auth, { reads, takesBody, idempotent }),
     ...(route.errors ?? []),
   ]);
   if (route.produces) addPages(responses, route.produces, route.pages ?? [{ status: 200, description: 'OK' }]);
@@ -307,7 +342,7 @@ function undeclaredOperation(area: string, method: Method, path: string, names: 
     responses: {
       200: { description: 'OK' },
       ...errorResponses([
-        ...commonErrors(auth, method, takesBody, idempotent),
+        ...commonErrors(area, auth, { reads: method === 'get', takesBody, idempotent }),
         { status: 404, codes: ['resource_missing'], description: 'Nothing with this id' },
       ]),
     },
@@ -348,6 +383,7 @@ const EXTRA_ROUTES: RouteConfig[] = [
           description: 'Beyond loopback: no admin token, or another one',
         },
         { status: 403, codes: ['metrics_need_admin_token'], description: 'Beyond loopback, and no admin token is set' },
+        rateLimited('Beyond loopback: this address failed authentication too often'),
       ]),
     },
   },
@@ -393,7 +429,7 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
           registry.registerPath(
             named(
               declared
-                ? declaredOperation(declared, method, path, names)
+                ? declaredOperation(area, declared, method, path, names)
                 : undeclaredOperation(area, method, path, names),
             ),
           );

@@ -26,6 +26,8 @@ export type PageAnswer = { status: number; description: string; redirect?: true 
 export type BodyType = 'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data';
 
 type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+/** What `declaredPost` reads of a router's layer. */
+type RouterLayer = { methods: string[]; match(path: string): boolean };
 type AnyObject = z.ZodType<Record<string, unknown>, unknown>;
 
 /** Everything a route says about itself, once: it validates the request, types the handler and feeds the OpenAPI document. */
@@ -64,6 +66,11 @@ export type RouteSpec<
   examples?: { request?: unknown; response?: unknown };
   /** Whether a POST takes `Idempotency-Key`; default true for POST. False: the middleware ignores a key sent (idempotency.ts `keylessPost`). */
   idempotent?: boolean;
+  /**
+   * A POST that only reads (a query sent as a body): a key of a reading scope may send it
+   * (scopes.ts), and, writing nothing, it takes no `Idempotency-Key`.
+   */
+  readsOnly?: true;
 };
 
 export type RouteInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = {
@@ -79,6 +86,20 @@ const declarations = new WeakMap<object, DeclaredRoute>();
 
 /** The declaration of a router layer, if it was declared with `schemaRoutes`. */
 export const declarationOf = (layer: object): DeclaredRoute | undefined => declarations.get(layer);
+
+/** Whether a POST to a path goes to a route of `routers` whose declaration passes `test`. */
+export function declaredPost(
+  routers: readonly { stack: readonly RouterLayer[] }[],
+  test: (route: DeclaredRoute) => boolean,
+): (path: string) => boolean {
+  const layers = routers
+    .flatMap((router) => router.stack)
+    .filter((layer) => {
+      const declared = layer.methods.includes('POST') ? declarationOf(layer) : undefined;
+      return declared !== undefined && test(declared);
+    });
+  return (path) => layers.some((layer) => layer.match(path));
+}
 
 /** `lineItems.data[0].quantity` from zod's path. */
 export function fieldPath(path: readonly PropertyKey[]): string {
