@@ -56,6 +56,11 @@ test("Audit trail: the API key's change and the dashboard user's, each with its 
   await screenshot(t, page, 'audit-trail');
 
   // Only the user's changes, then only customers; a bad date is named at its field.
+  t.is(
+    await page.locator('#field-actor-hint').textContent(),
+    'Exactly as the log names it: user:<id>, api_key:<id>, system:<part> (such as system:sweeper), cli, payer or setup. Select a name in the table to filter by it.',
+    'the actor filter names every form it matches, not an ellipsis',
+  );
   await page.getByLabel('Actor').fill(`user:${owner.userId}`);
   await Promise.all([page.waitForURL(/actor=user/), page.getByRole('button', { name: 'Apply' }).click()]);
   const actors = await rows.locator('.who .muted').allTextContents();

@@ -1,6 +1,6 @@
 import { sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
-import { Card, DateTime, EmptyState, Field, ShortId } from '../../ui/components.tsx';
+import { Card, DateTime, EmptyState, Field, ShortId, TableScroll } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 import { FilterForm, Pager } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
@@ -23,6 +23,10 @@ const ACTOR_KIND: Record<AuditEntry['actorKind'], string> = {
   setup: 'First-run setup',
   other: 'Other',
 };
+
+/** The actor filter matches an actor exactly: each form the log writes (see `actorKindOf`). */
+const ACTOR_HINT =
+  'Exactly as the log names it: user:<id>, api_key:<id>, system:<part> (such as system:sweeper), cli, payer or setup. Select a name in the table to filter by it.';
 
 function Who({ entry }: { entry: AuditEntry }): JSX.Element {
   return (
@@ -83,7 +87,7 @@ export function Changes({ entry }: { entry: Pick<AuditEntry, 'rows'> }): JSX.Ele
 
 function TrailTable({ entries }: { entries: AuditEntry[] }): JSX.Element {
   return (
-    <div class="table-wrap">
+    <TableScroll label="Audit trail entries, newest first">
       <table class="audit-table">
         <thead>
           <tr>
@@ -132,7 +136,7 @@ function TrailTable({ entries }: { entries: AuditEntry[] }): JSX.Element {
           })}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
@@ -141,7 +145,7 @@ type Errors = Partial<Record<keyof AuditQuery, string>>;
 function Filters({ query, errors }: { query: AuditQuery; errors: Errors }): JSX.Element {
   return (
     <FilterForm path={PATH} label="Filter the audit trail">
-      <Field name="actor" label="Actor" value={query.actor} hint="user:<id>, api_key:<id>, cli…" error={errors.actor} />
+      <Field name="actor" label="Actor" value={query.actor} hint={ACTOR_HINT} error={errors.actor} />
       <SelectField
         name="recordType"
         label="Record type"

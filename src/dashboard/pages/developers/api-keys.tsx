@@ -6,7 +6,7 @@ import { reauthenticate, ReauthFields } from '../../auth/reauth.tsx';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import type { PageRoutes } from '../../page.ts';
-import { Alert, Card, CsrfField, DateTime, EmptyState, Field } from '../../ui/components.tsx';
+import { Alert, Card, CsrfField, DateTime, EmptyState, Field, TableScroll } from '../../ui/components.tsx';
 import { SecretShownOnce } from '../../ui/copy.tsx';
 import { ConfirmPage, errorsOf, type FormErrors } from './forms.tsx';
 
@@ -57,7 +57,7 @@ export function ApiKeysCard(props: {
           hint="Create one to call the API from your server."
         />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="API keys">
           <table>
             <thead>
               <tr>
@@ -98,7 +98,7 @@ export function ApiKeysCard(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <form method="post" action={`${DEVELOPERS}/api-keys`} class="form-section" id="create-key">
         <h3>Create a key</h3>

@@ -15,6 +15,7 @@ import {
   EmptyState,
   Field,
   liveRefresh,
+  TableScroll,
   type Tone,
 } from '../../ui/components.tsx';
 import { CopyField, SecretShownOnce } from '../../ui/copy.tsx';
@@ -55,7 +56,7 @@ export function EndpointsCard({ endpoints }: { endpoints: WebhookEndpointDoc[] }
       {endpoints.length === 0 ? (
         <EmptyState message="No webhook endpoints." hint="Add one to be told of payments, invoices and more." />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Webhook endpoints with their events and state">
           <table>
             <thead>
               <tr>
@@ -89,7 +90,7 @@ export function EndpointsCard({ endpoints }: { endpoints: WebhookEndpointDoc[] }
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );
@@ -239,7 +240,7 @@ export function DeliveriesCard(props: {
                   {d.log.length === 0 ? (
                     <p class="muted">Not tried yet.</p>
                   ) : (
-                    <div class="table-wrap">
+                    <TableScroll label={`Attempts of ${d.eventType}`}>
                       <table class="attempts">
                         <caption class="visually-hidden" safe>{`Attempts of ${d.eventType}`}</caption>
                         <thead>
@@ -272,7 +273,7 @@ export function DeliveriesCard(props: {
                           ))}
                         </tbody>
                       </table>
-                    </div>
+                    </TableScroll>
                   )}
                   <form method="post" action={`${WEBHOOKS}/${endpoint.id}/deliveries/${d.id}/resend`}>
                     <CsrfField token={ctx.state.csrfToken} />

@@ -1,5 +1,5 @@
 import type { DashboardContext } from '../../context.ts';
-import { Alert, Card, CsrfField, Field } from '../../ui/components.tsx';
+import { Alert, Card, CsrfField, Field, TableScroll } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
 import { AMOUNT_HINT, CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
@@ -66,7 +66,7 @@ export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: 
   const priceOptions = [{ value: '', label: 'Ad hoc: name and amount' }, ...prices];
   return (
     <>
-      <div class="table-wrap">
+      <TableScroll label="The invoice's lines, to edit">
         <table class="line-editor">
           <thead>
             <tr>
@@ -143,7 +143,7 @@ export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: 
             })}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {/* After the wrapper, which bleeds to the card's edge: inside it, the hint ran into that edge. */}
       <p class="hint" id={LINE_AMOUNT_HINT}>
         {`Amounts: ${AMOUNT_HINT}`}

@@ -393,7 +393,7 @@ export function InvoiceDetailPage(props: {
         </Card>
       </div>
       <Card title="Lines" id="invoice-lines">
-        <div class="table-wrap">
+        <TableScroll label="The invoice's lines">
           <table>
             <thead>
               <tr>
@@ -436,7 +436,7 @@ export function InvoiceDetailPage(props: {
               </tr>
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </Card>
       {invoice.memo || invoice.footer ? (
         <Card title="Notes" id="invoice-notes">

@@ -7,7 +7,17 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Facts, money } from '../../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  Facts,
+  money,
+  TableScroll,
+} from '../../ui/components.tsx';
 import { CopyField } from '../../ui/copy.tsx';
 import { currenciesOf } from '../../ui/currency-field.tsx';
 import { refusalMessage } from '../../ui/form-parts.tsx';
@@ -47,7 +57,7 @@ function LinkList({ links }: { links: PaymentLink[] }): JSX.Element {
       {links.length === 0 ? (
         <EmptyState message="No payment links yet." hint="A payment link is a page you share to get paid." />
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Payment links with their price and status">
           <table>
             <thead>
               <tr>
@@ -82,7 +92,7 @@ function LinkList({ links }: { links: PaymentLink[] }): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </Card>
   );

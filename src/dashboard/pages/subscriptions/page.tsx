@@ -22,6 +22,7 @@ import {
   Facts,
   Field,
   money,
+  TableScroll,
   type Tone,
 } from '../../ui/components.tsx';
 import { Pager, StatusFilter, pageOf, withQuery } from '../../ui/list-controls.tsx';
@@ -115,7 +116,7 @@ function ListPage(props: {
             hint="Subscription checkouts and recurring invoices start subscriptions."
           />
         ) : (
-          <div class="table-wrap">
+          <TableScroll label="Subscriptions, each with its status and amount">
             <table>
               <thead>
                 <tr>
@@ -150,7 +151,7 @@ function ListPage(props: {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
         <Pager
           path={LIST}
@@ -270,7 +271,7 @@ function DetailPage(props: {
         {props.periods.length === 0 ? (
           <EmptyState message="No period billed yet." />
         ) : (
-          <div class="table-wrap">
+          <TableScroll label="Billed periods, each with its status">
             <table>
               <thead>
                 <tr>
@@ -312,7 +313,7 @@ function DetailPage(props: {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </Card>
       <Card title="Invoices" id="subscription-invoices">

@@ -5,7 +5,17 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import type { PageRoutes } from '../../page.ts';
-import { Alert, Badge, Card, CsrfField, DateTime, EmptyState, Field, type Tone } from '../../ui/components.tsx';
+import {
+  Alert,
+  Badge,
+  Card,
+  CsrfField,
+  DateTime,
+  EmptyState,
+  Field,
+  TableScroll,
+  type Tone,
+} from '../../ui/components.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 
@@ -104,7 +114,7 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
         ''
       )}
       <Card title="Members" id="members">
-        <div class="table-wrap">
+        <TableScroll label="Team members with their role">
           <table>
             <thead>
               <tr>
@@ -187,7 +197,7 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </Card>
       <div class="grid grid-2">
         <Card title="Invites" id="invites">
