@@ -249,7 +249,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       amountRemaining: amountDue,
     };
     validate(invoice);
-    return [{ type: 'InvoiceCreated', data: { invoice } }];
+    return [{ type: 'InvoiceCreated', data: { invoice, dueIsInstant: true } }];
   }
   const invoice = requireInvoice(snapshot);
   switch (command.type) {
@@ -260,7 +260,8 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       validate({ ...invoice, ...changes });
       const changed = effectiveChanges(invoice, changes);
       if (Object.keys(changed).length === 0) return [];
-      return [{ type: 'InvoiceUpdated', data: { changes: changed, at: now } }];
+      const marked = changed.dueDate === undefined ? {} : { dueIsInstant: true as const };
+      return [{ type: 'InvoiceUpdated', data: { changes: changed, at: now, ...marked } }];
     }
     case 'DeleteInvoice': {
       if (status === 'deleted') return [];
@@ -388,8 +389,8 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       const reminder = { kind: command.kind, days: command.days, dueDate: command.dueDate, at: now };
       // Fallen due together with a later reminder (after downtime): that one is mailed, this one skipped.
       if (isReminderSuperseded(invoice, command, Date.parse(now)))
-        return [{ type: 'InvoiceReminderSkipped', data: reminder }];
-      return [{ type: 'InvoiceReminderSent', data: reminder }];
+        return [{ type: 'InvoiceReminderSkipped', data: { ...reminder, dueIsInstant: true } }];
+      return [{ type: 'InvoiceReminderSent', data: { ...reminder, dueIsInstant: true } }];
     }
   }
 }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { daysUntilDue, dueCountsFrom, dueEndOfDay, isOverdue, overdueFrom } from './invoice.due.ts';
+import { daysUntilDue, dueCountsFrom, dueDateAsWritten, dueEndOfDay, isOverdue, overdueFrom } from './invoice.due.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -28,4 +28,20 @@ test('a due date with a time of day is overdue from that instant', (t) => {
   t.true(isOverdue(invoice, at('2026-06-01T08:00:00.000Z')));
   t.is(overdueFrom(invoice.dueDate), at('2026-06-01T08:00:00.000Z'));
   t.is(dueCountsFrom(invoice.dueDate), at('2026-06-01T08:00:00.000Z'));
+});
+
+test('a due date in an event an older Weir wrote (not marked an instant) means what it meant then: a midnight is that whole day', (t) => {
+  t.is(
+    dueDateAsWritten('2026-12-10T00:00:00.000Z', undefined),
+    '2026-12-10T23:59:59.999Z',
+    'a date, stored as its midnight',
+  );
+  t.is(
+    dueDateAsWritten('2026-12-10T08:00:00.000Z', undefined),
+    '2026-12-10T08:00:00.000Z',
+    'a time of day: that instant',
+  );
+  t.is(dueDateAsWritten('2026-12-10T00:00:00.000Z', true), '2026-12-10T00:00:00.000Z', 'marked: the instant');
+  t.is(overdueFrom(dueDateAsWritten('2026-12-10T00:00:00.000Z', undefined)), at('2026-12-11T00:00:00.000Z'));
+  t.is(daysUntilDue(dueDateAsWritten('2026-12-10T00:00:00.000Z', undefined), at('2026-12-03T00:00:00.000Z')), 7);
 });

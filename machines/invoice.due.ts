@@ -10,6 +10,17 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const dueEndOfDay = (dayMs: number): string =>
   new Date(Math.floor(dayMs / DAY_MS) * DAY_MS + DAY_MS - 1).toISOString();
 
+/**
+ * A due date as an event holds it, read as what it meant when written. Events that carry a due date
+ * say `dueIsInstant` since due dates are instants; an older Weir stored a date as its midnight and read
+ * every midnight as that whole day, so an unmarked midnight is that day (its last instant, as a date is
+ * stored now). The log is never rewritten: its old events keep their old meaning when folded.
+ */
+export function dueDateAsWritten(dueDate: string, dueIsInstant: boolean | undefined): string {
+  const due = Date.parse(dueDate);
+  return dueIsInstant === true || due % DAY_MS !== 0 ? dueDate : dueEndOfDay(due);
+}
+
 /** Whether the due date is a whole day: the last instant of a UTC day (see `dueEndOfDay`). */
 const isWholeDay = (due: number): boolean => due % DAY_MS === DAY_MS - 1;
 

@@ -1,4 +1,12 @@
-import type { Invoice, InvoiceEvent, InvoiceLineItem, InvoicePaymentAttempt } from './invoice.types.ts';
+import { dueDateAsWritten } from './invoice.due.ts';
+import type {
+  Invoice,
+  InvoiceEvent,
+  InvoiceLineItem,
+  InvoicePaymentAttempt,
+  InvoiceReminderSent,
+  DueIsInstant,
+} from './invoice.types.ts';
 
 /** Sum of the line items' totals (10^8), as a digit string. */
 export const sumLineItems = (items: InvoiceLineItem[]): string =>
@@ -21,18 +29,29 @@ const changeAttempt = (
 const receivedOn = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string | null): bigint =>
   BigInt(attempts.find((a) => a.checkoutSessionId === checkoutSessionId)?.amountReceived ?? '0');
 
+/** A reminder as recorded, keyed by the due date it was for as the invoice reads it (`dueDateAsWritten`). */
+const reminderOf = ({ dueIsInstant, ...reminder }: InvoiceReminderSent & DueIsInstant): InvoiceReminderSent => ({
+  ...reminder,
+  dueDate: dueDateAsWritten(reminder.dueDate, dueIsInstant),
+});
+
 /**
  * The one place that computes an invoice's data from its events. The statechart calls it from
  * its actions and the projection calls it directly, so the write and read sides cannot drift.
  */
 export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Invoice | null {
   // An invoice created before reminders could be skipped has no list of them.
-  if (event.type === 'InvoiceCreated')
-    return { ...event.data.invoice, remindersSkipped: event.data.invoice.remindersSkipped ?? [] };
+  if (event.type === 'InvoiceCreated') {
+    const created = event.data.invoice;
+    const dueDate = dueDateAsWritten(created.dueDate, event.data.dueIsInstant);
+    return { ...created, dueDate, remindersSkipped: created.remindersSkipped ?? [] };
+  }
   if (invoice === null) return null;
   switch (event.type) {
     case 'InvoiceUpdated': {
-      const next: Invoice = { ...invoice, ...event.data.changes, updatedAt: event.data.at };
+      const { changes, dueIsInstant } = event.data;
+      const moved = changes.dueDate === undefined ? {} : { dueDate: dueDateAsWritten(changes.dueDate, dueIsInstant) };
+      const next: Invoice = { ...invoice, ...changes, ...moved, updatedAt: event.data.at };
       const amountDue = sumLineItems(next.lineItems.data);
       return { ...next, amountDue, amountRemaining: remainingOf(amountDue, next.amountPaid) };
     }
@@ -142,12 +161,16 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
     case 'InvoiceMarkedUncollectible':
       return { ...invoice, status: 'uncollectible', updatedAt: event.data.at, markedUncollectibleAt: event.data.at };
     case 'InvoiceReminderSent':
-      return { ...invoice, updatedAt: event.data.at, remindersSent: [...invoice.remindersSent, { ...event.data }] };
+      return {
+        ...invoice,
+        updatedAt: event.data.at,
+        remindersSent: [...invoice.remindersSent, reminderOf(event.data)],
+      };
     case 'InvoiceReminderSkipped':
       return {
         ...invoice,
         updatedAt: event.data.at,
-        remindersSkipped: [...invoice.remindersSkipped, { ...event.data }],
+        remindersSkipped: [...invoice.remindersSkipped, reminderOf(event.data)],
       };
   }
 }

@@ -76,7 +76,11 @@ export const recurringInvoiceFixture = (intervalCount: 1 | 3 | 6 | 12 = 1, overr
     ...overrides,
   });
 
-export const created = (invoice = invoiceFixture()): InvoiceEvent => ({ type: 'InvoiceCreated', data: { invoice } });
+/** Created as Weir writes it now: its due date an instant (`dueIsInstant`). */
+export const created = (invoice = invoiceFixture()): InvoiceEvent => ({
+  type: 'InvoiceCreated',
+  data: { invoice, dueIsInstant: true },
+});
 export const finalized = (at = FINALIZED_AT, issueDate = at): InvoiceEvent => ({
   type: 'InvoiceFinalized',
   data: { number: 'INV-0001', url: HOSTED_URL, issueDate, at },

@@ -806,7 +806,10 @@ test('given a reminder sent, when the same reminder is asked again, then nothing
   });
   const events = given(history).when(remind('before_due', 3), NOW);
   t.deepEqual(events, [
-    { type: 'InvoiceReminderSent', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW } },
+    {
+      type: 'InvoiceReminderSent',
+      data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW, dueIsInstant: true },
+    },
   ]);
   history.push(...events);
   t.deepEqual(given(history).state().context.invoice!.remindersSent, [
@@ -824,7 +827,7 @@ test('given a reminder sent, when the same reminder is asked again, then nothing
   t.deepEqual(seven, [
     {
       type: 'InvoiceReminderSent',
-      data: { kind: 'after_due', days: 7, dueDate: DUE_DATE, at: '2026-02-08T00:00:00.000Z' },
+      data: { kind: 'after_due', days: 7, dueDate: DUE_DATE, at: '2026-02-08T00:00:00.000Z', dueIsInstant: true },
     },
   ]);
   history.push(...seven);
@@ -852,14 +855,22 @@ test('given reminders that came due together (downtime, a clock jump), when they
   const skipped = given(history).when(remind('before_due', 3), late);
   t.deepEqual(
     skipped,
-    [{ type: 'InvoiceReminderSkipped', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: late } }],
+    [
+      {
+        type: 'InvoiceReminderSkipped',
+        data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: late, dueIsInstant: true },
+      },
+    ],
     'the 1-day overdue one is due too',
   );
   history.push(...skipped);
   t.deepEqual(given(history).when(remind('before_due', 3), late), [], 'skipped once, never sent later');
   const latest = given(history).when(remind('after_due', 1), late);
   t.deepEqual(latest, [
-    { type: 'InvoiceReminderSent', data: { kind: 'after_due', days: 1, dueDate: DUE_DATE, at: late } },
+    {
+      type: 'InvoiceReminderSent',
+      data: { kind: 'after_due', days: 1, dueDate: DUE_DATE, at: late, dueIsInstant: true },
+    },
   ]);
   history.push(...latest);
   t.like(given(history).state().context.invoice, {
@@ -1048,4 +1059,34 @@ test('the machine exports to JSON for the Stately editor', (t) => {
   t.deepEqual(Object.keys(json.states).sort(), ['deleted', 'draft', 'new', 'open', 'paid', 'uncollectible', 'void']);
   t.truthy(json.states.open?.on?.InvoicePaid);
   t.is(json.states.paid?.type, 'final');
+});
+
+test('given events an older Weir wrote (no dueIsInstant), a midnight due date is that whole day: created, moved, and its reminders keyed to it; marked events keep the instant', (t) => {
+  const old = (invoice: Invoice): InvoiceEvent => ({ type: 'InvoiceCreated', data: { invoice } });
+  const dueDay = '2026-02-01T23:59:59.999Z';
+  const history: InvoiceEvent[] = [old(invoiceFixture({ dueDate: DUE_DATE })), finalized()];
+  t.is(given(history).state().context.invoice!.dueDate, dueDay, 'due all of 1 February, as it was');
+  history.push({ type: 'InvoiceReminderSent', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW } });
+  t.deepEqual(given(history).state().context.invoice!.remindersSent, [
+    { kind: 'before_due', days: 3, dueDate: dueDay, at: NOW },
+  ]);
+  t.deepEqual(
+    given(history).when({ type: 'SendInvoiceReminder', kind: 'before_due', days: 3, dueDate: dueDay }, NOW),
+    [],
+    'the reminder it sent is not sent again',
+  );
+  const moved: InvoiceEvent = {
+    type: 'InvoiceUpdated',
+    data: { changes: { dueDate: '2026-03-01T00:00:00.000Z' }, at: NOW },
+  };
+  t.is(evolveInvoice(evolveInvoice(null, old(invoiceFixture()))!, moved)!.dueDate, '2026-03-01T23:59:59.999Z');
+  const marked: InvoiceEvent = { ...moved, data: { ...moved.data, dueIsInstant: true } };
+  t.is(evolveInvoice(evolveInvoice(null, old(invoiceFixture()))!, marked)!.dueDate, '2026-03-01T00:00:00.000Z');
+  t.is(given([created(invoiceFixture({ dueDate: DUE_DATE }))]).state().context.invoice!.dueDate, DUE_DATE);
+  // The first draft of a series due that day may still be finalized on it (its subscription lapses once the day ends).
+  const series = old(recurringInvoiceFixture(1, { dueDate: '2026-03-01T00:00:00.000Z' }));
+  t.is(
+    given([series]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-01T12:00:00.000Z')[0]!.type,
+    'InvoiceFinalized',
+  );
 });

@@ -149,10 +149,17 @@ export type InvoiceChanges = Partial<
   >
 >;
 
+/**
+ * On an event carrying a due date: that due date is an instant (a midnight is that instant). Events
+ * stored before it read a midnight due date as that whole UTC day (see `dueDateAsWritten`).
+ */
+export type DueIsInstant = { dueIsInstant?: true };
+
 /** The domain events of an invoice, as stored in the log (`type` + `data`). */
 export type InvoiceEvent =
-  | { type: 'InvoiceCreated'; data: { invoice: Invoice } }
-  | { type: 'InvoiceUpdated'; data: { changes: InvoiceChanges; at: string } }
+  | { type: 'InvoiceCreated'; data: { invoice: Invoice } & DueIsInstant }
+  /** `dueIsInstant` on those that change the due date. */
+  | { type: 'InvoiceUpdated'; data: { changes: InvoiceChanges; at: string } & DueIsInstant }
   | { type: 'InvoiceDeleted'; data: { at: string } }
   | { type: 'InvoiceFinalized'; data: { number: string; url: string; issueDate: string; at: string } }
   | { type: 'NextRecurringInvoiceScheduled'; data: { nextInvoiceId: string; issueDate: string; at: string } }
@@ -186,7 +193,7 @@ export type InvoiceEvent =
   | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }
   | { type: 'InvoiceVoided'; data: { at: string } }
   | { type: 'InvoiceMarkedUncollectible'; data: { at: string } }
-  | { type: 'InvoiceReminderSent'; data: InvoiceReminderSent }
-  | { type: 'InvoiceReminderSkipped'; data: InvoiceReminderSkipped };
+  | { type: 'InvoiceReminderSent'; data: InvoiceReminderSent & DueIsInstant }
+  | { type: 'InvoiceReminderSkipped'; data: InvoiceReminderSkipped & DueIsInstant };
 
 export type InvoiceEventType = InvoiceEvent['type'];

@@ -201,7 +201,9 @@ function decideRenewal(
   // active one waits while its current invoice is still within its due time.
   if (status === 'past_due' || status === 'unpaid') return [];
   if (!isBillSettled(s.latestInvoice)) return [];
-  return [{ type: 'RenewalInvoiceIssued', data: { invoice: renewalInvoice(s, invoiceId, now), at: now } }];
+  return [
+    { type: 'RenewalInvoiceIssued', data: { invoice: renewalInvoice(s, invoiceId, now), at: now, dueIsInstant: true } },
+  ];
 }
 
 /**
@@ -219,7 +221,7 @@ export function decideSubscription(
     const { status } = command.subscription;
     if (status !== 'incomplete' && status !== 'trialing')
       throw new ValidationError('status', `a new subscription is incomplete or trialing, not ${status}`);
-    return [{ type: 'SubscriptionCreated', data: { subscription: command.subscription } }];
+    return [{ type: 'SubscriptionCreated', data: { subscription: command.subscription, dueIsInstant: true } }];
   }
   const s = requireSubscription(snapshot);
   const status = current as SubscriptionStatus;

@@ -1,3 +1,4 @@
+import { dueDateAsWritten } from './invoice.due.ts';
 import type { Subscription, SubscriptionBill, SubscriptionEvent } from './subscription.types.ts';
 
 export { addInterval, addDays, periodEndAfter } from './billing-calendar.ts';
@@ -8,12 +9,21 @@ const settleBill = (
   change: Partial<SubscriptionBill>,
 ): SubscriptionBill | null => (bill && bill.id === id ? { ...bill, ...change } : bill);
 
+/** An invoice bill due as its event meant it (`dueDateAsWritten`); a checkout session's expiry is always an instant. */
+const billAsWritten = (bill: SubscriptionBill, dueIsInstant: boolean | undefined): SubscriptionBill =>
+  bill.kind === 'invoice' ? { ...bill, dueAt: dueDateAsWritten(bill.dueAt, dueIsInstant) } : bill;
+
 /**
  * The one place that computes a subscription's data from its events. The statechart calls it
  * from its actions and the projection calls it directly, so the write and read sides cannot drift.
  */
 export function evolveSubscription(subscription: Subscription | null, event: SubscriptionEvent): Subscription | null {
-  if (event.type === 'SubscriptionCreated') return event.data.subscription;
+  if (event.type === 'SubscriptionCreated') {
+    const { subscription: created, dueIsInstant } = event.data;
+    return created.latestInvoice
+      ? { ...created, latestInvoice: billAsWritten(created.latestInvoice, dueIsInstant) }
+      : created;
+  }
   if (subscription === null) return null;
   const s = subscription;
   switch (event.type) {
@@ -45,7 +55,7 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
             : settleBill(s.latestInvoice, event.data.invoiceId, { status: 'expired' }),
       };
     case 'RenewalInvoiceIssued': {
-      const { invoice } = event.data;
+      const invoice = billAsWritten(event.data.invoice, event.data.dueIsInstant);
       return {
         ...s,
         updatedAt: event.data.at,

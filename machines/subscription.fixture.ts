@@ -42,7 +42,7 @@ export const trialFixture = (): Subscription =>
 
 export const created = (subscription = subscriptionFixture()): SubscriptionEvent => ({
   type: 'SubscriptionCreated',
-  data: { subscription },
+  data: { subscription, dueIsInstant: true },
 });
 export const started = (invoiceId = 'cs-1', at = '2026-01-01T00:10:00.000Z'): SubscriptionEvent => ({
   type: 'SubscriptionStarted',
@@ -78,7 +78,7 @@ export const issued = (
   invoice = renewalBill('inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z'),
 ): SubscriptionEvent => ({
   type: 'RenewalInvoiceIssued',
-  data: { invoice, at: invoice.issuedAt },
+  data: { invoice, at: invoice.issuedAt, dueIsInstant: true },
 });
 export const missed = (invoiceId = 'inv-2', at = '2026-02-04T00:00:00.000Z'): SubscriptionEvent => ({
   type: 'RenewalPaymentMissed',

@@ -27,6 +27,7 @@ import { subscriptionMachine } from './subscription.machine.ts';
 import {
   SUBSCRIPTION_WEBHOOK_EVENTS,
   type Subscription,
+  type SubscriptionBill,
   type SubscriptionEvent,
   type SubscriptionStatus,
 } from './subscription.types.ts';
@@ -107,7 +108,11 @@ const discounted: SubscriptionEvent = {
 };
 const renewal = (periodStart: string, periodEnd: string): SubscriptionEvent => ({
   type: 'RenewalInvoiceIssued',
-  data: { invoice: renewalBill('inv-new', periodStart, periodEnd, NOW, '2026-03-04T00:00:00.000Z'), at: NOW },
+  data: {
+    invoice: renewalBill('inv-new', periodStart, periodEnd, NOW, '2026-03-04T00:00:00.000Z'),
+    at: NOW,
+    dueIsInstant: true,
+  },
 });
 
 type Outcome = SubscriptionEvent[] | 'refused';
@@ -678,7 +683,7 @@ test('given a subscription paused past its period end, when resumed, then the ne
   t.deepEqual(renewed, [
     {
       type: 'RenewalInvoiceIssued',
-      data: { invoice: renewalBill('inv-2', resumedAt, '2026-04-10T12:00:00.000Z'), at: resumedAt },
+      data: { invoice: renewalBill('inv-2', resumedAt, '2026-04-10T12:00:00.000Z'), at: resumedAt, dueIsInstant: true },
     },
   ]);
 });
@@ -902,7 +907,10 @@ test('a renewal at the period end bills the next period, due daysUntilDue days a
   const at = '2026-02-01T00:00:00.000Z';
   const events = given([created(), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);
   t.deepEqual(events, [
-    { type: 'RenewalInvoiceIssued', data: { invoice: renewalBill('inv-2', at, '2026-03-01T00:00:00.000Z', at), at } },
+    {
+      type: 'RenewalInvoiceIssued',
+      data: { invoice: renewalBill('inv-2', at, '2026-03-01T00:00:00.000Z', at), at, dueIsInstant: true },
+    },
   ]);
 });
 
@@ -967,6 +975,7 @@ test('given an active subscription whose renewal draft the merchant deleted, whe
           '2026-03-04T00:00:00.000Z',
         ),
         at: '2026-03-01T00:00:00.000Z',
+        dueIsInstant: true,
       },
     },
   ]);
@@ -991,4 +1000,23 @@ test('given a trialing or paused subscription whose renewal draft was deleted, w
     );
     t.is(given([...history, ...events]).state().value, status);
   }
+});
+
+test('given a renewal an older Weir issued (no dueIsInstant) due at midnight, it is missed only once that day has ended, as then; one issued now, from that instant', (t) => {
+  const { dueIsInstant: _marker, ...data } = issued().data as {
+    invoice: SubscriptionBill;
+    at: string;
+    dueIsInstant?: true;
+  };
+  const old: SubscriptionEvent = { type: 'RenewalInvoiceIssued', data };
+  const history = [created(), started(), old];
+  t.is(given(history).state().context.subscription!.latestInvoice!.dueAt, '2026-02-04T23:59:59.999Z');
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T23:59:59.999Z'), []);
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-05T00:00:00.000Z'), [
+    missed('inv-2', '2026-02-05T00:00:00.000Z'),
+  ]);
+  t.deepEqual(
+    given([created(), started(), issued()]).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'),
+    [missed('inv-2', '2026-02-04T00:00:00.000Z')],
+  );
 });

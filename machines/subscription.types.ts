@@ -1,5 +1,6 @@
 import type { Environment } from '../src/event-store/event-store.ts';
 import type { BillingInterval } from './billing-calendar.ts';
+import type { DueIsInstant } from './invoice.types.ts';
 
 /** Subscription statuses of the reference API (`SubscriptionStatus`). */
 export type SubscriptionStatus =
@@ -105,7 +106,8 @@ export type Subscription = {
 
 /** The domain events of a subscription, as stored in the log (`type` + `data`). */
 export type SubscriptionEvent =
-  | { type: 'SubscriptionCreated'; data: { subscription: Subscription } }
+  /** `dueIsInstant`: its bill's due time is an instant (older events: an invoice due at midnight is due all that day). */
+  | { type: 'SubscriptionCreated'; data: { subscription: Subscription } & DueIsInstant }
   | { type: 'SubscriptionStarted'; data: { invoiceId: string; at: string } }
   /** The payer applied a promotion code to the first bill's checkout session: the bill asks `amountDue`. */
   | {
@@ -113,7 +115,7 @@ export type SubscriptionEvent =
       data: { invoiceId: string; promotionCodeId: string; amountDiscount: string; amountDue: string; at: string };
     }
   | { type: 'SubscriptionIncompleteExpired'; data: { invoiceId: string | null; at: string } }
-  | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } }
+  | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } & DueIsInstant }
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalPaymentMissed'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalInvoiceDeleted'; data: { invoiceId: string; at: string } }

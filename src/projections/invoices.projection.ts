@@ -42,7 +42,8 @@ export const invoicesProjection: Projection = {
   // 8: the first invoice of a recurring series names the subscription it created.
   // 9: it names it from its finalize on (`withSubscription`), as its webhooks do, not once the subscription exists.
   // 10: an invoice paid before `InvoicePaid` recorded the chain takes it from its checkout session.
-  version: 10,
+  // 11: a midnight due date in events an older Weir wrote (no `dueIsInstant`) is that whole day, as then.
+  version: 11,
   collections: [INVOICES, COLLECTIONS.timers],
   categories: ['invoice'],
   async apply(event, store) {

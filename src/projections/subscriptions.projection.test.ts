@@ -67,6 +67,22 @@ test('each state waits on exactly the timers whose command would act', async (t)
   t.deepEqual((await project([created(), started(), issued()])).timers, [
     [SUBSCRIPTION_TIMERS.pastDue, '2026-02-04T00:00:00.000Z'],
   ]);
+  // Bills an older Weir wrote (no `dueIsInstant`): an invoice due at midnight is due all that day, as it was then.
+  const asEarlierWeir = (event: SubscriptionEvent): SubscriptionEvent => {
+    const { dueIsInstant: _marker, ...data } = event.data as typeof event.data & { dueIsInstant?: true };
+    return { ...event, data } as SubscriptionEvent;
+  };
+  t.deepEqual((await project([created(), started(), asEarlierWeir(issued())])).timers, [
+    [SUBSCRIPTION_TIMERS.pastDue, '2026-02-05T00:00:00.000Z'],
+  ]);
+  t.deepEqual((await project([asEarlierWeir(created(firstInvoice('2026-01-10T00:00:00.000Z')))])).timers, [
+    [SUBSCRIPTION_TIMERS.expireFirst, '2026-01-11T00:00:00.000Z'],
+  ]);
+  t.deepEqual(
+    (await project([asEarlierWeir(created())])).timers,
+    [[SUBSCRIPTION_TIMERS.expireFirst, '2026-01-01T01:00:00.000Z']],
+    'a checkout session expires at its instant',
+  );
   t.deepEqual((await project([created(), started(), issued(), renewalPaid()])).timers, [
     [SUBSCRIPTION_TIMERS.renew, '2026-03-01T00:00:00.000Z'],
   ]);

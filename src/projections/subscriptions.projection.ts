@@ -126,7 +126,8 @@ export const subscriptionsProjection: Projection = {
   // 8: each subscription keeps its pauses (for the subscriptions report).
   // 9: an invoice bill's expiry and past-due timers fire once the invoice is overdue (its due day ended).
   // 10: ... at its due instant, midnight included (only a due date given as a day lasts all that day).
-  version: 10,
+  // 11: ... except an invoice bill of events an older Weir wrote (no `dueIsInstant`): due at midnight, due all that day.
+  version: 11,
   collections: [SUBSCRIPTIONS],
   categories: ['subscription'],
   async apply(event, store) {

@@ -158,3 +158,44 @@ test('export: page and limit are refused as unknown, naming what it takes, and l
   const list = (document.paths['/api/v1/checkout/sessions']?.get?.parameters ?? []).map((p) => p.name);
   t.true(list.includes('page') && list.includes('limit'), 'the list still pages');
 });
+
+test('export: timezone makes a date alone in from / to that whole day in the zone, as the reports read it; a timestamp stays exact; a bad zone is a 400 naming timezone, and the document says so', async (t) => {
+  const clock = createManualClock(Date.parse('2026-11-30T03:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api, testSecretKey } = await createMerchant(weir.url, 'Shop');
+  // 22:00 on 29 November in New York, then 23:00 on 30 November there (04:00Z on 1 December).
+  const late29 = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  clock.set(Date.parse('2026-12-01T04:00:00Z'));
+  const late30 = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+
+  const exported = async (query: string) => {
+    const r = await fetch(`${weir.url}/api/v1/checkout/sessions/export?${query}`, {
+      headers: { authorization: `Bearer ${testSecretKey}` },
+    });
+    t.is(r.status, 200, query);
+    return parseCsv(await r.text())
+      .slice(1)
+      .map((row) => row[0]);
+  };
+  t.deepEqual(await exported('from=2026-11-30&to=2026-11-30'), [late29.id], 'UTC days without a zone');
+  t.deepEqual(await exported('from=2026-11-30&to=2026-11-30&timezone=America/New_York'), [late30.id]);
+  t.deepEqual(await exported('to=2026-11-29&timezone=America/New_York'), [late29.id]);
+  t.deepEqual(await exported('from=2026-12-01&timezone=America/New_York'), []);
+  t.deepEqual(await exported('from=2026-11-30T04:00:00Z&timezone=America/New_York'), [late30.id], 'a timestamp: exact');
+  t.deepEqual(await exported('from=2026-11-30&to=2026-11-30&timezone=UTC'), [late29.id]);
+  t.deepEqual(await exported('from=2026-11-30&timezone='), [late30.id, late29.id], 'empty: UTC');
+  t.deepEqual(
+    await exported('dateField=createdAt&from=2026-11-30&to=2026-11-30&timezone=Asia/Tokyo'),
+    [late29.id],
+    'Tokyo: 30 November is 15:00Z on the 29th to 15:00Z on the 30th',
+  );
+
+  for (const zone of ['Mars/Olympus', '+02:00', 'EST5EDT!', 'Europe'])
+    assertError(t, await api.get(`/api/v1/checkout/sessions/export?timezone=${encodeURIComponent(zone)}`), 400, {
+      field: 'timezone',
+    });
+  type Operation = { parameters?: { name: string; in: string; description?: string }[] };
+  const document = (await api.get<{ paths: Record<string, Record<string, Operation>> }>('/api/v1/openapi.json')).body;
+  const parameters = document.paths['/api/v1/checkout/sessions/export']?.get?.parameters ?? [];
+  t.regex(parameters.find((p) => p.name === 'timezone')?.description ?? '', /IANA time zone/);
+});

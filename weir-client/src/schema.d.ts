@@ -9088,7 +9088,7 @@ export interface operations {
                 customerId?: string;
                 /** @description The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by */
                 dateField?: "createdAt" | "completedAt";
-                /** @description The start of the range, by `dateField` (created at, unless said): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in */
+                /** @description The start of the range, by `dateField` (created at, unless said): ISO 8601 date or timestamp, counted (inclusive); a date alone is its midnight UTC, so the whole day is in (its midnight in `timezone` when one is given) */
                 from?: string;
                 /** @description Comma-separated session ids */
                 ids?: string;
@@ -9106,7 +9106,9 @@ export interface operations {
                 status?: string;
                 /** @description The subscription's sessions */
                 subscriptionId?: string;
-                /** @description The end of the range, by `dateField`: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November */
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day). A timestamp stays exact (UTC when it has no offset); the `createdAt[...]` bounds stay UTC days, as the list reads them */
+                timezone?: string;
+                /** @description The end of the range, by `dateField`: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November (that whole day in `timezone` when one is given) */
                 to?: string;
             };
             header?: never;

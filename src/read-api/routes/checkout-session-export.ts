@@ -3,12 +3,13 @@ import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import { shownSessionHash } from '../../projections/public-views.ts';
 import type { Collection, Filter } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { UTC } from '../../shared/time-zone.ts';
 import type { ApiContext } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { FROM_DESCRIPTION, instantRange, rangeCondition, TO_DESCRIPTION } from '../instant-range.ts';
 import { type ListFilters, listFilter, queryValue } from '../pagination.ts';
 import { SESSION_LIST_FILTERS } from '../schema/checkout-session.ts';
-import { listQuery, queryFilter, withCode, z } from '../schema/fields.ts';
+import { listQuery, queryFilter, timeZoneQuery, withCode, z } from '../schema/fields.ts';
 
 /** The list route's filters. */
 const EXPORT_FILTERS: ListFilters = SESSION_LIST_FILTERS;
@@ -42,8 +43,15 @@ export const ExportQuery = listQuery(
         description:
           'The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by',
       }),
-    from: queryFilter(`The start of the range, by \`dateField\` (created at, unless said): ${FROM_DESCRIPTION}`),
-    to: queryFilter(`The end of the range, by \`dateField\`: ${TO_DESCRIPTION}`),
+    timezone: timeZoneQuery(
+      'The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day). A timestamp stays exact (UTC when it has no offset); the `createdAt[...]` bounds stay UTC days, as the list reads them',
+    ),
+    from: queryFilter(
+      `The start of the range, by \`dateField\` (created at, unless said): ${FROM_DESCRIPTION} (its midnight in \`timezone\` when one is given)`,
+    ),
+    to: queryFilter(
+      `The end of the range, by \`dateField\`: ${TO_DESCRIPTION} (that whole day in \`timezone\` when one is given)`,
+    ),
   },
   // An export is the whole filtered set, as the reference's export and Weir's reports are: no page.
   { paged: false },
@@ -157,7 +165,10 @@ export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>,
   return async (ctx: ApiContext): Promise<void> => {
     // Every parameter is checked before the first byte is sent: a bad one is still a 400.
     const filter = listFilter(ctx, { filters: EXPORT_FILTERS });
-    const bounds = rangeCondition(instantRange({ from: queryValue(ctx, 'from'), to: queryValue(ctx, 'to') }));
+    // The zone was checked by the route's schema (a 400 naming `timezone`); absent or empty, UTC.
+    const zone = queryValue(ctx, 'timezone') || UTC;
+    const range = instantRange({ from: queryValue(ctx, 'from'), to: queryValue(ctx, 'to') }, zone);
+    const bounds = rangeCondition(range);
     const dateField = DATE_FIELDS.find((f) => f === queryValue(ctx, 'dateField')) ?? 'createdAt';
     if (Object.keys(bounds).length) {
       const existing = filter[dateField] as Record<string, string> | undefined;

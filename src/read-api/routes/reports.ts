@@ -23,11 +23,11 @@ import {
 } from '../../reports/report-pipelines.ts';
 import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
 import { ValidationError, WeirError } from '../../shared/errors.ts';
-import { isTimeZone, UTC } from '../../shared/time-zone.ts';
+import { UTC } from '../../shared/time-zone.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { FROM_DESCRIPTION, instantRange, parseIsoInstant, TO_DESCRIPTION } from '../instant-range.ts';
-import { arrayOf, bodyObject, invalidFields, requiredOneOf, withCode, z } from '../schema/fields.ts';
+import { arrayOf, bodyObject, invalidFields, requiredOneOf, timeZoneQuery, withCode, z } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
 const FORMATS = ['json', 'csv', 'ndjson'] as const;
@@ -53,18 +53,9 @@ const ReportQuery = z.object({
     .enum(INTERVALS, { error: withCode(`must be one of ${INTERVALS.join(', ')}`) })
     .default('month')
     .openapi({ description: 'The period each row covers (weeks start on Monday), in `timezone`' }),
-  timezone: z
-    .string()
-    .optional()
-    .refine(
-      (v) => v === undefined || v === '' || isTimeZone(v),
-      withCode('must be an IANA time zone, such as Europe/Paris or America/New_York, or UTC'),
-    )
-    .openapi({
-      description:
-        'The IANA time zone whose days, weeks and months the periods are (`UTC` unless given), daylight saving included: a period starts at a midnight there (shown as its UTC instant, `2026-03-01T05:00:00.000Z` for 1 March in New York), and a date alone in `from` / `to` is that whole day there; a timestamp stays exact (UTC when it has no offset)',
-      example: 'Europe/Paris',
-    }),
+  timezone: timeZoneQuery(
+    'The IANA time zone whose days, weeks and months the periods are (`UTC` unless given), daylight saving included: a period starts at a midnight there (shown as its UTC instant, `2026-03-01T05:00:00.000Z` for 1 March in New York), and a date alone in `from` / `to` is that whole day there; a timestamp stays exact (UTC when it has no offset)',
+  ),
   groupBy: z
     .enum(GROUPS, { error: withCode(`must be one of ${GROUPS.join(', ')}`) })
     .default('none')

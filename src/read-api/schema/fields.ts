@@ -1,6 +1,7 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AmountError, parseAmount } from '../../shared/money.ts';
+import { isTimeZone } from '../../shared/time-zone.ts';
 import { BOUND_DESCRIPTIONS, BOUND_OPS, type BoundOp } from '../instant-range.ts';
 
 // `.openapi(...)` on every zod schema: names components and overrides what the wire shows.
@@ -328,6 +329,20 @@ export function listQuery<S extends z.ZodRawShape>(
   );
   return z.looseObject({ ...(options.paged === false ? {} : PAGING), ...bounds, ...filters });
 }
+
+/**
+ * `?timezone=`: an IANA time zone (`UTC` when absent or empty), a 400 naming the parameter otherwise;
+ * the reports and the sessions export read a date alone in `from` / `to` as that whole day there.
+ */
+export const timeZoneQuery = (description: string) =>
+  z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || v === '' || isTimeZone(v),
+      withCode('must be an IANA time zone, such as Europe/Paris or America/New_York, or UTC'),
+    )
+    .openapi({ description, example: 'Europe/Paris' });
 
 /** A plain `?name=` query filter (checked by the list itself, so the schema only documents it). */
 export const queryFilter = (description: string) => z.string().optional().openapi({ description });
