@@ -5,15 +5,8 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { auditTestMetadata as metadata } from './event-metadata.fixture.ts';
 import { verifyChain } from './verify-chain.ts';
-
-const metadata = {
-  organizationId: 'org-1',
-  environment: 'test' as const,
-  actor: 'cli',
-  correlationId: 'c',
-  occurredAt: 'x',
-};
 
 /** A log of three notes, edited with `sql` behind Weir's back, then verified. */
 async function verifyEdited(t: ExecutionContext, ...sql: string[]) {

@@ -6,15 +6,8 @@ import test from 'ava';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import type { Projection } from '../projections/projection.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import { auditTestMetadata as metadata } from './event-metadata.fixture.ts';
 import { verifyReadModels } from './verify-read-models.ts';
-
-const metadata = {
-  organizationId: 'org-1',
-  environment: 'test' as const,
-  actor: 'cli',
-  correlationId: 'c',
-  occurredAt: 'x',
-};
 
 /** A read model of notes whose events must carry a `note` (as Weir writes them). */
 const notes: Projection = {

@@ -136,7 +136,7 @@ test('weir replay refuses the data dir of a running weir serve, whose read model
 test('weir devnet starts a local chain with test tokens and the factory, prints its JSON, writes --out FILE, and runs until stopped', async (t) => {
   const { spawn } = await import('node:child_process');
   const { findFreePort } = await import('../support/free-port.ts');
-  const { ROOT, WEIR_BIN } = await import('../support/weir-process.ts');
+  const { ROOT, WEIR_BIN, killWithWhatItStarted, stopCleanly } = await import('../support/weir-process.ts');
   const dir = await tempDir(t);
   const out = join(dir, 'devnet.json');
   const port = await findFreePort();
@@ -144,10 +144,7 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  t.teardown(() => killWithWhatItStarted(child));
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => {
     stdout += d.toString();
@@ -175,8 +172,7 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   t.true(info.accounts.some((a) => a.role === 'payer'));
   t.deepEqual(JSON.parse(await readFile(out, 'utf8')), info);
   t.is(await createJsonRpc(info.rpcUrl, { timeoutMs: 60_000 })('eth_chainId'), '0x7a69');
-  child.kill('SIGTERM');
-  t.is(await exited, 0);
+  t.is(await stopCleanly(child), 0, 'its anvil stopped with it');
 });
 
 test('weir serve reads the admin token and the master key from files (--admin-token-file, WEIR_MASTER_KEY_FILE): neither is in its command line or environment', async (t) => {

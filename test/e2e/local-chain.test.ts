@@ -91,7 +91,7 @@ test('weir serve with no chain flags runs a local chain for test keys (not live)
   t.is((await completed(before.id)).amountReceived, '250000000');
 
   // Weir is killed with -9 (its anvil is left running); the next start stops that anvil, which writes its state.
-  await first.kill('SIGKILL');
+  await first.crash();
   const second = await spawnWeir({ dataDir, env });
   t.teardown(() => second.kill());
   t.regex(second.output(), /stopping the anvil \(pid \d+\) a previous weir serve left running/);

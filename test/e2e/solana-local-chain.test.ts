@@ -58,7 +58,6 @@ test('a Weir given WEIR_RPC_1399811148 offers that local Solana to test keys wit
 test('weir devnet runs a local Solana beside the EVM chain, with its test mints and faucet, until stopped', async (t) => {
   const [port, solanaPort] = [await findFreePort(), await findFreePort()];
   const devnet = spawnWeirDevnet(t, ['--port', String(port), '--solana-port', String(solanaPort)]);
-  const { child } = devnet;
   const url = `http://127.0.0.1:${solanaPort}`;
   await eventually(
     async () => (devnet.stderr().includes(`local Solana running on ${url}`) ? true : undefined),
@@ -69,7 +68,5 @@ test('weir devnet runs a local Solana beside the EVM chain, with its test mints 
   const info = (await rpc(url, 'weir_info')) as { mints: { usdc: string; usdt: string } };
   t.deepEqual(info.mints, await localSolanaMints());
   t.true(devnet.stderr().includes(`WEIR_RPC_1399811148=${url}`));
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  t.pass();
+  t.is(await devnet.stop(), 0, 'its anvils stopped with it');
 });

@@ -121,6 +121,9 @@ test("npm start's embedded chains offer a local Tron to test keys (not live): th
   t.is(byWallet.amountReceived, '250000000');
   const testPayer = devnet.accounts.filter((a) => a.role === 'payer').at(-1)!.address;
   t.is(byWallet.paymentIntent.transactions[0]!.fromAddress, evmToTron(testPayer), "the local Tron's last funded payer");
+  // Ctrl-C, as `npm start` in a terminal gets it: Weir stops both its anvils (kill() says which it left).
+  await weir.kill('SIGINT');
+  t.is(weir.child.exitCode, 0, weir.output());
 });
 
 test('weir devnet runs a local Tron beside its chain and writes it in the devnet file; serve --devnet FILE offers it to test keys, with its faucet', async (t) => {
@@ -128,7 +131,6 @@ test('weir devnet runs a local Tron beside its chain and writes it in the devnet
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'devnet.json');
   const devnet = spawnWeirDevnet(t, ['--port', String(await findFreePort()), '--solana-port', '0', '--out', file]);
-  const { child } = devnet;
   await eventually(
     async () => (devnet.stderr().includes('local Tron running on') ? true : undefined),
     'the line',
@@ -151,6 +153,5 @@ test('weir devnet runs a local Tron beside its chain and writes it in the devnet
   const funded = await api.post('/api/v1/faucet', { address: payer, asset: 'trx' });
   t.like(funded, { status: 200, body: { address: payer, chainId: TRON_LOCAL_CHAIN_ID } });
   await weir.kill('SIGTERM');
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  t.is(await devnet.stop(), 0, 'its anvils stopped with it');
 });

@@ -1,8 +1,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connectionPerRequest } from '../../src/chain-ingest/evm/devnet/local-node-transport.ts';
+import { onProcessExit } from '../../src/shared/stoppable-child.ts';
 import { fileURLToPath } from 'node:url';
 import { findFreePort } from './free-port.ts';
 import type { ExecutionContext } from 'ava';
+import {
+  describe,
+  descendantsOf,
+  processesNaming,
+  type RunningProcess,
+  stillRunning,
+  stopProcesses,
+} from './child-processes.ts';
 import { ADMIN_TOKEN } from './weir-harness.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,6 +25,15 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, ...extra };
 }
 
+/** Weirs spawned here and still running: they and theirs are not strays of another Weir on the same data dir. */
+const liveWeirs = new Set<ChildProcess>();
+const ofLiveWeir = (process_: RunningProcess) =>
+  [...liveWeirs].some(
+    (weir) =>
+      weir.pid === process_.pid ||
+      (weir.pid !== undefined && descendantsOf(weir.pid).some((each) => each.pid === process_.pid)),
+  );
+
 type SpawnWeirOptions = {
   dataDir: string;
   env?: Record<string, string>;
@@ -27,7 +45,15 @@ type SpawnedWeir = {
   url: string;
   child: ChildProcess;
   output: () => string;
+  /**
+   * Ends this Weir and everything it started. SIGKILL (the default, for teardowns) then stops what
+   * it left running (its anvils, in process groups of their own). SIGTERM or SIGINT is a clean
+   * stop: Weir must stop them itself, so any left running is an error. Either way, then, a process
+   * still naming the data dir (left by an earlier Weir on it) is an error too.
+   */
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** SIGKILL to Weir alone, as a crash: its anvils stay running for the next start on the data dir to find (kill() stops them if it did not). */
+  crash(): Promise<void>;
 };
 
 /**
@@ -73,6 +99,13 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   });
   // 'close': the process has exited and its output has been read to the end.
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  liveWeirs.add(child);
+  // ava ends a worker that timed out with SIGTERM, before any teardown: Weir and its anvils go with it.
+  const forget = onProcessExit(() => killTreeNow(child));
+  child.once('exit', () => {
+    liveWeirs.delete(child);
+    forget();
+  });
   const url = `http://127.0.0.1:${port}`;
   // Generous: in a fresh clone under a full test run, the first start compiles every module. Counted
   // in this loop's own time: a test beside it that blocks the worker (spawnSync) stalls the loop, and
@@ -100,13 +133,38 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  // What a crash left running: stopped by kill() if the next Weir on the data dir did not stop it.
+  const crashedOut: RunningProcess[] = [];
+  const signalWeir = async (signal: NodeJS.Signals): Promise<RunningProcess[]> => {
+    const started = child.pid === undefined || child.exitCode !== null ? [] : descendantsOf(child.pid);
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+    return started;
+  };
   return {
     url,
     child,
     output: () => output,
+    async crash() {
+      crashedOut.push(...(await signalWeir('SIGKILL')));
+    },
     async kill(signal = 'SIGKILL') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      const wasRunning = child.exitCode === null && child.signalCode === null;
+      const started = await signalWeir(signal);
+      const leftAfterCleanStop = signal === 'SIGKILL' || !wasRunning ? [] : started.filter(stillRunning);
+      await stopProcesses([...started, ...crashedOut]);
+      // Anything else naming this data dir: an anvil an earlier Weir on it left, which this one should have replaced.
+      const strays = processesNaming(options.dataDir).filter((each) => !ofLiveWeir(each));
+      await stopProcesses(strays);
+      const problems = [
+        leftAfterCleanStop.length > 0
+          ? `weir serve stopped by ${signal} but left running (it must stop what it started):\n${describe(leftAfterCleanStop)}`
+          : '',
+        strays.length > 0
+          ? `still running, naming the data dir ${options.dataDir} (stopped now):\n${describe(strays)}`
+          : '',
+      ].filter(Boolean);
+      if (problems.length > 0) throw new Error(`${problems.join('\n')}\n${output}`);
     },
   };
 }
@@ -128,18 +186,58 @@ export function runWeir(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** `weir devnet ARGS` as a child process, killed when the test ends; what it wrote to stderr so far. */
+/** At once, synchronously (this process is exiting): SIGKILL to `child`, SIGTERM to what it started. */
+function killTreeNow(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const started = descendantsOf(child.pid);
+  child.kill('SIGKILL');
+  for (const each of started)
+    try {
+      process.kill(each.pid, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+}
+
+/** SIGKILL to `child` and SIGTERM to what it started: in process groups of their own (anvil), they would outlive it. */
+export async function killWithWhatItStarted(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const started = descendantsOf(child.pid);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+  await stopProcesses(started);
+}
+
+/** A clean stop of `child` by `signal`: its exit code, once it has exited; rejects if it left any of what it started running. */
+export async function stopCleanly(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  const started = child.pid === undefined ? [] : descendantsOf(child.pid);
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+  child.kill(signal);
+  const code = await exited;
+  const left = started.filter(stillRunning);
+  if (left.length > 0) {
+    await stopProcesses(left);
+    throw new Error(`stopped by ${signal} but left running (it must stop what it started):\n${describe(left)}`);
+  }
+  return code;
+}
+
+/** `weir devnet ARGS` as a child process, killed with what it started when the test ends; what it wrote to stderr so far. */
 export function spawnWeirDevnet(t: ExecutionContext, args: string[]) {
   const child = spawn(process.execPath, [WEIR_BIN, 'devnet', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  const forget = onProcessExit(() => killTreeNow(child));
+  child.once('exit', forget);
+  t.teardown(() => killWithWhatItStarted(child));
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  return { child, stderr: () => stderr };
+  return { child, stderr: () => stderr, stop: (signal?: NodeJS.Signals) => stopCleanly(child, signal) };
 }

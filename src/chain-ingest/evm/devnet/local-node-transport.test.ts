@@ -6,7 +6,7 @@ import { createPublicClient, http, HttpRequestError } from 'viem';
 import { createEvmWriteClients } from '../contracts/clients.ts';
 import { hardhatAccounts } from './hardhat-accounts.ts';
 import { createJsonRpc } from './json-rpc.ts';
-import { localNodeTransport } from './local-node-transport.ts';
+import { LOCAL_NODE_TIMEOUT_MS, localNodeTransport } from './local-node-transport.ts';
 
 /**
  * A JSON-RPC node on loopback that closes its idle kept-alive connections when told, as hardhat's
@@ -90,4 +90,17 @@ test('the write clients of payers, the faucet and the devnet sweeper, and create
     await node.closeIdleConnections();
     t.is(await send(), '0x7a69');
   }
+});
+
+test("a request to a node on this machine is given longer than viem's 10 s before it is abandoned: a busy node sharing a loaded machine's cores answers late, not never", (t) => {
+  const url = 'http://127.0.0.1:1';
+  t.is(localNodeTransport(url)({}).config.timeout, LOCAL_NODE_TIMEOUT_MS);
+  t.true(LOCAL_NODE_TIMEOUT_MS > (http(url)({}).config.timeout ?? 0));
+  // The write clients of payers, the faucet and the devnet sweeper ride on it.
+  const { publicClient } = createEvmWriteClients({
+    rpcUrl: url,
+    chainId: 31337,
+    privateKey: hardhatAccounts[0].privateKey,
+  });
+  t.is(publicClient.transport.timeout, LOCAL_NODE_TIMEOUT_MS);
 });

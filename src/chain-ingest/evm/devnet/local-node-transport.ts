@@ -13,10 +13,18 @@ import { http, type HttpTransport } from 'viem';
 export const connectionPerRequest = { connection: 'close' } as const;
 
 /**
+ * How long a request to a node on this machine may take. Not viem's 10 s, a bound for a remote
+ * provider: the node shares this machine's cores, and on a loaded one estimating a large sweep took
+ * longer than that while it was working on the answer. A node that died is seen at once (connection
+ * refused or reset), so this bound only catches one that hangs.
+ */
+export const LOCAL_NODE_TIMEOUT_MS = 120_000;
+
+/**
  * viem transport for a node on this machine (a devnet, a test node): one connection per request
- * (see {@link connectionPerRequest}) and no retries, so a revert is never resent (hardhat reports
- * reverts as internal errors, which viem would retry with back-off).
+ * (see {@link connectionPerRequest}), no retries, so a revert is never resent (hardhat reports
+ * reverts as internal errors, which viem would retry with back-off), and {@link LOCAL_NODE_TIMEOUT_MS}.
  */
 export function localNodeTransport(url: string): HttpTransport {
-  return http(url, { retryCount: 0, fetchOptions: { headers: connectionPerRequest } });
+  return http(url, { retryCount: 0, timeout: LOCAL_NODE_TIMEOUT_MS, fetchOptions: { headers: connectionPerRequest } });
 }
