@@ -366,38 +366,81 @@ function volumeGroup(p: ReportParams): Stage {
  * once) and one per payment confirmed by `markRefundedAt`, late ones included, in exact units as
  * volume sums them. Its live `amountReceived` would take in money confirmed after the mark, moving
  * a closed period's figure and counting as refunded money the merchant kept.
+ *
+ * By network, each payment's amount counts under the network it was paid on (as in volume, so a
+ * network's grossVolume less its amountRefunded is what was kept there), and the session under the
+ * network that brought most of that money (by the payments' 10^-8 amounts, ties to the first
+ * detected): never a payment still pending, withdrawn by a reorg, or confirmed after the mark.
  */
+const networkTotal = (network: Expression): Expression => ({
+  $reduce: {
+    input: { $filter: { input: '$$counted', as: 'q', cond: { $eq: ['$$q.network', network] } } },
+    initialValue: 0,
+    in: { $add: ['$$value', capped('$$this.amount')] },
+  },
+});
+const mainNetwork: Expression = {
+  $let: {
+    vars: {
+      best: {
+        $reduce: {
+          input: {
+            $map: { input: '$$counted', as: 'p', in: { network: '$$p.network', total: networkTotal('$$p.network') } },
+          },
+          initialValue: { network: null, total: -1 },
+          in: { $cond: [{ $gt: ['$$this.total', '$$value.total'] }, '$$this', '$$value'] },
+        },
+      },
+    },
+    in: '$$best.network',
+  },
+};
 const refundEntries = (p: ReportParams): Stage[] => [
   {
     $project: {
       key: byPeriodGroupAndCurrency('$paymentIntent.markRefundedAt', p),
       entries: {
-        $concatArrays: [
-          [{ sessions: { $literal: 1 }, amount: ZERO }],
-          {
-            $map: {
-              input: {
-                $filter: {
-                  input: { $ifNull: ['$payments', []] },
-                  as: 'c',
-                  cond: {
-                    $and: [
-                      { $eq: ['$$c.status', 'confirmed'] },
-                      { $lte: ['$$c.confirmedAt', '$paymentIntent.markRefundedAt'] },
-                    ],
+        $let: {
+          vars: {
+            counted: {
+              $filter: {
+                input: { $ifNull: ['$payments', []] },
+                as: 'c',
+                cond: {
+                  $and: [
+                    { $eq: ['$$c.status', 'confirmed'] },
+                    { $lte: ['$$c.confirmedAt', '$paymentIntent.markRefundedAt'] },
+                  ],
+                },
+              },
+            },
+          },
+          in: {
+            $concatArrays: [
+              [{ sessions: { $literal: 1 }, amount: ZERO, network: mainNetwork }],
+              {
+                $map: {
+                  input: '$$counted',
+                  as: 'p',
+                  in: {
+                    sessions: { $literal: 0 },
+                    amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals'),
+                    network: '$$p.network',
                   },
                 },
               },
-              as: 'p',
-              in: { sessions: { $literal: 0 }, amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals') },
-            },
+            ],
           },
-        ],
+        },
       },
     },
   },
   { $unwind: '$entries' },
 ];
+
+/** A refund entry's row key: by network, the entry's own network (above), else the session's key. */
+const refundKey = (p: ReportParams): Expression =>
+  p.groupBy === 'network' ? { period: '$key.period', group: '$entries.network', currency: '$key.currency' } : '$key';
 
 export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
@@ -577,13 +620,13 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['refundsMarked', 'amountRefunded'],
     about:
-      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their confirmed payments confirmed by then, late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept',
+      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their confirmed payments confirmed by then, late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept; by network, each payment counted is under the network it was paid on (amountRefunded splits as the money came, so a network’s grossVolume less its amountRefunded is what was kept there) and each session is counted once in refundsMarked, under the network that brought most of its counted money (by the payments’ amounts, ties to the one detected first; a network that brought only the smaller part shows its amount with 0 refunds); a payment still pending, withdrawn by a reorg or confirmed after the mark gives no network',
     pipeline: (p) => [
       { $match: { ...tenant(p), 'paymentIntent.isMarkRefunded': true, ...within('paymentIntent.markRefundedAt', p) } },
       ...refundEntries(p),
       {
         $group: {
-          _id: '$key',
+          _id: refundKey(p),
           refunds: { $sum: '$entries.sessions' },
           ...sumMoney('refunded', '$entries.amount', EXACT_CHUNKS),
         },
