@@ -93,6 +93,6 @@ test('an export prints a Tron transaction hash as the API shows it, the bare 64-
   const hashes = lines.slice(1).map((line) => line.trim().split(',')[header.indexOf('transactionHash')]);
   t.deepEqual(hashes, ['ab'.repeat(32), 'cd'.repeat(32), `0x${'ef'.repeat(32)}`]);
   // The API's own form: the session's hash where it has one, else its payment's.
-  t.is(publicCheckoutSession(sessions[0]!).transactionHash, hashes[0]);
-  t.is(publicCheckoutSession(sessions[1]!).payments[0]!.transactionHash, hashes[1]);
+  t.is(publicCheckoutSession(sessions[0]!).transactionHash, hashes[0]!);
+  t.is(publicCheckoutSession(sessions[1]!).payments[0]!.transactionHash, hashes[1]!);
 });
