@@ -128,6 +128,10 @@ function afterConfirmation(
   const outstanding = outstandingExact(BigInt(session.amountTotal), confirmedExact(confirmed.payments));
   const received = confirmedAmount(confirmed.payments);
   const overpaid = exactToApi({ ...outstanding, units: -outstanding.units }, 'down');
+  // An overpayment is announced when the API's `amountOverpaid` (rounded down) goes up, at completion
+  // or after: never one saying 0 is owed, and never dust under 10^-8 that the amount cannot show.
+  // The chain units stay exact in the payments, so the next transfer to pass a unit announces it.
+  const announced = (over: bigint): boolean => over > BigInt(session.amountOverpaid);
   const overpayment: CheckoutSessionEvent = {
     type: 'OverpaymentReceived',
     data: { transferId: payment.transferId, amount: payment.amount, amountOverpaid: overpaid.toString(), at: now },
@@ -146,13 +150,12 @@ function afterConfirmation(
       };
       // A transfer that completes the session and goes past its total is an overpayment too: the
       // merchant hears of it as of one after completion (logs from before hold the completion alone).
-      // Less over than the API shows (under 10^-8) is nothing to refund, so no news.
-      return overpaid > 0n ? [completed, overpayment] : [completed];
+      return announced(overpaid) ? [completed, overpayment] : [completed];
     }
     return [{ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: received.toString(), at: now } }];
   }
   // A session completed short (complete-partial) is owed nothing: money up to its total is late, not over.
-  if (status === 'complete' && outstanding.units < 0n) return [overpayment];
+  if (status === 'complete' && outstanding.units < 0n) return announced(overpaid) ? [overpayment] : [];
   return [{ type: 'LatePaymentReceived', data: { transferId: payment.transferId, amount: payment.amount, at: now } }];
 }
 

@@ -546,6 +546,27 @@ test('given a complete session, when another payment confirms, then OverpaymentR
   t.is(given([...history, ...events]).state().context.session?.amountOverpaid, '10000000');
 });
 
+test('an overpayment counts once its transfer is final: one withdrawn by a reorg while pending was never shown nor announced, so nothing goes back down; a confirmed one is past reorgs and stays', (t) => {
+  const paid = [created(), detected('t1', '300000000'), confirmed('t1'), completedEvent('300000000')];
+  // Pending (not final): nothing over yet, in the session or the log.
+  const pending = [...paid, detected('t2', '10000000')];
+  t.is(given(pending).state().context.session?.amountOverpaid, '0');
+  const withdrawn = given(pending).when({ type: 'WithdrawTransfer', transferId: 't2', reason: 'reorg' }, NOW);
+  t.deepEqual(
+    withdrawn.map((e) => e.type),
+    ['PaymentWithdrawn'],
+  );
+  t.is(given([...pending, ...withdrawn]).state().context.session?.amountOverpaid, '0');
+  // Final: announced once; a reorg message naming it later changes nothing (the matcher withdraws pending transfers only).
+  const over = given(pending).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.deepEqual(
+    over.map((e) => e.type),
+    ['PaymentConfirmed', 'OverpaymentReceived'],
+  );
+  for (const reason of ['reorg', NOT_IN_FINAL_BLOCK])
+    t.deepEqual(given([...pending, ...over]).when({ type: 'WithdrawTransfer', transferId: 't2', reason }, NOW), []);
+});
+
 test('given an expired session, when a late payment confirms, then it is recorded and reported, and the session stays expired', (t) => {
   const history = [created(), expired, detected('t1', '300000000')];
   const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
@@ -1475,19 +1496,36 @@ test('given DAI transfers whose parts below 10^-8 add up, then they count: the s
     session.payments.map((p) => p.amountRaw),
     ['69965000000001', '69965000000000'],
   );
-  // Paid again by 9,999,999,998 wei: 9,999,999,999 wei over in all, under 10^-8, shown as 0 over;
-  // kept exact, so one more wei makes it 0.00000001 over.
+  // Paid again by 9,999,999,998 wei: 9,999,999,999 wei over in all, under 10^-8, shown as 0 over and
+  // not announced (as at completion); kept exact, so one more wei makes it 0.00000001 over, announced once.
   const again = [...history, ...events, daiDetected('t3', '9999999998')];
   const overByLessThanAUnit = given(again).when({ type: 'ConfirmTransfer', transferId: 't3' }, NOW);
-  t.like(overByLessThanAUnit[1], {
-    type: 'OverpaymentReceived',
-    data: { transferId: 't3', amount: '0', amountOverpaid: '0' },
-  });
+  t.deepEqual(overByLessThanAUnit, [confirmed('t3', NOW)]);
+  t.is(given([...again, ...overByLessThanAUnit]).state().context.session?.amountOverpaid, '0');
   const oneMore = [...again, ...overByLessThanAUnit, daiDetected('t4', '1')];
-  t.like(given(oneMore).when({ type: 'ConfirmTransfer', transferId: 't4' }, NOW)[1], {
-    type: 'OverpaymentReceived',
-    data: { transferId: 't4', amount: '0', amountOverpaid: '1' },
-  });
+  const overByAUnit = given(oneMore).when({ type: 'ConfirmTransfer', transferId: 't4' }, NOW);
+  t.deepEqual(overByAUnit, [
+    confirmed('t4', NOW),
+    { type: 'OverpaymentReceived', data: { transferId: 't4', amount: '0', amountOverpaid: '1', at: NOW } },
+  ]);
+  t.is(given([...oneMore, ...overByAUnit]).state().context.session?.amountOverpaid, '1');
+});
+
+test('an excess under 10^-8 is announced the same way at completion and after it: not while amountOverpaid shows 0, once by the transfer that makes it show 0.00000001', (t) => {
+  // 0.00013993 DAI due, paid 139930000000001 wei: 1 wei over at completion, shown as 0 over.
+  const history = [created(daiSessionFixture()), daiDetected('t1', '139930000000001')];
+  const completing = given(history).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW);
+  t.deepEqual(completing, [confirmed('t1', NOW), completedEvent('13993', '0', `0x${'t1'.padStart(64, '0')}`)]);
+  // 9,999,999,999 wei more after completion: 10^10 wei over in all, 0.00000001 DAI, announced once.
+  const after = [...history, ...completing, daiDetected('t2', '9999999999')];
+  const unit = given(after).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.deepEqual(unit, [
+    confirmed('t2', NOW),
+    { type: 'OverpaymentReceived', data: { transferId: 't2', amount: '0', amountOverpaid: '1', at: NOW } },
+  ]);
+  // Another wei does not move amountOverpaid: nothing new to announce.
+  const dust = [...after, ...unit, daiDetected('t3', '1')];
+  t.deepEqual(given(dust).when({ type: 'ConfirmTransfer', transferId: 't3' }, NOW), [confirmed('t3', NOW)]);
 });
 
 test('given a sweep broadcast dropped for its age, when its look-up ends, then SweepLookUpEnded once; one dropped otherwise, or found mined, is not looked up', (t) => {

@@ -624,6 +624,131 @@ test('refunds: amountRefunded is what a session had received when marked refunde
   t.regex(REPORTS.refunds.about ?? '', /what they had received when marked/);
 });
 
+/** A transfer detected on `network`. */
+const on = (network: string, transferId: string, amount: string, at = MARCH): CheckoutSessionEvent => {
+  const event = detected(transferId, amount, at);
+  if (event.type !== 'PaymentDetected') throw new Error('a detection');
+  return { type: 'PaymentDetected', data: { payment: { ...event.data.payment, network } } };
+};
+const paidInFull = (amountReceived: string, at = MARCH): CheckoutSessionEvent => ({
+  type: 'CheckoutSessionCompleted',
+  data: { amountReceived, amountOverpaid: '0', transactionHash: null, partial: false, at },
+});
+const withdrawn = (transferId: string): CheckoutSessionEvent => ({
+  type: 'PaymentWithdrawn',
+  data: { transferId, reason: 'reorg', at: MARCH },
+});
+
+test('refunds by network: the money counted, each payment under its own network, the session under the one that brought most of it; never the network of a payment pending, withdrawn by a reorg or confirmed after the mark', async (t) => {
+  const marked: CheckoutSessionEvent = {
+    type: 'PaymentMarkedRefunded',
+    data: { comment: null, at: '2026-03-20T12:00:00.000Z' },
+  };
+  const store = await projected([
+    // Paid on Tron; then a transfer on another network, withdrawn by a reorg, and one still pending when marked.
+    [
+      'tron-paid',
+      [
+        on('tron', 't-tron', '300000000'),
+        confirmed('t-tron', MARCH),
+        paidInFull('300000000'),
+        on('base', 't-gone', '10000000'),
+        withdrawn('t-gone'),
+        on('arbitrum', 't-pending', '10000000'),
+        marked,
+        // Confirmed after the mark: kept by the merchant, not refunded (the volume report counts it).
+        confirmed('t-pending', APRIL),
+      ],
+    ],
+    // Paid 1.00 on Tron and 2.00 on Base: each part under its network, the session under Base's.
+    [
+      'split',
+      [
+        on('tron', 't-part', '100000000'),
+        confirmed('t-part', MARCH),
+        on('base', 't-rest', '200000000'),
+        confirmed('t-rest', MARCH),
+        paidInFull('300000000'),
+        marked,
+      ],
+    ],
+  ]);
+  const rows = await runReport(store, 'refunds', { ...TENANT, interval: 'all', groupBy: 'network' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.currency, row.refundsMarked, row.amountRefunded]),
+    [
+      ['base', 'usdc', 1, '200000000'],
+      ['tron', 'usdc', 1, '400000000'],
+    ],
+  );
+  // The same money and sessions as without grouping: split, never counted twice.
+  t.deepEqual(
+    (await runReport(store, 'refunds', { ...TENANT, interval: 'all', groupBy: 'none' })).map((row) => [
+      row.refundsMarked,
+      row.amountRefunded,
+    ]),
+    [[2, '600000000']],
+  );
+  t.regex(REPORTS.refunds.about ?? '', /by network, each payment/);
+});
+
+test('time-to-pay by network: a session counts under the network that brought most of what it had received when completed, never that of a transfer withdrawn by a reorg, still pending or confirmed after completion', async (t) => {
+  const paidAt = '2026-03-02T10:07:00.000Z';
+  const store = await projected([
+    // Paid on Tron in 2 minutes; then 5.00 more on Base (after completion), one withdrawn, one pending.
+    [
+      'tron-paid',
+      [
+        on('tron', 't-tron', '300000000', paidAt),
+        confirmed('t-tron', paidAt),
+        paidInFull('300000000', paidAt),
+        on('base', 't-more', '500000000', APRIL),
+        confirmed('t-more', APRIL),
+        {
+          type: 'OverpaymentReceived',
+          data: { transferId: 't-more', amount: '500000000', amountOverpaid: '500000000', at: APRIL },
+        },
+        on('base', 't-gone', '10000000', APRIL),
+        withdrawn('t-gone'),
+        on('arbitrum', 't-pending', '10000000', APRIL),
+      ],
+    ],
+  ]);
+  const rows = await runReport(store, 'time-to-pay', { ...TENANT, interval: 'all', groupBy: 'network' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.payments, row.medianSeconds]),
+    [['tron', 1, 120]],
+  );
+  t.regex(REPORTS['time-to-pay'].about ?? '', /by network, each session counts once/);
+});
+
+test('payment-issues by network: a session counts under the network that brought most of its confirmed money, never that of a transfer withdrawn by a reorg or still pending; one with nothing confirmed has none', async (t) => {
+  const store = await projected([
+    // 1.00 of 3.00 on Tron; then a transfer on Base withdrawn by a reorg, and one on Arbitrum pending.
+    [
+      'short',
+      [
+        on('tron', 't-part', '100000000'),
+        confirmed('t-part', MARCH),
+        { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: MARCH } },
+        on('base', 't-gone', '10000000'),
+        withdrawn('t-gone'),
+        on('arbitrum', 't-pending', '10000000'),
+      ],
+    ],
+    ['waiting', [on('base', 't-wait', '300000000')]],
+  ]);
+  const rows = await runReport(store, 'payment-issues', { ...TENANT, interval: 'all', groupBy: 'network' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.underpaidSessions, row.latePayments, row.overpaidSessions]),
+    [
+      [null, 0, 0, 0],
+      ['tron', 1, 0, 0],
+    ],
+  );
+  t.regex(REPORTS['payment-issues'].about ?? '', /by network, each session counts once/);
+});
+
 test('payment-issues: latePayments counts confirmed late payments only, not one a reorg withdrew', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');

@@ -103,15 +103,72 @@ function within(field: string, p: ReportParams): Stage {
   return Object.keys(range).length ? { [field]: range } : { [field]: { $ne: null } };
 }
 
-/** The group key of a session for `groupBy`; `product` is a line item's, after `$unwind`. */
-function sessionGroup(groupBy: Group): Expression {
+/**
+ * A session's payments whose money a report counts: confirmed, and by `by` (a time field) when
+ * given; never one still pending or withdrawn by a reorg.
+ */
+const countedPayments = (by: string | null): Expression => ({
+  $filter: {
+    input: { $ifNull: ['$payments', []] },
+    as: 'c',
+    cond: by
+      ? { $and: [{ $eq: ['$$c.status', 'confirmed'] }, { $lte: ['$$c.confirmedAt', by] }] }
+      : { $eq: ['$$c.status', 'confirmed'] },
+  },
+});
+
+/**
+ * The network a session counts under: the one that brought most of its counted money (by the
+ * payments' 10^-8 amounts, ties to the first detected), null if none counts. Its last payment's
+ * would move the session to a transfer still pending or withdrawn by a reorg.
+ */
+const mainNetwork = (counted: Expression): Expression => {
+  const networkTotal = (network: Expression): Expression => ({
+    $reduce: {
+      input: { $filter: { input: '$$counted', as: 'q', cond: { $eq: ['$$q.network', network] } } },
+      initialValue: 0,
+      in: { $add: ['$$value', capped('$$this.amount')] },
+    },
+  });
+  return {
+    $let: {
+      vars: { counted },
+      in: {
+        $let: {
+          vars: {
+            best: {
+              $reduce: {
+                input: {
+                  $map: {
+                    input: '$$counted',
+                    as: 'p',
+                    in: { network: '$$p.network', total: networkTotal('$$p.network') },
+                  },
+                },
+                initialValue: { network: null, total: -1 },
+                in: { $cond: [{ $gt: ['$$this.total', '$$value.total'] }, '$$this', '$$value'] },
+              },
+            },
+          },
+          in: '$$best.network',
+        },
+      },
+    },
+  };
+};
+
+/**
+ * The group key of a session for `groupBy`; `product` is a line item's, after `$unwind`. By network,
+ * its main network (above) over the payments confirmed by `countedBy` (a time field), or all confirmed.
+ */
+function sessionGroup(groupBy: Group, countedBy: string | null = null): Expression {
   switch (groupBy) {
     case 'none':
       return null;
     case 'currency':
       return '$currency';
     case 'network':
-      return { $arrayElemAt: ['$payments.network', -1] };
+      return mainNetwork(countedPayments(countedBy));
     case 'product':
       return '$lineItems.data.price.productId';
     case 'paymentLink':
@@ -127,13 +184,14 @@ const below = (a: string, b: string): Expression => ({
 });
 
 const tenant = (p: ReportParams): Stage => ({ organizationId: p.organizationId, environment: p.environment });
-const byPeriodAndGroup = (time: string, p: ReportParams) => ({
+/** A session's key: `countedBy` bounds the payments its network is taken from (`sessionGroup`). */
+const byPeriodAndGroup = (time: string, p: ReportParams, countedBy: string | null = null) => ({
   period: period(time, p),
-  group: sessionGroup(p.groupBy),
+  group: sessionGroup(p.groupBy, countedBy),
 });
 /** A money report's key: amounts of different currencies never add up, so each group has a row per currency. */
-const byPeriodGroupAndCurrency = (time: string, p: ReportParams) => ({
-  ...byPeriodAndGroup(time, p),
+const byPeriodGroupAndCurrency = (time: string, p: ReportParams, countedBy: string | null = null) => ({
+  ...byPeriodAndGroup(time, p, countedBy),
   currency: '$currency',
 });
 const sorted: Stage = { $sort: { '_id.period': 1, '_id.group': 1, '_id.currency': 1 } };
@@ -366,30 +424,28 @@ function volumeGroup(p: ReportParams): Stage {
  * once) and one per payment confirmed by `markRefundedAt`, late ones included, in exact units as
  * volume sums them. Its live `amountReceived` would take in money confirmed after the mark, moving
  * a closed period's figure and counting as refunded money the merchant kept.
+ *
+ * By network, each payment's amount counts under the network it was paid on (as in volume, so a
+ * network's grossVolume less its amountRefunded is what was kept there), and the session under its
+ * main network over the same payments (`sessionGroup`), as time-to-pay and payment-issues count it.
  */
+const MARKED = '$paymentIntent.markRefundedAt';
 const refundEntries = (p: ReportParams): Stage[] => [
   {
     $project: {
-      key: byPeriodGroupAndCurrency('$paymentIntent.markRefundedAt', p),
+      key: byPeriodGroupAndCurrency(MARKED, p, MARKED),
       entries: {
         $concatArrays: [
           [{ sessions: { $literal: 1 }, amount: ZERO }],
           {
             $map: {
-              input: {
-                $filter: {
-                  input: { $ifNull: ['$payments', []] },
-                  as: 'c',
-                  cond: {
-                    $and: [
-                      { $eq: ['$$c.status', 'confirmed'] },
-                      { $lte: ['$$c.confirmedAt', '$paymentIntent.markRefundedAt'] },
-                    ],
-                  },
-                },
-              },
+              input: countedPayments(MARKED),
               as: 'p',
-              in: { sessions: { $literal: 0 }, amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals') },
+              in: {
+                sessions: { $literal: 0 },
+                amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals'),
+                network: '$$p.network',
+              },
             },
           },
         ],
@@ -398,6 +454,16 @@ const refundEntries = (p: ReportParams): Stage[] => [
   },
   { $unwind: '$entries' },
 ];
+
+/** A refund entry's row key: by network, a payment's own network (above), else the session's key. */
+const refundKey = (p: ReportParams): Expression =>
+  p.groupBy === 'network'
+    ? {
+        period: '$key.period',
+        group: { $cond: [{ $eq: ['$entries.sessions', 1] }, '$key.group', '$entries.network'] },
+        currency: '$key.currency',
+      }
+    : '$key';
 
 export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
@@ -486,7 +552,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['payments', 'medianSeconds', 'p95Seconds'],
     about:
-      'times are whole milliseconds from creation to completion; medianSeconds is the middle time, or for an even count the mean of the two middle ones rounded half up to the millisecond; p95Seconds is the nearest rank, the shortest time that at least 95% of payments took no longer than (always a real payment’s time)',
+      'times are whole milliseconds from creation to completion; medianSeconds is the middle time, or for an even count the mean of the two middle ones rounded half up to the millisecond; p95Seconds is the nearest rank, the shortest time that at least 95% of payments took no longer than (always a real payment’s time); by network, each session counts once, under the network that brought most of the money it had received when completed (its payments confirmed by completedAt, by their amounts, ties to the one detected first), never the network of a payment still pending, withdrawn by a reorg or confirmed after completion',
     pipeline: (p) => [
       { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
       {
@@ -500,7 +566,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       },
       {
         $group: {
-          _id: byPeriodAndGroup('$completedAt', p),
+          // By network, the money received by completion: a transfer after it never moves the session.
+          _id: byPeriodAndGroup('$completedAt', p, '$completedAt'),
           payments: { $sum: 1 },
           // The median and p95 are taken in `rows` from each group's times: `$median` and
           // `$percentile` approximate, and answer differently on mingo and on MongoDB for small groups.
@@ -528,7 +595,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'paymentLink', 'status'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
     about:
-      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total',
+      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total; by network, each session counts once, under the network that brought most of its confirmed money (by the payments’ amounts, ties to the one detected first), never the network of a payment still pending or withdrawn by a reorg; a session with no confirmed payment has no network (group null)',
     pipeline: (p) => [
       { $match: { ...tenant(p), ...within('createdAt', p) } },
       {
@@ -577,13 +644,13 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['refundsMarked', 'amountRefunded'],
     about:
-      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their confirmed payments confirmed by then, late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept',
+      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their confirmed payments confirmed by then, late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept; by network, each payment counted is under the network it was paid on (amountRefunded splits as the money came, so a network’s grossVolume less its amountRefunded is what was kept there) and each session is counted once in refundsMarked, under the network that brought most of its counted money (by the payments’ amounts, ties to the one detected first; a network that brought only the smaller part shows its amount with 0 refunds); a payment still pending, withdrawn by a reorg or confirmed after the mark gives no network',
     pipeline: (p) => [
       { $match: { ...tenant(p), 'paymentIntent.isMarkRefunded': true, ...within('paymentIntent.markRefundedAt', p) } },
       ...refundEntries(p),
       {
         $group: {
-          _id: '$key',
+          _id: refundKey(p),
           refunds: { $sum: '$entries.sessions' },
           ...sumMoney('refunded', '$entries.amount', EXACT_CHUNKS),
         },

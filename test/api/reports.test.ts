@@ -1,4 +1,8 @@
 import test from 'ava';
+import type { Rail } from '../../src/chain-ingest/rail.ts';
+import { createTestRail, TEST_NETWORK } from '../../src/chain-ingest/test-rail.ts';
+import { toTronRailNetwork } from '../../src/chain-ingest/tron/define-network.ts';
+import { TRON_LOCAL_CHAIN_ID, tronLocalNetwork } from '../../src/chain-ingest/tron/networks.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { assertError, getSession, type Page, payInFull, payLate, payPart, reveal, type Session } from './helpers.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
@@ -42,6 +46,68 @@ async function history(t: Parameters<typeof startTestWeir>[0]) {
   t.is(refunded.status, 200, JSON.stringify(refunded.body));
   return { weir, shop, other, network: paidA.payments[0]!.network };
 }
+
+// The local Tron, offered by a rail of the test's own and fed through the bus as its follower would.
+const TRON_LOCAL = toTronRailNetwork(
+  tronLocalNetwork({ usdt: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', usdc: 'TBDCyrZ1hT1PDDFf2yRABwPrFica5qqPUX' }),
+);
+const tronRail: Rail = {
+  name: 'tron (test)',
+  networks: (environment) => (environment === 'test' ? [TRON_LOCAL] : []),
+  unpayableAddress: () => null,
+  depositAddress: () => 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb',
+  paymentRequest: ({ address, amountDue }) => ({
+    uri: `tron:${address.paymentAddress}?amount=${amountDue}`,
+    payee: address.paymentAddress,
+  }),
+};
+
+test('refunds by network: a session paid on Tron counts its refund under Tron, not under the network of a transfer still pending when it was marked', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, { testRail: false }, { clock, extraRails: [createTestRail(), tronRail] });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const wallet = { chainId: TRON_LOCAL_CHAIN_ID, address: 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb', name: 'tron' };
+  t.is((await api.post('/api/v1/organization/withdrawal-addresses', wallet)).status, 200);
+  const session = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest('300000000', 1))).body;
+  const choose = async (chainId: number) => {
+    const address = session.addresses.find((a) => a.asset.chainId === chainId && a.asset.currency === 'usdc')!;
+    const chosen = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(
+      `/checkout/${session.id}/payment-method`,
+      { assetId: address.asset.id },
+    );
+    t.is(chosen.status, 200, JSON.stringify(chosen.body));
+    return chosen.body;
+  };
+  // The payer looks at the test network's address, then pays in full on Tron.
+  const evm = await choose(TEST_NETWORK.chainId);
+  const tron = await choose(TRON_LOCAL.chainId);
+  const tronChain = chainPublisher(weir.bus, TRON_LOCAL);
+  const tronBlock = randomHash();
+  await tronChain.transfer({ to: tron.address, amount: tron.amountDueRaw, blockNumber: 5, blockHash: tronBlock });
+  await tronChain.final(5, tronBlock);
+  await eventually(async () => ((await getSession(api, session.id)).status === 'complete' ? true : undefined), 'paid');
+  // Then a transfer to the test network's address, never final: the session's last payment, pending.
+  await chainPublisher(weir.bus).transfer({
+    to: evm.address,
+    amount: '1000000',
+    blockNumber: 900,
+    blockHash: randomHash(),
+  });
+  await eventually(async () => {
+    const payments = (await api.get<{ payments: { status: string }[] }>(`/api/v1/checkout/sessions/${session.id}`)).body
+      .payments;
+    return payments.length === 2 && payments[1]!.status === 'pending' ? true : undefined;
+  }, 'the pending transfer');
+  const paymentIntentId = (await api.get<Paid>(`/api/v1/checkout/sessions/${session.id}`)).body.paymentIntent.id;
+  t.is((await api.post(`/api/v1/payment-intents/${paymentIntentId}/mark-as-refund`, {})).status, 200);
+
+  const refunds = await api.get<Report>('/api/v1/reports/refunds?groupBy=network');
+  t.is(refunds.status, 200, JSON.stringify(refunds.body));
+  t.deepEqual(
+    refunds.body.data.map((row) => [row.group, row.currency, row.refundsMarked, row.amountRefunded]),
+    [[TRON_LOCAL.network, 'usdc', 1, '300000000']],
+  );
+});
 
 test('reports over a known history: volume by month, week and network, conversion, time to pay, refunds; CSV and NDJSON; another tenant counts nowhere; bad parameters named', async (t) => {
   const { shop, other, network } = await history(t);

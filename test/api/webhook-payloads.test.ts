@@ -152,6 +152,54 @@ test('a payment beyond a completed session’s total sends checkout_session.over
   t.true(propertiesOf(document, dataObjectOf(document, 'checkout_session.overpayment')).includes('overpayment'));
 });
 
+test('an excess under 10^-8 after completion is neither shown nor announced; the transfer that makes amountOverpaid 0.00000001 sends checkout_session.overpayment once, as at completion', async (t) => {
+  const { weir, api, receiver, chain } = await merchantWithReceiver(t, ['checkout_session.overpayment']);
+  const request = sessionRequest('100000000', 1);
+  request.lineItems.data[0]!.priceData.currency = 'dai';
+  const made = (
+    await api.post<{ id: string; addresses: { asset: { id: string; currency: string } }[] }>(
+      '/api/v1/checkout/sessions',
+      request,
+    )
+  ).body;
+  const dai = made.addresses.find((a) => a.asset.currency === 'dai')!;
+  const shown = (
+    await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(`/checkout/${made.id}/payment-method`, {
+      assetId: dai.asset.id,
+    })
+  ).body;
+  const pay = async (amount: string, blockNumber: number) => {
+    const blockHash = randomHash();
+    const transfer = await chain.transfer({ to: shown.address, amount, asset: 'dai', blockNumber, blockHash });
+    await chain.final(blockNumber, blockHash);
+    return transfer;
+  };
+  await pay(shown.amountDueRaw, 8200);
+  await eventually(
+    async () => ((await getSession(api, made.id)).status === 'complete' ? true : undefined),
+    'completion',
+  );
+  // 1 wei over: 10^-18 DAI, nothing the API's amount can show.
+  await pay('1', 8201);
+  // 9,999,999,999 wei more: 10^10 wei over in all, 0.00000001 DAI.
+  const unit = await pay('9999999999', 8202);
+  const received = await receiver.waitFor((all) => all.some((hook) => hook.body.includes(unit.transactionHash)));
+  const overpayments = received
+    .map((hook) => JSON.parse(hook.body) as Hook)
+    .filter((hook) => hook.type === 'checkout_session.overpayment');
+  t.is(overpayments.length, 1);
+  t.is(overpayments[0]!.data.object['amountOverpaid'], '1');
+  t.like(overpayments[0]!.data.object['overpayment'], {
+    transactionHash: unit.transactionHash,
+    amountRaw: '9999999999',
+  });
+  const session = (await api.get<{ amountOverpaid: string }>(`/api/v1/checkout/sessions/${made.id}`)).body;
+  t.is(session.amountOverpaid, '1');
+  // The log holds the one announcement: the 1 wei was counted and told no one.
+  const log = await weir.eventStore.readStream(`checkout_session-${made.id}`);
+  t.is(log.filter((e) => e.type === 'OverpaymentReceived').length, 1);
+});
+
 /** A customer and a monthly plan at `unitAmount`, and the first invoice of its recurring series, finalized. */
 async function finalizedFirstInvoice(api: Awaited<ReturnType<typeof merchantWithReceiver>>['api'], unitAmount: string) {
   const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'billing@client.example' })).body;

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { sessionFixture } from '../../../machines/checkout-session.fixture.ts';
+import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
+import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
 import type { Collection, Filter, FindOptions } from '../../read-store/read-store.ts';
@@ -60,4 +61,38 @@ test('an export whose from is after its to is a 400 naming to (as the reports an
   // The same instant at both ends is a range of one instant, and so is a date and its midnight.
   await run(ctx({ from: '2026-03-02', to: '2026-03-02T00:00:00Z' }));
   t.regex(headers['Content-Type'] ?? '', /^text\/csv/);
+});
+
+test('an export prints a Tron transaction hash as the API shows it, the bare 64-hex txID (kept as 0x… in the log); an EVM one as kept', async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const stored = store.collection<CheckoutSessionDoc>('checkout_sessions');
+  const paidOn = (id: string, network: string, chainId: number, createdAt: string) => {
+    const hash = `0x${id.repeat(32)}`;
+    const payment = {
+      ...paymentFixture(`t-${id}`, '300000000'),
+      network,
+      chainId,
+      transactionHash: hash,
+      status: 'confirmed' as const,
+      detectedAt: createdAt,
+      confirmedAt: createdAt,
+      late: false,
+    };
+    // One with the completing transfer's hash, one (not complete) with its confirmed payment's alone.
+    return sessionFixture({ id, createdAt, payments: [payment], transactionHash: id === 'ab' ? hash : null });
+  };
+  const sessions = [
+    paidOn('ab', 'tron', 728126428, '2026-01-01T00:00:03.000Z'),
+    paidOn('cd', 'tron-nile', 3448148188, '2026-01-01T00:00:02.000Z'),
+    paidOn('ef', 'weir-testnet', 7357, '2026-01-01T00:00:01.000Z'),
+  ];
+  for (const session of sessions) await stored.put({ ...session, _id: session.id });
+  const lines: string[] = [];
+  for await (const line of sessionRows(stored, {})) lines.push(line);
+  const header = lines[0]!.trim().split(',');
+  const hashes = lines.slice(1).map((line) => line.trim().split(',')[header.indexOf('transactionHash')]);
+  t.deepEqual(hashes, ['ab'.repeat(32), 'cd'.repeat(32), `0x${'ef'.repeat(32)}`]);
+  // The API's own form: the session's hash where it has one, else its payment's.
+  t.is(publicCheckoutSession(sessions[0]!).transactionHash, hashes[0]!);
+  t.is(publicCheckoutSession(sessions[1]!).payments[0]!.transactionHash, hashes[1]!);
 });

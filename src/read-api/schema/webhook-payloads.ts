@@ -44,7 +44,7 @@ const LatePaymentSession = CheckoutSessionSchema.extend({
 const OverpaidSession = CheckoutSessionSchema.extend({
   overpayment: IntentTransactionSchema.nullable().openapi({
     description:
-      'The transfer that took the session beyond its total, as `paymentIntent.transactions` shows it: the one that completed it with more than was due (sent right after `checkout_session.completed`), or one received after it completed, all of it beyond. `amountOverpaid` is the sum over, to be refunded',
+      'The transfer that took the session beyond its total, as `paymentIntent.transactions` shows it: the one that completed it with more than was due (sent right after `checkout_session.completed`), or one received after it completed, all of it beyond. `amountOverpaid` is the sum over, to be refunded, rounded down to 10^-8: sent when, and only when, a transfer makes it go up, at completion and after alike (an excess below 10^-8 of an asset with more decimals is not announced, nor shown, until transfers bring it to 0.00000001; each payment keeps its exact `amountRaw`). Counted once its transfer is final: a transfer withdrawn by a reorg before then never made an overpayment (`payment_intent.payment_failed` tells of a withdrawal the intent waited on)',
   }),
 });
 /** The intent with why its attempt failed: the transfer it waited for was withdrawn from the chain. */
