@@ -229,17 +229,95 @@ test('a token chosen on the local Tron, which charges no fee: the page says so r
   t.notRegex(usdt, /burn/);
 });
 
-test('without JavaScript the payer is told why choosing an asset shows nothing, and a session that is over says nothing of it', (t) => {
-  const open = render(chosen({ cancelUrl: 'https://shop.example/cart' })).html;
+test('without JavaScript the asset buttons post a plain form to the page, and the payer is told to reload to see the status; a session that is over has neither', (t) => {
+  const open = render(sessionFixture({ cancelUrl: 'https://shop.example/cart' })).html;
   t.regex(
     open,
-    /<noscript><p class="warning" id="needs-script">This page needs JavaScript to show the address and amount to send\./,
+    /<form id="assets" class="assets" role="group" aria-labelledby="pay-title" method="post" action="\/checkout\/[^"]+">/,
   );
-  t.notRegex(render(chosen({ status: 'expired' })).html, /needs-script/);
+  t.regex(open, /<button type="submit" name="assetId" value="addr-usdc" class="asset" data-asset="addr-usdc"/);
+  t.notRegex(open, /needs-script|needs JavaScript/);
+  t.regex(
+    open,
+    /<noscript><p class="muted" id="reload-hint">This page does not update by itself without JavaScript, so <a href="\/checkout\/[^"]+">reload it<\/a>/,
+  );
+  // Nothing chosen yet: no request drawn.
+  t.true(isHidden(open, 'reveal'));
+  const over = render(chosen({ status: 'expired' })).html;
+  t.notRegex(over, /reload-hint|name="assetId"/);
+});
+
+test('the request chosen is drawn by the server, so it can be paid without JavaScript: amount, asset, network, address, QR, wallet link and the time left', (t) => {
+  const session = chosen();
+  const status = payerStatus(session, names, NOW, undefined, pay);
+  const html = renderCheckoutPage({ session, org: null, status, names, products: new Map(), qrSvg: '<svg>qr</svg>' });
+  t.false(isHidden(html, 'reveal'));
+  t.is(text(html, 'due'), '3');
+  t.is(text(html, 'due-copy'), '3');
+  t.is(text(html, 'symbol'), 'USDC');
+  t.is(text(html, 'network'), 'Weir Testnet');
+  t.is(text(html, 'address'), status.payment!.address);
+  t.regex(html, /<div id="qr" role="img" aria-label="QR code of the payment request"><svg>qr<\/svg><\/div>/);
+  t.true(
+    html.includes(`id="open-wallet" class="button" href="${status.payment!.paymentUri.replaceAll('&', '&amp;')}"`),
+  );
+  // The fixture expires at 01:00, half an hour after NOW: the time left in words, the clock time beside it without the script.
+  t.is(text(html, 'expires'), '30 min');
+  t.regex(html, /<noscript> \(at 01:00 UTC\)<\/noscript>/);
+  t.notRegex(html, /id="reference"/, 'no reference on an EVM network');
+  // Without a QR (the preview, or a page drawn without one) the reveal waits for the script, as before.
+  t.true(isHidden(render(session).html, 'reveal'));
+});
+
+test('a Solana request drawn by the server shows its reference, which the payment must carry', (t) => {
+  const session = chosen();
+  const solana: CheckoutSession = {
+    ...session,
+    addresses: session.addresses.map((a, i) =>
+      i === 0 ? { ...a, network: 'solana-local', asset: { ...a.asset, chainId: SOLANA_LOCALNET_CHAIN_ID } } : a,
+    ),
+  };
+  const status = payerStatus(solana, names, NOW, undefined, pay);
+  const html = renderCheckoutPage({
+    session: solana,
+    org: null,
+    status,
+    names,
+    products: new Map(),
+    qrSvg: '<svg></svg>',
+  });
+  t.is(text(html, 'reference'), solana.addresses[0]!.paymentAddress);
+});
+
+test('a choice the form posted and the session refused is said in the status', (t) => {
+  const session = sessionFixture();
+  const status = payerStatus(session, names, NOW, undefined, pay);
+  const html = renderCheckoutPage({
+    session,
+    org: null,
+    status,
+    names,
+    products: new Map(),
+    problem: { title: 'This asset cannot be used', detail: 'USDC cannot represent the amount due exactly' },
+  });
+  t.is(text(html, 'status-title'), 'This asset cannot be used');
+  t.is(text(html, 'status-detail'), 'USDC cannot represent the amount due exactly');
 });
 
 test('an expired or canceled checkout asks for nothing: no Remaining row beside "do not send a payment"; an open one shows it', (t) => {
   t.true(isHidden(render(chosen({ status: 'expired' })).html, 'remaining-row'));
   t.true(isHidden(render(chosen({ status: 'canceled' })).html, 'remaining-row'));
   t.false(isHidden(render(chosen()).html, 'remaining-row'));
+});
+
+test('the checkout of an invoice names the invoice without a quantity; an order of products keeps its "× n"', (t) => {
+  const invoiceLine: SessionLineItem = {
+    ...flatWhites,
+    quantity: 1,
+    price: { ...flatWhites.price, product: { ...flatWhites.price.product, name: 'Invoice INV-000001' } },
+  };
+  const invoice = render(chosen({ invoiceId: 'inv-1', lineItems: { object: 'list', data: [invoiceLine] } })).html;
+  t.regex(invoice, /<span class="item-name">Invoice INV-000001<\/span>/);
+  t.notRegex(invoice, /×/);
+  t.regex(render(chosen()).html, /<span class="item-name">Flat white × 2<\/span>/);
 });

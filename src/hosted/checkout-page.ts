@@ -12,6 +12,7 @@ import { renderSolanaWalletActions } from './solana-wallet-actions.ts';
 import { isSolanaAddress } from './solana-pay.ts';
 import { renderTronWalletActions } from './tron-wallet-actions.ts';
 import { recurrence } from '../shared/recurrence.ts';
+import { shownAddress } from '../shared/evm-address.ts';
 
 export { successRedirect } from './checkout-status.ts';
 
@@ -32,11 +33,13 @@ function lineItems(session: CheckoutSession, products: ReadonlyMap<string, Produ
       const image = imageUrl(product?.images[0]);
       const every = recurrence(item.price.interval, item.price.intervalCount);
       const unit = `${documentAmount(BigInt(item.price.unitAmount))} ${currency}`;
+      // An invoice's session has one line, the invoice itself: "Invoice INV-000001 × 1" counts nothing.
+      const count = session.invoiceId ? '' : ` × ${item.quantity}`;
       return `
       <li class="item">
         ${image ? `<img class="item-image" src="${e(image)}" alt="" width="56" height="56">` : ''}
         <div class="item-text">
-          <span class="item-name">${e(name)} × ${item.quantity}</span>
+          <span class="item-name">${e(name)}${count}</span>
           ${description ? `<span class="item-description">${e(description)}</span>` : ''}
           ${item.quantity > 1 ? `<span class="item-unit">${e(unit)} each</span>` : ''}
         </div>
@@ -114,11 +117,13 @@ function assetChoices(
   names: NetworkNames,
   chosen: string | null,
   wallet: WalletContext | null,
+  /** Buttons that post the choice (the page's form, which works without the script); the preview's do nothing. */
+  submit: boolean,
 ): string {
   return session.addresses
     .map(
       (a) => `
-        <button type="button" class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}" data-family="${e(familyOf(a, wallet))}" data-fee-hint="${e(feeHint(a, wallet))}">
+        <button type="${submit ? 'submit' : 'button'}"${submit ? ` name="assetId" value="${e(a.id)}"` : ''} class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}" data-family="${e(familyOf(a, wallet))}" data-fee-hint="${e(feeHint(a, wallet))}">
           <img class="asset-icon" src="${e(assetIconUrl(a.asset))}" alt="" width="32" height="32">
           <span class="asset-text"><span class="asset-name">${e(a.asset.name)} <span class="asset-symbol">${e(a.asset.symbol)}</span></span>
           <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span></span>
@@ -126,6 +131,17 @@ function assetChoices(
     )
     .join('');
 }
+
+/** The request to pay now as the server draws it (`payment` of the status) and its QR code (an SVG document). */
+export type ServerRequest = { payment: NonNullable<PayerStatus['payment']>; qrSvg: string; reference: string | null };
+
+/** What the reveal shows of a request, as checkout.js fills it in: the address as wallets show it. */
+const revealed = (request: ServerRequest) => ({
+  ...request.payment,
+  address: shownAddress(request.payment.address),
+  qrSvg: request.qrSvg,
+  reference: request.reference,
+});
 
 /**
  * What was sent covers the rest and waits for its confirmations (or the session is paid): the page
@@ -140,6 +156,8 @@ function payPanel(
   status: PayerStatus,
   names: NetworkNames,
   wallet: WalletContext | null,
+  request: ServerRequest | null,
+  preview: boolean,
 ): string {
   // The session's choice, not the status's request: that is null while nothing is left to send, and the
   // choice must stay pressed so that checkout.js asks again for it if the payment covering the rest is withdrawn.
@@ -150,36 +168,52 @@ function payPanel(
   // Only the wallets of the chosen asset's network show; checkout.js shows another family when the payer switches.
   const family = (name: string, actions: string) =>
     `<div class="wallet-family" data-wallet-family="${name}"${name === chosenFamily ? '' : ' hidden'}>${actions}</div>`;
-  // The asset buttons and cancel run in checkout.js: without it they would do nothing, unexplained.
+  // The asset buttons post the choice as a plain form: checkout.js takes the click instead and asks
+  // without leaving the page; without it the server records the choice and draws the request below.
+  const choices = assetChoices(session, names, chosen, wallet, !preview);
+  const reveal = request ? revealed(request) : null;
+  const text = (value: string | undefined) => e(value ?? '');
   return `<div id="pay-controls"${nothingToSend(status) ? ' hidden' : ''}>
-    <noscript><p class="warning" id="needs-script">This page needs JavaScript to show the address and amount to send. Turn JavaScript on for this page, or open it in another browser, then choose how to pay.</p></noscript>
     <h2 id="pay-title">Choose how to pay</h2>
-    <div id="assets" class="assets" role="group" aria-labelledby="pay-title">${assetChoices(session, names, chosen, wallet)}
-    </div>
+    ${
+      preview
+        ? `<div id="assets" class="assets" role="group" aria-labelledby="pay-title">${choices}
+    </div>`
+        : `<form id="assets" class="assets" role="group" aria-labelledby="pay-title" method="post" action="/checkout/${e(session.id)}">${choices}
+    </form>`
+    }
     ${
       session.allowPromotionCodes
         ? `<form id="promo" class="promo"><label for="promo-code">Promotion code</label><span class="promo-row"><input id="promo-code" name="code" autocomplete="off" maxlength="100"> <button type="submit" class="secondary">Apply</button></span> <span id="promo-result" class="muted" role="status"></span></form>`
         : ''
     }
-    <section id="reveal" class="reveal" aria-labelledby="reveal-title" hidden>
-      <h3 id="reveal-title" class="send" tabindex="-1">Send <strong><span id="due"></span> <span id="symbol"></span></strong> on <span id="network"></span></h3>
+    <section id="reveal" class="reveal" aria-labelledby="reveal-title"${reveal ? '' : ' hidden'}>
+      <h3 id="reveal-title" class="send" tabindex="-1">Send <strong><span id="due">${text(reveal?.amountDue)}</span> <span id="symbol">${text(reveal?.symbol)}</span></strong> on <span id="network">${text(reveal?.networkName)}</span></h3>
       <div class="field">
         <span class="field-label" id="amount-label">Amount</span>
-        <span class="field-value"><code id="due-copy" aria-labelledby="amount-label"></code>
+        <span class="field-value"><code id="due-copy" aria-labelledby="amount-label">${text(reveal?.amountDue)}</code>
         <button type="button" class="copy secondary" data-copy="due-copy" aria-label="Copy amount">Copy</button></span>
       </div>
       <div class="field">
         <span class="field-label" id="address-label">To address</span>
-        <span class="field-value"><code id="address" aria-labelledby="address-label"></code>
+        <span class="field-value"><code id="address" aria-labelledby="address-label">${text(reveal?.address)}</code>
         <button type="button" class="copy secondary" data-copy="address" aria-label="Copy address">Copy</button></span>
       </div>
-      <p class="warning" data-unless-family="solana"${chosenFamily === 'solana' ? ' hidden' : ''}>Send only <span id="symbol-warning"></span> on <span id="network-warning"></span> to this address.</p>
+      ${
+        reveal?.reference
+          ? `<div class="field" id="reference-field">
+        <span class="field-label" id="reference-label">Reference</span>
+        <span class="field-value"><code id="reference" aria-labelledby="reference-label">${e(reveal.reference)}</code></span>
+      </div>`
+          : ''
+      }
+      <p class="warning" data-unless-family="solana"${chosenFamily === 'solana' ? ' hidden' : ''}>Send only <span id="symbol-warning">${text(reveal?.symbol)}</span> on <span id="network-warning">${text(reveal?.networkName)}</span> to this address.</p>
       <p class="warning" id="solana-warning" data-wallet-family="solana"${chosenFamily === 'solana' ? '' : ' hidden'}>Pay by scanning the code with a Solana Pay wallet, or with the wallet button below: the payment must carry this order’s reference. A transfer typed in by hand or sent from an exchange to this address cannot be matched to this order.</p>
       <p class="muted" id="fee-hint"${chosenHint ? '' : ' hidden'}>${e(chosenHint)}</p>
       <div class="qr-block">
-        <div id="qr" role="img" aria-label="QR code of the payment request"></div>
+        <div id="qr" role="img" aria-label="QR code of the payment request">${reveal?.qrSvg ?? ''}</div>
         <div class="qr-side">
-          <a id="open-wallet" class="button" href="#" data-unless-family="tron"${chosenFamily === 'tron' ? ' hidden' : ''}>Open in wallet</a>
+          <a id="open-wallet" class="button" href="${reveal ? e(reveal.paymentUri) : '#'}" data-unless-family="tron"${chosenFamily === 'tron' ? ' hidden' : ''}>Open in wallet</a>
           <p class="muted" data-unless-family="tron"${chosenFamily === 'tron' ? ' hidden' : ''}>Scan the code with a wallet app, or open the request in a wallet on this device.</p>
           <p class="muted" id="tron-scan" data-wallet-family="tron"${chosenFamily === 'tron' ? '' : ' hidden'}>The code holds the address only: scan it with a Tron wallet, then enter the amount above exactly.</p>
         </div>
@@ -229,12 +263,22 @@ function finalPanel(session: CheckoutSession, status: PayerStatus, org: Organiza
   return `<div id="final-panel">${message}${when}${late}${back}</div>`;
 }
 
+/** What is left before `expiresAt` at `now`, in words ("1 h 5 min"): checkout.js counts it down by the second. */
+function timeLeft(expiresAt: string, now: string): string {
+  const minutes = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.parse(now)) / 60_000));
+  if (minutes === 0) return 'less than a minute';
+  const h = Math.floor(minutes / 60);
+  return h > 0 ? `${h} h ${minutes % 60} min` : `${minutes} min`;
+}
+
 /**
  * The hosted checkout page, server-rendered in the session's current state: the order with its
  * totals (due, paid, remaining) beside the payment panel. While open it offers the assets, and a
  * small script (assets/checkout.js) reveals the address and QR for the chosen one, follows the
  * status, counts down to the expiry and asks before canceling. A session that is over shows what
- * happened and the way back, with no controls.
+ * happened and the way back, with no controls. Without the script the page still takes a payment:
+ * the asset buttons post a form, and the request chosen (amount, address, reference, QR, time left) is
+ * drawn here; a reload shows the status.
  */
 export function renderCheckoutPage(input: {
   session: CheckoutSession;
@@ -246,14 +290,34 @@ export function renderCheckoutPage(input: {
   wallet?: WalletContext | null;
   /** A preview of the page (the dashboard's branding settings): without its script, so nothing follows a session. */
   preview?: boolean;
+  /** The QR code of `status.payment` (an SVG document), so the request shows without the script; none: drawn by it. */
+  qrSvg?: string | null;
+  /** A choice the page's form posted and the session refused: said in the status instead of its own words. */
+  problem?: { title: string; detail: string } | null;
 }): string {
   const { session, org, status, names } = input;
   const business = org?.name ?? 'Checkout';
   const currency = status.currency;
   const final = FINAL.has(session.status);
+  const chosen = session.addresses.find((a) => a.id === status.payment?.assetId);
+  // A Solana payment is matched by the reference its request carries: the payer without the script is shown it too.
+  const request: ServerRequest | null =
+    status.payment && input.qrSvg
+      ? {
+          payment: status.payment,
+          qrSvg: input.qrSvg,
+          reference: chosen && isSolanaAddress(chosen) ? chosen.paymentAddress : null,
+        }
+      : null;
+  const { title, detail } = input.problem ?? status;
   const countdown = final
     ? ''
-    : `<p class="countdown" id="countdown"${nothingToSend(status) || session.status === 'incomplete' ? ' hidden' : ''}>Expires in <time id="expires" datetime="${e(session.expiresAt)}" data-now="${e(status.now)}">${e(session.expiresAt.slice(11, 16))} UTC</time></p>`;
+    : `<p class="countdown" id="countdown"${nothingToSend(status) || session.status === 'incomplete' ? ' hidden' : ''}>Expires in <time id="expires" datetime="${e(session.expiresAt)}" data-now="${e(status.now)}">${e(timeLeft(session.expiresAt, status.now))}</time><noscript> (at ${e(session.expiresAt.slice(11, 16))} UTC)</noscript></p>`;
+  // checkout.js follows the status; without it the payer reloads to see a payment arrive.
+  const reloadHint =
+    final || input.preview
+      ? ''
+      : `<noscript><p class="muted" id="reload-hint">This page does not update by itself without JavaScript, so <a href="/checkout/${e(session.id)}">reload it</a> to see whether your payment has arrived.</p></noscript>`;
   return hostedPage({
     title: `Pay ${business}`,
     kind: 'checkout',
@@ -270,14 +334,16 @@ export function renderCheckoutPage(input: {
   <section class="pay" aria-label="Payment">
     <div id="status" class="status" role="status" aria-live="polite" data-status="${e(session.status)}" data-state="${e(status.state)}">
       <span class="status-dot" aria-hidden="true"></span>
-      <span class="status-text"><strong id="status-title">${e(status.title)}</strong>
-      <span id="status-detail">${e(status.detail)}</span></span>
+      <span class="status-text"><strong id="status-title">${e(title)}</strong>
+      <span id="status-detail">${e(detail)}</span></span>
     </div>
     ${countdown}
-    ${final ? finalPanel(session, status, org, business) : payPanel(session, status, names, input.wallet ?? null)}
+    ${reloadHint}
+    ${final ? finalPanel(session, status, org, business) : payPanel(session, status, names, input.wallet ?? null, request, input.preview === true)}
     <p id="copied" class="visually-hidden" role="status" aria-live="polite"></p>
   </section>`,
     footer: businessFooter(org),
+    ...(input.preview ? { landmarks: { header: 'Preview: business name', main: 'Preview: checkout page' } } : {}),
     ...(final || input.preview ? {} : { script: { name: 'checkout.js' as const, data: { session: session.id } } }),
   });
 }

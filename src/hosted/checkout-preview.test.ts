@@ -25,6 +25,9 @@ test("the preview is the checkout page in the brand given (not the saved one), o
   for (const symbol of ['USDC', 'DAI', 'ETH']) t.regex(html, new RegExp(`asset-symbol">${symbol}<`));
   t.regex(html, /Sample item × 1/);
   t.notRegex(html, /<script/);
+  // Framed in the dashboard, its banner and main are named apart from the dashboard's own (axe: landmark-unique).
+  t.regex(html, /<header aria-label="Preview: business name">/);
+  t.regex(html, /<main aria-label="Preview: checkout page">/);
 });
 
 test('without networks it still shows a sample asset; without a colour, the default one', (t) => {

@@ -30,6 +30,11 @@ export function hostedPage(page: {
   script?: { name: AssetName; data?: Record<string, string> };
   /** The page's own stylesheets, after hosted.css (the invoice document's). */
   stylesheets?: AssetName[];
+  /**
+   * Names for the header and main landmarks: a page framed inside another (the dashboard's branding
+   * preview) must not repeat its host's unnamed banner and main.
+   */
+  landmarks?: { header: string; main: string };
 }): string {
   const logo = page.org?.brandLogo ? `<img class="logo" src="${escapeHtml(page.org.brandLogo)}" alt="">` : '';
   const brand = page.org?.brandColor ? brandStylesheetUrl(page.org.brandColor) : null;
@@ -46,8 +51,8 @@ export function hostedPage(page: {
 <link rel="stylesheet" href="${assetUrl('hosted.css')}">
 ${(page.stylesheets ?? []).map((name) => `<link rel="stylesheet" href="${assetUrl(name)}">\n`).join('')}${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
 <body class="${page.kind}">
-<header>${logo}<strong>${escapeHtml(page.business)}</strong>${page.badge ? ` <span class="badge">${escapeHtml(page.badge)}</span>` : ''}</header>
-<main>
+<header${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.header)}"` : ''}>${logo}<strong>${escapeHtml(page.business)}</strong>${page.badge ? ` <span class="badge">${escapeHtml(page.badge)}</span>` : ''}</header>
+<main${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.main)}"` : ''}>
 ${page.main}
 </main>
 ${page.footer ? `${page.footer}\n` : ''}${page.script ? `<script src="${assetUrl(page.script.name)}"${data}></script>\n` : ''}</body>

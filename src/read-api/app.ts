@@ -82,6 +82,9 @@ export type HttpDeps = ApiDeps & {
  * them). `createApiApp` mounts exactly these, and the hostile suite reads its route list from them,
  * so a new route cannot escape either.
  */
+/** The checkout page's own path (`/checkout/{id}`), where its form posts. */
+const CHECKOUT_PAGE = /^\/checkout\/[^/]+\/?$/;
+
 export function httpRouters(deps: HttpDeps) {
   const areas = {
     /** `/api/v1/*`, in the order they are tried. */
@@ -191,6 +194,8 @@ export function createApiApp(
       ...routers.flatMap(mounted),
     ]);
   const hosted = publicPages([publicJsonBody], ...routers.checkout);
+  // The checkout page's asset buttons without its script: a form that its route reads itself.
+  const hostedForm = publicPages([], ...routers.checkout);
   const hostedInvoices = publicPages([publicJsonBody], routers.invoices);
   // The payment link's form reads its own body (a form, not JSON).
   const paymentLinkPages = publicPages([], routers.pay);
@@ -224,7 +229,8 @@ export function createApiApp(
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (isDocsPath(ctx.path)) return docs(ctx, next);
     if (ctx.path.startsWith('/api/')) return api(ctx, next);
-    if (ctx.path.startsWith('/checkout/')) return hosted(ctx, next);
+    if (ctx.path.startsWith('/checkout/'))
+      return (ctx.method === 'POST' && CHECKOUT_PAGE.test(ctx.path) ? hostedForm : hosted)(ctx, next);
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
     if (ctx.path.startsWith('/pay/')) return paymentLinkPages(ctx, next);
     if (ctx.path.startsWith('/assets/') || ctx.path === '/favicon.ico') return assets(ctx, next);

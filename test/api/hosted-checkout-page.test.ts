@@ -231,3 +231,53 @@ test('the wallet buttons shown are those of the chosen network only: TronLink fo
       new RegExp(`data-asset="${networkOf(network).id}" aria-pressed="\\w+" data-family="${family}"`),
     );
 });
+
+test('without JavaScript the asset buttons post a form: the choice is recorded and the page draws the request (amount, address, QR); a refused one is said on the page; JSON, an empty choice and an unknown session are refused', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (
+    await api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest('250000000', 1))
+  ).body;
+  const post = (url: string, body: string, type = 'application/x-www-form-urlencoded') =>
+    fetch(url, { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
+  const before = await page(session.url);
+  t.regex(before, new RegExp(`<form id="assets"[^>]* method="post" action="/checkout/${session.id}">`));
+  t.regex(before, /id="reveal"[^>]* hidden/);
+
+  const chosen = await post(session.url, 'assetId=weir-testnet%3Ausdc');
+  t.is(chosen.status, 303);
+  t.is(new URL(chosen.headers.get('location') ?? '', session.url).pathname, `/checkout/${session.id}`);
+  t.is(chosen.headers.get('content-security-policy')?.includes("script-src 'self'"), true, 'the page headers');
+  const after = await page(session.url);
+  t.notRegex(after, /id="reveal"[^>]* hidden/);
+  t.is(textOf(after, 'due'), '2.5');
+  t.is(textOf(after, 'symbol'), 'USDC');
+  t.is(textOf(after, 'address')?.toLowerCase(), session.addresses[0]!.paymentAddress.toLowerCase());
+  t.regex(after, /<div id="qr"[^>]*><svg[^>]*>/);
+  t.regex(after, /id="open-wallet" class="button" href="ethereum:/);
+  t.is(
+    (
+      await api.get<{ paymentIntent: { paymentMethod: { id: string } | null } }>(
+        `/api/v1/checkout/sessions/${session.id}`,
+      )
+    ).body.paymentIntent.paymentMethod?.id,
+    session.addresses[0]!.id,
+  );
+
+  const refused = await post(session.url, 'assetId=nowhere%3Acoin');
+  t.is(refused.status, 400);
+  t.regex(refused.headers.get('content-type') ?? '', /text\/html/);
+  const refusedHtml = await refused.text();
+  t.is(textOf(refusedHtml, 'status-title'), 'This asset cannot be used');
+  t.is(textOf(refusedHtml, 'status-detail'), 'It is not offered by this checkout: choose one of those below.');
+
+  const json = await post(session.url, JSON.stringify({ assetId: 'weir-testnet:usdc' }), 'application/json');
+  t.is(json.status, 400);
+  t.like(await json.json(), { code: 'invalid_content_type' });
+  const empty = await post(session.url, 'assetId=');
+  t.is(empty.status, 400);
+  t.like(await empty.json(), { code: 'parameter_invalid_string_empty' });
+  const missing = await post(`${weir.url}/checkout/${crypto.randomUUID()}`, 'assetId=weir-testnet%3Ausdc');
+  t.is(missing.status, 404);
+  t.regex(await missing.text(), /Checkout not found/);
+});

@@ -177,6 +177,10 @@ test('the hosted invoice page shows the invoice as a document: number, dates, bi
   const pay = await fetch(`${app.url}/invoices/${draft.id}/pay`, { redirect: 'manual' });
   t.is(pay.status, 302);
   t.regex(pay.headers.get('location') ?? '', /\/checkout\/[0-9a-f-]{36}$/);
+  // The checkout's line is the invoice itself, named without a quantity.
+  const checkoutHtml = await (await fetch(new URL(pay.headers.get('location') ?? '', app.url))).text();
+  t.regex(checkoutHtml, /<span class="item-name">Invoice [^<]+<\/span>/);
+  t.notRegex(checkoutHtml, /Invoice [^<]* × 1/);
   // The session's price and product for what is due are its own: the merchant's catalog lists none of them.
   const payerSession = (
     await api.get<{ lineItems: { data: { price: { id: string; productId: string } }[] } }>(

@@ -1,8 +1,17 @@
+import { join } from 'node:path';
 import test from 'ava';
+import { COLLECTIONS, type WebhookDeliveryDoc } from '../../src/projections/collections.ts';
 import { payInFull, type Session } from '../api/helpers.ts';
 import { sessionRequest } from '../support/weir-harness.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+import {
+  chromiumPerFile,
+  expectAccessible,
+  SCREENSHOTS,
+  screenshot,
+  startDashboard,
+  watchPage,
+} from '../support/dashboard.ts';
 
 const browser = chromiumPerFile(test);
 
@@ -89,4 +98,68 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   await page.locator('#time-to-pay .chart-figures table').waitFor();
   await expectAccessible(t, page, 'home');
   await screenshot(t, page, 'home');
+});
+
+test('Home at 390 px: a webhook failure with a long error wraps inside its card, the full text kept in its title', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  // A failure as the dispatcher records one for a host that does not resolve: one long word, no status.
+  const error = `request failed: getaddrinfo ENOTFOUND ${'orders-backend-eu-central-1.'.repeat(6)}harbour.example`;
+  const at = new Date(dash.clock.now()).toISOString();
+  const failed: WebhookDeliveryDoc = {
+    _id: 'delivery-long-error',
+    id: 'delivery-long-error',
+    organizationId: merchant.organizationId,
+    environment: 'test',
+    endpointId: 'endpoint-gone',
+    eventId: 'evt-long-error',
+    eventType: 'checkout_session.completed',
+    eventObject: 'checkout_session',
+    source: { streamId: 'checkout_session-x', revision: 0 },
+    createdAt: at,
+    firstDueAt: dash.clock.now(),
+    status: 'failed',
+    attempts: 1,
+    nextAttemptAt: null,
+    log: [{ attempt: 1, at, statusCode: null, error, durationMs: 12 }],
+  };
+  await dash.weir.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries).put(failed);
+  const page = await dash.signedIn(browser(), owner, 390);
+  const card = page.locator('#webhook-failures');
+  await card.locator('.badge', { hasText: 'Failed' }).waitFor();
+  // Every box in the card ends inside it, the badge above all; the table does not scroll sideways either.
+  const past = await card.evaluate((el) => {
+    type Box = { left: number; right: number };
+    type El = {
+      getBoundingClientRect(): Box;
+      querySelectorAll(s: string): Iterable<El>;
+      className: string;
+      tagName: string;
+      scrollWidth: number;
+      clientWidth: number;
+    };
+    const root = el as unknown as El;
+    const edge = root.getBoundingClientRect();
+    const wrap = root.querySelectorAll('.table-wrap');
+    return [
+      ...[...root.querySelectorAll('*')]
+        .filter((child) => {
+          const box = child.getBoundingClientRect();
+          return box.right > edge.right + 0.5 || box.left < edge.left - 0.5;
+        })
+        .map((child) => `${child.tagName.toLowerCase()}.${child.className}`),
+      ...[...wrap].filter((w) => w.scrollWidth > w.clientWidth).map(() => 'the table scrolls sideways'),
+    ];
+  });
+  t.deepEqual(past, []);
+  t.is(
+    await card
+      .locator('tbody td [title]')
+      .getAttribute('title', { timeout: 2_000 })
+      .catch(() => null),
+    error,
+    'the full error in its title',
+  );
+  await page.screenshot({ path: join(SCREENSHOTS, 'home-webhook-failure-390.png'), fullPage: true });
 });

@@ -343,7 +343,8 @@ test('Settings: a logo upload shows in the checkout preview and the colour chang
   );
   t.is((await organization()).brandColor, '#aa3366', 'not saved until Save');
   t.deepEqual(problems(), []);
-  await expectAccessible(t, page, 'settings-branding');
+  // The preview frames a copy of the hosted page: not even a moderate finding there (landmarks named apart).
+  await expectAccessible(t, page, 'settings-branding', { anyImpact: true });
   await screenshot(t, page, 'settings-branding');
 
   // Card processor: a live key in test mode is named; then test keys saved, the secret's last four only.

@@ -92,7 +92,7 @@ export function judge(request: HostileRequest, response: RawResponse, written: R
   }
   const form = /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
   if (
-    request.route.path === '/pay/:id' &&
+    (request.route.path === '/pay/:id' || request.route.path === '/checkout/:id') &&
     request.method === 'POST' &&
     form &&
     bodyBytes > MAX_FORM_BODY &&

@@ -408,7 +408,8 @@ export function requestGenerator(world: World, random: Random, clock: Clock) {
       type: 'application/json',
       shape,
     });
-    if (route.path === '/pay/:id' && route.method === 'POST') {
+    // The routes that read a form (the payment link's, the checkout page's asset buttons) are sent forms mostly.
+    if ((route.path === '/pay/:id' || route.path === '/checkout/:id') && route.method === 'POST') {
       const form = (template ?? {}) as Record<string, unknown>;
       return random.weighted<() => { bytes?: Buffer; type?: string; shape: string }>([
         [20, () => ({ bytes: Buffer.from(formText(form)), type: 'application/x-www-form-urlencoded', shape: 'form' })],

@@ -283,6 +283,10 @@ export const TEMPLATES: Record<string, Template> = {
   'POST /checkout/:id/payment-method': (r, random) => ({
     assetId: random.chance(0.7) ? 'weir-testnet:usdc' : some(random, r.ids.asset, 'weir-testnet:usdc'),
   }),
+  // The page's asset buttons without its script: a form (see the generator), the same choice as payment-method.
+  'POST /checkout/:id': (r, random) => ({
+    assetId: random.chance(0.7) ? 'weir-testnet:usdc' : some(random, r.ids.asset, 'weir-testnet:usdc'),
+  }),
   'POST /checkout/:id/promotion-code': (r, random) => ({
     code: random.chance(0.6) ? some(random, r.codes.slice(-4), 'NOPE') : some(random, r.codes, 'NOPE'),
   }),

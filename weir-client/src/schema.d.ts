@@ -1747,7 +1747,11 @@ export interface paths {
          */
         get: operations["HostedCheckoutController_page"];
         put?: never;
-        post?: never;
+        /**
+         * Choose the asset to pay with (the page without JavaScript)
+         * @description The checkout page's asset buttons, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does and sends the payer back to the page, which then shows the amount, address and QR code.
+         */
+        post: operations["HostedCheckoutController_choosePaymentMethodForm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4875,6 +4879,15 @@ export interface components {
             qrSvg: string;
             symbol: string;
             wallet: components["schemas"]["HostedWalletDue"];
+        };
+        /**
+         * @example {
+         *       "assetId": "base:usdc"
+         *     }
+         */
+        HostedPaymentMethodForm: {
+            /** @description The deposit address id (or its asset id) of the button pressed */
+            assetId: string;
         };
         /**
          * @example {
@@ -18186,6 +18199,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No checkout session with this id: a page saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description With `rate_limited`: seconds to wait before sending a request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    HostedCheckoutController_choosePaymentMethodForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["HostedPaymentMethodForm"];
+            };
+        };
+        responses: {
+            /** @description Back to the checkout page, which shows the request to pay */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The checkout page again, saying why this asset cannot be used; or A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `invalid_content_type`, `parameter_invalid_string_empty` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                     "text/html": string;
                 };
             };

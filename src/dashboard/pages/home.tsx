@@ -367,7 +367,10 @@ function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: M
                   </td>
                   <td>
                     <div class="stacked">
-                      <span safe>{lastAnswer(d.log.at(-1))}</span>
+                      {/* An error can be one long word (a host name): it wraps, three lines at most, the whole in its title. */}
+                      <span class="clamp" title={lastAnswer(d.log.at(-1))} safe>
+                        {lastAnswer(d.log.at(-1))}
+                      </span>
                       {d.status === 'failed' ? (
                         <Badge tone="danger" label="Failed" />
                       ) : (

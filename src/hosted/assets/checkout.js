@@ -82,7 +82,12 @@ async function choose(button, focus = false) {
   void poll(false);
 }
 // Choosing (again) is the payer acting: a problem shown stays until then, and the new answer replaces it.
-for (const b of document.querySelectorAll('.asset[data-asset]')) b.addEventListener('click', () => choose(b, true));
+// The buttons also post a plain form (the page without this script): here the choice is asked for in place.
+for (const b of document.querySelectorAll('.asset[data-asset]'))
+  b.addEventListener('click', (e) => {
+    e.preventDefault();
+    void choose(b, true);
+  });
 if (chosen && !nothingToSend) void choose(chosen);
 
 // Copy buttons: the text of the element they name, announced for screen readers.

@@ -15,16 +15,18 @@ import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { shownAmountDetails, shownAsset } from '../../projections/public-views.ts';
 import { shownAddress } from '../../shared/evm-address.ts';
-import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
-import type { ApiDeps, ApiState } from '../api-context.ts';
+import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { readUrlEncodedForm } from '../form-body.ts';
 import { idParams, invalidFields } from '../schema/fields.ts';
 import {
   CancelAnswer,
   hostedNotFound,
   PayerStatusSchema,
   PaymentMethodAnswer,
+  PaymentMethodForm,
   PaymentMethodRequest,
   PromotionCodeAnswer,
   PromotionCodeRequest,
@@ -32,6 +34,13 @@ import {
 import { schemaRoutes } from '../schema/route.ts';
 
 const QR = { type: 'svg', margin: 1 } as const;
+const FINAL_STATUSES = new Set(['complete', 'expired', 'canceled']);
+
+/** A refusal in the payer's words: the API names its field first (`assetId: …`), as checkout.js also drops. */
+const payerWords = (message: string): string => {
+  const text = message.replace(/^[A-Za-z][\w.[\]]*: /, '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
 
 /**
  * Public routes of the hosted checkout page. They need no key: a session id is an unguessable
@@ -75,6 +84,46 @@ export function hostedCheckoutRoutes(
     return (await sessions.get(session.id))!;
   };
 
+  /** A browser opened it: an HTML page, not the API's JSON error. */
+  const notFoundPage = (ctx: ApiContext) => {
+    ctx.status = 404;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderErrorPage({
+      heading: 'Checkout not found',
+      message:
+        'This checkout does not exist or is no longer available. Check the link, or go back to the shop and start again.',
+    });
+  };
+  /** The page of `session` as it is now, with the request's QR drawn here (the page works without its script). */
+  const renderPage = async (
+    ctx: ApiContext,
+    session: CheckoutSession,
+    problem: { title: string; detail: string } | null,
+  ) => {
+    const org = await orgOf(session);
+    const views = new Map<string, ProductView>();
+    for (const item of session.lineItems.data) {
+      const product = await products.get(item.price.productId);
+      if (product) views.set(product.id, { description: product.description, images: product.images });
+    }
+    const status = await statusOf(session, org);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderCheckoutPage({
+      session,
+      org,
+      status,
+      names,
+      products: views,
+      wallet: {
+        networks: deps.rail.networks(session.environment),
+        devnet: deps.devnet ?? null,
+        tronDevnet: deps.tronDevnet ?? null,
+      },
+      qrSvg: status.payment ? await QRCode.toString(scannableOf(status.payment.paymentUri), QR) : null,
+      problem,
+    });
+  };
+
   const pages = schemaRoutes(router, { tag: 'Hosted checkout', auth: 'public' });
   const params = idParams('checkout session');
   const notFound = hostedNotFound('checkout session');
@@ -95,35 +144,65 @@ export function hostedCheckoutRoutes(
     async (ctx, { params: { id } }) => {
       const session = isUuid(id) ? await sessions.get(id) : null;
       ctx.set('Cache-Control', 'no-store');
-      ctx.type = 'text/html; charset=utf-8';
-      if (!session) {
-        // A browser opened it: an HTML page, not the API's JSON error.
-        ctx.status = 404;
-        ctx.body = renderErrorPage({
-          heading: 'Checkout not found',
-          message:
-            'This checkout does not exist or is no longer available. Check the link, or go back to the shop and start again.',
+      if (!session) return notFoundPage(ctx);
+      await renderPage(ctx, session, null);
+    },
+  );
+
+  /**
+   * The page's asset buttons as a plain form, for a payer without JavaScript: the choice is recorded
+   * as the JSON route records it, then the payer is sent back to the page (303), which now draws the
+   * request; a refused choice shows the page again saying why (400). A session that is over (or
+   * over while the form was open) is shown as it is.
+   */
+  pages.route(
+    {
+      method: 'post',
+      path: '/:id',
+      summary: 'Choose the asset to pay with (the page without JavaScript)',
+      description:
+        "The checkout page's asset buttons, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does and sends the payer back to the page, which then shows the amount, address and QR code.",
+      params,
+      bodyTypes: { 'application/x-www-form-urlencoded': PaymentMethodForm },
+      produces: 'text/html',
+      pages: [
+        { status: 303, description: 'Back to the checkout page, which shows the request to pay', redirect: true },
+        { status: 400, description: 'The checkout page again, saying why this asset cannot be used' },
+        { status: 404, description: 'No checkout session with this id: a page saying so' },
+      ],
+      errors: [invalidFields('invalid_content_type', 'parameter_invalid_string_empty')],
+    },
+    async (ctx, { params: { id } }) => {
+      const session = isUuid(id) ? await sessions.get(id) : null;
+      ctx.set('Cache-Control', 'no-store');
+      if (!session) return notFoundPage(ctx);
+      const { assetId } = await readUrlEncodedForm(ctx);
+      if (!assetId)
+        throw new ValidationError('assetId', 'must name one of the assets offered', 'parameter_invalid_string_empty');
+      const back = () => {
+        ctx.status = 303;
+        ctx.redirect(`/checkout/${session.id}`);
+      };
+      if (FINAL_STATUSES.has(session.status)) return back();
+      const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
+      if (!address) {
+        ctx.status = 400;
+        return renderPage(ctx, session, {
+          title: 'This asset cannot be used',
+          detail: 'It is not offered by this checkout: choose one of those below.',
         });
-        return;
       }
-      const org = await orgOf(session);
-      const views = new Map<string, ProductView>();
-      for (const item of session.lineItems.data) {
-        const product = await products.get(item.price.productId);
-        if (product) views.set(product.id, { description: product.description, images: product.images });
+      try {
+        await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
+        return back();
+      } catch (error) {
+        if (!(error instanceof WeirError) || error.statusCode >= 500) throw error;
+        const now = await sessions.get(session.id);
+        // Over by now (expired under the form): the page says so itself.
+        if (!now || FINAL_STATUSES.has(now.status)) return back();
+        ctx.status = 400;
+        await renderPage(ctx, now, { title: 'This asset cannot be used', detail: payerWords(error.message) });
       }
-      ctx.body = renderCheckoutPage({
-        session,
-        org,
-        status: await statusOf(session, org),
-        names,
-        products: views,
-        wallet: {
-          networks: deps.rail.networks(session.environment),
-          devnet: deps.devnet ?? null,
-          tronDevnet: deps.tronDevnet ?? null,
-        },
-      });
     },
   );
 

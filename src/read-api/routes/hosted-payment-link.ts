@@ -15,23 +15,11 @@ import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/pa
 import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
-import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../request-body.ts';
+import { readUrlEncodedForm } from '../form-body.ts';
 import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import { idParams } from '../schema/fields.ts';
 import { PayerFormSchema } from '../schema/hosted.ts';
 import { type PageAnswer, parseWith, schemaRoutes } from '../schema/route.ts';
-
-/** The posted form (`application/x-www-form-urlencoded`); a repeated name keeps its last value. */
-async function readForm(ctx: ApiContext): Promise<PayerForm> {
-  if (!ctx.is('application/x-www-form-urlencoded'))
-    throw new ValidationError(
-      null,
-      'the form must be posted as application/x-www-form-urlencoded',
-      'invalid_content_type',
-    );
-  const body = await readRequestBody(ctx, MAX_PUBLIC_BODY_BYTES, 'the form');
-  return Object.fromEntries(new URLSearchParams(body.toString('utf8')));
-}
 
 /** The create-session request a payer's submission makes: the link's price (or the amount entered) and its options. */
 export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, publicUrl: string) {
@@ -212,7 +200,7 @@ export function hostedPaymentLinkRoutes(
       html(ctx, 400, renderPaymentLinkPage(link, org, { form, problems, ...(message ? { message } : {}) }));
     let form: PayerForm = {};
     try {
-      form = await readForm(ctx);
+      form = await readUrlEncodedForm(ctx);
       const read = readPayerForm(link, form, currencyDecimals(link, org));
       if (!read.ok) {
         refuse(form, read.problems);

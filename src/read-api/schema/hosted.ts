@@ -106,6 +106,13 @@ export const PaymentMethodRequest = bodyObject({
   assetId: requiredText({ max: 200 }).openapi({ description: 'A deposit address id or its asset id' }),
 }).openapi('HostedPaymentMethodRequest', { example: { assetId: 'base:usdc' } });
 
+/** The checkout page's asset buttons as a plain form (the page without its script). */
+export const PaymentMethodForm = z
+  .object({
+    assetId: z.string().openapi({ description: 'The deposit address id (or its asset id) of the button pressed' }),
+  })
+  .openapi('HostedPaymentMethodForm', { example: { assetId: 'base:usdc' } });
+
 /** The "QR reveal": where to send, how much, and the QR of it. */
 export const PaymentMethodAnswer = z
   .object({

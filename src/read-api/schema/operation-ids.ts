@@ -33,6 +33,7 @@ const WEIR_OPERATION_IDS: Readonly<Record<string, string>> = {
   'get /api/v1/events': 'EventController_findAll',
   'post /api/v1/faucet': 'FaucetController_fund',
   'get /checkout/{id}': 'HostedCheckoutController_page',
+  'post /checkout/{id}': 'HostedCheckoutController_choosePaymentMethodForm',
   'get /checkout/{id}/status': 'HostedCheckoutController_status',
   'post /checkout/{id}/payment-method': 'HostedCheckoutController_choosePaymentMethod',
   'post /checkout/{id}/promotion-code': 'HostedCheckoutController_applyPromotionCode',
