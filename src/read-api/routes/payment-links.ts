@@ -459,10 +459,11 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       if (changes.afterCompletion === 'redirect' && body.afterCompletionConfirmMsg === undefined)
         changes.afterCompletionConfirmMsg = null;
       const { isActive } = body;
-      if (isActive === true) {
+      // A whole link sent back repeats isActive: true; that is no change while the merchant's switch is on
+      // (a paid one_time link then still shows isActive false). Only switching on a link that was off is checked.
+      if (isActive === true && !link.isActive) {
         refuseReopening(link, changes.type ?? link.type);
-        // A whole link sent back repeats isActive: true; only switching on a link that was off is refused.
-        if (!link.isActive) await refuseUnsold(link);
+        await refuseUnsold(link);
       }
       await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
       if (isActive !== undefined)
