@@ -242,7 +242,13 @@ export function evolveCheckoutSession(
           amountDetails: {
             ...session.amountDetails,
             amountDiscount: discount.amountDiscount,
-            discountAmounts: [{ amount: discount.amountDiscount, promotionCodeId: discount.promotionCodeId }],
+            discountAmounts: [
+              {
+                amount: discount.amountDiscount,
+                couponId: discount.couponId,
+                promotionCodeId: discount.promotionCodeId,
+              },
+            ],
           },
         },
         discount.at,

@@ -1010,6 +1010,8 @@ test('given an open session that allows promotion codes, when a discount is appl
   const applied = given([created(session), ...events]).state().context.session!;
   t.is(applied.amountTotal, '270000000');
   t.is(applied.amountDetails.amountDiscount, '30000000');
+  // The amount names its coupon itself, as the reference's discountAmounts[].couponId does.
+  t.deepEqual(applied.amountDetails.discountAmounts, [{ amount: '30000000', couponId: 'c1', promotionCodeId: 'p1' }]);
   t.is(applied.paymentIntent.amount, '270000000');
   t.deepEqual(given([created(session), ...events]).when({ type: 'ApplyDiscount', discount }), []);
   t.throws(

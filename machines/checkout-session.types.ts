@@ -264,7 +264,8 @@ export type CheckoutSession = {
     feePercentage: number;
     applyFee: boolean;
     applyGasFee: boolean;
-    discountAmounts: { amount: string; promotionCodeId: string | null }[];
+    /** Each discount's amount with the coupon and promotion code it was applied by (as the discount recorded them). */
+    discountAmounts: { amount: string; couponId: string; promotionCodeId: string | null }[];
   };
   /** Whether the payer may apply a promotion code on the hosted page. */
   allowPromotionCodes?: boolean;

@@ -1,5 +1,5 @@
 import type { Aggregate } from './aggregate.ts';
-import { InvalidStateError } from '../shared/errors.ts';
+import { ConflictError, InvalidStateError } from '../shared/errors.ts';
 import type { Environment } from '../event-store/event-store.ts';
 
 export type Product = {
@@ -47,20 +47,37 @@ export type PriceFields = Omit<Price, 'id' | 'organizationId' | 'environment' | 
 export type ProductEvent =
   | { type: 'ProductCreated'; data: { product: Omit<Product, 'updatedAt' | 'deleted'> } }
   | { type: 'ProductUpdated'; data: { changes: Partial<ProductFields>; at: string } }
-  | { type: 'ProductDeleted'; data: { at: string } };
+  | { type: 'ProductDeleted'; data: { at: string } }
+  | { type: 'ProductOfferedByPaymentLink'; data: { paymentLinkId: string; at: string } };
 
 export type ProductCommand =
   | { type: 'CreateProduct'; product: Omit<Product, 'updatedAt' | 'deleted' | 'createdAt'> }
   | { type: 'UpdateProduct'; changes: Partial<ProductFields> }
-  | { type: 'DeleteProduct' };
+  | { type: 'DeleteProduct' }
+  | OfferThroughPaymentLink;
+
+/**
+ * A payment link about to sell the record: decided on the record's own stream, so a delete or
+ * deactivation racing the link's creation is either seen here (409) or appended after this fact.
+ */
+export type OfferThroughPaymentLink = { type: 'OfferThroughPaymentLink'; paymentLinkId: string };
 
 export type PriceEvent =
   | { type: 'PriceCreated'; data: { price: Omit<Price, 'updatedAt'> } }
-  | { type: 'PriceUpdated'; data: { changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>>; at: string } };
+  | { type: 'PriceUpdated'; data: { changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>>; at: string } }
+  | { type: 'PriceOfferedByPaymentLink'; data: { paymentLinkId: string; at: string } };
 
 export type PriceCommand =
   | { type: 'CreatePrice'; price: Omit<Price, 'updatedAt' | 'createdAt'> }
-  | { type: 'UpdatePrice'; changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>> };
+  | { type: 'UpdatePrice'; changes: Partial<Pick<Price, 'isActive' | 'nickname' | 'metadata'>> }
+  | OfferThroughPaymentLink;
+
+/** The refusal of a link whose product or price stopped being offered after the request read the catalog. */
+const unavailable = (link: string, why: string) =>
+  new ConflictError(
+    `payment link ${link} cannot be created: ${why}; a link sells only an active product and price`,
+    'payment_link_unavailable',
+  );
 
 export function evolveProduct(product: Product | null, event: ProductEvent): Product | null {
   switch (event.type) {
@@ -70,6 +87,9 @@ export function evolveProduct(product: Product | null, event: ProductEvent): Pro
       return product && { ...product, ...event.data.changes, updatedAt: event.data.at };
     case 'ProductDeleted':
       return product && { ...product, deleted: true, isActive: false, updatedAt: event.data.at };
+    case 'ProductOfferedByPaymentLink':
+      // A link's sale changes nothing of the product: the fact only orders the link among the product's changes.
+      return product;
   }
 }
 
@@ -79,6 +99,9 @@ export function evolvePrice(price: Price | null, event: PriceEvent): Price | nul
       return { ...event.data.price, updatedAt: event.data.price.createdAt };
     case 'PriceUpdated':
       return price && { ...price, ...event.data.changes, updatedAt: event.data.at };
+    case 'PriceOfferedByPaymentLink':
+      // As for a product: it only orders the link among the price's changes.
+      return price;
   }
 }
 
@@ -89,6 +112,13 @@ export const productAggregate: Aggregate<Product | null, ProductEvent, ProductCo
   decide(product, command, { now }) {
     if (command.type === 'CreateProduct')
       return product ? [] : [{ type: 'ProductCreated', data: { product: { ...command.product, createdAt: now } } }];
+    if (command.type === 'OfferThroughPaymentLink') {
+      const { paymentLinkId } = command;
+      if (!product) throw unavailable(paymentLinkId, 'its product does not exist');
+      if (product.deleted) throw unavailable(paymentLinkId, `product ${product.id} is deleted`);
+      if (!product.isActive) throw unavailable(paymentLinkId, `product ${product.id} is inactive`);
+      return [{ type: 'ProductOfferedByPaymentLink', data: { paymentLinkId, at: now } }];
+    }
     if (!product || product.deleted) throw new InvalidStateError('product does not exist', 'resource_missing');
     if (command.type === 'UpdateProduct')
       return [{ type: 'ProductUpdated', data: { changes: command.changes, at: now } }];
@@ -103,6 +133,12 @@ export const priceAggregate: Aggregate<Price | null, PriceEvent, PriceCommand> =
   decide(price, command, { now }) {
     if (command.type === 'CreatePrice')
       return price ? [] : [{ type: 'PriceCreated', data: { price: { ...command.price, createdAt: now } } }];
+    if (command.type === 'OfferThroughPaymentLink') {
+      const { paymentLinkId } = command;
+      if (!price) throw unavailable(paymentLinkId, 'its price does not exist');
+      if (!price.isActive) throw unavailable(paymentLinkId, `price ${price.id} is inactive`);
+      return [{ type: 'PriceOfferedByPaymentLink', data: { paymentLinkId, at: now } }];
+    }
     if (!price) throw new InvalidStateError('price does not exist', 'resource_missing');
     return [{ type: 'PriceUpdated', data: { changes: command.changes, at: now } }];
   },

@@ -34,7 +34,8 @@ export const checkoutSessionsProjection: Projection = {
   // 7: a payment awaited back after a withdrawal that told payment_failed (logs before that rule)
   // says so (`failureSent`), so giving it up tells no second time.
   // 8: a session's customerDetails keeps the tax ids its customerData gave (`taxIds`).
-  version: 8,
+  // 9: each discount amount keeps its coupon's id (`discountAmounts[].couponId`), as the discount recorded it.
+  version: 9,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

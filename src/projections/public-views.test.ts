@@ -72,3 +72,18 @@ test('a Tron session shows its transaction and block hashes as Tron’s tools do
   t.is(session.payments[0]?.transactionHash, `0x${txid}`, 'the document is left as it is');
   t.is(session.payments[0]?.blockHash, `0x${block}`);
 });
+
+test('a discount amount shows the coupon recorded with it, never an empty id, whatever the discounts list holds', (t) => {
+  const base = sessionFixture();
+  const session = {
+    ...base,
+    discounts: [],
+    amountDetails: {
+      ...base.amountDetails,
+      discountAmounts: [{ amount: '30000000', couponId: 'c1', promotionCodeId: 'p1' }],
+    },
+  };
+  t.deepEqual(publicCheckoutSession(session).amountDetails.discountAmounts, [
+    { amount: '30000000', couponId: 'c1', promotionCodeId: 'p1' },
+  ]);
+});

@@ -54,15 +54,6 @@ const shownDiscount = (discount: SessionDiscount) => {
   };
 };
 
-/** The session's amounts, each discount amount with its coupon, by the discount that recorded it (the log keeps the promotion code's id alone). */
-export const shownAmountDetails = (session: Pick<CheckoutSession, 'amountDetails' | 'discounts'>) => ({
-  ...session.amountDetails,
-  discountAmounts: session.amountDetails.discountAmounts.map((a) => ({
-    ...a,
-    couponId: session.discounts.find((d) => d.promotionCodeId === a.promotionCodeId)?.couponId ?? '',
-  })),
-});
-
 /**
  * The payer's details with the reference's tax id fields: the session's copy has no id of its own
  * (the customer's tax ids carry theirs) and names the session's customer.
@@ -107,7 +98,6 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
       paymentAddress: shownAddress(a.paymentAddress),
       merchantAddress: shownAddress(a.merchantAddress),
     })),
-    amountDetails: shownAmountDetails(session),
     customerDetails: shownCustomerDetails(session),
     discounts: session.discounts.map(shownDiscount),
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come

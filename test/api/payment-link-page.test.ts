@@ -573,23 +573,41 @@ test('a one_time link takes one payment: once paid, its page is a 410 saying it 
   t.like((await api.get<Link>(`/api/v1/payment-links/${link.id}`)).body, { type: 'one_time', isActive: false });
   t.deepEqual(await linkIds(api, 'isActive=false'), [link.id]);
   t.deepEqual(await linkIds(api, 'isActive=true'), []);
-  // It cannot be switched back on as a one_time link, by either route; nothing is written.
-  for (const request of [
-    () => api.put(`/api/v1/payment-links/${link.id}/activate`, {}),
-    () => api.put(`/api/v1/payment-links/${link.id}`, { isActive: true, title: 'Again' }),
-  ]) {
-    await assertRejectedWithoutWrite(t, weir, request, {
+  const refusedAsUsed = (request: Parameters<typeof assertRejectedWithoutWrite>[2]) =>
+    assertRejectedWithoutWrite(t, weir, request, {
       status: 409,
       code: 'payment_link_used',
       message: /has already been paid.*set its type to multiple/,
     });
-  }
-  // Edits that do not reopen it are fine; it stays used.
+  // Asked to activate, it cannot be switched back on as a one_time link; nothing is written.
+  await refusedAsUsed(() => api.put(`/api/v1/payment-links/${link.id}/activate`, {}));
+  // Edits that do not reopen it are fine; it stays used. A body repeating isActive: true (a whole link sent
+  // back, the merchant's switch still on) changes no switch: it is no error, and the link still shows used.
   t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { title: 'Portrait commission (done)' })).body, {
     isActive: false,
   });
-  // Made a multiple link, it takes payments again.
-  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { type: 'multiple' })).body, {
+  // The link as the client read it before it was paid, sent back whole.
+  const {
+    id: _id,
+    url: _url,
+    livemode: _livemode,
+    createdAt: _c,
+    updatedAt: _u,
+    organizationId: _o,
+    ...whole
+  } = link as Link & Record<string, unknown>;
+  const echoed = await api.put<Link>(`/api/v1/payment-links/${link.id}`, {
+    ...whole,
+    title: 'Portrait commission (delivered)',
+  });
+  t.is(echoed.status, 200, JSON.stringify(echoed.body));
+  t.like(echoed.body, { type: 'one_time', isActive: false, title: 'Portrait commission (delivered)' });
+  // Switched off by the merchant, switching it on again as a one_time link is a real re-activation: refused.
+  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}/deactivate`, {})).body, { isActive: false });
+  await refusedAsUsed(() => api.put(`/api/v1/payment-links/${link.id}`, { isActive: true, title: 'Again' }));
+  await refusedAsUsed(() => api.put(`/api/v1/payment-links/${link.id}/activate`, {}));
+  // Made a multiple link and switched on, it takes payments again.
+  t.like((await api.put<Link>(`/api/v1/payment-links/${link.id}`, { type: 'multiple', isActive: true })).body, {
     type: 'multiple',
     isActive: true,
   });

@@ -423,6 +423,63 @@ test('a link whose product or price is deleted or inactive is not activated, by 
   t.is((await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
 });
 
+test('a link created while its product is deleted or deactivated, or its price deactivated, is decided on their own streams: either refused, or the change comes after the link in that stream, never a link for what was already gone', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  type Race = { name: string; stream: (product: Product) => string; change: (product: Product) => Promise<unknown> };
+  const races: Race[] = [
+    {
+      name: 'product deleted',
+      stream: (p) => `product-${p.id}`,
+      change: (p) => api.delete(`/api/v1/products/${p.id}`),
+    },
+    {
+      name: 'product deactivated',
+      stream: (p) => `product-${p.id}`,
+      change: (p) => api.put(`/api/v1/products/${p.id}`, { isActive: false }),
+    },
+    {
+      name: 'price deactivated',
+      stream: (p) => `price-${p.defaultPrice!.id}`,
+      change: (p) => api.put(`/api/v1/prices/${p.defaultPrice!.id}`, { isActive: false }),
+    },
+  ];
+  let bothWent = 0;
+  for (const race of races) {
+    for (let round = 0; round < 12; round++) {
+      const product = (
+        await api.post<Product>('/api/v1/products', {
+          name: `Ticket ${round}`,
+          defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+        })
+      ).body;
+      // Both requests start in the same turn: each may find the read model before the other's write.
+      const [link, change] = (await Promise.all([
+        api.post<Link>('/api/v1/payment-links', { title: 'Ticket', priceId: product.defaultPrice!.id }),
+        race.change(product),
+      ])) as [Awaited<ReturnType<Api['post']>>, Awaited<ReturnType<Api['post']>>];
+      const label = `${race.name}, round ${round}: link ${link.status} ${JSON.stringify(link.body)}, change ${change.status}`;
+      if (link.status !== 200) {
+        t.true([400, 409].includes(link.status), label);
+        continue;
+      }
+      if (change.status !== 200) {
+        t.like(change.body, { code: race.name.startsWith('price') ? 'price_in_use' : 'product_in_use' }, label);
+        continue;
+      }
+      bothWent++;
+      const linkId = (link.body as Link).id;
+      const events = await weir.eventStore.readStream(race.stream(product));
+      const offered = events.findIndex((e) => (e.data as { paymentLinkId?: string }).paymentLinkId === linkId);
+      const changed = events.findIndex(
+        (e) => e.type === 'ProductDeleted' || (e.type.endsWith('Updated') && 'isActive' in (e.data.changes as object)),
+      );
+      t.true(offered >= 0 && offered < changed, `${label}: the change must come after the link's offer`);
+    }
+  }
+  t.log(`rounds where the link and the change both went through: ${bothWent}`);
+});
+
 test('a link whose product or price an earlier Weir deleted or deactivated shows isActive false in reads and list filters, and a whole link sent back with isActive true is accepted, where it showed true and the echo was a 409', async (t) => {
   const weir = await startTestWeir(t);
   const { api, organizationId } = await createMerchant(weir.url);

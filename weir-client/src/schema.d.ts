@@ -13872,7 +13872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The product or price was deleted or deactivated while the link was being created: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_unavailable` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */

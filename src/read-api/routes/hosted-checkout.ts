@@ -13,7 +13,7 @@ import { walletDue } from '../../hosted/wallet-actions.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
-import { shownAmountDetails, shownAsset } from '../../projections/public-views.ts';
+import { shownAsset } from '../../projections/public-views.ts';
 import { shownAddress } from '../../shared/evm-address.ts';
 import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
@@ -321,7 +321,7 @@ export function hostedCheckoutRoutes(
         amountDiscount: applied.amountDiscount,
         amountSubtotal: updated.amountSubtotal,
         amountTotal: updated.amountTotal,
-        amountDetails: shownAmountDetails(updated),
+        amountDetails: updated.amountDetails,
       };
     },
   );

@@ -315,6 +315,12 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     codes: ['payment_link_unavailable'],
     description: "The link's product or price is deleted or inactive, so it cannot be activated: the message names it",
   };
+  const soldOut = {
+    status: 409,
+    codes: ['payment_link_unavailable'],
+    description:
+      'The product or price was deleted or deactivated while the link was being created: the message names it',
+  };
   const fieldErrors = invalidFields(
     'parameter_invalid_string_empty',
     'parameter_invalid_integer',
@@ -333,7 +339,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         'Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.',
       body: PaymentLinkCreate,
       response: PaymentLinkSchema,
-      errors: [fieldErrors],
+      errors: [fieldErrors, soldOut],
       examples: {
         request: {
           title: 'Concert ticket',
@@ -381,6 +387,11 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       };
       // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
       validatePaymentLink(link);
+      // The read model can lag a delete or deactivation: the link is decided on the catalog's own streams,
+      // so such a change is either seen there (409, nothing else written) or appended after the link's offer.
+      const offer = { type: 'OfferThroughPaymentLink', paymentLinkId: id } as const;
+      if (link.priceId !== null && !pricing.price) await commandFor(deps, ctx, priceAggregate, link.priceId, offer);
+      if (!pricing.product) await commandFor(deps, ctx, productAggregate, link.productId, offer);
       if (pricing.product)
         await commandFor(deps, ctx, productAggregate, pricing.product.id, {
           type: 'CreateProduct',
@@ -459,10 +470,11 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       if (changes.afterCompletion === 'redirect' && body.afterCompletionConfirmMsg === undefined)
         changes.afterCompletionConfirmMsg = null;
       const { isActive } = body;
-      if (isActive === true) {
+      // A whole link sent back repeats isActive: true; that is no change while the merchant's switch is on
+      // (a paid one_time link then still shows isActive false). Only switching on a link that was off is checked.
+      if (isActive === true && !link.isActive) {
         refuseReopening(link, changes.type ?? link.type);
-        // A whole link sent back repeats isActive: true; only switching on a link that was off is refused.
-        if (!link.isActive) await refuseUnsold(link);
+        await refuseUnsold(link);
       }
       await commandFor(deps, ctx, paymentLinkAggregate, link.id, { type: 'UpdatePaymentLink', changes });
       if (isActive !== undefined)
