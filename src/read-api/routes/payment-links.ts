@@ -315,14 +315,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     codes: ['payment_link_unavailable'],
     description: "The link's product or price is deleted or inactive, so it cannot be activated: the message names it",
   };
-  const fieldErrors = invalidFields(
-    'parameter_invalid_string_empty',
-    'parameter_invalid_integer',
-    'url_invalid',
-    'parameters_exclusive',
-    'resource_missing',
-    'product_inactive',
-  );
+  const fieldErrors = invalidFields('parameters_exclusive', 'resource_missing', 'product_inactive');
 
   api.route(
     {
