@@ -30,6 +30,25 @@ export type ResponseCheck = ((
   documentedCodes(method: string, url: string, status: number): string[] | null;
 };
 
+/**
+ * A validator of values against schemas of `document` (its `#/components/...` references resolved),
+ * with the checker's own ajv: the problem, or null for a valid value.
+ */
+export function schemaValidatorOf(document: {
+  components?: unknown;
+}): (schema: unknown) => (value: unknown) => string | null {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  let ids = 0;
+  return (schema) => {
+    const validate =
+      schema && typeof schema === 'object'
+        ? ajv.compile({ $id: `https://weir.invalid/example/${ids++}`, components: document.components, ...schema })
+        : null;
+    return (value) => (validate && !validate(value) ? ajv.errorsText(validate.errors) : null);
+  };
+}
+
 function checkerFor(documentText: string): ResponseCheck {
   const document = JSON.parse(documentText) as Document;
   const ajv = new Ajv2020({ strict: false, allErrors: true });

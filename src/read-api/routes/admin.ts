@@ -48,7 +48,7 @@ export function adminRoutes(deps: { commands: CommandHandler; projections: Proje
         example: { name: 'Acme Ltd' },
       }),
       response: CreatedOrganizationSchema,
-      errors: [invalidFields('parameter_invalid_string_empty')],
+      errors: [invalidFields()],
     },
     async (_ctx, { body }) => {
       const created = await createOrganization(deps.commands, body.name);

@@ -83,7 +83,7 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
       bodyOptional: true,
       response: IssuedApiKeySchema,
       errors: [
-        invalidFields('parameter_invalid_string_empty'),
+        invalidFields(),
         {
           status: 409,
           codes: ['api_key_secret_not_delivered', 'idempotency_key_in_use'],

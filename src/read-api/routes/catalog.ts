@@ -173,14 +173,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       description: 'With `defaultPriceData`, its default price is created with it.',
       body: ProductCreate,
       response: ProductSchema,
-      errors: [
-        invalidFields(
-          'parameter_invalid_string_empty',
-          'parameter_invalid_integer',
-          'url_invalid',
-          'unsupported_price_type',
-        ),
-      ],
+      errors: [invalidFields()],
     },
     async (ctx, { body }) => {
       const product = newProduct(body, ctx);
@@ -255,11 +248,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       params,
       body: ProductUpdate,
       response: ProductSchema,
-      errors: [
-        invalidFields('parameter_invalid_string_empty', 'parameter_invalid_integer', 'url_invalid'),
-        notFound('product'),
-        productInUse,
-      ],
+      errors: [invalidFields(), notFound('product'), productInUse],
     },
     async (ctx, { params: { id }, body }) => {
       const product = await loadProduct(ctx, id);
@@ -347,15 +336,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       description: 'Of an existing product (`productId`) or of a new one (`productData`), as the reference allows.',
       body: PriceCreate,
       response: PriceSchema,
-      errors: [
-        invalidFields(
-          'parameter_invalid_string_empty',
-          'parameter_invalid_integer',
-          'url_invalid',
-          'unsupported_price_type',
-        ),
-        notFound('product'),
-      ],
+      errors: [invalidFields(), notFound('product')],
       examples: {
         request: { productId: '0f8fad5b-d9cb-469f-a165-70867728950e', currency: 'usdc', unitAmount: '150000000' },
       },

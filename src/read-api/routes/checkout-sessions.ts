@@ -97,13 +97,8 @@ export function checkoutSessionRoutes(
       response: CheckoutSessionSchema,
       errors: [
         invalidFields(
-          'parameter_invalid_integer',
-          'parameter_invalid_string_empty',
-          'url_invalid',
           'payment_method_not_available',
-          'parameters_exclusive',
           'amount_too_large',
-          'email_invalid',
           'resource_missing',
           'product_inactive',
           'tax_rate_inactive',
@@ -175,7 +170,7 @@ export function checkoutSessionRoutes(
     return deps.transactionRecovery.recover(request);
   };
   const recoveryErrors = [
-    invalidFields('parameter_invalid_integer', 'parameter_invalid_string_empty', 'chain_unsupported'),
+    invalidFields('chain_unsupported'),
     { status: 404, codes: ['wrong_claim'], description: "The transaction pays none of the organization's sessions" },
     {
       status: 404,

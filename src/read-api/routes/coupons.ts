@@ -119,7 +119,7 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
         'Percent off (`percentOff`) or an amount off (`amountOff` with its `currency`); codes come in `promotionCodeData.data` or `promotionCodes`.',
       body: CouponCreate,
       response: CouponSchema,
-      errors: [invalidFields('parameter_invalid_integer'), inUse],
+      errors: [invalidFields(), inUse],
     },
     async (ctx, { body }) => {
       const { tenant } = ctx.state;
@@ -222,7 +222,7 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
       params,
       body: CouponUpdate,
       response: CouponSchema,
-      errors: [invalidFields('parameter_invalid_integer'), notFound('coupon')],
+      errors: [invalidFields(), notFound('coupon')],
     },
     async (ctx, { params, body }) => {
       const existing = await loadCoupon(ctx, params.id);

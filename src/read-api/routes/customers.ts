@@ -52,7 +52,7 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
       summary: 'Create a customer',
       body: CustomerCreate,
       response: CustomerSchema,
-      errors: [invalidFields('parameter_invalid_string_empty', 'email_invalid')],
+      errors: [invalidFields()],
     },
     async (ctx, { body: fields }) => {
       const { tenant } = ctx.state;
@@ -128,7 +128,7 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
       params,
       body: CustomerUpdate,
       response: CustomerSchema,
-      errors: [invalidFields('parameter_invalid_string_empty', 'email_invalid'), notFound('customer')],
+      errors: [invalidFields(), notFound('customer')],
     },
     async (ctx, { params: { id }, body: changes }) => {
       const existing = await loadCustomer(ctx, id);

@@ -96,7 +96,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
       body: FaucetRequest,
       response: FaucetAnswer,
       errors: [
-        invalidFields('parameter_invalid_integer', 'faucet_unavailable'),
+        invalidFields('faucet_unavailable'),
         { status: 403, codes: ['testmode_charges_only'], description: 'A live key' },
         { status: 502, codes: ['faucet_failed'], description: 'The local chain did not take or mine the transfer' },
       ],

@@ -249,7 +249,7 @@ export function hostedCheckoutRoutes(
       params,
       body: PaymentMethodRequest,
       response: PaymentMethodAnswer,
-      errors: [invalidFields('parameter_invalid_string_empty', 'status_transition_invalid'), notFound],
+      errors: [invalidFields('status_transition_invalid'), notFound],
     },
     async (_ctx, { params: { id }, body: { assetId } }) => {
       const session = await load(id);
@@ -286,7 +286,6 @@ export function hostedCheckoutRoutes(
       response: PromotionCodeAnswer,
       errors: [
         invalidFields(
-          'parameter_invalid_string_empty',
           'promotion_code_invalid',
           'promotion_codes_not_allowed',
           'promotion_code_currency_mismatch',

@@ -31,7 +31,7 @@ export function hostedSolanaWalletRoutes(
       body: SolanaPayTransactionRequest,
       response: SolanaPayTransactionAnswer,
       errors: [
-        invalidFields('parameter_invalid_string_empty', 'incorrect_address'),
+        invalidFields('incorrect_address'),
         { status: 403, codes: ['session_not_open'], description: 'The session is over' },
         hostedNotFound('checkout session'),
         { status: 409, codes: ['nothing_due'], description: 'Nothing is left to pay' },

@@ -64,7 +64,7 @@ export function mountInvoiceSetting(router: Router<ApiState>, deps: ApiDeps): vo
           'Numbers are per organization and environment (`merchant_level`); `null` clears description or footer.',
         body: InvoiceSettingUpdate,
         response: InvoiceSettingSchema,
-        errors: [invalidFields('parameter_invalid_integer')],
+        errors: [invalidFields()],
       },
       async (ctx, { body }) => {
         const changes: Partial<InvoiceSetting> = {};

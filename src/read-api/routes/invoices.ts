@@ -420,10 +420,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         'A draft for an existing customer, with 1 to 20 lines in one currency. Its number is the next of the organization’s invoice setting unless `number` is sent; its hosted page (`url`) exists once it is finalized.',
       body: InvoiceCreate,
       response: InvoiceSchema,
-      errors: [
-        invalidFields('parameter_invalid_string_empty', 'parameter_invalid_integer', ...LINE_ERRORS),
-        NUMBER_IN_USE,
-      ],
+      errors: [invalidFields(...LINE_ERRORS), NUMBER_IN_USE],
       examples: { request: INVOICE_CREATE_EXAMPLE, response: INVOICE_EXAMPLE },
     },
     async (ctx, { body }) => {
@@ -502,12 +499,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       params,
       body: InvoiceUpdate,
       response: InvoiceSchema,
-      errors: [
-        invalidFields('parameter_invalid_string_empty', 'parameter_invalid_integer', ...LINE_ERRORS),
-        notFound('invoice'),
-        STATUS_ERRORS,
-        NUMBER_IN_USE,
-      ],
+      errors: [invalidFields(...LINE_ERRORS), notFound('invoice'), STATUS_ERRORS, NUMBER_IN_USE],
     },
     async (ctx, { params: { id }, body }) => {
       const invoice = await load(ctx, id);

@@ -129,7 +129,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
         'Only the fields sent change; `null` clears a field (all but `name`); `addressDetails` changes only the parts it gives.',
       body: BusinessDetailsUpdate,
       response: OrganizationSchema,
-      errors: [invalidFields('parameter_invalid_string_empty', 'url_invalid')],
+      errors: [invalidFields()],
     },
     async (ctx, { body }) => {
       const { addressDetails, ...fields } = body;
@@ -231,7 +231,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       summary: 'Update the payment setting',
       body: PaymentSettingUpdate,
       response: PaymentSettingSchema,
-      errors: [invalidFields('parameter_invalid_integer')],
+      errors: [invalidFields()],
     },
     async (ctx, { body }) => {
       const changes: Partial<PaymentSetting> = {};
@@ -269,14 +269,7 @@ export function organizationRoutes(deps: ApiDeps): Router<ApiState> {
       summary: 'Add a withdrawal address',
       body: WithdrawalAddressCreate,
       response: WithdrawalAddressSchema,
-      errors: [
-        invalidFields(
-          'parameter_invalid_integer',
-          'incorrect_address',
-          'address_not_payable',
-          'resource_already_exists',
-        ),
-      ],
+      errors: [invalidFields('incorrect_address', 'address_not_payable', 'resource_already_exists')],
     },
     async (ctx, { body }) => {
       const chainId = body.chainId!;

@@ -321,14 +321,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     description:
       'The product or price was deleted or deactivated while the link was being created: the message names it',
   };
-  const fieldErrors = invalidFields(
-    'parameter_invalid_string_empty',
-    'parameter_invalid_integer',
-    'url_invalid',
-    'parameters_exclusive',
-    'resource_missing',
-    'product_inactive',
-  );
+  const fieldErrors = invalidFields('parameters_exclusive', 'resource_missing', 'product_inactive');
 
   api.route(
     {

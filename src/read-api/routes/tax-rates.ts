@@ -123,7 +123,7 @@ export function taxRateRoutes(deps: ApiDeps): Router<ApiState> {
       params,
       body: TaxRateUpdate,
       response: TaxRateSchema,
-      errors: [invalidFields('parameter_invalid_string_empty'), notFound('tax rate')],
+      errors: [invalidFields(), notFound('tax rate')],
     },
     async (ctx, { body }) => {
       const rate = await load(ctx);

@@ -318,7 +318,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router<ApiState> {
       body: InviteCreate,
       response: InviteSchema,
       errors: [
-        invalidFields('email_invalid', 'parameter_invalid_string_empty'),
+        invalidFields(),
         FORBIDDEN,
         {
           status: 409,

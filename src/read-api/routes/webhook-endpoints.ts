@@ -36,6 +36,7 @@ import {
 } from '../schema/fields.ts';
 import { WebhookDeliverySchema, WebhookEndpointSchema, WebhookEventTypeSchema } from '../schema/resources.ts';
 import { schemaRoutes } from '../schema/route.ts';
+import { issuing } from '../schema/validation-codes.ts';
 
 /** A value as an error message quotes it: a short string as it is, anything else by its kind. */
 function quoted(value: unknown): string {
@@ -82,13 +83,16 @@ const events = arrayOf(eventType, { min: 1, max: 50 }).transform((list) => [...n
 const EnabledEvents = z
   .union(
     [
-      objectField({ events: events.optional() }).transform((o, ctx) => {
-        if (o.events === undefined) {
-          ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing'), path: ['events'] });
-          return z.NEVER;
-        }
-        return { events: o.events };
-      }),
+      issuing(
+        ['parameter_missing'],
+        objectField({ events: events.optional() }).transform((o, ctx) => {
+          if (o.events === undefined) {
+            ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing'), path: ['events'] });
+            return z.NEVER;
+          }
+          return { events: o.events };
+        }),
+      ),
       events.transform((list) => ({ events: list })),
     ],
     { error: withCode('must be an object') },
@@ -162,7 +166,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
 
   const api = schemaRoutes(router, { tag: 'Webhook endpoints', auth: 'secretKey' });
   const params = idParams('webhook endpoint');
-  const badUrl = invalidFields('parameter_invalid_string_empty', 'url_invalid', 'url_not_allowed');
+  const badUrl = invalidFields('parameter_invalid_string_empty', 'url_not_allowed');
 
   api.route(
     {

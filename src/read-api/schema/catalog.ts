@@ -18,6 +18,7 @@ import {
   withCode,
   z,
 } from './fields.ts';
+import { issuing } from './validation-codes.ts';
 
 /** Request and answer schemas of products and prices. */
 
@@ -101,65 +102,75 @@ const priceShape = {
   metadata: later({ type: 'object', additionalProperties: { type: 'string' } }),
 };
 
+/** A price's fields after its schedule: read once `type` and `interval` are settled. */
+const laterPriceFields = issuing(
+  [integer({ min: 1, max: 36 })],
+  z
+    .object({
+      type: z.enum(['one_time', 'recurring']),
+      interval: z.enum(INTERVALS).nullable(),
+      currency: issuing(
+        ['parameter_missing', 'parameter_invalid'],
+        z.unknown().transform((v, ctx) => {
+          if (v === undefined || v === null) {
+            ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
+            return z.NEVER;
+          }
+          const parsed = oneOf(CURRENCIES).safeParse(v);
+          if (!parsed.success) {
+            ctx.addIssue({ code: 'custom', message: withCode(`must be one of ${CURRENCIES.join(', ')}`) });
+            return z.NEVER;
+          }
+          return parsed.data;
+        }),
+      ),
+      unitAmount: amount(),
+      intervalCount: z.unknown().optional(),
+      nickname: optional(text({ max: 100 })),
+      metadata: optional(metadata()),
+    })
+    .transform((o, ctx) => {
+      if (o.type !== 'recurring') return { ...o, intervalCount: null };
+      const count = optional(integer({ min: 1, max: 36 })).safeParse(o.intervalCount);
+      if (!count.success) {
+        ctx.addIssue({ code: 'custom', path: ['intervalCount'], message: count.error.issues[0]!.message });
+        return z.NEVER;
+      }
+      return { ...o, intervalCount: count.data ?? 1 };
+    }),
+);
+
 /**
  * A new price's fields, in two steps so the first fault reported is the one the hand-written
  * checks met first: schedule (`interval`, `type` and their agreement), then the rest
  * (`intervalCount` is read only for recurring prices).
  */
 export const priceInput = (error: string) =>
-  z
-    .strictObject(priceShape, {
-      error: (issue) =>
-        issue.code === 'unrecognized_keys'
-          ? withCode(`is not a price field; use ${Object.keys(priceShape).join(', ')}`)
-          : withCode(error),
-    })
-    .transform((o, ctx) => {
-      const type = o.type ?? (o.interval ? 'recurring' : 'one_time');
-      if (type === 'recurring' && !o.interval)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['interval'],
-          message: withCode('is required for a recurring price', 'parameter_missing'),
-        });
-      if (type === 'one_time' && o.interval)
-        ctx.addIssue({ code: 'custom', path: ['interval'], message: withCode('is only for recurring prices') });
-      return { ...o, type, interval: o.interval ?? null };
-    })
-    .transform(
-      thenParse(
-        z
-          .object({
-            type: z.enum(['one_time', 'recurring']),
-            interval: z.enum(INTERVALS).nullable(),
-            currency: z.unknown().transform((v, ctx) => {
-              if (v === undefined || v === null) {
-                ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
-                return z.NEVER;
-              }
-              const parsed = oneOf(CURRENCIES).safeParse(v);
-              if (!parsed.success) {
-                ctx.addIssue({ code: 'custom', message: withCode(`must be one of ${CURRENCIES.join(', ')}`) });
-                return z.NEVER;
-              }
-              return parsed.data;
-            }),
-            unitAmount: amount(),
-            intervalCount: z.unknown().optional(),
-            nickname: optional(text({ max: 100 })),
-            metadata: optional(metadata()),
-          })
-          .transform((o, ctx) => {
-            if (o.type !== 'recurring') return { ...o, intervalCount: null };
-            const count = optional(integer({ min: 1, max: 36 })).safeParse(o.intervalCount);
-            if (!count.success) {
-              ctx.addIssue({ code: 'custom', path: ['intervalCount'], message: count.error.issues[0]!.message });
-              return z.NEVER;
-            }
-            return { ...o, intervalCount: count.data ?? 1 };
-          }),
-      ),
-    );
+  issuing(
+    [laterPriceFields],
+    issuing(
+      ['parameter_missing'],
+      z
+        .strictObject(priceShape, {
+          error: (issue) =>
+            issue.code === 'unrecognized_keys'
+              ? withCode(`is not a price field; use ${Object.keys(priceShape).join(', ')}`)
+              : withCode(error),
+        })
+        .transform((o, ctx) => {
+          const type = o.type ?? (o.interval ? 'recurring' : 'one_time');
+          if (type === 'recurring' && !o.interval)
+            ctx.addIssue({
+              code: 'custom',
+              path: ['interval'],
+              message: withCode('is required for a recurring price', 'parameter_missing'),
+            });
+          if (type === 'one_time' && o.interval)
+            ctx.addIssue({ code: 'custom', path: ['interval'], message: withCode('is only for recurring prices') });
+          return { ...o, type, interval: o.interval ?? null };
+        }),
+    ).transform(thenParse(laterPriceFields)),
+  );
 
 /** A product with, optionally, its default price. */
 export const ProductCreate = closedBody(
@@ -194,46 +205,49 @@ export const ProductUpdate = closedBody(
 const priceVisibility = ignored(['visibility'], 'prices have no visibility of their own in Weir (products have one)');
 
 /** A price of an existing product (`productId`) or of a new one (`productData`), as the reference allows. */
-export const PriceCreate = closedBody(
-  {
-    productId: z.unknown().optional(),
-    productData: z.unknown().optional(),
-    ...priceShape,
-    ...ignored(
-      ['customPreset', 'customUnitAmountSuggestions'],
-      'a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)',
-    ),
-    ...priceVisibility,
-  },
-  'a price',
-).transform((body, ctx) => {
-  const {
-    productId: _id,
-    productData: _data,
-    customPreset: _p,
-    customUnitAmountSuggestions: _s,
-    visibility: _v,
-    ...rest
-  } = body;
-  let productData: z.output<ReturnType<typeof productInput>> | undefined;
-  let productId: string | undefined;
-  const failed = () => ctx.issues.length > 0;
-  if (body.productId === undefined) {
-    productData = thenParse(optional(productInput('must be an object')), ['productData'])(body.productData, ctx);
+export const PriceCreate = issuing(
+  [productInput('must be an object'), requiredText(), priceInput(''), 'parameter_invalid'],
+  closedBody(
+    {
+      productId: z.unknown().optional(),
+      productData: z.unknown().optional(),
+      ...priceShape,
+      ...ignored(
+        ['customPreset', 'customUnitAmountSuggestions'],
+        'a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)',
+      ),
+      ...priceVisibility,
+    },
+    'a price',
+  ).transform((body, ctx) => {
+    const {
+      productId: _id,
+      productData: _data,
+      customPreset: _p,
+      customUnitAmountSuggestions: _s,
+      visibility: _v,
+      ...rest
+    } = body;
+    let productData: z.output<ReturnType<typeof productInput>> | undefined;
+    let productId: string | undefined;
+    const failed = () => ctx.issues.length > 0;
+    if (body.productId === undefined) {
+      productData = thenParse(optional(productInput('must be an object')), ['productData'])(body.productData, ctx);
+      if (failed()) return z.NEVER;
+    } else if (body.productData !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['productData'],
+        message: withCode('give productId or productData, not both'),
+      });
+      return z.NEVER;
+    }
+    if (productData === undefined) productId = thenParse(requiredText(), ['productId'])(body.productId, ctx);
     if (failed()) return z.NEVER;
-  } else if (body.productData !== undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['productData'],
-      message: withCode('give productId or productData, not both'),
-    });
-    return z.NEVER;
-  }
-  if (productData === undefined) productId = thenParse(requiredText(), ['productId'])(body.productId, ctx);
-  if (failed()) return z.NEVER;
-  const price = thenParse(priceInput('the request body must be a JSON object'))(rest, ctx);
-  return { productId, productData, price };
-});
+    const price = thenParse(priceInput('the request body must be a JSON object'))(rest, ctx);
+    return { productId, productData, price };
+  }),
+);
 
 const FIXED = ['unitAmount', 'currency', 'type', 'interval', 'intervalCount', 'productId'] as const;
 const fixedField = z

@@ -28,6 +28,7 @@ import {
   requiredText,
 } from './fields.ts';
 import { parseWith } from './route.ts';
+import { issuing } from './validation-codes.ts';
 
 /**
  * The body of `POST /checkout/sessions` and the line items it shares with invoices. Each field
@@ -128,17 +129,22 @@ const ProductDataInput = objectField({
 }).openapi('ProductDataInput');
 
 /** `price`: a new price of an existing product. */
-const PriceInput = objectField({ productId: uuidText(), ...priceFields })
-  .transform((o, ctx) => ({ productId: o.productId, ...settlePrice(o, ctx) }))
-  .openapi('LineItemPriceInput', { description: 'A new price of an existing product' });
+const PriceInput = issuing(
+  ['parameter_missing', INTERVAL_COUNT],
+  objectField({ productId: uuidText(), ...priceFields }).transform((o, ctx) => ({
+    productId: o.productId,
+    ...settlePrice(o, ctx),
+  })),
+).openapi('LineItemPriceInput', { description: 'A new price of an existing product' });
 
 /** `priceData`: a new price of an existing product (`productId`) or of a new one (`productData`), not both. */
-const PriceDataInput = objectField({
-  productData: optional(ProductDataInput),
-  productId: optional(uuidText()),
-  ...priceFields,
-})
-  .transform((o, ctx) => {
+const PriceDataInput = issuing(
+  ['parameters_exclusive', 'parameter_missing', INTERVAL_COUNT],
+  objectField({
+    productData: optional(ProductDataInput),
+    productId: optional(uuidText()),
+    ...priceFields,
+  }).transform((o, ctx) => {
     const { productData, productId } = o;
     if (productData !== undefined && productId !== undefined) {
       ctx.addIssue({
@@ -152,18 +158,19 @@ const PriceDataInput = objectField({
     if (productData !== undefined) return { productData, ...price };
     ctx.addIssue({ code: 'custom', message: withCode('must have productId or productData', 'parameter_missing') });
     return z.NEVER;
-  })
-  .openapi('LineItemPriceDataInput', {
-    description: 'A new price, of an existing product (`productId`) or of a new one (`productData`)',
-    oneOf: [{ required: ['productId'] }, { required: ['productData'] }],
-  });
+  }),
+).openapi('LineItemPriceDataInput', {
+  description: 'A new price, of an existing product (`productId`) or of a new one (`productData`)',
+  oneOf: [{ required: ['productId'] }, { required: ['productData'] }],
+});
 
 const FORMS = ['priceId', 'price', 'priceData'] as const;
 const EXCLUSIVE = withCode('must have exactly one of priceId, price or priceData', 'parameters_exclusive');
 
 /** A line: exactly one of `priceId`, `price` and `priceData`, checked before any of them is read. */
-const LineItemInput = z
-  .preprocess(
+const LineItemInput = issuing(
+  ['parameters_exclusive'],
+  z.preprocess(
     (value, ctx) => {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
       const item = value as Record<string, unknown>;
@@ -183,11 +190,11 @@ const LineItemInput = z
       if (price !== undefined) return { ...line, price };
       return { ...line, priceData: priceData! };
     }),
-  )
-  .openapi('LineItemInput', {
-    description: 'Exactly one of `priceId`, `price` and `priceData`',
-    oneOf: [{ required: ['priceId'] }, { required: ['price'] }, { required: ['priceData'] }],
-  });
+  ),
+).openapi('LineItemInput', {
+  description: 'Exactly one of `priceId`, `price` and `priceData`',
+  oneOf: [{ required: ['priceId'] }, { required: ['price'] }, { required: ['priceData'] }],
+});
 
 const lineItemList = z
   .array(LineItemInput, {

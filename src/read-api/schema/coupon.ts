@@ -17,6 +17,7 @@ import {
   withCode,
   z,
 } from './fields.ts';
+import { issuing } from './validation-codes.ts';
 
 const MAX_CODES = 20;
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
@@ -57,29 +58,30 @@ const PromotionCodeInput = objectField({
 
 const codeList = () => optional(arrayOf(PromotionCodeInput, { min: 1, max: MAX_CODES }));
 
-export const CouponCreate = closedBody(
-  {
-    promotionCodeData: optional(objectField({ data: codeList() })).openapi({
-      description: 'The coupon\'s promotion codes: `{"data": [{"code": "SUMMER"}]}` (or `promotionCodes`)',
-    }),
-    promotionCodes: codeList().openapi({ description: 'The same codes as a plain array' }),
-    name: requiredText({ max: 250 }).openapi({ example: 'Summer sale' }),
-    percentOff: optional(
-      z
-        .number({ error: withCode('must be a number') })
-        .min(0, withCode('must be at least 0'))
-        .max(100, withCode('must be at most 100')),
-    ),
-    amountOff: optional(amount().refine((v) => v > 0n, { message: withCode('must be more than 0') })),
-    currency: optional(oneOf(CURRENCIES)),
-    maxRedemptions: optional(integer(1)),
-    redeemBy: instant(),
-    metadata: optional(metadata()),
-    isEnable: optional(bool()),
-  },
-  'a coupon',
-)
-  .superRefine((body, ctx) => {
+export const CouponCreate = issuing(
+  ['parameter_missing'],
+  closedBody(
+    {
+      promotionCodeData: optional(objectField({ data: codeList() })).openapi({
+        description: 'The coupon\'s promotion codes: `{"data": [{"code": "SUMMER"}]}` (or `promotionCodes`)',
+      }),
+      promotionCodes: codeList().openapi({ description: 'The same codes as a plain array' }),
+      name: requiredText({ max: 250 }).openapi({ example: 'Summer sale' }),
+      percentOff: optional(
+        z
+          .number({ error: withCode('must be a number') })
+          .min(0, withCode('must be at least 0'))
+          .max(100, withCode('must be at most 100')),
+      ),
+      amountOff: optional(amount().refine((v) => v > 0n, { message: withCode('must be more than 0') })),
+      currency: optional(oneOf(CURRENCIES)),
+      maxRedemptions: optional(integer(1)),
+      redeemBy: instant(),
+      metadata: optional(metadata()),
+      isEnable: optional(bool()),
+    },
+    'a coupon',
+  ).superRefine((body, ctx) => {
     const codes = body.promotionCodeData ? body.promotionCodeData.data : body.promotionCodes;
     if (!codes)
       ctx.addIssue({
@@ -87,10 +89,10 @@ export const CouponCreate = closedBody(
         path: ['promotionCodeData'],
         message: withCode('is required: {"data": [{"code": "SUMMER"}]}', 'parameter_missing'),
       });
-  })
-  .openapi('CouponCreateRequest', {
-    example: { name: 'Summer sale', percentOff: 25, promotionCodeData: { data: [{ code: 'SUMMER25' }] } },
-  });
+  }),
+).openapi('CouponCreateRequest', {
+  example: { name: 'Summer sale', percentOff: 25, promotionCodeData: { data: [{ code: 'SUMMER25' }] } },
+});
 
 export const CouponUpdate = closedBody(
   {

@@ -3,27 +3,18 @@ import { z } from 'zod';
 import { AmountError, parseAmount } from '../../shared/money.ts';
 import { isTimeZone } from '../../shared/time-zone.ts';
 import { BOUND_DESCRIPTIONS, BOUND_OPS, type BoundOp } from '../instant-range.ts';
+import { messageAndCode, withCode } from './error-codes.ts';
+import { issuing } from './validation-codes.ts';
 
 // `.openapi(...)` on every zod schema: names components and overrides what the wire shows.
 extendZodWithOpenApi(z);
-export { z };
+export { messageAndCode, withCode, z };
 
 /**
  * Field schemas that speak Weir's validation language: each message is the one the API gave before
  * schemas (`must be a string`, `is required`…), and carries the error `code` it answers with, so the
  * route helper turns the first zod issue into the same 400 as before.
  */
-const CODE_MARK = '\u001f';
-
-/** A zod message that carries its API error code; read back by `messageAndCode`. */
-export const withCode = (message: string, code = 'parameter_invalid') => `${code}${CODE_MARK}${message}`;
-
-export function messageAndCode(message: string): { message: string; code: string } {
-  const at = message.indexOf(CODE_MARK);
-  if (at < 0) return { message, code: 'parameter_invalid' };
-  return { code: message.slice(0, at), message: message.slice(at + 1) };
-}
-
 export const REQUIRED = withCode('is required', 'parameter_missing');
 export const absent = (input: unknown) => input === undefined || input === null;
 
@@ -35,10 +26,13 @@ export const requiredOneOf = <const T extends readonly [string, ...string[]]>(va
 
 /** A field that must be given: absent or null is `is required`, before the field's own schema reads it. */
 export const required = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value, ctx) => {
-    if (absent(value)) ctx.addIssue({ code: 'custom', message: REQUIRED });
-    return value;
-  }, schema);
+  issuing(
+    ['parameter_missing'],
+    z.preprocess((value, ctx) => {
+      if (absent(value)) ctx.addIssue({ code: 'custom', message: REQUIRED });
+      return value;
+    }, schema),
+  );
 
 /** Absent or null reads as undefined: the API has always taken `null` as "not given" for optional fields. */
 export const optional = <T extends z.ZodType>(schema: T) =>
@@ -78,19 +72,18 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T)
 
 /** An absolute http(s) URL (a `{CHECKOUT_SESSION_ID}` placeholder allowed), at most 2048 characters. */
 export function url(options: { required?: boolean } = {}) {
-  return text({ max: 2048, required: options.required })
-    .superRefine((value, ctx) => {
-      let parsed: URL;
-      try {
-        parsed = new URL(value.replace(/\{CHECKOUT_SESSION_ID\}/g, 'placeholder'));
-      } catch {
-        ctx.addIssue({ code: 'custom', message: withCode('must be an absolute URL', 'url_invalid') });
-        return;
-      }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-        ctx.addIssue({ code: 'custom', message: withCode('must be an http or https URL', 'url_invalid') });
-    })
-    .openapi({ format: 'uri', example: 'https://shop.example/thanks' });
+  const checked = text({ max: 2048, required: options.required }).superRefine((value, ctx) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(value.replace(/\{CHECKOUT_SESSION_ID\}/g, 'placeholder'));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: withCode('must be an absolute URL', 'url_invalid') });
+      return;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      ctx.addIssue({ code: 'custom', message: withCode('must be an http or https URL', 'url_invalid') });
+  });
+  return issuing(['url_invalid'], checked).openapi({ format: 'uri', example: 'https://shop.example/thanks' });
 }
 
 /** How every API amount is scaled, whatever the asset's own decimals (`API_DECIMALS`). */
@@ -101,27 +94,25 @@ export const AMOUNT_SCALE = 'Scaled by 10^8 whatever the asset: 150000000 is 1.5
  * inside. Documented as the digit string the API answers with.
  */
 export function amount() {
-  return z
-    .unknown()
-    .transform((value, ctx): bigint => {
-      if (absent(value)) {
-        ctx.addIssue({ code: 'custom', message: REQUIRED });
-        return z.NEVER;
-      }
-      try {
-        return parseAmount(value);
-      } catch (error) {
-        if (!(error instanceof AmountError)) throw error;
-        ctx.addIssue({ code: 'custom', message: withCode(error.message, 'parameter_invalid_integer') });
-        return z.NEVER;
-      }
-    })
-    .openapi({
-      type: 'string',
-      pattern: '^\\d+$',
-      description: `A digit string. ${AMOUNT_SCALE}`,
-      example: '150000000',
-    });
+  const parsed = z.unknown().transform((value, ctx): bigint => {
+    if (absent(value)) {
+      ctx.addIssue({ code: 'custom', message: REQUIRED });
+      return z.NEVER;
+    }
+    try {
+      return parseAmount(value);
+    } catch (error) {
+      if (!(error instanceof AmountError)) throw error;
+      ctx.addIssue({ code: 'custom', message: withCode(error.message, 'parameter_invalid_integer') });
+      return z.NEVER;
+    }
+  });
+  return issuing(['parameter_missing', 'parameter_invalid_integer'], parsed).openapi({
+    type: 'string',
+    pattern: '^\\d+$',
+    description: `A digit string. ${AMOUNT_SCALE}`,
+    example: '150000000',
+  });
 }
 
 /** A digit string as the API answers amounts (responses). */

@@ -33,6 +33,7 @@ import {
   required,
 } from './fields.ts';
 import { PaymentSettingSchema } from './organization.ts';
+import { issuing } from './validation-codes.ts';
 
 /**
  * Request and answer schemas of invoices. Fields are declared in the order the API checks them,
@@ -265,33 +266,40 @@ const ignoredInvoiceFields = {
   ),
 };
 
-export const InvoiceCreate = bodyObject({
-  customerId: requiredText({ max: 64 }).openapi({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
-  ...dueFields,
-  ...invoiceFields,
-  lineItems: lineItemsInput(true),
-  taxRateIds: optional(taxRateIdList()).openapi({ description: 'Tax rates of the lines that name none of their own' }),
-  ...ignoredInvoiceFields,
-  ...ignored(['fromInvoiceId'], 'to copy an invoice, use POST /invoices/{id}/duplicate'),
-})
-  .transform(schedule)
-  .openapi('InvoiceCreateRequest', { example: INVOICE_CREATE_EXAMPLE });
+/** What `schedule` refuses: both due fields, or an interval it does not know. */
+const SCHEDULE_CODES = ['parameters_exclusive', 'parameter_invalid'];
 
-export const InvoiceUpdate = bodyObject({
-  ...dueFields,
-  ...invoiceFields,
-  customerId: requiredText({ max: 64 }).optional(),
-  taxRateIds: optional(taxRateIdList()).openapi({
-    description: 'Tax rates of the lines that name none of their own; the draft is taxed again',
-  }),
-  lineItems: lineItemsInput(false).optional().openapi({ description: 'Replaces every line' }),
-  ...ignoredInvoiceFields,
-})
-  .transform(schedule)
-  .openapi('InvoiceUpdateRequest', {
-    description: 'A draft only; the fields sent change (null clears a text field)',
-    example: { memo: 'Thank you!', daysUntilDue: 14 },
-  });
+export const InvoiceCreate = issuing(
+  SCHEDULE_CODES,
+  bodyObject({
+    customerId: requiredText({ max: 64 }).openapi({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
+    ...dueFields,
+    ...invoiceFields,
+    lineItems: lineItemsInput(true),
+    taxRateIds: optional(taxRateIdList()).openapi({
+      description: 'Tax rates of the lines that name none of their own',
+    }),
+    ...ignoredInvoiceFields,
+    ...ignored(['fromInvoiceId'], 'to copy an invoice, use POST /invoices/{id}/duplicate'),
+  }).transform(schedule),
+).openapi('InvoiceCreateRequest', { example: INVOICE_CREATE_EXAMPLE });
+
+export const InvoiceUpdate = issuing(
+  SCHEDULE_CODES,
+  bodyObject({
+    ...dueFields,
+    ...invoiceFields,
+    customerId: requiredText({ max: 64 }).optional(),
+    taxRateIds: optional(taxRateIdList()).openapi({
+      description: 'Tax rates of the lines that name none of their own; the draft is taxed again',
+    }),
+    lineItems: lineItemsInput(false).optional().openapi({ description: 'Replaces every line' }),
+    ...ignoredInvoiceFields,
+  }).transform(schedule),
+).openapi('InvoiceUpdateRequest', {
+  description: 'A draft only; the fields sent change (null clears a text field)',
+  example: { memo: 'Thank you!', daysUntilDue: 14 },
+});
 
 export const InvoiceSendRequest = bodyObject({
   // The empty string means "not given" (the customer's address, when there is one).

@@ -17,6 +17,7 @@ import {
 } from './route.ts';
 import { nullableReferences } from './nullable-references.ts';
 import { operationIds } from './operation-ids.ts';
+import { validationCodes } from './validation-codes.ts';
 import { webhookDefinitions } from './webhook-payloads.ts';
 
 /** The routers of each area, as `httpRouters` gives them. */
@@ -164,7 +165,7 @@ function errorResponses(errors: readonly ErrorSpec[]): Record<number, ResponseCo
   for (const e of errors) {
     const entry = byStatus.get(e.status) ?? { codes: new Set<string>(), descriptions: [], headers: {} };
     for (const code of e.codes) entry.codes.add(code);
-    if (e.description) entry.descriptions.push(e.description);
+    if (e.description && !entry.descriptions.includes(e.description)) entry.descriptions.push(e.description);
     for (const [name, description] of Object.entries(e.headers ?? {})) entry.headers[name] = { description };
     byStatus.set(e.status, entry);
   }
@@ -241,6 +242,25 @@ function addPages(
   }
 }
 
+/**
+ * The 400s a route's own schemas answer (route.ts parses params, the query and the JSON body with
+ * them), read from the schemas: a field added answers no code the document does not list.
+ */
+export function schemaErrors(route: Pick<DeclaredRoute, 'params' | 'query' | 'body' | 'bodyOptional'>): ErrorSpec[] {
+  const codes = new Set<string>();
+  const always = { undefined: false, null: false };
+  // Path and query values are strings (a query's may be absent): no other type reaches their schemas.
+  const strings = { ...always, strings: true };
+  if (route.params) for (const code of validationCodes(route.params, { ...strings, present: true })) codes.add(code);
+  if (route.query) for (const code of validationCodes(route.query, strings)) codes.add(code);
+  if (route.body)
+    for (const code of validationCodes(route.body, route.bodyOptional ? always : { undefined: true, null: true }))
+      codes.add(code);
+  return codes.size === 0
+    ? []
+    : [{ status: 400, codes: [...codes], description: 'A field is missing or invalid: the message names its path' }];
+}
+
 function declaredOperation(
   area: string,
   route: DeclaredRoute,
@@ -275,6 +295,7 @@ function declaredOperation(
     };
   const responses = errorResponses([
     ...commonErrors(area, route.auth, { reads, takesBody, idempotent }),
+    ...schemaErrors(route),
     ...(route.errors ?? []),
   ]);
   if (route.produces) addPages(responses, route.produces, route.pages ?? [{ status: 200, description: 'OK' }]);

@@ -15,6 +15,7 @@ import {
   withCode,
   z,
 } from './fields.ts';
+import { issuing } from './validation-codes.ts';
 
 /** Request and answer schemas of the organization: business details, brand, payment setting, withdrawal addresses. */
 
@@ -92,9 +93,12 @@ export const PaymentSettingUpdate = bodyObject({
 }).openapi('PaymentSettingUpdate', { example: { preferredChainId: 11155111, allowSwap: false } });
 
 export const WithdrawalAddressCreate = bodyObject({
-  chainId: optional(integer({ min: 1 })).superRefine((v, ctx) => {
-    if (v === undefined) ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
-  }),
+  chainId: issuing(
+    ['parameter_missing'],
+    optional(integer({ min: 1 })).superRefine((v, ctx) => {
+      if (v === undefined) ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
+    }),
+  ),
   address: requiredText({ max: 128 }),
   name: optional(text({ max: 100 })),
 }).openapi('WithdrawalAddressCreate', {

@@ -13,15 +13,16 @@ import {
   withCode,
   z,
 } from './fields.ts';
+import { issuing } from './validation-codes.ts';
 
 const COUNTRY = /^[A-Za-z]{2}$/;
 const TYPES = TAX_TYPES as readonly ['exclusive', 'inclusive'];
 
 /** A percentage as a JSON number or a decimal string, read as its canonical decimal string (checks in `parsePercentage`). */
 const percentage = () =>
-  z
-    .unknown()
-    .transform((value, ctx): string => {
+  issuing(
+    ['parameter_missing', 'parameter_invalid'],
+    z.unknown().transform((value, ctx): string => {
       if (value === undefined || value === null) {
         ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
         return z.NEVER;
@@ -33,12 +34,12 @@ const percentage = () =>
         ctx.addIssue({ code: 'custom', message: withCode(error.message.replace(/^percentage: /, '')) });
         return z.NEVER;
       }
-    })
-    .openapi({
-      oneOf: [{ type: 'number' }, { type: 'string' }],
-      description: 'From 0 to 100, at most 4 decimal places',
-      example: 8.25,
-    });
+    }),
+  ).openapi({
+    oneOf: [{ type: 'number' }, { type: 'string' }],
+    description: 'From 0 to 100, at most 4 decimal places',
+    example: 8.25,
+  });
 
 /** A two-letter ISO 3166-1 code, upper-cased; null clears it. */
 const country = () =>

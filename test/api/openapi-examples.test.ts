@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import test, { type ExecutionContext } from 'ava';
+import type { z } from 'zod';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
+import { httpRouters } from '../../src/read-api/app.ts';
+import { openApiPath } from '../../src/read-api/schema/openapi-document.ts';
+import { type DeclaredRoute, declarationOf, validationErrorOf } from '../../src/read-api/schema/route.ts';
+import { createSecretBox } from '../../src/tenancy/secrets.ts';
+import { recordingMailer } from '../support/recording-mailer.ts';
+import { schemaValidatorOf } from '../support/response-check.ts';
+import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
+
+type Node = Record<string, unknown>;
+
+/**
+ * Every example the document shows beside a schema: a media type's or a parameter's or a header's
+ * `example` and `examples` (by value), and a schema's own `example`, with where it is.
+ */
+function examplesOf(document: unknown): { at: string; schema: unknown; value: unknown }[] {
+  const found: { at: string; schema: unknown; value: unknown }[] = [];
+  const walk = (node: unknown, at: string, parentKey: string): void => {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${at}/${i}`, String(i));
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const object = node as Node;
+    // `properties` and `examples` maps are keyed by names, which may be `example` or `schema`.
+    const named = parentKey === 'properties' || parentKey === 'examples';
+    if (!named && 'schema' in object) {
+      if ('example' in object) found.push({ at: `${at}/example`, schema: object.schema, value: object.example });
+      for (const [name, example] of Object.entries((object.examples as Record<string, { value?: unknown }>) ?? {}))
+        if (example && 'value' in example)
+          found.push({ at: `${at}/examples/${name}`, schema: object.schema, value: example.value });
+    } else if (!named && 'example' in object) {
+      const { example, ...schema } = object;
+      found.push({ at: `${at}/example`, schema, value: example });
+    }
+    for (const [key, value] of Object.entries(object)) walk(value, `${at}/${key}`, key);
+  };
+  walk(document, '#', '');
+  return found;
+}
+
+test('every example in the served document (request bodies, parameters, answers, error bodies, webhook payloads, schemas) is valid against the schema beside it', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Node;
+  const validatorOf = schemaValidatorOf(document);
+  const examples = examplesOf(document);
+  t.true(examples.length > 100, `${examples.length} examples`);
+  t.true(examples.some((e) => e.at.startsWith('#/webhooks/')));
+  t.true(examples.some((e) => e.at.includes('/parameters/')));
+  const invalid: string[] = [];
+  for (const { at, schema, value } of examples) {
+    const problem = validatorOf(schema)(value);
+    if (problem) invalid.push(`${at}: ${problem}`);
+  }
+  t.deepEqual(invalid, []);
+});
+
+type Media = { schema?: { $ref?: string; example?: unknown }; example?: unknown };
+type BodySchema = { required?: string[]; properties?: Record<string, unknown> };
+type Served = {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, Media> } }>>;
+  components: { schemas: Record<string, BodySchema & { example?: unknown }> };
+};
+
+/** Each declared route with a JSON body, its schema in the served document and the example shown for it. */
+async function declaredBodies(t: ExecutionContext) {
+  const weir = await startTestWeir(t);
+  const routers = httpRouters({
+    clock: weir.clock,
+    eventStore: weir.eventStore,
+    readStore: weir.readStore,
+    commands: weir.commands,
+    projections: weir.projections,
+    rail: createTestRail(),
+    secretBox: createSecretBox(randomBytes(32)),
+    publicUrl: weir.url,
+    createCheckoutSession: () => Promise.reject(new Error('never run')),
+    mailer: recordingMailer().mailer,
+    adminToken: ADMIN_TOKEN,
+    devnet: null,
+  });
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Served;
+  const bodies: { name: string; route: DeclaredRoute & { body: z.ZodType }; schema: BodySchema; example: unknown }[] =
+    [];
+  for (const mounted of Object.values(routers))
+    for (const router of mounted === null ? [] : Array.isArray(mounted) ? mounted : [mounted])
+      for (const layer of router.stack) {
+        const route = declarationOf(layer);
+        const media = route?.body
+          ? document.paths[openApiPath(String(layer.path)).path]?.[route.method]?.requestBody?.content?.[
+              'application/json'
+            ]
+          : undefined;
+        if (!route?.body || !media) continue;
+        const ref = media.schema?.$ref;
+        const schema = (ref ? document.components.schemas[ref.split('/').pop()!] : media.schema) as BodySchema & {
+          example?: unknown;
+        };
+        bodies.push({
+          name: `${route.method} ${String(layer.path)}`,
+          route: route as DeclaredRoute & { body: z.ZodType },
+          schema: schema ?? {},
+          example: media.example ?? schema?.example,
+        });
+      }
+  return bodies;
+}
+
+test("every request example in the document is a body its route takes: its own schema parses it, not only the document's", async (t) => {
+  const bodies = (await declaredBodies(t)).filter((b) => b.example !== undefined);
+  t.true(bodies.length > 10, `${bodies.length} request examples`);
+  const refused: string[] = [];
+  for (const { name, route, example } of bodies) {
+    const result = route.body.safeParse(example);
+    if (!result.success) refused.push(`${name}: ${validationErrorOf(result.error).message}`);
+  }
+  t.deepEqual(refused, []);
+});
