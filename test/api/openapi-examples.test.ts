@@ -119,3 +119,36 @@ test("every request example in the document is a body its route takes: its own s
   }
   t.deepEqual(refused, []);
 });
+
+type EitherOr = { anyOf?: { required?: string[] }[]; oneOf?: { required?: string[] }[] };
+
+/** Whether the document marks `field` required: outright, or in one branch of an either/or (`productId` or `productData`). */
+function documentedRequired(schema: BodySchema & EitherOr, field: string): boolean {
+  if (schema.required?.includes(field)) return true;
+  return [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some((branch) => branch.required?.includes(field));
+}
+
+test('a body field is documented as required exactly when leaving it out answers 400 "… is required"', async (t) => {
+  const bodies = await declaredBodies(t);
+  const wrong: string[] = [];
+  for (const { name, route, schema, example } of bodies) {
+    // An empty body: the first field it misses must be documented as required.
+    const empty = route.body.safeParse({});
+    if (!empty.success) {
+      const missing = /^(\w+): is required/.exec(validationErrorOf(empty.error).message)?.[1];
+      if (missing && !documentedRequired(schema, missing)) wrong.push(`${name}: ${missing} answers "is required"`);
+    }
+    if (!example || typeof example !== 'object') continue;
+    // The example without each of its fields in turn: "is required" exactly for the documented ones.
+    for (const field of Object.keys(example)) {
+      const { [field]: _left, ...rest } = example as Record<string, unknown>;
+      const result = route.body.safeParse(rest);
+      const message = result.success ? '' : validationErrorOf(result.error).message;
+      const answers = message.startsWith(`${field}: is required`);
+      if (answers !== documentedRequired(schema, field))
+        wrong.push(`${name}: ${field} documented ${answers ? 'optional' : 'required'}, left out answers "${message}"`);
+    }
+  }
+  t.true(bodies.length > 10);
+  t.deepEqual(wrong, []);
+});

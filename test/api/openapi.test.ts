@@ -365,3 +365,75 @@ test('/docs renders the document offline: the page and its script are served by 
   t.deepEqual(problems(), []);
   t.deepEqual(warnings, []);
 });
+
+/** Headers of the protocol, not the API's (Node and Koa set them; `nosniff` is for browsers). */
+const PROTOCOL_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'vary',
+  'x-content-type-options',
+]);
+
+test("the headers Weir sends on an answer are in that answer's documented headers: a replayed POST, a 400, a GET", async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document & {
+    components: { headers?: Record<string, unknown> };
+  };
+  const { api } = await createMerchant(weir.url);
+  const key = { 'Idempotency-Key': 'documented-headers-1' };
+  const product = { name: 'Pro plan' };
+  t.is((await api.post('/api/v1/products', product, key)).status, 200);
+  const replayed = await api.post('/api/v1/products', product, key);
+  t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  const refused = await api.post('/api/v1/products', {});
+  t.is(refused.status, 400);
+  const listed = await api.get('/api/v1/products');
+  const undocumented: string[] = [];
+  for (const [what, path, method, answer] of [
+    ['replayed POST', '/api/v1/products', 'post', replayed],
+    ['400', '/api/v1/products', 'post', refused],
+    ['GET', '/api/v1/products', 'get', listed],
+  ] as const) {
+    const documented = Object.keys(document.paths[path]![method]!.responses[String(answer.status)]?.headers ?? {});
+    const lower = new Set(documented.map((name) => name.toLowerCase()));
+    for (const [name] of answer.headers)
+      if (!PROTOCOL_HEADERS.has(name) && !lower.has(name)) undocumented.push(`${what} ${answer.status}: ${name}`);
+    t.true(answer.headers.has('x-request-id'), what);
+  }
+  t.deepEqual(undocumented, []);
+  // Shared components, referenced: not a copy per response.
+  t.deepEqual(Object.keys(document.components.headers ?? {}).sort(), ['IdempotentReplayed', 'RequestId']);
+  const header = document.paths['/api/v1/products']!.post!.responses['200']!.headers!['Idempotent-Replayed'];
+  t.deepEqual(header, { $ref: '#/components/headers/IdempotentReplayed' });
+});
+
+test('the create bodies of checkout sessions, invoices, payment links and webhook endpoints describe every field; reading a session and listing endpoints say what they answer', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document & {
+    components: { schemas: Record<string, { properties?: Record<string, { description?: string }> }> };
+  };
+  const undescribed: string[] = [];
+  for (const path of [
+    '/api/v1/checkout/sessions',
+    '/api/v1/invoices',
+    '/api/v1/payment-links',
+    '/api/v1/webhook-endpoints',
+  ]) {
+    const body = document.paths[path]!.post!.requestBody as {
+      content: { 'application/json': { schema: { $ref?: string } } };
+    };
+    const ref = body.content['application/json'].schema.$ref!;
+    const schema = document.components.schemas[ref.split('/').pop()!]!;
+    for (const [name, property] of Object.entries(schema.properties ?? {}))
+      if (!property.description?.trim()) undescribed.push(`POST ${path} ${name}`);
+  }
+  for (const [path, method] of [
+    ['/api/v1/checkout/sessions/{id}', 'get'],
+    ['/api/v1/webhook-endpoints', 'get'],
+  ] as const)
+    if (!document.paths[path]![method]!.description?.trim()) undescribed.push(`${method.toUpperCase()} ${path}`);
+  t.deepEqual(undescribed, []);
+});

@@ -248,7 +248,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a checkout session */
+        /**
+         * Read a checkout session
+         * @description The session as Weir last recorded it: its status, payment status, line items and amounts (received, fees, net). A session of another organization or of the key's other environment answers 404, as an unknown id does.
+         */
         get: operations["SessionsController_findOne"];
         put?: never;
         post?: never;
@@ -1576,7 +1579,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description The organization's endpoints in the key's environment (test or live), newest first, deleted ones left out; filter by `ids`, `isDisabled` and `createdAt` bounds (`[gt|gte|lt|lte]`).
+         */
         get: operations["WebhookEndpointController_getAll"];
         put?: never;
         /**
@@ -3860,87 +3866,6 @@ export interface components {
             /** @enum {string} */
             type: "evm" | "solana" | "tron";
         };
-        /**
-         * @description The customer's details, prefilled on the hosted page and kept as `customerDetails`
-         * @example {
-         *       "email": "ada@example.com",
-         *       "name": "Ada Lovelace"
-         *     }
-         */
-        CheckoutCustomerData: {
-            address?: components["schemas"]["AddressInput"];
-            /**
-             * Format: email
-             * @example ada@example.com
-             */
-            email?: string | null;
-            name?: string | null;
-            organizationName?: string | null;
-            /** @example +44 20 7946 0958 */
-            phone?: string | null;
-            taxIds?: components["schemas"]["TaxIdsInput"];
-        } | null;
-        /**
-         * @description Only with `customerId`: `auto` copies the collected detail onto the customer when the session completes
-         * @example {
-         *       "name": "auto",
-         *       "address": "auto"
-         *     }
-         */
-        CheckoutCustomerUpdate: {
-            /**
-             * @default never
-             * @enum {string|null}
-             */
-            address: "auto" | "never" | null;
-            /**
-             * @default never
-             * @enum {string|null}
-             */
-            name: "auto" | "never" | null;
-            /**
-             * @default never
-             * @enum {string|null}
-             */
-            shipping: "auto" | "never" | null;
-        } | null;
-        /**
-         * @example {
-         *       "allowedChains": [
-         *         {
-         *           "chainId": 1
-         *         }
-         *       ],
-         *       "preferredChainId": 1
-         *     }
-         */
-        CheckoutPaymentSetting: {
-            /** @description Default: every network with a payment method of the organization */
-            allowedChains?: {
-                /**
-                 * @deprecated
-                 * @description Not supported by Weir (refused unless null or empty): the payer may pay in any of the network's assets in the session's currency
-                 */
-                blacklistCurrencies?: unknown;
-                /** @example 1 */
-                chainId: number;
-                /**
-                 * @deprecated
-                 * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
-                 */
-                withdrawalAddress?: unknown;
-                /**
-                 * @deprecated
-                 * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
-                 */
-                withdrawalAddresses?: unknown;
-            }[] | null;
-            /** @description Card payments: not offered by Weir (true is refused) */
-            allowFiatPayment?: boolean | null;
-            allowSwap?: boolean | null;
-            /** @description Default: the organization's */
-            preferredChainId?: number;
-        } | null;
         CheckoutSession: {
             addresses: {
                 asset: components["schemas"]["SessionAsset"] & {
@@ -4348,10 +4273,12 @@ export interface components {
          */
         CheckoutSessionCreate: {
             /**
+             * @description `redirect`: once paid, the payer goes to `successUrl` (`{CHECKOUT_SESSION_ID}` filled in); `hosted_confirmation`: the hosted page shows the payment confirmed, with `afterCompletionConfirmMsg`
              * @default redirect
              * @enum {string|null}
              */
             afterCompletion: "redirect" | "hosted_confirmation" | null;
+            /** @description Shown to the payer on the hosted page once the session is complete */
             afterCompletionConfirmMsg?: string | null;
             /**
              * @description Whether the payer may apply a promotion code on the hosted page. It discounts this session only: with `mode: subscription`, the first payment (recorded on the subscription's first bill), and renewals are billed in full
@@ -4365,10 +4292,14 @@ export interface components {
             billingAddressCollection?: unknown;
             /**
              * Format: uri
+             * @description Where the payer goes after canceling on the hosted page, or from a session that expired or was canceled; without it the page offers no cancel button
              * @example https://shop.example/cart
              */
             cancelUrl?: string | null;
-            /** @example order-6735 */
+            /**
+             * @description Your own reference (an order number), kept on the session and on a subscription it starts
+             * @example order-6735
+             */
             clientReferenceId?: string | null;
             /**
              * @description `always` also creates a customer (from `customerData.email`) for a payment
@@ -4376,10 +4307,52 @@ export interface components {
              * @enum {string|null}
              */
             customerCreation: "if_required" | "always" | null;
-            customerData?: components["schemas"]["CheckoutCustomerData"];
+            /**
+             * @description The customer's details you already have: prefilled on the hosted page and kept on the session
+             * @example {
+             *       "email": "ada@example.com",
+             *       "name": "Ada Lovelace"
+             *     }
+             */
+            customerData?: {
+                address?: components["schemas"]["AddressInput"];
+                /**
+                 * Format: email
+                 * @example ada@example.com
+                 */
+                email?: string | null;
+                name?: string | null;
+                organizationName?: string | null;
+                /** @example +44 20 7946 0958 */
+                phone?: string | null;
+                taxIds?: components["schemas"]["TaxIdsInput"];
+            } | null;
             /** @description One of the organization's customers in this environment */
             customerId?: string | null;
-            customerUpdate?: components["schemas"]["CheckoutCustomerUpdate"];
+            /**
+             * @description With `customerId`: which collected details are copied onto that customer when the session completes
+             * @example {
+             *       "name": "auto",
+             *       "address": "auto"
+             *     }
+             */
+            customerUpdate?: {
+                /**
+                 * @default never
+                 * @enum {string|null}
+                 */
+                address: "auto" | "never" | null;
+                /**
+                 * @default never
+                 * @enum {string|null}
+                 */
+                name: "auto" | "never" | null;
+                /**
+                 * @default never
+                 * @enum {string|null}
+                 */
+                shipping: "auto" | "never" | null;
+            } | null;
             /**
              * @deprecated
              * @description Ignored by Weir: a checkout page asks no questions; a payment link's page does (its customFields)
@@ -4400,7 +4373,10 @@ export interface components {
              * @description From one minute to 30 days ahead; default one hour
              */
             expiresAt?: string | null;
-            lineItems: components["schemas"]["LineItemsInput"];
+            /** @description What the payer buys: 1 to 20 lines in one currency, each a `priceId`, `price` or `priceData` */
+            lineItems: {
+                data: components["schemas"]["LineItemInput"][];
+            };
             /**
              * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
              * @default {}
@@ -4422,7 +4398,44 @@ export interface components {
              * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
              */
             nameCollection?: unknown;
-            paymentSetting?: components["schemas"]["CheckoutPaymentSetting"];
+            /**
+             * @description The networks the session offers and the one preselected; default: every network with a payment method
+             * @example {
+             *       "allowedChains": [
+             *         {
+             *           "chainId": 1
+             *         }
+             *       ],
+             *       "preferredChainId": 1
+             *     }
+             */
+            paymentSetting?: {
+                /** @description Default: every network with a payment method of the organization */
+                allowedChains?: {
+                    /**
+                     * @deprecated
+                     * @description Not supported by Weir (refused unless null or empty): the payer may pay in any of the network's assets in the session's currency
+                     */
+                    blacklistCurrencies?: unknown;
+                    /** @example 1 */
+                    chainId: number;
+                    /**
+                     * @deprecated
+                     * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
+                     */
+                    withdrawalAddress?: unknown;
+                    /**
+                     * @deprecated
+                     * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's
+                     */
+                    withdrawalAddresses?: unknown;
+                }[] | null;
+                /** @description Card payments: not offered by Weir (true is refused) */
+                allowFiatPayment?: boolean | null;
+                allowSwap?: boolean | null;
+                /** @description Default: the organization's */
+                preferredChainId?: number;
+            } | null;
             /**
              * @deprecated
              * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
@@ -4434,6 +4447,7 @@ export interface components {
              */
             shippingAddressCollection?: unknown;
             /**
+             * @description Kept on the session as sent; the checkout page's wording does not change with it
              * @default pay
              * @enum {string|null}
              */
@@ -4522,7 +4536,7 @@ export interface components {
              * @example 2026-12-31T23:59:59Z
              */
             redeemBy?: string;
-        };
+        } | unknown | unknown;
         /**
          * @example {
          *       "name": "Summer sale (extended)",
@@ -5208,9 +5222,15 @@ export interface components {
              * @description Ignored by Weir: an invoice keeps your own references in metadata
              */
             clientReferenceId?: unknown;
-            /** @enum {string|null} */
+            /**
+             * @description Default `send_invoice`. Kept on the invoice to filter by: either way the customer pays on its hosted page, Weir never charges a wallet itself
+             * @enum {string|null}
+             */
             collectionMethod?: "charge_automatically" | "send_invoice" | null;
-            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            /**
+             * @description The customer billed: one of the organization's customers in this environment
+             * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+             */
             customerId: string;
             /**
              * @deprecated
@@ -5219,12 +5239,14 @@ export interface components {
             customFields?: unknown;
             /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
             daysUntilDue?: number;
+            /** @description Shown under the heading of the hosted invoice page and its PDF */
             description?: string | null;
             /**
              * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant
              * @example 2026-05-01
              */
             dueDate?: string;
+            /** @description Shown at the foot of the page and PDF */
             footer?: string | null;
             /**
              * @deprecated
@@ -5246,7 +5268,11 @@ export interface components {
              * @example 2026-05-01
              */
             issueDate?: string;
-            lineItems: components["schemas"]["LineItemsInput"];
+            /** @description 1 to 20 lines in one currency, as a checkout session's: each a `priceId`, `price` or `priceData` */
+            lineItems: {
+                data: components["schemas"]["LineItemInput"][];
+            };
+            /** @description A note shown after the totals on the page and PDF */
             memo?: string | null;
             /**
              * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
@@ -5278,6 +5304,7 @@ export interface components {
                 /** @description With `interval: month`: 1, 3, 6 or 12 */
                 intervalCount?: number;
             } | null;
+            /** @description Emails to the customer so many days before and after the due date while the invoice is open (`enabled` defaults to true when sent; without it, none). One whose day has passed when the invoice is finalized is not sent */
             reminders?: {
                 daysAfterDue?: number[] | null;
                 daysBeforeDue?: number[] | null;
@@ -5507,7 +5534,10 @@ export interface components {
              * @description Ignored by Weir: an invoice keeps your own references in metadata
              */
             clientReferenceId?: unknown;
-            /** @enum {string|null} */
+            /**
+             * @description Default `send_invoice`. Kept on the invoice to filter by: either way the customer pays on its hosted page, Weir never charges a wallet itself
+             * @enum {string|null}
+             */
             collectionMethod?: "charge_automatically" | "send_invoice" | null;
             customerId?: string;
             /**
@@ -5517,12 +5547,14 @@ export interface components {
             customFields?: unknown;
             /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
             daysUntilDue?: number;
+            /** @description Shown under the heading of the hosted invoice page and its PDF */
             description?: string | null;
             /**
              * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant
              * @example 2026-05-01
              */
             dueDate?: string;
+            /** @description Shown at the foot of the page and PDF */
             footer?: string | null;
             /**
              * @description A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually). Default: the schedule of its lines' recurring prices, which must match it when sent
@@ -5539,7 +5571,8 @@ export interface components {
              * @example 2026-05-01
              */
             issueDate?: string;
-            lineItems?: components["schemas"]["LineItemsInput"] & unknown;
+            lineItems?: components["schemas"]["LineItemsInput"];
+            /** @description A note shown after the totals on the page and PDF */
             memo?: string | null;
             /**
              * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
@@ -5571,6 +5604,7 @@ export interface components {
                 /** @description With `interval: month`: 1, 3, 6 or 12 */
                 intervalCount?: number;
             } | null;
+            /** @description Emails to the customer so many days before and after the due date while the invoice is open (`enabled` defaults to true when sent; without it, none). One whose day has passed when the invoice is finalized is not sent */
             reminders?: {
                 daysAfterDue?: number[] | null;
                 daysBeforeDue?: number[] | null;
@@ -5663,6 +5697,7 @@ export interface components {
              */
             unitAmount: string;
         } | null;
+        /** @description Replaces every line */
         LineItemsInput: {
             data: components["schemas"]["LineItemInput"][];
         };
@@ -5970,9 +6005,11 @@ export interface components {
              * @enum {string|null}
              */
             afterCompletion?: "redirect" | "hosted_confirmation" | null;
+            /** @description With `afterCompletion: hosted_confirmation`: shown to the payer once paid */
             afterCompletionConfirmMsg?: string | null;
             /**
              * Format: uri
+             * @description With `afterCompletion: redirect`: where the payer goes once paid
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
@@ -5985,13 +6022,16 @@ export interface components {
                 chainId: number;
                 isPreferred?: boolean | null;
             }[] | null;
+            /** @description Whether the payer may enter a promotion code on the checkout page the link opens */
             allowPromotionCodes?: boolean | null;
             /**
              * @description A fixed price made for the link (with a currency)
              * @example 150000000
              */
             amount?: string;
+            /** @description The page asks a billing address */
             billingAddressCollection?: boolean | null;
+            /** @description The currency of the price made for the link: a link sells in one, `preferredCurrency` else the first */
             currencies?: ("usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc")[] | null;
             /**
              * @deprecated
@@ -5999,14 +6039,17 @@ export interface components {
              * @enum {string|null}
              */
             currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
+            /** @description Questions the page asks the payer, at most 5; null removes them */
             customFields?: {
                 fields?: components["schemas"]["PaymentLinkCustomFieldInput"][] | null;
             } | null;
+            /** @description Shown under the title on the page */
             description?: string | null;
             /** @description Default: true for a subscription link (required there) */
             emailCollection?: boolean | null;
             /**
              * Format: uri
+             * @description An image shown on the page, by its URL
              * @example https://shop.example/thanks
              */
             image?: string | null;
@@ -6031,7 +6074,9 @@ export interface components {
              * @example 150000000
              */
             minimumAmount?: string | null;
+            /** @description The page asks the payer's name (required to pay) */
             nameCollection?: boolean | null;
+            /** @description The page asks a phone number (required to pay) */
             phoneNumberCollection?: boolean | null;
             /**
              * @description One of `currencies`
@@ -6047,8 +6092,12 @@ export interface components {
             pricing?: "fixed" | "variable" | "subscription" | null;
             /** @description The product to sell: its default price, or a new price from `amount`, or variable with `pricing: variable` */
             productId?: string | null;
+            /** @description The page asks a shipping address */
             shippingAddressCollection?: boolean | null;
-            /** @enum {string|null} */
+            /**
+             * @description The word on the page's button: Pay (default), Book or Donate
+             * @enum {string|null}
+             */
             submitType?: "pay" | "book" | "donate" | null;
             /** @description Variable price only: one-click amounts */
             suggestedAmounts?: string[] | null;
@@ -6057,8 +6106,12 @@ export interface components {
              * @description Ignored by Weir: a link sells in one currency: `currency`, else `preferredCurrency`, else the first of `currencies`
              */
             suggestedCurrency?: unknown;
+            /** @description Your own labels, at most 10; not shown to the payer */
             tags?: string[] | null;
-            /** @example Concert ticket */
+            /**
+             * @description The heading of the link's page
+             * @example Concert ticket
+             */
             title: string;
             /**
              * @description `multiple` (default): reusable; `one_time`: one payment
@@ -6266,9 +6319,11 @@ export interface components {
              * @enum {string|null}
              */
             afterCompletion?: "redirect" | "hosted_confirmation" | null;
+            /** @description With `afterCompletion: hosted_confirmation`: shown to the payer once paid */
             afterCompletionConfirmMsg?: string | null;
             /**
              * Format: uri
+             * @description With `afterCompletion: redirect`: where the payer goes once paid
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
@@ -6281,12 +6336,14 @@ export interface components {
                 chainId: number;
                 isPreferred?: boolean | null;
             }[] | null;
+            /** @description Whether the payer may enter a promotion code on the checkout page the link opens */
             allowPromotionCodes?: boolean | null;
             /**
              * @description Cannot be changed: may only repeat the link's value
              * @example 150000000
              */
             amount?: string | null;
+            /** @description The page asks a billing address */
             billingAddressCollection?: boolean | null;
             /**
              * @deprecated
@@ -6295,14 +6352,17 @@ export interface components {
             currencies?: unknown;
             /** @description Cannot be changed: may only repeat the link's value */
             currency?: string;
+            /** @description Questions the page asks the payer, at most 5; null removes them */
             customFields?: {
                 fields?: components["schemas"]["PaymentLinkCustomFieldInput"][] | null;
             } | null;
+            /** @description Shown under the title on the page */
             description?: string | null;
             /** @description Default: true for a subscription link (required there) */
             emailCollection?: boolean | null;
             /**
              * Format: uri
+             * @description An image shown on the page, by its URL
              * @example https://shop.example/thanks
              */
             image?: string | null;
@@ -6334,7 +6394,9 @@ export interface components {
              * @example 150000000
              */
             minimumAmount?: string | null;
+            /** @description The page asks the payer's name (required to pay) */
             nameCollection?: boolean | null;
+            /** @description The page asks a phone number (required to pay) */
             phoneNumberCollection?: boolean | null;
             /**
              * @deprecated
@@ -6355,8 +6417,12 @@ export interface components {
             pricing?: "fixed" | "variable" | "subscription";
             /** @description Cannot be changed: may only repeat the link's value */
             productId?: string;
+            /** @description The page asks a shipping address */
             shippingAddressCollection?: boolean | null;
-            /** @enum {string|null} */
+            /**
+             * @description The word on the page's button: Pay (default), Book or Donate
+             * @enum {string|null}
+             */
             submitType?: "pay" | "book" | "donate" | null;
             /** @description Variable price only: one-click amounts */
             suggestedAmounts?: string[] | null;
@@ -6365,7 +6431,9 @@ export interface components {
              * @description Ignored by Weir: a link sells in one currency: `currency`, else `preferredCurrency`, else the first of `currencies`
              */
             suggestedCurrency?: unknown;
+            /** @description Your own labels, at most 10; not shown to the payer */
             tags?: string[] | null;
+            /** @description The heading of the link's page */
             title?: string | null;
             /**
              * @description `multiple` (default): reusable; `one_time`: one payment
@@ -7274,12 +7342,18 @@ export interface components {
          *     }
          */
         WebhookEndpointCreate: {
-            /** @example order fulfilment */
+            /**
+             * @description Your name for the endpoint, to tell it apart
+             * @example order fulfilment
+             */
             description: string;
+            /** @description The event types sent to it: `{"events": [...]}` or the plain array; `*` for all */
             enabledEvents: unknown;
+            /** @description true: no event is sent to it (a test event still is) and its pending deliveries are canceled */
             isDisabled?: boolean | null;
             /**
              * Format: uri
+             * @description Where Weir POSTs each signed event
              * @example https://shop.example/thanks
              */
             url: string;
@@ -7336,7 +7410,12 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Sent, as `true`, when this is the answer recorded for an earlier request with the same Idempotency-Key and body, given again: nothing was done this time */
+        IdempotentReplayed: "true";
+        /** @description This request's id: the `X-Request-Id` sent when it is 1 to 128 letters, digits or `._:-`, else a new UUID. Weir's log line for the request carries it */
+        RequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -7357,6 +7436,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7366,6 +7446,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7375,6 +7456,7 @@ export interface operations {
             /** @description The admin token is missing or wrong. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7384,6 +7466,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7393,6 +7476,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7404,6 +7488,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7428,6 +7513,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7443,6 +7529,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `analytics_inexact_number`, `analytics_query_timeout` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7452,6 +7539,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7461,6 +7549,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7470,6 +7559,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7481,6 +7571,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7520,6 +7611,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7535,6 +7627,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7544,6 +7637,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7555,6 +7649,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7591,6 +7686,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7600,6 +7697,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7609,6 +7707,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7618,6 +7717,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7629,6 +7729,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7638,6 +7739,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7647,6 +7749,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7658,6 +7761,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,6 +7771,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7690,6 +7795,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7699,6 +7805,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7708,6 +7815,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7717,6 +7825,7 @@ export interface operations {
             /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7728,6 +7837,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7754,6 +7864,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7763,6 +7874,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The key making the request, without force. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7772,6 +7884,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7781,6 +7894,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7790,6 +7904,7 @@ export interface operations {
             /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7801,6 +7916,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7810,6 +7926,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7836,6 +7953,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7845,6 +7964,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7854,6 +7974,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7863,6 +7984,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7872,6 +7994,7 @@ export interface operations {
             /** @description No API key with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7883,6 +8006,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7894,6 +8018,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7903,6 +8028,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7942,6 +8068,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7957,6 +8084,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7966,6 +8094,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7977,6 +8106,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8000,6 +8130,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8009,6 +8140,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8018,6 +8150,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8027,6 +8160,7 @@ export interface operations {
             /** @description No asset with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8038,6 +8172,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8058,6 +8193,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8067,6 +8203,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8076,6 +8213,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8085,6 +8223,7 @@ export interface operations {
             /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8096,6 +8235,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8116,6 +8256,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8125,6 +8266,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8134,6 +8276,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8145,6 +8288,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8184,6 +8328,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8199,6 +8344,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8208,6 +8354,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8219,6 +8366,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8242,6 +8390,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8251,6 +8400,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8260,6 +8410,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8269,6 +8420,7 @@ export interface operations {
             /** @description No chain with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8280,6 +8432,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8337,6 +8490,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8352,6 +8506,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8361,6 +8516,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8372,6 +8528,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8399,6 +8556,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8408,6 +8567,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `email_invalid`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `parameters_exclusive`, `url_invalid`, `payment_method_not_available`, `amount_too_large`, `resource_missing`, `product_inactive`, `tax_rate_inactive` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8417,6 +8577,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8426,6 +8587,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,6 +8599,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8446,6 +8609,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8455,6 +8619,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8464,6 +8629,7 @@ export interface operations {
             /** @description No network can take the session with the organization's payment methods. Codes: `payment_method_invalid` */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8475,6 +8641,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8484,6 +8651,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8507,6 +8675,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8516,6 +8685,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8525,6 +8695,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8534,6 +8705,7 @@ export interface operations {
             /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8545,6 +8717,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8575,6 +8748,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8589,6 +8764,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `chain_unsupported` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8598,6 +8774,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8607,6 +8784,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8616,6 +8794,7 @@ export interface operations {
             /** @description The transaction pays none of the organization's sessions; No such transaction on the chain, or not mined yet; No checkout session with this id in the key's organization and environment. Codes: `wrong_claim`, `transaction_not_found`, `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8627,6 +8806,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8636,6 +8816,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8645,6 +8826,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8654,6 +8836,7 @@ export interface operations {
             /** @description The transaction failed (reverted) and moved nothing; The transaction pays a deposit address in something that session cannot take. Codes: `transaction_failed`, `wrong_token_or_network` */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8665,6 +8848,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8674,6 +8858,7 @@ export interface operations {
             /** @description The network's RPC endpoints gave no usable answer. Codes: `chain_unavailable` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8683,6 +8868,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key; The network's follower cannot take the transfer now. Codes: `read_models_behind`, `follower_unavailable` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8709,6 +8895,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8718,6 +8906,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is no longer open, or is partly paid (complete it with complete-partial-checkout-session). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8727,6 +8916,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8736,6 +8926,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8745,6 +8936,7 @@ export interface operations {
             /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8756,6 +8948,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8767,6 +8960,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8776,6 +8970,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8802,6 +8997,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8811,6 +9008,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The session is not partly paid. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8820,6 +9018,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8829,6 +9028,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8838,6 +9038,7 @@ export interface operations {
             /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8849,6 +9050,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8860,6 +9062,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8869,6 +9072,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8892,6 +9096,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8908,6 +9113,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8917,6 +9123,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8926,6 +9133,7 @@ export interface operations {
             /** @description No checkout session with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8937,6 +9145,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8964,6 +9173,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8978,6 +9189,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `chain_unsupported` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8987,6 +9199,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8996,6 +9209,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9005,6 +9219,7 @@ export interface operations {
             /** @description The transaction pays none of the organization's sessions; No such transaction on the chain, or not mined yet. Codes: `wrong_claim`, `transaction_not_found` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9016,6 +9231,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9025,6 +9241,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9034,6 +9251,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9043,6 +9261,7 @@ export interface operations {
             /** @description The transaction failed (reverted) and moved nothing; The transaction pays a deposit address in something that session cannot take. Codes: `transaction_failed`, `wrong_token_or_network` */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9054,6 +9273,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9063,6 +9283,7 @@ export interface operations {
             /** @description The network's RPC endpoints gave no usable answer. Codes: `chain_unavailable` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9072,6 +9293,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key; The network's follower cannot take the transfer now. Codes: `read_models_behind`, `follower_unavailable` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9133,6 +9355,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9140,6 +9363,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9149,6 +9373,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9160,6 +9385,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9219,6 +9445,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9234,6 +9461,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9243,6 +9471,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9254,6 +9483,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9281,6 +9511,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9290,6 +9522,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9299,6 +9532,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9308,6 +9542,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9319,6 +9554,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9328,6 +9564,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9337,6 +9574,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9348,6 +9586,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9357,6 +9596,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9380,6 +9620,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9389,6 +9630,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9398,6 +9640,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9407,6 +9650,7 @@ export interface operations {
             /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9418,6 +9662,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9445,6 +9690,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9454,6 +9700,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9463,6 +9710,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9472,6 +9720,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9481,6 +9730,7 @@ export interface operations {
             /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9490,6 +9740,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9499,6 +9750,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9510,6 +9762,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9519,6 +9772,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9545,6 +9799,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9554,6 +9810,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9563,6 +9820,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9572,6 +9830,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9581,6 +9840,7 @@ export interface operations {
             /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9592,6 +9852,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9603,6 +9864,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9612,6 +9874,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9638,6 +9901,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9647,6 +9912,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9656,6 +9922,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9665,6 +9932,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9674,6 +9942,7 @@ export interface operations {
             /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9685,6 +9954,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9696,6 +9966,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9705,6 +9976,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9731,6 +10003,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9740,6 +10014,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9749,6 +10024,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9758,6 +10034,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9767,6 +10044,7 @@ export interface operations {
             /** @description No coupon with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9778,6 +10056,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9789,6 +10068,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9798,6 +10078,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9843,6 +10124,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9858,6 +10140,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9867,6 +10150,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9878,6 +10162,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9905,6 +10190,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9914,6 +10201,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `email_invalid`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9923,6 +10211,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9932,6 +10221,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9943,6 +10233,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9952,6 +10243,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9961,6 +10253,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9972,6 +10265,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9981,6 +10275,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10004,6 +10299,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10013,6 +10309,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10022,6 +10319,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10031,6 +10329,7 @@ export interface operations {
             /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10042,6 +10341,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10069,6 +10369,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10078,6 +10379,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `email_invalid`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10087,6 +10389,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10096,6 +10399,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10105,6 +10409,7 @@ export interface operations {
             /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10114,6 +10419,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10123,6 +10429,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10134,6 +10441,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10143,6 +10451,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10166,6 +10475,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10175,6 +10485,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10184,6 +10495,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10193,6 +10505,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10202,6 +10515,7 @@ export interface operations {
             /** @description No customer with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10213,6 +10527,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10222,6 +10537,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10249,6 +10565,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10264,6 +10581,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10273,6 +10591,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10282,6 +10601,7 @@ export interface operations {
             /** @description A key of the `read` scope: this needs `audit` or a full key. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10293,6 +10613,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10320,6 +10641,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10329,6 +10652,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `faucet_unavailable` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10338,6 +10662,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10347,6 +10672,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads; A live key. Codes: `api_key_scope`, `testmode_charges_only` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10358,6 +10684,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10367,6 +10694,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10376,6 +10704,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10387,6 +10716,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10396,6 +10726,7 @@ export interface operations {
             /** @description The local chain did not take or mine the transfer. Codes: `faucet_failed` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10405,6 +10736,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10425,6 +10757,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10434,6 +10767,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10443,6 +10777,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10454,6 +10789,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10481,6 +10817,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10490,6 +10828,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `email_invalid`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10499,6 +10838,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10508,6 +10848,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10519,6 +10860,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10528,6 +10870,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10537,6 +10880,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10548,6 +10892,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10557,6 +10902,7 @@ export interface operations {
             /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10566,6 +10912,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10589,6 +10936,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10598,6 +10946,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The invite was accepted. Codes: `parameter_invalid`, `invite_closed` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10607,6 +10956,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10616,6 +10966,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10625,6 +10976,7 @@ export interface operations {
             /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10636,6 +10988,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10645,6 +10998,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10671,6 +11025,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10680,6 +11036,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invite was accepted or revoked. Codes: `parameter_invalid`, `invite_closed` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10689,6 +11046,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10698,6 +11056,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10707,6 +11066,7 @@ export interface operations {
             /** @description No invite with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10718,6 +11078,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10729,6 +11090,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10738,6 +11100,7 @@ export interface operations {
             /** @description The mail server refused the invite; nothing was recorded. Codes: `mail_delivery_failed` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10747,6 +11110,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10812,6 +11176,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10827,6 +11192,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10836,6 +11202,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10847,6 +11214,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10895,6 +11263,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11037,6 +11407,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `tax_rate_inactive` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11046,6 +11417,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11055,6 +11427,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11066,6 +11439,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11075,6 +11449,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11084,6 +11459,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11095,6 +11471,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11104,6 +11481,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11127,6 +11505,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11136,6 +11515,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11145,6 +11525,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11154,6 +11535,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11165,6 +11547,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11192,6 +11575,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11201,6 +11585,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11210,6 +11595,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11219,6 +11605,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11228,6 +11615,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11237,6 +11625,7 @@ export interface operations {
             /** @description The invoice number is taken by another invoice. Codes: `invoice_number_in_use` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11246,6 +11635,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11255,6 +11645,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11266,6 +11657,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11275,6 +11667,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11298,6 +11691,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11307,6 +11701,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11316,6 +11711,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11325,6 +11721,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11334,6 +11731,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11345,6 +11743,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11354,6 +11753,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11380,6 +11780,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11389,6 +11791,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11398,6 +11801,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11407,6 +11811,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11416,6 +11821,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11427,6 +11833,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11438,6 +11845,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11447,6 +11855,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11473,6 +11882,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11482,6 +11893,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11491,6 +11903,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11500,6 +11913,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11509,6 +11923,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11520,6 +11935,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11531,6 +11947,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11540,6 +11957,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11566,6 +11984,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11575,6 +11995,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11584,6 +12005,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11593,6 +12015,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11602,6 +12025,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11613,6 +12037,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11624,6 +12049,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11633,6 +12059,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11659,6 +12086,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11668,6 +12097,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11677,6 +12107,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11686,6 +12117,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11695,6 +12127,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11706,6 +12139,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11717,6 +12151,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11726,6 +12161,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11756,6 +12192,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11765,6 +12203,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11774,6 +12213,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11783,6 +12223,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11792,6 +12233,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11803,6 +12245,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11812,6 +12255,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11821,6 +12265,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11832,6 +12277,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11841,6 +12287,7 @@ export interface operations {
             /** @description The mail server refused the mail. Codes: `mail_delivery_failed` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11850,6 +12297,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11876,6 +12324,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11885,6 +12335,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); A checkout session of the invoice has received part of its amount: it cannot be voided; mark it paid or uncollectible instead. Codes: `parameter_invalid`, `status_transition_invalid`, `invoice_partially_paid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11894,6 +12345,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11903,6 +12355,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11912,6 +12365,7 @@ export interface operations {
             /** @description No invoice with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11923,6 +12377,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11934,6 +12389,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11943,6 +12399,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11963,6 +12420,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11981,6 +12439,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11990,6 +12449,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11999,6 +12459,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12010,6 +12471,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12034,6 +12496,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12043,6 +12506,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `url_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12052,6 +12516,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12061,6 +12526,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12070,6 +12536,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12079,6 +12546,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12090,6 +12558,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12099,6 +12568,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12124,6 +12594,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12133,6 +12604,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `url_invalid`, `invalid_multipart`, `unsupported_image_type` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12142,6 +12614,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12151,6 +12624,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12160,6 +12634,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12169,6 +12644,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12180,6 +12656,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12189,6 +12666,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12209,6 +12687,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12218,6 +12697,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12227,6 +12707,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12236,6 +12717,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12247,6 +12729,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12256,6 +12739,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12276,6 +12760,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12285,6 +12770,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12294,6 +12780,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12305,6 +12792,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12329,6 +12817,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12338,6 +12827,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12347,6 +12837,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12356,6 +12847,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12365,6 +12857,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12374,6 +12867,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12385,6 +12879,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12394,6 +12889,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12414,6 +12910,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12423,6 +12920,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; No card processor is connected. Codes: `parameter_invalid`, `resource_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12432,6 +12930,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12441,6 +12940,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12452,6 +12952,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12461,6 +12962,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12481,6 +12983,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12490,6 +12993,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12499,6 +13003,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12510,6 +13015,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12534,6 +13040,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12543,6 +13050,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12552,6 +13060,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12561,6 +13070,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12570,6 +13080,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12579,6 +13090,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12590,6 +13102,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12599,6 +13112,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12626,6 +13140,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12635,6 +13151,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12644,6 +13161,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12653,6 +13171,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12664,6 +13183,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12673,6 +13193,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12682,6 +13203,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12693,6 +13215,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12702,6 +13225,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12722,6 +13246,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12731,6 +13256,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12740,6 +13266,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12751,6 +13278,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12775,6 +13303,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12784,6 +13313,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12793,6 +13323,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12802,6 +13333,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12811,6 +13343,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12820,6 +13353,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12831,6 +13365,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12840,6 +13375,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12860,6 +13396,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12869,6 +13406,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12878,6 +13416,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12889,6 +13428,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12916,6 +13456,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12925,6 +13467,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `incorrect_address`, `address_not_payable`, `resource_already_exists` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12934,6 +13477,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12943,6 +13487,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12954,6 +13499,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12963,6 +13509,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12972,6 +13519,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12983,6 +13531,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12992,6 +13541,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13015,6 +13565,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13024,6 +13575,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13033,6 +13585,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13042,6 +13595,7 @@ export interface operations {
             /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13053,6 +13607,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13080,6 +13635,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13089,6 +13645,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `parameter_missing`, `incorrect_address`, `address_not_payable`, `resource_already_exists` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13098,6 +13655,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13107,6 +13665,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13116,6 +13675,7 @@ export interface operations {
             /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13125,6 +13685,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13134,6 +13695,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13145,6 +13707,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13154,6 +13717,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13177,6 +13741,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13186,6 +13751,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13195,6 +13761,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13204,6 +13771,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13213,6 +13781,7 @@ export interface operations {
             /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13224,6 +13793,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13233,6 +13803,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13259,6 +13830,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13268,6 +13841,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13277,6 +13851,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13286,6 +13861,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13295,6 +13871,7 @@ export interface operations {
             /** @description No withdrawal address with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13306,6 +13883,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13317,6 +13895,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13326,6 +13905,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13371,6 +13951,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13386,6 +13967,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13395,6 +13977,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13406,6 +13989,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13429,6 +14013,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13438,6 +14023,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13447,6 +14033,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13456,6 +14043,7 @@ export interface operations {
             /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13467,6 +14055,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13504,6 +14093,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13513,6 +14104,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13522,6 +14114,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13531,6 +14124,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13540,6 +14134,7 @@ export interface operations {
             /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13551,6 +14146,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13560,6 +14156,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13569,6 +14166,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13580,6 +14178,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13589,6 +14188,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13615,6 +14215,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13624,6 +14226,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13633,6 +14236,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13642,6 +14246,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13651,6 +14256,7 @@ export interface operations {
             /** @description No payment intent with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13662,6 +14268,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13673,6 +14280,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13682,6 +14290,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13725,6 +14334,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13740,6 +14350,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13749,6 +14360,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13760,6 +14372,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13797,6 +14410,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13848,6 +14463,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13857,6 +14473,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13866,6 +14483,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13877,6 +14495,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13886,6 +14505,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13895,6 +14515,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13906,6 +14527,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13915,6 +14537,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13938,6 +14561,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13947,6 +14571,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13956,6 +14581,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13965,6 +14591,7 @@ export interface operations {
             /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13976,6 +14603,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14003,6 +14631,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14012,6 +14641,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14021,6 +14651,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14030,6 +14661,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14039,6 +14671,7 @@ export interface operations {
             /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14048,6 +14681,7 @@ export interface operations {
             /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14057,6 +14691,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14066,6 +14701,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14077,6 +14713,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14086,6 +14723,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14109,6 +14747,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14118,6 +14757,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14127,6 +14767,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14136,6 +14777,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14145,6 +14787,7 @@ export interface operations {
             /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14156,6 +14799,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14165,6 +14809,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14188,6 +14833,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14197,6 +14843,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14206,6 +14853,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14215,6 +14863,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14224,6 +14873,7 @@ export interface operations {
             /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14233,6 +14883,7 @@ export interface operations {
             /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14244,6 +14895,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14253,6 +14905,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14279,6 +14932,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14288,6 +14943,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14297,6 +14953,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14306,6 +14963,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14315,6 +14973,7 @@ export interface operations {
             /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14326,6 +14985,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14337,6 +14997,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14346,6 +15007,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14369,6 +15031,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14378,6 +15041,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14387,6 +15051,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14396,6 +15061,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14405,6 +15071,7 @@ export interface operations {
             /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14416,6 +15083,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14425,6 +15093,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14451,6 +15120,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14460,6 +15131,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14469,6 +15141,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14478,6 +15151,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14487,6 +15161,7 @@ export interface operations {
             /** @description No payment link with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14498,6 +15173,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14509,6 +15185,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14518,6 +15195,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14565,6 +15243,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14580,6 +15259,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14589,6 +15269,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14600,6 +15281,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14632,7 +15314,7 @@ export interface operations {
                      * @description Required
                      * @enum {string}
                      */
-                    currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
+                    currency: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
                     /**
                      * @deprecated
                      * @description Ignored by Weir: a price has its amount: the payer enters one on a variable payment link (its minimumAmount, suggestedAmounts)
@@ -14662,19 +15344,21 @@ export interface operations {
                      * @description Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
                      * @example 150000000
                      */
-                    unitAmount?: string;
+                    unitAmount: string;
                     /**
                      * @deprecated
                      * @description Ignored by Weir: prices have no visibility of their own in Weir (products have one)
                      */
                     visibility?: unknown;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14684,6 +15368,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `unsupported_price_type`, `url_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14693,6 +15378,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14702,6 +15388,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14711,6 +15398,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14722,6 +15410,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14731,6 +15420,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14740,6 +15430,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14751,6 +15442,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14760,6 +15452,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14783,6 +15476,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14792,6 +15486,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14801,6 +15496,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14810,6 +15506,7 @@ export interface operations {
             /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14821,6 +15518,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14848,6 +15546,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14857,6 +15556,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14866,6 +15566,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14875,6 +15576,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14884,6 +15586,7 @@ export interface operations {
             /** @description No price with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14893,6 +15596,7 @@ export interface operations {
             /** @description Active payment links sell the price: the message names them. Codes: `price_in_use` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14902,6 +15606,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14911,6 +15616,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14922,6 +15628,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14931,6 +15638,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14984,6 +15692,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14999,6 +15708,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15008,6 +15718,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15019,6 +15730,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15046,6 +15758,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15055,6 +15769,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `unsupported_price_type`, `url_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15064,6 +15779,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15073,6 +15789,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15084,6 +15801,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15093,6 +15811,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15102,6 +15821,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15113,6 +15833,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15122,6 +15843,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15145,6 +15867,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15154,6 +15877,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15163,6 +15887,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15172,6 +15897,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15183,6 +15909,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15210,6 +15937,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15219,6 +15947,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `url_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15228,6 +15957,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15237,6 +15967,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15246,6 +15977,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15255,6 +15987,7 @@ export interface operations {
             /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15264,6 +15997,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15273,6 +16007,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15284,6 +16019,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15293,6 +16029,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15316,6 +16053,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15325,6 +16063,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15334,6 +16073,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15343,6 +16083,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15352,6 +16093,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15361,6 +16103,7 @@ export interface operations {
             /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15372,6 +16115,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15381,6 +16125,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15404,6 +16149,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15413,6 +16159,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15422,6 +16169,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15431,6 +16179,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15440,6 +16189,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15451,6 +16201,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15460,6 +16211,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15486,6 +16238,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15495,6 +16249,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15504,6 +16259,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15513,6 +16269,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15522,6 +16279,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15533,6 +16291,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15544,6 +16303,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15553,6 +16313,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15576,6 +16337,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15585,6 +16347,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15594,6 +16357,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15603,6 +16367,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15612,6 +16377,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15621,6 +16387,7 @@ export interface operations {
             /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15632,6 +16399,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15641,6 +16409,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15667,6 +16436,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15676,6 +16447,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15685,6 +16457,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15694,6 +16467,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15703,6 +16477,7 @@ export interface operations {
             /** @description No product with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15714,6 +16489,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15725,6 +16501,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15734,6 +16511,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15769,6 +16547,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15778,6 +16557,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `report_too_large` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15787,6 +16567,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15796,6 +16577,7 @@ export interface operations {
             /** @description No report of this name: the reports are volume, conversion, time-to-pay, payment-issues, refunds, subscriptions. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15807,6 +16589,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15882,6 +16665,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15897,6 +16681,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15906,6 +16691,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15917,6 +16703,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15940,6 +16727,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15949,6 +16737,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15958,6 +16747,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15967,6 +16757,7 @@ export interface operations {
             /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15978,6 +16769,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16008,6 +16800,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16017,6 +16811,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The subscription's status forbids the operation. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16026,6 +16821,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16035,6 +16831,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16044,6 +16841,7 @@ export interface operations {
             /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16055,6 +16853,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16064,6 +16863,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16073,6 +16873,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16084,6 +16885,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16093,6 +16895,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16123,6 +16926,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16132,6 +16937,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The subscription's status forbids the operation. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16141,6 +16947,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16150,6 +16957,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16159,6 +16967,7 @@ export interface operations {
             /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16170,6 +16979,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16179,6 +16989,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16188,6 +16999,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16199,6 +17011,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16208,6 +17021,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16234,6 +17048,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16243,6 +17059,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16252,6 +17069,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16261,6 +17079,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16270,6 +17089,7 @@ export interface operations {
             /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16281,6 +17101,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16292,6 +17113,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16301,6 +17123,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16327,6 +17150,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16336,6 +17161,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The subscription's status forbids the operation. Codes: `parameter_invalid`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16345,6 +17171,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16354,6 +17181,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16363,6 +17191,7 @@ export interface operations {
             /** @description No subscription with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16374,6 +17203,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16385,6 +17215,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16394,6 +17225,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16439,6 +17271,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16454,6 +17287,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16463,6 +17297,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16474,6 +17309,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16501,6 +17337,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16510,6 +17348,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16519,6 +17358,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16528,6 +17368,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16539,6 +17380,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16548,6 +17390,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16557,6 +17400,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16568,6 +17412,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16577,6 +17422,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16600,6 +17446,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16609,6 +17456,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16618,6 +17466,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16627,6 +17476,7 @@ export interface operations {
             /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16638,6 +17488,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16665,6 +17516,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16674,6 +17526,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16683,6 +17536,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16692,6 +17546,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16701,6 +17556,7 @@ export interface operations {
             /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16710,6 +17566,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16719,6 +17576,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16730,6 +17588,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16739,6 +17598,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16762,6 +17622,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16771,6 +17632,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16780,6 +17642,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16789,6 +17652,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16798,6 +17662,7 @@ export interface operations {
             /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16809,6 +17674,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16818,6 +17684,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16841,6 +17708,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16850,6 +17718,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16859,6 +17728,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16868,6 +17738,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16877,6 +17748,7 @@ export interface operations {
             /** @description No tax rate with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16888,6 +17760,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16897,6 +17770,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16972,6 +17846,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16987,6 +17862,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16996,6 +17872,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17007,6 +17884,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17027,6 +17905,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17036,6 +17915,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17045,6 +17925,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17056,6 +17937,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17079,6 +17961,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17088,6 +17971,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17097,6 +17981,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17106,6 +17991,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17115,6 +18001,7 @@ export interface operations {
             /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17124,6 +18011,7 @@ export interface operations {
             /** @description The organization would be left without an owner. Codes: `last_owner` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17135,6 +18023,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17144,6 +18033,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17171,6 +18061,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17180,6 +18071,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17189,6 +18081,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17198,6 +18091,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads; A dashboard user's role does not allow it (owners alone touch owners), or a test key asked (team changes take a live key or the dashboard). Codes: `api_key_scope`, `role_forbidden`, `live_key_required` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17207,6 +18101,7 @@ export interface operations {
             /** @description No user with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17216,6 +18111,7 @@ export interface operations {
             /** @description The organization would be left without an owner. Codes: `last_owner` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17225,6 +18121,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17234,6 +18131,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17245,6 +18143,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17254,6 +18153,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17295,6 +18195,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17310,6 +18211,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17319,6 +18221,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17330,6 +18233,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17357,6 +18261,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17366,6 +18272,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `url_not_allowed` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17375,6 +18282,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17384,6 +18292,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17395,6 +18304,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17404,6 +18314,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17413,6 +18324,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17424,6 +18336,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17433,6 +18346,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17456,6 +18370,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17465,6 +18380,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17474,6 +18390,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17483,6 +18400,7 @@ export interface operations {
             /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17494,6 +18412,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17521,6 +18440,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17530,6 +18450,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `url_invalid`, `parameter_invalid_string_empty`, `url_not_allowed` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17539,6 +18460,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17548,6 +18470,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17557,6 +18480,7 @@ export interface operations {
             /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17566,6 +18490,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17575,6 +18500,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17586,6 +18512,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17595,6 +18522,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17618,6 +18546,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17627,6 +18556,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17636,6 +18566,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17645,6 +18576,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17654,6 +18586,7 @@ export interface operations {
             /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17665,6 +18598,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17674,6 +18608,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17720,6 +18655,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17735,6 +18671,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17744,6 +18681,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17753,6 +18691,7 @@ export interface operations {
             /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17764,6 +18703,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17792,6 +18732,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17801,6 +18743,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The endpoint is disabled: enable it first. Codes: `parameter_invalid`, `endpoint_disabled` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17810,6 +18753,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17819,6 +18763,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17828,6 +18773,7 @@ export interface operations {
             /** @description No webhook endpoint or delivery with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17839,6 +18785,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17850,6 +18797,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17859,6 +18807,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17885,6 +18834,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17894,6 +18845,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17903,6 +18855,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17912,6 +18865,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17921,6 +18875,7 @@ export interface operations {
             /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17932,6 +18887,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17943,6 +18899,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17952,6 +18909,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17978,6 +18936,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17987,6 +18947,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17996,6 +18957,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18005,6 +18967,7 @@ export interface operations {
             /** @description A key of a reading scope (`read`, `audit`): it only reads. Codes: `api_key_scope` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18014,6 +18977,7 @@ export interface operations {
             /** @description No webhook endpoint with this id in the key's organization and environment. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18025,6 +18989,7 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18036,6 +19001,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18045,6 +19011,7 @@ export interface operations {
             /** @description Written, but not readable in time: retry with the same Idempotency-Key. Codes: `read_models_behind` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18065,6 +19032,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18076,6 +19044,7 @@ export interface operations {
             /** @description A query parameter the route does not take: the message names it. Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18085,6 +19054,7 @@ export interface operations {
             /** @description The secret key is missing, malformed or unknown. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18096,6 +19066,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18118,6 +19089,7 @@ export interface operations {
             /** @description The asset, with an ETag */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18129,6 +19101,7 @@ export interface operations {
             /** @description Not modified */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18140,6 +19113,7 @@ export interface operations {
             /** @description No such asset */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18164,6 +19138,7 @@ export interface operations {
             /** @description The stylesheet, cacheable for a year */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18173,6 +19148,7 @@ export interface operations {
             /** @description No such asset */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18196,6 +19172,7 @@ export interface operations {
             /** @description The checkout page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18205,6 +19182,7 @@ export interface operations {
             /** @description No checkout session with this id: a page saying so */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18216,6 +19194,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18245,6 +19224,7 @@ export interface operations {
                 headers: {
                     /** @description Where the browser goes next */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18252,6 +19232,7 @@ export interface operations {
             /** @description The checkout page again, saying why this asset cannot be used; or A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `invalid_content_type`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18262,6 +19243,7 @@ export interface operations {
             /** @description No checkout session with this id: a page saying so */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18273,6 +19255,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18296,6 +19279,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18305,6 +19289,7 @@ export interface operations {
             /** @description The session is no longer open. Codes: `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18314,6 +19299,7 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18325,6 +19311,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18352,6 +19339,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18361,6 +19349,7 @@ export interface operations {
             /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_invalid_string_empty`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18370,6 +19359,7 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18379,6 +19369,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18388,6 +19379,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18399,6 +19391,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18426,6 +19419,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18435,6 +19429,7 @@ export interface operations {
             /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_invalid_string_empty`, `parameter_missing`, `promotion_code_invalid`, `promotion_codes_not_allowed`, `promotion_code_currency_mismatch`, `parameters_exclusive`, `status_transition_invalid`, `checkout_session_expired`, `coupon_disabled`, `coupon_limit_reached`, `coupon_expired`, `promotion_code_expired`, `promotion_code_limit_reached`, `promotion_code_already_redeemed`, `promotion_code_redemption_released` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18444,6 +19439,7 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18453,6 +19449,7 @@ export interface operations {
             /** @description A payment to the session is pending, or was taken away by a chain reorganization and may be mined again: a discount now would turn it into an overpayment. Nothing is redeemed. Codes: `payment_pending` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18462,6 +19459,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18471,6 +19469,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18482,6 +19481,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18509,6 +19509,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18518,6 +19519,7 @@ export interface operations {
             /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_invalid_string_empty`, `parameter_missing`, `incorrect_address` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18527,6 +19529,7 @@ export interface operations {
             /** @description The session is over. Codes: `session_not_open` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18536,6 +19539,7 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18545,6 +19549,7 @@ export interface operations {
             /** @description Nothing is left to pay. Codes: `nothing_due` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18554,6 +19559,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18563,6 +19569,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18574,6 +19581,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18583,6 +19591,7 @@ export interface operations {
             /** @description The network did not answer. Codes: `chain_unavailable` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18606,6 +19615,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18615,6 +19625,7 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18626,6 +19637,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18653,6 +19665,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18662,6 +19675,7 @@ export interface operations {
             /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_missing`, `payment_method_missing` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18671,6 +19685,7 @@ export interface operations {
             /** @description No local chain here, the chosen asset is not on one, or the session is over. Codes: `test_wallet_unavailable`, `session_not_open` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18680,6 +19695,7 @@ export interface operations {
             /** @description No checkout session with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18689,6 +19705,7 @@ export interface operations {
             /** @description A test payment is on its way, or nothing is left to pay. Codes: `test_payment_pending`, `nothing_due` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18698,6 +19715,7 @@ export interface operations {
             /** @description The body is over the limit. Codes: `request_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18707,6 +19725,7 @@ export interface operations {
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18718,6 +19737,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18727,6 +19747,7 @@ export interface operations {
             /** @description The devnet refused or reverted the payment. Codes: `test_wallet_failed` */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18747,6 +19768,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18767,6 +19789,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18787,6 +19810,7 @@ export interface operations {
             /** @description The icon */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18807,6 +19831,7 @@ export interface operations {
             /** @description `ok` or `degraded` */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18814,6 +19839,7 @@ export interface operations {
             /** @description `failing` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18835,6 +19861,7 @@ export interface operations {
             /** @description The invoice page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18844,6 +19871,7 @@ export interface operations {
             /** @description No invoice with this id, or a draft or deleted one: a page saying so */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18855,6 +19883,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18878,6 +19907,7 @@ export interface operations {
             /** @description Nothing is due (paid): the invoice page saying so */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18889,6 +19919,7 @@ export interface operations {
                 headers: {
                     /** @description Where the browser goes next */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18896,6 +19927,7 @@ export interface operations {
             /** @description No invoice with this id, or a draft or deleted one: a page saying so */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18905,6 +19937,7 @@ export interface operations {
             /** @description The business has no way set up to take this payment now: the invoice page saying so */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18914,6 +19947,7 @@ export interface operations {
             /** @description The invoice is void: the invoice page saying so */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18925,6 +19959,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18948,6 +19983,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18957,6 +19993,7 @@ export interface operations {
             /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18968,6 +20005,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18988,6 +20026,7 @@ export interface operations {
             /** @description Every family, `text/plain; version=0.0.4` */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18997,6 +20036,7 @@ export interface operations {
             /** @description A query parameter (it takes none). Codes: `parameter_invalid` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19006,6 +20046,7 @@ export interface operations {
             /** @description Beyond loopback: no admin token, or another one. Codes: `authentication_required` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19015,6 +20056,7 @@ export interface operations {
             /** @description Beyond loopback, and no admin token is set. Codes: `metrics_need_admin_token` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19026,6 +20068,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19049,6 +20092,7 @@ export interface operations {
             /** @description The payment link page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19058,6 +20102,7 @@ export interface operations {
             /** @description No payment link with this id, or a deleted one: a page saying so */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19067,6 +20112,7 @@ export interface operations {
             /** @description The link is inactive, a one-time link already paid, or its product or price is no longer offered: a page saying so */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19078,6 +20124,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19107,6 +20154,7 @@ export interface operations {
                 headers: {
                     /** @description Where the browser goes next */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -19114,6 +20162,7 @@ export interface operations {
             /** @description The form again, naming every problem (or why this payment cannot be started) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19123,6 +20172,7 @@ export interface operations {
             /** @description No payment link with this id, or a deleted one: a page saying so */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19132,6 +20182,7 @@ export interface operations {
             /** @description The link is inactive, a one-time link already paid, or its product or price is no longer offered: a page saying so */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19143,6 +20194,7 @@ export interface operations {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -256,6 +256,8 @@ export function checkoutSessionRoutes(
       method: 'get',
       path: '/:id',
       summary: 'Read a checkout session',
+      description:
+        "The session as Weir last recorded it: its status, payment status, line items and amounts (received, fees, net). A session of another organization or of the key's other environment answers 404, as an unknown id does.",
       params,
       response: CheckoutSessionSchema,
       errors: [missing],

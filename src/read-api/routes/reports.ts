@@ -27,7 +27,16 @@ import { UTC } from '../../shared/time-zone.ts';
 import type { ApiDeps, ApiState } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { FROM_DESCRIPTION, instantRange, parseIsoInstant, TO_DESCRIPTION } from '../instant-range.ts';
-import { arrayOf, bodyObject, invalidFields, requiredOneOf, timeZoneQuery, withCode, z } from '../schema/fields.ts';
+import {
+  arrayOf,
+  bodyObject,
+  invalidFields,
+  required,
+  requiredOneOf,
+  timeZoneQuery,
+  withCode,
+  z,
+} from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 
 const FORMATS = ['json', 'csv', 'ndjson'] as const;
@@ -194,7 +203,7 @@ function* csvLines(columns: string[], rows: ReportRow[]): Generator<string> {
 
 const AnalyticsQueryBody = bodyObject({
   collection: requiredOneOf(QUERYABLE_COLLECTIONS),
-  pipeline: arrayOf(z.record(z.string(), z.unknown()), { max: MAX_STAGES }).openapi({
+  pipeline: required(arrayOf(z.record(z.string(), z.unknown()), { max: MAX_STAGES })).openapi({
     description: `Aggregation stages run after the tenant's own \`$match\`, at most ${MAX_STAGES}`,
   }),
 }).openapi('AnalyticsQuery', {

@@ -103,13 +103,19 @@ const EnabledEvents = z
   });
 
 const EndpointCreate = bodyObject({
-  description: requiredText({ max: 500 }).openapi({ example: 'order fulfilment' }),
-  url: url({ required: true }),
-  isDisabled: optional(bool()),
+  description: requiredText({ max: 500 }).openapi({
+    description: 'Your name for the endpoint, to tell it apart',
+    example: 'order fulfilment',
+  }),
+  url: url({ required: true }).openapi({ description: 'Where Weir POSTs each signed event' }),
+  isDisabled: optional(bool()).openapi({
+    description: 'true: no event is sent to it (a test event still is) and its pending deliveries are canceled',
+  }),
   enabledEvents: z
     .unknown()
     .refine((v) => v !== undefined && v !== null, withCode('is required', 'parameter_missing'))
-    .pipe(EnabledEvents),
+    .pipe(EnabledEvents)
+    .openapi({ description: 'The event types sent to it: `{"events": [...]}` or the plain array; `*` for all' }),
 }).openapi('WebhookEndpointCreate', {
   example: {
     description: 'order fulfilment',
@@ -173,6 +179,8 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'get',
       path: '/',
       summary: 'List webhook endpoints',
+      description:
+        "The organization's endpoints in the key's environment (test or live), newest first, deleted ones left out; filter by `ids`, `isDisabled` and `createdAt` bounds (`[gt|gte|lt|lte]`).",
       query: listQuery({
         ids: queryFilter('Comma-separated endpoint ids'),
         isDisabled: queryFilter('true or false'),

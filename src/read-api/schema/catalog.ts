@@ -219,34 +219,41 @@ export const PriceCreate = issuing(
       ...priceVisibility,
     },
     'a price',
-  ).transform((body, ctx) => {
-    const {
-      productId: _id,
-      productData: _data,
-      customPreset: _p,
-      customUnitAmountSuggestions: _s,
-      visibility: _v,
-      ...rest
-    } = body;
-    let productData: z.output<ReturnType<typeof productInput>> | undefined;
-    let productId: string | undefined;
-    const failed = () => ctx.issues.length > 0;
-    if (body.productId === undefined) {
-      productData = thenParse(optional(productInput('must be an object')), ['productData'])(body.productData, ctx);
+  )
+    // Read in later steps (unknown here), so the document is told what they require: the amount,
+    // and the product as an id or as a new one's data.
+    .openapi({
+      required: ['currency', 'unitAmount'],
+      oneOf: [{ required: ['productId'] }, { required: ['productData'] }],
+    })
+    .transform((body, ctx) => {
+      const {
+        productId: _id,
+        productData: _data,
+        customPreset: _p,
+        customUnitAmountSuggestions: _s,
+        visibility: _v,
+        ...rest
+      } = body;
+      let productData: z.output<ReturnType<typeof productInput>> | undefined;
+      let productId: string | undefined;
+      const failed = () => ctx.issues.length > 0;
+      if (body.productId === undefined) {
+        productData = thenParse(optional(productInput('must be an object')), ['productData'])(body.productData, ctx);
+        if (failed()) return z.NEVER;
+      } else if (body.productData !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['productData'],
+          message: withCode('give productId or productData, not both'),
+        });
+        return z.NEVER;
+      }
+      if (productData === undefined) productId = thenParse(requiredText(), ['productId'])(body.productId, ctx);
       if (failed()) return z.NEVER;
-    } else if (body.productData !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['productData'],
-        message: withCode('give productId or productData, not both'),
-      });
-      return z.NEVER;
-    }
-    if (productData === undefined) productId = thenParse(requiredText(), ['productId'])(body.productId, ctx);
-    if (failed()) return z.NEVER;
-    const price = thenParse(priceInput('the request body must be a JSON object'))(rest, ctx);
-    return { productId, productData, price };
-  }),
+      const price = thenParse(priceInput('the request body must be a JSON object'))(rest, ctx);
+      return { productId, productData, price };
+    }),
 );
 
 const FIXED = ['unitAmount', 'currency', 'type', 'interval', 'intervalCount', 'productId'] as const;

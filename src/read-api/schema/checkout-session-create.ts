@@ -303,26 +303,49 @@ export const CheckoutSessionCreate = bodyObject({
       '`payment` bills once and takes one-time prices only (a recurring price is a 400 naming its line); `subscription` takes recurring prices and bills them every period',
   }),
   successUrl: url({ required: true }).openapi({ description: 'Where the payer goes after paying' }),
-  cancelUrl: optional(url()).openapi({ example: 'https://shop.example/cart' }),
-  submitType: withDefault(oneOf(['pay', 'book', 'donate'] as const), 'pay'),
-  afterCompletion: withDefault(oneOf(['redirect', 'hosted_confirmation'] as const), 'redirect'),
-  clientReferenceId: optional(text({ max: 200 })).openapi({ example: 'order-6735' }),
+  cancelUrl: optional(url()).openapi({
+    description:
+      'Where the payer goes after canceling on the hosted page, or from a session that expired or was canceled; without it the page offers no cancel button',
+    example: 'https://shop.example/cart',
+  }),
+  submitType: withDefault(oneOf(['pay', 'book', 'donate'] as const), 'pay').openapi({
+    description: "Kept on the session as sent; the checkout page's wording does not change with it",
+  }),
+  afterCompletion: withDefault(oneOf(['redirect', 'hosted_confirmation'] as const), 'redirect').openapi({
+    description:
+      '`redirect`: once paid, the payer goes to `successUrl` (`{CHECKOUT_SESSION_ID}` filled in); `hosted_confirmation`: the hosted page shows the payment confirmed, with `afterCompletionConfirmMsg`',
+  }),
+  clientReferenceId: optional(text({ max: 200 })).openapi({
+    description: 'Your own reference (an order number), kept on the session and on a subscription it starts',
+    example: 'order-6735',
+  }),
   customerId: optional(text({ min: 1, max: 64 })).openapi({
     description: "One of the organization's customers in this environment",
   }),
-  customerData: optional(CustomerDataInput),
+  customerData: optional(CustomerDataInput).openapi({
+    description: "The customer's details you already have: prefilled on the hosted page and kept on the session",
+  }),
   customerCreation: withDefault(oneOf(['if_required', 'always'] as const), 'if_required').openapi({
     description: '`always` also creates a customer (from `customerData.email`) for a payment',
   }),
-  customerUpdate: optional(CustomerUpdateInput),
+  customerUpdate: optional(CustomerUpdateInput).openapi({
+    description: 'With `customerId`: which collected details are copied onto that customer when the session completes',
+  }),
   metadata: withDefault(metadata(), {}),
-  afterCompletionConfirmMsg: optional(text({ max: 500 })),
+  afterCompletionConfirmMsg: optional(text({ max: 500 })).openapi({
+    description: 'Shown to the payer on the hosted page once the session is complete',
+  }),
   allowPromotionCodes: withDefault(bool(), false).openapi({ description: ALLOW_PROMOTION_CODES }),
   expiresAt: optional(
     text({ max: 64 }).refine((v) => !Number.isNaN(Date.parse(v)), withCode('must be an ISO 8601 timestamp')),
   ).openapi({ format: 'date-time', description: 'From one minute to 30 days ahead; default one hour' }),
-  paymentSetting: optional(PaymentSettingInput),
-  lineItems: required(LineItemsInput),
+  paymentSetting: optional(PaymentSettingInput).openapi({
+    description:
+      'The networks the session offers and the one preselected; default: every network with a payment method',
+  }),
+  lineItems: required(LineItemsInput).openapi({
+    description: 'What the payer buys: 1 to 20 lines in one currency, each a `priceId`, `price` or `priceData`',
+  }),
   taxRateIds: optional(taxRateIds()).openapi({ description: 'Tax rates of every line that names none of its own' }),
   ...ignored(
     [

@@ -91,6 +91,8 @@ export const CouponCreate = issuing(
       });
   }),
 ).openapi('CouponCreateRequest', {
+  // The codes come as `promotionCodeData` or, the same list plainly, as `promotionCodes`.
+  anyOf: [{ required: ['promotionCodeData'] }, { required: ['promotionCodes'] }],
   example: { name: 'Summer sale', percentOff: 25, promotionCodeData: { data: [{ code: 'SUMMER25' }] } },
 });
 

@@ -140,9 +140,11 @@ const dueFields = {
 };
 
 const invoiceFields = {
-  description: clearable(text({ max: 5000 })),
-  memo: clearable(text({ max: 5000 })),
-  footer: clearable(text({ max: 5000 })),
+  description: clearable(text({ max: 5000 })).openapi({
+    description: 'Shown under the heading of the hosted invoice page and its PDF',
+  }),
+  memo: clearable(text({ max: 5000 })).openapi({ description: 'A note shown after the totals on the page and PDF' }),
+  footer: clearable(text({ max: 5000 })).openapi({ description: 'Shown at the foot of the page and PDF' }),
   invoiceType: optional(oneOf(INVOICE_TYPES)).openapi({
     description:
       "Default one_time. `recurring`: the first invoice of a series, billed every `interval` (default: its lines' recurring prices' schedule)",
@@ -158,7 +160,10 @@ const invoiceFields = {
       "A recurring invoice: month, quarter, half-year or year (or monthly, quarterly, half-yearly, annually). Default: the schedule of its lines' recurring prices, which must match it when sent",
     example: 'quarter',
   }),
-  collectionMethod: optional(oneOf(COLLECTION_METHODS)),
+  collectionMethod: optional(oneOf(COLLECTION_METHODS)).openapi({
+    description:
+      'Default `send_invoice`. Kept on the invoice to filter by: either way the customer pays on its hosted page, Weir never charges a wallet itself',
+  }),
   paymentMethods: optional(
     objectField({
       chainIds: optional(wholeNumbers(50, 'must be a positive integer', (n) => n >= 1)),
@@ -179,7 +184,10 @@ const invoiceFields = {
       daysBeforeDue: r.daysBeforeDue ?? [],
       daysAfterDue: r.daysAfterDue ?? [],
     })),
-  ),
+  ).openapi({
+    description:
+      'Emails to the customer so many days before and after the due date while the invoice is open (`enabled` defaults to true when sent; without it, none). One whose day has passed when the invoice is finalized is not sent',
+  }),
   metadata: optional(metadata()),
   number: optional(
     text({
@@ -272,10 +280,15 @@ const SCHEDULE_CODES = ['parameters_exclusive', 'parameter_invalid'];
 export const InvoiceCreate = issuing(
   SCHEDULE_CODES,
   bodyObject({
-    customerId: requiredText({ max: 64 }).openapi({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
+    customerId: requiredText({ max: 64 }).openapi({
+      description: "The customer billed: one of the organization's customers in this environment",
+      example: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    }),
     ...dueFields,
     ...invoiceFields,
-    lineItems: lineItemsInput(true),
+    lineItems: lineItemsInput(true).openapi({
+      description: "1 to 20 lines in one currency, as a checkout session's: each a `priceId`, `price` or `priceData`",
+    }),
     taxRateIds: optional(taxRateIdList()).openapi({
       description: 'Tax rates of the lines that name none of their own',
     }),

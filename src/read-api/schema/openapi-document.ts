@@ -16,6 +16,7 @@ import {
   type Produces,
 } from './route.ts';
 import { nullableReferences } from './nullable-references.ts';
+import { withResponseHeaders } from './response-headers.ts';
 import { operationIds } from './operation-ids.ts';
 import { validationCodes } from './validation-codes.ts';
 import { webhookDefinitions } from './webhook-payloads.ts';
@@ -477,5 +478,5 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
     // Relative by default: a client resolves `/` against wherever it fetched the document, which is this Weir.
     servers: [{ url: info.serverUrl ?? '/' }],
   });
-  return nullableReferences(document);
+  return withResponseHeaders(nullableReferences(document));
 }

@@ -189,27 +189,39 @@ const editable = {
   type: optional(oneOf(['one_time', 'multiple'])).openapi({
     description: '`multiple` (default): reusable; `one_time`: one payment',
   }),
-  title: optional(text({ min: 1, max: 250 })),
-  description: clearable(text({ max: 2000 })),
-  image: clearable(url()),
-  tags: optional(arrayOf(tag, { max: MAX_TAGS })),
-  nameCollection: optional(bool()),
+  title: optional(text({ min: 1, max: 250 })).openapi({ description: "The heading of the link's page" }),
+  description: clearable(text({ max: 2000 })).openapi({ description: 'Shown under the title on the page' }),
+  image: clearable(url()).openapi({ description: 'An image shown on the page, by its URL' }),
+  tags: optional(arrayOf(tag, { max: MAX_TAGS })).openapi({
+    description: `Your own labels, at most ${MAX_TAGS}; not shown to the payer`,
+  }),
+  nameCollection: optional(bool()).openapi({ description: "The page asks the payer's name (required to pay)" }),
   emailCollection: optional(bool()).openapi({ description: 'Default: true for a subscription link (required there)' }),
-  phoneNumberCollection: optional(bool()),
-  billingAddressCollection: optional(bool()),
-  shippingAddressCollection: optional(bool()),
+  phoneNumberCollection: optional(bool()).openapi({ description: 'The page asks a phone number (required to pay)' }),
+  billingAddressCollection: optional(bool()).openapi({ description: 'The page asks a billing address' }),
+  shippingAddressCollection: optional(bool()).openapi({ description: 'The page asks a shipping address' }),
   customFields: clearable(
     objectField({
       fields: optional(arrayOf(CustomFieldInput, { max: MAX_CUSTOM_FIELDS })).transform((v) => v ?? []),
     }),
-  ).transform((v) => (v === null ? { fields: [] } : v)),
-  submitType: optional(oneOf(['pay', 'book', 'donate'])),
+  )
+    .transform((v) => (v === null ? { fields: [] } : v))
+    .openapi({ description: `Questions the page asks the payer, at most ${MAX_CUSTOM_FIELDS}; null removes them` }),
+  submitType: optional(oneOf(['pay', 'book', 'donate'])).openapi({
+    description: "The word on the page's button: Pay (default), Book or Donate",
+  }),
   afterCompletion: optional(oneOf(['redirect', 'hosted_confirmation'])).openapi({
     description: 'Default: redirect when afterCompletionRedirectUrl is given, else hosted_confirmation',
   }),
-  afterCompletionRedirectUrl: clearable(url()),
-  afterCompletionConfirmMsg: clearable(text({ max: 500 })),
-  allowPromotionCodes: optional(bool()),
+  afterCompletionRedirectUrl: clearable(url()).openapi({
+    description: 'With `afterCompletion: redirect`: where the payer goes once paid',
+  }),
+  afterCompletionConfirmMsg: clearable(text({ max: 500 })).openapi({
+    description: 'With `afterCompletion: hosted_confirmation`: shown to the payer once paid',
+  }),
+  allowPromotionCodes: optional(bool()).openapi({
+    description: 'Whether the payer may enter a promotion code on the checkout page the link opens',
+  }),
   minimumAmount: clearableAmount().openapi({ description: 'Variable price only: the least the payer may enter' }),
   maximumAmount: clearableAmount().openapi({ description: 'Variable price only: the most the payer may enter' }),
   metadata: clearable(metadata()).transform((v) => (v === null ? {} : v)),
@@ -236,7 +248,10 @@ const suggestedCurrency = ignored(
  * preferred one, else the first listed.
  */
 export const PaymentLinkCreate = bodyObject({
-  title: requiredText({ max: 250 }).openapi({ example: 'Concert ticket' }),
+  title: requiredText({ max: 250 }).openapi({
+    description: "The heading of the link's page",
+    example: 'Concert ticket',
+  }),
   ...editableWithoutTitle,
   pricing: optional(oneOf(PRICINGS)).openapi({
     description: 'Checked against the price the link sells: fixed (one-time), subscription (recurring) or variable',
@@ -247,7 +262,9 @@ export const PaymentLinkCreate = bodyObject({
       'The product to sell: its default price, or a new price from `amount`, or variable with `pricing: variable`',
   }),
   amount: optional(amount()).openapi({ description: 'A fixed price made for the link (with a currency)' }),
-  currencies: optional(arrayOf(currency(), { min: 1, max: CURRENCIES.length })),
+  currencies: optional(arrayOf(currency(), { min: 1, max: CURRENCIES.length })).openapi({
+    description: 'The currency of the price made for the link: a link sells in one, `preferredCurrency` else the first',
+  }),
   preferredCurrency: optional(currency()).openapi({ description: 'One of `currencies`' }),
   currency: optional(currency()).openapi({ deprecated: true, description: 'Use `currencies`' }),
   isActive,
