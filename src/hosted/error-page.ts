@@ -15,3 +15,13 @@ export function renderErrorPage(input: { org?: Branding | null; heading: string;
   <p id="notice">${e(input.message)}</p>`,
   });
 }
+
+/** Answers a browser's request for a hosted page that is not there: 404, as the page above. */
+export function answerNotFoundPage(
+  ctx: { status: number; type: string; body: unknown },
+  page: { heading: string; message: string },
+): void {
+  ctx.status = 404;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = renderErrorPage(page);
+}

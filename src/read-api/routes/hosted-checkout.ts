@@ -8,7 +8,7 @@ import { organizationRecordId } from '../../actors/organization.ts';
 import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
 import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
 import { type PayAt, paymentWords, payerStatus } from '../../hosted/checkout-status.ts';
-import { renderErrorPage } from '../../hosted/error-page.ts';
+import { answerNotFoundPage } from '../../hosted/error-page.ts';
 import { walletDue } from '../../hosted/wallet-actions.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.ts';
@@ -85,15 +85,12 @@ export function hostedCheckoutRoutes(
   };
 
   /** A browser opened it: an HTML page, not the API's JSON error. */
-  const notFoundPage = (ctx: ApiContext) => {
-    ctx.status = 404;
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderErrorPage({
+  const notFoundPage = (ctx: ApiContext) =>
+    answerNotFoundPage(ctx, {
       heading: 'Checkout not found',
       message:
         'This checkout does not exist or is no longer available. Check the link, or go back to the shop and start again.',
     });
-  };
   /** The page of `session` as it is now, with the request's QR drawn here (the page works without its script). */
   const renderPage = async (
     ctx: ApiContext,

@@ -4,7 +4,7 @@ import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
 import type { Invoice } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { renderErrorPage } from '../../hosted/error-page.ts';
+import { answerNotFoundPage } from '../../hosted/error-page.ts';
 import { type InvoiceDocument, invoiceDocument } from '../../hosted/invoice-document.ts';
 import { renderInvoicePage } from '../../hosted/invoice-page.ts';
 import { renderInvoicePdf } from '../../hosted/invoice-pdf.ts';
@@ -71,9 +71,7 @@ export function hostedInvoiceRoutes(
       return await publicInvoice(id);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
-      ctx.status = 404;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = renderErrorPage({
+      answerNotFoundPage(ctx, {
         heading: 'Invoice not found',
         message:
           'This invoice does not exist or is no longer available. Check the link, or contact the business that sent it.',
