@@ -14,10 +14,16 @@ import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../s
  */
 
 /**
- * Routes not sent here: the payment link page posts a form, not JSON; the faucet and the test
- * payment answer before reading their body on a server with no local chain or devnet (as this one).
+ * Routes not sent here: the payment link page and the checkout page (without JavaScript) post forms,
+ * not JSON; the faucet and the test payment answer before reading their body on a server with no
+ * local chain or devnet (as this one).
  */
-const NOT_SENT = new Set(['POST /pay/:id', 'POST /api/v1/faucet', 'POST /checkout/:id/test-payment']);
+const NOT_SENT = new Set([
+  'POST /pay/:id',
+  'POST /checkout/:id',
+  'POST /api/v1/faucet',
+  'POST /checkout/:id/test-payment',
+]);
 /** Objects whose keys are the caller's own: metadata, and an analytics pipeline's stages. */
 const FREE_KEYS = /(^|\.)metadata$|^pipeline\[/;
 const UNKNOWN = 'zzNotAField';

@@ -51,7 +51,7 @@ test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on 
     ['/api/v1/checkout/sessions', key, 'HEAD, GET, POST'],
     [`/api/v1/checkout/sessions/${session.id}`, key, 'HEAD, GET'],
     ['/api/v1/customers', key, 'HEAD, GET, POST'],
-    [`/checkout/${session.id}`, {}, 'HEAD, GET'],
+    [`/checkout/${session.id}`, {}, 'HEAD, GET, POST'],
     [`/checkout/${session.id}/status`, {}, 'HEAD, GET'],
     [`/checkout/${session.id}/cancel`, {}, 'POST'],
     [`/pay/${link.id}`, {}, 'HEAD, GET, POST'],
