@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import type { z } from 'zod';
-import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
-import { httpRouters } from '../../src/read-api/app.ts';
 import { openApiPath } from '../../src/read-api/schema/openapi-document.ts';
 import { type DeclaredRoute, declarationOf, validationErrorOf } from '../../src/read-api/schema/route.ts';
-import { createSecretBox } from '../../src/tenancy/secrets.ts';
-import { recordingMailer } from '../support/recording-mailer.ts';
 import { schemaValidatorOf } from '../support/response-check.ts';
-import { ADMIN_TOKEN, startTestWeir } from '../support/weir-harness.ts';
+import { startTestWeir } from '../support/weir-harness.ts';
+import { mountedLayers } from '../hostile/route-table.ts';
 
 type Node = Record<string, unknown>;
 
@@ -68,44 +64,26 @@ type Served = {
 /** Each declared route with a JSON body, its schema in the served document and the example shown for it. */
 async function declaredBodies(t: ExecutionContext) {
   const weir = await startTestWeir(t);
-  const routers = httpRouters({
-    clock: weir.clock,
-    eventStore: weir.eventStore,
-    readStore: weir.readStore,
-    commands: weir.commands,
-    projections: weir.projections,
-    rail: createTestRail(),
-    secretBox: createSecretBox(randomBytes(32)),
-    publicUrl: weir.url,
-    createCheckoutSession: () => Promise.reject(new Error('never run')),
-    mailer: recordingMailer().mailer,
-    adminToken: ADMIN_TOKEN,
-    devnet: null,
-  });
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Served;
   const bodies: { name: string; route: DeclaredRoute & { body: z.ZodType }; schema: BodySchema; example: unknown }[] =
     [];
-  for (const mounted of Object.values(routers))
-    for (const router of mounted === null ? [] : Array.isArray(mounted) ? mounted : [mounted])
-      for (const layer of router.stack) {
-        const route = declarationOf(layer);
-        const media = route?.body
-          ? document.paths[openApiPath(String(layer.path)).path]?.[route.method]?.requestBody?.content?.[
-              'application/json'
-            ]
-          : undefined;
-        if (!route?.body || !media) continue;
-        const ref = media.schema?.$ref;
-        const schema = (ref ? document.components.schemas[ref.split('/').pop()!] : media.schema) as BodySchema & {
-          example?: unknown;
-        };
-        bodies.push({
-          name: `${route.method} ${String(layer.path)}`,
-          route: route as DeclaredRoute & { body: z.ZodType },
-          schema: schema ?? {},
-          example: media.example ?? schema?.example,
-        });
-      }
+  for (const { layer } of mountedLayers(weir)) {
+    const route = declarationOf(layer);
+    const media = route?.body
+      ? document.paths[openApiPath(String(layer.path)).path]?.[route.method]?.requestBody?.content?.['application/json']
+      : undefined;
+    if (!route?.body || !media) continue;
+    const ref = media.schema?.$ref;
+    const schema = (ref ? document.components.schemas[ref.split('/').pop()!] : media.schema) as BodySchema & {
+      example?: unknown;
+    };
+    bodies.push({
+      name: `${route.method} ${String(layer.path)}`,
+      route: route as DeclaredRoute & { body: z.ZodType },
+      schema: schema ?? {},
+      example: media.example ?? schema?.example,
+    });
+  }
   return bodies;
 }
 

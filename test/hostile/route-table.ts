@@ -21,7 +21,8 @@ export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.meth
  * route added to a router is in the list without anyone editing the suite. HEAD, which the routers
  * add to every GET, is left to the generator's method choice. `/health` and `/metrics` are not a router's.
  */
-export function routeTable(
+/** Every route layer of the routers `createApiApp` mounts, with the area it is mounted in (no route is run). */
+export function mountedLayers(
   weir: Pick<Weir, 'url' | 'clock' | 'eventStore' | 'readStore' | 'commands' | 'projections'>,
 ) {
   const routers = httpRouters({
@@ -38,18 +39,22 @@ export function routeTable(
     adminToken: ADMIN_TOKEN,
     devnet: null,
   });
-  const routes: Route[] = [];
   // Every area httpRouters lists, so an area added there is in the table at once.
-  for (const [area, mounted] of Object.entries(routers) as [keyof Routers, Routers[keyof Routers]][]) {
-    const list = mounted === null ? [] : Array.isArray(mounted) ? mounted : [mounted];
-    for (const router of list) {
-      for (const layer of router.stack) {
-        if (typeof layer.path !== 'string')
-          throw new Error(`route table: a route path that is not a string in ${area}`);
-        // Router-level middleware (the admin token check) has no methods of its own.
-        for (const method of layer.methods) if (method !== 'HEAD') routes.push({ area, method, path: layer.path });
-      }
-    }
+  return (Object.entries(routers) as [keyof Routers, Routers[keyof Routers]][]).flatMap(([area, mounted]) =>
+    (mounted === null ? [] : Array.isArray(mounted) ? mounted : [mounted]).flatMap((router) =>
+      router.stack.map((layer) => ({ area, layer })),
+    ),
+  );
+}
+
+export function routeTable(
+  weir: Pick<Weir, 'url' | 'clock' | 'eventStore' | 'readStore' | 'commands' | 'projections'>,
+) {
+  const routes: Route[] = [];
+  for (const { area, layer } of mountedLayers(weir)) {
+    if (typeof layer.path !== 'string') throw new Error(`route table: a route path that is not a string in ${area}`);
+    // Router-level middleware (the admin token check) has no methods of its own.
+    for (const method of layer.methods) if (method !== 'HEAD') routes.push({ area, method, path: layer.path });
   }
   routes.push({ area: 'health', method: 'GET', path: '/health' }, { area: 'metrics', method: 'GET', path: '/metrics' });
   return routes;
