@@ -152,7 +152,62 @@ test('a payment beyond a completed session’s total sends checkout_session.over
   t.true(propertiesOf(document, dataObjectOf(document, 'checkout_session.overpayment')).includes('overpayment'));
 });
 
-test('an excess under 10^-8 after completion is neither shown nor announced; the transfer that makes amountOverpaid 0.00000001 sends checkout_session.overpayment once, as at completion', async (t) => {
+test('an overpayment counts once final: one reorged away while pending sends no checkout_session.overpayment; a final one is past reorgs, so amountOverpaid never goes back down and each webhook tells a greater one', async (t) => {
+  const { weir, api, receiver, chain } = await merchantWithReceiver(t, ['checkout_session.overpayment']);
+  const id = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
+  const shown = await reveal(weir, api, id);
+  const pay = payerTo(chain, shown.address);
+  await pay(shown.amountDueRaw, 8300);
+  await eventually(async () => ((await getSession(api, id)).status === 'complete' ? true : undefined), 'completion');
+  const tenth = BigInt(shown.amountDueRaw) / 10n;
+  // Sent over, its block reorged away and its height final in another: it never arrived.
+  const pendingOnly = await chain.transfer({
+    to: shown.address,
+    amount: tenth.toString(),
+    blockNumber: 8301,
+    blockHash: randomHash(),
+  });
+  await chain.reorg([{ number: 8301, hash: pendingOnly.blockHash }]);
+  await chain.final(8301, randomHash());
+  // Over and final; then a reorg message naming its block (no follower sends one past finality) takes nothing back.
+  const final = await pay(tenth.toString(), 8302);
+  await chain.reorg([{ number: 8302, hash: final.blockHash }]);
+  // A network's chain messages are handled in order: this one's webhook comes after all of the above.
+  const more = await pay((tenth / 2n).toString(), 8303);
+  const received = await receiver.waitFor((all) => all.some((hook) => hook.body.includes(more.transactionHash)));
+  const overpayments = received
+    .map((hook) => JSON.parse(hook.body) as Hook)
+    .filter((hook) => hook.type === 'checkout_session.overpayment');
+  // USDC has 6 decimals; amounts are shown in 10^8 units.
+  t.deepEqual(
+    overpayments.map((hook) => hook.data.object['amountOverpaid']),
+    [(tenth * 100n).toString(), ((tenth + tenth / 2n) * 100n).toString()],
+  );
+  t.deepEqual(
+    overpayments.map((hook) => (hook.data.object['overpayment'] as { transactionHash: string }).transactionHash),
+    [final.transactionHash, more.transactionHash],
+  );
+  const session = (await api.get<{ amountOverpaid: string }>(`/api/v1/checkout/sessions/${id}`)).body;
+  t.is(session.amountOverpaid, ((tenth + tenth / 2n) * 100n).toString());
+  // The log withdrew the pending transfer alone.
+  const log = await weir.eventStore.readStream(`checkout_session-${id}`);
+  const hashOf = new Map(
+    log
+      .filter((e) => e.type === 'PaymentDetected')
+      .map((e) => {
+        const { payment } = e.data as { payment: { transferId: string; transactionHash: string } };
+        return [payment.transferId, payment.transactionHash] as const;
+      }),
+  );
+  t.deepEqual(
+    log
+      .filter((e) => e.type === 'PaymentWithdrawn')
+      .map((e) => hashOf.get((e.data as { transferId: string }).transferId)),
+    [pendingOnly.transactionHash],
+  );
+});
+
+test('an excess under 10^-8 is neither shown nor announced, at completion or after it; the transfer that makes amountOverpaid 0.00000001 sends checkout_session.overpayment once', async (t) => {
   const { weir, api, receiver, chain } = await merchantWithReceiver(t, ['checkout_session.overpayment']);
   const request = sessionRequest('100000000', 1);
   request.lineItems.data[0]!.priceData.currency = 'dai';
@@ -174,15 +229,18 @@ test('an excess under 10^-8 after completion is neither shown nor announced; the
     await chain.final(blockNumber, blockHash);
     return transfer;
   };
-  await pay(shown.amountDueRaw, 8200);
-  await eventually(
-    async () => ((await getSession(api, made.id)).status === 'complete' ? true : undefined),
-    'completion',
-  );
-  // 1 wei over: 10^-18 DAI, nothing the API's amount can show.
+  // Completed 1 wei over: 10^-18 DAI, nothing the API's amount can show.
+  await pay((BigInt(shown.amountDueRaw) + 1n).toString(), 8200);
+  const completed = await eventually(async () => {
+    const session = (await api.get<{ status: string; amountOverpaid: string }>(`/api/v1/checkout/sessions/${made.id}`))
+      .body;
+    return session.status === 'complete' ? session : undefined;
+  }, 'completion');
+  t.is(completed.amountOverpaid, '0');
+  // 1 wei more after completion: still under 10^-8.
   await pay('1', 8201);
-  // 9,999,999,999 wei more: 10^10 wei over in all, 0.00000001 DAI.
-  const unit = await pay('9999999999', 8202);
+  // 9,999,999,998 wei more: 10^10 wei over in all, 0.00000001 DAI.
+  const unit = await pay('9999999998', 8202);
   const received = await receiver.waitFor((all) => all.some((hook) => hook.body.includes(unit.transactionHash)));
   const overpayments = received
     .map((hook) => JSON.parse(hook.body) as Hook)
@@ -191,7 +249,7 @@ test('an excess under 10^-8 after completion is neither shown nor announced; the
   t.is(overpayments[0]!.data.object['amountOverpaid'], '1');
   t.like(overpayments[0]!.data.object['overpayment'], {
     transactionHash: unit.transactionHash,
-    amountRaw: '9999999999',
+    amountRaw: '9999999998',
   });
   const session = (await api.get<{ amountOverpaid: string }>(`/api/v1/checkout/sessions/${made.id}`)).body;
   t.is(session.amountOverpaid, '1');
