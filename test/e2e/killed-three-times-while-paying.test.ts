@@ -2,14 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
-import { testTokenAbi } from '../../src/chain-ingest/evm/contracts/abis.ts';
-import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
-import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
 import { hardhatAccounts } from '../../src/chain-ingest/evm/devnet/hardhat-accounts.ts';
 import { SQLITE_EVENT_STORE_FILE } from '../../src/event-store/open-event-store.ts';
 import { settleWithin } from '../../src/shared/settle-within.ts';
-import { merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
+import { payingInBlocks, startTestDevnet } from '../support/evm-devnet.ts';
 import { openSessionEventCounts } from '../support/session-event-counts.ts';
 import { startNatsServer } from '../support/nats-server.ts';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.ts';
@@ -79,34 +75,11 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
   // The chain: a block a second with whatever is pending, so a batch of payments lands in one
   // block and blocks go on while Weir is down, as on a real network.
   const devnet = await startTestDevnet(t);
-  const { chainId, rpcUrl } = devnet.info;
-  const usdc = devnet.info.contracts.usdc;
-  const deployer = createEvmWriteClients({
-    rpcUrl,
-    chainId,
-    privateKey: devnetAccount(devnet.info, 'deployer').privateKey,
+  const { chainId } = devnet.info;
+  const { merchant, payBlock, merchantReceived } = await payingInBlocks(devnet, {
+    intervalMs: BLOCK_INTERVAL_MS,
+    morePayerKeys: [hardhatAccounts[5]!.privateKey, hardhatAccounts[6]!.privateKey],
   });
-  const payerKeys: Hex[] = [
-    ...devnet.info.accounts.filter((a) => a.role === 'payer').map((a) => a.privateKey),
-    hardhatAccounts[5]!.privateKey,
-    hardhatAccounts[6]!.privateKey,
-  ];
-  const payers = payerKeys.map((privateKey) => createEvmWriteClients({ rpcUrl, chainId, privateKey }));
-  for (const payer of payers.slice(2)) {
-    const hash = await deployer.walletClient.writeContract({
-      address: usdc,
-      abi: testTokenAbi,
-      functionName: 'mint',
-      args: [payer.walletClient.account.address, 1_000_000_000_000n],
-    });
-    await deployer.publicClient.waitForTransactionReceipt({ hash });
-  }
-  await devnet.rpc('evm_setAutomine', [false]);
-  await devnet.rpc('evm_setIntervalMining', [BLOCK_INTERVAL_MS]);
-  const merchant = merchantWallet(devnet.info);
-  const balanceOf = (owner: Address) =>
-    deployer.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
-  const merchantBefore = await balanceOf(merchant);
 
   const nats = await startNatsServer();
   t.teardown(() => nats.stop());
@@ -307,33 +280,14 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
 
   // Phase 2: pay in batches of 25 spread over the payers, each batch in one block; the second kill
   // right after batch k2 is mined, the next batch paid while Weir is down.
-  const nonces = await Promise.all(
-    payers.map((p) => p.publicClient.getTransactionCount({ address: p.walletClient.account.address })),
-  );
   let paid = 0;
   const payBatch = async (batch: number) => {
     await untilCreated((batch + 1) * BATCH, `payment batch ${batch + 1}`);
     const sessions = created.slice(batch * BATCH, (batch + 1) * BATCH);
-    const hashes = await Promise.all(
-      sessions.map((session, i) => {
-        const p = i % payers.length;
-        const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress);
-        return payers[p]!.walletClient.writeContract({
-          address: usdc,
-          abi: erc20Abi,
-          functionName: 'transfer',
-          args: [to, cents[session.index]! * 10_000n],
-          gas: 120_000n,
-          nonce: nonces[p]!++,
-        });
-      }),
-    );
-    for (const hash of hashes) {
-      const receipt = await deployer.publicClient
-        .waitForTransactionReceipt({ hash, timeout: remaining() })
-        .catch((error: unknown) => fail(`payment batch ${batch + 1}: ${hash} not mined (${String(error)})`));
-      if (receipt.status !== 'success') fail(`payment batch ${batch + 1}: ${hash} reverted`);
-    }
+    await payBlock(
+      sessions.map((session) => ({ session, amount: cents[session.index]! * 10_000n })),
+      remaining(),
+    ).catch((error: unknown) => fail(`payment batch ${batch + 1}: ${(error as Error).message}`));
     paid += sessions.length;
   };
   const completionsReceived = () => completedEventsBySession(receiver.received).size;
@@ -412,7 +366,7 @@ test('weir serve on NATS killed with SIGKILL three times while 300 sessions are 
   const paidTotal = cents.reduce((sum, c) => sum + c * 10_000n, 0n);
   for (;;) {
     const unswept = [...latest.values()].filter((s) => s.sweeps.length === 0).map((s) => s.id);
-    const received = (await balanceOf(merchant)) - merchantBefore;
+    const received = await merchantReceived();
     if (unswept.length === 0 && received === paidTotal) break;
     if (Date.now() > deadline)
       fail(`${unswept.length} sessions not swept; the merchant got ${received} of ${paidTotal}`);

@@ -84,9 +84,7 @@ test.serial('SOL by reference completes the session', async (t) => {
   const s = await w.session('sol', '50000000'); // 0.5 SOL
   const payer = await w.chain.newPayer();
   const signature = await payer.paySol(w.merchant, 500_000_000n, [w.referenceOf(s, 'sol')]);
-  await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'seen');
-  finalize(w);
-  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  const done = await w.seenThenFinalized(s.id, (x) => x.status === 'complete', 'completion');
   t.is(done.transactionHash, signature);
   t.is(done.paymentIntent.transactions[0]!.amountRaw, '500000000');
   // Recovery by signature answers the spec's outcome and credits nothing twice.
@@ -108,9 +106,7 @@ test.serial(
     const s = await w.session('usdc', '200000000'); // 2 USDC
     const payer = await w.chain.newPayer();
     const signature = await payer.payToken(usdcOf(w), w.merchant, 2_000_000n, [w.referenceOf(s, 'usdc')]);
-    await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'seen');
-    finalize(w);
-    await w.until(s.id, (x) => x.status === 'complete', 'completion');
+    await w.seenThenFinalized(s.id, (x) => x.status === 'complete', 'completion');
 
     const owner = { email: 'owner@solana.example', password: 'correct horse battery staple' };
     await createUser(w.weir.commands, { organizationId: w.organizationId, ...owner, role: 'owner', actor: 'cli' });
@@ -133,22 +129,16 @@ test.serial('a partial payment, then one that completes it; an overpayment is re
   const payer = await w.chain.newPayer();
   const reference = w.referenceOf(s, 'usdc');
   await payer.payToken(usdcOf(w), w.merchant, 4_000_000n, [reference]);
-  await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'the first part seen');
-  finalize(w);
-  const partial = await w.until(s.id, (x) => x.amountReceived === '400000000', 'partial');
+  const partial = await w.seenThenFinalized(s.id, (x) => x.amountReceived === '400000000', 'partial');
   t.is(partial.status, 'incomplete');
   t.is(partial.paymentStatus, 'unpaid');
   await payer.payToken(usdcOf(w), w.merchant, 6_000_000n, [reference]);
-  await w.until(s.id, (x) => x.paymentIntent.transactions.length === 2, 'the second part seen');
-  finalize(w);
-  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  const done = await w.seenThenFinalized(s.id, (x) => x.status === 'complete', 'completion', 2);
   t.is(done.amountReceived, '1000000000');
 
   const over = await w.session('usdc', '100000000'); // 1 USDC
   await payer.payToken(usdcOf(w), w.merchant, 3_000_000n, [w.referenceOf(over, 'usdc')]);
-  await w.until(over.id, (x) => x.paymentIntent.transactions.length === 1, 'seen');
-  finalize(w);
-  const overpaid = await w.until(over.id, (x) => x.status === 'complete', 'completion');
+  const overpaid = await w.seenThenFinalized(over.id, (x) => x.status === 'complete', 'completion');
   t.is(overpaid.amountOverpaid, '200000000');
 });
 
@@ -159,9 +149,7 @@ test.serial('two sessions with equal amounts never cross: each reference credits
   t.not(w.referenceOf(a, 'usdc'), w.referenceOf(b, 'usdc'));
   const payer = await w.chain.newPayer();
   const signature = await payer.payToken(usdcOf(w), w.merchant, 7_000_000n, [w.referenceOf(b, 'usdc')]);
-  await w.until(b.id, (x) => x.paymentIntent.transactions.length === 1, 'seen');
-  finalize(w);
-  const done = await w.until(b.id, (x) => x.status === 'complete', 'b completes');
+  const done = await w.seenThenFinalized(b.id, (x) => x.status === 'complete', 'b completes');
   t.is(done.transactionHash, signature);
   // Both sessions' references are polled in the same rounds: a after b completed is still untouched.
   const other = await w.get(a.id);
@@ -223,9 +211,7 @@ test.serial('killed between confirmed and finalized: completes once after the re
   // A later session completing proves the webhook queue moved past: still one completion for s.
   const later = await w.session('usdc', '100000000');
   await payer.payToken(usdcOf(w), w.merchant, 1_000_000n, [w.referenceOf(later, 'usdc')]);
-  await w.until(later.id, (x) => x.paymentIntent.transactions.length === 1, 'seen');
-  finalize(w);
-  await w.until(later.id, (x) => x.status === 'complete', 'later completes');
+  await w.seenThenFinalized(later.id, (x) => x.status === 'complete', 'later completes');
   await w.receiver.waitFor((all) =>
     all.some((h) => h.body.includes('"checkout_session.completed"') && h.body.includes(later.id)),
   );
@@ -239,9 +225,7 @@ test.serial('a payment after expiry is recorded as late', async (t) => {
   await w.until(s.id, (x) => x.status === 'expired', 'expiry');
   const payer = await w.chain.newPayer();
   await payer.payToken(usdcOf(w), w.merchant, 1_000_000n, [w.referenceOf(s, 'usdc')]);
-  await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'seen');
-  finalize(w);
-  const late = await w.until(s.id, (x) => x.amountReceived === '100000000', 'the late payment');
+  const late = await w.seenThenFinalized(s.id, (x) => x.amountReceived === '100000000', 'the late payment');
   t.is(late.status, 'expired');
   t.true(late.paymentIntent.transactions[0]!.late);
   await w.receiver.waitFor((all) =>

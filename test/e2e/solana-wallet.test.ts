@@ -74,9 +74,7 @@ test('a Solana wallet (Wallet Standard) pays the hosted checkout: signed by the 
     [{ chain: 'solana:localnet', account: payer.address }],
   );
   t.is(sent.length, 1);
-  await w.until(s.id, (x) => x.paymentIntent.transactions.length === 1, 'seen at confirmed');
-  w.chain.server.ledger.finalize();
-  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  const done = await w.seenThenFinalized(s.id, (x) => x.status === 'complete', 'completion');
   t.is(done.transactionHash, sent[0]!);
   t.is(done.paymentIntent.transactions[0]!.amountRaw, '12500000');
 });

@@ -3,10 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
-import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
-import { devnetAccount } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
-import { merchantWallet, startTestDevnet } from '../support/evm-devnet.ts';
+import { payingInBlocks, startTestDevnet } from '../support/evm-devnet.ts';
 import { openSessionEventCounts } from '../support/session-event-counts.ts';
 import { sharedInstanceKeys } from '../support/instance-keys.ts';
 import { startNatsServer } from '../support/nats-server.ts';
@@ -46,21 +43,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 test(`three weir serve on one NATS and one event store file, one killed -9 every ${KILL_EVERY_MS / 1000} s: ${SESSIONS} sessions complete once, swept once, their webhooks arrive, expiries fire once`, async (t) => {
   t.timeout(BUDGET_MS + 120_000, 'the three-instance run went past its budget');
   const devnet = await startTestDevnet(t);
-  const { chainId, rpcUrl } = devnet.info;
-  const usdc = devnet.info.contracts.usdc;
-  const deployer = createEvmWriteClients({
-    rpcUrl,
-    chainId,
-    privateKey: devnetAccount(devnet.info, 'deployer').privateKey,
-  });
-  const payerKeys: Hex[] = devnet.info.accounts.filter((a) => a.role === 'payer').map((a) => a.privateKey);
-  const payers = payerKeys.map((privateKey) => createEvmWriteClients({ rpcUrl, chainId, privateKey }));
-  await devnet.rpc('evm_setAutomine', [false]);
-  await devnet.rpc('evm_setIntervalMining', [1000]);
-  const merchant = merchantWallet(devnet.info);
-  const balanceOf = (owner: Address) =>
-    deployer.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
-  const merchantBefore = await balanceOf(merchant);
+  const { chainId } = devnet.info;
+  const { merchant, payBlock, merchantReceived } = await payingInBlocks(devnet, { intervalMs: 1000 });
 
   const nats = await startNatsServer();
   t.teardown(() => nats.stop());
@@ -216,33 +200,16 @@ test(`three weir serve on one NATS and one event store file, one killed -9 every
   const unpaid: Session[] = [];
   for (let i = 0; i < UNPAID; i++) unpaid.push(await create(SESSIONS + i, new Date(Date.now() + 65_000).toISOString()));
   const paid: Session[] = [];
-  const nonces = await Promise.all(
-    payers.map((p) => p.publicClient.getTransactionCount({ address: p.walletClient.account.address })),
-  );
   for (let first = 0; first < SESSIONS; first += BATCH) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(BATCH, SESSIONS - first) }, (_, k) => create(first + k)),
     );
     // Paid at once, whichever instance created them: the follower's owner reads no block before its
     // own read models have caught up with the log (watchedCurrent), so no payment goes unseen.
-    const hashes = await Promise.all(
-      batch.map((session, k) => {
-        const p = k % payers.length;
-        const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress);
-        return payers[p]!.walletClient.writeContract({
-          address: usdc,
-          abi: erc20Abi,
-          functionName: 'transfer',
-          args: [to, cents(first + k) * 10_000n],
-          gas: 120_000n,
-          nonce: nonces[p]!++,
-        });
-      }),
-    );
-    for (const hash of hashes) {
-      const receipt = await deployer.publicClient.waitForTransactionReceipt({ hash, timeout: 60_000 });
-      if (receipt.status !== 'success') fail(`payment ${hash} reverted`);
-    }
+    await payBlock(
+      batch.map((session, k) => ({ session, amount: cents(first + k) * 10_000n })),
+      60_000,
+    ).catch((error: unknown) => fail(`payment ${(error as Error).message}`));
     paid.push(...batch);
     await pause(BATCH_EVERY_MS);
   }
@@ -269,7 +236,7 @@ test(`three weir serve on one NATS and one event store file, one killed -9 every
   }
   const paidTotal = paid.reduce((sum, _s, i) => sum + cents(i) * 10_000n, 0n);
   for (;;) {
-    const received = (await balanceOf(merchant)) - merchantBefore;
+    const received = await merchantReceived();
     if (received === paidTotal) break;
     if (Date.now() > deadline) fail(`the merchant got ${received} of ${paidTotal}`);
     await pause(500);

@@ -156,11 +156,9 @@ test('partial then completing payment; an overpayment is recorded; a payment aft
 test('an empty eth_getLogs answer for the paying block is retried once the block is solidified, and the payment is credited once', async (t) => {
   const w = await startTronWeir(t, { finalizedDepth: DEPTH });
   const s = await w.session('usdt', '500000000'); // 5 USDT
-  const block = await w.nextBlock();
   // The node "misses" the logs of the paying block once: the follower's own read gets [].
-  w.tron.proxy.emptyLogs(block, block, 1);
-  const paid = await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), 5_000_000n);
-  t.is(paid.blockNumber, block);
+  const paid = await w.payUsdtUnlogged(s, 5_000_000n, 1);
+  const block = paid.blockNumber;
   await w.mine(DEPTH + 1);
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion through the solidified re-read');
   t.is(done.transactionHash, txIdOf(paid.hash));
@@ -214,11 +212,8 @@ test('a Tron wallet that fails its checksum, or a hex address, is a 400 naming t
 test('logs the node never answers for the paying block: the reconciler credits the deposit balance once, as found by reconciliation, and it is swept', async (t) => {
   const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { tronReconcileIntervalMs: 200 } });
   const s = await w.session('usdt', '700000000'); // 7 USDT
-  const block = await w.nextBlock();
   // Every eth_getLogs answer touching the paying block is [], the follower's and the solidified re-read's.
-  w.tron.proxy.emptyLogs(block, block, 1_000_000);
-  const paid = await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), 7_000_000n);
-  t.is(paid.blockNumber, block);
+  await w.payUsdtUnlogged(s, 7_000_000n);
   await w.mine(DEPTH + 1);
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion through reconciliation');
   t.is(done.amountReceived, '700000000');

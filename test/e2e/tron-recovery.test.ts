@@ -26,15 +26,6 @@ const eventTypes = async (w: World, id: string) =>
 const hooksFor = (w: World, type: string, id: string) =>
   w.receiver.received.filter((h) => h.body.includes(`"${type}"`) && h.body.includes(id));
 
-/** Pays USDT in a block whose logs the node never answers: every eth_getLogs answer touching it is [] (the follower's, the solidified re-read's). */
-async function payUnlogged(t: ExecutionContext, w: World, s: TronSession, amount: bigint) {
-  const block = await w.nextBlock();
-  w.tron.proxy.emptyLogs(block, block, 1_000_000);
-  const paid = await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), amount);
-  t.is(paid.blockNumber, block);
-  return paid;
-}
-
 function assertError(t: ExecutionContext, r: ApiResponse<unknown>, status: number, code: string, message: RegExp) {
   const body = r.body as ErrorBody;
   t.is(r.status, status, JSON.stringify(r.body));
@@ -45,7 +36,7 @@ function assertError(t: ExecutionContext, r: ApiResponse<unknown>, status: numbe
 test('a USDT payment whose logs the node never answers is recovered by its Tron id: in process, confirmed by the follower, complete; recovering again changes nothing', async (t) => {
   const w = await startTronWeir(t, { finalizedDepth: DEPTH });
   const s = await w.session('usdt', '2500000000'); // 25 USDT
-  const paid = await payUnlogged(t, w, s, 25_000_000n);
+  const paid = await w.payUsdtUnlogged(s, 25_000_000n);
   await eventually(
     async () => (w.tron.proxy.emptiedAnswers().length > 0 ? true : undefined),
     'the follower meeting the empty answer',
@@ -146,7 +137,7 @@ test('a TRX payment made while no Tron follower runs is recovered by its Tron id
 test('a USDT payment the reconciler credited from the deposit balance, recovered later by its id, is not counted twice', async (t) => {
   const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { tronReconcileIntervalMs: 200 } });
   const s = await w.session('usdt', '700000000'); // 7 USDT
-  const paid = await payUnlogged(t, w, s, 7_000_000n);
+  const paid = await w.payUsdtUnlogged(s, 7_000_000n);
   await w.mine(DEPTH + 1);
   const reconciled = await w.until(s.id, (x) => x.status === 'complete', 'completion through reconciliation');
   t.regex(reconciled.paymentIntent.transactions[0]!.transactionHash, /^reconciliation-[0-9a-f]{64}$/);

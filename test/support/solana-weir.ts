@@ -58,6 +58,20 @@ export async function startSolanaWeir(overrides: WeirOverrides = {}) {
     untilTimeoutMs: 20_000,
   });
   const { api, session, get, until } = shop;
+  /**
+   * For a payment just sent to session `id`: waits until the session shows `seen` transactions (the
+   * payment read at confirmed), lets the cluster finalize, then waits until `settled` holds.
+   */
+  const seenThenFinalized = async (
+    id: string,
+    settled: (s: SolanaSession) => boolean,
+    what: string,
+    seen = 1,
+  ): Promise<SolanaSession> => {
+    await until(id, (x) => x.paymentIntent.transactions.length === seen, `${what}: the payment seen at confirmed`);
+    chain.server.ledger.finalize();
+    return until(id, settled, what);
+  };
   /** The session's reference (its payment address) for `currency`. */
   const referenceOf = (s: SolanaSession, currency: string) =>
     s.addresses.find((a) => a.asset.currency === currency)!.paymentAddress as Address;
@@ -76,6 +90,7 @@ export async function startSolanaWeir(overrides: WeirOverrides = {}) {
     session,
     get,
     until,
+    seenThenFinalized,
     referenceOf,
     async restart(stopped?: () => Promise<void>) {
       const port = weir.port;

@@ -65,6 +65,19 @@ export async function startTronWeir(
   const { api, session, get, until } = shop;
   const addressOf = (s: TronSession, currency: string) =>
     s.addresses.find((a) => a.asset.currency === currency)!.paymentAddress;
+  /** The block a payment would land in next (anvil mines one block per transaction). */
+  const nextBlock = async () => (await chain.reader.getBlockNumber()) + 1n;
+  /**
+   * Pays `amount` USDT to session `s` in a block whose logs the node misses: the first `times`
+   * eth_getLogs answers touching it are [] (the follower's own read, then the solidified re-read's).
+   */
+  const payUsdtUnlogged = async (s: TronSession, amount: bigint, times = 1_000_000) => {
+    const block = await nextBlock();
+    chain.tron.proxy.emptyLogs(block, block, times);
+    const paid = await chain.payer().payTrc20(chain.tokens.usdt, addressOf(s, 'usdt'), amount);
+    t.is(paid.blockNumber, block);
+    return paid;
+  };
   /** A TRC-20 balance read through the proxy (T… addresses). */
   const tokenBalance = (token: string, owner: string) =>
     chain.reader.readContract({
@@ -90,8 +103,7 @@ export async function startTronWeir(
     until,
     addressOf,
     tokenBalance,
-    /** The block a payment would land in next (anvil mines one block per transaction). */
-    nextBlock: async () => (await chain.reader.getBlockNumber()) + 1n,
+    payUsdtUnlogged,
     async restart(overrides: WeirOverrides = {}) {
       const { dataDir, port } = weir;
       await weir.stop();
