@@ -34,13 +34,12 @@ export type SolanaReferences = {
   forget(network: string, reference: string): void;
 };
 
-export function createSolanaReferences(options: { closedGraceMs?: number } = {}): SolanaReferences {
-  const closedGraceMs = options.closedGraceMs ?? CLOSED_GRACE_MS;
+export function createSolanaReferences(): SolanaReferences {
   const byNetwork = new Map<string, Map<string, WatchedReference>>();
   const bySession = new Map<string, WatchedReference[]>();
   const pastGrace = (watched: Pick<WatchedReference, 'closedAt'>, now: number) =>
-    watched.closedAt !== null && now - watched.closedAt > closedGraceMs;
-  const references: SolanaReferences = {
+    watched.closedAt !== null && now - watched.closedAt > CLOSED_GRACE_MS;
+  const store: SolanaReferences = {
     of: (network) => [...(byNetwork.get(network)?.values() ?? [])],
     add(address) {
       const references = byNetwork.get(address.network) ?? new Map<string, WatchedReference>();
@@ -64,7 +63,7 @@ export function createSolanaReferences(options: { closedGraceMs?: number } = {})
     close(checkoutSessionId, at, now) {
       for (const watched of bySession.get(checkoutSessionId) ?? []) {
         watched.closedAt ??= at;
-        if (pastGrace(watched, now)) references.forget(watched.network, watched.reference);
+        if (pastGrace(watched, now)) store.forget(watched.network, watched.reference);
       }
     },
     pastGrace,
@@ -77,5 +76,5 @@ export function createSolanaReferences(options: { closedGraceMs?: number } = {})
       else bySession.set(watched.checkoutSessionId, left);
     },
   };
-  return references;
+  return store;
 }
