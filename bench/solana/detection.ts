@@ -175,7 +175,9 @@ async function pollingCost(sessions: number) {
     references,
     pollIntervalMs: 800,
     maxPollIntervalMs: 15_000,
+    // Both of the follower's clocks on the virtual time: rounds are scheduled on `now`, grace and `onRound` dated on `readClock`.
     now: () => now,
+    readClock: () => now,
     log: () => undefined,
     ...(WS ? { wsUrl: chain.server.wsUrl } : {}),
   });

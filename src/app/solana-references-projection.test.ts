@@ -147,3 +147,36 @@ test("a reference closed an hour ago on Weir's clock is still polled, whatever t
   weir.at = T0 + 25 * HOUR + 24 * HOUR + 1;
   t.deepEqual(await poll(), [], 'forgotten 24 h after it closed');
 });
+
+test('at start, a reference closed more than 24 h ago is not added (loaded or replayed): the first round would only drop it', async (t) => {
+  const store = createSqliteReadStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  // Weir starts 25 h after T0; one session expired at T0 (stored), one at T0 (replayed), one an hour ago (stored).
+  const weir = { at: T0 + 25 * HOUR };
+  const sessions = store.collection(COLLECTIONS.checkoutSessions);
+  for (const [id, expiredAt, reference] of [
+    ['cs-old', T0, 'RefO1111111111111111111111111111111111111'],
+    ['cs-recent', weir.at - HOUR, 'RefN1111111111111111111111111111111111111'],
+  ] as const)
+    await sessions.put({
+      ...sessionFixture({ id, status: 'expired', expiredAt: iso(expiredAt), addresses: [address(id, reference)] }),
+      _id: id,
+    });
+  const replayed = 'cs-replayed-old';
+  const created = sessionFixture({
+    id: replayed,
+    addresses: [address(replayed, 'RefP1111111111111111111111111111111111111')],
+  });
+  const references = createSolanaReferences();
+  const projection = solanaReferencesProjection(references, ['solana-devnet'], () => weir.at);
+  await projection.load(store);
+  await projection.apply(eventOf(replayed, 'CheckoutSessionCreated', { session: created }, T0 - HOUR), store);
+  await projection.apply(eventOf(replayed, 'CheckoutSessionExpired', { at: iso(T0) }, T0), store);
+  const watched = () =>
+    references
+      .of('solana-devnet')
+      .map((w) => w.checkoutSessionId)
+      .sort();
+  t.deepEqual(watched(), ['cs-recent'], 'only the one within its grace is watched, before any round');
+  t.deepEqual(await followerOf(references, weir, () => weir.at)(), watched(), 'the first round drops nothing more');
+});

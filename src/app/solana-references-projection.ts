@@ -29,7 +29,8 @@ const CLOSED: Partial<Record<CheckoutSessionStatus, 'completedAt' | 'expiredAt' 
  *
  * A reference is closed at the time the log records (on Weir's clock, which the follower measures
  * the grace period on), never at this start's: a restart gives no closed reference a new grace
- * period. `now` (Weir's clock) only stands in for a record that lacks it.
+ * period, and one that closed past the grace (loaded or replayed at start) is not kept for the
+ * first round to drop. `now` (Weir's clock) otherwise only stands in for a record that lacks a time.
  */
 export function solanaReferencesProjection(
   references: SolanaReferences,
@@ -48,7 +49,8 @@ export function solanaReferencesProjection(
       if (event.type === 'CheckoutSessionCreated') {
         addAll((event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' }).data.session.addresses);
       } else if (CLOSING.has(event.type)) {
-        references.close(event.streamId.slice('checkout_session-'.length), closedAtOf(event.metadata.occurredAt, now));
+        const id = event.streamId.slice('checkout_session-'.length);
+        references.close(id, closedAtOf(event.metadata.occurredAt, now), now());
       }
     },
     async load(store) {
@@ -67,7 +69,7 @@ export function solanaReferencesProjection(
         for (const session of page) {
           addAll(session.addresses);
           const closed = CLOSED[session.status];
-          if (closed) references.close(session.id, closedAtOf(session[closed], now));
+          if (closed) references.close(session.id, closedAtOf(session[closed], now), now());
         }
         if (page.length < LOAD_PAGE) return;
         after = page[page.length - 1]!._id;

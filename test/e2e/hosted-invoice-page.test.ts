@@ -1,11 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import type { Page } from 'playwright-core';
-import { axeOf, launchChromium } from '../support/chromium.ts';
+import { axeOf, launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
 type Window = { __violations: string[] };
@@ -101,8 +100,8 @@ test('the invoice page in Chromium: a document at 390 px and 1280 px without sid
   t.is((await api.post(`/api/v1/invoices/${invoice.body.id}/finalize`)).status, 200);
   const url = `${weir.url}/invoices/${invoice.body.id}`;
 
-  const shots = process.env.INVOICE_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'weir-invoice-shots-')));
-  t.log(`screenshots in ${shots}`);
+  // INVOICE_SCREENSHOTS keeps them where asked; otherwise only a failing run keeps them.
+  const shots = process.env.INVOICE_SCREENSHOTS ?? (await screenshotFolder(t, 'weir-invoice-shots-'));
   const browser = await launchChromium(t);
   for (const width of [390, 1280]) {
     const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();

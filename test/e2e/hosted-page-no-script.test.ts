@@ -1,9 +1,8 @@
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 test('with JavaScript off the payer chooses the asset by a plain form, sees the amount, address, QR and time left, pays, and a reload shows it paid', async (t) => {
@@ -33,11 +32,10 @@ test('with JavaScript off the payer chooses the asset by a plain form, sees the 
   t.is(await page.locator('#qr svg').count(), 1);
   t.regex((await page.locator('#countdown').textContent()) ?? '', /^Expires in \d+ (h \d+ )?min \(at \d\d:\d\d UTC\)$/);
   t.true(await page.getByRole('link', { name: 'reload it' }).isVisible());
-  const shots = join(tmpdir(), 'weir-hosted-no-script');
-  await page.screenshot({ path: `${shots}-390.png`, fullPage: true });
+  const shots = await screenshotFolder(t, 'weir-hosted-no-script-');
+  await page.screenshot({ path: join(shots, '390.png'), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: `${shots}-1280.png`, fullPage: true });
-  t.log(`screenshots: ${shots}-390.png, ${shots}-1280.png`);
+  await page.screenshot({ path: join(shots, '1280.png'), fullPage: true });
 
   const chain = chainPublisher(weir.bus);
   const block = randomHash();

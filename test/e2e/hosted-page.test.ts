@@ -1,10 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 test('the hosted page shows the order, reveals the address and QR for the chosen asset, follows the status live and redirects on completion', async (t) => {
@@ -49,7 +48,7 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
   t.is(await page.locator('#address').textContent(), session.addresses[0]!.paymentAddress);
   t.is(await page.locator('#due').textContent(), '2.5');
   t.is(await page.locator('#qr svg').count(), 1);
-  await page.screenshot({ path: join(tmpdir(), 'weir-hosted-checkout.png') });
+  await page.screenshot({ path: join(await screenshotFolder(t, 'weir-hosted-checkout-'), 'checkout.png') });
 
   const chain = chainPublisher(weir.bus);
   const block = randomHash();

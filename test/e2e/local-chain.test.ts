@@ -127,25 +127,27 @@ test('local chain rolled back behind Weir (anvil lost blocks it had not written)
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const env = { WEIR_LOCAL_CHAIN: 'on' };
   const stateFile = join(dataDir, 'local-chain', 'state.json');
-  const setUp = await spawnWeir({ dataDir, env });
-  t.teardown(() => setUp.kill());
-  const created = (
-    await apiClient(setUp.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', { name: 'Shop' })
-  ).body;
-  const info = parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')));
-  await apiClient(setUp.url, created.testSecretKey).post('/api/v1/organization/withdrawal-addresses', {
-    chainId: 31337,
-    address: merchantWallet(info),
-  });
-  await setUp.kill('SIGTERM');
-  const older = await readFile(stateFile);
-
   const paying = await spawnWeir({ dataDir, env });
   t.teardown(() => paying.kill());
+  const created = (
+    await apiClient(paying.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', { name: 'Shop' })
+  ).body;
+  const info = parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')));
   let api = apiClient(paying.url, created.testSecretKey);
-  const payer = devnetPayer(
-    parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8'))),
-  );
+  await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: merchantWallet(info) });
+  const payer = devnetPayer(info);
+  // anvil writes its state every second: the one from before the payments (the deployment and funding,
+  // nothing after) is what an anvil that died before writing them would come back with.
+  const deployedUpTo = Number(await payer.clients.publicClient.getBlockNumber());
+  const older = await eventually(async () => {
+    const text = await readFile(stateFile, 'utf8').catch(() => '');
+    try {
+      return (JSON.parse(text) as { best_block_number?: number }).best_block_number === deployedUpTo ? text : undefined;
+    } catch {
+      return undefined; // not written yet, or read while anvil was writing it
+    }
+  }, 'anvil wrote its state after the deployment');
+
   for (let i = 0; i < 3; i++) {
     const session = (await api.post<Session>('/api/v1/checkout/sessions', usdcSession)).body;
     await payer.payToken(

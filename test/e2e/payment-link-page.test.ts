@@ -1,7 +1,6 @@
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { SUPPORT_LINK } from '../support/hosted-pages.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
@@ -51,7 +50,8 @@ test("a payer fills a payment link's form in a browser, is told what is wrong, c
   ]);
   t.is(await page.getByLabel('Email').getAttribute('aria-invalid'), 'true');
   t.is(await page.getByLabel('Name').inputValue(), 'Grace Hopper', 'what the payer typed is kept');
-  await page.screenshot({ path: join(tmpdir(), 'weir-payment-link-refused.png') });
+  const shots = await screenshotFolder(t, 'weir-payment-link-');
+  await page.screenshot({ path: join(shots, 'refused.png') });
 
   // A suggested amount fills the amount; good input goes to the checkout page of a new session.
   await page.getByRole('button', { name: '15.00 USDC' }).click();
@@ -62,7 +62,7 @@ test("a payer fills a payment link's form in a browser, is told what is wrong, c
   await page.waitForURL(new RegExp(`^${weir.url}/checkout/[0-9a-f-]{36}$`));
   t.is(await page.locator('#amount').textContent(), '15.00');
   t.regex((await page.locator('main').textContent()) ?? '', /Support the roastery × 1/);
-  await page.screenshot({ path: join(tmpdir(), 'weir-payment-link-checkout.png') });
+  await page.screenshot({ path: join(shots, 'checkout.png') });
 
   const sessionId = page.url().split('/').pop()!;
   const session = (

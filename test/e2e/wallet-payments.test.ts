@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import test, { type ExecutionContext } from 'ava';
@@ -8,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { getAddress } from 'viem';
 import { createJsonRpc } from '../../src/chain-ingest/evm/devnet/json-rpc.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { devnetPayer } from '../support/evm-devnet.ts';
 import { injectedWallet, type WalletWindow } from '../support/injected-wallet.ts';
@@ -59,11 +58,9 @@ async function world(t: ExecutionContext, price = { currency: 'usdc', unitAmount
   return { devnet, weir, session, usdc, get, until, page, shopUrl };
 }
 
-/** A screenshot to look at (not an assertion), under the system's temporary folder. */
+/** A screenshot to look at (not an assertion), kept when the test fails (see screenshotFolder). */
 async function screenshot(t: ExecutionContext, page: Page, name: string) {
-  const path = join(tmpdir(), name);
-  await page.screenshot({ path, fullPage: true });
-  t.log(`screenshot: ${path}`);
+  await page.screenshot({ path: join(await screenshotFolder(t, 'weir-wallet-'), name), fullPage: true });
 }
 
 test('"Pay with test wallet" completes a checkout in the browser without any wallet software', async (t) => {

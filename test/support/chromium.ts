@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -30,12 +30,24 @@ export async function launchChromium(t: ExecutionContext): Promise<Browser> {
 }
 
 /**
- * The page as it is now at 1280 and 390 px: a full-page screenshot of each (in a new folder, its
- * path logged) and axe run at each width, asserting no serious or critical violation.
+ * A new folder under the temp dir for a test's screenshots: removed when the test passes, kept (its
+ * path logged) when it fails, so a passing run leaves nothing behind and a failing one its pictures.
+ */
+export async function screenshotFolder(t: ExecutionContext, prefix: string): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), prefix));
+  t.teardown(async () => {
+    if (t.passed) await rm(folder, { recursive: true, force: true });
+    else t.log(`screenshots kept: ${folder}`);
+  });
+  return folder;
+}
+
+/**
+ * The page as it is now at 1280 and 390 px: a full-page screenshot of each (in a screenshotFolder)
+ * and axe run at each width, asserting no serious or critical violation.
  */
 export async function screenshotsWithAxe(t: ExecutionContext, page: Page, name: string): Promise<void> {
-  const shots = await mkdtemp(join(tmpdir(), `weir-${name}-page-`));
-  t.log(`screenshots: ${shots}`);
+  const shots = await screenshotFolder(t, `weir-${name}-page-`);
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });

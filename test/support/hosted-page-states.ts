@@ -1,14 +1,12 @@
 import { createServer } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_SESSION_LIFETIME_MS } from '../../src/actors/create-checkout-session.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { chainPublisher, randomHash } from './chain-publisher.ts';
-import { axeOf, launchChromium } from './chromium.ts';
+import { axeOf, launchChromium, screenshotFolder } from './chromium.ts';
 import { SUPPORT_LINK } from './hosted-pages.ts';
 import { createMerchant, startTestWeir } from './weir-harness.ts';
 
@@ -142,8 +140,7 @@ export async function checkoutInEveryState(t: ExecutionContext, width: number): 
     { name: 'invoice-not-found', url: `${weir.url}/invoices/${unknown}/pay`, status: 404 },
   ];
 
-  const shots = await mkdtemp(join(tmpdir(), 'weir-hosted-states-'));
-  t.log(`screenshots: ${shots}`);
+  const shots = await screenshotFolder(t, 'weir-hosted-states-');
   const browser: Browser = await launchChromium(t);
   const chain = chainPublisher(weir.bus);
   let block = 100;

@@ -85,10 +85,10 @@ type Owed = { slot: bigint; reference: string };
  * node no longer knows once the cluster finalized past its slot is withdrawn (`reorg`).
  *
  * A reference with nothing new backs off (×1.5 per empty poll, up to `maxPollIntervalMs`), so an
- * idle session costs a few calls a minute; a closed session's reference is polled for
- * `closedGraceMs` more (late and overpayments), then forgotten. Nothing is checkpointed: after a
- * restart every reference is read from its start again and what was published is published again
- * (the bus and the matcher drop the repeats).
+ * idle session costs a few calls a minute; a closed session's reference is polled for a grace
+ * more (late and overpayments; `references.pastGrace`, the rule Weir's start applies too), then
+ * forgotten. Nothing is checkpointed: after a restart every reference is read from its start
+ * again and what was published is published again (the bus and the matcher drop the repeats).
  *
  * With `wsUrl` (the network's `ws://`/`wss://` endpoint) each reference is also subscribed to
  * (`logsSubscribe` by mention at the `seen` commitment, and at `final` while it has a payment owed
@@ -103,7 +103,6 @@ export function createSolanaFollower(deps: {
   references: SolanaReferences;
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
-  closedGraceMs?: number;
   now?: () => number;
   /**
    * Called after each round, with the `readClock()` time the chain is read through for every open
@@ -139,7 +138,6 @@ export function createSolanaFollower(deps: {
   const readClock = deps.readClock ?? now;
   const log: Log = deps.log ?? ((line: string) => console.warn(`[solana ${network.network}] ${line}`));
   const maxInterval = deps.maxPollIntervalMs ?? Math.max(deps.pollIntervalMs, 15_000);
-  const closedGraceMs = deps.closedGraceMs ?? 24 * 3600_000;
   const { seen, final } = network.commitment;
   const polls = new Map<string, Poll>();
   const owed = new Map<string, Owed>();
@@ -388,7 +386,7 @@ export function createSolanaFollower(deps: {
     const names = new Set<string>(watchedNow.map((w) => w.reference));
     for (const reference of polls.keys()) if (!names.has(reference)) polls.delete(reference);
     for (const watched of watchedNow) {
-      if (watched.closedAt !== null && startedAt - watched.closedAt > closedGraceMs) {
+      if (references.pastGrace(watched, startedAt)) {
         references.forget(network.network, watched.reference);
         polls.delete(watched.reference);
         continue;

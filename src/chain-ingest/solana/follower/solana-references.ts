@@ -14,13 +14,22 @@ export type WatchedReference = {
   closedAt: number | null;
 };
 
+/** How long a closed session's reference is still polled after it closed (late and overpayments). */
+export const CLOSED_GRACE_MS = 24 * 3600_000;
+
 /** The references the Solana followers poll, per network, in memory (case kept: base58). */
 export type SolanaReferences = {
   of(network: string): WatchedReference[];
   add(
     address: Pick<SessionAddress, 'network' | 'paymentAddress' | 'merchantAddress' | 'asset' | 'checkoutSessionId'>,
   ): void;
-  close(checkoutSessionId: string, at: number): void;
+  /**
+   * The session closed at `at`; `now` is Weir's clock. A session that closed past the grace (one
+   * loaded or replayed at start) is forgotten at once: the first round would only drop it.
+   */
+  close(checkoutSessionId: string, at: number, now: number): void;
+  /** Whether `watched` closed more than the grace before `now` (Weir's clock): the one rule, at start and in rounds. */
+  pastGrace(watched: Pick<WatchedReference, 'closedAt'>, now: number): boolean;
   /** Stop polling a reference (closed long enough ago). */
   forget(network: string, reference: string): void;
 };
@@ -28,7 +37,9 @@ export type SolanaReferences = {
 export function createSolanaReferences(): SolanaReferences {
   const byNetwork = new Map<string, Map<string, WatchedReference>>();
   const bySession = new Map<string, WatchedReference[]>();
-  return {
+  const pastGrace = (watched: Pick<WatchedReference, 'closedAt'>, now: number) =>
+    watched.closedAt !== null && now - watched.closedAt > CLOSED_GRACE_MS;
+  const store: SolanaReferences = {
     of: (network) => [...(byNetwork.get(network)?.values() ?? [])],
     add(address) {
       const references = byNetwork.get(address.network) ?? new Map<string, WatchedReference>();
@@ -49,9 +60,13 @@ export function createSolanaReferences(): SolanaReferences {
       references.set(address.paymentAddress, watched);
       bySession.set(address.checkoutSessionId, [...(bySession.get(address.checkoutSessionId) ?? []), watched]);
     },
-    close(checkoutSessionId, at) {
-      for (const watched of bySession.get(checkoutSessionId) ?? []) watched.closedAt ??= at;
+    close(checkoutSessionId, at, now) {
+      for (const watched of bySession.get(checkoutSessionId) ?? []) {
+        watched.closedAt ??= at;
+        if (pastGrace(watched, now)) store.forget(watched.network, watched.reference);
+      }
     },
+    pastGrace,
     forget(network, reference) {
       const watched = byNetwork.get(network)?.get(reference);
       if (!watched) return;
@@ -61,4 +76,5 @@ export function createSolanaReferences(): SolanaReferences {
       else bySession.set(watched.checkoutSessionId, left);
     },
   };
+  return store;
 }
