@@ -22,7 +22,8 @@ export type CheckoutSessionCommand =
   | { type: 'CreateCheckoutSession'; session: CheckoutSession }
   | { type: 'SelectPaymentMethod'; addressId: string }
   | { type: 'RecordTransfer'; payment: RecordedTransfer }
-  | { type: 'WithdrawTransfer'; transferId: string; reason: string }
+  /** `settled`: the matcher's final at the greatest height it was seen at named another block (see `SessionPayment.settled`). */
+  | { type: 'WithdrawTransfer'; transferId: string; reason: string; settled?: true }
   /** `blockHash`: the final block it was mined in, one it was seen in (absent: the block it is in now). */
   | { type: 'ConfirmTransfer'; transferId: string; blockHash?: string }
   | { type: 'ReinstateTransfer'; transferId: string; blockHash: string }
@@ -248,9 +249,14 @@ export function decideCheckoutSession(
     }
     case 'WithdrawTransfer': {
       const payment = session.payments.find((p) => p.transferId === command.transferId);
-      const gone = command.reason === NOT_IN_FINAL_BLOCK;
-      // One the session still waits for after a reorg is gone once its height is final in another block.
-      const givenUp = payment?.status === 'withdrawn' && payment.mayReturn === true && gone;
+      const settles = command.settled === true;
+      const gone = settles || command.reason === NOT_IN_FINAL_BLOCK;
+      // One the session still waits for after a reorg is gone once its height is final in another
+      // block; one it no longer waits for is recorded settled then, once: finals look for it no more.
+      const givenUp =
+        payment?.status === 'withdrawn' &&
+        gone &&
+        (payment.mayReturn === true || (settles && payment.settled !== true));
       if (!payment || !(payment.status === 'pending' || givenUp)) return [];
       // Paid in time and taken away by a reorg alone: its transaction may be mined again (the mempool
       // keeps it), and it would count on time, so the session waits for it rather than expire.
@@ -262,6 +268,7 @@ export function decideCheckoutSession(
           reason: command.reason,
           at: ctx.now,
           ...(mayReturn ? { mayReturn: true as const } : {}),
+          ...(settles ? { settled: true as const } : {}),
         },
       };
       // The expiry timer that fired while it was pending will not fire again: a session past its
@@ -314,6 +321,7 @@ export function decideCheckoutSession(
         seenIn: _seenIn,
         mayReturn: _mayReturn,
         failureSent: _failureSent,
+        settled: _settled,
         ...transfer
       } = payment;
       const detected = detection(session, { ...transfer, blockNumber: block.number, blockHash: block.hash }, ctx.now);

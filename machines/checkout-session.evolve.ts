@@ -138,8 +138,9 @@ export function evolveCheckoutSession(
       // Waited for only while this withdrawal says it may be mined again (a later one ends that).
       const payments = session.payments.map((p) => {
         if (p.transferId !== event.data.transferId) return p;
-        const { mayReturn: _mayReturn, failureSent: _failureSent, ...rest } = p;
-        if (!event.data.mayReturn) return { ...rest, status: 'withdrawn' as const };
+        const { mayReturn: _mayReturn, failureSent: _failureSent, settled: _settled, ...rest } = p;
+        if (!event.data.mayReturn)
+          return { ...rest, status: 'withdrawn' as const, ...(event.data.settled ? { settled: true as const } : {}) };
         // Logs from before the rule may tell payment_failed with the withdrawal that awaits it back.
         return {
           ...rest,

@@ -213,6 +213,65 @@ test('a withdrawal is no failed payment while another payment is still pending, 
   );
 });
 
+test('a final that ends a transfer settles it once, awaited back or not, pending or withdrawn: nothing then changes it but its being mined again, counted once', (t) => {
+  const settle = { type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK, settled: true } as const;
+  const history = [created(), detected('t1', '300000000')];
+  // Pending: withdrawn and settled at once.
+  t.deepEqual(given(history).when(settle, NOW), [
+    {
+      type: 'PaymentWithdrawn',
+      data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: NOW, paymentFailed: true, settled: true },
+    },
+  ]);
+  // Awaited back: given up and settled.
+  const awaited = [
+    ...history,
+    ...given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: 'reorg' }, NOW),
+  ];
+  t.deepEqual(given(awaited).when(settle, NOW), given(history).when(settle, NOW));
+  // Withdrawn past expiry, not awaited: a final changed nothing of it, but now records it settled, once.
+  const late = [...history, expired];
+  const notAwaited: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't1', reason: 'reorg', at: AFTER_EXPIRY },
+  };
+  const settled = given([...late, notAwaited]).when(settle, AFTER_EXPIRY);
+  t.deepEqual(settled, [
+    {
+      type: 'PaymentWithdrawn',
+      data: { transferId: 't1', reason: NOT_IN_FINAL_BLOCK, at: AFTER_EXPIRY, settled: true },
+    },
+  ]);
+  const after = [...late, notAwaited, ...settled];
+  t.like(given(after).state().context.session, {
+    status: 'expired',
+    payments: [{ status: 'withdrawn', settled: true }],
+  });
+  t.deepEqual(given(after).when(settle, AFTER_EXPIRY), []);
+  t.deepEqual(given(after).when({ type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK }, NOW), []);
+  // A withdrawal by a reorg records nothing settled (a Solana slot finalized without it may yet hold it).
+  t.false(
+    'settled' in
+      given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK }, NOW)[0]!.data,
+  );
+  // Mined again in a new block: detected again as a new transfer (settled no more), late, counted once.
+  const again = { ...paymentFixture('t1', '300000000'), blockNumber: 12, blockHash: '0xb10e' };
+  const detectedAgain = given(after).when({ type: 'RecordTransfer', payment: again }, AFTER_EXPIRY);
+  t.deepEqual(
+    detectedAgain.map((e) => e.type),
+    ['PaymentDetected'],
+  );
+  const counted = given([...after, ...detectedAgain]).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY);
+  t.deepEqual(
+    counted.map((e) => e.type),
+    ['PaymentConfirmed', 'LatePaymentReceived'],
+  );
+  const session = given([...after, ...detectedAgain, ...counted]).state().context.session!;
+  t.like(session.payments, [{ status: 'confirmed', blockHash: '0xb10e', late: true }]);
+  t.is(session.payments[0]!.settled, undefined);
+  t.deepEqual(given([...after, ...detectedAgain, ...counted]).when(settle, AFTER_EXPIRY), []);
+});
+
 test('given a withdrawn transfer, when it is confirmed, then nothing (it can never count)', (t) => {
   const withdrawn: CheckoutSessionEvent = {
     type: 'PaymentWithdrawn',

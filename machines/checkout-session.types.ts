@@ -180,6 +180,13 @@ export type SessionPayment = {
    * Absent otherwise.
    */
   failureSent?: true;
+  /**
+   * Withdrawn, and a final block at every height it was seen at is another (the matcher's final
+   * gives it up): no final can bring it back, so finals look for it no more. Mined again in a new
+   * block, it is detected again as any withdrawn transfer. Absent otherwise (a reorg's withdrawal,
+   * even one past finality: a Solana slot finalized without it may yet turn out to hold it).
+   */
+  settled?: true;
 };
 
 /** A block a transfer was seen in. */
@@ -359,9 +366,11 @@ export type CheckoutSessionEvent =
        * transfer is awaited back): the withdrawal that gives it up carries it instead. Never on a
        * withdrawal the session expires with: the expiry's `payment_intent.canceled` tells the end
        * (logs written before this rule may hold it in either case). `mayReturn`: the transfer may be mined again and the
-       * session waits for it (see `SessionPayment.mayReturn`); absent otherwise.
+       * session waits for it (see `SessionPayment.mayReturn`); absent otherwise. `settled`: a final
+       * block at every height it was seen at is another (see `SessionPayment.settled`); absent
+       * otherwise, and in events written before it existed.
        */
-      data: { transferId: string; reason: string; at: string; paymentFailed?: true; mayReturn?: true };
+      data: { transferId: string; reason: string; at: string; paymentFailed?: true; mayReturn?: true; settled?: true };
     }
   | { type: 'PaymentConfirmed'; data: { transferId: string; at: string } }
   | { type: 'TransferAlreadyReconciled'; data: { transfer: ReconciledTransfer } }

@@ -71,11 +71,12 @@ test('reorgs and finals find the transfers of a block named in another case, as 
   const intents = createPaymentIntents({ readStore, commands: noCommands, projections: { waitFor: async () => {} } });
   const ids = (found: { transferId: string }[]) => found.map((p) => p.transferId);
   t.deepEqual(ids(await intents.pendingInBlocks('devnet', ['0xB5AB', '0xffff'])), ['pending']);
-  t.deepEqual(ids(await intents.withdrawnSeenIn('devnet', '0xB6AB')), ['withdrawn']);
-  t.deepEqual(ids(await intents.withdrawnSeenIn('devnet', '0xb5cd')), ['withdrawn']);
+  // By hash alone (a height it was not seen at): the block it is in, or one it was in before.
+  t.deepEqual(ids(await intents.withdrawnAtFinal('devnet', { number: 99, hash: '0xB6AB' })), ['withdrawn']);
+  t.deepEqual(ids(await intents.withdrawnAtFinal('devnet', { number: 99, hash: '0xb5cd' })), ['withdrawn']);
   // A hash is matched whole, never as a pattern.
   t.deepEqual(ids(await intents.pendingInBlocks('devnet', ['0xb5a.', '0xb5'])), []);
-  t.deepEqual(ids(await intents.withdrawnSeenIn('devnet', '.*')), []);
+  t.deepEqual(ids(await intents.withdrawnAtFinal('devnet', { number: 99, hash: '.*' })), []);
 });
 
 test('a final finds a pending transfer by any height it was seen at (a missed reorg moved it to another block), with the blocks it was seen in', async (t) => {
@@ -110,7 +111,7 @@ test('a final finds a pending transfer by any height it was seen at (a missed re
   );
 });
 
-test('a final finds a withdrawn transfer awaited back by any height it was seen at (mined again lower after a reorg), with the blocks it was seen in', async (t) => {
+test('a final finds a withdrawn transfer awaited back by any height it was seen at (mined again lower after a reorg), with the blocks it was seen in; a settled one never', async (t) => {
   const readStore = createEmbeddedReadStore();
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const tenant = { organizationId: 'org-1', environment: 'test', checkoutSessionId: 's-1' };
@@ -131,10 +132,23 @@ test('a final finds a withdrawn transfer awaited back by any height it was seen 
     status: 'pending',
     ...tenant,
   });
+  // Given up by the final of its height: no final reads it again, whether at its height or naming its block.
+  await payments.put({
+    _id: 'settled',
+    network: 'devnet',
+    blockNumber: 6,
+    blockHash: '0xd6',
+    status: 'settled',
+    seenIn: [{ number: 5, hash: '0xd5' }],
+    ...tenant,
+  });
   const intents = createPaymentIntents({ readStore, commands: noCommands, projections: { waitFor: async () => {} } });
-  for (const height of [5, 6])
-    t.deepEqual(await intents.withdrawnAtHeight('devnet', height), [
+  for (const block of [
+    { number: 5, hash: '0xd5' },
+    { number: 6, hash: '0xd6' },
+  ])
+    t.deepEqual(await intents.withdrawnAtFinal('devnet', block), [
       { transferId: 'awaited', blockNumber: 5, blockHash: '0xb5', seenIn: [{ number: 6, hash: '0xa6' }], ...tenant },
     ]);
-  t.deepEqual(await intents.withdrawnAtHeight('devnet', 7), []);
+  t.deepEqual(await intents.withdrawnAtFinal('devnet', { number: 7, hash: '0xd6' }), []);
 });

@@ -1,6 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
-import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
+import { NOT_IN_FINAL_BLOCK, type CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { transferId } from '../chain-ingest/chain-messages.ts';
 import type { PaymentIntents, PaymentTarget, PendingPayment, RecoveryReads } from '../chain-ingest/payment-intents.ts';
@@ -101,22 +101,20 @@ export function createPaymentIntents(deps: {
       await caughtUp();
       return pending(await payments.find({ network, status: 'pending', ...seenAtHeight(blockNumber) }));
     },
-    async withdrawnAtHeight(network, blockNumber) {
+    async withdrawnAtFinal(network, block) {
       await caughtUp();
-      return pending(await payments.find({ network, status: 'withdrawn', ...seenAtHeight(blockNumber) }));
-    },
-    async withdrawnSeenIn(network, blockHash) {
-      await caughtUp();
-      const hash = anyOfHashes([blockHash]);
-      return pending(
-        await payments.find({ network, status: 'withdrawn', $or: [{ blockHash: hash }, { 'seenIn.hash': hash }] }),
-      );
+      // One read of the withdrawn ones (settled ones are not among them): seen in the block, or at its height.
+      const hash = anyOfHashes([block.hash]);
+      const seen = [{ blockHash: hash }, { 'seenIn.hash': hash }, ...seenAtHeight(block.number).$or];
+      return pending(await payments.find({ network, status: 'withdrawn', $or: seen }));
     },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),
     confirmTransfer: (target, transferId, blockHash, causationId) =>
       send(target, { type: 'ConfirmTransfer', transferId, blockHash }, causationId),
     withdrawTransfer: (target, transferId, reason, causationId) =>
       send(target, { type: 'WithdrawTransfer', transferId, reason }, causationId),
+    giveUpTransfer: (target, transferId, causationId) =>
+      send(target, { type: 'WithdrawTransfer', transferId, reason: NOT_IN_FINAL_BLOCK, settled: true }, causationId),
     reinstateTransfer: (target, transferId, blockHash, causationId) =>
       send(target, { type: 'ReinstateTransfer', transferId, blockHash }, causationId),
   };
@@ -138,7 +136,9 @@ export function createRecoveryReads(deps: {
     targetAt: targetLookup(depositAddresses),
     session: (checkoutSessionId) => sessions.get(checkoutSessionId),
     async paymentStatus(transferId) {
-      return (await payments.get(transferId))?.status ?? null;
+      const status = (await payments.get(transferId))?.status ?? null;
+      // Settled is withdrawn for good: recovery tells the two apart no more than the session does.
+      return status === 'settled' ? 'withdrawn' : status;
     },
     async recordedIndexes(network, transactionHash) {
       // A chain payment's id is its transfer id, network:hash:index: the transaction's are one range

@@ -1,6 +1,10 @@
 // A transfer seen in several blocks at several heights (reorgs A→B→A with B lower than A): finals,
-// coming in height order, give it up only at the greatest height it was seen at.
+// coming in height order, give it up only at the greatest height it was seen at. Given up, it is
+// settled: finals send it nothing more and read it no more, and only its being mined again counts it.
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import test, { type ExecutionContext } from 'ava';
+import type { WeirOverrides } from '../app/start-weir.ts';
+import { COLLECTIONS, type ChainPaymentDoc } from '../projections/collections.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { eventually } from '../../test/support/api-client.ts';
 import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
@@ -13,12 +17,12 @@ type Session = {
   amountReceived: string;
   addresses: { paymentAddress: string }[];
   paymentIntent: { status: string; transactions: { status: string; late: boolean }[] };
-  payments: { status: string; blockNumber: number; blockHash: string }[];
+  payments: { status: string; blockNumber: number; blockHash: string; late: boolean }[];
 };
 
-async function setup(t: ExecutionContext) {
+async function setup(t: ExecutionContext, overrides: WeirOverrides = {}) {
   const clock = createManualClock(Date.parse('2026-06-01T00:00:00Z'));
-  const weir = await startTestWeir(t, {}, { clock });
+  const weir = await startTestWeir(t, {}, { clock, ...overrides });
   const merchant = await createMerchant(weir.url);
   const create = async () => (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
   const session = await create();
@@ -123,4 +127,68 @@ test("awaited back, its last block's height already final in another, the final 
     'never given up: the session waits for it forever',
   );
   t.is(after.status, 'expired', 'past expiresAt with nothing left to wait for');
+});
+
+test('finals send a withdrawn transfer a command only while it changes something, and read none whose fate is settled; one settled and mined again later counts once', async (t) => {
+  const spans = new InMemorySpanExporter();
+  const { weir, session, chain, to, until, clock, drained } = await setup(t, { spanExporter: spans });
+  // Paid in time, each reorged away and awaited back; then each height final in another block gives it up.
+  const awaited = [10, 11, 12];
+  for (const height of awaited) {
+    const block = randomHash();
+    await chain.transfer({ to, amount: '1000000', blockNumber: height, blockHash: block });
+    await chain.reorg([{ number: height, hash: block }]);
+  }
+  await until((s) => s.payments.length === 3 && s.payments.every((p) => p.status === 'withdrawn'), 'awaited back');
+  clock.set(Date.parse('2026-06-01T02:00:00Z'));
+  for (const height of awaited) await chain.final(height, randomHash());
+  await until((s) => s.status === 'expired', 'given up past expiresAt: the session expires with the last');
+  // Late ones: some reorged away (the session waits for none of them), some never in their final block.
+  const reorged = [20, 21, 22].map((height) => ({ height, block: randomHash(), transactionHash: randomHash() }));
+  for (const { height, block, transactionHash } of reorged) {
+    await chain.transfer({ to, amount: '1000000', blockNumber: height, blockHash: block, transactionHash });
+    await chain.reorg([{ number: height, hash: block }]);
+  }
+  const missed = [30, 31, 32];
+  for (const height of missed)
+    await chain.transfer({ to, amount: '1000000', blockNumber: height, blockHash: randomHash() });
+  await until((s) => s.payments.length === 9, 'the late transfers');
+  spans.reset();
+  for (const height of [...reorged.map((r) => r.height), ...missed]) await chain.final(height, randomHash());
+  // Every final again (a redelivery, or a recovery's): nothing left to do.
+  for (const height of [...awaited, ...reorged.map((r) => r.height), ...missed])
+    await chain.final(height, randomHash());
+  await drained();
+  await until((s) => s.payments.every((p) => p.status === 'withdrawn'), 'all withdrawn');
+
+  const withdrawals = spans
+    .getFinishedSpans()
+    .filter((s) => s.attributes['weir.command'] === 'WithdrawTransfer')
+    .map((s) => (s.attributes['weir.log_position'] === undefined ? 'no-op' : 'recorded'));
+  // One per transfer at its height's final: the missed ones withdrawn, the reorged ones settled.
+  t.deepEqual(withdrawals, Array(6).fill('recorded'), 'no WithdrawTransfer that changes nothing');
+  const payments = weir.readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  t.is(
+    await payments.count({ status: 'withdrawn' }),
+    0,
+    'the withdrawn transfers finals read hold none whose fate is settled',
+  );
+  t.is(await payments.count({ checkoutSessionId: session.id }), 9, 'settled, not forgotten');
+
+  // Mined again, in a block above every final so far: detected again and counted once, late.
+  const again = { ...reorged[0]!, height: 40, block: randomHash() };
+  await chain.transfer({
+    to,
+    amount: '1000000',
+    blockNumber: again.height,
+    blockHash: again.block,
+    transactionHash: again.transactionHash,
+  });
+  await chain.final(again.height, again.block);
+  const counted = await until((s) => s.payments.some((p) => p.status === 'confirmed'), 'the transfer mined again');
+  t.deepEqual(
+    counted.payments.filter((p) => p.status === 'confirmed').map((p) => [p.blockHash, p.late]),
+    [[again.block, true]],
+  );
+  t.is(counted.payments.length, 9);
 });

@@ -193,21 +193,24 @@ export function createMatcher(deps: {
     for (const payment of await intents.pendingAtHeight(message.network, message.blockNumber)) {
       if (sightingsOf(payment).some(isFinal))
         await intents.confirmTransfer(payment, payment.transferId, message.blockHash, messageId);
-      else if (goneAt(payment))
-        await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
+      else if (goneAt(payment)) await intents.giveUpTransfer(payment, payment.transferId, messageId);
     }
+    const withdrawn = await intents.withdrawnAtFinal(message.network, {
+      number: message.blockNumber,
+      hash: message.blockHash,
+    });
     // A transfer withdrawn with this very block was mined after all (the chain came back to the
     // block, or a lagging node had called it gone), maybe after being mined again in a block since
     // reorged away too (A→B→A); its transfer message again would be ignored (a block it was seen
     // in) or dropped by the bus (same id), so its block's final credits it.
-    for (const payment of await intents.withdrawnSeenIn(message.network, message.blockHash))
+    for (const payment of withdrawn.filter((p) => sightingsOf(p).some(isFinal)))
       await intents.reinstateTransfer(payment, payment.transferId, message.blockHash, messageId);
     // One withdrawn that was seen at this height in another block only, and at none above, is gone
-    // for good: a session that still waited for it to be mined again (paid in time) stops waiting.
-    // Seen higher too (mined again lower after a reorg, A→B→A), that height's final decides.
-    for (const payment of await intents.withdrawnAtHeight(message.network, message.blockNumber)) {
-      if (goneAt(payment)) await intents.withdrawTransfer(payment, payment.transferId, NOT_IN_FINAL_BLOCK, messageId);
-    }
+    // for good: a session that still waited for it to be mined again (paid in time) stops waiting,
+    // and either way it is settled, so no final reads it again. Seen higher too (mined again lower
+    // after a reorg, A→B→A), that height's final decides.
+    for (const payment of withdrawn.filter(goneAt))
+      await intents.giveUpTransfer(payment, payment.transferId, messageId);
   }
 
   async function handle(network: string, raw: BusMessage): Promise<void> {

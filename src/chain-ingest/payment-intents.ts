@@ -39,17 +39,21 @@ export type PaymentIntents = {
   pendingInBlocks(network: string, blockHashes: readonly string[]): Promise<PendingPayment[]>;
   /** Pending transfers of `network` seen at height `blockNumber` (in whichever block, last or before: `seenIn`). */
   pendingAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
-  /** Transfers of `network` withdrawn after a reorg seen at height `blockNumber` (in the block they were in last, or before: `seenIn`). */
-  withdrawnAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
   /**
-   * Transfers of `network` withdrawn after a reorg that were seen in the block `blockHash`: the last
-   * block they were in, or one they were in before being mined again elsewhere (`seenIn`).
+   * Transfers of `network` withdrawn after a reorg, and not settled, that were seen in `block` or at
+   * its height: in the block they were in last, or one they were in before (`seenIn`). A final reads
+   * them once, to credit again those seen in it and to give up those it ends.
    */
-  withdrawnSeenIn(network: string, blockHash: string): Promise<PendingPayment[]>;
+  withdrawnAtFinal(network: string, block: SeenBlock): Promise<PendingPayment[]>;
   recordTransfer(target: PaymentTarget, payment: CreditedTransfer, causationId: string): Promise<void>;
   /** Confirms a pending transfer mined in the final block `blockHash`: its last block or one it was seen in before. */
   confirmTransfer(target: PaymentTarget, transferId: string, blockHash: string, causationId: string): Promise<void>;
   withdrawTransfer(target: PaymentTarget, transferId: string, reason: string, causationId: string): Promise<void>;
+  /**
+   * Withdraws for good a transfer, pending or withdrawn, that a final block at every height it was
+   * seen at is another of: it is settled (`SessionPayment.settled`), and finals read it no more.
+   */
+  giveUpTransfer(target: PaymentTarget, transferId: string, causationId: string): Promise<void>;
   /** Credits again a withdrawn transfer whose block `blockHash` (its last or an earlier one) is final: detected and confirmed at once. */
   reinstateTransfer(target: PaymentTarget, transferId: string, blockHash: string, causationId: string): Promise<void>;
 };

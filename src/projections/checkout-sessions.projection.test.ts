@@ -68,6 +68,60 @@ test('a transfer seen again after a reorg (A, then B) reads with its first detec
   });
 });
 
+test('a withdrawn transfer a final settled leaves the withdrawn chain payments finals read, for good until mined again (projection v10); one a reorg withdrew stays among them', async (t) => {
+  const session = sessionFixture();
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  const stream = `checkout_session-${session.id}`;
+  const at = '2026-01-01T01:00:00.000Z';
+  append(stream, created(session));
+  append(stream, detected('t-1', '100000000'));
+  append(stream, detected('t-2', '100000000'));
+  append(stream, { type: 'PaymentWithdrawn', data: { transferId: 't-1', reason: 'reorg', at, mayReturn: true } });
+  append(stream, { type: 'PaymentWithdrawn', data: { transferId: 't-2', reason: 'not in the final block', at } });
+  const store = createEmbeddedReadStore();
+  const payments = store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  const apply = async () => {
+    for (const event of events.splice(0)) await checkoutSessionsProjection.apply(event, store);
+  };
+  await apply();
+  t.deepEqual((await payments.find({ status: 'withdrawn' })).map((p) => p._id).sort(), ['t-1', 't-2']);
+  append(stream, {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't-1', reason: 'not in the final block', at, settled: true },
+  });
+  await apply();
+  t.like(await payments.get('t-1'), { status: 'settled' });
+  t.deepEqual(
+    (await payments.find({ status: 'withdrawn' })).map((p) => p._id),
+    ['t-2'],
+  );
+  // The session keeps it withdrawn; the API shows no more than that.
+  const doc = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(session.id);
+  t.like(doc?.payments[0], { status: 'withdrawn', settled: true });
+  t.false('settled' in publicCheckoutSession(doc!).payments[0]!);
+  // Mined again in another block: pending again.
+  append(stream, {
+    type: 'PaymentDetected',
+    data: {
+      payment: {
+        ...paymentFixture('t-1', '100000000'),
+        blockNumber: 12,
+        blockHash: '0xb10e',
+        status: 'pending',
+        detectedAt: at,
+        confirmedAt: null,
+        late: false,
+      },
+    },
+  });
+  await apply();
+  t.like(await payments.get('t-1'), {
+    status: 'pending',
+    blockHash: '0xb10e',
+    seenIn: [{ number: 10, hash: '0xb10c' }],
+  });
+});
+
 test("a subscription session given only customerData names the customer its subscription was created with; one naming its own, another's or another organization's is left as it was", async (t) => {
   const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
   const subscriptionOf = (sessionId: string, subscriptionId: string) =>

@@ -35,7 +35,9 @@ export const checkoutSessionsProjection: Projection = {
   // says so (`failureSent`), so giving it up tells no second time.
   // 8: a session's customerDetails keeps the tax ids its customerData gave (`taxIds`).
   // 9: each discount amount keeps its coupon's id (`discountAmounts[].couponId`), as the discount recorded it.
-  version: 9,
+  // 10: a withdrawn transfer that the final at every height it was seen at gave up is `settled`,
+  // no longer `withdrawn`, in chain payments: finals read the withdrawn ones only.
+  version: 10,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,
@@ -100,7 +102,8 @@ export const checkoutSessionsProjection: Projection = {
       case 'PaymentConfirmed': {
         const payments = store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
         const doc = await payments.get(typed.data.transferId);
-        if (doc) await payments.put({ ...doc, status: typed.type === 'PaymentWithdrawn' ? 'withdrawn' : 'confirmed' });
+        const status = typed.type === 'PaymentConfirmed' ? 'confirmed' : typed.data.settled ? 'settled' : 'withdrawn';
+        if (doc) await payments.put({ ...doc, status });
         return;
       }
       case 'CheckoutSessionPartiallyPaid':

@@ -40,7 +40,12 @@ export type ChainPaymentDoc = ReadDocument & {
   network: string;
   blockNumber: number;
   blockHash: string;
-  status: 'pending' | 'confirmed' | 'withdrawn';
+  /**
+   * `withdrawn`: a final may yet bring it back (its block's) or give it up; `settled`: withdrawn,
+   * a final block at every height it was seen at another (`SessionPayment.settled`), so finals,
+   * which read the withdrawn ones, no longer read it.
+   */
+  status: 'pending' | 'confirmed' | 'withdrawn' | 'settled';
   /** The other blocks it was seen in before a reorg took each away (see `SessionPayment.seenIn`); absent when one. */
   seenIn?: { number: number; hash: string }[];
   checkoutSessionId: string;

@@ -102,14 +102,16 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     discounts: session.discounts.map(shownDiscount),
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
     // back, are the matcher's bookkeeping: a payment shows the block it is in and its status.
-    payments: session.payments.map(({ seenIn: _seenIn, mayReturn: _mayReturn, failureSent: _failureSent, ...p }) => ({
-      ...p,
-      transactionHash: shownHashOn(p.chainId, p.transactionHash),
-      blockHash: shownHashOn(p.chainId, p.blockHash),
-      fromAddress: shownAddress(p.fromAddress),
-      toAddress: shownAddress(p.toAddress),
-      asset: shownAsset(p.asset),
-    })),
+    payments: session.payments.map(
+      ({ seenIn: _seenIn, mayReturn: _mayReturn, failureSent: _failureSent, settled: _settled, ...p }) => ({
+        ...p,
+        transactionHash: shownHashOn(p.chainId, p.transactionHash),
+        blockHash: shownHashOn(p.chainId, p.blockHash),
+        fromAddress: shownAddress(p.fromAddress),
+        toAddress: shownAddress(p.toAddress),
+        asset: shownAsset(p.asset),
+      }),
+    ),
     // Documents from before sweeps were recorded hold none.
     ...(session.sweeps && {
       sweeps: session.sweeps.map((sweep) => ({
