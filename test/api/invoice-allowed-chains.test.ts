@@ -16,7 +16,9 @@ type Invoice = {
   paymentMethods: { chainIds: number[]; assetIds: string[] };
   paymentSetting: { allowedChains: { chainId: number }[]; preferredChainId: number | null } | null;
 };
-type InvoiceSession = Session & { paymentSetting: { allowedChains: { chainId: number }[] } };
+type InvoiceSession = Session & {
+  paymentSetting: { allowedChains: { chainId: number }[]; preferredChainId: number | null };
+};
 
 /** A Weir offering Base Sepolia besides the test network (no follower runs), a merchant paid on both, and a customer. */
 async function merchantOnTwoChains(t: ExecutionContext) {
@@ -48,6 +50,7 @@ async function offeredChains(weir: { url: string }, api: Api, invoiceId: string)
   return {
     addresses: [...new Set(session.addresses.map((a) => a.asset.chainId))].sort(),
     allowedChains: session.paymentSetting.allowedChains.map((c) => c.chainId).sort(),
+    preferredChainId: session.paymentSetting.preferredChainId,
   };
 }
 
@@ -72,10 +75,12 @@ test('paymentSetting.allowedChains restricts a new invoice, shows in its answer,
   t.deepEqual(await offeredChains(weir, api, created.body.id), {
     addresses: [BASE_SEPOLIA],
     allowedChains: [BASE_SEPOLIA],
+    preferredChainId: null,
   });
   t.deepEqual(await offeredChains(weir, api, open.body.id), {
     addresses: [TEST_CHAIN, BASE_SEPOLIA],
     allowedChains: [TEST_CHAIN, BASE_SEPOLIA],
+    preferredChainId: null,
   });
 });
 
@@ -96,7 +101,11 @@ test("paymentSetting.allowedChains on update replaces a draft's networks and kee
   t.deepEqual(moved.body.paymentSetting?.allowedChains, [{ chainId: TEST_CHAIN }]);
 
   t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
-  t.deepEqual(await offeredChains(weir, api, draft.id), { addresses: [TEST_CHAIN], allowedChains: [TEST_CHAIN] });
+  t.deepEqual(await offeredChains(weir, api, draft.id), {
+    addresses: [TEST_CHAIN],
+    allowedChains: [TEST_CHAIN],
+    preferredChainId: null,
+  });
 
   const other = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems })).body;
   await api.put(`/api/v1/invoices/${other.id}`, { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] } });
@@ -161,4 +170,88 @@ test('allowedChains naming a chain without a payment method, or other networks t
     400,
     { field: 'paymentSetting.allowedChains[0].withdrawalAddress' },
   );
+});
+
+test("paymentSetting.preferredChainId, one of the invoice's networks, shows in its answer and is the pay page session's preferred chain", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const created = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems,
+    paymentSetting: {
+      allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }],
+      preferredChainId: BASE_SEPOLIA,
+    },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  t.like(created.body.paymentSetting, { preferredChainId: BASE_SEPOLIA });
+  t.false('preferredChainId' in created.body, 'shown in its payment setting only');
+  const copy = await api.post<Invoice>(`/api/v1/invoices/${created.body.id}/duplicate`);
+  t.like(copy.body.paymentSetting, {
+    preferredChainId: BASE_SEPOLIA,
+    allowedChains: created.body.paymentSetting?.allowedChains,
+  });
+
+  // Without a restriction, any network with a payment method may be preferred; an update changes it.
+  const open = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems })).body;
+  t.is(open.paymentSetting?.preferredChainId, null, "the organization's, which has none");
+  const preferred = await api.put<Invoice>(`/api/v1/invoices/${open.id}`, {
+    paymentSetting: { preferredChainId: TEST_CHAIN },
+  });
+  t.is(preferred.status, 200, JSON.stringify(preferred.body));
+  t.like(preferred.body.paymentSetting, { preferredChainId: TEST_CHAIN, allowedChains: [] });
+
+  for (const id of [created.body.id, open.id]) t.is((await api.post(`/api/v1/invoices/${id}/finalize`)).status, 200);
+  t.deepEqual(await offeredChains(weir, api, created.body.id), {
+    addresses: [TEST_CHAIN, BASE_SEPOLIA],
+    allowedChains: [TEST_CHAIN, BASE_SEPOLIA],
+    preferredChainId: BASE_SEPOLIA,
+  });
+  t.is((await offeredChains(weir, api, open.id)).preferredChainId, TEST_CHAIN);
+});
+
+test("a preferredChainId that is not one of the invoice's networks is a 400 naming it, with nothing written", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const notAllowed = {
+    field: 'paymentSetting.preferredChainId',
+    message: /chain 84532 is not one of the invoice's networks \(7357\)/,
+  };
+  for (const networks of [
+    { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: BASE_SEPOLIA } },
+    { paymentMethods: { chainIds: [TEST_CHAIN] }, paymentSetting: { preferredChainId: BASE_SEPOLIA } },
+  ])
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post('/api/v1/invoices', { customerId, lineItems, ...networks }),
+      notAllowed,
+    );
+  // Without a restriction, a network without a payment method.
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/invoices', { customerId, lineItems, paymentSetting: { preferredChainId: 11_155_111 } }),
+    {
+      field: 'paymentSetting.preferredChainId',
+      message: /chain 11155111 is not one of the invoice's networks \(7357, 84532\)/,
+    },
+  );
+
+  // Narrowing a draft's networks away from its preferred chain.
+  const draft = (
+    await api.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      lineItems,
+      paymentSetting: { preferredChainId: BASE_SEPOLIA },
+    })
+  ).body;
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/invoices/${draft.id}`, { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] } }),
+    { ...notAllowed, message: /sending it with the new networks/ },
+  );
+  const moved = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: TEST_CHAIN },
+  });
+  t.like(moved.body.paymentSetting, { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: TEST_CHAIN });
 });

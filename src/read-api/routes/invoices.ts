@@ -87,6 +87,7 @@ function invoiceFieldsOf(body: InvoiceBody, nowMs: number, current: Invoice | nu
     recurring: body.recurring,
     collectionMethod: body.collectionMethod,
     paymentMethods: paymentMethodsOf(body, current),
+    preferredChainId: body.paymentSetting?.preferredChainId,
     reminders: body.reminders,
     metadata: body.metadata,
   }).filter(([, value]) => value !== undefined);
@@ -262,6 +263,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const paymentSettingId = org ? org.id : null;
     // The reference shows an invoice's networks as its payment setting's allowedChains.
     const allowedChains = doc.paymentMethods.chainIds.map((chainId) => ({ chainId }));
+    const preferred = doc.preferredChainId === undefined ? {} : { preferredChainId: doc.preferredChainId };
     return {
       ...view,
       lineItems: { ...view.lineItems, data },
@@ -269,18 +271,27 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       // Renewals are finalized and sent by Weir; a series' first invoice (which names its subscription too) by the merchant.
       autoAdvance: doc.billingReason === 'subscription_cycle',
       paymentSettingId,
-      paymentSetting: org ? { id: org.id, ...org.paymentSetting, allowedChains } : null,
+      paymentSetting: org ? { id: org.id, ...org.paymentSetting, ...preferred, allowedChains } : null,
     };
   }
   const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
 
   /**
    * Each of `paymentSetting.allowedChains` must have a payment method of the organization (a
-   * withdrawal address), as a checkout session pays only to one: else the invoice could never be paid there.
+   * withdrawal address, as a session pays only to one), else the invoice could never be paid there;
+   * and a preferred chain sent, or kept while the networks change, must be one of the invoice's
+   * networks as they will be (without a restriction: one with a payment method).
    */
-  const assertAllowedChainsPayable = async (ctx: ApiContext, body: InvoiceBody): Promise<void> => {
-    const allowed = body.paymentSetting?.allowedChains;
-    if (!allowed?.length) return;
+  const assertNetworksPayable = async (
+    ctx: ApiContext,
+    body: InvoiceBody,
+    next: Pick<Invoice, 'paymentMethods' | 'preferredChainId'>,
+    networksChange: boolean,
+  ): Promise<void> => {
+    const allowed = body.paymentSetting?.allowedChains ?? [];
+    const sentPreferred = body.paymentSetting?.preferredChainId;
+    const preferred = sentPreferred !== undefined || networksChange ? next.preferredChainId : undefined;
+    if (allowed.length === 0 && preferred === undefined) return;
     const { tenant } = ctx.state;
     const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
     const withMethod = [...new Set(org?.withdrawalAddresses.map((w) => w.chainId))];
@@ -292,6 +303,12 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         NO_PAYMENT_METHOD,
       );
     });
+    const networks = next.paymentMethods.chainIds.length > 0 ? next.paymentMethods.chainIds : withMethod;
+    if (preferred === undefined || networks.includes(preferred)) return;
+    throw new ValidationError(
+      'paymentSetting.preferredChainId',
+      `chain ${preferred} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${sentPreferred === undefined ? ', sending it with the new networks' : ''}`,
+    );
   };
 
   const load = async (ctx: ApiContext, id: string): Promise<InvoiceDoc> => {
@@ -477,7 +494,15 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const now = new Date(nowMs).toISOString();
       await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
-      await assertAllowedChainsPayable(ctx, body);
+      await assertNetworksPayable(
+        ctx,
+        body,
+        {
+          paymentMethods: fields.paymentMethods ?? { chainIds: [], assetIds: [] },
+          preferredChainId: fields.preferredChainId,
+        },
+        fields.paymentMethods !== undefined,
+      );
       const dueDate = fields.dueDate ?? daysAfterIssue(DEFAULT_DAYS_UNTIL_DUE, fields.issueDate ?? null, nowMs);
       assertDueDateFits({ dueDate, issueDate: fields.issueDate ?? null }, now, dueField(body));
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
@@ -560,7 +585,15 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       const nowMs = deps.clock.now();
       const changes: InvoiceChanges = invoiceFieldsOf(body, nowMs, invoice);
-      await assertAllowedChainsPayable(ctx, body);
+      await assertNetworksPayable(
+        ctx,
+        body,
+        {
+          paymentMethods: changes.paymentMethods ?? invoice.paymentMethods,
+          preferredChainId: changes.preferredChainId ?? invoice.preferredChainId,
+        },
+        changes.paymentMethods !== undefined,
+      );
       if (changes.dueDate !== undefined || changes.issueDate !== undefined)
         assertDueDateFits(
           {
@@ -773,6 +806,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         recurring: source.recurring,
         collectionMethod: source.collectionMethod,
         paymentMethods: source.paymentMethods,
+        ...(source.preferredChainId === undefined ? {} : { preferredChainId: source.preferredChainId }),
         reminders: source.reminders,
         metadata: { ...source.metadata },
       };

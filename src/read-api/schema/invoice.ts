@@ -9,7 +9,7 @@ import { isUuid } from '../../shared/ids.ts';
 import { TAX_TYPES } from '../../shared/tax.ts';
 import { parseIsoInstant } from '../instant-range.ts';
 import { integer, PriceSchema } from './catalog.ts';
-import { chainIdField } from './checkout-session.ts';
+import { allowedChainFields } from './checkout-session.ts';
 import { LineItemsInput, type LineItemsRequest } from './checkout-session-create.ts';
 import { CUSTOMER_EXAMPLE, CustomerSchema } from './customer.ts';
 import {
@@ -276,17 +276,13 @@ const ignoredInvoiceFields = {
 
 /**
  * The reference's `paymentSetting`: its `allowedChains` are the invoice's networks, one restriction
- * with `paymentMethods.chainIds` (the route reconciles the two); the rest is the organization's.
+ * with `paymentMethods.chainIds` (the route reconciles the two), and `preferredChainId` one of them.
  */
 const InvoicePaymentSettingInput = objectField({
   allowedChains: optional(
     arrayOf(
       objectField({
-        chainId: chainIdField('is required'),
-        ...unsupported(
-          ['withdrawalAddress', 'withdrawalAddresses'],
-          "payments go to the organization's withdrawal address for the network; Weir neither redirects nor splits an invoice's",
-        ),
+        ...allowedChainFields("an invoice's"),
         // The reference itself uses it only for checkout sessions.
         ...ignored(
           ['blacklistCurrencies'],
@@ -300,16 +296,20 @@ const InvoicePaymentSettingInput = objectField({
       'The networks the invoice may be paid on, each with a payment method of the organization (else 400 naming it). Empty or absent: every network with one. The same restriction as `paymentMethods.chainIds`: sending both with different networks is a 400 naming both',
     example: [{ chainId: 137 }],
   }),
-  ...ignored(
-    ['preferredChainId', 'preferredCurrency', 'allowSwap'],
-    "the invoice's pay page preselects the organization's preferred network (PUT /organization/payment-setting) and offers no swap",
-  ),
-}).openapi('InvoicePaymentSettingInput', { example: { allowedChains: [{ chainId: 137 }] } });
+  preferredChainId: optional(integer({ min: 1 })).openapi({
+    description:
+      "The network the pay page's checkout session prefers: one of the invoice's networks (else 400). Default: the organization's",
+    example: 137,
+  }),
+  ...ignored(['preferredCurrency'], "the payer picks among the network's assets in the invoice's currency"),
+  ...ignored(['allowSwap'], 'Weir takes the payment in the asset paid: it does no swaps'),
+}).openapi('InvoicePaymentSettingInput', { example: { allowedChains: [{ chainId: 137 }], preferredChainId: 137 } });
 
 /** The invoice fields create and update share after the others: the reference's payment setting. */
 const paymentSettingField = {
   paymentSetting: optional(InvoicePaymentSettingInput).openapi({
-    description: "The reference's form of `paymentMethods.chainIds`: `allowedChains` restricts the networks",
+    description:
+      "The invoice's networks in the reference's form (`allowedChains`, as `paymentMethods.chainIds`) and the preferred one; the rest of the payment setting is the organization's",
   }),
 };
 
