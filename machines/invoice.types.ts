@@ -95,6 +95,8 @@ export type Invoice = {
   /** The subscription this invoice bills a period of (its first invoice, or a renewal), or null. */
   subscriptionId: string | null;
   paymentMethods: InvoicePaymentMethods;
+  /** The network its pay page's session prefers, among its networks; absent: the organization's preferred one. */
+  preferredChainId?: number;
   reminders: InvoiceReminderSettings;
   metadata: Record<string, string>;
   status: InvoiceStatus;
@@ -144,6 +146,7 @@ export type InvoiceChanges = Partial<
     | 'recurring'
     | 'collectionMethod'
     | 'paymentMethods'
+    | 'preferredChainId'
     | 'reminders'
     | 'metadata'
   >

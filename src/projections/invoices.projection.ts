@@ -43,7 +43,8 @@ export const invoicesProjection: Projection = {
   // 9: it names it from its finalize on (`withSubscription`), as its webhooks do, not once the subscription exists.
   // 10: an invoice paid before `InvoicePaid` recorded the chain takes it from its checkout session.
   // 11: a midnight due date in events an older Weir wrote (no `dueIsInstant`) is that whole day, as then.
-  version: 11,
+  // 12: an invoice holds the `preferredChainId` its payment setting was sent with.
+  version: 12,
   collections: [INVOICES, COLLECTIONS.timers],
   categories: ['invoice'],
   async apply(event, store) {
@@ -110,8 +111,15 @@ export const shownInvoiceHash = (invoice: Pick<Invoice, 'transactionHash' | 'tra
 
 /** The invoice as merchants see it (API responses and webhook payloads), with the reference API's aliases. */
 export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: number }) {
-  // The chain of its transaction only decides how the hash is shown.
-  const { environment: _environment, _id, _revision, transactionChainId: _chain, ...rest } = invoice;
+  // The chain of its transaction only decides how the hash is shown; its preferred chain is shown in its payment setting.
+  const {
+    environment: _environment,
+    _id,
+    _revision,
+    transactionChainId: _chain,
+    preferredChainId: _preferred,
+    ...rest
+  } = invoice;
   return {
     ...rest,
     object: 'invoice' as const,

@@ -157,6 +157,7 @@ export function subscriptionBillingEffects(deps: {
       billingReason: 'subscription_cycle',
       subscriptionId: s.id,
       paymentMethods: template?.paymentMethods ?? { chainIds: [], assetIds: [] },
+      ...(template?.preferredChainId === undefined ? {} : { preferredChainId: template.preferredChainId }),
       metadata: { ...(template?.metadata ?? s.metadata) },
       ...(template ? { reminders: template.reminders } : {}),
     };

@@ -259,6 +259,7 @@ export const TEMPLATES: Record<string, Template> = {
     ...(random.chance(0.5) ? { dueDate: '2030-02-01' } : { daysUntilDue: 7 }),
     reminders: { enabled: true, daysBeforeDue: [1], daysAfterDue: [3] },
     paymentMethods: { chainIds: [7357], assetIds: ['weir-testnet:usdc'] },
+    ...(random.chance(0.3) ? { paymentSetting: { allowedChains: [{ chainId: 7357 }], preferredChainId: 7357 } } : {}),
   }),
   'PUT /api/v1/invoices/:id': (r, random) => ({
     memo: 'Changed',
@@ -266,6 +267,7 @@ export const TEMPLATES: Record<string, Template> = {
     number: `INV-${random.int(1e6)}`,
     ...(random.chance(0.4) ? { lineItems: lineItems(r, random) } : {}),
     ...(random.chance(0.2) ? { taxRateIds: [some(random, r.ids.taxRate, uuid())] } : {}),
+    ...(random.chance(0.2) ? { paymentSetting: { allowedChains: [{ chainId: 7357 }] } } : {}),
   }),
   'DELETE /api/v1/invoices/:id': () => undefined,
   'POST /api/v1/invoices/:id/finalize': () => undefined,

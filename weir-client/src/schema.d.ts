@@ -5127,8 +5127,12 @@ export interface components {
                 assetIds: string[];
                 chainIds: number[];
             };
-            /** @description The organization's payment setting it is paid under */
+            /** @description The organization's payment setting it is paid under, with the invoice's networks */
             paymentSetting: {
+                /** @description The invoice's networks (its `paymentMethods.chainIds`); empty: every network with a payment method of the organization */
+                allowedChains: {
+                    chainId: number;
+                }[];
                 allowSplitPayments: boolean;
                 allowSwap: boolean;
                 applyFee: boolean;
@@ -5288,16 +5292,66 @@ export interface components {
              * @example INV-000042
              */
             number?: string | null;
-            /** @description What the payer may pay with; empty lists mean everything the organization accepts */
+            /** @description What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets */
             paymentMethods?: {
                 assetIds?: string[] | null;
                 chainIds?: number[] | null;
             } | null;
             /**
-             * @deprecated
-             * @description Ignored by Weir: an invoice's networks and assets are its paymentMethods; payments go to the organization's withdrawal addresses
+             * @description The invoice's networks in the reference's form (`allowedChains`, as `paymentMethods.chainIds`) and the preferred one; the rest of the payment setting is the organization's
+             * @example {
+             *       "allowedChains": [
+             *         {
+             *           "chainId": 137
+             *         }
+             *       ],
+             *       "preferredChainId": 137
+             *     }
              */
-            paymentSetting?: unknown;
+            paymentSetting?: {
+                /**
+                 * @description The networks the invoice may be paid on, each with a payment method of the organization (else 400 naming it). Empty or absent: every network with one. The same restriction as `paymentMethods.chainIds`: sending both with different networks is a 400 naming both
+                 * @example [
+                 *       {
+                 *         "chainId": 137
+                 *       }
+                 *     ]
+                 */
+                allowedChains?: {
+                    /**
+                     * @deprecated
+                     * @description Ignored by Weir: the payer may pay in any of the network's assets in the invoice's currency
+                     */
+                    blacklistCurrencies?: unknown;
+                    /** @example 1 */
+                    chainId: number;
+                    /**
+                     * @deprecated
+                     * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits an invoice's
+                     */
+                    withdrawalAddress?: unknown;
+                    /**
+                     * @deprecated
+                     * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits an invoice's
+                     */
+                    withdrawalAddresses?: unknown;
+                }[] | null;
+                /**
+                 * @deprecated
+                 * @description Ignored by Weir: Weir takes the payment in the asset paid: it does no swaps
+                 */
+                allowSwap?: unknown;
+                /**
+                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400). Default: the organization's
+                 * @example 137
+                 */
+                preferredChainId?: number;
+                /**
+                 * @deprecated
+                 * @description Ignored by Weir: the payer picks among the network's assets in the invoice's currency
+                 */
+                preferredCurrency?: unknown;
+            } | null;
             /** @description The reference form of `interval` */
             recurring?: {
                 interval?: string | null;
@@ -5588,16 +5642,66 @@ export interface components {
              * @example INV-000042
              */
             number?: string | null;
-            /** @description What the payer may pay with; empty lists mean everything the organization accepts */
+            /** @description What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets */
             paymentMethods?: {
                 assetIds?: string[] | null;
                 chainIds?: number[] | null;
             } | null;
             /**
-             * @deprecated
-             * @description Ignored by Weir: an invoice's networks and assets are its paymentMethods; payments go to the organization's withdrawal addresses
+             * @description The invoice's networks in the reference's form (`allowedChains`, as `paymentMethods.chainIds`) and the preferred one; the rest of the payment setting is the organization's
+             * @example {
+             *       "allowedChains": [
+             *         {
+             *           "chainId": 137
+             *         }
+             *       ],
+             *       "preferredChainId": 137
+             *     }
              */
-            paymentSetting?: unknown;
+            paymentSetting?: {
+                /**
+                 * @description The networks the invoice may be paid on, each with a payment method of the organization (else 400 naming it). Empty or absent: every network with one. The same restriction as `paymentMethods.chainIds`: sending both with different networks is a 400 naming both
+                 * @example [
+                 *       {
+                 *         "chainId": 137
+                 *       }
+                 *     ]
+                 */
+                allowedChains?: {
+                    /**
+                     * @deprecated
+                     * @description Ignored by Weir: the payer may pay in any of the network's assets in the invoice's currency
+                     */
+                    blacklistCurrencies?: unknown;
+                    /** @example 1 */
+                    chainId: number;
+                    /**
+                     * @deprecated
+                     * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits an invoice's
+                     */
+                    withdrawalAddress?: unknown;
+                    /**
+                     * @deprecated
+                     * @description Not supported by Weir (refused unless null or empty): payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits an invoice's
+                     */
+                    withdrawalAddresses?: unknown;
+                }[] | null;
+                /**
+                 * @deprecated
+                 * @description Ignored by Weir: Weir takes the payment in the asset paid: it does no swaps
+                 */
+                allowSwap?: unknown;
+                /**
+                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400). Default: the organization's
+                 * @example 137
+                 */
+                preferredChainId?: number;
+                /**
+                 * @deprecated
+                 * @description Ignored by Weir: the payer picks among the network's assets in the invoice's currency
+                 */
+                preferredCurrency?: unknown;
+            } | null;
             /** @description The reference form of `interval` */
             recurring?: {
                 interval?: string | null;
@@ -11397,14 +11501,15 @@ export interface operations {
                      *         "feePercentage": 0,
                      *         "applyGasFee": false,
                      *         "allowSplitPayments": false,
-                     *         "slippagePercentage": 10
+                     *         "slippagePercentage": 10,
+                     *         "allowedChains": []
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `tax_rate_inactive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11582,7 +11687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `status_transition_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it). Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `tax_rate_inactive`, `payment_method_not_available`, `status_transition_invalid` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

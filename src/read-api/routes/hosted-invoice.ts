@@ -40,6 +40,22 @@ function checkoutDescription(invoice: Invoice): string {
   return `${part}${about}`.slice(0, 2000);
 }
 
+/**
+ * The payment setting of the session that pays the invoice: its networks (none sent: every one with a
+ * payment method) and its preferred one (none sent: the organization's).
+ */
+function paymentSettingOf(invoice: Invoice) {
+  const { chainIds } = invoice.paymentMethods;
+  const preferredChainId = invoice.preferredChainId;
+  if (chainIds.length === 0 && preferredChainId === undefined) return {};
+  return {
+    paymentSetting: {
+      ...(chainIds.length > 0 ? { allowedChains: chainIds.map((chainId) => ({ chainId })) } : {}),
+      ...(preferredChainId === undefined ? {} : { preferredChainId }),
+    },
+  };
+}
+
 /** Rendered PDFs kept, newest last: drawing one takes tens of milliseconds, asking again for it takes none. */
 const PDF_CACHE_SIZE = 64;
 
@@ -238,9 +254,7 @@ export function hostedInvoiceRoutes(
             successUrl: invoicePageUrl(deps.publicUrl, invoice.id),
             clientReferenceId: invoice.number,
             metadata: { invoiceId: invoice.id, invoiceNumber: invoice.number },
-            ...(invoice.paymentMethods.chainIds.length
-              ? { paymentSetting: { allowedChains: invoice.paymentMethods.chainIds.map((chainId) => ({ chainId })) } }
-              : {}),
+            ...paymentSettingOf(invoice),
             lineItems: {
               data: [
                 {

@@ -11,6 +11,7 @@ import type {
   Invoice,
   InvoiceChanges,
   InvoiceLineItem,
+  InvoicePaymentMethods,
   InvoiceRecurring,
   RecurringIntervalCount,
 } from '../../../machines/invoice.types.ts';
@@ -85,7 +86,8 @@ function invoiceFieldsOf(body: InvoiceBody, nowMs: number, current: Invoice | nu
     invoiceType: body.invoiceType,
     recurring: body.recurring,
     collectionMethod: body.collectionMethod,
-    paymentMethods: body.paymentMethods,
+    paymentMethods: paymentMethodsOf(body, current),
+    preferredChainId: body.paymentSetting?.preferredChainId,
     reminders: body.reminders,
     metadata: body.metadata,
   }).filter(([, value]) => value !== undefined);
@@ -95,6 +97,30 @@ function invoiceFieldsOf(body: InvoiceBody, nowMs: number, current: Invoice | nu
   if (effectiveType === 'one_time' && fields.recurring)
     throw new ValidationError('interval', 'is only allowed on a recurring invoice (invoiceType recurring)');
   return fields;
+}
+
+const sameChains = (a: readonly number[], b: readonly number[]) =>
+  a.length === b.length && a.every((chainId) => b.includes(chainId));
+
+/**
+ * `paymentMethods` with `paymentSetting.allowedChains` (the reference's form of its `chainIds`)
+ * folded in: they are one restriction, so two lists naming different networks are refused, naming
+ * both; an empty list restricts nothing, so the other one stands. The events keep `paymentMethods`.
+ */
+function paymentMethodsOf(body: InvoiceBody, current: Invoice | null): InvoicePaymentMethods | undefined {
+  const allowed = body.paymentSetting?.allowedChains;
+  if (allowed === undefined) return body.paymentMethods;
+  const chainIds = [...new Set(allowed.map((c) => c.chainId))];
+  const sent = body.paymentMethods?.chainIds ?? [];
+  if (chainIds.length > 0 && sent.length > 0 && !sameChains(chainIds, [...new Set(sent)]))
+    throw new ValidationError(
+      'paymentSetting.allowedChains',
+      `names chains ${chainIds.join(', ')} but paymentMethods.chainIds names ${sent.join(', ')}: both restrict the invoice's networks; send one of them, or the same chains in both`,
+    );
+  return {
+    chainIds: chainIds.length > 0 ? chainIds : sent,
+    assetIds: body.paymentMethods?.assetIds ?? current?.paymentMethods.assetIds ?? [],
+  };
 }
 
 /** The field a due date that does not fit is named by: the one the body sent. */
@@ -179,6 +205,8 @@ const NOT_PAYABLE: ErrorSpec = {
 };
 /** What resolving and taxing the lines can refuse (a price, product or tax rate that is not the tenant's, or inactive). */
 const LINE_ERRORS = ['resource_missing', 'product_inactive', 'tax_rate_inactive', 'parameters_exclusive'];
+/** A chain of `paymentSetting.allowedChains` without a payment method of the organization (the message names it). */
+const NO_PAYMENT_METHOD = 'payment_method_not_available';
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
   codes: ['invoice_number_in_use'],
@@ -233,6 +261,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }),
     );
     const paymentSettingId = org ? org.id : null;
+    // The reference shows an invoice's networks as its payment setting's allowedChains.
+    const allowedChains = doc.paymentMethods.chainIds.map((chainId) => ({ chainId }));
+    const preferred = doc.preferredChainId === undefined ? {} : { preferredChainId: doc.preferredChainId };
     return {
       ...view,
       lineItems: { ...view.lineItems, data },
@@ -240,10 +271,45 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       // Renewals are finalized and sent by Weir; a series' first invoice (which names its subscription too) by the merchant.
       autoAdvance: doc.billingReason === 'subscription_cycle',
       paymentSettingId,
-      paymentSetting: org ? { id: org.id, ...org.paymentSetting } : null,
+      paymentSetting: org ? { id: org.id, ...org.paymentSetting, ...preferred, allowedChains } : null,
     };
   }
   const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
+
+  /**
+   * Each of `paymentSetting.allowedChains` must have a payment method of the organization (a
+   * withdrawal address, as a session pays only to one), else the invoice could never be paid there;
+   * and a preferred chain sent, or kept while the networks change, must be one of the invoice's
+   * networks as they will be (without a restriction: one with a payment method).
+   */
+  const assertNetworksPayable = async (
+    ctx: ApiContext,
+    body: InvoiceBody,
+    next: Pick<Invoice, 'paymentMethods' | 'preferredChainId'>,
+    networksChange: boolean,
+  ): Promise<void> => {
+    const allowed = body.paymentSetting?.allowedChains ?? [];
+    const sentPreferred = body.paymentSetting?.preferredChainId;
+    const preferred = sentPreferred !== undefined || networksChange ? next.preferredChainId : undefined;
+    if (allowed.length === 0 && preferred === undefined) return;
+    const { tenant } = ctx.state;
+    const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
+    const withMethod = [...new Set(org?.withdrawalAddresses.map((w) => w.chainId))];
+    allowed.forEach(({ chainId }, i) => {
+      if (withMethod.includes(chainId)) return;
+      throw new ValidationError(
+        `paymentSetting.allowedChains[${i}].chainId`,
+        `chain ${chainId} has no payment method of this organization in the ${tenant.environment} environment; add a wallet address for it with POST /api/v1/organization/withdrawal-addresses${withMethod.length ? `, or use one of ${withMethod.join(', ')}` : ''}`,
+        NO_PAYMENT_METHOD,
+      );
+    });
+    const networks = next.paymentMethods.chainIds.length > 0 ? next.paymentMethods.chainIds : withMethod;
+    if (preferred === undefined || networks.includes(preferred)) return;
+    throw new ValidationError(
+      'paymentSetting.preferredChainId',
+      `chain ${preferred} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${sentPreferred === undefined ? ', sending it with the new networks' : ''}`,
+    );
+  };
 
   const load = async (ctx: ApiContext, id: string): Promise<InvoiceDoc> => {
     const doc = isUuid(id) ? await invoices.get(id) : null;
@@ -420,7 +486,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         'A draft for an existing customer, with 1 to 20 lines in one currency. Its number is the next of the organization’s invoice setting unless `number` is sent; its hosted page (`url`) exists once it is finalized.',
       body: InvoiceCreate,
       response: InvoiceSchema,
-      errors: [invalidFields(...LINE_ERRORS), NUMBER_IN_USE],
+      errors: [invalidFields(...LINE_ERRORS, NO_PAYMENT_METHOD), NUMBER_IN_USE],
       examples: { request: INVOICE_CREATE_EXAMPLE, response: INVOICE_EXAMPLE },
     },
     async (ctx, { body }) => {
@@ -428,6 +494,15 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const now = new Date(nowMs).toISOString();
       await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
+      await assertNetworksPayable(
+        ctx,
+        body,
+        {
+          paymentMethods: fields.paymentMethods ?? { chainIds: [], assetIds: [] },
+          preferredChainId: fields.preferredChainId,
+        },
+        fields.paymentMethods !== undefined,
+      );
       const dueDate = fields.dueDate ?? daysAfterIssue(DEFAULT_DAYS_UNTIL_DUE, fields.issueDate ?? null, nowMs);
       assertDueDateFits({ dueDate, issueDate: fields.issueDate ?? null }, now, dueField(body));
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
@@ -499,7 +574,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       params,
       body: InvoiceUpdate,
       response: InvoiceSchema,
-      errors: [invalidFields(...LINE_ERRORS), notFound('invoice'), STATUS_ERRORS, NUMBER_IN_USE],
+      errors: [invalidFields(...LINE_ERRORS, NO_PAYMENT_METHOD), notFound('invoice'), STATUS_ERRORS, NUMBER_IN_USE],
     },
     async (ctx, { params: { id }, body }) => {
       const invoice = await load(ctx, id);
@@ -510,6 +585,15 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       const nowMs = deps.clock.now();
       const changes: InvoiceChanges = invoiceFieldsOf(body, nowMs, invoice);
+      await assertNetworksPayable(
+        ctx,
+        body,
+        {
+          paymentMethods: changes.paymentMethods ?? invoice.paymentMethods,
+          preferredChainId: changes.preferredChainId ?? invoice.preferredChainId,
+        },
+        changes.paymentMethods !== undefined,
+      );
       if (changes.dueDate !== undefined || changes.issueDate !== undefined)
         assertDueDateFits(
           {
@@ -722,6 +806,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         recurring: source.recurring,
         collectionMethod: source.collectionMethod,
         paymentMethods: source.paymentMethods,
+        ...(source.preferredChainId === undefined ? {} : { preferredChainId: source.preferredChainId }),
         reminders: source.reminders,
         metadata: { ...source.metadata },
       };

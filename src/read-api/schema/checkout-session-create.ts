@@ -3,7 +3,7 @@ import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { integer } from './catalog.ts';
-import { ALLOW_PROMOTION_CODES, chainIdField } from './checkout-session.ts';
+import { ALLOW_PROMOTION_CODES, allowedChainFields } from './checkout-session.ts';
 import { AddressInput, email, TaxIdsInput } from './customer.ts';
 import {
   amount,
@@ -265,11 +265,7 @@ const PaymentSettingInput = objectField({
   allowedChains: optional(
     arrayOf(
       objectField({
-        chainId: chainIdField('is required'),
-        ...unsupported(
-          ['withdrawalAddress', 'withdrawalAddresses'],
-          "payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits one session's",
-        ),
+        ...allowedChainFields("one session's"),
         ...unsupported(
           ['blacklistCurrencies'],
           "the payer may pay in any of the network's assets in the session's currency",

@@ -8,6 +8,7 @@ import {
   chainAmountString,
   requiredText,
   timestamp,
+  unsupported,
   withCode,
   z,
 } from './fields.ts';
@@ -34,6 +35,18 @@ export const chainIdField = (missing: string) =>
     })
     .min(1, withCode('must be at least 1'))
     .openapi({ example: 1 });
+
+/**
+ * An item of the reference's `allowedChains`: its chain, and no per-network withdrawal address
+ * (dropping one would send the money elsewhere than asked), for the record `whose` names.
+ */
+export const allowedChainFields = (whose: string) => ({
+  chainId: chainIdField('is required'),
+  ...unsupported(
+    ['withdrawalAddress', 'withdrawalAddresses'],
+    `payments go to the organization's withdrawal address for the network (PUT /organization/payment-setting); Weir neither redirects nor splits ${whose}`,
+  ),
+});
 
 /** `{chainId, transactionHash}`: the body of both recovery routes, as in the reference API. */
 export const RecoveryRequest = bodyObject({

@@ -9,6 +9,7 @@ import { isUuid } from '../../shared/ids.ts';
 import { TAX_TYPES } from '../../shared/tax.ts';
 import { parseIsoInstant } from '../instant-range.ts';
 import { integer, PriceSchema } from './catalog.ts';
+import { allowedChainFields } from './checkout-session.ts';
 import { LineItemsInput, type LineItemsRequest } from './checkout-session-create.ts';
 import { CUSTOMER_EXAMPLE, CustomerSchema } from './customer.ts';
 import {
@@ -169,7 +170,10 @@ const invoiceFields = {
       chainIds: optional(wholeNumbers(50, 'must be a positive integer', (n) => n >= 1)),
       assetIds: optional(nonEmptyStrings(50)),
     }).transform((m) => ({ chainIds: m.chainIds ?? [], assetIds: m.assetIds ?? [] })),
-  ).openapi({ description: 'What the payer may pay with; empty lists mean everything the organization accepts' }),
+  ).openapi({
+    description:
+      'What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets',
+  }),
   reminders: optional(
     objectField({
       enabled: optional(bool()),
@@ -268,10 +272,45 @@ const ignoredInvoiceFields = {
     ['allowPromotionCodes'],
     "an invoice's amount is fixed when it is finalized: its page takes no promotion codes",
   ),
-  ...ignored(
-    ['paymentSetting'],
-    "an invoice's networks and assets are its paymentMethods; payments go to the organization's withdrawal addresses",
-  ),
+};
+
+/**
+ * The reference's `paymentSetting`: its `allowedChains` are the invoice's networks, one restriction
+ * with `paymentMethods.chainIds` (the route reconciles the two), and `preferredChainId` one of them.
+ */
+const InvoicePaymentSettingInput = objectField({
+  allowedChains: optional(
+    arrayOf(
+      objectField({
+        ...allowedChainFields("an invoice's"),
+        // The reference itself uses it only for checkout sessions.
+        ...ignored(
+          ['blacklistCurrencies'],
+          "the payer may pay in any of the network's assets in the invoice's currency",
+        ),
+      }),
+      { max: 50 },
+    ),
+  ).openapi({
+    description:
+      'The networks the invoice may be paid on, each with a payment method of the organization (else 400 naming it). Empty or absent: every network with one. The same restriction as `paymentMethods.chainIds`: sending both with different networks is a 400 naming both',
+    example: [{ chainId: 137 }],
+  }),
+  preferredChainId: optional(integer({ min: 1 })).openapi({
+    description:
+      "The network the pay page's checkout session prefers: one of the invoice's networks (else 400). Default: the organization's",
+    example: 137,
+  }),
+  ...ignored(['preferredCurrency'], "the payer picks among the network's assets in the invoice's currency"),
+  ...ignored(['allowSwap'], 'Weir takes the payment in the asset paid: it does no swaps'),
+}).openapi('InvoicePaymentSettingInput', { example: { allowedChains: [{ chainId: 137 }], preferredChainId: 137 } });
+
+/** The invoice fields create and update share after the others: the reference's payment setting. */
+const paymentSettingField = {
+  paymentSetting: optional(InvoicePaymentSettingInput).openapi({
+    description:
+      "The invoice's networks in the reference's form (`allowedChains`, as `paymentMethods.chainIds`) and the preferred one; the rest of the payment setting is the organization's",
+  }),
 };
 
 /** What `schedule` refuses: both due fields, or an interval it does not know. */
@@ -292,6 +331,7 @@ export const InvoiceCreate = issuing(
     taxRateIds: optional(taxRateIdList()).openapi({
       description: 'Tax rates of the lines that name none of their own',
     }),
+    ...paymentSettingField,
     ...ignoredInvoiceFields,
     ...ignored(['fromInvoiceId'], 'to copy an invoice, use POST /invoices/{id}/duplicate'),
   }).transform(schedule),
@@ -307,6 +347,7 @@ export const InvoiceUpdate = issuing(
       description: 'Tax rates of the lines that name none of their own; the draft is taxed again',
     }),
     lineItems: lineItemsInput(false).optional().openapi({ description: 'Replaces every line' }),
+    ...paymentSettingField,
     ...ignoredInvoiceFields,
   }).transform(schedule),
 ).openapi('InvoiceUpdateRequest', {
@@ -505,9 +546,15 @@ export const InvoiceSchema = z
     }),
     paymentSettingId: z.string().nullable(),
     paymentSetting: z
-      .strictObject(settingFields)
+      .strictObject({
+        ...settingFields,
+        allowedChains: z.array(z.strictObject({ chainId: z.number().int() })).openapi({
+          description:
+            "The invoice's networks (its `paymentMethods.chainIds`); empty: every network with a payment method of the organization",
+        }),
+      })
       .nullable()
-      .openapi({ description: "The organization's payment setting it is paid under" }),
+      .openapi({ description: "The organization's payment setting it is paid under, with the invoice's networks" }),
   })
   .openapi('Invoice');
 
@@ -568,6 +615,6 @@ export const INVOICE_EXAMPLE = (() => {
     customer: CUSTOMER_EXAMPLE,
     autoAdvance: false,
     paymentSettingId: organizationId,
-    paymentSetting: { id: organizationId, ...defaultPaymentSetting },
+    paymentSetting: { id: organizationId, ...defaultPaymentSetting, allowedChains: [] },
   };
 })();

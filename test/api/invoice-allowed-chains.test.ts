@@ -1,0 +1,257 @@
+import test, { type ExecutionContext } from 'ava';
+import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
+import { type Api, assertError, assertRejectedWithoutWrite, createCustomer, type Session } from './helpers.ts';
+
+/**
+ * The reference's `paymentSetting.allowedChains` on invoices: the same restriction as
+ * `paymentMethods.chainIds`, shown in the answer's `paymentSetting` and honoured by the pay page.
+ */
+
+const TEST_CHAIN = 7357;
+const BASE_SEPOLIA = 84_532;
+const FACTORY = '0x00000000000000000000000000000000000fac70';
+
+type Invoice = {
+  id: string;
+  paymentMethods: { chainIds: number[]; assetIds: string[] };
+  paymentSetting: { allowedChains: { chainId: number }[]; preferredChainId: number | null } | null;
+};
+type InvoiceSession = Session & {
+  paymentSetting: { allowedChains: { chainId: number }[]; preferredChainId: number | null };
+};
+
+/** A Weir offering Base Sepolia besides the test network (no follower runs), a merchant paid on both, and a customer. */
+async function merchantOnTwoChains(t: ExecutionContext) {
+  const weir = await startTestWeir(
+    t,
+    { chainEnv: { [`WEIR_RPC_${BASE_SEPOLIA}`]: 'http://127.0.0.1:9', [`WEIR_FACTORY_${BASE_SEPOLIA}`]: FACTORY } },
+    { evmFollowers: false },
+  );
+  const { api } = await createMerchant(weir.url);
+  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: BASE_SEPOLIA,
+    address: MERCHANT_WALLET,
+  });
+  if (wallet.status !== 200) throw new Error(`payment method failed: ${JSON.stringify(wallet.body)}`);
+  return { weir, api, customerId: await createCustomer(api) };
+}
+
+const lineItems = {
+  data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }],
+};
+
+/** The networks the invoice's pay link offers: those of the checkout session it opens. */
+async function offeredChains(weir: { url: string }, api: Api, invoiceId: string) {
+  const pay = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  if (pay.status !== 302) throw new Error(`pay link answered ${pay.status}`);
+  const session = (
+    await api.get<InvoiceSession>(`/api/v1/checkout/sessions/${pay.headers.get('location')!.split('/').pop()!}`)
+  ).body;
+  return {
+    addresses: [...new Set(session.addresses.map((a) => a.asset.chainId))].sort(),
+    allowedChains: session.paymentSetting.allowedChains.map((c) => c.chainId).sort(),
+    preferredChainId: session.paymentSetting.preferredChainId,
+  };
+}
+
+test('paymentSetting.allowedChains restricts a new invoice, shows in its answer, and its pay page offers only those networks', async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const created = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems,
+    paymentSetting: { allowedChains: [{ chainId: BASE_SEPOLIA, blacklistCurrencies: ['usdt'] }], allowSwap: false },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  t.deepEqual(created.body.paymentMethods, { chainIds: [BASE_SEPOLIA], assetIds: [] });
+  t.deepEqual(created.body.paymentSetting?.allowedChains, [{ chainId: BASE_SEPOLIA }]);
+  t.deepEqual((await api.get<Invoice>(`/api/v1/invoices/${created.body.id}`)).body, created.body);
+
+  // Without a restriction the answer's list is empty (every network with a payment method) and the page offers both.
+  const open = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems });
+  t.deepEqual(open.body.paymentSetting?.allowedChains, []);
+
+  for (const id of [created.body.id, open.body.id])
+    t.is((await api.post(`/api/v1/invoices/${id}/finalize`)).status, 200);
+  t.deepEqual(await offeredChains(weir, api, created.body.id), {
+    addresses: [BASE_SEPOLIA],
+    allowedChains: [BASE_SEPOLIA],
+    preferredChainId: null,
+  });
+  t.deepEqual(await offeredChains(weir, api, open.body.id), {
+    addresses: [TEST_CHAIN, BASE_SEPOLIA],
+    allowedChains: [TEST_CHAIN, BASE_SEPOLIA],
+    preferredChainId: null,
+  });
+});
+
+test("paymentSetting.allowedChains on update replaces a draft's networks and keeps its assets; an empty list lifts the restriction", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const draft = (
+    await api.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      lineItems,
+      paymentMethods: { chainIds: [BASE_SEPOLIA], assetIds: ['usdc-7357'] },
+    })
+  ).body;
+  const moved = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] },
+  });
+  t.is(moved.status, 200, JSON.stringify(moved.body));
+  t.deepEqual(moved.body.paymentMethods, { chainIds: [TEST_CHAIN], assetIds: ['usdc-7357'] });
+  t.deepEqual(moved.body.paymentSetting?.allowedChains, [{ chainId: TEST_CHAIN }]);
+
+  t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
+  t.deepEqual(await offeredChains(weir, api, draft.id), {
+    addresses: [TEST_CHAIN],
+    allowedChains: [TEST_CHAIN],
+    preferredChainId: null,
+  });
+
+  const other = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems })).body;
+  await api.put(`/api/v1/invoices/${other.id}`, { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] } });
+  const lifted = await api.put<Invoice>(`/api/v1/invoices/${other.id}`, { paymentSetting: { allowedChains: [] } });
+  t.is(lifted.status, 200, JSON.stringify(lifted.body));
+  t.deepEqual(lifted.body.paymentMethods.chainIds, []);
+  t.deepEqual(lifted.body.paymentSetting?.allowedChains, []);
+});
+
+test('allowedChains naming a chain without a payment method, or other networks than paymentMethods.chainIds, is a 400 naming the field, with nothing written', async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems })).body;
+  const noMethod = { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }, { chainId: 11_155_111 }] } };
+  const refusedChain = {
+    field: 'paymentSetting.allowedChains[1].chainId',
+    code: 'payment_method_not_available',
+    message: /chain 11155111 has no payment method .*withdrawal-addresses, or use one of 7357, 84532/,
+  };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/invoices', { customerId, lineItems, ...noMethod }),
+    refusedChain,
+  );
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/invoices/${draft.id}`, noMethod), refusedChain);
+
+  const both = {
+    paymentMethods: { chainIds: [TEST_CHAIN] },
+    paymentSetting: { allowedChains: [{ chainId: BASE_SEPOLIA }] },
+  };
+  const disagree = { field: 'paymentSetting.allowedChains', message: /paymentMethods\.chainIds names 7357/ };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/invoices', { customerId, lineItems, ...both }),
+    disagree,
+  );
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/invoices/${draft.id}`, both), disagree);
+
+  // The same networks in both, or one list empty, are one restriction.
+  const agreed = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems,
+    paymentMethods: { chainIds: [BASE_SEPOLIA, TEST_CHAIN] },
+    paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }] },
+  });
+  t.is(agreed.status, 200, JSON.stringify(agreed.body));
+  const emptyOne = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    paymentMethods: { chainIds: [BASE_SEPOLIA] },
+    paymentSetting: { allowedChains: [] },
+  });
+  t.deepEqual(emptyOne.body.paymentMethods.chainIds, [BASE_SEPOLIA]);
+
+  // A per-invoice withdrawal address would send the money elsewhere: refused, not ignored.
+  assertError(
+    t,
+    await api.post('/api/v1/invoices', {
+      customerId,
+      lineItems,
+      paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN, withdrawalAddress: MERCHANT_WALLET }] },
+    }),
+    400,
+    { field: 'paymentSetting.allowedChains[0].withdrawalAddress' },
+  );
+});
+
+test("paymentSetting.preferredChainId, one of the invoice's networks, shows in its answer and is the pay page session's preferred chain", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const created = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems,
+    paymentSetting: {
+      allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }],
+      preferredChainId: BASE_SEPOLIA,
+    },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  t.like(created.body.paymentSetting, { preferredChainId: BASE_SEPOLIA });
+  t.false('preferredChainId' in created.body, 'shown in its payment setting only');
+  const copy = await api.post<Invoice>(`/api/v1/invoices/${created.body.id}/duplicate`);
+  t.like(copy.body.paymentSetting, {
+    preferredChainId: BASE_SEPOLIA,
+    allowedChains: created.body.paymentSetting?.allowedChains,
+  });
+
+  // Without a restriction, any network with a payment method may be preferred; an update changes it.
+  const open = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems })).body;
+  t.is(open.paymentSetting?.preferredChainId, null, "the organization's, which has none");
+  const preferred = await api.put<Invoice>(`/api/v1/invoices/${open.id}`, {
+    paymentSetting: { preferredChainId: TEST_CHAIN },
+  });
+  t.is(preferred.status, 200, JSON.stringify(preferred.body));
+  t.like(preferred.body.paymentSetting, { preferredChainId: TEST_CHAIN, allowedChains: [] });
+
+  for (const id of [created.body.id, open.id]) t.is((await api.post(`/api/v1/invoices/${id}/finalize`)).status, 200);
+  t.deepEqual(await offeredChains(weir, api, created.body.id), {
+    addresses: [TEST_CHAIN, BASE_SEPOLIA],
+    allowedChains: [TEST_CHAIN, BASE_SEPOLIA],
+    preferredChainId: BASE_SEPOLIA,
+  });
+  t.is((await offeredChains(weir, api, open.id)).preferredChainId, TEST_CHAIN);
+});
+
+test("a preferredChainId that is not one of the invoice's networks is a 400 naming it, with nothing written", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const notAllowed = {
+    field: 'paymentSetting.preferredChainId',
+    message: /chain 84532 is not one of the invoice's networks \(7357\)/,
+  };
+  for (const networks of [
+    { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: BASE_SEPOLIA } },
+    { paymentMethods: { chainIds: [TEST_CHAIN] }, paymentSetting: { preferredChainId: BASE_SEPOLIA } },
+  ])
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post('/api/v1/invoices', { customerId, lineItems, ...networks }),
+      notAllowed,
+    );
+  // Without a restriction, a network without a payment method.
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/invoices', { customerId, lineItems, paymentSetting: { preferredChainId: 11_155_111 } }),
+    {
+      field: 'paymentSetting.preferredChainId',
+      message: /chain 11155111 is not one of the invoice's networks \(7357, 84532\)/,
+    },
+  );
+
+  // Narrowing a draft's networks away from its preferred chain.
+  const draft = (
+    await api.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      lineItems,
+      paymentSetting: { preferredChainId: BASE_SEPOLIA },
+    })
+  ).body;
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/invoices/${draft.id}`, { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] } }),
+    { ...notAllowed, message: /sending it with the new networks/ },
+  );
+  const moved = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: TEST_CHAIN },
+  });
+  t.like(moved.body.paymentSetting, { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: TEST_CHAIN });
+});
