@@ -9341,7 +9341,7 @@ export interface operations {
                 status?: string;
                 /** @description The subscription's sessions */
                 subscriptionId?: string;
-                /** @description The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day). A timestamp stays exact (UTC when it has no offset); the `createdAt[...]` bounds stay UTC days, as the list reads them */
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day). A date alone in a `createdAt[...]` bound is that day in the zone too (`createdAt[lte]=2026-11-30` takes in all of 30 November there). A timestamp stays exact (UTC when it has no offset) */
                 timezone?: string;
                 /** @description The end of the range, by `dateField`: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November (that whole day in `timezone` when one is given) */
                 to?: string;
