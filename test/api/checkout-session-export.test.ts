@@ -205,4 +205,8 @@ test('export: timezone makes a date alone in from / to, and in the createdAt[...
   const document = (await api.get<{ paths: Record<string, Record<string, Operation>> }>('/api/v1/openapi.json')).body;
   const parameters = document.paths['/api/v1/checkout/sessions/export']?.get?.parameters ?? [];
   t.regex(parameters.find((p) => p.name === 'timezone')?.description ?? '', /IANA time zone/);
+  t.regex(
+    parameters.find((p) => p.name === 'createdAt[lte]')?.description ?? '',
+    /with `timezone`, a date alone is that day in the zone/,
+  );
 });

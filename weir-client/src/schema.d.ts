@@ -9307,15 +9307,15 @@ export interface operations {
             query?: {
                 /** @description Sessions discounted with this coupon */
                 couponId?: string;
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;

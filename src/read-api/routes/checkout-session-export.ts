@@ -54,7 +54,7 @@ export const ExportQuery = listQuery(
     ),
   },
   // An export is the whole filtered set, as the reference's export and Weir's reports are: no page.
-  { paged: false },
+  { paged: false, zoned: true },
 );
 
 /** Sessions read from the store at a time: an export of any size holds at most this many. */
