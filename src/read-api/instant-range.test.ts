@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ValidationError } from '../shared/errors.ts';
-import { instantRange, parseIsoInstant, rangeCondition } from './instant-range.ts';
+import { boundsCondition, instantRange, parseIsoInstant, rangeCondition } from './instant-range.ts';
 
 test('a date-only to takes in that whole day (up to the next midnight, not counted); a timestamp stays exact and counted', (t) => {
   t.deepEqual(rangeCondition(instantRange({ from: '2026-11-01', to: '2026-11-30' })), {
@@ -40,4 +40,18 @@ test('an ISO bound whose offset carries it past year 9999 (or before 0000) is re
   t.is(new Date(parseIsoInstant('9999-12-31T23:59:59.999Z')).toISOString(), '9999-12-31T23:59:59.999Z');
   t.is(new Date(parseIsoInstant('0000-01-01')).toISOString(), '0000-01-01T00:00:00.000Z');
   t.is(new Date(parseIsoInstant('2026-03-02T00:00:00+13:00')).toISOString(), '2026-03-01T11:00:00.000Z');
+});
+
+test("a range a zone's whole days empty is refused in that zone's words, not UTC's", (t) => {
+  // After all of 30 November in New York is from 05:00Z on 1 December: a timestamp at noon UTC that day is before it.
+  const error = t.throws(
+    () =>
+      boundsCondition(
+        { gt: '2026-11-30', lte: '2026-12-01T04:00:00Z' },
+        (op) => `createdAt[${op}]`,
+        'America/New_York',
+      ),
+    { instanceOf: ValidationError },
+  );
+  t.regex(error?.message ?? '', /a date alone stands for its whole day in America\/New_York\)$/);
 });

@@ -107,6 +107,7 @@ function refuseEmpty(
   source: Record<string, BoundOp>,
   times: Partial<Record<BoundOp, number>>,
   nameOf: (op: BoundOp) => string,
+  zone: string,
 ): void {
   for (const lowerKey of LOWER)
     for (const upperKey of UPPER) {
@@ -118,7 +119,8 @@ function refuseEmpty(
       const high = source[upperKey] as BoundOp;
       const relation = low === 'gte' && high === 'lte' ? 'must not be before' : 'must be after';
       // `gt=2026-11-30&lt=2026-12-01` reads as ordered; only the whole day of the 30th empties it.
-      const widened = (times[low] ?? 0) < (times[high] ?? 0) ? ' (a date alone stands for its whole day UTC)' : '';
+      const day = zone === UTC ? 'whole day UTC' : `whole day in ${zone}`;
+      const widened = (times[low] ?? 0) < (times[high] ?? 0) ? ` (a date alone stands for its ${day})` : '';
       throw new ValidationError(nameOf(high), `${relation} ${nameOf(low)}${widened}`);
     }
 }
@@ -150,7 +152,7 @@ export function boundsCondition(
       }
     }
   }
-  refuseEmpty(condition, source, times, nameOf);
+  refuseEmpty(condition, source, times, nameOf, zone);
   return condition;
 }
 

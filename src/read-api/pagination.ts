@@ -31,15 +31,15 @@ export function csvQuery(ctx: ApiContext, name: string): string[] | undefined {
 
 /**
  * `createdAt[gt]=…` (or `createdAt.gt`) style bounds on `field`, checked as ISO 8601; a date alone
- * stands for its whole day UTC, as the reports' `from` / `to` read it.
+ * stands for its whole day in `zone` (UTC unless given), as the reports' `from` / `to` read it.
  */
-function dateRangeFilter(ctx: ApiContext, field: string): Filter {
+function dateRangeFilter(ctx: ApiContext, field: string, zone?: string): Filter {
   const bounds: Partial<Record<BoundOp, string>> = {};
   for (const op of BOUND_OPS) {
     const raw = queryValue(ctx, `${field}[${op}]`) ?? queryValue(ctx, `${field}.${op}`);
     if (raw !== undefined) bounds[op] = raw;
   }
-  const condition = boundsCondition(bounds, (op) => `${field}[${op}]`);
+  const condition = boundsCondition(bounds, (op) => `${field}[${op}]`, zone);
   return Object.keys(condition).length ? { [field]: condition } : {};
 }
 
@@ -53,15 +53,17 @@ export const VISIBILITY_FILTER = { values: ['10', '20'], kind: 'number' } as con
 
 /**
  * The tenant's filter a list route's query asks for: `createdAt[…]` (and other date bounds) and
- * the resource's own filters, checked (a 400 naming the parameter). Shared by lists and exports.
+ * the resource's own filters, checked (a 400 naming the parameter). Shared by lists and exports;
+ * an export given a `timezone` passes it as `zone`, so a date alone in a bound is that zone's day.
  */
 export function listFilter(
   ctx: ApiContext,
-  options: { filters?: ListFilters; base?: Filter; dateFields?: string[] },
+  options: { filters?: ListFilters; base?: Filter; dateFields?: string[]; zone?: string },
 ): Filter {
   const { tenant } = ctx.state;
   const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment, ...options.base };
-  for (const field of ['createdAt', ...(options.dateFields ?? [])]) Object.assign(filter, dateRangeFilter(ctx, field));
+  for (const field of ['createdAt', ...(options.dateFields ?? [])])
+    Object.assign(filter, dateRangeFilter(ctx, field, options.zone));
   for (const [name, spec] of Object.entries(options.filters ?? {})) {
     const raw = queryValue(ctx, name);
     if (raw === undefined || raw === '') continue;

@@ -749,6 +749,38 @@ test('payment-issues by network: a session counts under the network that brought
   t.regex(REPORTS['payment-issues'].about ?? '', /by network, each session counts once/);
 });
 
+test('payment-issues by network: a late payment counts under the network it came on, the session under its main one', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  // 2.00 of 3.00 on Tron, completed as is; then 0.50 late on Base and a late one on Base a reorg withdrew.
+  await sessions.put(
+    completeSession('short', {
+      amountTotal: '300000000',
+      amountReceived: '250000000',
+      amountOverpaid: '0',
+      payments: [
+        { network: 'tron', amount: '200000000', amountRaw: '200000000' },
+        { network: 'base', late: true, amount: '50000000', amountRaw: '50000000' },
+        { network: 'base', late: true, status: 'withdrawn', amount: '50000000', amountRaw: '50000000' },
+      ],
+    }),
+  );
+  const rows = await runReport(store, 'payment-issues', { ...TENANT, interval: 'all', groupBy: 'network' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.underpaidSessions, row.latePayments, row.overpaidSessions]),
+    [
+      ['base', 0, 1, 0],
+      ['tron', 1, 0, 0],
+    ],
+  );
+  const [all] = await runReport(store, 'payment-issues', { ...TENANT, interval: 'all', groupBy: 'none' });
+  t.like(all, { underpaidSessions: 1, latePayments: 1, overpaidSessions: 0 });
+  t.regex(
+    REPORTS['payment-issues'].about ?? '',
+    /each late payment counts in latePayments under the network it was paid on/,
+  );
+});
+
 test('payment-issues: latePayments counts confirmed late payments only, not one a reorg withdrew', async (t) => {
   const store = createEmbeddedReadStore({});
   const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');

@@ -455,15 +455,60 @@ const refundEntries = (p: ReportParams): Stage[] => [
   { $unwind: '$entries' },
 ];
 
-/** A refund entry's row key: by network, a payment's own network (above), else the session's key. */
-const refundKey = (p: ReportParams): Expression =>
+/**
+ * The row key of a session's entries (`sessions: 1`) and of its payments' (the others): by network, a
+ * payment's entry counts under the network it was paid on, the session's under its key's (its main
+ * network); else every entry under the session's key.
+ */
+const entryKey = (p: ReportParams, perCurrency: boolean): Expression =>
   p.groupBy === 'network'
     ? {
         period: '$key.period',
         group: { $cond: [{ $eq: ['$entries.sessions', 1] }, '$key.group', '$entries.network'] },
-        currency: '$key.currency',
+        ...(perCurrency ? { currency: '$key.currency' } : {}),
       }
     : '$key';
+
+/**
+ * Payment issues: an entry for the session's own figures (underpaid, overpaid) and one per late
+ * payment confirmed, carrying the network it was paid on, so by network a late payment counts where
+ * it came (as volume and refunds count money), not under the session's main network.
+ */
+const issueEntries = (p: ReportParams): Stage[] => [
+  {
+    $project: {
+      key: byPeriodAndGroup('$createdAt', p),
+      entries: {
+        $concatArrays: [
+          [
+            {
+              sessions: { $literal: 1 },
+              underpaid: {
+                $cond: [{ $and: [{ $ne: ['$amountReceived', '0'] }, below('$amountReceived', '$amountTotal')] }, 1, 0],
+              },
+              overpaid: { $cond: [{ $ne: ['$amountOverpaid', '0'] }, 1, 0] },
+              late: { $literal: 0 },
+            },
+          ],
+          {
+            $map: {
+              input: { $filter: { input: countedPayments(null), as: 'l', cond: { $eq: ['$$l.late', true] } } },
+              as: 'p',
+              in: {
+                sessions: { $literal: 0 },
+                underpaid: { $literal: 0 },
+                overpaid: { $literal: 0 },
+                late: { $literal: 1 },
+                network: '$$p.network',
+              },
+            },
+          },
+        ],
+      },
+    },
+  },
+  { $unwind: '$entries' },
+];
 
 export const REPORTS: Record<ReportName, ReportDefinition> = {
   volume: {
@@ -595,37 +640,16 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
     groups: ['none', 'currency', 'network', 'paymentLink', 'status'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
     about:
-      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total; by network, each session counts once, under the network that brought most of its confirmed money (by the payments’ amounts, ties to the one detected first), never the network of a payment still pending or withdrawn by a reorg; a session with no confirmed payment has no network (group null)',
+      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total; by network, each session counts once in underpaidSessions and overpaidSessions, under the network that brought most of its confirmed money (by the payments’ amounts, ties to the one detected first), never the network of a payment still pending or withdrawn by a reorg, and a session with no confirmed payment has no network (group null); each late payment counts in latePayments under the network it was paid on (as volume and refunds count money), so a network that brought only a session’s late payment shows it with 0 sessions',
     pipeline: (p) => [
       { $match: { ...tenant(p), ...within('createdAt', p) } },
-      {
-        $project: {
-          createdAt: 1,
-          currency: 1,
-          status: 1,
-          payments: 1,
-          paymentLinkId: 1,
-          amountReceived: 1,
-          underpaid: {
-            $cond: [{ $and: [{ $ne: ['$amountReceived', '0'] }, below('$amountReceived', '$amountTotal')] }, 1, 0],
-          },
-          late: {
-            $size: {
-              $filter: {
-                input: { $ifNull: ['$payments', []] },
-                cond: { $and: [{ $eq: ['$$this.late', true] }, { $eq: ['$$this.status', 'confirmed'] }] },
-              },
-            },
-          },
-          overpaid: { $cond: [{ $ne: ['$amountOverpaid', '0'] }, 1, 0] },
-        },
-      },
+      ...issueEntries(p),
       {
         $group: {
-          _id: byPeriodAndGroup('$createdAt', p),
-          underpaid: { $sum: '$underpaid' },
-          latePayments: { $sum: '$late' },
-          overpaid: { $sum: '$overpaid' },
+          _id: entryKey(p, false),
+          underpaid: { $sum: '$entries.underpaid' },
+          latePayments: { $sum: '$entries.late' },
+          overpaid: { $sum: '$entries.overpaid' },
         },
       },
       sorted,
@@ -650,7 +674,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> = {
       ...refundEntries(p),
       {
         $group: {
-          _id: refundKey(p),
+          _id: entryKey(p, true),
           refunds: { $sum: '$entries.sessions' },
           ...sumMoney('refunded', '$entries.amount', EXACT_CHUNKS),
         },

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { isTimeZone, periodKeyStart, zonedMidnight, zonedPeriodStart } from './time-zone.ts';
+import { isTimeZone, periodKeyStart, UTC, zonedDate, zonedMidnight, zonedPeriodStart } from './time-zone.ts';
 
 const iso = (time: number) => new Date(time).toISOString();
 
@@ -42,4 +42,10 @@ test('a period named in a zone (a day, an ISO week from Monday, a month) starts 
   t.is(iso(periodKeyStart('2027-W01', 'Europe/Paris')), '2027-01-03T23:00:00.000Z');
   t.is(iso(periodKeyStart('2026-W01', 'UTC')), '2025-12-29T00:00:00.000Z');
   t.true(Number.isNaN(periodKeyStart('2026-03-08T00:00:00.000Z', 'UTC')));
+});
+
+test('zonedDate: the calendar date in the zone at an instant, either side of its midnight', (t) => {
+  t.is(zonedDate(Date.parse('2026-11-30T20:00:00Z'), 'Asia/Tokyo'), '2026-12-01');
+  t.is(zonedDate(Date.parse('2026-12-01T04:00:00Z'), 'America/New_York'), '2026-11-30');
+  t.is(zonedDate(Date.parse('2026-12-01T04:00:00Z'), UTC), '2026-12-01');
 });

@@ -56,6 +56,10 @@ function instantOfWall(wall: number, zone: string): number {
   return wall - (wallTime(first, zone) - first);
 }
 
+/** The zone's calendar date at `instant`, as YYYY-MM-DD. */
+export const zonedDate = (instant: number, zone: string): string =>
+  new Date(wallTime(instant, zone)).toISOString().slice(0, 10);
+
 /** The first instant of the day `year-month-day` (month from 1) in `zone`. */
 export function zonedMidnight(year: number, month: number, day: number, zone: string): number {
   return instantOfWall(Date.UTC(year, month - 1, day), zone);

@@ -159,7 +159,7 @@ test('export: page and limit are refused as unknown, naming what it takes, and l
   t.true(list.includes('page') && list.includes('limit'), 'the list still pages');
 });
 
-test('export: timezone makes a date alone in from / to that whole day in the zone, as the reports read it; a timestamp stays exact; a bad zone is a 400 naming timezone, and the document says so', async (t) => {
+test('export: timezone makes a date alone in from / to, and in the createdAt[...] bounds, that whole day in the zone, as the reports read it; a timestamp stays exact; a bad zone is a 400 naming timezone, and the document says so', async (t) => {
   const clock = createManualClock(Date.parse('2026-11-30T03:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const { api, testSecretKey } = await createMerchant(weir.url, 'Shop');
@@ -184,6 +184,13 @@ test('export: timezone makes a date alone in from / to that whole day in the zon
   t.deepEqual(await exported('from=2026-11-30T04:00:00Z&timezone=America/New_York'), [late30.id], 'a timestamp: exact');
   t.deepEqual(await exported('from=2026-11-30&to=2026-11-30&timezone=UTC'), [late29.id]);
   t.deepEqual(await exported('from=2026-11-30&timezone='), [late30.id, late29.id], 'empty: UTC');
+  // The list's createdAt[...] bounds too: a date alone is the zone's day when the export is given one.
+  t.deepEqual(await exported('createdAt[gte]=2026-11-30&createdAt[lte]=2026-11-30'), [late29.id]);
+  t.deepEqual(await exported('createdAt[gte]=2026-11-30&createdAt[lte]=2026-11-30&timezone=America/New_York'), [
+    late30.id,
+  ]);
+  t.deepEqual(await exported('createdAt[gt]=2026-11-29&timezone=America/New_York'), [late30.id]);
+  t.deepEqual(await exported('createdAt[lt]=2026-11-30&timezone=America/New_York'), [late29.id]);
   t.deepEqual(
     await exported('dateField=createdAt&from=2026-11-30&to=2026-11-30&timezone=Asia/Tokyo'),
     [late29.id],
@@ -198,4 +205,8 @@ test('export: timezone makes a date alone in from / to that whole day in the zon
   const document = (await api.get<{ paths: Record<string, Record<string, Operation>> }>('/api/v1/openapi.json')).body;
   const parameters = document.paths['/api/v1/checkout/sessions/export']?.get?.parameters ?? [];
   t.regex(parameters.find((p) => p.name === 'timezone')?.description ?? '', /IANA time zone/);
+  t.regex(
+    parameters.find((p) => p.name === 'createdAt[lte]')?.description ?? '',
+    /with `timezone`, a date alone is that day in the zone/,
+  );
 });

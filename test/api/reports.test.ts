@@ -62,7 +62,8 @@ const tronRail: Rail = {
   }),
 };
 
-test('refunds by network: a session paid on Tron counts its refund under Tron, not under the network of a transfer still pending when it was marked', async (t) => {
+/** A shop paid on the test network and on the local Tron, with a session of 3.00 USDC whose addresses on both the payer was shown. */
+async function shopOnTwoNetworks(t: Parameters<typeof startTestWeir>[0]) {
   const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const weir = await startTestWeir(t, { testRail: false }, { clock, extraRails: [createTestRail(), tronRail] });
   const { api } = await createMerchant(weir.url, 'Shop');
@@ -78,10 +79,15 @@ test('refunds by network: a session paid on Tron counts its refund under Tron, n
     t.is(chosen.status, 200, JSON.stringify(chosen.body));
     return chosen.body;
   };
-  // The payer looks at the test network's address, then pays in full on Tron.
+  // The payer looks at the test network's address, then at Tron's.
   const evm = await choose(TEST_NETWORK.chainId);
   const tron = await choose(TRON_LOCAL.chainId);
-  const tronChain = chainPublisher(weir.bus, TRON_LOCAL);
+  return { weir, api, session, evm, tron, tronChain: chainPublisher(weir.bus, TRON_LOCAL) };
+}
+
+test('refunds by network: a session paid on Tron counts its refund under Tron, not under the network of a transfer still pending when it was marked', async (t) => {
+  const { weir, api, session, evm, tron, tronChain } = await shopOnTwoNetworks(t);
+  // Paid in full on Tron.
   const tronBlock = randomHash();
   await tronChain.transfer({ to: tron.address, amount: tron.amountDueRaw, blockNumber: 5, blockHash: tronBlock });
   await tronChain.final(5, tronBlock);
@@ -107,6 +113,48 @@ test('refunds by network: a session paid on Tron counts its refund under Tron, n
     refunds.body.data.map((row) => [row.group, row.currency, row.refundsMarked, row.amountRefunded]),
     [[TRON_LOCAL.network, 'usdc', 1, '300000000']],
   );
+});
+
+test('payment-issues by network: a late payment on the test network counts there, not under Tron, which brought most of the short session', async (t) => {
+  const { weir, api, session, evm, tron, tronChain } = await shopOnTwoNetworks(t);
+  // 2.00 of 3.00 on Tron, and the session completed as is for it.
+  const tronBlock = randomHash();
+  const part = ((BigInt(tron.amountDueRaw) * 2n) / 3n).toString();
+  await tronChain.transfer({ to: tron.address, amount: part, blockNumber: 5, blockHash: tronBlock });
+  await tronChain.final(5, tronBlock);
+  await eventually(
+    async () => ((await getSession(api, session.id)).status === 'incomplete' ? true : undefined),
+    'part',
+  );
+  const asIs = await api.post(`/api/v1/checkout/sessions/${session.id}/complete-partial-checkout-session`, {});
+  t.is(asIs.status, 200, JSON.stringify(asIs.body));
+  // Then 0.50 to the test network's address: late, the session has ended.
+  const chain = chainPublisher(weir.bus);
+  const block = randomHash();
+  await chain.transfer({
+    to: evm.address,
+    amount: (BigInt(evm.amountDueRaw) / 6n).toString(),
+    blockNumber: 910,
+    blockHash: block,
+  });
+  await chain.final(910, block);
+  await eventually(async () => {
+    const s = await getSession(api, session.id);
+    return s.paymentIntent.transactions.some((tx) => tx.late) ? true : undefined;
+  }, 'the late payment');
+
+  const issues = await api.get<Report>('/api/v1/reports/payment-issues?groupBy=network');
+  t.is(issues.status, 200, JSON.stringify(issues.body));
+  t.deepEqual(
+    issues.body.data.map((row) => [row.group, row.underpaidSessions, row.latePayments, row.overpaidSessions]),
+    [
+      [TRON_LOCAL.network, 1, 0, 0],
+      [TEST_NETWORK.network, 0, 1, 0],
+    ],
+  );
+  // Split by network, the figures add up to the report's whole.
+  const [whole] = (await api.get<Report>('/api/v1/reports/payment-issues')).body.data;
+  t.like(whole, { underpaidSessions: 1, latePayments: 1, overpaidSessions: 0 });
 });
 
 test('reports over a known history: volume by month, week and network, conversion, time to pay, refunds; CSV and NDJSON; another tenant counts nowhere; bad parameters named', async (t) => {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import test from 'ava';
 import { COLLECTIONS, type WebhookDeliveryDoc } from '../../src/projections/collections.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { payInFull, type Session } from '../api/helpers.ts';
 import { sessionRequest } from '../support/weir-harness.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -162,4 +163,57 @@ test('Home at 390 px: a webhook failure with a long error wraps inside its card,
     'the full error in its title',
   );
   await page.screenshot({ path: join(SCREENSHOTS, 'home-webhook-failure-390.png'), fullPage: true });
+});
+
+test('Home in a time zone the analyst picks: the 30 days are days there, kept through a live refresh; an unknown zone is named at its field, the figures in UTC', async (t) => {
+  // A payment at 20:00Z on 30 November: the 30th in UTC, already 1 December (05:00) in Tokyo.
+  const dash = await startDashboard(t, { clock: createManualClock(Date.parse('2026-11-30T19:55:00Z')) });
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const pay = async (amount: string) => {
+    const created = (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest(amount, 1))).body;
+    dash.clock.advanceBy(5 * 60_000);
+    await payInFull(dash.weir, merchant.api, created);
+  };
+  await pay('1250000000');
+  dash.clock.set(Date.parse('2026-12-01T02:00:00Z'));
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  const figures = async () => {
+    await page.locator('#volume .chart-figures summary').click();
+    return page.locator('#volume .chart-figures tbody td').allTextContents();
+  };
+  // UTC unless picked: the payment was yesterday there.
+  t.is(await page.locator('#field-timezone').inputValue(), 'UTC');
+  t.deepEqual(await figures(), ['30 Nov', '12.50 USDC']);
+
+  await page.getByLabel('Time zone').selectOption('Asia/Tokyo');
+  await Promise.all([
+    page.waitForURL((u) => u.searchParams.get('timezone') === 'Asia/Tokyo'),
+    page.getByRole('button', { name: 'Apply' }).click(),
+  ]);
+  await page.locator('body[data-live="on"]').waitFor();
+  t.is(await page.locator('#field-timezone').inputValue(), 'Asia/Tokyo');
+  t.deepEqual(await figures(), ['1 Dec', '12.50 USDC'], 'today in Tokyo');
+  t.is(await page.locator('#volume svg rect.bar title').textContent(), '1 Dec: 12.50 USDC');
+
+  // Paid while the page is open: the live refresh counts it in Tokyo's days too (one day, not 30 Nov and 1 Dec).
+  await pay('480000000');
+  await page.locator('#volume .stat-value', { hasText: '17.30 USDC' }).waitFor();
+  t.deepEqual(await figures(), ['1 Dec', '17.30 USDC']);
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+  await expectAccessible(t, page, 'home in a time zone');
+  await screenshot(t, page, 'home-time-zone');
+
+  // A zone typed into the address that is none: a 400 that says so at the field, never a 5xx.
+  const answer = await page.goto(`${dash.url}/dashboard?timezone=${encodeURIComponent('Mars/Olympus')}`);
+  t.is(answer?.status(), 400);
+  t.is(await page.locator('#field-timezone').getAttribute('aria-invalid'), 'true');
+  t.regex(
+    (await page.locator('#report-time-zone .field.has-error').textContent()) ?? '',
+    /Mars\/Olympus is not a time zone: pick one from the list .* Shown in UTC\./,
+  );
+  t.deepEqual(await figures(), ['30 Nov', '12.50 USDC', '1 Dec', '4.80 USDC']);
+  await expectAccessible(t, page, 'home with an unknown time zone');
+  await screenshot(t, page, 'home-time-zone-unknown');
 });

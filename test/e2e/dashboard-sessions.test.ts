@@ -1,4 +1,5 @@
 import test from 'ava';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { getSession, payInFull, payLate, receiveHooks, reveal, sessionEvents, type Session } from '../api/helpers.ts';
 import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
@@ -284,4 +285,50 @@ test('Checkout sessions: a recovery being typed keeps its value and focus throug
     t.is(await hash.inputValue(), '0xabc12d3');
     t.deepEqual(problems(), []);
   }
+});
+
+test('Checkout sessions in a time zone: the days of Created from / to are days there, in the list and in its CSV download; an unknown zone is named at its field, and the download refuses it with a 400', async (t) => {
+  // 22:00 on 29 November in New York (03:00Z on the 30th), then 23:00 on 30 November there (04:00Z on 1 December).
+  const dash = await startDashboard(t, { clock: createManualClock(Date.parse('2026-11-30T03:00:00Z')) });
+  const merchant = await dash.organization();
+  const made = async () => (await merchant.api.post<Session>(SESSIONS, sessionRequest('1250000000', 1))).body;
+  const late29 = await made();
+  dash.clock.set(Date.parse('2026-12-01T04:00:00Z'));
+  const late30 = await made();
+  const owner = await dash.user({ role: 'owner' });
+  const page = await dash.signedIn(browser(), owner);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions?from=2026-11-30&to=2026-11-30`);
+  const ids = () => page.locator('#sessions tbody tr td code').evaluateAll((els) => els.map((e) => e.title));
+  t.deepEqual(await ids(), [late29.id], 'UTC days by default');
+
+  await page.getByLabel('Time zone').selectOption('America/New_York');
+  await Promise.all([
+    page.waitForURL((u) => u.searchParams.get('timezone') === 'America/New_York'),
+    page.getByRole('button', { name: 'Apply' }).click(),
+  ]);
+  t.deepEqual(await ids(), [late30.id], '30 November in New York');
+  const download = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
+  t.is(download, '/dashboard/checkout-sessions/export?from=2026-11-30&to=2026-11-30&timezone=America%2FNew_York');
+  const csv = await page.request.get(`${dash.url}${download}`);
+  t.is(csv.status(), 200);
+  const rows = (await csv.text()).trim().split('\n').slice(1);
+  t.deepEqual(
+    rows.map((row) => row.split(',')[0]),
+    [late30.id],
+  );
+  await page.locator('body[data-live="on"]').waitFor();
+  await expectAccessible(t, page, 'checkout-sessions in a time zone');
+  await screenshot(t, page, 'checkout-sessions-time-zone');
+
+  // A zone that is none: the list says so at the field (and reads the days in UTC); the download is a 400 naming it.
+  const bad = await page.goto(
+    `${dash.url}/dashboard/checkout-sessions?from=2026-11-30&to=2026-11-30&timezone=Mars%2FOlympus`,
+  );
+  t.is(bad?.status(), 400);
+  t.regex((await page.locator('#field-timezone-error').textContent()) ?? '', /^Mars\/Olympus is not a time zone/);
+  t.deepEqual(await ids(), [late29.id]);
+  await expectAccessible(t, page, 'checkout-sessions with an unknown time zone');
+  const refused = await page.request.get(`${dash.url}/dashboard/checkout-sessions/export?timezone=Mars%2FOlympus`);
+  t.is(refused.status(), 400);
+  t.regex(await refused.text(), /Mars\/Olympus is not a time zone/);
 });

@@ -6,12 +6,17 @@ import { everyNetwork } from '../../chain-ingest/rail.ts';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../context.ts';
 import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
+import { UTC, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
 import { Badge, Card, DateTime, EmptyState, Live, money, ShortId, TableScroll } from '../ui/components.tsx';
 import { AppLayout } from '../ui/layout.tsx';
+import { FilterForm, withQuery } from '../ui/list-controls.tsx';
+import { TimeZoneField, timeZoneOf } from '../ui/time-zone-field.tsx';
 
-const DAY_MS = 86_400_000;
 const DAYS = 30;
+const OVERVIEW_PATH = '/dashboard/home/overview';
+/** The zone as the query carries it: UTC, the default, left out. */
+const zoneParam = (zone: string): string | undefined => (zone === UTC ? undefined : zone);
 const LIST = 8;
 
 type Day = {
@@ -41,13 +46,26 @@ const seconds = (value: string | number | null | undefined): number | null =>
   value === null || value === undefined ? null : Number(value);
 
 /**
- * The last 30 days (today included, UTC) from the analysts' reports (`GET /api/v1/reports/*`, the
- * same pipelines): volume by day in the currency with the most, payments, conversion and time to pay.
+ * The last 30 days of `timeZone` (today included) as dates and the instants they start at, which
+ * the reports give as each day's period.
  */
-async function overview(deps: DashboardDeps, tenant: DashboardTenant): Promise<Overview> {
-  const today = Math.floor(deps.clock.now() / DAY_MS) * DAY_MS;
-  const from = new Date(today - (DAYS - 1) * DAY_MS).toISOString();
-  const params = { ...tenant, interval: 'day', groupBy: 'none', from } as const;
+function lastDays(now: number, timeZone: string): { day: string; start: string }[] {
+  const [year, month, date] = zonedDate(now, timeZone).split('-').map(Number) as [number, number, number];
+  return Array.from({ length: DAYS }, (_, i) => {
+    const day = new Date(Date.UTC(year, month - 1, date - (DAYS - 1 - i))).toISOString().slice(0, 10);
+    const start = zonedMidnight(year, month, date - (DAYS - 1 - i), timeZone);
+    return { day, start: new Date(start).toISOString() };
+  });
+}
+
+/**
+ * The last 30 days (today included) in the analyst's time zone from the analysts' reports (`GET
+ * /api/v1/reports/*?timezone=`, the same pipelines): volume by day in the currency with the most,
+ * payments, conversion and time to pay.
+ */
+async function overview(deps: DashboardDeps, tenant: DashboardTenant, timeZone: string): Promise<Overview> {
+  const calendar = lastDays(deps.clock.now(), timeZone);
+  const params = { ...tenant, interval: 'day', groupBy: 'none', from: calendar[0]!.start, timeZone } as const;
   const [volume, conversion, timeToPay, whole] = await Promise.all([
     runReport(deps.readStore, 'volume', { ...params, groupBy: 'currency' }),
     runReport(deps.readStore, 'conversion', params),
@@ -60,12 +78,11 @@ async function overview(deps: DashboardDeps, tenant: DashboardTenant): Promise<O
   const ranked = [...totals].map(([currency, amount]) => ({ currency, volume: amount }));
   ranked.sort((a, b) => (b.volume > a.volume ? 1 : b.volume < a.volume ? -1 : 0));
   const main = ranked[0]?.currency ?? null;
-  const dayOf = (row: { period: string }) => row.period.slice(0, 10);
-  const days = Array.from({ length: DAYS }, (_, i): Day => {
-    const day = new Date(today - (DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10);
-    const sales = volume.filter((row) => dayOf(row) === day);
-    const converted = conversion.find((row) => dayOf(row) === day);
-    const paid = timeToPay.find((row) => dayOf(row) === day);
+  // A day's rows are those of the period starting at its midnight in the zone.
+  const days = calendar.map(({ day, start }): Day => {
+    const sales = volume.filter((row) => row.period === start);
+    const converted = conversion.find((row) => row.period === start);
+    const paid = timeToPay.find((row) => row.period === start);
     return {
       day,
       volume: BigInt(sales.find((row) => row.currency === main)?.grossVolume ?? 0),
@@ -430,13 +447,13 @@ async function webhookFailures(deps: DashboardDeps, tenant: DashboardTenant) {
 /** A panel as htmx asks for it (refreshed live); the whole page otherwise. */
 const fragment =
   <T extends object>(
-    load: (deps: DashboardDeps, tenant: DashboardTenant) => Promise<T>,
+    load: (deps: DashboardDeps, tenant: DashboardTenant, query: DashboardContext['query']) => Promise<T>,
     Panel: (props: T) => JSX.Element,
   ) =>
   (deps: DashboardDeps) =>
   async (ctx: DashboardContext) => {
     if (!isHtmx(ctx)) return ctx.redirect('/dashboard');
-    const props: T = await load(deps, ctx.state.tenant);
+    const props: T = await load(deps, ctx.state.tenant, ctx.query);
     await sendHtml(ctx, <Panel {...props} />);
   };
 
@@ -449,8 +466,9 @@ export const page = definePage({
   routes(routes, deps) {
     routes.get('/dashboard', 'read', async (ctx) => {
       const { tenant } = ctx.state;
+      const { zone, error } = timeZoneOf(ctx.query);
       const [data, payments, action, webhooks] = await Promise.all([
-        overview(deps, tenant),
+        overview(deps, tenant, zone),
         recentPayments(deps, tenant),
         needsAction(deps, tenant),
         webhookFailures(deps, tenant),
@@ -458,7 +476,12 @@ export const page = definePage({
       await sendHtml(
         ctx,
         <AppLayout ctx={ctx} title="Home" screen="home">
-          <Live url="/dashboard/home/overview" topics={['checkout-sessions']}>
+          <Card id="report-time-zone" class="filters-card filters-card-narrow">
+            <FilterForm path="/dashboard" label="Days of the figures">
+              <TimeZoneField value={zone} error={error} />
+            </FilterForm>
+          </Card>
+          <Live url={withQuery(OVERVIEW_PATH, { timezone: zoneParam(zone) })} topics={['checkout-sessions']}>
             <OverviewPanel data={data} />
           </Live>
           <Live url="/dashboard/home/recent-payments" topics={['payments']}>
@@ -473,12 +496,17 @@ export const page = definePage({
             </Live>
           </div>
         </AppLayout>,
+        error ? 400 : 200,
       );
     });
+    // The zone the page was drawn in comes back with each refresh (checked again: it is a URL).
     routes.get(
-      '/dashboard/home/overview',
+      OVERVIEW_PATH,
       'read',
-      fragment(async (d, tenant) => ({ data: await overview(d, tenant) }), OverviewPanel)(deps),
+      fragment(
+        async (d, tenant, query) => ({ data: await overview(d, tenant, timeZoneOf(query).zone) }),
+        OverviewPanel,
+      )(deps),
     );
     routes.get('/dashboard/home/recent-payments', 'read', fragment(recentPayments, RecentPayments)(deps));
     routes.get('/dashboard/home/needs-action', 'read', fragment(needsAction, SessionsNeedingAction)(deps));

@@ -58,15 +58,16 @@ export function dateRangeErrors(range: { from: string; to: string }): { from?: s
 }
 
 /**
- * The read-store condition of a list's date filters that are valid: from `from`'s midnight UTC through
- * the whole of `to`'s day, as the reports read a date alone; `{}` when neither applies.
+ * The read-store condition of a list's date filters that are valid: from `from`'s midnight (UTC, or in
+ * `zone`) through the whole of `to`'s day, as the reports read a date alone; `{}` when neither applies.
  */
 export function dayRangeCondition(
   range: { from: string; to: string },
   errors: { from?: string; to?: string },
+  zone?: string,
 ): Record<string, string> {
   return rangeCondition(
-    instantRange({ from: errors.from ? undefined : range.from, to: errors.to ? undefined : range.to }),
+    instantRange({ from: errors.from ? undefined : range.from, to: errors.to ? undefined : range.to }, zone),
   );
 }
 

@@ -288,12 +288,14 @@ export function unsupportedQuery<const K extends readonly string[]>(names: K, wh
  * `createdAt[gt|gte|lt|lte]` style bounds on `field` (checked by the list, a date alone its whole
  * day UTC), and its refused null tests.
  */
-function dateBounds(field: string) {
+function dateBounds(field: string, zoned: boolean) {
+  // Where a `timezone` is taken (the sessions export), a date alone is that zone's day.
+  const suffix = zoned ? '; with `timezone`, a date alone is that day in the zone' : '';
   const bound = (op: BoundOp) =>
     z
       .string()
       .optional()
-      .openapi({ description: BOUND_DESCRIPTIONS[op](field) });
+      .openapi({ description: `${BOUND_DESCRIPTIONS[op](field)}${suffix}` });
   return {
     ...Object.fromEntries(BOUND_OPS.map((op) => [`${field}[${op}]`, bound(op)])),
     ...unsupportedQuery([`${field}[isnull]`, `${field}[notnull]`], `bound ${field} with gt, gte, lt or lte`),
@@ -312,11 +314,11 @@ const PAGING = {
  */
 export function listQuery<S extends z.ZodRawShape>(
   filters: S,
-  options: { dateFields?: readonly string[]; paged?: boolean } = {},
+  options: { dateFields?: readonly string[]; paged?: boolean; zoned?: boolean } = {},
 ) {
   const bounds: Record<`${string}[${string}]`, z.ZodType> = Object.assign(
     {},
-    ...['createdAt', ...(options.dateFields ?? [])].map(dateBounds),
+    ...['createdAt', ...(options.dateFields ?? [])].map((field) => dateBounds(field, options.zoned === true)),
   );
   return z.looseObject({ ...(options.paged === false ? {} : PAGING), ...bounds, ...filters });
 }

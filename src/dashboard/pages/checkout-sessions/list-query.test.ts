@@ -51,3 +51,20 @@ test('filters that cannot be used are named and left out; a bad page is the firs
     to: 'The end date is before the start date.',
   });
 });
+
+test('a time zone makes the creation range whole days there (the CSV download reads the same filter); an unknown one is named at its field and the range read in UTC', (t) => {
+  const { query, errors } = parseSessionsQuery({ from: '2026-11-30', to: '2026-11-30', timezone: 'America/New_York' });
+  t.deepEqual(errors, {});
+  t.is(query.timezone, 'America/New_York');
+  t.deepEqual(sessionsFilter(TENANT, query).createdAt, {
+    $gte: '2026-11-30T05:00:00.000Z',
+    $lt: '2026-12-01T05:00:00.000Z',
+  });
+  // Absent or empty: UTC, as before.
+  t.is(parseSessionsQuery({}).query.timezone, 'UTC');
+  t.is(parseSessionsQuery({ timezone: '' }).query.timezone, 'UTC');
+  const unknown = parseSessionsQuery({ from: '2026-11-30', timezone: 'Mars/Olympus' });
+  t.regex(unknown.errors.timezone ?? '', /^Mars\/Olympus is not a time zone: pick one from the list/);
+  t.is(unknown.query.timezone, 'UTC');
+  t.deepEqual(sessionsFilter(TENANT, unknown.query, unknown.errors).createdAt, { $gte: '2026-11-30T00:00:00.000Z' });
+});

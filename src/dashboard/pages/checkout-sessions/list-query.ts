@@ -8,6 +8,7 @@ import {
   pageOf,
   queryValue as one,
 } from '../../ui/list-controls.tsx';
+import { timeZoneOf } from '../../ui/time-zone-field.tsx';
 
 export const PAGE_SIZE = 25;
 
@@ -18,6 +19,8 @@ export type SessionsQuery = {
   paymentStatus: string;
   from: string;
   to: string;
+  /** The IANA zone whose days `from` / `to` name (UTC when one given is unknown: its error says so). */
+  timezone: string;
   q: string;
   page: number;
 };
@@ -25,15 +28,18 @@ export type SessionsQueryErrors = Partial<Record<keyof SessionsQuery, string>>;
 
 /** The list's filters as typed, with a message per filter that cannot be used (shown at its field). */
 export function parseSessionsQuery(query: ListQuery): { query: SessionsQuery; errors: SessionsQueryErrors } {
+  const zone = timeZoneOf(query);
   const parsed: SessionsQuery = {
     status: one(query, 'status'),
     paymentStatus: one(query, 'paymentStatus'),
     from: one(query, 'from'),
     to: one(query, 'to'),
+    timezone: zone.zone,
     q: one(query, 'q').slice(0, 200),
     page: pageOf(one(query, 'page')),
   };
   const errors: SessionsQueryErrors = dateRangeErrors(parsed);
+  if (zone.error) errors.timezone = zone.error;
   if (parsed.status && !(SESSION_STATUS_VALUES as readonly string[]).includes(parsed.status))
     errors.status = `Pick a status: ${SESSION_STATUS_VALUES.join(', ')}.`;
   if (parsed.paymentStatus && !(PAYMENT_STATUSES as readonly string[]).includes(parsed.paymentStatus))
@@ -45,7 +51,7 @@ const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g
 
 /**
  * The read-store filter of the list: the tenant's sessions, by status, payment status and creation
- * date (UTC days, `to` included), and a search that matches the session id, the client reference or
+ * date (days of `timezone`, UTC by default; `to` included), and a search that matches the session id, the client reference or
  * the customer's email (whole, any case). Filters with an error are left out.
  */
 export function sessionsFilter(
@@ -56,7 +62,7 @@ export function sessionsFilter(
   const filter: Filter = { organizationId: tenant.organizationId, environment: tenant.environment };
   if (query.status && !errors.status) filter.status = query.status;
   if (query.paymentStatus && !errors.paymentStatus) filter.paymentStatus = query.paymentStatus;
-  const range = dayRangeCondition(query, errors);
+  const range = dayRangeCondition(query, errors, query.timezone);
   if (Object.keys(range).length) filter.createdAt = range;
   if (query.q) {
     filter.$or = [

@@ -122,6 +122,21 @@ test('the list offers its sessions as CSV with the filters it shows, in a link t
   );
 });
 
+test('the CSV link, the pages and the live refresh carry the time zone the list counts days in; UTC, the default, is left out', async (t) => {
+  const { query } = parseSessionsQuery({ from: '2026-11-30', timezone: 'Asia/Tokyo' });
+  const html = await SessionsTable({ sessions: [sessionAfter()], count: 60, customers: new Map(), query });
+  t.regex(html, /href="\/dashboard\/checkout-sessions\/export\?from=2026-11-30&timezone=Asia%2FTokyo" download=""/);
+  t.regex(html, /hx-get="\/dashboard\/checkout-sessions\?from=2026-11-30&timezone=Asia%2FTokyo"/);
+  t.regex(html, /href="\/dashboard\/checkout-sessions\?from=2026-11-30&timezone=Asia%2FTokyo&page=2"/);
+  const utc = await SessionsTable({
+    sessions: [],
+    count: 0,
+    customers: new Map(),
+    query: parseSessionsQuery({ timezone: 'UTC' }).query,
+  });
+  t.notRegex(utc, /timezone=/);
+});
+
 test("the CSV of a searched list holds every session the search finds past the export's first batch, and no other", async (t) => {
   const store = createEmbeddedReadStore();
   const base = sessionAfter();

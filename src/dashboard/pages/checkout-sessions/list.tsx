@@ -1,6 +1,7 @@
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
+import { UTC } from '../../../shared/time-zone.ts';
 import type { DashboardTenant } from '../../context.ts';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 import { CustomerLink, customersById } from '../../ui/customer-link.tsx';
@@ -18,6 +19,7 @@ import {
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 import { FilterForm, Pager, withQuery } from '../../ui/list-controls.tsx';
+import { TimeZoneField } from '../../ui/time-zone-field.tsx';
 import {
   PAGE_SIZE,
   PAYMENT_STATUSES,
@@ -68,6 +70,8 @@ export const paramsOf = (query: SessionsQuery): Record<string, string> => ({
   paymentStatus: query.paymentStatus,
   from: query.from,
   to: query.to,
+  // The zone carries on to the pages, the live refresh and the CSV download; UTC, the default, left out.
+  timezone: query.timezone === UTC ? '' : query.timezone,
   q: query.q,
 });
 
@@ -103,6 +107,7 @@ export function SessionsFilters({ query, errors }: { query: SessionsQuery; error
       />
       <Field name="from" label="Created from" type="date" value={query.from} error={errors.from} />
       <Field name="to" label="Created to" type="date" value={query.to} error={errors.to} />
+      <TimeZoneField value={query.timezone} error={errors.timezone} />
     </FilterForm>
   );
 }
