@@ -1,4 +1,5 @@
 import type { Aggregate } from './aggregate.ts';
+import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { ConflictError, InvalidStateError } from '../shared/errors.ts';
 import type { Environment } from '../event-store/event-store.ts';
 
@@ -143,3 +144,31 @@ export const priceAggregate: Aggregate<Price | null, PriceEvent, PriceCommand> =
     return [{ type: 'PriceUpdated', data: { changes: command.changes, at: now } }];
   },
 };
+
+/** What a new payment link sells from the catalog: an existing product, and its existing price if the link names one. */
+export type PaymentLinkOffer = { paymentLinkId: string; productId: string; priceId: string | null };
+
+/**
+ * Offers a new link's product and price on their own streams. Both offers are decided on the
+ * streams as they stand before either is appended, so a link refused for one (a deleted product
+ * whose price is still active) leaves no offer on the other. Only a change that lands on the
+ * price between that check and its own offer can still refuse the link after the product's offer
+ * is appended: closing that needs one append across both streams, which the event store port has not.
+ * Returns the log position of the last offer.
+ */
+export async function offerThroughPaymentLink(
+  commands: CommandHandler,
+  ctx: CommandContext,
+  { paymentLinkId, productId, priceId }: PaymentLinkOffer,
+): Promise<bigint | null> {
+  const offer: OfferThroughPaymentLink = { type: 'OfferThroughPaymentLink', paymentLinkId };
+  const tenant = { organizationId: ctx.organizationId, environment: ctx.environment };
+  // The decided events are dropped (the appends below decide again, at their revision): only a refusal matters here.
+  const check = { now: new Date(0).toISOString() };
+  productAggregate.decide((await commands.load(productAggregate, productId, tenant)).state, offer, check);
+  if (priceId !== null)
+    priceAggregate.decide((await commands.load(priceAggregate, priceId, tenant)).state, offer, check);
+  const product = await commands.handle(productAggregate, productId, offer, ctx);
+  if (priceId === null) return product.position;
+  return (await commands.handle(priceAggregate, priceId, offer, ctx)).position;
+}

@@ -14490,7 +14490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The product or price was deleted or deactivated while the link was being created: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_unavailable` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_unavailable` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
@@ -14678,7 +14678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14880,7 +14880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14980,7 +14980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used`, `payment_link_unavailable` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
