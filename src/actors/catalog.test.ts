@@ -73,13 +73,13 @@ const price = givenWhenThen(priceAggregate);
 test('an active product is offered by the link: one fact, and the product is unchanged by it', (t) => {
   const offered = product([productCreated]).when(offer, NOW);
   t.deepEqual(offered, [{ type: 'ProductOfferedByPaymentLink', data: { paymentLinkId: 'link-1', at: NOW } }]);
-  t.deepEqual(product([productCreated, ...offered]).state(), product([productCreated]).state());
+  t.deepEqual(product([productCreated, ...offered]).state().record, product([productCreated]).state().record);
 });
 
 test('an active price is offered by the link: one fact, and the price is unchanged by it', (t) => {
   const offered = price([priceCreated]).when(offer, NOW);
   t.deepEqual(offered, [{ type: 'PriceOfferedByPaymentLink', data: { paymentLinkId: 'link-1', at: NOW } }]);
-  t.deepEqual(price([priceCreated, ...offered]).state(), price([priceCreated]).state());
+  t.deepEqual(price([priceCreated, ...offered]).state().record, price([priceCreated]).state().record);
 });
 
 test('a product or price that does not exist, is deleted or is inactive is not offered: 409 payment_link_unavailable naming why', (t) => {
@@ -94,6 +94,62 @@ test('a product or price that does not exist, is deleted or is inactive is not o
     const error = t.throws(decide, { instanceOf: ConflictError, message: why });
     t.is((error as ConflictError | undefined)?.code, 'payment_link_unavailable');
   }
+});
+
+const offeredAt = (at: string) => ({ paymentLinkId: 'link-1', at });
+const LATER = '2026-01-01T00:30:59.999Z';
+const MINUTE_LATER = '2026-01-01T00:31:00.000Z';
+
+test('a product is not deleted or deactivated, nor a price deactivated, while a link offered on its stream may still be being created: 409 naming the link', (t) => {
+  const productOffer: ProductEvent = { type: 'ProductOfferedByPaymentLink', data: offeredAt(NOW) };
+  const priceOffer: PriceEvent = { type: 'PriceOfferedByPaymentLink', data: offeredAt(NOW) };
+  const cases: [() => unknown, string][] = [
+    [() => product([productCreated, productOffer]).when({ type: 'DeleteProduct' }, LATER), 'product_in_use'],
+    [
+      () =>
+        product([productCreated, productOffer]).when(
+          { type: 'UpdateProduct', changes: { isActive: false }, settledOffers: ['link-0'] },
+          LATER,
+        ),
+      'product_in_use',
+    ],
+    [
+      () => price([priceCreated, priceOffer]).when({ type: 'UpdatePrice', changes: { isActive: false } }, LATER),
+      'price_in_use',
+    ],
+  ];
+  for (const [decide, code] of cases) {
+    const error = t.throws(decide, {
+      instanceOf: ConflictError,
+      message: /payment links still being created \(link-1\)/,
+    });
+    t.is((error as ConflictError | undefined)?.code, code);
+  }
+});
+
+test('an offer whose link the read model has (settled), or made a minute ago or more (its request died), holds nothing back; nor does it hold back other changes', (t) => {
+  const productOffer: ProductEvent = { type: 'ProductOfferedByPaymentLink', data: offeredAt(NOW) };
+  const priceOffer: PriceEvent = { type: 'PriceOfferedByPaymentLink', data: offeredAt(NOW) };
+  const settled = ['link-1'];
+  t.like(product([productCreated, productOffer]).when({ type: 'DeleteProduct', settledOffers: settled }, LATER), [
+    { type: 'ProductDeleted' },
+  ]);
+  t.like(product([productCreated, productOffer]).when({ type: 'DeleteProduct' }, MINUTE_LATER), [
+    { type: 'ProductDeleted' },
+  ]);
+  t.like(product([productCreated, productOffer]).when({ type: 'UpdateProduct', changes: { name: 'Pass' } }, LATER), [
+    { type: 'ProductUpdated' },
+  ]);
+  t.like(
+    price([priceCreated, priceOffer]).when(
+      { type: 'UpdatePrice', changes: { isActive: false }, settledOffers: settled },
+      LATER,
+    ),
+    [{ type: 'PriceUpdated' }],
+  );
+  t.like(price([priceCreated, priceOffer]).when({ type: 'UpdatePrice', changes: { nickname: 'Door' } }, LATER), [
+    { type: 'PriceUpdated' },
+  ]);
 });
 
 async function catalogWith(t: ExecutionContext, productEvents: ProductEvent[], priceEvents: PriceEvent[]) {

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import test from 'ava';
+import { OFFER_SETTLES_WITHIN_MS, offerThroughPaymentLink } from '../../src/actors/catalog.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { PRICES, PRODUCTS } from '../../src/projections/catalog.projection.ts';
 import type { ReadDocument, ReadStore } from '../../src/read-store/read-store.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
@@ -467,6 +470,44 @@ test('a link refused because its product or price stopped being offered after th
       t.deepEqual(offers, [], `${name}: ${stream} has no offer of the refused link`);
     }
   }
+});
+
+test("a product is not deleted or deactivated, nor its price deactivated, between a link's offer and the link's creation (409 naming the link); an offer whose link never came holds nothing back after a minute", async (t) => {
+  const clock = createManualClock(Date.now());
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api, organizationId } = await createMerchant(weir.url);
+  const product = (
+    await api.post<Product>('/api/v1/products', {
+      name: 'Ticket',
+      defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+    })
+  ).body;
+  const priceId = product.defaultPrice!.id;
+  // A link's request has made its offers and not yet created the link (or died there).
+  const paymentLinkId = randomUUID();
+  await offerThroughPaymentLink(
+    weir.commands,
+    { organizationId, environment: 'test', actor: 'test' },
+    { paymentLinkId, productId: product.id, priceId },
+  );
+  const naming = { message: new RegExp(`still being created \\(${paymentLinkId}\\)`) };
+  assertError(t, await api.delete(`/api/v1/products/${product.id}`), 409, { code: 'product_in_use', ...naming });
+  assertError(t, await api.put(`/api/v1/products/${product.id}/deactivate`, {}), 409, {
+    code: 'product_in_use',
+    ...naming,
+  });
+  assertError(t, await api.put(`/api/v1/products/${product.id}`, { isActive: false }), 409, {
+    code: 'product_in_use',
+    ...naming,
+  });
+  assertError(t, await api.put(`/api/v1/prices/${priceId}`, { isActive: false }), 409, {
+    code: 'price_in_use',
+    ...naming,
+  });
+  t.is((await api.put(`/api/v1/products/${product.id}`, { name: 'Pass' })).status, 200, 'other changes go on');
+  clock.advanceBy(OFFER_SETTLES_WITHIN_MS);
+  t.is((await api.put(`/api/v1/prices/${priceId}`, { isActive: false })).status, 200);
+  t.is((await api.delete(`/api/v1/products/${product.id}`)).status, 200);
 });
 
 test('a link created while its product is deleted or deactivated, or its price deactivated, is decided on their own streams: either refused, or the change comes after the link in that stream, never a link for what was already gone', async (t) => {

@@ -15593,7 +15593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the price: the message names them. Codes: `price_in_use` */
+            /** @description Active payment links sell the price, or links offering it are still being created: the message names them. Codes: `price_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15984,7 +15984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            /** @description Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16100,7 +16100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            /** @description Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16384,7 +16384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            /** @description Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16484,7 +16484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; Active payment links sell the product: the message names them. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `product_in_use` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `product_in_use` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
