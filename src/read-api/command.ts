@@ -1,5 +1,5 @@
 import type { Aggregate, DomainEvent } from '../actors/aggregate.ts';
-import type { CommandResult } from '../actors/command-handler.ts';
+import type { CommandContext, CommandResult } from '../actors/command-handler.ts';
 import type { ApiContext, ApiDeps } from './api-context.ts';
 import { isTenants } from '../tenancy/same-tenant.ts';
 
@@ -14,16 +14,21 @@ export async function commandFor<TState, TEvent extends DomainEvent, TCommand>(
   id: string,
   command: TCommand,
 ): Promise<CommandResult<TState>> {
+  const result = await deps.commands.handle(aggregate, id, command, commandContextOf(ctx));
+  if (result.position !== null) await deps.projections.waitFor(result.position);
+  return result;
+}
+
+/** Who asks, for which tenant, and the request's id as the correlation of what it writes. */
+export function commandContextOf(ctx: ApiContext): CommandContext {
   const { tenant } = ctx.state;
-  const result = await deps.commands.handle(aggregate, id, command, {
+  return {
     organizationId: tenant.organizationId,
     environment: tenant.environment,
     actor: tenant.actor,
     ...(tenant.clientAddress ? { clientAddress: tenant.clientAddress } : {}),
     correlationId: ctx.get('x-request-id') || undefined,
-  });
-  if (result.position !== null) await deps.projections.waitFor(result.position);
-  return result;
+  };
 }
 
 /** The tenant's document with this id, or a 404 (another tenant's record is a 404 too). */

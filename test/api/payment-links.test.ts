@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import test from 'ava';
+import { OFFER_SETTLES_WITHIN_MS, offerThroughPaymentLink } from '../../src/actors/catalog.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { PRICES, PRODUCTS } from '../../src/projections/catalog.projection.ts';
+import type { ReadDocument, ReadStore } from '../../src/read-store/read-store.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
   appendAsEarlierWeir,
@@ -421,6 +426,88 @@ test('a link whose product or price is deleted or inactive is not activated, by 
   // Switching it off, or an update that leaves it off, is still allowed.
   t.is((await api.put(`/api/v1/payment-links/${link.id}`, { title: 'Old tea' })).status, 200);
   t.is((await api.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
+});
+
+/** Wraps a read store so that `get` answers with the documents `stale` holds, as a read model behind the log would. */
+const lagging =
+  (stale: Map<string, ReadDocument>) =>
+  (store: ReadStore): ReadStore => ({
+    ...store,
+    collection<T extends ReadDocument>(name: string) {
+      const collection = store.collection<T>(name);
+      return { ...collection, get: async (id: string) => (stale.get(id) as T | undefined) ?? collection.get(id) };
+    },
+  });
+
+test('a link refused because its product or price stopped being offered after the request read the catalog leaves no offer on either stream, also on the one still offered', async (t) => {
+  const stale = new Map<string, ReadDocument>();
+  const weir = await startTestWeir(t, {}, { wrapReadStore: lagging(stale) });
+  const { api } = await createMerchant(weir.url);
+  const changes: Record<string, (product: Product) => Promise<{ status: number }>> = {
+    'product deleted, price active': (p) => api.delete(`/api/v1/products/${p.id}`),
+    'product deactivated, price active': (p) => api.put(`/api/v1/products/${p.id}`, { isActive: false }),
+    'price deactivated, product active': (p) => api.put(`/api/v1/prices/${p.defaultPrice!.id}`, { isActive: false }),
+  };
+  for (const [name, change] of Object.entries(changes)) {
+    const product = (
+      await api.post<Product>('/api/v1/products', {
+        name,
+        defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+      })
+    ).body;
+    const priceId = product.defaultPrice!.id;
+    // The request reads the catalog as it was before the change: only the streams know.
+    const before = [
+      await weir.readStore.collection(PRODUCTS).get(product.id),
+      await weir.readStore.collection(PRICES).get(priceId),
+    ];
+    t.is((await change(product)).status, 200, name);
+    for (const doc of before) stale.set(doc!._id, doc!);
+    const link = await api.post('/api/v1/payment-links', { title: 'Ticket', priceId });
+    assertError(t, link, 409, { code: 'payment_link_unavailable' });
+    for (const stream of [`product-${product.id}`, `price-${priceId}`]) {
+      const offers = (await weir.eventStore.readStream(stream)).filter((e) => e.type.endsWith('OfferedByPaymentLink'));
+      t.deepEqual(offers, [], `${name}: ${stream} has no offer of the refused link`);
+    }
+  }
+});
+
+test("a product is not deleted or deactivated, nor its price deactivated, between a link's offer and the link's creation (409 naming the link); an offer whose link never came holds nothing back after a minute", async (t) => {
+  const clock = createManualClock(Date.now());
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api, organizationId } = await createMerchant(weir.url);
+  const product = (
+    await api.post<Product>('/api/v1/products', {
+      name: 'Ticket',
+      defaultPriceData: { currency: 'usdc', unitAmount: '100000000' },
+    })
+  ).body;
+  const priceId = product.defaultPrice!.id;
+  // A link's request has made its offers and not yet created the link (or died there).
+  const paymentLinkId = randomUUID();
+  await offerThroughPaymentLink(
+    weir.commands,
+    { organizationId, environment: 'test', actor: 'test' },
+    { paymentLinkId, productId: product.id, priceId },
+  );
+  const naming = { message: new RegExp(`still being created \\(${paymentLinkId}\\)`) };
+  assertError(t, await api.delete(`/api/v1/products/${product.id}`), 409, { code: 'product_in_use', ...naming });
+  assertError(t, await api.put(`/api/v1/products/${product.id}/deactivate`, {}), 409, {
+    code: 'product_in_use',
+    ...naming,
+  });
+  assertError(t, await api.put(`/api/v1/products/${product.id}`, { isActive: false }), 409, {
+    code: 'product_in_use',
+    ...naming,
+  });
+  assertError(t, await api.put(`/api/v1/prices/${priceId}`, { isActive: false }), 409, {
+    code: 'price_in_use',
+    ...naming,
+  });
+  t.is((await api.put(`/api/v1/products/${product.id}`, { name: 'Pass' })).status, 200, 'other changes go on');
+  clock.advanceBy(OFFER_SETTLES_WITHIN_MS);
+  t.is((await api.put(`/api/v1/prices/${priceId}`, { isActive: false })).status, 200);
+  t.is((await api.delete(`/api/v1/products/${product.id}`)).status, 200);
 });
 
 test('a link created while its product is deleted or deactivated, or its price deactivated, is decided on their own streams: either refused, or the change comes after the link in that stream, never a link for what was already gone', async (t) => {

@@ -14595,7 +14595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The product or price was deleted or deactivated while the link was being created: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_unavailable` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_unavailable` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
@@ -14783,7 +14783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14985,7 +14985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
+            /** @description A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15085,7 +15085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive, so it cannot be activated: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used`, `payment_link_unavailable` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; A one_time link that has been paid cannot take payments again: set its type to multiple; The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `payment_link_used`, `payment_link_unavailable` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
@@ -15698,7 +15698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the price: the message names them. Codes: `price_in_use` */
+            /** @description Active payment links sell the price, or links offering it are still being created: the message names them. Codes: `price_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16089,7 +16089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            /** @description Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16205,7 +16205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            /** @description Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16489,7 +16489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Active payment links sell the product: the message names them. Codes: `product_in_use` */
+            /** @description Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `product_in_use` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16589,7 +16589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; Active payment links sell the product: the message names them. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `product_in_use` */
+            /** @description The Idempotency-Key was used on another path or with another body: send this request with a new key; The first request with this Idempotency-Key is still running: send this one again after Retry-After; Active payment links sell the product, or links offering it are still being created: the message names them. Codes: `idempotency_key_in_use`, `idempotency_request_in_progress`, `product_in_use` */
             409: {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
+import { pendingOffers, priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
+import { PAYMENT_LINKS, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import {
   CATALOG_LISTED,
   PRICES,
@@ -30,7 +31,7 @@ import {
   unsupportedQuery,
 } from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
-import { paymentLinkCatalog } from '../payment-link-catalog.ts';
+import { paymentLinkCatalog, type Sold } from '../payment-link-catalog.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { csvQuery, listPage, VISIBILITY_FILTER } from '../pagination.ts';
@@ -90,6 +91,25 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
   const { refuseWhileSold } = paymentLinkCatalog(deps.readStore);
+  const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
+
+  /**
+   * Refuses taking away what an active link sells, and returns the links recently offered on the
+   * record's stream that the read model already has. They are looked up before the active links
+   * are, so a link created in between is either among those (refused here) or not settled (the
+   * command refuses it as still being created): a link never lands on a deleted or inactive record.
+   */
+  async function refuseWhileSoldOrOffered(ctx: ApiContext, sold: Sold): Promise<string[]> {
+    const { tenant } = ctx.state;
+    const { offers } =
+      sold.kind === 'product'
+        ? (await deps.commands.load(productAggregate, sold.doc.id, tenant)).state
+        : (await deps.commands.load(priceAggregate, sold.doc.id, tenant)).state;
+    const recent = pendingOffers(offers, new Date(deps.clock.now()).toISOString()).map((o) => o.paymentLinkId);
+    const known = await Promise.all(recent.map(async (id) => ((await links.get(id)) ? id : null)));
+    await refuseWhileSold(sold);
+    return known.filter((id) => id !== null);
+  }
   const presentPrice = async (price: PriceDoc) => {
     const product = await products.get(price.productId);
     return {
@@ -112,12 +132,14 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
   const productInUse = {
     status: 409,
     codes: ['product_in_use'],
-    description: 'Active payment links sell the product: the message names them',
+    description:
+      'Active payment links sell the product, or links offering it are still being created: the message names them',
   };
   const priceInUse = {
     status: 409,
     codes: ['price_in_use'],
-    description: 'Active payment links sell the price: the message names them',
+    description:
+      'Active payment links sell the price, or links offering it are still being created: the message names them',
   };
 
   const newPrice = (
@@ -270,8 +292,11 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       if (body.images !== undefined) changes.images = body.images ?? [];
       if (Object.keys(changes).length === 0)
         throw new ValidationError(null, 'nothing to update: send at least one product field');
-      if (changes.isActive === false && product.isActive) await refuseWhileSold({ kind: 'product', doc: product });
-      await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes });
+      const settledOffers =
+        changes.isActive === false && product.isActive
+          ? await refuseWhileSoldOrOffered(ctx, { kind: 'product', doc: product })
+          : [];
+      await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes, settledOffers });
       return presentProduct((await products.get(product.id))!);
     },
   );
@@ -301,8 +326,12 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
         async (ctx, { params: { id } }) => {
           const product = await loadProduct(ctx, id);
           if (product.isActive === isActive) return presentProduct(product);
-          if (!isActive) await refuseWhileSold({ kind: 'product', doc: product });
-          await commandFor(deps, ctx, productAggregate, product.id, { type: 'UpdateProduct', changes: { isActive } });
+          const settledOffers = isActive ? [] : await refuseWhileSoldOrOffered(ctx, { kind: 'product', doc: product });
+          await commandFor(deps, ctx, productAggregate, product.id, {
+            type: 'UpdateProduct',
+            changes: { isActive },
+            settledOffers,
+          });
           return presentProduct((await products.get(product.id))!);
         },
       );
@@ -321,8 +350,8 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     },
     async (ctx, { params: { id } }) => {
       const product = await loadProduct(ctx, id);
-      await refuseWhileSold({ kind: 'product', doc: product });
-      await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct' });
+      const settledOffers = await refuseWhileSoldOrOffered(ctx, { kind: 'product', doc: product });
+      await commandFor(deps, ctx, productAggregate, product.id, { type: 'DeleteProduct', settledOffers });
       return done(`product ${product.id} deleted`);
     },
   );
@@ -426,8 +455,11 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       if (body.metadata !== undefined) changes.metadata = body.metadata;
       if (Object.keys(changes).length === 0)
         throw new ValidationError(null, 'nothing to update: send isActive, nickname or metadata');
-      if (changes.isActive === false && price.isActive) await refuseWhileSold({ kind: 'price', doc: price });
-      await commandFor(deps, ctx, priceAggregate, price.id, { type: 'UpdatePrice', changes });
+      const settledOffers =
+        changes.isActive === false && price.isActive
+          ? await refuseWhileSoldOrOffered(ctx, { kind: 'price', doc: price })
+          : [];
+      await commandFor(deps, ctx, priceAggregate, price.id, { type: 'UpdatePrice', changes, settledOffers });
       return presentPrice((await prices.get(price.id))!);
     },
   );

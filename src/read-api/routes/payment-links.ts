@@ -8,14 +8,20 @@ import {
   type PaymentLinkChanges,
   type PaymentLinkPricing,
 } from '../../../machines/payment-link.types.ts';
-import { priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
+import {
+  offerThroughPaymentLink,
+  priceAggregate,
+  productAggregate,
+  type Price,
+  type Product,
+} from '../../actors/catalog.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { paymentLinkUrl } from '../../hosted/urls.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
-import { commandFor, ownedBy } from '../command.ts';
+import { commandContextOf, commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
 import {
@@ -313,13 +319,8 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   const unavailable = {
     status: 409,
     codes: ['payment_link_unavailable'],
-    description: "The link's product or price is deleted or inactive, so it cannot be activated: the message names it",
-  };
-  const soldOut = {
-    status: 409,
-    codes: ['payment_link_unavailable'],
     description:
-      'The product or price was deleted or deactivated while the link was being created: the message names it',
+      "The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it",
   };
   const fieldErrors = invalidFields('parameters_exclusive', 'resource_missing', 'product_inactive');
 
@@ -332,7 +333,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         'Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.',
       body: PaymentLinkCreate,
       response: PaymentLinkSchema,
-      errors: [fieldErrors, soldOut],
+      errors: [fieldErrors, unavailable],
       examples: {
         request: {
           title: 'Concert ticket',
@@ -381,10 +382,14 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
       validatePaymentLink(link);
       // The read model can lag a delete or deactivation: the link is decided on the catalog's own streams,
-      // so such a change is either seen there (409, nothing else written) or appended after the link's offer.
-      const offer = { type: 'OfferThroughPaymentLink', paymentLinkId: id } as const;
-      if (link.priceId !== null && !pricing.price) await commandFor(deps, ctx, priceAggregate, link.priceId, offer);
-      if (!pricing.product) await commandFor(deps, ctx, productAggregate, link.productId, offer);
+      // so such a change is either seen there (409, nothing written) or appended after the link's offer.
+      // A new product or price (made for this link) needs no offer; the link's creation below waits for the projections.
+      if (!pricing.product)
+        await offerThroughPaymentLink(deps.commands, commandContextOf(ctx), {
+          paymentLinkId: id,
+          productId: link.productId,
+          priceId: pricing.price ? null : link.priceId,
+        });
       if (pricing.product)
         await commandFor(deps, ctx, productAggregate, pricing.product.id, {
           type: 'CreateProduct',
