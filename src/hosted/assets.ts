@@ -35,6 +35,7 @@ export type IconName = (typeof ICONS)[number];
  */
 const FILES = {
   'hosted.css': { type: CSS, file: 'hosted.css' },
+  'no-script.css': { type: CSS, file: 'no-script.css' },
   'checkout.js': { type: JS, file: 'checkout.js' },
   'payment-link.js': { type: JS, file: 'payment-link.js' },
   'wallet.js': { type: JS, file: 'wallet.js' },
@@ -46,6 +47,7 @@ const FILES = {
   ...Object.fromEntries(ICONS.map((name) => [`icon-${name}.svg`, { type: SVG, file: `icons/${name}.svg` }])),
 } as Record<
   | 'hosted.css'
+  | 'no-script.css'
   | 'checkout.js'
   | 'payment-link.js'
   | 'wallet.js'

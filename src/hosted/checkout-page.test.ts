@@ -146,7 +146,7 @@ test('a Solana asset chosen: the page says the payment must come from the Solana
   t.false(isHidden(solana, 'solana-warning'));
   t.regex(
     solana,
-    /id="solana-warning"[^>]*>Pay by scanning the code with a Solana Pay wallet[^<]*typed in by hand[^<]*cannot be matched/,
+    /id="solana-warning"[^>]*>Pay by scanning the code with a Solana Pay wallet<span class="needs-script">, or with the wallet button below<\/span>:[^<]*typed in by hand[^<]*cannot be matched/,
   );
   t.true(isHidden(evm, 'solana-warning'));
 });
@@ -182,7 +182,7 @@ test('a Tron asset chosen: the page says its code holds the address only and the
   t.regex(tron, /data-unless-family="tron" hidden>Scan the code with a wallet app/);
   // Wallets refuse the `tron:` link: no "Open in wallet" for Tron, the TronLink button instead.
   t.true(isHidden(tron, 'open-wallet'));
-  t.regex(tron, /<div class="wallet-family" data-wallet-family="tron">[\s\S]*TronLink/);
+  t.regex(tron, /<div class="wallet-family needs-script" data-wallet-family="tron">[\s\S]*TronLink/);
   const evm = tronPage(session);
   t.false(isHidden(evm, 'open-wallet'));
   t.true(isHidden(evm, 'tron-scan'));
@@ -229,14 +229,26 @@ test('a token chosen on the local Tron, which charges no fee: the page says so r
   t.notRegex(usdt, /burn/);
 });
 
-test('without JavaScript the asset buttons post a plain form to the page, and the payer is told to reload to see the status; a session that is over has neither', (t) => {
-  const open = render(sessionFixture({ cancelUrl: 'https://shop.example/cart' })).html;
+test('without JavaScript the asset buttons, the promotion code and the cancel post plain forms to the page, what only the script works is marked for hiding, and the payer is told to reload to see the status; a session that is over has neither', (t) => {
+  const open = render(sessionFixture({ cancelUrl: 'https://shop.example/cart', allowPromotionCodes: true })).html;
   t.regex(
     open,
-    /<form id="assets" class="assets" role="group" aria-labelledby="pay-title" method="post" action="\/checkout\/[^"]+">/,
+    /<form method="post" action="\/checkout\/[^"]+"><div id="assets" class="assets" role="group" aria-labelledby="pay-title">/,
   );
   t.regex(open, /<button type="submit" name="assetId" value="addr-usdc" class="asset" data-asset="addr-usdc"/);
-  t.notRegex(open, /needs-script|needs JavaScript/);
+  t.regex(
+    open,
+    /<form id="promo" class="promo" method="post" action="\/checkout\/[^"]+"><input type="hidden" name="action" value="promotion-code">/,
+  );
+  t.regex(
+    open,
+    /<noscript><details class="cancel-confirm"><summary>Cancel payment<\/summary><form method="post" action="\/checkout\/[^"]+"><p>You will return to shop\.example\. Do not send a payment after canceling\.<\/p><button type="submit" name="action" value="cancel" class="danger">Cancel payment<\/button>/,
+  );
+  // Only the script works these: no-script.css (linked in <noscript>) hides them.
+  t.regex(open, /<noscript><link rel="stylesheet" href="\/assets\/no-script\.css\?v=\w+"><\/noscript>/);
+  t.regex(open, /<button type="button" id="cancel" class="link-button needs-script">/);
+  t.is(open.match(/class="copy secondary needs-script"/g)?.length, 2);
+  t.is(open.match(/class="wallet-family needs-script"/g)?.length, 3);
   t.regex(
     open,
     /<noscript><p class="muted" id="reload-hint">This page does not update by itself without JavaScript, so <a href="\/checkout\/[^"]+">reload it<\/a>/,
@@ -244,7 +256,26 @@ test('without JavaScript the asset buttons post a plain form to the page, and th
   // Nothing chosen yet: no request drawn.
   t.true(isHidden(open, 'reveal'));
   const over = render(chosen({ status: 'expired' })).html;
-  t.notRegex(over, /reload-hint|name="assetId"/);
+  t.notRegex(over, /reload-hint|name="assetId"|name="action"/);
+});
+
+test('the status says the page updates by itself only where the script runs: without it that clause is hidden, the reload hint said instead', (t) => {
+  const html = render(chosen()).html;
+  t.regex(
+    html,
+    /<span id="status-detail">Send the amount below<span class="needs-script">; this page updates by itself<\/span>\.<\/span>/,
+  );
+});
+
+test('one asset offered and none chosen: without the script its button says it is the step to the request; chosen, or among several, it does not', (t) => {
+  const one = sessionFixture();
+  const single = render({ ...one, addresses: one.addresses.slice(0, 1) }).html;
+  t.regex(single, /<span class="asset-step no-script-only">Show the amount and address to pay<\/span>/);
+  t.notRegex(render(chosen()).html, /asset-step/);
+  t.notRegex(
+    render({ ...one, addresses: [one.addresses[0]!, { ...one.addresses[0]!, id: 'addr-2' }] }).html,
+    /asset-step/,
+  );
 });
 
 test('the request chosen is drawn by the server, so it can be paid without JavaScript: amount, asset, network, address, QR, wallet link and the time left', (t) => {

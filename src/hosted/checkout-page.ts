@@ -4,7 +4,7 @@ import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { Organization } from '../actors/organization.ts';
 import { taxSummary } from '../shared/tax.ts';
 import { businessFooter, contactLinks, supportUrlOf } from './business-footer.ts';
-import { latePaid, type NetworkNames, type PayerStatus } from './checkout-status.ts';
+import { LIVE_CLAUSE, latePaid, type NetworkNames, type PayerStatus } from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
@@ -120,13 +120,18 @@ function assetChoices(
   /** Buttons that post the choice (the page's form, which works without the script); the preview's do nothing. */
   submit: boolean,
 ): string {
+  // One asset offered and none chosen yet: without the script its button is the one step to the request, and says so.
+  const onlyStep =
+    submit && session.addresses.length === 1 && chosen === null
+      ? '<span class="asset-step no-script-only">Show the amount and address to pay</span>'
+      : '';
   return session.addresses
     .map(
       (a) => `
         <button type="${submit ? 'submit' : 'button'}"${submit ? ` name="assetId" value="${e(a.id)}"` : ''} class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}" data-family="${e(familyOf(a, wallet))}" data-fee-hint="${e(feeHint(a, wallet))}">
           <img class="asset-icon" src="${e(assetIconUrl(a.asset))}" alt="" width="32" height="32">
           <span class="asset-text"><span class="asset-name">${e(a.asset.name)} <span class="asset-symbol">${e(a.asset.symbol)}</span></span>
-          <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span></span>
+          <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span>${onlyStep}</span>
         </button>`,
     )
     .join('');
@@ -150,6 +155,15 @@ const revealed = (request: ServerRequest) => ({
  */
 const nothingToSend = (status: PayerStatus): boolean => BigInt(status.amountToSend) === 0n;
 
+const cancelWarning = (returnTo: string) => `You will return to ${e(returnTo)}. Do not send a payment after canceling.`;
+
+/**
+ * Cancel without the script: no dialog asks first, so the button opens a disclosure that says what
+ * canceling does, and its form posts the cancel (the server then sends the payer to the cancel URL).
+ */
+const noScriptCancel = (sessionId: string, returnTo: string) =>
+  `<noscript><details class="cancel-confirm"><summary>Cancel payment</summary><form method="post" action="/checkout/${e(sessionId)}"><p>${cancelWarning(returnTo)}</p><button type="submit" name="action" value="cancel" class="danger">Cancel payment</button></form></details></noscript>`;
+
 /** The payment panel while the session takes payments: asset choice, the revealed address and QR, cancel. */
 function payPanel(
   session: CheckoutSession,
@@ -167,24 +181,25 @@ function payPanel(
   const chosenHint = chosenAddress ? feeHint(chosenAddress, wallet) : '';
   // Only the wallets of the chosen asset's network show; checkout.js shows another family when the payer switches.
   const family = (name: string, actions: string) =>
-    `<div class="wallet-family" data-wallet-family="${name}"${name === chosenFamily ? '' : ' hidden'}>${actions}</div>`;
+    `<div class="wallet-family needs-script" data-wallet-family="${name}"${name === chosenFamily ? '' : ' hidden'}>${actions}</div>`;
   // The asset buttons post the choice as a plain form: checkout.js takes the click instead and asks
   // without leaving the page; without it the server records the choice and draws the request below.
   const choices = assetChoices(session, names, chosen, wallet, !preview);
   const reveal = request ? revealed(request) : null;
   const text = (value: string | undefined) => e(value ?? '');
+  const returnTo = session.cancelUrl ? session.cancelUrl.replace(/^https?:\/\//, '').split('/')[0]! : '';
   return `<div id="pay-controls"${nothingToSend(status) ? ' hidden' : ''}>
     <h2 id="pay-title">Choose how to pay</h2>
     ${
       preview
         ? `<div id="assets" class="assets" role="group" aria-labelledby="pay-title">${choices}
     </div>`
-        : `<form id="assets" class="assets" role="group" aria-labelledby="pay-title" method="post" action="/checkout/${e(session.id)}">${choices}
-    </form>`
+        : `<form method="post" action="/checkout/${e(session.id)}"><div id="assets" class="assets" role="group" aria-labelledby="pay-title">${choices}
+    </div></form>`
     }
     ${
       session.allowPromotionCodes
-        ? `<form id="promo" class="promo"><label for="promo-code">Promotion code</label><span class="promo-row"><input id="promo-code" name="code" autocomplete="off" maxlength="100"> <button type="submit" class="secondary">Apply</button></span> <span id="promo-result" class="muted" role="status"></span></form>`
+        ? `<form id="promo" class="promo"${preview ? '' : ` method="post" action="/checkout/${e(session.id)}"`}><input type="hidden" name="action" value="promotion-code"><label for="promo-code">Promotion code</label><span class="promo-row"><input id="promo-code" name="code" autocomplete="off" maxlength="100"> <button type="submit" class="secondary">Apply</button></span> <span id="promo-result" class="muted" role="status"></span></form>`
         : ''
     }
     <section id="reveal" class="reveal" aria-labelledby="reveal-title"${reveal ? '' : ' hidden'}>
@@ -192,12 +207,12 @@ function payPanel(
       <div class="field">
         <span class="field-label" id="amount-label">Amount</span>
         <span class="field-value"><code id="due-copy" aria-labelledby="amount-label">${text(reveal?.amountDue)}</code>
-        <button type="button" class="copy secondary" data-copy="due-copy" aria-label="Copy amount">Copy</button></span>
+        <button type="button" class="copy secondary needs-script" data-copy="due-copy" aria-label="Copy amount">Copy</button></span>
       </div>
       <div class="field">
         <span class="field-label" id="address-label">To address</span>
         <span class="field-value"><code id="address" aria-labelledby="address-label">${text(reveal?.address)}</code>
-        <button type="button" class="copy secondary" data-copy="address" aria-label="Copy address">Copy</button></span>
+        <button type="button" class="copy secondary needs-script" data-copy="address" aria-label="Copy address">Copy</button></span>
       </div>
       ${
         reveal?.reference
@@ -208,7 +223,7 @@ function payPanel(
           : ''
       }
       <p class="warning" data-unless-family="solana"${chosenFamily === 'solana' ? ' hidden' : ''}>Send only <span id="symbol-warning">${text(reveal?.symbol)}</span> on <span id="network-warning">${text(reveal?.networkName)}</span> to this address.</p>
-      <p class="warning" id="solana-warning" data-wallet-family="solana"${chosenFamily === 'solana' ? '' : ' hidden'}>Pay by scanning the code with a Solana Pay wallet, or with the wallet button below: the payment must carry this order’s reference. A transfer typed in by hand or sent from an exchange to this address cannot be matched to this order.</p>
+      <p class="warning" id="solana-warning" data-wallet-family="solana"${chosenFamily === 'solana' ? '' : ' hidden'}>Pay by scanning the code with a Solana Pay wallet<span class="needs-script">, or with the wallet button below</span>: the payment must carry this order’s reference. A transfer typed in by hand or sent from an exchange to this address cannot be matched to this order.</p>
       <p class="muted" id="fee-hint"${chosenHint ? '' : ' hidden'}>${e(chosenHint)}</p>
       <div class="qr-block">
         <div id="qr" role="img" aria-label="QR code of the payment request">${reveal?.qrSvg ?? ''}</div>
@@ -224,10 +239,10 @@ function payPanel(
     </section>
     ${
       session.cancelUrl
-        ? `<p class="cancel-row" id="cancel-row"${session.status === 'incomplete' ? ' hidden' : ''}><button type="button" id="cancel" class="link-button">Cancel payment</button></p>
+        ? `<div class="cancel-row" id="cancel-row"${session.status === 'incomplete' ? ' hidden' : ''}><button type="button" id="cancel" class="link-button needs-script">Cancel payment</button>${preview ? '' : noScriptCancel(session.id, returnTo)}</div>
     <dialog id="cancel-dialog" aria-labelledby="cancel-title" aria-describedby="cancel-text">
       <h2 id="cancel-title">Cancel this payment?</h2>
-      <p id="cancel-text">You will return to ${e(session.cancelUrl.replace(/^https?:\/\//, '').split('/')[0])}. Do not send a payment after canceling.</p>
+      <p id="cancel-text">${cancelWarning(returnTo)}</p>
       <div class="dialog-actions">
         <button type="button" id="cancel-keep" class="secondary">Keep paying</button>
         <button type="button" id="cancel-confirm" class="danger">Cancel payment</button>
@@ -261,6 +276,14 @@ function finalPanel(session: CheckoutSession, status: PayerStatus, org: Organiza
       : '';
   // One template: checkout.js takes this very block from the page it fetches once the session is over.
   return `<div id="final-panel">${message}${when}${late}${back}</div>`;
+}
+
+/** A status's detail, its claim that the page follows the session marked to be hidden without the script (the reload hint says what to do instead). */
+function statusDetail(detail: string): string {
+  const live = LIVE_CLAUSE.exec(detail);
+  if (!live) return e(detail);
+  const rest = detail.slice(live.index + live[0].length);
+  return `${e(detail.slice(0, live.index))}<span class="needs-script">; ${e(live[1])}</span>${e(rest)}`;
 }
 
 /** What is left before `expiresAt` at `now`, in words ("1 h 5 min"): checkout.js counts it down by the second. */
@@ -335,7 +358,7 @@ export function renderCheckoutPage(input: {
     <div id="status" class="status" role="status" aria-live="polite" data-status="${e(session.status)}" data-state="${e(status.state)}">
       <span class="status-dot" aria-hidden="true"></span>
       <span class="status-text"><strong id="status-title">${e(title)}</strong>
-      <span id="status-detail">${e(detail)}</span></span>
+      <span id="status-detail">${statusDetail(detail)}</span></span>
     </div>
     ${countdown}
     ${reloadHint}

@@ -70,6 +70,14 @@ export function confirmationsSoFar(head: bigint, blockNumber: number, required: 
   return have >= BigInt(required) ? required : Number(have);
 }
 
+const LIVE_BY_ITSELF = 'this page updates by itself';
+const LIVE_WHEN_IT_IS = 'this page updates when it is';
+/**
+ * The clause of a status's detail that says the page follows the session (`; this page updates…`):
+ * true only while checkout.js runs, so the page marks it for hiding without the script.
+ */
+export const LIVE_CLAUSE = new RegExp(`; (${LIVE_BY_ITSELF}|${LIVE_WHEN_IT_IS})`);
+
 /**
  * The session as the payer's page shows it, and as `GET /checkout/{id}/status` answers: the
  * amounts due, paid (confirmed) and remaining, the status in words, and, once an asset is chosen,
@@ -161,12 +169,12 @@ export function payerStatus(
       title = 'Payment received';
       detail = `${money(pendingAmount)} received, waiting for the network to confirm it${
         count === null ? '' : ` (${count})`
-      }. Nothing more to send; this page updates by itself.`;
+      }. Nothing more to send; ${LIVE_BY_ITSELF}.`;
     }
   } else if (returning.length > 0) {
     state = 'confirming';
     title = 'Waiting for your payment again';
-    detail = `Your payment of ${money(exactToApi(returningExact, 'down'))} was taken off the network by a chain reorganization. Such a payment is usually included again within minutes and still counts as made in time; this page updates when it is. Do not send it again.`;
+    detail = `Your payment of ${money(exactToApi(returningExact, 'down'))} was taken off the network by a chain reorganization. Such a payment is usually included again within minutes and still counts as made in time; ${LIVE_WHEN_IT_IS}. Do not send it again.`;
   } else if (received > 0n) {
     state = 'partly_paid';
     title = 'Partly paid';
@@ -174,7 +182,7 @@ export function payerStatus(
   } else {
     state = 'waiting';
     title = 'Waiting for payment';
-    detail = method ? 'Send the amount below; this page updates by itself.' : 'Choose how you want to pay.';
+    detail = method ? `Send the amount below; ${LIVE_BY_ITSELF}.` : 'Choose how you want to pay.';
   }
 
   let payment = null;

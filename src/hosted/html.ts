@@ -14,7 +14,9 @@ export type Branding = { name: string; brandColor: string | null; brandLogo: str
  * The frame hosted pages share: the document head with Weir's stylesheet (and the brand colour's,
  * when the organization has one), a header in the brand colour with the logo and the business
  * name, one card (`main`, already HTML), and the page's script, if any, from /assets with its
- * data attributes (`data-*`, values escaped here). No inline style or script (see headers.ts).
+ * data attributes (`data-*`, values escaped here). No inline style or script (see headers.ts). A page
+ * with a script also links no-script.css inside <noscript>: without the script, the controls only
+ * it works (marked `needs-script`) are not shown.
  */
 export function hostedPage(page: {
   title: string;
@@ -49,7 +51,7 @@ export function hostedPage(page: {
 <title>${escapeHtml(page.title)}</title>
 <link rel="icon" href="${iconUrl('favicon')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('hosted.css')}">
-${(page.stylesheets ?? []).map((name) => `<link rel="stylesheet" href="${assetUrl(name)}">\n`).join('')}${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
+${page.script ? `<noscript><link rel="stylesheet" href="${assetUrl('no-script.css')}"></noscript>\n` : ''}${(page.stylesheets ?? []).map((name) => `<link rel="stylesheet" href="${assetUrl(name)}">\n`).join('')}${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
 <body class="${page.kind}">
 <header${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.header)}"` : ''}>${logo}<strong>${escapeHtml(page.business)}</strong>${page.badge ? ` <span class="badge">${escapeHtml(page.badge)}</span>` : ''}</header>
 <main${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.main)}"` : ''}>

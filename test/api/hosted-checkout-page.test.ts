@@ -199,12 +199,14 @@ test('the wallet buttons shown are those of the chosen network only: TronLink fo
     });
     t.is(chosen.status, 200, JSON.stringify(chosen.body));
     const html = await page(session.url);
-    const families = [...html.matchAll(/<div class="wallet-family" data-wallet-family="(\w+)"( hidden)?>/g)];
+    const families = [
+      ...html.matchAll(/<div class="wallet-family needs-script" data-wallet-family="(\w+)"( hidden)?>/g),
+    ];
     t.is(families.length, 3, 'one section per family, for the script to switch between');
     return { html, shown: families.filter((f) => !f[2]).map((f) => f[1]) };
   };
   const visible = (html: string, family: string) =>
-    html.split(`<div class="wallet-family" data-wallet-family="${family}">`)[1] ?? '';
+    html.split(`<div class="wallet-family needs-script" data-wallet-family="${family}">`)[1] ?? '';
 
   const tron = await shownAfterChoosing('tron-local');
   t.deepEqual(tron.shown, ['tron']);
@@ -241,7 +243,7 @@ test('without JavaScript the asset buttons post a form: the choice is recorded a
   const post = (url: string, body: string, type = 'application/x-www-form-urlencoded') =>
     fetch(url, { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
   const before = await page(session.url);
-  t.regex(before, new RegExp(`<form id="assets"[^>]* method="post" action="/checkout/${session.id}">`));
+  t.regex(before, new RegExp(`<form method="post" action="/checkout/${session.id}"><div id="assets"`));
   t.regex(before, /id="reveal"[^>]* hidden/);
 
   const chosen = await post(session.url, 'assetId=weir-testnet%3Ausdc');
@@ -280,4 +282,44 @@ test('without JavaScript the asset buttons post a form: the choice is recorded a
   const missing = await post(`${weir.url}/checkout/${crypto.randomUUID()}`, 'assetId=weir-testnet%3Ausdc');
   t.is(missing.status, 404);
   t.regex(await missing.text(), /Checkout not found/);
+});
+
+test('without JavaScript the promotion code and the cancel post to the page too: a code the session does not take, or none, is said on the page; the cancel sends the payer to the cancel URL; an unknown action is refused', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (
+    await api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest('250000000', 1))
+  ).body;
+  const post = (body: string) =>
+    fetch(session.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
+  // This session takes no promotion code: the refusal is the page, in the payer's words.
+  const notTaken = await post('action=promotion-code&code=LAUNCH');
+  t.is(notTaken.status, 400);
+  t.regex(notTaken.headers.get('content-type') ?? '', /text\/html/);
+  const notTakenHtml = await notTaken.text();
+  t.is(textOf(notTakenHtml, 'status-title'), 'This promotion code cannot be used');
+  t.notRegex(textOf(notTakenHtml, 'status-detail') ?? '', /^code: /);
+  const none = await post('action=promotion-code&code=');
+  t.is(none.status, 400);
+  t.is(textOf(await none.text(), 'status-detail'), 'Enter the code, at most 100 characters long.');
+  const unknown = await post('action=refund');
+  t.is(unknown.status, 400);
+  t.like(await unknown.json(), {
+    code: 'parameter_invalid',
+    message: 'action: must be one of choose, promotion-code, cancel',
+  });
+
+  const canceled = await post('action=cancel');
+  t.is(canceled.status, 303);
+  t.is(canceled.headers.get('location'), 'https://shop.example/cart');
+  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
+  // Over: any form sends the payer back to the page, which says so.
+  const again = await post('action=cancel');
+  t.is(again.status, 303);
+  t.is(new URL(again.headers.get('location') ?? '', session.url).pathname, `/checkout/${session.id}`);
 });

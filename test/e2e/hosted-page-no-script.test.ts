@@ -1,11 +1,48 @@
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { launchChromium, screenshotFolder } from '../support/chromium.ts';
+import { expectAccessible } from '../support/dashboard.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
-test('with JavaScript off the payer chooses the asset by a plain form, sees the amount, address, QR and time left, pays, and a reload shows it paid', async (t) => {
+/** A page of `browser` with JavaScript off, as a payer who disabled it (or whose browser has none). */
+async function noScriptPage(t: ExecutionContext, browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 900 } });
+  t.teardown(() => context.close());
+  return context.newPage();
+}
+
+/**
+ * axe on the page as drawn without JavaScript. axe needs timers, which never fire in a page whose
+ * script is off: it runs on a copy of this page's DOM (noscript contents in place, no script),
+ * served at the same address to a page with script on, so the same stylesheets apply.
+ */
+async function expectAccessibleWithoutScript(t: ExecutionContext, page: Page, name: string) {
+  const html = (await page.content()).replace(/<\/?noscript>/g, '').replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '');
+  const copy = await page.context().browser()!.newPage({ viewport: page.viewportSize() });
+  try {
+    await copy.route(page.url(), (route) => route.fulfill({ contentType: 'text/html', body: html }));
+    await copy.goto(page.url());
+    t.true((await copy.locator('link[href^="/assets/no-script.css"]').count()) === 1, `${name}: no-script.css applies`);
+    await expectAccessible(t, copy, name, { anyImpact: true });
+  } finally {
+    await copy.close();
+  }
+}
+
+/** The status line as the payer sees it (rendered text: what no-script.css hides is not in it). */
+const statusDetail = async (page: Page) => (await page.locator('#status-detail').innerText()).trim();
+
+/** Controls only the page's script works are not offered without it: none is visible. */
+async function noScriptOnlyControls(t: ExecutionContext, page: Page, when: string) {
+  for (const name of [/^Copy /, 'Connect wallet', /^Pay with /])
+    t.is(await page.getByRole('button', { name }).count(), 0, `${when}: no ${String(name)} button`);
+  t.is(await page.locator('#cancel').isVisible(), false, `${when}: no button opening the cancel dialog`);
+}
+
+test('with JavaScript off the payer presses the one asset offered (its button says it is the one step), sees the amount, address, QR and time left without Copy or wallet buttons or a claim that the page updates by itself, pays, and a reload shows it paid', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   const session = (
@@ -14,13 +51,18 @@ test('with JavaScript off the payer chooses the asset by a plain form, sees the 
       sessionRequest('250000000', 1),
     )
   ).body;
+  t.is(session.addresses.length, 1, 'one asset offered');
   const browser = await launchChromium(t);
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 900 } });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
+  const page = await noScriptPage(t, browser);
   await page.goto(session.url);
   t.true(await page.locator('#reveal').isHidden());
-  await Promise.all([page.waitForURL(session.url), page.getByRole('button', { name: /USDC/ }).click()]);
+  const only = page.getByRole('button', { name: /USDC.*Show the amount and address to pay/ });
+  t.true(await only.isVisible(), 'the one asset is shown as the step to take');
+  await noScriptOnlyControls(t, page, 'before the choice');
+  await expectAccessibleWithoutScript(t, page, 'no-script checkout, nothing chosen');
+  const shots = await screenshotFolder(t, 'weir-hosted-no-script-');
+  await page.screenshot({ path: join(shots, 'choose-390.png'), fullPage: true });
+  await Promise.all([page.waitForURL(session.url), only.click()]);
 
   await page.locator('#reveal').waitFor({ state: 'visible' });
   t.is(await page.locator('#due').textContent(), '2.5');
@@ -31,8 +73,12 @@ test('with JavaScript off the payer chooses the asset by a plain form, sees the 
   );
   t.is(await page.locator('#qr svg').count(), 1);
   t.regex((await page.locator('#countdown').textContent()) ?? '', /^Expires in \d+ (h \d+ )?min \(at \d\d:\d\d UTC\)$/);
+  // The status does not claim to follow the session; the reload hint says what to do instead.
+  t.is(await statusDetail(page), 'Send the amount below.');
   t.true(await page.getByRole('link', { name: 'reload it' }).isVisible());
-  const shots = await screenshotFolder(t, 'weir-hosted-no-script-');
+  t.is(await page.getByRole('button', { name: /Show the amount and address/ }).count(), 0, 'chosen: no step left');
+  await noScriptOnlyControls(t, page, 'once chosen');
+  await expectAccessibleWithoutScript(t, page, 'no-script checkout, asset chosen');
   await page.screenshot({ path: join(shots, '390.png'), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: join(shots, '1280.png'), fullPage: true });
@@ -54,4 +100,88 @@ test('with JavaScript off the payer chooses the asset by a plain form, sees the 
   );
   await page.reload();
   t.is(await page.locator('#status-title').textContent(), 'Paid');
+});
+
+test('with JavaScript off a promotion code is applied by a plain form: a refused code is said on the page (not a JSON error), an accepted one shows the discount', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  await api.post('/api/v1/coupons', {
+    name: 'Launch',
+    percentOff: 10,
+    maxRedemptions: 10,
+    promotionCodeData: { data: [{ code: 'LAUNCH' }] },
+  });
+  const session = (
+    await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', {
+      ...sessionRequest('250000000', 1),
+      allowPromotionCodes: true,
+    })
+  ).body;
+  const browser = await launchChromium(t);
+  const page = await noScriptPage(t, browser);
+  await page.goto(session.url);
+  const apply = async (code: string) => {
+    await page.getByLabel('Promotion code').fill(code);
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === session.url),
+      page.getByRole('button', { name: 'Apply' }).click(),
+    ]);
+    await page.waitForLoadState();
+    return answer;
+  };
+
+  const refused = await apply('NOPE');
+  t.is(refused.status(), 400);
+  t.regex(refused.headers()['content-type'] ?? '', /text\/html/);
+  t.is(await page.locator('#status-title').textContent(), 'This promotion code cannot be used');
+  t.regex(await statusDetail(page), /^[A-Z][^{}]*[a-z]/, 'a sentence, not a JSON body');
+  t.notRegex(await statusDetail(page), /^code: /);
+  t.log(`refused: ${await statusDetail(page)}`);
+  await expectAccessibleWithoutScript(t, page, 'no-script checkout, code refused');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({
+    path: join(await screenshotFolder(t, 'weir-hosted-no-script-promo-'), '1280.png'),
+    fullPage: true,
+  });
+
+  const applied = await apply('launch');
+  t.is(applied.status(), 303);
+  t.is(page.url(), session.url);
+  t.regex(await page.locator('#totals').innerText(), /Discount \(LAUNCH\)\s+−0\.25 USDC/);
+  t.is(await page.locator('#total-due').textContent(), '2.25');
+  t.is(
+    (await api.get<{ amountTotal: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.amountTotal,
+    '225000000',
+  );
+});
+
+test('with JavaScript off the payer cancels by a plain form: "Cancel payment" opens what canceling does, its button cancels the session and returns the payer to the cancel URL', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  // The shop's cart on loopback (tests reach no other host): Weir answers it 404, the browser is seen asking for it.
+  const cancelUrl = `${weir.url}/shop/cart`;
+  const session = (
+    await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', { ...sessionRequest(), cancelUrl })
+  ).body;
+  const page = await noScriptPage(t, await launchChromium(t));
+  await page.goto(session.url);
+  const confirm = page.locator('.cancel-confirm');
+  await confirm.locator('summary', { hasText: 'Cancel payment' }).click();
+  t.true(
+    await confirm
+      .getByText(`You will return to ${new URL(weir.url).host}. Do not send a payment after canceling.`)
+      .isVisible(),
+  );
+  await expectAccessibleWithoutScript(t, page, 'no-script checkout, cancel opened');
+  await page.screenshot({
+    path: join(await screenshotFolder(t, 'weir-hosted-no-script-cancel-'), '390.png'),
+    fullPage: true,
+  });
+  await Promise.all([
+    page.waitForRequest(cancelUrl),
+    confirm.locator('form').getByRole('button', { name: 'Cancel payment' }).click(),
+  ]);
+  t.is((await api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
+  await page.goto(session.url);
+  t.is(await page.locator('#status-title').textContent(), 'Canceled');
 });

@@ -285,10 +285,17 @@ export const TEMPLATES: Record<string, Template> = {
   'POST /checkout/:id/payment-method': (r, random) => ({
     assetId: random.chance(0.7) ? 'weir-testnet:usdc' : some(random, r.ids.asset, 'weir-testnet:usdc'),
   }),
-  // The page's asset buttons without its script: a form (see the generator), the same choice as payment-method.
-  'POST /checkout/:id': (r, random) => ({
-    assetId: random.chance(0.7) ? 'weir-testnet:usdc' : some(random, r.ids.asset, 'weir-testnet:usdc'),
-  }),
+  // The page's forms without its script (see the generator): the asset choice as payment-method, the
+  // promotion code as promotion-code, or the cancel.
+  'POST /checkout/:id': (r, random) =>
+    random.weighted<() => Record<string, unknown>>([
+      [
+        6,
+        () => ({ assetId: random.chance(0.7) ? 'weir-testnet:usdc' : some(random, r.ids.asset, 'weir-testnet:usdc') }),
+      ],
+      [2, () => ({ action: 'promotion-code', code: some(random, r.codes, 'NOPE') })],
+      [1, () => ({ action: 'cancel' })],
+    ])(),
   'POST /checkout/:id/promotion-code': (r, random) => ({
     code: random.chance(0.6) ? some(random, r.codes.slice(-4), 'NOPE') : some(random, r.codes, 'NOPE'),
   }),

@@ -1754,8 +1754,8 @@ export interface paths {
         get: operations["HostedCheckoutController_page"];
         put?: never;
         /**
-         * Choose the asset to pay with (the page without JavaScript)
-         * @description The checkout page's asset buttons, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does and sends the payer back to the page, which then shows the amount, address and QR code.
+         * The checkout page's forms (the page without JavaScript)
+         * @description The checkout page's asset buttons, promotion code and cancel, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does, applies the code as `POST /checkout/{id}/promotion-code` does, or cancels as `POST /checkout/{id}/cancel` does, and sends the payer back to the page (which then shows the amount, address and QR code, or the discount), or after a cancel to the merchant's cancel URL.
          */
         post: operations["HostedCheckoutController_choosePaymentMethodForm"];
         delete?: never;
@@ -4900,8 +4900,15 @@ export interface components {
          *     }
          */
         HostedPaymentMethodForm: {
-            /** @description The deposit address id (or its asset id) of the button pressed */
-            assetId: string;
+            /**
+             * @description What the payer asks for; left out: `choose`, the asset named by `assetId`
+             * @enum {string}
+             */
+            action?: "choose" | "promotion-code" | "cancel";
+            /** @description The deposit address id (or its asset id) of the asset button pressed (`choose`) */
+            assetId?: string;
+            /** @description The promotion code typed in (`promotion-code`) */
+            code?: string;
         };
         /**
          * @example {
@@ -19324,7 +19331,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Back to the checkout page, which shows the request to pay */
+            /** @description Back to the checkout page (after a cancel: to the merchant's cancel URL) */
             303: {
                 headers: {
                     /** @description Where the browser goes next */
@@ -19334,7 +19341,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The checkout page again, saying why this asset cannot be used; or A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `invalid_content_type`, `parameter_invalid_string_empty` */
+            /** @description The checkout page again, saying why the asset, code or cancel was refused; or A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `invalid_content_type`, `parameter_invalid_string_empty` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

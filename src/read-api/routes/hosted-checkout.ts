@@ -147,59 +147,86 @@ export function hostedCheckoutRoutes(
   );
 
   /**
-   * The page's asset buttons as a plain form, for a payer without JavaScript: the choice is recorded
-   * as the JSON route records it, then the payer is sent back to the page (303), which now draws the
-   * request; a refused choice shows the page again saying why (400). A session that is over (or
-   * over while the form was open) is shown as it is.
+   * The page's forms, for a payer without JavaScript: an asset button (the choice is recorded as the
+   * JSON route records it), the promotion code (applied as the JSON route applies it) and the cancel.
+   * Each sends the payer back to the page (303), the cancel to the merchant's cancel URL as the
+   * script does; a refusal shows the page again saying why (400). A session that is over (or over
+   * while the form was open) is shown as it is.
    */
   pages.route(
     {
       method: 'post',
       path: '/:id',
-      summary: 'Choose the asset to pay with (the page without JavaScript)',
+      summary: "The checkout page's forms (the page without JavaScript)",
       description:
-        "The checkout page's asset buttons, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does and sends the payer back to the page, which then shows the amount, address and QR code.",
+        "The checkout page's asset buttons, promotion code and cancel, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does, applies the code as `POST /checkout/{id}/promotion-code` does, or cancels as `POST /checkout/{id}/cancel` does, and sends the payer back to the page (which then shows the amount, address and QR code, or the discount), or after a cancel to the merchant's cancel URL.",
       params,
       bodyTypes: { 'application/x-www-form-urlencoded': PaymentMethodForm },
       produces: 'text/html',
       pages: [
-        { status: 303, description: 'Back to the checkout page, which shows the request to pay', redirect: true },
-        { status: 400, description: 'The checkout page again, saying why this asset cannot be used' },
+        {
+          status: 303,
+          description: "Back to the checkout page (after a cancel: to the merchant's cancel URL)",
+          redirect: true,
+        },
+        { status: 400, description: 'The checkout page again, saying why the asset, code or cancel was refused' },
         { status: 404, description: 'No checkout session with this id: a page saying so' },
       ],
-      errors: [invalidFields('invalid_content_type', 'parameter_invalid_string_empty')],
+      errors: [invalidFields('invalid_content_type', 'parameter_invalid_string_empty', 'parameter_invalid')],
     },
     async (ctx, { params: { id } }) => {
       const session = isUuid(id) ? await sessions.get(id) : null;
       ctx.set('Cache-Control', 'no-store');
       if (!session) return notFoundPage(ctx);
-      const { assetId } = await readUrlEncodedForm(ctx);
-      if (!assetId)
+      const form = await readUrlEncodedForm(ctx);
+      const action = form.action ?? 'choose';
+      if (action !== 'choose' && action !== 'promotion-code' && action !== 'cancel')
+        throw new ValidationError('action', 'must be one of choose, promotion-code, cancel');
+      if (action === 'choose' && !form.assetId)
         throw new ValidationError('assetId', 'must name one of the assets offered', 'parameter_invalid_string_empty');
-      const back = () => {
+      const back = (to = `/checkout/${session.id}`) => {
         ctx.status = 303;
-        ctx.redirect(`/checkout/${session.id}`);
+        ctx.redirect(to);
       };
       if (FINAL_STATUSES.has(session.status)) return back();
-      const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
-      if (!address) {
-        ctx.status = 400;
-        return renderPage(ctx, session, {
-          title: 'This asset cannot be used',
-          detail: 'It is not offered by this checkout: choose one of those below.',
-        });
-      }
-      try {
-        await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
-        return back();
-      } catch (error) {
-        if (!(error instanceof WeirError) || error.statusCode >= 500) throw error;
+      /** The page again with the refusal in the status line, unless the session is over by now (its page says so). */
+      const refuse = async (title: string, detail: string) => {
         const now = await sessions.get(session.id);
-        // Over by now (expired under the form): the page says so itself.
         if (!now || FINAL_STATUSES.has(now.status)) return back();
         ctx.status = 400;
-        await renderPage(ctx, now, { title: 'This asset cannot be used', detail: payerWords(error.message) });
+        await renderPage(ctx, now, { title, detail });
+      };
+      /** A refusal of the command (a 4xx WeirError) is the payer's to read; anything else is the server's. */
+      const attempt = async (title: string, act: () => Promise<string | undefined>) => {
+        try {
+          return back(await act());
+        } catch (error) {
+          if (!(error instanceof WeirError) || error.statusCode >= 500) throw error;
+          await refuse(title, payerWords(error.message));
+        }
+      };
+      if (action === 'cancel')
+        return attempt('Could not cancel', async () => {
+          const updated = await run(session, { type: 'CancelCheckoutSession', reason: 'canceled by the payer' });
+          return updated.cancelUrl ?? undefined;
+        });
+      if (action === 'promotion-code') {
+        const code = PromotionCodeRequest.safeParse({ code: form.code ?? '' });
+        if (!code.success)
+          return refuse('This promotion code cannot be used', 'Enter the code, at most 100 characters long.');
+        return attempt('This promotion code cannot be used', async () => {
+          const applied = await applyPromotionCode(session, code.data.code);
+          if (applied.position !== null) await deps.projections.waitFor(applied.position);
+          return undefined;
+        });
       }
+      const address = session.addresses.find((a) => a.id === form.assetId || a.asset.id === form.assetId);
+      if (!address)
+        return refuse('This asset cannot be used', 'It is not offered by this checkout: choose one of those below.');
+      return attempt('This asset cannot be used', async () => {
+        await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
+        return undefined;
+      });
     },
   );
 

@@ -106,10 +106,21 @@ export const PaymentMethodRequest = bodyObject({
   assetId: requiredText({ max: 200 }).openapi({ description: 'A deposit address id or its asset id' }),
 }).openapi('HostedPaymentMethodRequest', { example: { assetId: 'base:usdc' } });
 
-/** The checkout page's asset buttons as a plain form (the page without its script). */
+/**
+ * The checkout page's forms as posted without its script: an asset button (`assetId`), the
+ * promotion code (`action=promotion-code`, `code`) or the cancel (`action=cancel`).
+ */
 export const PaymentMethodForm = z
   .object({
-    assetId: z.string().openapi({ description: 'The deposit address id (or its asset id) of the button pressed' }),
+    action: z
+      .enum(['choose', 'promotion-code', 'cancel'])
+      .optional()
+      .openapi({ description: 'What the payer asks for; left out: `choose`, the asset named by `assetId`' }),
+    assetId: z
+      .string()
+      .optional()
+      .openapi({ description: 'The deposit address id (or its asset id) of the asset button pressed (`choose`)' }),
+    code: z.string().optional().openapi({ description: 'The promotion code typed in (`promotion-code`)' }),
   })
   .openapi('HostedPaymentMethodForm', { example: { assetId: 'base:usdc' } });
 
