@@ -9,6 +9,8 @@ import { type Api, assertError, assertRejectedWithoutWrite, createCustomer, type
 
 const TEST_CHAIN = 7357;
 const BASE_SEPOLIA = 84_532;
+const TEST_USDC = 'weir-testnet:usdc';
+const BASE_USDC = 'base-sepolia:usdc';
 const FACTORY = '0x00000000000000000000000000000000000fac70';
 
 type Invoice = {
@@ -90,14 +92,14 @@ test("paymentSetting.allowedChains on update replaces a draft's networks and kee
     await api.post<Invoice>('/api/v1/invoices', {
       customerId,
       lineItems,
-      paymentMethods: { chainIds: [BASE_SEPOLIA], assetIds: ['usdc-7357'] },
+      paymentMethods: { chainIds: [BASE_SEPOLIA, TEST_CHAIN], assetIds: [TEST_USDC] },
     })
   ).body;
   const moved = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
     paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] },
   });
   t.is(moved.status, 200, JSON.stringify(moved.body));
-  t.deepEqual(moved.body.paymentMethods, { chainIds: [TEST_CHAIN], assetIds: ['usdc-7357'] });
+  t.deepEqual(moved.body.paymentMethods, { chainIds: [TEST_CHAIN], assetIds: [TEST_USDC] });
   t.deepEqual(moved.body.paymentSetting?.allowedChains, [{ chainId: TEST_CHAIN }]);
 
   t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
@@ -254,4 +256,122 @@ test("a preferredChainId that is not one of the invoice's networks is a 400 nami
     paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: TEST_CHAIN },
   });
   t.like(moved.body.paymentSetting, { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: TEST_CHAIN });
+});
+
+test('paymentMethods.chainIds and assetIds naming a network or asset without a payment method, an unknown asset, or one off the networks, are a 400 naming the field, with nothing written', async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems })).body;
+  const SEPOLIA = 11_155_111;
+  const refusals: [Record<string, unknown>, { field: string; code?: string; message: RegExp }][] = [
+    [
+      { paymentMethods: { chainIds: [TEST_CHAIN, SEPOLIA] } },
+      {
+        field: 'paymentMethods.chainIds[1]',
+        code: 'payment_method_not_available',
+        message: /chain 11155111 has no payment method .*withdrawal-addresses, or use one of 7357, 84532/,
+      },
+    ],
+    [
+      { paymentMethods: { assetIds: [TEST_USDC, 'sepolia:usdc'] } },
+      {
+        field: 'paymentMethods.assetIds[1]',
+        code: 'parameter_invalid',
+        message:
+          /sepolia:usdc is not an asset of Weir's test networks \(GET \/api\/v1\/assets lists them\); use one of .*weir-testnet:usdc.*base-sepolia:usdc/,
+      },
+    ],
+    [
+      { paymentMethods: { chainIds: [TEST_CHAIN], assetIds: [TEST_USDC, BASE_USDC] } },
+      {
+        field: 'paymentMethods.assetIds[1]',
+        message: /asset base-sepolia:usdc is on chain 84532, not one of the invoice's networks \(7357\)/,
+      },
+    ],
+  ];
+  for (const [body, expected] of refusals) {
+    await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post('/api/v1/invoices', { customerId, lineItems, ...body }),
+      expected,
+    );
+    await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/invoices/${draft.id}`, body), expected);
+  }
+  // Narrowing the networks away from the assets a draft keeps names those assets, saying they were kept.
+  const withAssets = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    paymentMethods: { chainIds: [], assetIds: [BASE_USDC] },
+  });
+  t.is(withAssets.status, 200, JSON.stringify(withAssets.body));
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/invoices/${draft.id}`, { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] } }),
+    { field: 'paymentMethods.assetIds[0]', message: /not one of the invoice's networks \(7357\).*kept from the draft/ },
+  );
+
+  // A network Weir offers whose payment method was removed: its chain and its assets are refused until it is added back.
+  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
+  const base = wallets.body.find((w) => w.chainId === BASE_SEPOLIA)!;
+  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${base.id}`)).status, 200);
+  const onBase = { paymentMethods: { chainIds: [BASE_SEPOLIA], assetIds: [BASE_USDC] } };
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/invoices/${draft.id}`, onBase), {
+    field: 'paymentMethods.chainIds[0]',
+    code: 'payment_method_not_available',
+    message: /chain 84532 has no payment method .*or use one of 7357$/,
+  });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/invoices/${draft.id}`, { paymentMethods: { assetIds: [BASE_USDC] } }),
+    {
+      field: 'paymentMethods.assetIds[0]',
+      code: 'payment_method_not_available',
+      message: /asset base-sepolia:usdc is on chain 84532, which has no payment method/,
+    },
+  );
+  const added = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: BASE_SEPOLIA,
+    address: MERCHANT_WALLET,
+  });
+  t.is(added.status, 200, JSON.stringify(added.body));
+  const ok = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, onBase);
+  t.is(ok.status, 200, JSON.stringify(ok.body));
+  t.deepEqual(ok.body.paymentMethods, onBase.paymentMethods);
+});
+
+test("finalize and send refuse a draft whose network's payment method was removed since it was written, naming the field; it finalizes once the draft is changed", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const draft = (
+    await api.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      lineItems,
+      paymentMethods: { chainIds: [TEST_CHAIN, BASE_SEPOLIA], assetIds: [BASE_USDC] },
+    })
+  ).body;
+  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
+  const base = wallets.body.find((w) => w.chainId === BASE_SEPOLIA)!;
+  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${base.id}`)).status, 200);
+
+  const removed = {
+    field: 'paymentMethods.chainIds[1]',
+    code: 'payment_method_not_available',
+    message: new RegExp(
+      `chain 84532 has no payment method .*change the draft's paymentMethods \\(PUT /api/v1/invoices/${draft.id}\\) before finalizing`,
+    ),
+  };
+  await assertRejectedWithoutWrite(t, weir, () => api.post(`/api/v1/invoices/${draft.id}/finalize`), removed);
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(`/api/v1/invoices/${draft.id}/send`, { to: 'payer@example.com' }),
+    removed,
+  );
+  t.is((await api.get<{ status: string }>(`/api/v1/invoices/${draft.id}`)).body.status, 'draft');
+
+  const changed = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    paymentMethods: { chainIds: [TEST_CHAIN], assetIds: [TEST_USDC] },
+  });
+  t.is(changed.status, 200, JSON.stringify(changed.body));
+  const finalized = await api.post(`/api/v1/invoices/${draft.id}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
 });

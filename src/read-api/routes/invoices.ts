@@ -123,6 +123,37 @@ function paymentMethodsOf(body: InvoiceBody, current: Invoice | null): InvoicePa
   };
 }
 
+/** The networks and assets an invoice is restricted to, each with the field a refusal names (and a hint to add to its message). */
+type NamedMethods = {
+  chains: { field: string; chainId: number; hint?: string }[];
+  assets: { field: string; assetId: string; hint?: string }[];
+};
+const NOTHING_NAMED: NamedMethods = { chains: [], assets: [] };
+
+/** An invoice's stored restriction, named by its fields (finalize checks it again). */
+const storedMethods = (methods: InvoicePaymentMethods, hint?: string): NamedMethods => ({
+  chains: methods.chainIds.map((chainId, i) => ({ field: `paymentMethods.chainIds[${i}]`, chainId, hint })),
+  assets: methods.assetIds.map((assetId, i) => ({ field: `paymentMethods.assetIds[${i}]`, assetId, hint })),
+});
+
+/**
+ * The restriction a create or update body sets (`next`, from `paymentMethodsOf`), each value named
+ * by the field that sent it: `allowedChains` when it names the networks; assets a draft keeps
+ * while only `allowedChains` changes are named as its own.
+ */
+function sentMethods(body: InvoiceBody, next: InvoicePaymentMethods): NamedMethods {
+  const allowed = body.paymentSetting?.allowedChains ?? [];
+  const chains =
+    allowed.length > 0
+      ? allowed.map(({ chainId }, i) => ({ field: `paymentSetting.allowedChains[${i}].chainId`, chainId }))
+      : storedMethods({ chainIds: body.paymentMethods?.chainIds ?? [], assetIds: [] }).chains;
+  const kept =
+    body.paymentMethods === undefined
+      ? ' (kept from the draft: send paymentMethods.assetIds with the new networks)'
+      : undefined;
+  return { chains, assets: storedMethods(next, kept).assets };
+}
+
 /** The field a due date that does not fit is named by: the one the body sent. */
 const dueField = (body: InvoiceBody): 'dueDate' | 'daysUntilDue' =>
   body.daysUntilDue === undefined ? 'dueDate' : 'daysUntilDue';
@@ -205,8 +236,14 @@ const NOT_PAYABLE: ErrorSpec = {
 };
 /** What resolving and taxing the lines can refuse (a price, product or tax rate that is not the tenant's, or inactive). */
 const LINE_ERRORS = ['resource_missing', 'product_inactive', 'tax_rate_inactive', 'parameters_exclusive'];
-/** A chain of `paymentSetting.allowedChains` without a payment method of the organization (the message names it). */
+/** A network or asset an invoice is restricted to without a payment method of the organization (the message names it). */
 const NO_PAYMENT_METHOD = 'payment_method_not_available';
+const NO_PAYMENT_METHOD_ERRORS: ErrorSpec = {
+  status: 400,
+  codes: [NO_PAYMENT_METHOD, 'parameter_invalid'],
+  description:
+    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown or off the draft's networks: nothing is finalized; the message names the field",
+};
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
   codes: ['invoice_number_in_use'],
@@ -277,38 +314,70 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
 
   /**
-   * Each of `paymentSetting.allowedChains` must have a payment method of the organization (a
-   * withdrawal address, as a session pays only to one), else the invoice could never be paid there;
-   * and a preferred chain sent, or kept while the networks change, must be one of the invoice's
-   * networks as they will be (without a restriction: one with a payment method).
+   * Each network and asset an invoice is restricted to must have a payment method of the
+   * organization (a withdrawal address on its chain, as a session pays only to one), and each asset
+   * must be on the invoice's networks: else the invoice could never be paid there. A preferred chain
+   * sent, or kept while the networks change, must be one of the invoice's networks as they will be
+   * (without a restriction: one with a payment method). Refusals name the field that set the value.
    */
-  const assertNetworksPayable = async (
+  const assertPaymentMethodsAvailable = async (
+    tenant: { organizationId: string; environment: string },
+    named: NamedMethods,
+    next: Pick<Invoice, 'paymentMethods' | 'preferredChainId'>,
+    preferred: { chainId: number; sent: boolean } | undefined,
+  ): Promise<void> => {
+    if (named.chains.length === 0 && named.assets.length === 0 && preferred === undefined) return;
+    const environment = tenant.environment as Environment;
+    const org = await orgs.get(organizationRecordId(tenant.organizationId, environment));
+    const withMethod = [...new Set(org?.withdrawalAddresses.map((w) => w.chainId))];
+    const noMethod = (field: string, what: string, chainId: number, hint = '') =>
+      new ValidationError(
+        field,
+        `${what} has no payment method of this organization in the ${environment} environment; add a wallet address for chain ${chainId} with POST /api/v1/organization/withdrawal-addresses${withMethod.length ? `, or use one of ${withMethod.join(', ')}` : ''}${hint}`,
+        NO_PAYMENT_METHOD,
+      );
+    for (const { field, chainId, hint } of named.chains)
+      if (!withMethod.includes(chainId)) throw noMethod(field, `chain ${chainId}`, chainId, hint);
+    const assets = deps.rail.networks(environment).flatMap((network) => network.assets);
+    const chains = next.paymentMethods.chainIds;
+    for (const { field, assetId, hint = '' } of named.assets) {
+      const asset = assets.find((a) => a.id === assetId);
+      if (!asset) {
+        const offered = assets.filter((a) => withMethod.includes(a.chainId)).map((a) => a.id);
+        throw new ValidationError(
+          field,
+          `${assetId} is not an asset of Weir's ${environment} networks (GET /api/v1/assets lists them)${offered.length ? `; use one of ${offered.join(', ')}` : ''}${hint}`,
+        );
+      }
+      if (!withMethod.includes(asset.chainId))
+        throw noMethod(field, `asset ${assetId} is on chain ${asset.chainId}, which`, asset.chainId, hint);
+      if (chains.length > 0 && !chains.includes(asset.chainId))
+        throw new ValidationError(
+          field,
+          `asset ${assetId} is on chain ${asset.chainId}, not one of the invoice's networks (${chains.join(', ')}): it could never be paid in; add its network or leave the asset out${hint}`,
+        );
+    }
+    const networks = chains.length > 0 ? chains : withMethod;
+    if (preferred === undefined || networks.includes(preferred.chainId)) return;
+    throw new ValidationError(
+      'paymentSetting.preferredChainId',
+      `chain ${preferred.chainId} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${preferred.sent ? '' : ', sending it with the new networks'}`,
+    );
+  };
+  /** The checks of a create or update body: what it sets of the networks and assets, and the preferred chain sent or kept while they change. */
+  const assertBodyPayable = (
     ctx: ApiContext,
     body: InvoiceBody,
     next: Pick<Invoice, 'paymentMethods' | 'preferredChainId'>,
     networksChange: boolean,
   ): Promise<void> => {
-    const allowed = body.paymentSetting?.allowedChains ?? [];
-    const sentPreferred = body.paymentSetting?.preferredChainId;
-    const preferred = sentPreferred !== undefined || networksChange ? next.preferredChainId : undefined;
-    if (allowed.length === 0 && preferred === undefined) return;
-    const { tenant } = ctx.state;
-    const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
-    const withMethod = [...new Set(org?.withdrawalAddresses.map((w) => w.chainId))];
-    allowed.forEach(({ chainId }, i) => {
-      if (withMethod.includes(chainId)) return;
-      throw new ValidationError(
-        `paymentSetting.allowedChains[${i}].chainId`,
-        `chain ${chainId} has no payment method of this organization in the ${tenant.environment} environment; add a wallet address for it with POST /api/v1/organization/withdrawal-addresses${withMethod.length ? `, or use one of ${withMethod.join(', ')}` : ''}`,
-        NO_PAYMENT_METHOD,
-      );
-    });
-    const networks = next.paymentMethods.chainIds.length > 0 ? next.paymentMethods.chainIds : withMethod;
-    if (preferred === undefined || networks.includes(preferred)) return;
-    throw new ValidationError(
-      'paymentSetting.preferredChainId',
-      `chain ${preferred} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${sentPreferred === undefined ? ', sending it with the new networks' : ''}`,
-    );
+    const sent = body.paymentSetting?.preferredChainId !== undefined;
+    const preferred =
+      next.preferredChainId !== undefined && (sent || networksChange)
+        ? { chainId: next.preferredChainId, sent }
+        : undefined;
+    const named = networksChange ? sentMethods(body, next.paymentMethods) : NOTHING_NAMED;
+    return assertPaymentMethodsAvailable(ctx.state.tenant, named, next, preferred);
   };
 
   const load = async (ctx: ApiContext, id: string): Promise<InvoiceDoc> => {
@@ -336,13 +405,23 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     );
   };
   /**
-   * What a draft must be before it opens: due from today and not before its issue date, payable, and
-   * a recurring one's prices on its schedule (a draft written before these were checked, or left
-   * until its due date passed).
+   * What a draft must be before it opens: due from today and not before its issue date, payable
+   * (its networks and assets still with a payment method: one removed since the draft was written,
+   * or copied by duplicate, would leave its pay page with nothing to offer), and a recurring one's
+   * prices on its schedule (a draft written before these were checked, or left until its due date passed).
    */
   const assertFinalizable = async (invoice: InvoiceDoc): Promise<void> => {
     assertDueDateFits(invoice, new Date(deps.clock.now()).toISOString());
     assertPayable(invoice);
+    await assertPaymentMethodsAvailable(
+      invoice,
+      storedMethods(
+        invoice.paymentMethods,
+        `; or change the draft's paymentMethods (PUT /api/v1/invoices/${invoice.id}) before finalizing`,
+      ),
+      invoice,
+      undefined,
+    );
     if (invoice.invoiceType === 'recurring')
       assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
   };
@@ -494,7 +573,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const now = new Date(nowMs).toISOString();
       await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
-      await assertNetworksPayable(
+      await assertBodyPayable(
         ctx,
         body,
         {
@@ -585,7 +664,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       const nowMs = deps.clock.now();
       const changes: InvoiceChanges = invoiceFieldsOf(body, nowMs, invoice);
-      await assertNetworksPayable(
+      await assertBodyPayable(
         ctx,
         body,
         {
@@ -676,7 +755,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         'Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first.',
       params,
       response: InvoiceSchema,
-      errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE],
+      errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE, NO_PAYMENT_METHOD_ERRORS],
     },
     async (ctx, { params: { id } }) => {
       const invoice = await load(ctx, id);
@@ -703,6 +782,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         notFound('invoice'),
         STATUS_ERRORS,
         NOT_PAYABLE,
+        NO_PAYMENT_METHOD_ERRORS,
         { status: 502, codes: ['mail_delivery_failed'], description: 'The mail server refused the mail' },
       ],
     },

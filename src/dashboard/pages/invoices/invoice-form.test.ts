@@ -147,3 +147,25 @@ test('API field paths land on the input of the row they came from', (t) => {
   t.is(inputOfField(undefined, rows), 'form');
   t.is(messageOf('number: is taken', 'number'), 'is taken');
 });
+
+test("a refusal of what the form keeps without showing (the draft's preferred network, its assets) is worded for the form, at its networks", (t) => {
+  const preferred = 'paymentSetting.preferredChainId';
+  t.is(inputOfField(preferred, []), 'chainId');
+  t.is(inputOfField('paymentMethods.assetIds[0]', []), 'chainId');
+  const said = messageOf(
+    `${preferred}: chain 84532 is not one of the invoice's networks (7357): prefer one of them, sending it with the new networks`,
+    preferred,
+  );
+  t.regex(
+    said,
+    /^This draft's preferred network \(chain 84532, set through the API\) must stay among its accepted networks: tick it again/,
+  );
+  t.notRegex(said, /sending it/, 'nothing the form cannot do');
+  t.regex(
+    messageOf(
+      "paymentMethods.assetIds[0]: asset base-sepolia:usdc is on chain 84532, not one of the invoice's networks (7357): it could never be paid in; add its network or leave the asset out",
+      'paymentMethods.assetIds[0]',
+    ),
+    /^This draft is limited to assets set through the API, and asset base-sepolia:usdc is on chain 84532.*Tick that asset's network again/,
+  );
+});

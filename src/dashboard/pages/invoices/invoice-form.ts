@@ -215,7 +215,8 @@ export function inputOfField(field: string | undefined, rows: readonly number[])
     return rest.includes('unitAmount') ? `line-${row}-amount` : `line-${row}-price`;
   }
   if (field.startsWith('lineItems')) return 'lines';
-  if (field.startsWith('paymentMethods')) return 'chainId';
+  // The networks, and what the form keeps of a draft without showing (its assets, its preferred network).
+  if (field.startsWith('paymentMethods') || field.startsWith('paymentSetting')) return 'chainId';
   if (field.startsWith('recurring') || field === 'interval' || field === 'invoiceType') return 'interval';
   if (field === 'dueDate' || field === 'daysUntilDue') return 'daysUntilDue';
   if (['customerId', 'number', 'memo', 'footer'].includes(field)) return field;
@@ -223,6 +224,18 @@ export function inputOfField(field: string | undefined, rows: readonly number[])
   return 'form';
 }
 
-/** The API's message without the field path it starts with (the form shows it at the input). */
-export const messageOf = (message: string, field: string | undefined): string =>
-  field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+/**
+ * The API's message without the field path it starts with (the form shows it at the input). A
+ * refusal of what the form keeps without showing (a draft's preferred network or assets, set
+ * through the API) says so, and what the merchant can do here: tick the network again.
+ */
+export function messageOf(message: string, field: string | undefined): string {
+  const bare = field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+  if (field === 'paymentSetting.preferredChainId') {
+    const chain = /^chain (\d+) /.exec(bare)?.[1];
+    return `This draft's preferred network (${chain ? `chain ${chain}, ` : ''}set through the API) must stay among its accepted networks: tick it again, or change the draft's paymentSetting.preferredChainId through the API first.`;
+  }
+  if (field?.startsWith('paymentMethods.assetIds'))
+    return `This draft is limited to assets set through the API, and ${bare}. Tick that asset's network again, or change the draft's paymentMethods.assetIds through the API first.`;
+  return bare;
+}
