@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF } from '../read-api/rate-limits.ts';
-import { ConfigError, rateLimitsOf, readConfig, SETTINGS, type SettingSpec } from './config.ts';
+import { ConfigError, localChainsOf, rateLimitsOf, readConfig, SETTINGS, type SettingSpec } from './config.ts';
 
 test('WEIR_CHAIN_WAIT_MAX: how long an expiry or reminder waits for a chain follower, in seconds; an hour unless set; the flag wins', (t) => {
   t.is(readConfig([], {}).chainWaitMaxSeconds, 3600);
@@ -295,12 +295,30 @@ test('WEIR_LOCAL_CHAIN: on unless off (or 0/false); the flag wins; anything else
   t.false(readConfig(['--local-chain=off'], {}).localChain);
   t.throws(() => readConfig([], { WEIR_LOCAL_CHAIN: 'maybe' }), {
     instanceOf: ConfigError,
-    message: 'WEIR_LOCAL_CHAIN (--local-chain) must be on or off, got maybe',
+    message: 'WEIR_LOCAL_CHAIN (--local-chain) must be on, off or a comma list of evm, tron, solana, got maybe',
   });
   t.false(
     'testRail' in readConfig(['--test-rail'], { WEIR_TEST_RAIL: '1' }),
     'a page that can never be paid is not offered',
   );
+});
+
+test('WEIR_LOCAL_CHAIN: a comma list runs those families only (the flag wins); an unknown family is refused naming the setting and the allowed values', (t) => {
+  t.deepEqual(readConfig([], { WEIR_LOCAL_CHAIN: 'evm' }).localChain, ['evm']);
+  t.deepEqual(readConfig([], { WEIR_LOCAL_CHAIN: ' Tron , evm,tron' }).localChain, ['tron', 'evm']);
+  t.deepEqual(readConfig(['--local-chain', 'solana'], { WEIR_LOCAL_CHAIN: 'off' }).localChain, ['solana']);
+  t.deepEqual(readConfig(['--local-chain=evm,solana'], {}).localChain, ['evm', 'solana']);
+  for (const value of ['evm,bitcoin', 'evm,', 'all'])
+    t.throws(() => readConfig([], { WEIR_LOCAL_CHAIN: value }), {
+      instanceOf: ConfigError,
+      message: `WEIR_LOCAL_CHAIN (--local-chain) must be on, off or a comma list of evm, tron, solana, got ${value}`,
+    });
+  const chains = (config: Parameters<typeof localChainsOf>[0]) => [...localChainsOf(config)].sort();
+  t.deepEqual(chains(readConfig([], {})), ['evm', 'solana', 'tron']);
+  t.deepEqual(chains(readConfig([], { WEIR_LOCAL_CHAIN: 'tron' })), ['tron']);
+  t.deepEqual(chains(readConfig([], { WEIR_LOCAL_CHAIN: 'off' })), []);
+  t.deepEqual(chains({ localChain: ['evm'], devnetFile: 'devnet.json' }), [], 'a devnet file replaces them');
+  t.deepEqual(chains({}), [], 'unset in code: none');
 });
 
 test('logs: info and JSON unless set; WEIR_LOG_LEVEL and --log-level name a pino level, --log-pretty alone turns pretty lines on', (t) => {

@@ -43,10 +43,10 @@ export type WeirConfig = {
   /** SMTP server for invoice mails (`smtp://user:pass@host:587`); unset: mails go to DATA_DIR/outbox. */
   smtpUrl?: string;
   /**
-   * Run the local EVM chain (anvil, chain id 31337) in the data dir and offer it to test keys.
-   * `readConfig` turns it on unless WEIR_LOCAL_CHAIN=off; unset in code means off. `devnetFile` wins.
+   * Run local chains in the data dir and offer them to test keys: `true` all of `LOCAL_CHAIN_FAMILIES`, a
+   * list only those. `readConfig` turns all on unless WEIR_LOCAL_CHAIN=off; unset in code means off. `devnetFile` wins.
    */
-  localChain?: boolean;
+  localChain?: boolean | readonly LocalChainFamily[];
   /**
    * Seconds an expiry or invoice reminder waits past its time for a chain follower that has not
    * read that far (endpoint down, far behind); then it goes ahead. Default `DEFAULT_CHAIN_WAIT_MAX_SECONDS`.
@@ -182,7 +182,7 @@ export const SETTINGS = {
     env: 'WEIR_LOCAL_CHAIN',
     flag: '--local-chain',
     description:
-      'on/off: run local chains for test keys: an EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI, its state in DATA_DIR/local-chain, a Tron (chain id 1416785484) with test USDT/USDC, its state in DATA_DIR/local-tron, and a Solana in memory (chain id 1399811148) with test USDC/USDT; ignored with --devnet',
+      'on/off, or a comma list of evm, tron, solana (those only): run local chains for test keys: an EVM chain (anvil, chain id 31337, 127.0.0.1) with test USDC/USDT/DAI, its state in DATA_DIR/local-chain, a Tron (chain id 1416785484) with test USDT/USDC, its state in DATA_DIR/local-tron, and a Solana in memory (chain id 1399811148) with test USDC/USDT; ignored with --devnet',
     default: 'on',
   },
   chainWaitMaxSeconds: {
@@ -424,12 +424,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   const logLevel = (get('logLevel') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.some((level) => level === logLevel))
     throw new ConfigError(`${settingName('logLevel')} must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
-  const flag = (
-    key: 'trustProxy' | 'rateLimits' | 'localChain' | 'logPretty',
-    fallback: string,
-    on: string,
-    off: string,
-  ): boolean => {
+  const flag = (key: 'trustProxy' | 'rateLimits' | 'logPretty', fallback: string, on: string, off: string): boolean => {
     const value = (get(key) ?? fallback).toLowerCase();
     if (value === on || value === '1' || value === 'true') return true;
     if (value === off || value === '0' || value === 'false') return false;
@@ -465,7 +460,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     rpcConfigFile: get('rpcConfigFile'),
     sweeperKey: get('sweeperKey'),
     smtpUrl,
-    localChain: flag('localChain', 'on', 'on', 'off'),
+    localChain: localChainOf(get('localChain')),
     chainWaitMaxSeconds: Number(chainWaitText),
     ...(sweepReceiptTimeoutText === undefined ? {} : { sweepReceiptTimeoutSeconds: Number(sweepReceiptTimeoutText) }),
     webhookInternalTargets,
@@ -482,6 +477,29 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
       Object.entries(env).filter((e): e is [string, string] => CHAIN_SETTING.test(e[0]) && !!e[1]),
     ),
   };
+}
+
+/** The families of local chain `weir serve` can run (WEIR_LOCAL_CHAIN lists some of them). */
+export const LOCAL_CHAIN_FAMILIES = ['evm', 'tron', 'solana'] as const;
+export type LocalChainFamily = (typeof LOCAL_CHAIN_FAMILIES)[number];
+
+/** WEIR_LOCAL_CHAIN: on (or 1/true, the default) all, off (0/false) none, or a comma list of families. */
+function localChainOf(text: string | undefined): boolean | LocalChainFamily[] {
+  const value = (text ?? 'on').toLowerCase();
+  if (value === 'on' || value === '1' || value === 'true') return true;
+  if (value === 'off' || value === '0' || value === 'false') return false;
+  const listed = [...new Set(value.split(',').map((e) => e.trim()))];
+  if (!listed.every((e): e is LocalChainFamily => (LOCAL_CHAIN_FAMILIES as readonly string[]).includes(e)))
+    throw new ConfigError(
+      `${settingName('localChain')} must be on, off or a comma list of ${LOCAL_CHAIN_FAMILIES.join(', ')}, got ${value}`,
+    );
+  return listed;
+}
+
+/** The local chains the settings run: none without `localChain` or with a devnet file (which replaces them). */
+export function localChainsOf(config: Pick<WeirConfig, 'localChain' | 'devnetFile'>): ReadonlySet<LocalChainFamily> {
+  if (!config.localChain || config.devnetFile) return new Set();
+  return new Set(config.localChain === true ? LOCAL_CHAIN_FAMILIES : config.localChain);
 }
 
 /** The rate limits the settings ask for: each its default unless set, all off with `rateLimits: false`. */

@@ -82,7 +82,7 @@ import {
 } from './owned-work.ts';
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
-import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, rateLimitsOf, type WeirConfig } from './config.ts';
+import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, localChainsOf, rateLimitsOf, type WeirConfig } from './config.ts';
 import { lockDataDir, prepareDataDir } from './data-dir.ts';
 import { createActivityLog } from './activity-log.ts';
 import { createShutdownStack, type ShutdownStack } from './shutdown-stack.ts';
@@ -356,14 +356,17 @@ async function startLocked(
   ]);
   // The local chains (test environment only), started together; a devnet file given by the operator
   // replaces them. The local Solana runs in process, in memory; a test may give its own Solana or Tron.
-  const embedded = config.localChain && !config.devnetFile;
+  // WEIR_LOCAL_CHAIN may name some of them only: those not named are not started, so not offered.
+  const embedded = localChainsOf(config);
   const locals = await Promise.allSettled([
-    embedded ? startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null,
+    embedded.has('evm') ? startLocalChainOrWarn({ dataDir: config.dataDir, log }) : null,
     // litesvm loads only for a local Solana to run.
-    embedded && !overrides.solanaLocal
+    embedded.has('solana') && !overrides.solanaLocal
       ? import('../chain-ingest/solana/devnet/local-cluster.ts').then((m) => m.startLocalSolanaOrWarn(log))
       : null,
-    embedded && !overrides.tronLocal ? startEmbeddedLocalTronOrWarn({ dataDir: config.dataDir, log }) : null,
+    embedded.has('tron') && !overrides.tronLocal
+      ? startEmbeddedLocalTronOrWarn({ dataDir: config.dataDir, log })
+      : null,
   ]);
   // Those that started are stopped with the rest, also when another of them failed to start.
   const [localChain, localSolana, localTron] = [startedOf(locals[0]), startedOf(locals[1]), startedOf(locals[2])];

@@ -263,13 +263,21 @@ test('Developers: every checkbox of the webhook form keeps its size at 390 and 1
   }
 });
 
-test('Recovery and faucet: test tokens are sent on the local chain, and recovering that transaction says Wrong Claim; an unknown hash and a bad hash are answered at the form', async (t) => {
-  const dash = await startDashboard(t, { config: { localChain: true } });
+test('Recovery and faucet: with the local EVM chain alone, the faucet offers its tokens only; test tokens are sent on it, and recovering that transaction says Wrong Claim; an unknown hash and a bad hash are answered at the form', async (t) => {
+  // The local EVM chain alone: the faucet offers its tokens and names it, not the local Tron that does not run.
+  const dash = await startDashboard(t, { config: { localChain: ['evm'] } });
   const admin = await dash.user({ role: 'admin' });
   const page = await dash.signedIn(browser(), admin);
   const problems = await watchPage(page);
 
   await page.goto(`${dash.url}/dashboard/faucet`);
+  t.deepEqual(await page.locator('#field-asset option').allTextContents(), [
+    'USDC (test)',
+    'USDT (test)',
+    'DAI (test)',
+    'ETH (gas)',
+  ]);
+  t.false(((await page.locator('main').textContent()) ?? '').includes('Tron'));
   const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
   await page.getByLabel('Wallet address').fill('0x1234');
   await page.getByRole('button', { name: 'Send tokens' }).click();

@@ -6,7 +6,10 @@ import { erc20Abi, getAddress, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
 import { parseDevnetInfo, type DevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
+import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
+import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { describe, descendantsOf } from '../support/child-processes.ts';
 import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
 import { ADMIN_TOKEN } from '../support/weir-harness.ts';
 import { spawnWeir } from '../support/weir-process.ts';
@@ -24,13 +27,17 @@ const usdcSession = {
   lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '250000000', productData: { name: 'Mug' } } }] },
 };
 
-test('weir serve with no chain flags runs a local chain for test keys (not live): faucet, a real USDC payment, and after kill -9 and restart the chain state, the payment and detection are kept', async (t) => {
+test('weir serve with WEIR_LOCAL_CHAIN=evm runs the local EVM chain alone for test keys (not live; no local Tron or Solana started or offered): faucet, a real USDC payment, and after kill -9 and restart the chain state, the payment and detection are kept', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-chain-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  // Empty is unset: the default, as `npm start` runs it (spawnWeir turns the local chain off otherwise).
-  const env = { WEIR_LOCAL_CHAIN: '' };
+  // The EVM chain only: the default (all three, as `npm start` runs them) is readme-first-steps.test.ts's.
+  const env = { WEIR_LOCAL_CHAIN: 'evm' };
   const first = await spawnWeir({ dataDir, env });
   t.teardown(() => first.kill());
+  // One anvil (the local Tron runs a second one), no local Tron data dir.
+  const anvils = descendantsOf(first.child.pid!).filter((p) => /anvil/.test(p.commandLine));
+  t.is(anvils.length, 1, describe(anvils));
+  await t.throwsAsync(readFile(join(dataDir, 'local-tron', 'devnet.json'), 'utf8'), { code: 'ENOENT' });
   const info: DevnetInfo = parseDevnetInfo(
     JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')),
   );
@@ -47,6 +54,11 @@ test('weir serve with no chain flags runs a local chain for test keys (not live)
   const local = chains.find((chain) => chain.id === 31337);
   t.is(local?.network, 'devnet', JSON.stringify(chains));
   t.deepEqual(local?.assets.map((asset) => asset.currency).sort(), ['dai', 'eth', 'usdc', 'usdt']);
+  for (const off of [TRON_LOCAL_CHAIN_ID, SOLANA_LOCALNET_CHAIN_ID])
+    t.false(
+      chains.some((chain) => chain.id === off),
+      `chain ${off} is not offered: ${JSON.stringify(chains)}`,
+    );
   t.deepEqual(
     (await apiClient(first.url, created.liveSecretKey).get<{ data: Chain[] }>('/api/v1/chains')).body.data.map(
       (c) => c.id,
@@ -67,6 +79,12 @@ test('weir serve with no chain flags runs a local chain for test keys (not live)
     const funded = await api.post('/api/v1/faucet', { address: payer, asset, amount: '1000000000' });
     t.is(funded.status, 200, JSON.stringify(funded.body));
   }
+  // A Tron address is answered plainly: the local Tron is not running here.
+  const tronFunded = await api.post<{ code: string; message: string }>('/api/v1/faucet', {
+    address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+  });
+  t.like(tronFunded, { status: 400, body: { code: 'faucet_unavailable' } });
+  t.regex(tronFunded.body.message, /the local Tron is not running/);
   const pay = async (rpcUrl: string, to: Address, amount: bigint) => {
     const clients = createEvmWriteClients({ rpcUrl, chainId: 31337, privateKey: payerKey, pollingIntervalMs: 25 });
     const hash = await clients.walletClient.writeContract({
@@ -125,7 +143,8 @@ test('weir serve with no chain flags runs a local chain for test keys (not live)
 test('local chain rolled back behind Weir (anvil lost blocks it had not written): Weir mines up to its checkpoint, the follower reports the lost blocks as a reorg, and a payment after the restart is detected', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-chain-rollback-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const env = { WEIR_LOCAL_CHAIN: 'on' };
+  // It reads the EVM chain alone: the local Tron and Solana are not started.
+  const env = { WEIR_LOCAL_CHAIN: 'evm' };
   const stateFile = join(dataDir, 'local-chain', 'state.json');
   const paying = await spawnWeir({ dataDir, env });
   t.teardown(() => paying.kill());

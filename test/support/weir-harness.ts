@@ -14,7 +14,7 @@ export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
 /**
  * A Weir on a free port with a fresh data dir, stopped and removed when the test ends. It offers
  * the test rail (transfers published by hand, see chain-publisher.ts) unless `testRail: false`;
- * no local chain unless `localChain: true`.
+ * no local chain unless `localChain: true` (`['evm']`: the local EVM chain alone).
  */
 export async function startTestWeir(
   t: ExecutionContext,

@@ -58,7 +58,7 @@ type SpawnedWeir = {
 
 /**
  * `weir serve` as a real child process, ready once /health answers. The local chain is off unless
- * `env` turns it on (WEIR_LOCAL_CHAIN: 'on'); `testRail: true` runs serve-with-test-rail.ts instead
+ * `env` turns it on (WEIR_LOCAL_CHAIN: 'on'; 'evm' for the local EVM chain alone); `testRail: true` runs serve-with-test-rail.ts instead
  * of bin/weir.js, for tests that publish test-rail transfers by hand. Tried again on another port
  * if its port was taken before it listened.
  */

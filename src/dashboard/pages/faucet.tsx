@@ -7,24 +7,36 @@ import { AmountField, decimalAmount } from '../ui/form-parts.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 import { errorsOf, type FormErrors } from './developers/forms.tsx';
 
+/** The chains the faucet pays on, by the network each is offered as: WEIR_LOCAL_CHAIN may run either alone. */
+const CHAINS = { evm: 'devnet', tron: 'tron-local' } as const;
+type FaucetChain = keyof typeof CHAINS;
+const NAMES = { evm: 'the local chain', tron: 'the local Tron' } as const;
+const ADDRESS_FORMS = { evm: '0x and 40 hex digits', tron: 'a T… address' } as const;
+
 const ASSETS = [
-  { value: 'usdc', label: 'USDC (test)' },
-  { value: 'usdt', label: 'USDT (test)' },
-  { value: 'dai', label: 'DAI (test)' },
-  { value: 'eth', label: 'ETH (gas)' },
-  { value: 'trx', label: 'TRX (local Tron)' },
-] as const;
+  { value: 'usdc', label: 'USDC (test)', on: ['evm', 'tron'] },
+  { value: 'usdt', label: 'USDT (test)', on: ['evm', 'tron'] },
+  { value: 'dai', label: 'DAI (test)', on: ['evm'] },
+  { value: 'eth', label: 'ETH (gas)', on: ['evm'] },
+  { value: 'trx', label: 'TRX (local Tron)', on: ['tron'] },
+] as const satisfies readonly { value: string; label: string; on: readonly FaucetChain[] }[];
 
 type Form = { address: string; asset: string; amount: string; errors: FormErrors };
 type Sent = { transactionHash: string; address: string; asset: string; amount: string; chainId: number };
 
-function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Form; sent?: Sent }) {
-  const { ctx, form, sent } = props;
+function FaucetPage(props: { ctx: DashboardContext; running: readonly FaucetChain[]; form: Form; sent?: Sent }) {
+  const { ctx, form, sent, running } = props;
   const test = ctx.state.tenant.environment === 'test';
+  const available = running.length > 0;
+  // Only what runs is named and offered; with neither, the form shows every token, switched off.
+  const shown = available ? running : (Object.keys(CHAINS) as FaucetChain[]);
+  const offered = ASSETS.filter((a) => a.on.some((chain) => shown.includes(chain)));
+  const where = shown.map((chain) => NAMES[chain]).join(' or ');
+  const hint = shown.map((chain) => `on ${NAMES[chain]}, ${ADDRESS_FORMS[chain]}`).join('; ');
   return (
     <AppLayout ctx={ctx} title="Faucet" screen="faucet">
-      <p class="lede">
-        Test tokens for a wallet on the local chain or the local Tron, to try a payment end to end. Test mode only.
+      <p class="lede" safe>
+        {`Test tokens for a wallet on ${where}, to try a payment end to end. Test mode only.`}
       </p>
       {sent ? (
         <Alert tone="success">
@@ -40,7 +52,7 @@ function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Fo
       <Card title="Send test tokens" id="faucet-card">
         {!test ? (
           <Alert tone="info">The faucet gives test tokens only: switch to Test to use it.</Alert>
-        ) : !props.available ? (
+        ) : !available ? (
           <Alert tone="info">
             No faucet on this server: it runs without a local chain. Start Weir with its local chain
             (WEIR_LOCAL_CHAIN=on, the default) or with --devnet FILE to send test tokens.
@@ -57,13 +69,13 @@ function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Fo
         )}
         <form method="post" action="/dashboard/faucet" id="faucet-form">
           <CsrfField token={ctx.state.csrfToken} />
-          <fieldset disabled={!test || !props.available} class="bare">
+          <fieldset disabled={!test || !available} class="bare">
             <Field
               name="address"
               label="Wallet address"
               value={form.address}
               error={form.errors.address}
-              hint="On the local chain, 0x and 40 hex digits; on the local Tron, a T… address."
+              hint={`${hint.charAt(0).toUpperCase()}${hint.slice(1)}.`}
               autocomplete="off"
               required
             />
@@ -71,7 +83,7 @@ function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Fo
               <div class="field">
                 <label for="field-asset">Token</label>
                 <select id="field-asset" name="asset">
-                  {ASSETS.map((a) => (
+                  {offered.map((a) => (
                     <option value={a.value} selected={form.asset === a.value}>
                       {a.label}
                     </option>
@@ -100,11 +112,14 @@ function FaucetPage(props: { ctx: DashboardContext; available: boolean; form: Fo
 export const page = definePage({
   screen: 'faucet',
   routes(routes, deps) {
-    // The faucet pays on the devnet network; without one the API refuses (faucet_unavailable).
-    const available = () => deps.rail.networks('test').some((n) => n.network === 'devnet');
+    // The faucet pays on the devnet and the local Tron networks; without either the API refuses (faucet_unavailable).
+    const running = (): FaucetChain[] => {
+      const networks = new Set(deps.rail.networks('test').map((n) => n.network));
+      return (Object.keys(CHAINS) as FaucetChain[]).filter((chain) => networks.has(CHAINS[chain]));
+    };
     const empty: Form = { address: '', asset: 'usdc', amount: '100', errors: {} };
     routes.get('/dashboard/faucet', 'developers', async (ctx) => {
-      await sendHtml(ctx, <FaucetPage ctx={ctx} available={available()} form={empty} />);
+      await sendHtml(ctx, <FaucetPage ctx={ctx} running={running()} form={empty} />);
     });
     routes.post('/dashboard/faucet', 'developers', async (ctx) => {
       const posted = ctx.state.form;
@@ -117,7 +132,7 @@ export const page = definePage({
       const parsed = form.amount === '' ? null : decimalAmount(form.amount);
       if (parsed && 'error' in parsed) {
         const errors = { amount: parsed.error };
-        return sendHtml(ctx, <FaucetPage ctx={ctx} available={available()} form={{ ...form, errors }} />, 400);
+        return sendHtml(ctx, <FaucetPage ctx={ctx} running={running()} form={{ ...form, errors }} />, 400);
       }
       const answer = await apiFor(ctx, deps)<Sent>('POST', '/api/v1/faucet', {
         address: form.address,
@@ -126,13 +141,9 @@ export const page = definePage({
       });
       if (answer.status >= 400) {
         const errors = errorsOf(answer, { address: 'address', amount: 'amount', asset: 'asset' });
-        return sendHtml(
-          ctx,
-          <FaucetPage ctx={ctx} available={available()} form={{ ...form, errors }} />,
-          answer.status,
-        );
+        return sendHtml(ctx, <FaucetPage ctx={ctx} running={running()} form={{ ...form, errors }} />, answer.status);
       }
-      await sendHtml(ctx, <FaucetPage ctx={ctx} available={available()} form={form} sent={answer.body} />);
+      await sendHtml(ctx, <FaucetPage ctx={ctx} running={running()} form={form} sent={answer.body} />);
     });
   },
 });

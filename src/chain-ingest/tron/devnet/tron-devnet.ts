@@ -184,7 +184,7 @@ export async function startEmbeddedLocalTronOrWarn(options: {
     return await startEmbeddedLocalTron(options);
   } catch (error) {
     options.log(
-      `[local tron] could not start, so test keys have no local Tron: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=off turns it off)`,
+      `[local tron] could not start, so test keys have no local Tron: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=evm,solana leaves it out, off turns every local chain off)`,
     );
     return null;
   }
