@@ -2,7 +2,7 @@ import { checkoutSessionAggregate } from '../../machines/checkout-session.aggreg
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { CollectedData } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
-import type { Rail } from '../chain-ingest/rail.ts';
+import { assetPaysCurrency, type Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { checkoutPageUrl } from '../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
@@ -34,6 +34,8 @@ export type CreateCheckoutSession = (
     invoiceId?: string;
     /** The subscription an invoice's session bills (its invoice's); a `mode: subscription` session names the one it creates. */
     subscriptionId?: string;
+    /** The only assets offered (an invoice's `paymentMethods.assetIds`); empty or absent: every asset of the allowed chains. */
+    assetIds?: readonly string[];
     collected?: CollectedData;
     /** The customer the system names (an invoice's, checked when the invoice was written), taken as given. */
     customerId?: string;
@@ -65,9 +67,10 @@ function assertOneTimeLines(request: CheckoutSessionRequest['lineItems'], items:
  * Takes a request whose fields the schema checked (`CheckoutSessionCreate`), checks it against the
  * organization, its customers, prices and tax rates and the clock before writing anything, then records the
  * session with its deposit addresses: one per offered asset on every network where the
- * organization has a payment method (wallet) and the request allows the chain. A payment method
- * its rail cannot pay out to (stored before the rail refused it) leaves its network out; when that
- * leaves no network for the session, a 422 names it and how to correct it.
+ * organization has a payment method (wallet) and the request allows the chain (an invoice's
+ * session offers only the invoice's assets, when it names some). A payment method its rail cannot
+ * pay out to (stored before the rail refused it) leaves its network out; when that leaves no
+ * network for the session, a 422 names it and how to correct it.
  *
  * Customers: a `customerId` in the request must name one of the tenant's customers in its
  * environment, not deleted (else a 400 naming `customerId`); an invoice's session is given its
@@ -152,6 +155,10 @@ export function createCheckoutSessionCreator(deps: {
     const nextId = extra.newId ?? newId;
     const items = await deps.lineItems.resolve(request.lineItems, tenant, now, nextId);
     const currency = items[0]!.price.currency;
+    const onlyAssets = extra.assetIds?.length ? extra.assetIds : null;
+    /** The assets the session offers: those paying its currency, only the ones named when some are. */
+    const offered = (asset: SessionAddress['asset']): boolean =>
+      assetPaysCurrency(asset, currency) && (onlyAssets === null || onlyAssets.includes(asset.id));
     if (mode === 'subscription') subscriptionItemsOf(items);
     else assertOneTimeLines(request.lineItems, items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);
@@ -194,14 +201,14 @@ export function createCheckoutSessionCreator(deps: {
       }
       const problem = deps.rail.unpayableAddress({ network, address: wallet.address });
       if (problem) {
-        if (network.assets.some((a) => a.currency === currency))
+        if (network.assets.some(offered))
           unpayable.push(
             `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which ${problem}; correct it with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`,
           );
         continue;
       }
       for (const asset of network.assets) {
-        if (asset.currency !== currency) continue;
+        if (!offered(asset)) continue;
         try {
           toChainUnits(amountDue, asset.decimals);
         } catch {
@@ -232,7 +239,7 @@ export function createCheckoutSessionCreator(deps: {
     if (addresses.length === 0) {
       const why = unrepresentable.length
         ? `the amount cannot be paid exactly in ${unrepresentable.join(', ')}`
-        : `no network with a payment method of this organization accepts ${currency.toUpperCase()}${allowedChainIds ? ' among paymentSetting.allowedChains' : ''}`;
+        : `no network with a payment method of this organization accepts ${currency.toUpperCase()}${allowedChainIds ? ' among paymentSetting.allowedChains' : ''}${onlyAssets ? ` in the assets ${onlyAssets.join(', ')}` : ''}`;
       throw new ValidationError('lineItems', `cannot be paid: ${why}`, 'payment_method_not_available');
     }
 

@@ -184,23 +184,32 @@ export const everyNetwork = (rail: Pick<Rail, 'networks'>): RailNetwork[] => [
 ];
 
 /**
+ * Whether `asset` can pay an amount of `currency`: the one rule by which a session offers assets
+ * and an invoice's `paymentMethods.assetIds` are checked (a DAI asset never pays a USDC amount).
+ */
+export const assetPaysCurrency = (asset: Pick<AssetRef, 'currency'>, currency: string): boolean =>
+  asset.currency === currency;
+
+/**
  * The assets (as `SYMBOL on Network`) that could take `amount` (API scale) of `currency` exactly, on
- * the networks of `environment` (only `chainIds` when given): an amount finer than an asset's
- * decimals (1e-8 USDC, which has 6) cannot be paid in it.
+ * the networks of `environment` (only `chainIds` when given, only `assetIds` when given): an amount
+ * finer than an asset's decimals (1e-8 USDC, which has 6) cannot be paid in it.
  */
 export function assetsPayingExactly(
   rail: Pick<Rail, 'networks'>,
   environment: Environment,
   currency: string,
   amount: bigint,
-  chainIds: readonly number[] = [],
+  restriction: { chainIds?: readonly number[]; assetIds?: readonly string[] } = {},
 ): { payable: string[]; unpayable: string[] } {
+  const { chainIds = [], assetIds = [] } = restriction;
   const payable: string[] = [];
   const unpayable: string[] = [];
   for (const network of rail.networks(environment)) {
     if (chainIds.length > 0 && !chainIds.includes(network.chainId)) continue;
     for (const asset of network.assets) {
-      if (asset.currency !== currency) continue;
+      if (!assetPaysCurrency(asset, currency)) continue;
+      if (assetIds.length > 0 && !assetIds.includes(asset.id)) continue;
       (isExactInDecimals(amount, asset.decimals) ? payable : unpayable).push(`${asset.symbol} on ${network.name}`);
     }
   }

@@ -1,4 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { INVOICES, type InvoiceDoc } from '../../src/projections/invoices.projection.ts';
 import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
 import { type Api, assertError, assertRejectedWithoutWrite, createCustomer, type Session } from './helpers.ts';
 
@@ -11,6 +13,7 @@ const TEST_CHAIN = 7357;
 const BASE_SEPOLIA = 84_532;
 const TEST_USDC = 'weir-testnet:usdc';
 const BASE_USDC = 'base-sepolia:usdc';
+const TEST_DAI = 'weir-testnet:dai';
 const FACTORY = '0x00000000000000000000000000000000000fac70';
 
 type Invoice = {
@@ -42,13 +45,21 @@ const lineItems = {
   data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }],
 };
 
-/** The networks the invoice's pay link offers: those of the checkout session it opens. */
-async function offeredChains(weir: { url: string }, api: Api, invoiceId: string) {
+/** The checkout session the invoice's pay link opens. */
+async function payPageSession(weir: { url: string }, api: Api, invoiceId: string): Promise<InvoiceSession> {
   const pay = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
   if (pay.status !== 302) throw new Error(`pay link answered ${pay.status}`);
-  const session = (
-    await api.get<InvoiceSession>(`/api/v1/checkout/sessions/${pay.headers.get('location')!.split('/').pop()!}`)
-  ).body;
+  return (await api.get<InvoiceSession>(`/api/v1/checkout/sessions/${pay.headers.get('location')!.split('/').pop()!}`))
+    .body;
+}
+
+/** The assets the invoice's pay link offers: those of the checkout session's addresses. */
+const offeredAssets = async (weir: { url: string }, api: Api, invoiceId: string): Promise<string[]> =>
+  (await payPageSession(weir, api, invoiceId)).addresses.map((a) => a.asset.id).sort();
+
+/** The networks the invoice's pay link offers: those of the checkout session it opens. */
+async function offeredChains(weir: { url: string }, api: Api, invoiceId: string) {
+  const session = await payPageSession(weir, api, invoiceId);
   return {
     addresses: [...new Set(session.addresses.map((a) => a.asset.chainId))].sort(),
     allowedChains: session.paymentSetting.allowedChains.map((c) => c.chainId).sort(),
@@ -374,4 +385,85 @@ test("finalize and send refuse a draft whose network's payment method was remove
   t.is(changed.status, 200, JSON.stringify(changed.body));
   const finalized = await api.post(`/api/v1/invoices/${draft.id}/finalize`);
   t.is(finalized.status, 200, JSON.stringify(finalized.body));
+});
+
+test("paymentMethods.assetIds restricts the pay page's session to those assets; without them it offers every asset of the invoice's currency on its networks", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const onlyTestUsdc = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems,
+    paymentMethods: { assetIds: [TEST_USDC] },
+  });
+  t.is(onlyTestUsdc.status, 200, JSON.stringify(onlyTestUsdc.body));
+  const onlyBaseUsdc = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems,
+    paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }] },
+    paymentMethods: { assetIds: [BASE_USDC] },
+  });
+  t.is(onlyBaseUsdc.status, 200, JSON.stringify(onlyBaseUsdc.body));
+  const open = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems })).body;
+  for (const id of [onlyTestUsdc.body.id, onlyBaseUsdc.body.id, open.id])
+    t.is((await api.post(`/api/v1/invoices/${id}/finalize`)).status, 200);
+
+  t.deepEqual(await offeredAssets(weir, api, onlyTestUsdc.body.id), [TEST_USDC]);
+  t.deepEqual(await offeredChains(weir, api, onlyTestUsdc.body.id), {
+    addresses: [TEST_CHAIN],
+    allowedChains: [TEST_CHAIN],
+    preferredChainId: null,
+  });
+  t.deepEqual(await offeredAssets(weir, api, onlyBaseUsdc.body.id), [BASE_USDC]);
+  t.deepEqual(await offeredAssets(weir, api, open.id), [BASE_USDC, TEST_USDC]);
+});
+
+test("an asset that cannot pay the invoice's currency is a 400 naming paymentMethods.assetIds[i] at create, update and finalize, with nothing written", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const dai = {
+    field: 'paymentMethods.assetIds[1]',
+    code: 'parameter_invalid',
+    message:
+      /asset weir-testnet:dai is DAI, which cannot pay an invoice in USDC: .*use an asset in USDC \(weir-testnet:usdc, base-sepolia:usdc\)/,
+  };
+  const withDai = { paymentMethods: { assetIds: [TEST_USDC, TEST_DAI] } };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/invoices', { customerId, lineItems, ...withDai }),
+    dai,
+  );
+  const draft = (
+    await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems, paymentMethods: { assetIds: [TEST_USDC] } })
+  ).body;
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/invoices/${draft.id}`, withDai), dai);
+
+  // New lines in another currency while the draft keeps its USDC asset: that asset is named, saying it was kept.
+  const daiLines = {
+    data: [{ priceData: { currency: 'dai', unitAmount: '100000000', productData: { name: 'Setup' } }, quantity: 1 }],
+  };
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/invoices/${draft.id}`, { lineItems: daiLines }), {
+    field: 'paymentMethods.assetIds[0]',
+    message: /asset weir-testnet:usdc is USDC, which cannot pay an invoice in DAI.*kept from the draft/,
+  });
+  const both = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    lineItems: daiLines,
+    paymentMethods: { assetIds: [TEST_DAI] },
+  });
+  t.is(both.status, 200, JSON.stringify(both.body));
+
+  // A draft an older Weir let keep an asset in another currency is refused at finalize, naming it.
+  const doc = (await weir.readStore.collection<InvoiceDoc>(INVOICES).get(draft.id))!;
+  const written = await weir.commands.handle(
+    invoiceAggregate,
+    draft.id,
+    { type: 'UpdateInvoice', changes: { paymentMethods: { chainIds: [], assetIds: [TEST_DAI, TEST_USDC] } } },
+    { organizationId: doc.organizationId, environment: doc.environment, actor: 'test' },
+  );
+  if (written.position !== null) await weir.projections.waitFor(written.position);
+  await assertRejectedWithoutWrite(t, weir, () => api.post(`/api/v1/invoices/${draft.id}/finalize`), {
+    field: 'paymentMethods.assetIds[1]',
+    message: new RegExp(
+      `asset weir-testnet:usdc is USDC, which cannot pay an invoice in DAI.*PUT /api/v1/invoices/${draft.id}\\) before finalizing`,
+    ),
+  });
+  t.is((await api.get<{ status: string }>(`/api/v1/invoices/${draft.id}`)).body.status, 'draft');
 });

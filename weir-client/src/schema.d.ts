@@ -5299,7 +5299,7 @@ export interface components {
              * @example INV-000042
              */
             number?: string | null;
-            /** @description What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets. Each chain, and each asset (an id of GET /api/v1/assets, on one of `chainIds` when they are sent), must have a payment method of the organization: else a 400 naming it (`payment_method_not_available` for a missing payment method), also at finalize if one was removed since */
+            /** @description What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets; `assetIds` are the only assets the pay page offers. Each chain, and each asset (an id of GET /api/v1/assets, on one of `chainIds` when they are sent, in the invoice's currency), must have a payment method of the organization: else a 400 naming it (`payment_method_not_available` for a missing payment method), also at finalize if one was removed since */
             paymentMethods?: {
                 assetIds?: string[] | null;
                 chainIds?: number[] | null;
@@ -5649,7 +5649,7 @@ export interface components {
              * @example INV-000042
              */
             number?: string | null;
-            /** @description What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets. Each chain, and each asset (an id of GET /api/v1/assets, on one of `chainIds` when they are sent), must have a payment method of the organization: else a 400 naming it (`payment_method_not_available` for a missing payment method), also at finalize if one was removed since */
+            /** @description What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets; `assetIds` are the only assets the pay page offers. Each chain, and each asset (an id of GET /api/v1/assets, on one of `chainIds` when they are sent, in the invoice's currency), must have a payment method of the organization: else a 400 naming it (`payment_method_not_available` for a missing payment method), also at finalize if one was removed since */
             paymentMethods?: {
                 assetIds?: string[] | null;
                 chainIds?: number[] | null;
@@ -12002,7 +12002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown or off the draft's networks: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown, off the draft's networks or not in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12312,7 +12312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown or off the draft's networks: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown, off the draft's networks or not in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

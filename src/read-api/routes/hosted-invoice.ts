@@ -274,6 +274,8 @@ export function hostedInvoiceRoutes(
             customerId: invoice.customerId,
             // A subscription's invoice (a renewal, or the first of a recurring series): its session bills that subscription.
             ...(invoice.subscriptionId ? { subscriptionId: invoice.subscriptionId } : {}),
+            // The invoice's assets, when it names some: an internal restriction (the public request has no field for it).
+            ...(invoice.paymentMethods.assetIds.length > 0 ? { assetIds: invoice.paymentMethods.assetIds } : {}),
           },
         )
         .catch((error: unknown) => {

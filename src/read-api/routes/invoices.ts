@@ -21,7 +21,7 @@ import { createLineItemResolver } from '../../actors/line-items.ts';
 import { lineTaxes } from '../../actors/line-taxes.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
-import { assetsPayingExactly } from '../../chain-ingest/rail.ts';
+import { assetPaysCurrency, assetsPayingExactly } from '../../chain-ingest/rail.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { invoicePageUrl } from '../../hosted/urls.ts';
 import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
@@ -154,6 +154,12 @@ function sentMethods(body: InvoiceBody, next: InvoicePaymentMethods): NamedMetho
   return { chains, assets: storedMethods(next, kept).assets };
 }
 
+/** What a refusal of a stored asset adds: it was kept from the draft, and how to change it. */
+const KEPT_ASSETS = " (kept from the draft: send paymentMethods.assetIds in the lines' currency)";
+/** What a refusal at finalize of a draft's stored restriction adds: how to change it. */
+const REDRAFT = (invoiceId: string): string =>
+  `; or change the draft's paymentMethods (PUT /api/v1/invoices/${invoiceId}) before finalizing`;
+
 /** The field a due date that does not fit is named by: the one the body sent. */
 const dueField = (body: InvoiceBody): 'dueDate' | 'daysUntilDue' =>
   body.daysUntilDue === undefined ? 'dueDate' : 'daysUntilDue';
@@ -242,7 +248,7 @@ const NO_PAYMENT_METHOD_ERRORS: ErrorSpec = {
   status: 400,
   codes: [NO_PAYMENT_METHOD, 'parameter_invalid'],
   description:
-    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown or off the draft's networks: nothing is finalized; the message names the field",
+    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown, off the draft's networks or not in its currency: nothing is finalized; the message names the field",
 };
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
@@ -364,6 +370,23 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       `chain ${preferred.chainId} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${preferred.sent ? '' : ', sending it with the new networks'}`,
     );
   };
+  /**
+   * Each asset an invoice is restricted to must pay its currency (the rule a session offers assets
+   * by): a DAI asset on a USDC invoice would never be offered on its pay page. An unknown asset is
+   * left to `assertPaymentMethodsAvailable`, which names it first.
+   */
+  const assertAssetsPayCurrency = (environment: string, currency: string, named: NamedMethods['assets']): void => {
+    const assets = deps.rail.networks(environment as Environment).flatMap((network) => network.assets);
+    for (const { field, assetId, hint = '' } of named) {
+      const asset = assets.find((a) => a.id === assetId);
+      if (!asset || assetPaysCurrency(asset, currency)) continue;
+      const paying = assets.filter((a) => assetPaysCurrency(a, currency)).map((a) => a.id);
+      throw new ValidationError(
+        field,
+        `asset ${assetId} is ${asset.currency.toUpperCase()}, which cannot pay an invoice in ${currency.toUpperCase()}: its pay page would never offer it; use an asset in ${currency.toUpperCase()}${paying.length ? ` (${paying.join(', ')})` : ''} or leave it out${hint}`,
+      );
+    }
+  };
   /** The checks of a create or update body: what it sets of the networks and assets, and the preferred chain sent or kept while they change. */
   const assertBodyPayable = (
     ctx: ApiContext,
@@ -395,7 +418,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       environment,
       invoice.currency,
       total,
-      invoice.paymentMethods.chainIds,
+      invoice.paymentMethods,
     );
     if (payable.length > 0 || unpayable.length === 0) return;
     throw new ValidationError(
@@ -413,15 +436,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   const assertFinalizable = async (invoice: InvoiceDoc): Promise<void> => {
     assertDueDateFits(invoice, new Date(deps.clock.now()).toISOString());
     assertPayable(invoice);
-    await assertPaymentMethodsAvailable(
-      invoice,
-      storedMethods(
-        invoice.paymentMethods,
-        `; or change the draft's paymentMethods (PUT /api/v1/invoices/${invoice.id}) before finalizing`,
-      ),
-      invoice,
-      undefined,
-    );
+    const stored = storedMethods(invoice.paymentMethods, REDRAFT(invoice.id));
+    await assertPaymentMethodsAvailable(invoice, stored, invoice, undefined);
+    assertAssetsPayCurrency(invoice.environment, invoice.currency, stored.assets);
     if (invoice.invoiceType === 'recurring')
       assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
   };
@@ -585,6 +602,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const dueDate = fields.dueDate ?? daysAfterIssue(DEFAULT_DAYS_UNTIL_DUE, fields.issueDate ?? null, nowMs);
       assertDueDateFits({ dueDate, issueDate: fields.issueDate ?? null }, now, dueField(body));
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
+      if (fields.paymentMethods)
+        assertAssetsPayCurrency(ctx.state.tenant.environment, currency, storedMethods(fields.paymentMethods).assets);
       const linePrices = resolved.map((r) => r.price);
       if (fields.invoiceType === 'recurring' && !fields.recurring)
         fields.recurring = scheduleOfPrices('lineItems', linePrices);
@@ -705,6 +724,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       } else if (body.taxRateIds !== undefined) {
         changes.lineItems = { object: 'list', data: await retaxLines(ctx, invoice, body.taxRateIds) };
       }
+      if (changes.paymentMethods !== undefined || changes.currency !== undefined)
+        assertAssetsPayCurrency(
+          ctx.state.tenant.environment,
+          changes.currency ?? invoice.currency,
+          storedMethods(changes.paymentMethods ?? invoice.paymentMethods, body.paymentMethods ? undefined : KEPT_ASSETS)
+            .assets,
+        );
       if (Object.keys(changes).length === 0 && body.number === undefined)
         throw new ValidationError(null, 'nothing to update: send at least one invoice field');
       if ((changes.invoiceType ?? invoice.invoiceType) === 'recurring') {

@@ -172,7 +172,7 @@ const invoiceFields = {
     }).transform((m) => ({ chainIds: m.chainIds ?? [], assetIds: m.assetIds ?? [] })),
   ).openapi({
     description:
-      'What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets. Each chain, and each asset (an id of GET /api/v1/assets, on one of `chainIds` when they are sent), must have a payment method of the organization: else a 400 naming it (`payment_method_not_available` for a missing payment method), also at finalize if one was removed since',
+      "What the payer may pay with; empty lists mean everything the organization accepts. `chainIds` is the restriction `paymentSetting.allowedChains` also sets; `assetIds` are the only assets the pay page offers. Each chain, and each asset (an id of GET /api/v1/assets, on one of `chainIds` when they are sent, in the invoice's currency), must have a payment method of the organization: else a 400 naming it (`payment_method_not_available` for a missing payment method), also at finalize if one was removed since",
   }),
   reminders: optional(
     objectField({
