@@ -352,3 +352,38 @@ test('the checkout of an invoice names the invoice without a quantity; an order 
   t.notRegex(invoice, /×/);
   t.regex(render(chosen()).html, /<span class="item-name">Flat white × 2<\/span>/);
 });
+
+test("the merchant's preferred network's assets come first and say so in words, with and without the script, and none is chosen for the payer", (t) => {
+  const base = sessionFixture({ lineItems: { object: 'list', data: [flatWhites] } });
+  const usdc = base.addresses[0]!;
+  const other = (id: string, chainId: number, network: string) => ({
+    ...usdc,
+    id,
+    network,
+    asset: { ...usdc.asset, id: `${network}:usdc`, chainId },
+  });
+  // The preferred network's asset sits last in the session, between two others.
+  const addresses = [usdc, other('addr-polygon', 137, 'polygon'), other('addr-base', 8453, 'base')];
+  const at = (preferredChainId: number | null) =>
+    render({ ...base, addresses, paymentSetting: { ...base.paymentSetting, preferredChainId } }).html;
+  const order = (html: string) => [...html.matchAll(/data-asset="([^"]+)"/g)].map((m) => m[1]);
+  const buttons = (html: string) => html.match(/<button[^>]*class="asset"[\s\S]*?<\/button>/g) ?? [];
+
+  const preferred = at(8453);
+  t.deepEqual(order(preferred), ['addr-base', 'addr-usdc', 'addr-polygon'], 'the rest keep their order');
+  const [first, ...rest] = buttons(preferred);
+  // Inside the button, so its accessible name says it; not a colour alone.
+  t.regex(first ?? '', /<span class="asset-preferred">Preferred network<\/span>/);
+  for (const button of rest) t.notRegex(button, /Preferred/);
+  // The page's form posts the choice: the order is the server's, so the page without the script shows it too.
+  t.regex(
+    preferred,
+    /<form method="post" action="\/checkout\/[^"]+"><div id="assets"[^>]*>\s*<button type="submit" name="assetId" value="addr-base"/,
+  );
+  t.notRegex(preferred, /aria-pressed="true"/, 'nothing is chosen by loading the page');
+
+  for (const html of [at(null), at(1)]) {
+    t.deepEqual(order(html), ['addr-usdc', 'addr-polygon', 'addr-base'], 'no preferred network offered: as created');
+    t.notRegex(html, /Preferred network/);
+  }
+});

@@ -125,13 +125,19 @@ function assetChoices(
     submit && session.addresses.length === 1 && chosen === null
       ? '<span class="asset-step no-script-only">Show the amount and address to pay</span>'
       : '';
-  return session.addresses
+  // The merchant's preferred network comes first, said in words (part of the button's name), never chosen
+  // for the payer: choosing records an event (and may add a network fee), which a page load must not do.
+  const preferred = session.paymentSetting.preferredChainId;
+  const isPreferred = (a: SessionAddress) => preferred !== null && a.asset.chainId === preferred;
+  const ordered = [...session.addresses.filter(isPreferred), ...session.addresses.filter((a) => !isPreferred(a))];
+  const mark = '<span class="asset-preferred">Preferred network</span>';
+  return ordered
     .map(
       (a) => `
         <button type="${submit ? 'submit' : 'button'}"${submit ? ` name="assetId" value="${e(a.id)}"` : ''} class="asset" data-asset="${e(a.id)}" aria-pressed="${a.id === chosen}" data-family="${e(familyOf(a, wallet))}" data-fee-hint="${e(feeHint(a, wallet))}">
           <img class="asset-icon" src="${e(assetIconUrl(a.asset))}" alt="" width="32" height="32">
           <span class="asset-text"><span class="asset-name">${e(a.asset.name)} <span class="asset-symbol">${e(a.asset.symbol)}</span></span>
-          <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span>${onlyStep}</span>
+          <span class="asset-network"><img src="${e(networkIconUrl(a.network, a.asset.chainId))}" alt="" width="14" height="14"> on ${e(names(a.network))}</span>${isPreferred(a) ? mark : ''}${onlyStep}</span>
         </button>`,
     )
     .join('');

@@ -467,3 +467,23 @@ test("an asset that cannot pay the invoice's currency is a 400 naming paymentMet
   });
   t.is((await api.get<{ status: string }>(`/api/v1/invoices/${draft.id}`)).body.status, 'draft');
 });
+
+test("an open invoice whose preferred network's payment method was removed after it was finalized still opens a session for the payer, preferring none", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const created = await api.post<Invoice>('/api/v1/invoices', {
+    customerId,
+    lineItems,
+    paymentSetting: { preferredChainId: BASE_SEPOLIA },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  t.is((await api.post(`/api/v1/invoices/${created.body.id}/finalize`)).status, 200);
+  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
+  const base = wallets.body.find((w) => w.chainId === BASE_SEPOLIA)!;
+  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${base.id}`)).status, 200);
+  // The API refuses such a preference on a session it is asked for; the payer is not refused for a setting gone stale.
+  t.deepEqual(await offeredChains(weir, api, created.body.id), {
+    addresses: [TEST_CHAIN],
+    allowedChains: [TEST_CHAIN],
+    preferredChainId: null,
+  });
+});

@@ -48,7 +48,8 @@ test('with JavaScript off the payer presses the one asset offered (its button sa
   const session = (
     await api.post<{ id: string; url: string; addresses: { paymentAddress: string }[] }>(
       '/api/v1/checkout/sessions',
-      sessionRequest('250000000', 1),
+      // The merchant prefers the test network: its asset says so, and is not chosen for the payer.
+      { ...sessionRequest('250000000', 1), paymentSetting: { preferredChainId: 7357 } },
     )
   ).body;
   t.is(session.addresses.length, 1, 'one asset offered');
@@ -58,6 +59,8 @@ test('with JavaScript off the payer presses the one asset offered (its button sa
   t.true(await page.locator('#reveal').isHidden());
   const only = page.getByRole('button', { name: /USDC.*Show the amount and address to pay/ });
   t.true(await only.isVisible(), 'the one asset is shown as the step to take');
+  t.regex((await only.textContent()) ?? '', /Preferred network/);
+  t.is(await page.locator('.asset[aria-pressed="true"]').count(), 0, 'nothing chosen by opening the page');
   await noScriptOnlyControls(t, page, 'before the choice');
   await expectAccessibleWithoutScript(t, page, 'no-script checkout, nothing chosen');
   const shots = await screenshotFolder(t, 'weir-hosted-no-script-');

@@ -23,6 +23,7 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
     await api.post<{ id: string; url: string; addresses: { paymentAddress: string }[] }>('/api/v1/checkout/sessions', {
       ...sessionRequest('250000000', 1),
       successUrl: `${shopUrl}/thanks?session={CHECKOUT_SESSION_ID}`,
+      paymentSetting: { preferredChainId: 7357 },
     })
   ).body;
 
@@ -43,6 +44,8 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
     'rgb(138, 43, 226)',
   );
 
+  // The merchant's preferred network is said in the button's name, and not chosen for the payer.
+  t.is(await page.getByRole('button', { name: /USDC.*Preferred network/ }).getAttribute('aria-pressed'), 'false');
   await page.getByRole('button', { name: /USDC/ }).click();
   await page.locator('#reveal').waitFor({ state: 'visible' });
   t.is(await page.locator('#address').textContent(), session.addresses[0]!.paymentAddress);

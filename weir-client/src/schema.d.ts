@@ -4433,7 +4433,7 @@ export interface components {
                 /** @description Card payments: not offered by Weir (true is refused) */
                 allowFiatPayment?: boolean | null;
                 allowSwap?: boolean | null;
-                /** @description Default: the organization's */
+                /** @description The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method), else a 400. Default: the organization's, where the session offers it */
                 preferredChainId?: number;
             } | null;
             /**

@@ -276,7 +276,10 @@ const PaymentSettingInput = objectField({
   ).openapi({
     description: 'Default: every network with a payment method of the organization',
   }),
-  preferredChainId: optional(integer({ min: 1 })).openapi({ description: "Default: the organization's" }),
+  preferredChainId: optional(integer({ min: 1 })).openapi({
+    description:
+      "The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method), else a 400. Default: the organization's, where the session offers it",
+  }),
   allowSwap: optional(bool()),
   allowFiatPayment: optional(bool().refine((v) => !v, NO_CARDS)).openapi({
     description: 'Card payments: not offered by Weir (true is refused)',
