@@ -335,6 +335,24 @@ test('a choice the form posted and the session refused is said in the status', (
   t.is(text(html, 'status-detail'), 'USDC cannot represent the amount due exactly');
 });
 
+test('a promotion code the form posted and the session refused stays in its input, escaped; with none refused the input is empty', (t) => {
+  const session = sessionFixture({ allowPromotionCodes: true });
+  const status = payerStatus(session, names, NOW, undefined, pay);
+  const page = (problem: { title: string; detail: string; code?: string } | null) =>
+    renderCheckoutPage({ session, org: null, status, names, products: new Map(), problem });
+  const refused = page({ title: 'This promotion code cannot be used', detail: 'No such code', code: 'LAUNCH"><b>x' });
+  t.regex(
+    refused,
+    /<input id="promo-code" name="code" autocomplete="off" maxlength="100" value="LAUNCH&quot;&gt;&lt;b&gt;x">/,
+  );
+  t.false(refused.includes('<b>x'));
+  t.regex(page(null), /<input id="promo-code" name="code" autocomplete="off" maxlength="100">/);
+  t.regex(
+    page({ title: 'This asset cannot be used', detail: 'Not offered' }),
+    /<input id="promo-code" name="code" autocomplete="off" maxlength="100">/,
+  );
+});
+
 test('an expired or canceled checkout asks for nothing: no Remaining row beside "do not send a payment"; an open one shows it', (t) => {
   t.true(isHidden(render(chosen({ status: 'expired' })).html, 'remaining-row'));
   t.true(isHidden(render(chosen({ status: 'canceled' })).html, 'remaining-row'));

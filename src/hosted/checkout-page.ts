@@ -178,6 +178,7 @@ function payPanel(
   wallet: WalletContext | null,
   request: ServerRequest | null,
   preview: boolean,
+  refusedCode: string,
 ): string {
   // The session's choice, not the status's request: that is null while nothing is left to send, and the
   // choice must stay pressed so that checkout.js asks again for it if the payment covering the rest is withdrawn.
@@ -205,7 +206,7 @@ function payPanel(
     }
     ${
       session.allowPromotionCodes
-        ? `<form id="promo" class="promo"${preview ? '' : ` method="post" action="/checkout/${e(session.id)}"`}><input type="hidden" name="action" value="promotion-code"><label for="promo-code">Promotion code</label><span class="promo-row"><input id="promo-code" name="code" autocomplete="off" maxlength="100"> <button type="submit" class="secondary">Apply</button></span> <span id="promo-result" class="muted" role="status"></span></form>`
+        ? `<form id="promo" class="promo"${preview ? '' : ` method="post" action="/checkout/${e(session.id)}"`}><input type="hidden" name="action" value="promotion-code"><label for="promo-code">Promotion code</label><span class="promo-row"><input id="promo-code" name="code" autocomplete="off" maxlength="100"${refusedCode ? ` value="${e(refusedCode)}"` : ''}> <button type="submit" class="secondary">Apply</button></span> <span id="promo-result" class="muted" role="status"></span></form>`
         : ''
     }
     <section id="reveal" class="reveal" aria-labelledby="reveal-title"${reveal ? '' : ' hidden'}>
@@ -321,8 +322,11 @@ export function renderCheckoutPage(input: {
   preview?: boolean;
   /** The QR code of `status.payment` (an SVG document), so the request shows without the script; none: drawn by it. */
   qrSvg?: string | null;
-  /** A choice the page's form posted and the session refused: said in the status instead of its own words. */
-  problem?: { title: string; detail: string } | null;
+  /**
+   * A choice the page's form posted and the session refused: said in the status instead of its own words.
+   * `code`: the promotion code refused, kept in its input so the payer corrects it rather than types it again.
+   */
+  problem?: { title: string; detail: string; code?: string } | null;
 }): string {
   const { session, org, status, names } = input;
   const business = org?.name ?? 'Checkout';
@@ -368,7 +372,7 @@ export function renderCheckoutPage(input: {
     </div>
     ${countdown}
     ${reloadHint}
-    ${final ? finalPanel(session, status, org, business) : payPanel(session, status, names, input.wallet ?? null, request, input.preview === true)}
+    ${final ? finalPanel(session, status, org, business) : payPanel(session, status, names, input.wallet ?? null, request, input.preview === true, input.problem?.code ?? '')}
     <p id="copied" class="visually-hidden" role="status" aria-live="polite"></p>
   </section>`,
     footer: businessFooter(org),

@@ -39,6 +39,10 @@ function priceLine(link: PaymentLink): string {
   return `<p class="price" id="price">${e(money(link.amount, link.currency))}${every ? ` ${e(every)}` : ''}</p>`;
 }
 
+/** The suggested amounts in words, for the payer without the script that makes their buttons fill the amount in. */
+const suggestedWords = (link: PaymentLink) =>
+  `\n    <p class="muted no-script-only" id="suggested-words">Suggested: ${link.suggestedAmounts.map((amount) => e(money(amount, link.currency))).join(', ')}</p>`;
+
 /**
  * The public page of a payment link: what is sold, and a form for what the link collects.
  * Re-rendered with the payer's input and every problem with it when a submission is refused.
@@ -77,7 +81,7 @@ export function renderPaymentLinkPage(
       )
       .join('');
     parts.push(
-      `${suggested ? `\n    <div id="suggested" data-input="${INPUT.amount}">${suggested}</div>` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`,
+      `${suggested ? `\n    <div id="suggested" class="needs-script" data-input="${INPUT.amount}">${suggested}</div>${suggestedWords(link)}` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`,
     );
   }
   if (link.nameCollection) parts.push(input(INPUT.name, 'Name', 'autocomplete="name" maxlength="250"', true));

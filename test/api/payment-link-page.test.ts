@@ -380,6 +380,9 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
     page.html,
     /<button type="button" class="suggested" data-amount="5">5\.00 USDC<\/button><button type="button" class="suggested" data-amount="10">10\.00 USDC<\/button>/,
   );
+  // Only payment-link.js makes those buttons work: without it they are hidden (no-script.css) and said in words.
+  t.regex(page.html, /<div id="suggested" class="needs-script" data-input="amount">/);
+  t.regex(page.html, /<p class="muted no-script-only" id="suggested-words">Suggested: 5\.00 USDC, 10\.00 USDC<\/p>/);
   t.regex(page.html, /<p class="muted" id="bounds">Between 1\.00 USDC and 500\.00 USDC<\/p>/);
   t.regex(page.html, /<button type="submit">Donate<\/button>/);
 

@@ -5,6 +5,7 @@ import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { expectAccessible } from '../support/dashboard.ts';
+import { SUPPORT_LINK } from '../support/hosted-pages.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 /** A page of `browser` with JavaScript off, as a payer who disabled it (or whose browser has none). */
@@ -105,7 +106,7 @@ test('with JavaScript off the payer presses the one asset offered (its button sa
   t.is(await page.locator('#status-title').textContent(), 'Paid');
 });
 
-test('with JavaScript off a promotion code is applied by a plain form: a refused code is said on the page (not a JSON error), an accepted one shows the discount', async (t) => {
+test('with JavaScript off a promotion code is applied by a plain form: a refused code is said on the page (not a JSON error) and stays in its input, an accepted one shows the discount', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   await api.post('/api/v1/coupons', {
@@ -139,6 +140,11 @@ test('with JavaScript off a promotion code is applied by a plain form: a refused
   t.is(await page.locator('#status-title').textContent(), 'This promotion code cannot be used');
   t.regex(await statusDetail(page), /^[A-Z][^{}]*[a-z]/, 'a sentence, not a JSON body');
   t.notRegex(await statusDetail(page), /^code: /);
+  t.is(
+    await page.getByLabel('Promotion code').inputValue(),
+    'NOPE',
+    'the refused code is kept for the payer to correct',
+  );
   t.log(`refused: ${await statusDetail(page)}`);
   await expectAccessibleWithoutScript(t, page, 'no-script checkout, code refused');
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -187,4 +193,64 @@ test('with JavaScript off the payer cancels by a plain form: "Cancel payment" op
   t.is((await api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
   await page.goto(session.url);
   t.is(await page.locator('#status-title').textContent(), 'Canceled');
+});
+
+/** On a checkout page reached without JavaScript: the one asset's button shows the amount and address to send. */
+async function payableWithoutScript(t: ExecutionContext, page: Page, from: string, due: string) {
+  await page.waitForURL(/\/checkout\/[0-9a-f-]{36}$/);
+  const only = page.getByRole('button', { name: /Show the amount and address to pay/ });
+  await Promise.all([page.waitForURL(page.url()), only.click()]);
+  await page.locator('#reveal').waitFor({ state: 'visible' });
+  t.is(await page.locator('#due').textContent(), due, `${from}: the amount to send`);
+  t.is(await page.locator('#qr svg').count(), 1, `${from}: the QR code`);
+}
+
+test('with JavaScript off the invoice page offers no Print button (only its script prints), downloads the PDF by a link, and its pay link leads to a checkout the payer can pay', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Northwind Studio');
+  const customer = await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com', name: 'Ada' });
+  const invoice = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId: customer.body.id,
+    dueDate: '2030-02-01',
+    lineItems: {
+      data: [
+        { priceData: { currency: 'usdc', unitAmount: '250000000', productData: { name: 'Sketch' } }, quantity: 1 },
+      ],
+    },
+  });
+  t.is(invoice.status, 200, JSON.stringify(invoice.body));
+  t.is((await api.post(`/api/v1/invoices/${invoice.body.id}/finalize`)).status, 200);
+  const page = await noScriptPage(t, await launchChromium(t));
+  await page.goto(`${weir.url}/invoices/${invoice.body.id}`);
+  t.is(await page.getByRole('button').count(), 0, 'no button: none works without the script');
+  t.true(await page.getByRole('link', { name: 'Download PDF' }).isVisible());
+  const pay = page.getByRole('link', { name: /^Pay / });
+  t.true(await pay.isVisible());
+  await expectAccessibleWithoutScript(t, page, 'no-script invoice page');
+  await page.screenshot({
+    path: join(await screenshotFolder(t, 'weir-hosted-no-script-invoice-'), '390.png'),
+    fullPage: true,
+  });
+  await pay.click();
+  await payableWithoutScript(t, page, 'invoice', '2.5');
+});
+
+test('with JavaScript off the payment link page offers its suggested amounts in words, not as buttons only its script makes fill the amount in, and the payer types an amount, submits the form and pays on the checkout it opens', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const link = (await api.post<{ url: string }>('/api/v1/payment-links', SUPPORT_LINK)).body;
+  const page = await noScriptPage(t, await launchChromium(t));
+  await page.goto(link.url);
+  t.is(await page.getByRole('button', { name: /USDC$/ }).count(), 0, 'no suggested amount button that does nothing');
+  t.is(await page.locator('#suggested-words').innerText(), 'Suggested: 5.00 USDC, 15.00 USDC', 'said in words instead');
+  t.true(await page.locator('#bounds').isVisible(), 'the bounds say what may be typed');
+  await expectAccessibleWithoutScript(t, page, 'no-script payment link page');
+  await page.screenshot({
+    path: join(await screenshotFolder(t, 'weir-hosted-no-script-link-'), '390.png'),
+    fullPage: true,
+  });
+  await page.getByLabel('Amount (USDC)').fill('15');
+  await page.getByLabel('Name').fill('Grace Hopper');
+  await page.getByRole('button', { name: 'Pay' }).click();
+  await payableWithoutScript(t, page, 'payment link', '15');
 });

@@ -95,7 +95,7 @@ export function hostedCheckoutRoutes(
   const renderPage = async (
     ctx: ApiContext,
     session: CheckoutSession,
-    problem: { title: string; detail: string } | null,
+    problem: { title: string; detail: string; code?: string } | null,
   ) => {
     const org = await orgOf(session);
     const views = new Map<string, ProductView>();
@@ -194,7 +194,12 @@ export function hostedCheckoutRoutes(
         const now = await sessions.get(session.id);
         if (!now || FINAL_STATUSES.has(now.status)) return back();
         ctx.status = 400;
-        await renderPage(ctx, now, { title, detail });
+        // A refused code stays in its input (escaped as the page draws it), for the payer to correct.
+        await renderPage(ctx, now, {
+          title,
+          detail,
+          ...(action === 'promotion-code' ? { code: form.code ?? '' } : {}),
+        });
       };
       /** A refusal of the command (a 4xx WeirError) is the payer's to read; anything else is the server's. */
       const attempt = async (title: string, act: () => Promise<string | undefined>) => {
