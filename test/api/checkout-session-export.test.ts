@@ -196,6 +196,15 @@ test('export: timezone makes a date alone in from / to, and in the createdAt[...
     [late29.id],
     'Tokyo: 30 November is 15:00Z on the 29th to 15:00Z on the 30th',
   );
+  // The file is dated by the zone's day: at 04:00Z on 1 December it is still 30 November in New York.
+  const fileOf = async (query: string) =>
+    (
+      await fetch(`${weir.url}/api/v1/checkout/sessions/export?${query}`, {
+        headers: { authorization: `Bearer ${testSecretKey}` },
+      })
+    ).headers.get('content-disposition');
+  t.is(await fileOf('timezone=America/New_York'), 'attachment; filename="checkout-sessions-2026-11-30.csv"');
+  t.is(await fileOf(''), 'attachment; filename="checkout-sessions-2026-12-01.csv"');
 
   for (const zone of ['Mars/Olympus', '+02:00', 'EST5EDT!', 'Europe'])
     assertError(t, await api.get(`/api/v1/checkout/sessions/export?timezone=${encodeURIComponent(zone)}`), 400, {

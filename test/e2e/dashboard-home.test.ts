@@ -196,11 +196,17 @@ test('Home in a time zone the analyst picks: the 30 days are days there, kept th
   t.is(await page.locator('#field-timezone').inputValue(), 'Asia/Tokyo');
   t.deepEqual(await figures(), ['1 Dec', '12.50 USDC'], 'today in Tokyo');
   t.is(await page.locator('#volume svg rect.bar title').textContent(), '1 Dec: 12.50 USDC');
+  // Recent payments' times are Tokyo's too (about 05:00 on 1 December there), named by its short name.
+  const times = () => page.locator('#recent-payments tbody time').allTextContents();
+  t.deepEqual(await times(), ['1 Dec, 05:00 GMT+9']);
 
   // Paid while the page is open: the live refresh counts it in Tokyo's days too (one day, not 30 Nov and 1 Dec).
   await pay('480000000');
   await page.locator('#volume .stat-value', { hasText: '17.30 USDC' }).waitFor();
   t.deepEqual(await figures(), ['1 Dec', '17.30 USDC']);
+  // Its own live refresh keeps the zone: the new payment (02:05Z) is 11:05 in Tokyo.
+  await page.locator('#recent-payments tbody tr').nth(1).waitFor();
+  t.deepEqual(await times(), ['1 Dec, 11:05 GMT+9', '1 Dec, 05:00 GMT+9']);
   t.deepEqual(problems(), [], 'no console error or CSP violation');
   await expectAccessible(t, page, 'home in a time zone');
   await screenshot(t, page, 'home-time-zone');

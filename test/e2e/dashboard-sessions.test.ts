@@ -300,6 +300,8 @@ test('Checkout sessions in a time zone: the days of Created from / to are days t
   await page.goto(`${dash.url}/dashboard/checkout-sessions?from=2026-11-30&to=2026-11-30`);
   const ids = () => page.locator('#sessions tbody tr td code').evaluateAll((els) => els.map((e) => e.title));
   t.deepEqual(await ids(), [late29.id], 'UTC days by default');
+  const created = () => page.locator('#sessions tbody tr td time').first().textContent();
+  t.is(await created(), '30 Nov, 03:00 UTC', 'times in UTC by default');
 
   await page.getByLabel('Time zone').selectOption('America/New_York');
   await Promise.all([
@@ -307,10 +309,16 @@ test('Checkout sessions in a time zone: the days of Created from / to are days t
     page.getByRole('button', { name: 'Apply' }).click(),
   ]);
   t.deepEqual(await ids(), [late30.id], '30 November in New York');
+  // Its time is New York's too (23:00 on the 30th, 04:00Z on 1 December), named by the zone's short name.
+  t.is(await created(), '30 Nov, 23:00 GMT-5');
+  const instant = await page.locator('#sessions tbody tr td time').first().getAttribute('datetime');
+  t.is(new Date(instant ?? '').toISOString(), '2026-12-01T04:00:00.000Z', 'the <time> keeps the instant');
   const download = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
   t.is(download, '/dashboard/checkout-sessions/export?from=2026-11-30&to=2026-11-30&timezone=America%2FNew_York');
   const csv = await page.request.get(`${dash.url}${download}`);
   t.is(csv.status(), 200);
+  // Dated by the zone's day: 04:00Z on 1 December is 30 November in New York.
+  t.is(csv.headers()['content-disposition'], 'attachment; filename="checkout-sessions-2026-11-30.csv"');
   const rows = (await csv.text()).trim().split('\n').slice(1);
   t.deepEqual(
     rows.map((row) => row.split(',')[0]),

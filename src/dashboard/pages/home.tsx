@@ -15,6 +15,7 @@ import { TimeZoneField, timeZoneOf } from '../ui/time-zone-field.tsx';
 
 const DAYS = 30;
 const OVERVIEW_PATH = '/dashboard/home/overview';
+const RECENT_PAYMENTS_PATH = '/dashboard/home/recent-payments';
 /** The zone as the query carries it: UTC, the default, left out. */
 const zoneParam = (zone: string): string | undefined => (zone === UTC ? undefined : zone);
 const LIST = 8;
@@ -235,7 +236,15 @@ const SessionLink = ({ id }: { id: string }): JSX.Element => (
   </a>
 );
 
-function RecentPayments({ payments, networks }: { payments: PaymentTransactionDoc[]; networks: Map<string, string> }) {
+function RecentPayments({
+  payments,
+  networks,
+  timeZone,
+}: {
+  payments: PaymentTransactionDoc[];
+  networks: Map<string, string>;
+  timeZone: string;
+}) {
   return (
     <Card
       title="Recent payments"
@@ -294,7 +303,7 @@ function RecentPayments({ payments, networks }: { payments: PaymentTransactionDo
                   </td>
                   {/* May break after the day at 390 px, where one line more fits better than a cut column. */}
                   <td>
-                    <DateTime iso={p.createdAt} />
+                    <DateTime iso={p.createdAt} timeZone={timeZone} />
                   </td>
                 </tr>
               ))}
@@ -408,12 +417,13 @@ function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: M
   );
 }
 
-async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant) {
+/** The last payments, their times in the page's zone (the refresh carries it, checked again: it is a URL). */
+async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, query: DashboardContext['query']) {
   const payments = await deps.readStore
     .collection<PaymentTransactionDoc>(TRANSACTIONS)
     .find({ ...tenant, type: 'incoming' }, { sort: { createdAt: -1, blockNumber: -1, logIndex: -1 }, limit: LIST });
   const networks = new Map(everyNetwork(deps.rail).map((n) => [n.network, n.name]));
-  return { payments, networks };
+  return { payments, networks, timeZone: timeZoneOf(query).zone };
 }
 
 async function needsAction(deps: DashboardDeps, tenant: DashboardTenant) {
@@ -469,7 +479,7 @@ export const page = definePage({
       const { zone, error } = timeZoneOf(ctx.query);
       const [data, payments, action, webhooks] = await Promise.all([
         overview(deps, tenant, zone),
-        recentPayments(deps, tenant),
+        recentPayments(deps, tenant, ctx.query),
         needsAction(deps, tenant),
         webhookFailures(deps, tenant),
       ]);
@@ -484,7 +494,7 @@ export const page = definePage({
           <Live url={withQuery(OVERVIEW_PATH, { timezone: zoneParam(zone) })} topics={['checkout-sessions']}>
             <OverviewPanel data={data} />
           </Live>
-          <Live url="/dashboard/home/recent-payments" topics={['payments']}>
+          <Live url={withQuery(RECENT_PAYMENTS_PATH, { timezone: zoneParam(zone) })} topics={['payments']}>
             <RecentPayments {...payments} />
           </Live>
           <div class="grid grid-2">
@@ -508,7 +518,7 @@ export const page = definePage({
         OverviewPanel,
       )(deps),
     );
-    routes.get('/dashboard/home/recent-payments', 'read', fragment(recentPayments, RecentPayments)(deps));
+    routes.get(RECENT_PAYMENTS_PATH, 'read', fragment(recentPayments, RecentPayments)(deps));
     routes.get('/dashboard/home/needs-action', 'read', fragment(needsAction, SessionsNeedingAction)(deps));
     routes.get('/dashboard/home/webhook-failures', 'read', fragment(webhookFailures, WebhookFailures)(deps));
   },

@@ -1,5 +1,6 @@
 import type { Children, PropsWithChildren } from '@kitajs/html';
 import { documentAmount } from '../../shared/money.ts';
+import { UTC } from '../../shared/time-zone.ts';
 
 /** The hidden CSRF field every state-changing form carries (the area refuses a POST without it). */
 export const CsrfField = ({ token }: { token: string }): JSX.Element => (
@@ -108,21 +109,49 @@ export const money = (amount: string | bigint, currency: string): string =>
 export const assetMoney = (amount: bigint, decimals: number, symbol: string): string =>
   `${documentAmount(amount, '−', decimals)} ${symbol}`;
 
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  day: 'numeric',
-  month: 'short',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZone: 'UTC',
-});
+const dateTimes = new Map<string, Intl.DateTimeFormat>();
 
-/** A moment as "25 Nov, 14:03 UTC", in a <time> with its ISO value (the zone is left out on a phone). */
-export const DateTime = ({ iso }: { iso: string }): JSX.Element => (
-  <time datetime={iso}>
-    <span safe>{DATE_TIME.format(new Date(iso))}</span>
-    <span class="tz"> UTC</span>
-  </time>
-);
+/**
+ * A moment in `timeZone` (an IANA zone, checked by the caller) as its day and time ("30 Nov, 22:30") and
+ * the zone's short name at that moment ("UTC", "GMT-5", "CET"), one formatter per zone kept.
+ */
+export function dateTimeIn(iso: string, timeZone: string = UTC): { when: string; zone: string } {
+  let format = dateTimes.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone,
+      timeZoneName: 'short',
+    });
+    dateTimes.set(timeZone, format);
+  }
+  const parts = format.formatToParts(new Date(iso));
+  return {
+    when: parts
+      .filter((p) => p.type !== 'timeZoneName')
+      .map((p) => p.value)
+      .join('')
+      .trim(),
+    zone: parts.find((p) => p.type === 'timeZoneName')?.value ?? timeZone,
+  };
+}
+
+/**
+ * A moment as "25 Nov, 14:03 UTC" (or in the zone the page was asked for, "25 Nov, 09:03 GMT-5"), in a
+ * <time> with its ISO value (the zone is left out on a phone).
+ */
+export const DateTime = ({ iso, timeZone = UTC }: { iso: string; timeZone?: string }): JSX.Element => {
+  const { when, zone } = dateTimeIn(iso, timeZone);
+  return (
+    <time datetime={iso}>
+      <span safe>{when}</span>
+      <span class="tz" safe>{` ${zone}`}</span>
+    </time>
+  );
+};
 
 /** An id or address cut to its ends (the whole in its title), in monospace. */
 export const ShortId = ({ value, keep = 6 }: { value: string; keep?: number }): JSX.Element => (

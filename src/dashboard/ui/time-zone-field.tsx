@@ -3,8 +3,8 @@ import { SelectField } from './form-parts.tsx';
 import { type ListQuery, queryValue } from './list-controls.tsx';
 
 /**
- * The time zone a report screen counts days in, carried as `?timezone=` (the API's parameter) to
- * its reports and its CSV download, so an analyst closes days at their business's midnight.
+ * The time zone a report screen counts days in and shows times in, carried as `?timezone=` (the API's
+ * parameter) to its reports and its CSV download, so an analyst closes days at their business's midnight.
  */
 
 /** UTC first, then every IANA zone this runtime knows, by name. */
@@ -31,7 +31,7 @@ export function TimeZoneField({ value, error }: { value: string; error?: string 
     <SelectField
       name="timezone"
       label="Time zone"
-      hint="Days start at midnight in this zone"
+      hint="Days start at midnight in this zone; times are shown in it"
       value={value}
       error={error}
       options={zones.map((zone) => ({ value: zone, label: zone.replaceAll('_', ' ') }))}

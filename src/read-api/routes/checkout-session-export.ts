@@ -3,7 +3,7 @@ import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import { shownSessionHash } from '../../projections/public-views.ts';
 import type { Collection, Filter } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { UTC } from '../../shared/time-zone.ts';
+import { UTC, zonedDate } from '../../shared/time-zone.ts';
 import type { ApiContext } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { FROM_DESCRIPTION, instantRange, rangeCondition, TO_DESCRIPTION } from '../instant-range.ts';
@@ -175,22 +175,23 @@ export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>,
       filter[dateField] = { ...existing, ...bounds };
     }
     // Named for its basis when it is not the listing by creation (the name clients already save).
-    sendSessionsCsv(ctx, sessions, filter, clock, dateField === 'createdAt' ? '' : `-by-${dateField}`);
+    sendSessionsCsv(ctx, sessions, filter, clock, zone, dateField === 'createdAt' ? '' : `-by-${dateField}`);
   };
 }
 
 /**
- * Streams the sessions `filter` selects as the export's CSV file, dated by `clock`: the API's route
- * and the dashboard's Download CSV (its list's filters) both answer with it.
+ * Streams the sessions `filter` selects as the export's CSV file, dated by `clock` in `zone` (the
+ * export's days): the API's route and the dashboard's Download CSV (its list's filters) both answer with it.
  */
 export function sendSessionsCsv(
   ctx: { set(field: string, value: string): void; body: unknown },
   sessions: Collection<CheckoutSessionDoc>,
   filter: Filter,
   clock: Clock,
+  zone: string,
   basis = '',
 ): void {
-  const stamp = new Date(clock.now()).toISOString().slice(0, 10);
+  const stamp = zonedDate(clock.now(), zone);
   ctx.set('Content-Type', 'text/csv; charset=utf-8');
   ctx.set('Content-Disposition', `attachment; filename="checkout-sessions${basis}-${stamp}.csv"`);
   ctx.set('Cache-Control', 'no-store');

@@ -215,7 +215,7 @@ export function SessionsTable(props: {
                     />
                   </td>
                   <td class="hide-narrow nowrap">
-                    <DateTime iso={s.createdAt} />
+                    <DateTime iso={s.createdAt} timeZone={props.query.timezone} />
                   </td>
                 </tr>
               ))}

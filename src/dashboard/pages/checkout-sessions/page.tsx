@@ -103,7 +103,7 @@ export const page = definePage({
       const [field, message] = Object.entries(errors)[0] ?? [];
       if (field && message) throw new ValidationError(field, message);
       const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-      sendSessionsCsv(ctx, sessions, sessionsFilter(ctx.state.tenant, query), deps.clock);
+      sendSessionsCsv(ctx, sessions, sessionsFilter(ctx.state.tenant, query), deps.clock, query.timezone);
     });
 
     routes.get(`${LIST_PATH}/:id`, 'read', async (ctx) => {
