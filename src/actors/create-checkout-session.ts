@@ -2,7 +2,8 @@ import { checkoutSessionAggregate } from '../../machines/checkout-session.aggreg
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { CollectedData } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
-import { assetPaysCurrency, type Rail } from '../chain-ingest/rail.ts';
+import type { Rail } from '../chain-ingest/rail.ts';
+import { assetPaysCurrency } from '../shared/asset-currency.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { checkoutPageUrl } from '../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';

@@ -128,3 +128,30 @@ test('module lines: a [component] prefix becomes a field, failures are warnings,
   });
   t.is(scrubUrls('listening on http://127.0.0.1:8080 (x)'), 'listening on http://127.0.0.1:8080 (x)');
 });
+
+test('the final that settles a withdrawn transfer is a payment.given_up line, not a second payment.withdrawn', async (t) => {
+  const { eventStore, lines, activity } = await activityOf(t);
+  await activity.start();
+  await eventStore.append(
+    'checkout_session-s1',
+    [
+      event('PaymentWithdrawn', { transferId: 'tr-1', reason: 'reorg', at: 'x' }),
+      event('PaymentWithdrawn', { transferId: 'tr-1', reason: 'not in the final block', at: 'y', settled: true }),
+    ],
+    'no_stream',
+  );
+  await until(() => lines.length >= 2);
+  await activity.stop();
+  t.deepEqual(
+    lines.map((l) => [l.event, l.msg, l.transferId, l.reason]),
+    [
+      ['payment.withdrawn', 'payment.withdrawn', 'tr-1', 'reorg'],
+      ['payment.given_up', 'payment.given_up', 'tr-1', 'not in the final block'],
+    ],
+  );
+  t.is(
+    activityNameOf({ type: 'PaymentWithdrawn', streamId: 'checkout_session-1', data: { settled: true } }),
+    'payment.given_up',
+  );
+  t.is(activityNameOf({ type: 'PaymentWithdrawn', streamId: 'checkout_session-1' }), 'payment.withdrawn');
+});

@@ -51,7 +51,10 @@ const QUIET_CATEGORIES = new Set(['idempotency', 'invoice_number_claim', 'promot
  * data worth a line. Events missing here still get a line with their ids. Hashes stay as the log keeps
  * them (a Tron txID `0x…`): the operator matches these lines to the log byte for byte, not to Tronscan.
  */
-const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Fields; level?: 'debug' | 'warn' }> = {
+const DESCRIBED: Record<
+  string,
+  { event?: string | ((data: Json) => string); fields?: (data: Json) => Fields; level?: 'debug' | 'warn' }
+> = {
   CheckoutSessionCreated: {
     fields: (d) => {
       const session = obj(d.session);
@@ -86,7 +89,9 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
   },
   PaymentConfirmed: { event: 'payment.confirmed', fields: (d) => ({ transferId: str(d.transferId) }) },
   PaymentWithdrawn: {
-    event: 'payment.withdrawn',
+    // The final that settles a transfer gives it up for good: for one a reorg withdrew before, a
+    // second line named as a withdrawal would read as a second one.
+    event: (d) => (d.settled === true ? 'payment.given_up' : 'payment.withdrawn'),
     level: 'warn',
     fields: (d) => ({ transferId: str(d.transferId), reason: str(d.reason), paymentFailed: d.paymentFailed === true }),
   },
@@ -202,8 +207,9 @@ const DESCRIBED: Record<string, { event?: string; fields?: (data: Json) => Field
 };
 
 /** The `event` name of a recorded event: from the table, or `<category>.<rest of its type>`. */
-export function activityNameOf(event: Pick<RecordedEvent, 'type' | 'streamId'>): string {
+export function activityNameOf(event: Pick<RecordedEvent, 'type' | 'streamId'> & { data?: unknown }): string {
   const named = DESCRIBED[event.type]?.event;
+  if (typeof named === 'function') return named(obj(event.data));
   if (named) return named;
   const category = categoryOf(event.streamId);
   const type = snake(event.type);

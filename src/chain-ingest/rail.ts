@@ -6,6 +6,7 @@ import type { SweepExecutor } from '../sweeper/sweeper.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
+import { assetPaysCurrency } from '../shared/asset-currency.ts';
 import { isExactInDecimals } from '../shared/money.ts';
 import type { ChainTransferMessage } from './chain-messages.ts';
 import type { CheckpointStore } from './evm/follower/checkpoint.ts';
@@ -182,13 +183,6 @@ export const everyNetwork = (rail: Pick<Rail, 'networks'>): RailNetwork[] => [
   ...rail.networks('test'),
   ...rail.networks('live'),
 ];
-
-/**
- * Whether `asset` can pay an amount of `currency`: the one rule by which a session offers assets
- * and an invoice's `paymentMethods.assetIds` are checked (a DAI asset never pays a USDC amount).
- */
-export const assetPaysCurrency = (asset: Pick<AssetRef, 'currency'>, currency: string): boolean =>
-  asset.currency === currency;
 
 /**
  * The assets (as `SYMBOL on Network`) that could take `amount` (API scale) of `currency` exactly, on

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { isSettingFlag } from '../app/config.ts';
+import { isSettingFlag, LOCAL_CHAIN_FAMILIES } from '../app/config.ts';
 import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
 
 /** The flags on a command's own lines of the usage (`  audit verify --bundle FILE …`), not its description's. */
@@ -20,4 +20,12 @@ test('the usage lists every option each command takes, and none it refuses', (t)
         `${command}: the usage offers ${flag}, which it refuses`,
       );
   }
+});
+
+test("devnet's note on serve's own local chains says --local-chain takes a list of them, not only off", (t) => {
+  const note = USAGE.slice(USAGE.indexOf('\n  devnet '), USAGE.indexOf('\nOptions of every command'));
+  t.true(
+    note.replace(/\s+/g, ' ').includes(`--local-chain lists some of ${LOCAL_CHAIN_FAMILIES.join(',')} or is off`),
+    note,
+  );
 });

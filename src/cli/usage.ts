@@ -1,4 +1,4 @@
-import { SETTINGS } from '../app/config.ts';
+import { LOCAL_CHAIN_FAMILIES, SETTINGS } from '../app/config.ts';
 import type { CommandArguments } from './command-arguments.ts';
 
 /** Column widths of the options list: the longest flag and the longest variable name. */
@@ -40,7 +40,8 @@ Commands:
                              and the forwarder factory, for serve --devnet FILE, a local Solana (127.0.0.1:8899,
                              chain id 1399811148, WEIR_RPC_1399811148) with test USDC/USDT, and a local Tron (chain
                              id 1416785484, a free port unless given; in FILE) with test USDT/USDC; prints its JSON
-                             (and writes FILE); runs until stopped (serve runs its own local chains unless --local-chain off)
+                             (and writes FILE); runs until stopped (serve runs its own local chains, all of them unless
+                             --local-chain lists some of ${LOCAL_CHAIN_FAMILIES.join(',')} or is off)
 
 Options of every command but devnet and machines export (each also an environment variable):
 ${Object.values(SETTINGS)

@@ -3,6 +3,7 @@
  * and computed as an integer count of 10^-4 percent; amounts are bigint on the API's 10^8 scale.
  * No float ever touches an amount.
  */
+import { assetPaysCurrency } from './asset-currency.ts';
 import { ValidationError } from './errors.ts';
 import { API_DECIMALS } from './money.ts';
 
@@ -107,7 +108,8 @@ export function taxDecimals(
 ): number {
   let decimals = API_DECIMALS;
   for (const network of networks)
-    for (const asset of network.assets) if (asset.currency === currency) decimals = Math.min(decimals, asset.decimals);
+    for (const asset of network.assets)
+      if (assetPaysCurrency(asset, currency)) decimals = Math.min(decimals, asset.decimals);
   return decimals;
 }
 

@@ -12,6 +12,7 @@ import {
 import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
+import { assetPaysCurrency } from '../../shared/asset-currency.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
@@ -158,7 +159,7 @@ export function hostedPaymentLinkRoutes(
     const chains = link.allowedChains.map((c) => c.chainId);
     const decimals = payableNetworks(deps.rail, link.environment, org?.withdrawalAddresses ?? [])
       .filter((network) => chains.length === 0 || chains.includes(network.chainId))
-      .flatMap((network) => network.assets.filter((a) => a.currency === link.currency).map((a) => a.decimals));
+      .flatMap((network) => network.assets.filter((a) => assetPaysCurrency(a, link.currency)).map((a) => a.decimals));
     return decimals.length > 0 ? Math.max(...decimals) : null;
   }
 

@@ -141,7 +141,7 @@ export async function startLocalChainOrWarn(options: StartLocalChainOptions): Pr
     return await startLocalChain(options);
   } catch (error) {
     options.log(
-      `[${(options.kind ?? LOCAL_EVM_CHAIN).label}] could not start, so test keys have no ${(options.kind ?? LOCAL_EVM_CHAIN).label}: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=off turns it off)`,
+      `[${(options.kind ?? LOCAL_EVM_CHAIN).label}] could not start, so test keys have no ${(options.kind ?? LOCAL_EVM_CHAIN).label}: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=tron,solana leaves it out, off turns every local chain off)`,
     );
     return null;
   }
