@@ -13,6 +13,7 @@ import {
   type PriceEvent,
   type ProductEvent,
 } from './catalog.ts';
+import { createdPrice, createdProduct } from './catalog.fixture.ts';
 import { createCommandHandler } from './command-handler.ts';
 import { givenWhenThen } from './given-when-then.ts';
 
@@ -23,42 +24,11 @@ const tenant = { organizationId: 'org-1', environment: 'test' as const };
 
 const productCreated: ProductEvent = {
   type: 'ProductCreated',
-  data: {
-    product: {
-      id: 'prod-1',
-      ...tenant,
-      name: 'Ticket',
-      description: null,
-      isActive: true,
-      unitLabel: null,
-      url: null,
-      images: [],
-      metadata: {},
-      visibility: 10,
-      defaultPriceId: 'price-1',
-      createdAt: CREATED_AT,
-    },
-  },
+  data: { product: createdProduct({ ...tenant, createdAt: CREATED_AT }) },
 };
 const priceCreated: PriceEvent = {
   type: 'PriceCreated',
-  data: {
-    price: {
-      id: 'price-1',
-      ...tenant,
-      productId: 'prod-1',
-      type: 'one_time',
-      currency: 'usdc',
-      unitAmount: '100000000',
-      interval: null,
-      intervalCount: null,
-      isActive: true,
-      nickname: null,
-      metadata: {},
-      billingScheme: 'per_unit',
-      createdAt: CREATED_AT,
-    },
-  },
+  data: { price: createdPrice({ ...tenant, createdAt: CREATED_AT }) },
 };
 const productDeleted: ProductEvent = { type: 'ProductDeleted', data: { at: CREATED_AT } };
 const productDeactivated: ProductEvent = {

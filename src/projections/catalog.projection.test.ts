@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Price } from '../actors/catalog.ts';
+import { createdPrice, createdProduct } from '../actors/catalog.fixture.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { catalogProjection, PRODUCTS, type ProductDoc } from './catalog.projection.ts';
 import { createTestLog } from './test-log.ts';
@@ -8,21 +9,7 @@ const AT = '2026-01-01T00:00:00.000Z';
 
 const price = (id: string, terms: Pick<Price, 'type' | 'currency' | 'interval' | 'intervalCount'>) => ({
   type: 'PriceCreated',
-  data: {
-    price: {
-      id,
-      organizationId: 'org-1',
-      environment: 'test',
-      productId: 'prod-1',
-      unitAmount: '1000000',
-      isActive: true,
-      nickname: null,
-      metadata: {},
-      billingScheme: 'per_unit',
-      createdAt: AT,
-      ...terms,
-    },
-  },
+  data: { price: createdPrice({ id, unitAmount: '1000000', createdAt: AT, ...terms }) },
 });
 
 test("a product keeps its listed prices' terms, once each (a payer's ad hoc price left out), through its own updates, so the list's price filters read products alone", async (t) => {
@@ -34,23 +21,7 @@ test("a product keeps its listed prices' terms, once each (a payer's ad hoc pric
   };
   await apply('product-prod-1', {
     type: 'ProductCreated',
-    data: {
-      product: {
-        id: 'prod-1',
-        organizationId: 'org-1',
-        environment: 'test',
-        name: 'Plan',
-        description: null,
-        isActive: true,
-        unitLabel: null,
-        url: null,
-        images: [],
-        metadata: {},
-        visibility: 10,
-        defaultPriceId: null,
-        createdAt: AT,
-      },
-    },
+    data: { product: createdProduct({ name: 'Plan', defaultPriceId: null, createdAt: AT }) },
   });
   const monthly = { type: 'recurring', currency: 'usdc', interval: 'month', intervalCount: 1 } as const;
   await apply('price-a', price('a', monthly));

@@ -12,6 +12,7 @@ import { createManualClock } from '../shared/clock.ts';
 import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
 import { subscriptionBillingEffects } from './subscription-billing.effects.ts';
 import type { WorkflowContext } from './workflow.ts';
+import { priceFixture, productFixture } from '../actors/catalog.fixture.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const PERIOD_END = '2026-02-01T00:00:00.000Z';
@@ -27,37 +28,19 @@ async function billing(t: import('ava').ExecutionContext) {
   const commands = createCommandHandler({ eventStore, clock });
   const product: ProductDoc = {
     _id: 'prod-1',
-    id: 'prod-1',
-    ...tenant,
-    name: 'Pro',
-    description: null,
-    isActive: true,
-    unitLabel: null,
-    url: null,
-    images: [],
-    metadata: {},
-    visibility: 10,
-    defaultPriceId: 'price-1',
-    createdAt: T0,
-    updatedAt: T0,
-    deleted: false,
+    ...productFixture({ ...tenant, name: 'Pro', createdAt: T0, updatedAt: T0 }),
   };
   const price: PriceDoc = {
     _id: 'price-1',
-    id: 'price-1',
-    ...tenant,
-    productId: 'prod-1',
-    type: 'recurring',
-    currency: 'usdc',
-    unitAmount: '1000000000',
-    interval: 'month',
-    intervalCount: 1,
-    isActive: true,
-    nickname: null,
-    metadata: {},
-    billingScheme: 'per_unit',
-    createdAt: T0,
-    updatedAt: T0,
+    ...priceFixture({
+      ...tenant,
+      type: 'recurring',
+      unitAmount: '1000000000',
+      interval: 'month',
+      intervalCount: 1,
+      createdAt: T0,
+      updatedAt: T0,
+    }),
   };
   await readStore.collection<ProductDoc>(PRODUCTS).put(product);
   await readStore.collection<PriceDoc>(PRICES).put(price);
