@@ -103,10 +103,16 @@ export function createPaymentIntents(deps: {
     },
     async withdrawnAtFinal(network, block) {
       await caughtUp();
-      // One read of the withdrawn ones (settled ones are not among them): seen in the block, or at its height.
+      // One read: withdrawn ones seen at its height, and any seen in the block itself, settled ones
+      // too (a reorg deeper than the confirmations can bring a block back that a final had passed over).
       const hash = anyOfHashes([block.hash]);
-      const seen = [{ blockHash: hash }, { 'seenIn.hash': hash }, ...seenAtHeight(block.number).$or];
-      return pending(await payments.find({ network, status: 'withdrawn', $or: seen }));
+      const withdrawn = { $in: ['withdrawn', 'settled'] };
+      const seen = [
+        { status: withdrawn, blockHash: hash },
+        { status: withdrawn, 'seenIn.hash': hash },
+        ...seenAtHeight(block.number).$or.map((at) => ({ status: 'withdrawn', ...at })),
+      ];
+      return pending(await payments.find({ network, $or: seen }));
     },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),
     confirmTransfer: (target, transferId, blockHash, causationId) =>
