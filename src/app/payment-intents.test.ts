@@ -111,7 +111,7 @@ test('a final finds a pending transfer by any height it was seen at (a missed re
   );
 });
 
-test('a final finds a withdrawn transfer awaited back by any height it was seen at (mined again lower after a reorg), with the blocks it was seen in; a settled one never', async (t) => {
+test('a final finds a withdrawn transfer awaited back by any height it was seen at (mined again lower after a reorg), with the blocks it was seen in; a settled one only by a block it was seen in', async (t) => {
   const readStore = createEmbeddedReadStore();
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const tenant = { organizationId: 'org-1', environment: 'test', checkoutSessionId: 's-1' };
@@ -132,7 +132,8 @@ test('a final finds a withdrawn transfer awaited back by any height it was seen 
     status: 'pending',
     ...tenant,
   });
-  // Given up by the final of its height: no final reads it again, whether at its height or naming its block.
+  // Given up by the final of its height: no final at its height reads it again, but one naming a
+  // block it was seen in does (a reorg deeper than the confirmations brought that block back).
   await payments.put({
     _id: 'settled',
     network: 'devnet',
@@ -143,12 +144,25 @@ test('a final finds a withdrawn transfer awaited back by any height it was seen 
     ...tenant,
   });
   const intents = createPaymentIntents({ readStore, commands: noCommands, projections: { waitFor: async () => {} } });
-  for (const block of [
-    { number: 5, hash: '0xd5' },
-    { number: 6, hash: '0xd6' },
-  ])
-    t.deepEqual(await intents.withdrawnAtFinal('devnet', block), [
-      { transferId: 'awaited', blockNumber: 5, blockHash: '0xb5', seenIn: [{ number: 6, hash: '0xa6' }], ...tenant },
-    ]);
-  t.deepEqual(await intents.withdrawnAtFinal('devnet', { number: 7, hash: '0xd6' }), []);
+  const awaited = {
+    transferId: 'awaited',
+    blockNumber: 5,
+    blockHash: '0xb5',
+    seenIn: [{ number: 6, hash: '0xa6' }],
+    ...tenant,
+  };
+  const settled = {
+    transferId: 'settled',
+    blockNumber: 6,
+    blockHash: '0xd6',
+    seenIn: [{ number: 5, hash: '0xd5' }],
+    ...tenant,
+  };
+  const ids = async (block: { number: number; hash: string }) =>
+    (await intents.withdrawnAtFinal('devnet', block)).map((p) => p.transferId).sort();
+  for (const height of [5, 6]) t.deepEqual(await ids({ number: height, hash: '0xeeee' }), ['awaited']);
+  t.deepEqual(await intents.withdrawnAtFinal('devnet', { number: 5, hash: '0xd5' }), [awaited, settled]);
+  t.deepEqual(await ids({ number: 6, hash: '0xd6' }), ['awaited', 'settled']);
+  t.deepEqual(await ids({ number: 7, hash: '0xD6' }), ['settled']);
+  t.deepEqual(await ids({ number: 7, hash: '0xffff' }), []);
 });

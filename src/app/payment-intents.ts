@@ -103,10 +103,16 @@ export function createPaymentIntents(deps: {
     },
     async withdrawnAtFinal(network, block) {
       await caughtUp();
-      // One read of the withdrawn ones (settled ones are not among them): seen in the block, or at its height.
+      // Withdrawn ones seen in the block or at its height; settled ones only if seen in the block
+      // itself (a reorg deeper than the confirmations can bring back a block a final passed over).
+      // Each read narrowed by its status (an indexed field): finals never read the confirmed ones.
       const hash = anyOfHashes([block.hash]);
-      const seen = [{ blockHash: hash }, { 'seenIn.hash': hash }, ...seenAtHeight(block.number).$or];
-      return pending(await payments.find({ network, status: 'withdrawn', $or: seen }));
+      const inBlock = [{ blockHash: hash }, { 'seenIn.hash': hash }];
+      const [withdrawn, settled] = await Promise.all([
+        payments.find({ network, status: 'withdrawn', $or: [...inBlock, ...seenAtHeight(block.number).$or] }),
+        payments.find({ network, status: 'settled', $or: inBlock }),
+      ]);
+      return pending([...withdrawn, ...settled]);
     },
     recordTransfer: (target, payment, causationId) => send(target, { type: 'RecordTransfer', payment }, causationId),
     confirmTransfer: (target, transferId, blockHash, causationId) =>

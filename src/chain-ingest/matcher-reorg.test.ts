@@ -192,3 +192,27 @@ test('finals send a withdrawn transfer a command only while it changes something
   );
   t.is(counted.payments.length, 9);
 });
+
+test("a settled transfer whose own block turns out final after all (a reorg deeper than the confirmations brought it back) is credited by that block's final, once", async (t) => {
+  const { weir, session, chain, to, until, drained } = await setup(t);
+  const block = randomHash();
+  await chain.transfer({ to, amount: '1000000', blockNumber: 50, blockHash: block });
+  await chain.reorg([{ number: 50, hash: block }]);
+  await until((s) => s.payments[0]?.status === 'withdrawn', 'withdrawn by the reorg');
+  await chain.final(50, randomHash());
+  await drained();
+  const payments = weir.readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  t.is(await payments.count({ status: 'settled' }), 1, 'settled by the final of its height in another block');
+  // The follower's deep-reorg path or a recovery publishes its block's final: its transfer message
+  // again would be ignored (a block it was seen in), so the final alone must credit it.
+  await chain.final(50, block);
+  const credited = await until((s) => s.payments[0]?.status === 'confirmed', "credited by its block's final");
+  t.deepEqual(
+    credited.payments.map((p) => [p.status, p.blockHash]),
+    [['confirmed', block]],
+  );
+  await chain.final(50, block);
+  await drained();
+  t.is(await payments.count({ checkoutSessionId: session.id, status: 'confirmed' }), 1, 'counted once');
+  t.is((await until((s) => s.payments.length === 1, 'one payment')).amountReceived, credited.amountReceived);
+});

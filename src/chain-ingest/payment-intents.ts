@@ -40,9 +40,9 @@ export type PaymentIntents = {
   /** Pending transfers of `network` seen at height `blockNumber` (in whichever block, last or before: `seenIn`). */
   pendingAtHeight(network: string, blockNumber: number): Promise<PendingPayment[]>;
   /**
-   * Transfers of `network` withdrawn after a reorg, and not settled, that were seen in `block` or at
-   * its height: in the block they were in last, or one they were in before (`seenIn`). A final reads
-   * them once, to credit again those seen in it and to give up those it ends.
+   * Transfers of `network` withdrawn after a reorg that were seen in `block` (settled ones too) or,
+   * not settled, at its height: in the block they were in last, or one they were in before
+   * (`seenIn`). A final reads them once, to credit again those seen in it and to give up those it ends.
    */
   withdrawnAtFinal(network: string, block: SeenBlock): Promise<PendingPayment[]>;
   recordTransfer(target: PaymentTarget, payment: CreditedTransfer, causationId: string): Promise<void>;

@@ -1,5 +1,13 @@
 import test from 'ava';
-import { isTimeZone, periodKeyStart, UTC, zonedDate, zonedMidnight, zonedPeriodStart } from './time-zone.ts';
+import {
+  formatPerZone,
+  isTimeZone,
+  periodKeyStart,
+  UTC,
+  zonedDate,
+  zonedMidnight,
+  zonedPeriodStart,
+} from './time-zone.ts';
 
 const iso = (time: number) => new Date(time).toISOString();
 
@@ -48,4 +56,24 @@ test('zonedDate: the calendar date in the zone at an instant, either side of its
   t.is(zonedDate(Date.parse('2026-11-30T20:00:00Z'), 'Asia/Tokyo'), '2026-12-01');
   t.is(zonedDate(Date.parse('2026-12-01T04:00:00Z'), 'America/New_York'), '2026-11-30');
   t.is(zonedDate(Date.parse('2026-12-01T04:00:00Z'), UTC), '2026-12-01');
+});
+
+test('a formatter per zone is kept under its canonical name only: the same zone spelt in another case makes no new entry', (t) => {
+  const made: string[] = [];
+  const formatOf = formatPerZone((zone) => {
+    made.push(zone);
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  });
+  const paris = formatOf('Europe/Paris');
+  t.is(formatOf('Europe/Paris'), paris, 'kept');
+  for (const spelt of ['eUROPE/pARIS', 'EUROPE/PARIS', 'europe/paris']) {
+    t.is(formatOf(spelt).resolvedOptions().timeZone, 'Europe/Paris', `${spelt} is Paris`);
+    t.is(formatOf(spelt).resolvedOptions().timeZone, 'Europe/Paris');
+  }
+  t.deepEqual(
+    made,
+    ['Europe/Paris', 'eUROPE/pARIS', 'eUROPE/pARIS', 'EUROPE/PARIS', 'EUROPE/PARIS', 'europe/paris', 'europe/paris'],
+    'other spellings are made each time, never kept',
+  );
+  t.is(formatOf('Europe/Paris'), paris, 'the kept one is still the first');
 });

@@ -7,13 +7,27 @@
 export const UTC = 'UTC';
 
 const DAY_MS = 86_400_000;
-const formats = new Map<string, Intl.DateTimeFormat>();
+/**
+ * One formatter per zone, made by `make`, kept under the zone's canonical name only: a zone spelt
+ * in another case (`eUROPE/pARIS`, which Intl accepts) is made again, never a new entry, so what a
+ * request sends cannot grow the cache.
+ */
+export function formatPerZone(make: (zone: string) => Intl.DateTimeFormat): (zone: string) => Intl.DateTimeFormat {
+  const formats = new Map<string, Intl.DateTimeFormat>();
+  return (zone) => {
+    const kept = formats.get(zone);
+    if (kept) return kept;
+    const format = make(zone);
+    const canonical = format.resolvedOptions().timeZone;
+    if (!formats.has(canonical)) formats.set(canonical, format);
+    return format;
+  };
+}
 
 /** The zone's wall clock as numbers (`hourCycle: h23`, so midnight is 0, not 24). */
-function wallClock(zone: string): Intl.DateTimeFormat {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
+const wallClock = formatPerZone(
+  (zone) =>
+    new Intl.DateTimeFormat('en-US', {
       timeZone: zone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -22,11 +36,8 @@ function wallClock(zone: string): Intl.DateTimeFormat {
       hour: 'numeric',
       minute: 'numeric',
       second: 'numeric',
-    });
-    formats.set(zone, format);
-  }
-  return format;
-}
+    }),
+);
 
 /** Whether `name` is an IANA time zone this runtime knows (`UTC` included); offsets and abbreviations are not. */
 export function isTimeZone(name: string): boolean {

@@ -1,6 +1,6 @@
 import type { Children, PropsWithChildren } from '@kitajs/html';
 import { documentAmount } from '../../shared/money.ts';
-import { UTC } from '../../shared/time-zone.ts';
+import { formatPerZone, UTC } from '../../shared/time-zone.ts';
 
 /** The hidden CSRF field every state-changing form carries (the area refuses a POST without it). */
 export const CsrfField = ({ token }: { token: string }): JSX.Element => (
@@ -109,25 +109,24 @@ export const money = (amount: string | bigint, currency: string): string =>
 export const assetMoney = (amount: bigint, decimals: number, symbol: string): string =>
   `${documentAmount(amount, '−', decimals)} ${symbol}`;
 
-const dateTimes = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * A moment in `timeZone` (an IANA zone, checked by the caller) as its day and time ("30 Nov, 22:30") and
- * the zone's short name at that moment ("UTC", "GMT-5", "CET"), one formatter per zone kept.
- */
-export function dateTimeIn(iso: string, timeZone: string = UTC): { when: string; zone: string } {
-  let format = dateTimes.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
+const dateTimes = formatPerZone(
+  (timeZone) =>
+    new Intl.DateTimeFormat('en-GB', {
       day: 'numeric',
       month: 'short',
       hour: '2-digit',
       minute: '2-digit',
       timeZone,
       timeZoneName: 'short',
-    });
-    dateTimes.set(timeZone, format);
-  }
+    }),
+);
+
+/**
+ * A moment in `timeZone` (an IANA zone, checked by the caller) as its day and time ("30 Nov, 22:30") and
+ * the zone's short name at that moment ("UTC", "GMT-5", "CET").
+ */
+export function dateTimeIn(iso: string, timeZone: string = UTC): { when: string; zone: string } {
+  const format = dateTimes(timeZone);
   const parts = format.formatToParts(new Date(iso));
   return {
     when: parts
