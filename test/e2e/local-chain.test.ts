@@ -218,3 +218,26 @@ test('local chain rolled back behind Weir (anvil lost blocks it had not written)
   await restarted.kill('SIGTERM');
   await t.throwsAsync(fetch(rpcUrl, { method: 'POST' }));
 });
+
+test('weir serve with WEIR_LOCAL_CHAIN=solana runs the local Solana alone: it is offered to test keys, no local EVM chain or Tron is, and no anvil starts', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-solana-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const weir = await spawnWeir({ dataDir, env: { WEIR_LOCAL_CHAIN: 'solana' } });
+  t.teardown(() => weir.kill());
+  const anvils = descendantsOf(weir.child.pid!).filter((p) => /anvil/.test(p.commandLine));
+  t.deepEqual(anvils, [], describe(anvils));
+  for (const dir of ['local-chain', 'local-tron'])
+    await t.throwsAsync(readFile(join(dataDir, dir, 'devnet.json'), 'utf8'), { code: 'ENOENT' });
+  const created = (
+    await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', {
+      name: 'Solana Shop',
+    })
+  ).body;
+  const chains = (await apiClient(weir.url, created.testSecretKey).get<{ data: Chain[] }>('/api/v1/chains')).body.data;
+  t.deepEqual(
+    chains.map((chain) => chain.id),
+    [SOLANA_LOCALNET_CHAIN_ID],
+    JSON.stringify(chains),
+  );
+  t.notRegex(weir.output(), /could not start/);
+});

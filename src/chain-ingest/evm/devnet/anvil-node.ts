@@ -35,10 +35,7 @@ function platformPackage(): string {
   const os = ({ linux: 'linux', darwin: 'darwin', win32: 'win32' } as Record<string, string>)[process.platform];
   const cpu = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[process.arch];
   if (os === undefined || cpu === undefined)
-    throw new HardhatNodeStartError(
-      'spawn-failed',
-      `anvil has no build for ${process.platform}/${process.arch}; turn the local chain off (WEIR_LOCAL_CHAIN=off)`,
-    );
+    throw new HardhatNodeStartError('anvil-missing', `anvil has no build for ${process.platform}/${process.arch}`);
   return `@foundry-rs/anvil-${os}-${cpu}`;
 }
 
@@ -64,8 +61,8 @@ export function anvilBinary(): string {
     }
   }
   throw new HardhatNodeStartError(
-    'spawn-failed',
-    `anvil is not installed (${name}): run \`npm ci\` (it is a dependency of Weir), or turn the local chain off (WEIR_LOCAL_CHAIN=off)`,
+    'anvil-missing',
+    `anvil is not installed (${name}): run \`npm ci\` (it is a dependency of Weir)`,
   );
 }
 

@@ -2,6 +2,7 @@ import { SettingError } from '../../../shared/setting-error.ts';
 /** Why a hardhat node did not start. `address-in-use` is worth retrying on another port. */
 export type HardhatNodeStartFailure =
   | 'hardhat-missing'
+  | 'anvil-missing'
   | 'spawn-failed'
   | 'address-in-use'
   | 'exited'

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { createFileCheckpointStore } from '../follower/file-checkpoint-store.ts';
 import { createJsonRpc } from './json-rpc.ts';
-import { startLocalChain, startLocalChainOrWarn } from './local-chain.ts';
+import { startLocalChain } from './local-chain.ts';
 
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
 
@@ -59,17 +59,4 @@ test('the local chain deploys once, keeps its state across a stop, starts a new 
     ),
   );
   t.is(await createJsonRpc(third.info.rpcUrl)('eth_blockNumber'), '0x29');
-});
-
-test('a local EVM chain that cannot start is a warning naming the list that leaves it out, and Weir goes on without it', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'weir-local-chain-unit-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  // A data dir that is a file: the chain's directory cannot be made.
-  const dataDir = join(dir, 'file');
-  await writeFile(dataDir, '');
-  const lines: string[] = [];
-  t.is(await startLocalChainOrWarn({ dataDir, log: (line) => lines.push(line), port: 0 }), null);
-  t.is(lines.length, 1);
-  t.regex(lines[0]!, /^\[local chain\] could not start, so test keys have no local chain: /);
-  t.true(lines[0]!.endsWith('(WEIR_LOCAL_CHAIN=tron,solana leaves it out, off turns every local chain off)'), lines[0]);
 });

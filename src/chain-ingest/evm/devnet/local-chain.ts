@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileCheckpointStore } from '../follower/file-checkpoint-store.ts';
+import { localChainWarning } from '../../local-chain-warning.ts';
 import { startAnvilNode, freeLoopbackPort, type AnvilNode } from './anvil-node.ts';
 import { parseDevnetInfo, writeDevnetInfo, type DevnetInfo } from './devnet-info.ts';
 import { HardhatNodeStartError } from './errors.ts';
@@ -140,9 +141,8 @@ export async function startLocalChainOrWarn(options: StartLocalChainOptions): Pr
   try {
     return await startLocalChain(options);
   } catch (error) {
-    options.log(
-      `[${(options.kind ?? LOCAL_EVM_CHAIN).label}] could not start, so test keys have no ${(options.kind ?? LOCAL_EVM_CHAIN).label}: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=tron,solana leaves it out, off turns every local chain off)`,
-    );
+    const { label } = options.kind ?? LOCAL_EVM_CHAIN;
+    options.log(localChainWarning('evm', label, label, error));
     return null;
   }
 }

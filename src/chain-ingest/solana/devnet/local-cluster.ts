@@ -1,3 +1,4 @@
+import { localChainWarning } from '../../local-chain-warning.ts';
 import { startLocalSolana, type LocalSolanaServer } from './rpc-server.ts';
 
 export type LocalSolanaCluster = LocalSolanaServer & {
@@ -27,18 +28,19 @@ export async function startLocalSolanaCluster(
   };
 }
 
-/** The local cluster for `weir serve`'s test chains, or null (logged) when it cannot start. */
-export async function startLocalSolanaOrWarn(log: (line: string) => void): Promise<LocalSolanaCluster | null> {
+/** The local cluster for `weir serve`'s test chains (on any free port unless given), or null (logged) when it cannot start. */
+export async function startLocalSolanaOrWarn(
+  log: (line: string) => void,
+  options: { port?: number } = {},
+): Promise<LocalSolanaCluster | null> {
   try {
-    const cluster = await startLocalSolanaCluster();
+    const cluster = await startLocalSolanaCluster(options);
     log(
       `[local solana] running on ${cluster.rpcUrl} (test USDC ${cluster.info.mints.usdc}, USDT ${cluster.info.mints.usdt})`,
     );
     return cluster;
   } catch (error) {
-    log(
-      `[local solana] could not start, so test keys have no local Solana: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    log(localChainWarning('solana', 'local solana', 'local Solana', error));
     return null;
   }
 }

@@ -1,4 +1,5 @@
 import { devnetAccount, type DevnetInfo } from '../../evm/devnet/devnet-info.ts';
+import { localChainWarning } from '../../local-chain-warning.ts';
 import { startLocalChain, type LocalChainKind } from '../../evm/devnet/local-chain.ts';
 import type { HardhatNode } from '../../evm/devnet/hardhat-node.ts';
 import { deployDevnet } from '../../evm/devnet/start-devnet.ts';
@@ -183,9 +184,7 @@ export async function startEmbeddedLocalTronOrWarn(options: {
   try {
     return await startEmbeddedLocalTron(options);
   } catch (error) {
-    options.log(
-      `[local tron] could not start, so test keys have no local Tron: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=evm,solana leaves it out, off turns every local chain off)`,
-    );
+    options.log(localChainWarning('tron', 'local tron', 'local Tron', error));
     return null;
   }
 }
