@@ -2,7 +2,7 @@ import { exclusiveTaxOf, taxOf } from '../src/shared/tax.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { deterministicId } from '../src/shared/ids.ts';
 import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
-import { sumLineItems } from './invoice.evolve.ts';
+import { sumLineItems, withChanges } from './invoice.evolve.ts';
 import type { InvoiceSnapshot } from './invoice.aggregate.ts';
 import { addInterval } from './billing-calendar.ts';
 import { isOverdue } from './invoice.due.ts';
@@ -223,7 +223,8 @@ function effectiveChanges(invoice: Invoice, changes: InvoiceChanges): InvoiceCha
   const changed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) continue;
-    if (JSON.stringify(value) !== JSON.stringify(invoice[key as keyof Invoice])) changed[key] = value;
+    // Absent is as null: clearing a preferred chain the invoice does not have changes nothing.
+    if (JSON.stringify(value) !== JSON.stringify(invoice[key as keyof Invoice] ?? null)) changed[key] = value;
   }
   return changed as InvoiceChanges;
 }
@@ -257,7 +258,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       if (status !== 'draft') return refuse(status, 'only a draft invoice can be updated');
       const changes: InvoiceChanges = { ...command.changes };
       if (changes.lineItems) changes.lineItems = { object: 'list', data: normalizeLineItems(changes.lineItems.data) };
-      validate({ ...invoice, ...changes });
+      validate(withChanges(invoice, changes));
       const changed = effectiveChanges(invoice, changes);
       if (Object.keys(changed).length === 0) return [];
       const marked = changed.dueDate === undefined ? {} : { dueIsInstant: true as const };

@@ -1,6 +1,7 @@
 import { dueDateAsWritten } from './invoice.due.ts';
 import type {
   Invoice,
+  InvoiceChanges,
   InvoiceEvent,
   InvoiceLineItem,
   InvoicePaymentAttempt,
@@ -39,6 +40,14 @@ const reminderOf = ({ dueIsInstant, ...reminder }: InvoiceReminderSent & DueIsIn
  * The one place that computes an invoice's data from its events. The statechart calls it from
  * its actions and the projection calls it directly, so the write and read sides cannot drift.
  */
+/** The invoice with `changes` applied: a `preferredChainId` of null removes it, so none is stored as null. */
+export function withChanges(invoice: Invoice, changes: InvoiceChanges): Invoice {
+  const { preferredChainId, ...rest } = changes;
+  const { preferredChainId: current, ...changed } = { ...invoice, ...rest };
+  const preferred = preferredChainId === undefined ? current : (preferredChainId ?? undefined);
+  return preferred === undefined ? changed : { ...changed, preferredChainId: preferred };
+}
+
 export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Invoice | null {
   // An invoice created before reminders could be skipped has no list of them.
   if (event.type === 'InvoiceCreated') {
@@ -51,7 +60,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
     case 'InvoiceUpdated': {
       const { changes, dueIsInstant } = event.data;
       const moved = changes.dueDate === undefined ? {} : { dueDate: dueDateAsWritten(changes.dueDate, dueIsInstant) };
-      const next: Invoice = { ...invoice, ...changes, ...moved, updatedAt: event.data.at };
+      const next: Invoice = { ...withChanges(invoice, changes), ...moved, updatedAt: event.data.at };
       const amountDue = sumLineItems(next.lineItems.data);
       return { ...next, amountDue, amountRemaining: remainingOf(amountDue, next.amountPaid) };
     }

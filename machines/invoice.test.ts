@@ -290,6 +290,14 @@ test('given a draft, when its line items change, then InvoiceUpdated carries onl
   t.is(invoice.updatedAt, NOW);
 });
 
+test('given a draft preferring a chain, when the update clears it (null), then none is kept; clearing none changes nothing', (t) => {
+  const preferring = created({ ...invoiceFixture(), preferredChainId: 84_532 });
+  const events = given([preferring]).when({ type: 'UpdateInvoice', changes: { preferredChainId: null } }, NOW);
+  t.deepEqual(events, [{ type: 'InvoiceUpdated', data: { changes: { preferredChainId: null }, at: NOW } }]);
+  t.false('preferredChainId' in given([preferring, ...events]).state().context.invoice!, 'no null stored');
+  t.deepEqual(given([created()]).when({ type: 'UpdateInvoice', changes: { preferredChainId: null } }), []);
+});
+
 test('given a draft, when an update changes nothing, then nothing', (t) => {
   t.deepEqual(given([created()]).when({ type: 'UpdateInvoice', changes: { memo: 'Thank you', currency: 'usdc' } }), []);
 });

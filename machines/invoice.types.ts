@@ -128,7 +128,7 @@ export type Invoice = {
   deletedAt: string | null;
 };
 
-/** The fields a draft may change. */
+/** The fields a draft may change; a `preferredChainId` of null clears it (the organization's applies again). */
 export type InvoiceChanges = Partial<
   Pick<
     Invoice,
@@ -146,11 +146,10 @@ export type InvoiceChanges = Partial<
     | 'recurring'
     | 'collectionMethod'
     | 'paymentMethods'
-    | 'preferredChainId'
     | 'reminders'
     | 'metadata'
   >
->;
+> & { preferredChainId?: number | null };
 
 /**
  * On an event carrying a due date: that due date is an instant (a midnight is that instant). Events

@@ -149,24 +149,6 @@ export function createCheckoutSessionCreator(deps: {
 
     const setting = request.paymentSetting;
     const allowedChainIds = setting?.allowedChains?.map((c) => c.chainId);
-    // A preferred network the session never offers would put nothing first on its page. The API request
-    // naming one is refused; a payer opening an invoice's or a link's page is not, for a setting that
-    // went stale since (a payment method removed): the session then simply prefers none.
-    const offeredChains = deps.rail
-      .networks(tenant.environment)
-      .map((n) => n.chainId)
-      .filter((chainId) => !allowedChainIds || allowedChainIds.includes(chainId))
-      .filter((chainId) => org.withdrawalAddresses.some((w) => w.chainId === chainId && w.isDefault));
-    const sentPreferred = setting?.preferredChainId;
-    const forPayer = extra.invoiceId !== undefined || extra.paymentLinkId !== undefined;
-    if (sentPreferred !== undefined && !offeredChains.includes(sentPreferred) && !forPayer)
-      throw new ValidationError(
-        'paymentSetting.preferredChainId',
-        `chain ${sentPreferred} is not one of the session's networks (${offeredChains.join(', ') || 'none'}: ${allowedChainIds ? 'those of paymentSetting.allowedChains' : 'every network'} with a payment method of this organization): prefer one of them, or leave it out`,
-      );
-    // The organization's default only where the session offers it, as a sent one.
-    const preferred = sentPreferred ?? org.paymentSetting.preferredChainId;
-    const preferredChainId = preferred != null && offeredChains.includes(preferred) ? preferred : null;
     const allowSwap = setting?.allowSwap ?? false;
     const allowFiatPayment = setting?.allowFiatPayment ?? false;
 
@@ -177,6 +159,26 @@ export function createCheckoutSessionCreator(deps: {
     /** The assets the session offers: those paying its currency, only the ones named when some are. */
     const offered = (asset: SessionAddress['asset']): boolean =>
       assetPaysCurrency(asset, currency) && (onlyAssets === null || onlyAssets.includes(asset.id));
+    // A preferred network the session never offers would put nothing first on its page. The API request
+    // naming one is refused; a payer opening an invoice's or a link's page is not, for a setting that
+    // went stale since (a payment method removed): the session then simply prefers none. Offered: allowed,
+    // with a payment method and an asset the session offers (in its currency); with none, the lines' refusal says why.
+    const offeredChains = deps.rail
+      .networks(tenant.environment)
+      .filter((n) => !allowedChainIds || allowedChainIds.includes(n.chainId))
+      .filter((n) => org.withdrawalAddresses.some((w) => w.chainId === n.chainId && w.isDefault))
+      .filter((n) => n.assets.some(offered))
+      .map((n) => n.chainId);
+    const sentPreferred = setting?.preferredChainId;
+    const forPayer = extra.invoiceId !== undefined || extra.paymentLinkId !== undefined;
+    if (sentPreferred !== undefined && offeredChains.length > 0 && !offeredChains.includes(sentPreferred) && !forPayer)
+      throw new ValidationError(
+        'paymentSetting.preferredChainId',
+        `chain ${sentPreferred} is not one of the session's networks (${offeredChains.join(', ')}: ${allowedChainIds ? 'those of paymentSetting.allowedChains' : 'every network'} with a payment method of this organization and an asset in ${currency.toUpperCase()}): prefer one of them, or leave it out`,
+      );
+    // The organization's default only where the session offers it, as a sent one.
+    const preferred = sentPreferred ?? org.paymentSetting.preferredChainId;
+    const preferredChainId = preferred != null && offeredChains.includes(preferred) ? preferred : null;
     if (mode === 'subscription') subscriptionItemsOf(items);
     else assertOneTimeLines(request.lineItems, items);
     const amountSubtotal = items.reduce((sum, i) => sum + BigInt(i.price.unitAmount) * BigInt(i.quantity), 0n);

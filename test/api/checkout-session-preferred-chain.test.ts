@@ -48,6 +48,27 @@ test('a preferred network the session does not offer is refused naming paymentSe
     { field: FIELD, message: /those of paymentSetting\.allowedChains/ },
   );
 
+  // A network with a payment method but no asset in the session's currency (Base Sepolia has no DAI) is not offered.
+  const daiLines = {
+    data: [{ priceData: { currency: 'dai', unitAmount: '100000000', productData: { name: 'Mug' } }, quantity: 1 }],
+  };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () =>
+      api.post(SESSIONS, {
+        ...sessionRequest(),
+        lineItems: daiLines,
+        paymentSetting: { preferredChainId: BASE_SEPOLIA },
+      }),
+    {
+      field: FIELD,
+      message: new RegExp(
+        `chain ${BASE_SEPOLIA} is not one of the session's networks \\(${TEST_CHAIN}: every network with a payment method of this organization and an asset in DAI\\)`,
+      ),
+    },
+  );
+
   const kept = await create({
     allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }],
     preferredChainId: BASE_SEPOLIA,

@@ -2,7 +2,14 @@ import test, { type ExecutionContext } from 'ava';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { INVOICES, type InvoiceDoc } from '../../src/projections/invoices.projection.ts';
 import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
-import { type Api, assertError, assertRejectedWithoutWrite, createCustomer, type Session } from './helpers.ts';
+import {
+  type Api,
+  assertError,
+  assertRejectedWithoutWrite,
+  createCustomer,
+  logLength,
+  type Session,
+} from './helpers.ts';
 
 /**
  * The reference's `paymentSetting.allowedChains` on invoices: the same restriction as
@@ -65,6 +72,37 @@ async function offeredChains(weir: { url: string }, api: Api, invoiceId: string)
     allowedChains: session.paymentSetting.allowedChains.map((c) => c.chainId).sort(),
     preferredChainId: session.paymentSetting.preferredChainId,
   };
+}
+
+/** A draft preferring Base Sepolia, without restricting its networks. */
+const draftPreferringBase = async (api: Api, customerId: string): Promise<Invoice> =>
+  (
+    await api.post<Invoice>('/api/v1/invoices', {
+      customerId,
+      lineItems,
+      paymentSetting: { preferredChainId: BASE_SEPOLIA },
+    })
+  ).body;
+
+/** The merchant's payment method on Base Sepolia removed. */
+async function removeBaseWallet(t: ExecutionContext, api: Api): Promise<void> {
+  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
+  const base = wallets.body.find((w) => w.chainId === BASE_SEPOLIA)!;
+  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${base.id}`)).status, 200);
+}
+
+/** Finalize and send both refuse the draft as `expected` says, writing nothing: it stays a draft. */
+async function assertFinalizeRefused(
+  t: ExecutionContext,
+  weir: Parameters<typeof assertRejectedWithoutWrite>[1],
+  api: Api,
+  id: string,
+  expected: Parameters<typeof assertRejectedWithoutWrite>[3],
+): Promise<void> {
+  await assertRejectedWithoutWrite(t, weir, () => api.post(`/api/v1/invoices/${id}/finalize`), expected);
+  const send = () => api.post(`/api/v1/invoices/${id}/send`, { to: 'payer@example.com' });
+  await assertRejectedWithoutWrite(t, weir, send, expected);
+  t.is((await api.get<{ status: string }>(`/api/v1/invoices/${id}`)).body.status, 'draft');
 }
 
 test('paymentSetting.allowedChains restricts a new invoice, shows in its answer, and its pay page offers only those networks', async (t) => {
@@ -250,13 +288,7 @@ test("a preferredChainId that is not one of the invoice's networks is a 400 nami
   );
 
   // Narrowing a draft's networks away from its preferred chain.
-  const draft = (
-    await api.post<Invoice>('/api/v1/invoices', {
-      customerId,
-      lineItems,
-      paymentSetting: { preferredChainId: BASE_SEPOLIA },
-    })
-  ).body;
+  const draft = await draftPreferringBase(api, customerId);
   await assertRejectedWithoutWrite(
     t,
     weir,
@@ -321,9 +353,7 @@ test('paymentMethods.chainIds and assetIds naming a network or asset without a p
   );
 
   // A network Weir offers whose payment method was removed: its chain and its assets are refused until it is added back.
-  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
-  const base = wallets.body.find((w) => w.chainId === BASE_SEPOLIA)!;
-  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${base.id}`)).status, 200);
+  await removeBaseWallet(t, api);
   const onBase = { paymentMethods: { chainIds: [BASE_SEPOLIA], assetIds: [BASE_USDC] } };
   await assertRejectedWithoutWrite(t, weir, () => api.put(`/api/v1/invoices/${draft.id}`, onBase), {
     field: 'paymentMethods.chainIds[0]',
@@ -359,9 +389,7 @@ test("finalize and send refuse a draft whose network's payment method was remove
       paymentMethods: { chainIds: [TEST_CHAIN, BASE_SEPOLIA], assetIds: [BASE_USDC] },
     })
   ).body;
-  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
-  const base = wallets.body.find((w) => w.chainId === BASE_SEPOLIA)!;
-  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${base.id}`)).status, 200);
+  await removeBaseWallet(t, api);
 
   const removed = {
     field: 'paymentMethods.chainIds[1]',
@@ -370,14 +398,7 @@ test("finalize and send refuse a draft whose network's payment method was remove
       `chain 84532 has no payment method .*change the draft's paymentMethods \\(PUT /api/v1/invoices/${draft.id}\\) before finalizing`,
     ),
   };
-  await assertRejectedWithoutWrite(t, weir, () => api.post(`/api/v1/invoices/${draft.id}/finalize`), removed);
-  await assertRejectedWithoutWrite(
-    t,
-    weir,
-    () => api.post(`/api/v1/invoices/${draft.id}/send`, { to: 'payer@example.com' }),
-    removed,
-  );
-  t.is((await api.get<{ status: string }>(`/api/v1/invoices/${draft.id}`)).body.status, 'draft');
+  await assertFinalizeRefused(t, weir, api, draft.id, removed);
 
   const changed = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
     paymentMethods: { chainIds: [TEST_CHAIN], assetIds: [TEST_USDC] },
@@ -477,13 +498,53 @@ test("an open invoice whose preferred network's payment method was removed after
   });
   t.is(created.status, 200, JSON.stringify(created.body));
   t.is((await api.post(`/api/v1/invoices/${created.body.id}/finalize`)).status, 200);
-  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
-  const base = wallets.body.find((w) => w.chainId === BASE_SEPOLIA)!;
-  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${base.id}`)).status, 200);
+  await removeBaseWallet(t, api);
   // The API refuses such a preference on a session it is asked for; the payer is not refused for a setting gone stale.
   t.deepEqual(await offeredChains(weir, api, created.body.id), {
     addresses: [TEST_CHAIN],
     allowedChains: [TEST_CHAIN],
     preferredChainId: null,
   });
+});
+
+test("paymentSetting.preferredChainId null on update clears a draft's preferred chain: the organization's applies again", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const org = await api.put('/api/v1/organization/payment-setting', { preferredChainId: TEST_CHAIN });
+  t.is(org.status, 200, JSON.stringify(org.body));
+  const draft = await draftPreferringBase(api, customerId);
+  t.is(draft.paymentSetting?.preferredChainId, BASE_SEPOLIA);
+
+  const cleared = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
+    paymentSetting: { preferredChainId: null },
+  });
+  t.is(cleared.status, 200, JSON.stringify(cleared.body));
+  t.is(cleared.body.paymentSetting?.preferredChainId, TEST_CHAIN, "the organization's");
+  t.false('preferredChainId' in (await weir.readStore.collection<InvoiceDoc>(INVOICES).get(draft.id))!, 'none stored');
+  // Clearing what is already cleared changes nothing.
+  const before = await logLength(weir);
+  const again = await api.put(`/api/v1/invoices/${draft.id}`, { paymentSetting: { preferredChainId: null } });
+  t.is(again.status, 200, JSON.stringify(again.body));
+  t.is(await logLength(weir), before);
+
+  t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
+  t.is((await offeredChains(weir, api, draft.id)).preferredChainId, TEST_CHAIN);
+});
+
+test('finalize and send refuse a draft whose preferred chain is no longer one of its networks, naming paymentSetting.preferredChainId; clearing it lets it finalize', async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const draft = await draftPreferringBase(api, customerId);
+  await removeBaseWallet(t, api);
+
+  const stale = {
+    field: 'paymentSetting.preferredChainId',
+    message: new RegExp(
+      `chain 84532 is not one of the invoice's networks \\(7357\\): prefer one of them, or clear it .*PUT /api/v1/invoices/${draft.id} before finalizing`,
+    ),
+  };
+  await assertFinalizeRefused(t, weir, api, draft.id, stale);
+
+  const cleared = await api.put(`/api/v1/invoices/${draft.id}`, { paymentSetting: { preferredChainId: null } });
+  t.is(cleared.status, 200, JSON.stringify(cleared.body));
+  const finalized = await api.post(`/api/v1/invoices/${draft.id}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
 });

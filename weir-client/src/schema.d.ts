@@ -4433,7 +4433,7 @@ export interface components {
                 /** @description Card payments: not offered by Weir (true is refused) */
                 allowFiatPayment?: boolean | null;
                 allowSwap?: boolean | null;
-                /** @description The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method), else a 400. Default: the organization's, where the session offers it */
+                /** @description The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method, each with an asset in the session's currency), else a 400. Default: the organization's, where the session offers it */
                 preferredChainId?: number;
             } | null;
             /**
@@ -5349,7 +5349,7 @@ export interface components {
                  */
                 allowSwap?: unknown;
                 /**
-                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400). Default: the organization's
+                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400, also at finalize if it is no longer one). Default, and after null on update clears it: the organization's
                  * @example 137
                  */
                 preferredChainId?: number;
@@ -5699,7 +5699,7 @@ export interface components {
                  */
                 allowSwap?: unknown;
                 /**
-                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400). Default: the organization's
+                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400, also at finalize if it is no longer one). Default, and after null on update clears it: the organization's
                  * @example 137
                  */
                 preferredChainId?: number;
@@ -12002,7 +12002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown, off the draft's networks or not in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12312,7 +12312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown, off the draft's networks or not in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -7,6 +7,7 @@ import {
   type InvoiceCommand,
 } from '../../../machines/invoice.decide.ts';
 import { daysUntilDue, dueEndOfDay } from '../../../machines/invoice.due.ts';
+import { withChanges } from '../../../machines/invoice.evolve.ts';
 import type {
   Invoice,
   InvoiceChanges,
@@ -161,6 +162,10 @@ const KEPT_ASSETS = " (kept from the draft: send paymentMethods.assetIds in the 
 const REDRAFT = (invoiceId: string): string =>
   `; or change the draft's paymentMethods (PUT /api/v1/invoices/${invoiceId}) before finalizing`;
 
+/** What a refusal at finalize of a draft's stored preferred chain adds: how to change or clear it. */
+const REPREFER = (invoiceId: string): string =>
+  `, or clear it (null: the organization's), with PUT /api/v1/invoices/${invoiceId} before finalizing`;
+
 /** The field a due date that does not fit is named by: the one the body sent. */
 const dueField = (body: InvoiceBody): 'dueDate' | 'daysUntilDue' =>
   body.daysUntilDue === undefined ? 'dueDate' : 'daysUntilDue';
@@ -249,7 +254,7 @@ const NO_PAYMENT_METHOD_ERRORS: ErrorSpec = {
   status: 400,
   codes: [NO_PAYMENT_METHOD, 'parameter_invalid'],
   description:
-    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), or an asset is unknown, off the draft's networks or not in its currency: nothing is finalized; the message names the field",
+    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks: nothing is finalized; the message names the field",
 };
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
@@ -324,14 +329,15 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
    * Each network and asset an invoice is restricted to must have a payment method of the
    * organization (a withdrawal address on its chain, as a session pays only to one), and each asset
    * must be on the invoice's networks: else the invoice could never be paid there. A preferred chain
-   * sent, or kept while the networks change, must be one of the invoice's networks as they will be
-   * (without a restriction: one with a payment method). Refusals name the field that set the value.
+   * sent, kept while the networks change, or stored on a draft being finalized, must be one of the
+   * invoice's networks as they will be (without a restriction: one with a payment method). Refusals
+   * name the field that set the value; `preferred.hint` ends its refusal with how to correct it.
    */
   const assertPaymentMethodsAvailable = async (
     tenant: { organizationId: string; environment: string },
     named: NamedMethods,
     next: Pick<Invoice, 'paymentMethods' | 'preferredChainId'>,
-    preferred: { chainId: number; sent: boolean } | undefined,
+    preferred: { chainId: number; hint: string } | undefined,
   ): Promise<void> => {
     if (named.chains.length === 0 && named.assets.length === 0 && preferred === undefined) return;
     const environment = tenant.environment as Environment;
@@ -368,7 +374,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     if (preferred === undefined || networks.includes(preferred.chainId)) return;
     throw new ValidationError(
       'paymentSetting.preferredChainId',
-      `chain ${preferred.chainId} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${preferred.sent ? '' : ', sending it with the new networks'}`,
+      `chain ${preferred.chainId} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${preferred.hint}`,
     );
   };
   /**
@@ -398,7 +404,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const sent = body.paymentSetting?.preferredChainId !== undefined;
     const preferred =
       next.preferredChainId !== undefined && (sent || networksChange)
-        ? { chainId: next.preferredChainId, sent }
+        ? { chainId: next.preferredChainId, hint: sent ? '' : ', sending it with the new networks' }
         : undefined;
     const named = networksChange ? sentMethods(body, next.paymentMethods) : NOTHING_NAMED;
     return assertPaymentMethodsAvailable(ctx.state.tenant, named, next, preferred);
@@ -438,7 +444,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     assertDueDateFits(invoice, new Date(deps.clock.now()).toISOString());
     assertPayable(invoice);
     const stored = storedMethods(invoice.paymentMethods, REDRAFT(invoice.id));
-    await assertPaymentMethodsAvailable(invoice, stored, invoice, undefined);
+    const preferred = invoice.preferredChainId;
+    await assertPaymentMethodsAvailable(
+      invoice,
+      stored,
+      invoice,
+      preferred === undefined ? undefined : { chainId: preferred, hint: REPREFER(invoice.id) },
+    );
     assertAssetsPayCurrency(invoice.environment, invoice.currency, stored.assets);
     if (invoice.invoiceType === 'recurring')
       assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
@@ -596,7 +608,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         body,
         {
           paymentMethods: fields.paymentMethods ?? { chainIds: [], assetIds: [] },
-          preferredChainId: fields.preferredChainId,
+          preferredChainId: fields.preferredChainId ?? undefined,
         },
         fields.paymentMethods !== undefined,
       );
@@ -612,10 +624,10 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       // The organization's invoice setting gives the description and footer a request leaves out.
       const defaults = await invoiceNumbering(deps.commands, ctx.state.tenant);
       const invoice: Invoice = {
-        ...blankInvoice(ctx, now),
-        description: defaults.description,
-        footer: defaults.footer,
-        ...fields,
+        ...withChanges(
+          { ...blankInvoice(ctx, now), description: defaults.description, footer: defaults.footer },
+          fields,
+        ),
         customerId: body.customerId,
         currency,
         lineItems: { object: 'list', data: lineItems },
@@ -684,15 +696,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       const nowMs = deps.clock.now();
       const changes: InvoiceChanges = invoiceFieldsOf(body, nowMs, invoice);
-      await assertBodyPayable(
-        ctx,
-        body,
-        {
-          paymentMethods: changes.paymentMethods ?? invoice.paymentMethods,
-          preferredChainId: changes.preferredChainId ?? invoice.preferredChainId,
-        },
-        changes.paymentMethods !== undefined,
-      );
+      await assertBodyPayable(ctx, body, withChanges(invoice, changes), changes.paymentMethods !== undefined);
       if (changes.dueDate !== undefined || changes.issueDate !== undefined)
         assertDueDateFits(
           {
@@ -742,7 +746,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       }
       decideInvoice(
         invoiceAggregate.initialState(),
-        { type: 'CreateInvoice', invoice: { ...invoice, ...changes } },
+        { type: 'CreateInvoice', invoice: withChanges(invoice, changes) },
         { now: invoice.createdAt },
       );
       if (body.number !== undefined && body.number !== invoice.number)

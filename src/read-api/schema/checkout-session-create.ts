@@ -278,7 +278,7 @@ const PaymentSettingInput = objectField({
   }),
   preferredChainId: optional(integer({ min: 1 })).openapi({
     description:
-      "The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method), else a 400. Default: the organization's, where the session offers it",
+      "The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method, each with an asset in the session's currency), else a 400. Default: the organization's, where the session offers it",
   }),
   allowSwap: optional(bool()),
   allowFiatPayment: optional(bool().refine((v) => !v, NO_CARDS)).openapi({

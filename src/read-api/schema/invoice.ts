@@ -296,9 +296,9 @@ const InvoicePaymentSettingInput = objectField({
       'The networks the invoice may be paid on, each with a payment method of the organization (else 400 naming it). Empty or absent: every network with one. The same restriction as `paymentMethods.chainIds`: sending both with different networks is a 400 naming both',
     example: [{ chainId: 137 }],
   }),
-  preferredChainId: optional(integer({ min: 1 })).openapi({
+  preferredChainId: clearable(integer({ min: 1 })).openapi({
     description:
-      "The network the pay page's checkout session prefers: one of the invoice's networks (else 400). Default: the organization's",
+      "The network the pay page's checkout session prefers: one of the invoice's networks (else 400, also at finalize if it is no longer one). Default, and after null on update clears it: the organization's",
     example: 137,
   }),
   ...ignored(['preferredCurrency'], "the payer picks among the network's assets in the invoice's currency"),

@@ -161,6 +161,7 @@ test("a refusal of what the form keeps without showing (the draft's preferred ne
     /^This draft's preferred network \(chain 84532, set through the API\) must stay among its accepted networks: tick it again/,
   );
   t.notRegex(said, /sending it/, 'nothing the form cannot do');
+  t.regex(said, /null clears it/, 'the way back to the organization’s preferred network');
   t.regex(
     messageOf(
       "paymentMethods.assetIds[0]: asset base-sepolia:usdc is on chain 84532, not one of the invoice's networks (7357): it could never be paid in; add its network or leave the asset out",

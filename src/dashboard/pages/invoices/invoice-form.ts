@@ -233,7 +233,7 @@ export function messageOf(message: string, field: string | undefined): string {
   const bare = field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
   if (field === 'paymentSetting.preferredChainId') {
     const chain = /^chain (\d+) /.exec(bare)?.[1];
-    return `This draft's preferred network (${chain ? `chain ${chain}, ` : ''}set through the API) must stay among its accepted networks: tick it again, or change the draft's paymentSetting.preferredChainId through the API first.`;
+    return `This draft's preferred network (${chain ? `chain ${chain}, ` : ''}set through the API) must stay among its accepted networks: tick it again, or change the draft's paymentSetting.preferredChainId through the API first (null clears it: the organization's preferred network applies).`;
   }
   if (field?.startsWith('paymentMethods.assetIds'))
     return `This draft is limited to assets set through the API, and ${bare}. Tick that asset's network again, or change the draft's paymentMethods.assetIds through the API first.`;
