@@ -36,10 +36,6 @@ const reminderOf = ({ dueIsInstant, ...reminder }: InvoiceReminderSent & DueIsIn
   dueDate: dueDateAsWritten(reminder.dueDate, dueIsInstant),
 });
 
-/**
- * The one place that computes an invoice's data from its events. The statechart calls it from
- * its actions and the projection calls it directly, so the write and read sides cannot drift.
- */
 /** The invoice with `changes` applied: a `preferredChainId` of null removes it, so none is stored as null. */
 export function withChanges(invoice: Invoice, changes: InvoiceChanges): Invoice {
   const { preferredChainId, ...rest } = changes;
@@ -48,6 +44,10 @@ export function withChanges(invoice: Invoice, changes: InvoiceChanges): Invoice 
   return preferred === undefined ? changed : { ...changed, preferredChainId: preferred };
 }
 
+/**
+ * The one place that computes an invoice's data from its events. The statechart calls it from
+ * its actions and the projection calls it directly, so the write and read sides cannot drift.
+ */
 export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Invoice | null {
   // An invoice created before reminders could be skipped has no list of them.
   if (event.type === 'InvoiceCreated') {
