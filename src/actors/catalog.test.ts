@@ -14,6 +14,7 @@ import {
   type ProductEvent,
 } from './catalog.ts';
 import { createdPrice, createdProduct } from './catalog.fixture.ts';
+import { readCountingStore } from '../../test/support/conflict-counting-store.ts';
 import { createCommandHandler } from './command-handler.ts';
 import { givenWhenThen } from './given-when-then.ts';
 
@@ -143,18 +144,20 @@ async function catalogWith(t: ExecutionContext, productEvents: ProductEvent[], p
     );
   await append('product-prod-1', productEvents);
   await append('price-price-1', priceEvents);
-  const commands = createCommandHandler({ eventStore, clock: createManualClock() });
+  const counting = readCountingStore(eventStore);
+  const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
   const offers = async (stream: string) =>
     (await eventStore.readStream(stream)).filter((e) => e.type.endsWith('OfferedByPaymentLink')).length;
-  return { commands, offers };
+  return { commands, offers, reads: counting.reads };
 }
 
 const ctx = { ...tenant, actor: 'test' };
 const link = { paymentLinkId: 'link-1', productId: 'prod-1', priceId: 'price-1' };
 
-test('a link is offered on both streams when its product and price are active', async (t) => {
-  const { commands, offers } = await catalogWith(t, [productCreated], [priceCreated]);
+test('a link is offered on both streams when its product and price are active, each stream read once', async (t) => {
+  const { commands, offers, reads } = await catalogWith(t, [productCreated], [priceCreated]);
   t.not(await offerThroughPaymentLink(commands, ctx, link), null);
+  t.deepEqual(reads, ['product-prod-1', 'price-price-1'], 'the checks and the appends share one read per stream');
   t.is(await offers('product-prod-1'), 1);
   t.is(await offers('price-price-1'), 1);
 });

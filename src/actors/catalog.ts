@@ -211,12 +211,13 @@ export async function offerThroughPaymentLink(
 ): Promise<bigint | null> {
   const offer: OfferThroughPaymentLink = { type: 'OfferThroughPaymentLink', paymentLinkId };
   const tenant = { organizationId: ctx.organizationId, environment: ctx.environment };
-  // The decided events are dropped (the appends below decide again, at their revision): only a refusal matters here.
+  // The decided events are dropped (the appends below decide again on the same reads): only a refusal matters here.
   const check = { now: new Date(0).toISOString() };
-  productAggregate.decide((await commands.load(productAggregate, productId, tenant)).state, offer, check);
-  if (priceId !== null)
-    priceAggregate.decide((await commands.load(priceAggregate, priceId, tenant)).state, offer, check);
-  const product = await commands.handle(productAggregate, productId, offer, ctx);
-  if (priceId === null) return product.position;
-  return (await commands.handle(priceAggregate, priceId, offer, ctx)).position;
+  const product = await commands.load(productAggregate, productId, tenant);
+  productAggregate.decide(product.state, offer, check);
+  const price = priceId === null ? null : await commands.load(priceAggregate, priceId, tenant);
+  if (price) priceAggregate.decide(price.state, offer, check);
+  const offered = await commands.handle(productAggregate, productId, offer, ctx, product);
+  if (priceId === null || price === null) return offered.position;
+  return (await commands.handle(priceAggregate, priceId, offer, ctx, price)).position;
 }

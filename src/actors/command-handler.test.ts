@@ -8,7 +8,7 @@ import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { NotFoundError } from '../shared/errors.ts';
-import { conflictCountingStore } from '../../test/support/conflict-counting-store.ts';
+import { conflictCountingStore, readCountingStore } from '../../test/support/conflict-counting-store.ts';
 import { createCommandHandler } from './command-handler.ts';
 
 const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
@@ -121,24 +121,18 @@ test('events carry tenant, actor, correlation and the injected time', async (t) 
 
 test('assumeNew: a new record is written without reading its stream; one that exists after all is read and decided again, its tenant checked', async (t) => {
   const eventStore = await store(t);
-  let reads = 0;
-  const counting: EventStore = {
-    ...eventStore,
-    async readStream(id) {
-      reads += 1;
-      return eventStore.readStream(id);
-    },
-  };
+  const counting = readCountingStore(eventStore);
+  const reads = () => counting.reads.length;
   const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
   const session = sessionFixture();
   const create = { type: 'CreateCheckoutSession' as const, session };
   const created = await commands.handle(checkoutSessionAggregate, session.id, create, { ...tenant, assumeNew: true });
-  t.is(reads, 0, 'the stream was not read');
+  t.is(reads(), 0, 'the stream was not read');
   t.is(created.events.length, 1);
 
   // Wrong about it: the append conflicts, the stream is read, and the create decides nothing this time.
   const again = await commands.handle(checkoutSessionAggregate, session.id, create, { ...tenant, assumeNew: true });
-  t.is(reads, 1);
+  t.is(reads(), 1);
   t.deepEqual(again.events, []);
   t.true(again.existed);
   t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 1);
@@ -152,5 +146,25 @@ test('assumeNew: a new record is written without reading its stream; one that ex
     }),
     { instanceOf: NotFoundError },
   );
+  t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 1);
+});
+
+test('a record the caller has just loaded is decided on without reading its stream again; a stale one conflicts and is read and decided again', async (t) => {
+  const eventStore = await store(t);
+  const counting = readCountingStore(eventStore);
+  const reads = () => counting.reads.length;
+  const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
+  const session = sessionFixture();
+  const create = { type: 'CreateCheckoutSession' as const, session };
+  const empty = await commands.load(checkoutSessionAggregate, session.id, tenant);
+  t.is(reads(), 1);
+  const created = await commands.handle(checkoutSessionAggregate, session.id, create, tenant, empty);
+  t.is(reads(), 1, 'decided on the record given');
+  t.is(created.events.length, 1);
+
+  // The same read, now stale: the append conflicts, the stream is read, and the create decides nothing.
+  const again = await commands.handle(checkoutSessionAggregate, session.id, create, tenant, empty);
+  t.is(reads(), 2);
+  t.deepEqual(again.events, []);
   t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 1);
 });

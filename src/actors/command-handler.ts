@@ -52,12 +52,16 @@ export type HandledCommand = {
 export type LoadedRecord<TState> = { state: TState; revision: number | null; events: RecordedEvent[] };
 
 export type CommandHandler = {
-  /** Load, decide, append with the expected revision; reload and retry on a conflict. */
+  /**
+   * Load, decide, append with the expected revision; reload and retry on a conflict. `loaded` is the
+   * stream as the caller has just read it (`load`): the first attempt decides on it instead of reading again.
+   */
   handle<TState, TEvent extends DomainEvent, TCommand>(
     aggregate: Aggregate<TState, TEvent, TCommand>,
     id: string,
     command: TCommand,
     ctx: CommandContext,
+    loaded?: LoadedRecord<TState>,
   ): Promise<CommandResult<TState>>;
   /** Fold a record's stream; a record of another tenant or environment is treated as absent. */
   load<TState, TEvent extends DomainEvent, TCommand>(
@@ -93,13 +97,15 @@ export function createCommandHandler(deps: {
     return { state, revision: events.length ? events[events.length - 1]!.revision : null, events };
   };
 
-  const handle: CommandHandler['handle'] = async (aggregate, id, command, ctx) => {
+  const handle: CommandHandler['handle'] = async (aggregate, id, command, ctx, given) => {
     const streamId = streamIdOf(aggregate.category, id);
     for (let attempt = 1; ; attempt++) {
       const loaded =
-        attempt === 1 && ctx.assumeNew
-          ? { state: aggregate.initialState(), revision: null, events: [] }
-          : await load(aggregate, id, null);
+        attempt === 1 && given
+          ? given
+          : attempt === 1 && ctx.assumeNew
+            ? { state: aggregate.initialState(), revision: null, events: [] }
+            : await load(aggregate, id, null);
       const first = loaded.events[0];
       if (
         first &&

@@ -16,3 +16,16 @@ export function conflictCountingStore(eventStore: EventStore): EventStore & { co
     conflicts: () => conflicts,
   };
 }
+
+/** An event store that lists the streams read, in order. */
+export function readCountingStore(eventStore: EventStore): EventStore & { reads: string[] } {
+  const reads: string[] = [];
+  return {
+    ...eventStore,
+    async readStream(id) {
+      reads.push(id);
+      return eventStore.readStream(id);
+    },
+    reads,
+  };
+}
