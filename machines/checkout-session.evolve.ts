@@ -155,6 +155,13 @@ export function evolveCheckoutSession(
         session.paymentIntent.status === 'processing' && !stillPending && confirmedExact(payments).units === 0n
           ? 'requires_payment_method'
           : session.paymentIntent.status;
+      // Withdrawn already and awaited back by nobody, the intent as it was: a final settling it
+      // changes nothing the API or the payer's page shows, so updatedAt stays (or a settle long
+      // after a session closed brings it to the top of lists by update time). Giving up one awaited
+      // back does change the session: it stops waiting for that money.
+      const before = session.payments.find((p) => p.transferId === event.data.transferId);
+      if (before?.status === 'withdrawn' && before.mayReturn !== true && intentStatus === session.paymentIntent.status)
+        return { ...session, payments };
       return {
         ...session,
         updatedAt: event.data.at,

@@ -1,13 +1,32 @@
 import test from 'ava';
 import type { CommandHandler } from '../actors/command-handler.ts';
-import { COLLECTIONS, type ChainPaymentDoc } from '../projections/collections.ts';
+import { settledBlockKey } from '../projections/checkout-sessions.projection.ts';
+import { COLLECTIONS, type ChainPaymentDoc, type SettledBlockDoc } from '../projections/collections.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
+import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { createPaymentIntents } from './payment-intents.ts';
 
 const noCommands: CommandHandler = {
   handle: () => Promise.reject(new Error('no command is sent here')),
   load: () => Promise.reject(new Error('nothing is loaded here')),
 };
+
+/** Puts a settled chain payment and lists it under each block it was seen in, as the projection does. */
+async function putSettled(
+  readStore: ReadStore,
+  doc: Pick<
+    ChainPaymentDoc,
+    '_id' | 'network' | 'blockNumber' | 'blockHash' | 'seenIn' | 'checkoutSessionId' | 'organizationId' | 'environment'
+  >,
+): Promise<void> {
+  await readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({ ...doc, status: 'settled' });
+  const blocks = readStore.collection<SettledBlockDoc>(COLLECTIONS.settledBlocks);
+  for (const { hash } of [{ hash: doc.blockHash }, ...(doc.seenIn ?? [])]) {
+    const _id = settledBlockKey(doc.network, hash);
+    const held = (await blocks.get(_id))?.transferIds ?? [];
+    await blocks.put({ _id, network: doc.network, blockHash: hash.toLowerCase(), transferIds: [...held, doc._id] });
+  }
+}
 
 test('finality and reorgs look transfers up once the read models hold the whole log: one recorded elsewhere (or before a kill) is found, not left pending', async (t) => {
   const readStore = createEmbeddedReadStore();
@@ -134,12 +153,11 @@ test('a final finds a withdrawn transfer awaited back by any height it was seen 
   });
   // Given up by the final of its height: no final at its height reads it again, but one naming a
   // block it was seen in does (a reorg deeper than the confirmations brought that block back).
-  await payments.put({
+  await putSettled(readStore, {
     _id: 'settled',
     network: 'devnet',
     blockNumber: 6,
     blockHash: '0xd6',
-    status: 'settled',
     seenIn: [{ number: 5, hash: '0xd5' }],
     ...tenant,
   });
@@ -165,4 +183,53 @@ test('a final finds a withdrawn transfer awaited back by any height it was seen 
   t.deepEqual(await ids({ number: 6, hash: '0xd6' }), ['awaited', 'settled']);
   t.deepEqual(await ids({ number: 7, hash: '0xD6' }), ['settled']);
   t.deepEqual(await ids({ number: 7, hash: '0xffff' }), []);
+});
+
+test('a final reads the settled transfers of its own block by its key (network and block), never the settled ones of every block and network', async (t) => {
+  const store = createEmbeddedReadStore();
+  const tenant = { organizationId: 'org-1', environment: 'test', checkoutSessionId: 's-1' };
+  // Settled ones pile up on every network; one elsewhere is seen in a block of the same hash.
+  for (let i = 0; i < 50; i++)
+    await putSettled(store, { _id: `old-${i}`, network: 'devnet', blockNumber: i, blockHash: `0xa${i}`, ...tenant });
+  await putSettled(store, { _id: 'here', network: 'devnet', blockNumber: 60, blockHash: '0xB60', ...tenant });
+  await putSettled(store, { _id: 'elsewhere', network: 'othernet', blockNumber: 60, blockHash: '0xb60', ...tenant });
+  // Listed under its block, then detected again in another: settled no more, never credited by the old block's final.
+  await putSettled(store, { _id: 'again', network: 'devnet', blockNumber: 60, blockHash: '0xb60', ...tenant });
+  const payments = store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+  await payments.put({ ...(await payments.get('again'))!, status: 'pending', blockNumber: 61, blockHash: '0xb61' });
+  // What the final asks of the store: every query, and every document read by its key.
+  const queried: string[] = [];
+  const readStore: ReadStore = {
+    ...store,
+    collection<T extends ReadDocument>(name: string): Collection<T> {
+      const collection = store.collection<T>(name);
+      return {
+        ...collection,
+        get(id) {
+          queried.push(`${name} get ${id}`);
+          return collection.get(id);
+        },
+        find(filter, options) {
+          queried.push(`${name} find ${String(filter['status'])}`);
+          return collection.find(filter, options);
+        },
+      };
+    },
+  };
+  const intents = createPaymentIntents({ readStore, commands: noCommands, projections: { waitFor: async () => {} } });
+  t.deepEqual(
+    (await intents.withdrawnAtFinal('devnet', { number: 60, hash: '0xb60' })).map((p) => p.transferId),
+    ['here'],
+  );
+  t.deepEqual(queried.sort(), [
+    'chain_payments find withdrawn',
+    'chain_payments get again',
+    'chain_payments get here',
+    `settled_blocks get ${settledBlockKey('devnet', '0xb60')}`,
+  ]);
+  t.deepEqual(
+    (await intents.withdrawnAtFinal('othernet', { number: 60, hash: '0xB60' })).map((p) => p.transferId),
+    ['elsewhere'],
+  );
+  t.deepEqual(await intents.withdrawnAtFinal('devnet', { number: 60, hash: '0xc60' }), []);
 });

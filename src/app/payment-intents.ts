@@ -6,12 +6,13 @@ import { transferId } from '../chain-ingest/chain-messages.ts';
 import type { PaymentIntents, PaymentTarget, PendingPayment, RecoveryReads } from '../chain-ingest/payment-intents.ts';
 import type { WatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import type { Environment, EventStore } from '../event-store/event-store.ts';
-import { depositAddressKey } from '../projections/checkout-sessions.projection.ts';
+import { depositAddressKey, settledBlockKey } from '../projections/checkout-sessions.projection.ts';
 import {
   COLLECTIONS,
   type ChainPaymentDoc,
   type CheckoutSessionDoc,
   type DepositAddressDoc,
+  type SettledBlockDoc,
 } from '../projections/collections.ts';
 import type { Projection } from '../projections/projection.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
@@ -64,6 +65,24 @@ export function createPaymentIntents(deps: {
   const depositAddresses = readStore.collection<DepositAddressDoc>(COLLECTIONS.depositAddresses);
   const payments = readStore.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const settledBlocks = readStore.collection<SettledBlockDoc>(COLLECTIONS.settledBlocks);
+  /**
+   * The settled transfers of `network` seen in block `hash`: its settled block read by its key
+   * (network and block), then each transfer by its id. Every settled transfer ever recorded is
+   * never read: only what this block holds. Still settled and still seen in it is checked again.
+   */
+  const settledIn = async (network: string, hash: string): Promise<ChainPaymentDoc[]> => {
+    const block = await settledBlocks.get(settledBlockKey(network, hash));
+    if (block === null) return [];
+    const wanted = hash.toLowerCase();
+    const found = await Promise.all(block.transferIds.map((id) => payments.get(id)));
+    return found.filter(
+      (doc): doc is ChainPaymentDoc =>
+        doc?.status === 'settled' &&
+        doc.network === network &&
+        [doc.blockHash, ...(doc.seenIn ?? []).map((b) => b.hash)].some((h) => h.toLowerCase() === wanted),
+    );
+  };
   const pending = (docs: ChainPaymentDoc[]): PendingPayment[] =>
     docs.map((doc) => ({
       transferId: doc._id,
@@ -103,14 +122,18 @@ export function createPaymentIntents(deps: {
     },
     async withdrawnAtFinal(network, block) {
       await caughtUp();
-      // Withdrawn ones seen in the block or at its height; settled ones only if seen in the block
-      // itself (a reorg deeper than the confirmations can bring back a block a final passed over).
-      // Each read narrowed by its status (an indexed field): finals never read the confirmed ones.
+      // Withdrawn ones seen in the block or at its height, narrowed by their status (an indexed
+      // field; a final settles them, so they stay few); settled ones only if seen in the block
+      // itself (a reorg deeper than the confirmations can bring back a block a final passed over),
+      // by the block's key: they only ever grow in number.
       const hash = anyOfHashes([block.hash]);
-      const inBlock = [{ blockHash: hash }, { 'seenIn.hash': hash }];
       const [withdrawn, settled] = await Promise.all([
-        payments.find({ network, status: 'withdrawn', $or: [...inBlock, ...seenAtHeight(block.number).$or] }),
-        payments.find({ network, status: 'settled', $or: inBlock }),
+        payments.find({
+          network,
+          status: 'withdrawn',
+          $or: [{ blockHash: hash }, { 'seenIn.hash': hash }, ...seenAtHeight(block.number).$or],
+        }),
+        settledIn(network, block.hash),
       ]);
       return pending([...withdrawn, ...settled]);
     },

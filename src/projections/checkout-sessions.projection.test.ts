@@ -9,8 +9,8 @@ import {
 import { created as subscriptionCreated, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { publicCheckoutSession } from './public-views.ts';
-import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
-import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc } from './collections.ts';
+import { checkoutSessionsProjection, settledBlockKey } from './checkout-sessions.projection.ts';
+import { COLLECTIONS, type ChainPaymentDoc, type CheckoutSessionDoc, type SettledBlockDoc } from './collections.ts';
 import { createTestLog } from './test-log.ts';
 
 test('a batch applied again after a crash leaves the session as it was: its payment listed once, confirmed', async (t) => {
@@ -119,6 +119,106 @@ test('a withdrawn transfer a final settled leaves the withdrawn chain payments f
     status: 'pending',
     blockHash: '0xb10e',
     seenIn: [{ number: 10, hash: '0xb10c' }],
+  });
+});
+
+/** The detection of transfer `transferId` of 1 USDC in block `hash` at height `number`, at `at`. */
+const seen = (transferId: string, number: number, hash: string, at: string) => ({
+  type: 'PaymentDetected',
+  data: {
+    payment: {
+      ...paymentFixture(transferId, '100000000'),
+      blockNumber: number,
+      blockHash: hash,
+      status: 'pending',
+      detectedAt: at,
+      confirmedAt: null,
+      late: false,
+    },
+  },
+});
+
+test('settled blocks list a settled transfer under each block it was seen in, by network and block in any case; a batch applied again leaves them so; detected again, it leaves them (projection v11)', async (t) => {
+  const session = sessionFixture();
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  const stream = `checkout_session-${session.id}`;
+  const at = '2026-01-01T01:00:00.000Z';
+  const withdrawn = (transferId: string, extra: object) => ({
+    type: 'PaymentWithdrawn',
+    data: { transferId, at, ...extra },
+  });
+  const settle = (transferId: string) => withdrawn(transferId, { reason: 'not in the final block', settled: true });
+  append(stream, created(session));
+  append(stream, seen('t-1', 10, '0xB10C', at));
+  append(stream, withdrawn('t-1', { reason: 'reorg', mayReturn: true }));
+  append(stream, seen('t-1', 11, '0xb10d', at));
+  append(stream, withdrawn('t-1', { reason: 'reorg', mayReturn: true }));
+  append(stream, settle('t-1'));
+  append(stream, seen('t-2', 11, '0xb10d', at));
+  append(stream, withdrawn('t-2', { reason: 'reorg' }));
+  append(stream, settle('t-2'));
+  const store = createEmbeddedReadStore();
+  const blocks = store.collection<SettledBlockDoc>(COLLECTIONS.settledBlocks);
+  const listed = async () =>
+    Object.fromEntries(
+      (await blocks.find({})).map((doc) => [doc._id, [doc.network, doc.blockHash, ...doc.transferIds]]),
+    );
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+  const expected = {
+    [settledBlockKey('weir-testnet', '0xb10c')]: ['weir-testnet', '0xb10c', 't-1'],
+    [settledBlockKey('weir-testnet', '0xB10D')]: ['weir-testnet', '0xb10d', 't-1', 't-2'],
+  };
+  t.deepEqual(await listed(), expected);
+  t.is(settledBlockKey('weir-testnet', '0xB10C'), 'weir-testnet:0xb10c');
+  // The runner repeats from a checkpoint older than the documents: every event once more, in order.
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+  t.deepEqual(await listed(), expected);
+  // Mined again: settled no more, off every block it was listed under; a block left empty goes.
+  await checkoutSessionsProjection.apply(append(stream, seen('t-1', 12, '0xb10e', at)), store);
+  t.deepEqual(await listed(), { [settledBlockKey('weir-testnet', '0xb10d')]: ['weir-testnet', '0xb10d', 't-2'] });
+});
+
+test('settling a transfer shown withdrawn already changes nothing the API shows of its session, updatedAt included (a session closed long ago stays where it was in lists by update time); giving up one awaited back moves it', async (t) => {
+  const session = sessionFixture();
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  const stream = `checkout_session-${session.id}`;
+  append(stream, created(session));
+  append(stream, seen('t-1', 10, '0xb10c', '2026-01-01T00:30:00.000Z'));
+  append(stream, {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't-1', reason: 'reorg', at: '2026-01-01T01:00:00.000Z' },
+  });
+  const store = createEmbeddedReadStore();
+  const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  const apply = async () => {
+    for (const event of events.splice(0)) await checkoutSessionsProjection.apply(event, store);
+  };
+  await apply();
+  const shown = publicCheckoutSession((await sessions.get(session.id))!);
+  t.like(shown, { updatedAt: '2026-01-01T01:00:00.000Z', payments: [{ status: 'withdrawn' }] });
+  // Its height final in another block a week later: settled.
+  append(stream, {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't-1', reason: 'not in the final block', at: '2026-01-08T00:00:00.000Z', settled: true },
+  });
+  await apply();
+  t.like((await sessions.get(session.id))?.payments[0], { settled: true });
+  t.deepEqual(publicCheckoutSession((await sessions.get(session.id))!), shown);
+  // One awaited back (the session waits for its money) given up: the session stops waiting, which
+  // moves updatedAt.
+  append(stream, seen('t-2', 20, '0xb20c', '2026-01-08T00:10:00.000Z'));
+  append(stream, {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't-2', reason: 'reorg', at: '2026-01-08T00:20:00.000Z', mayReturn: true },
+  });
+  append(stream, {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't-2', reason: 'not in the final block', at: '2026-01-08T00:30:00.000Z', settled: true },
+  });
+  await apply();
+  t.like(publicCheckoutSession((await sessions.get(session.id))!), {
+    updatedAt: '2026-01-08T00:30:00.000Z',
+    paymentIntent: { updatedAt: '2026-01-08T00:30:00.000Z' },
   });
 });
 

@@ -2,12 +2,13 @@ import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
-import type { Collection } from '../read-store/read-store.ts';
+import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import {
   COLLECTIONS,
   type ChainPaymentDoc,
   type CheckoutSessionDoc,
   type DepositAddressDoc,
+  type SettledBlockDoc,
   type TimerDoc,
 } from './collections.ts';
 import type { Projection } from './projection.ts';
@@ -16,10 +17,30 @@ import type { Projection } from './projection.ts';
 export const depositAddressKey = (network: string, address: string) =>
   `${network}:${/^0x/i.test(address) ? address.toLowerCase() : address}`;
 export const EXPIRY_TIMER = 'checkout_session.expire';
+/** A block's key in settled blocks: hashes in any case are one block, as the deciders and the matcher compare them. */
+export const settledBlockKey = (network: string, blockHash: string) => `${network}:${blockHash.toLowerCase()}`;
+
+/**
+ * Lists a settled transfer under every block it was seen in (`settled`), or takes it off them
+ * (settled no more: detected again). Each write bears repeating (a batch applied again).
+ */
+async function listSettled(store: ReadStore, payment: ChainPaymentDoc, settled: boolean): Promise<void> {
+  const blocks = store.collection<SettledBlockDoc>(COLLECTIONS.settledBlocks);
+  const hashes = new Set([payment.blockHash, ...(payment.seenIn ?? []).map((b) => b.hash)].map((h) => h.toLowerCase()));
+  for (const blockHash of hashes) {
+    const _id = settledBlockKey(payment.network, blockHash);
+    const held = (await blocks.get(_id))?.transferIds ?? [];
+    if (held.includes(payment._id) === settled) continue;
+    const transferIds = settled ? [...held, payment._id] : held.filter((id) => id !== payment._id);
+    if (transferIds.length > 0) await blocks.put({ _id, network: payment.network, blockHash, transferIds });
+    else await blocks.delete(_id);
+  }
+}
 
 /**
  * Checkout sessions, plus the indexes the matcher and the timers need: deposit address ->
- * session, transfer -> session (for reorgs and finality), and pending expiries.
+ * session, transfer -> session (for reorgs and finality), block -> its settled transfers (for a
+ * final that brings its block back), and pending expiries.
  */
 export const checkoutSessionsProjection: Projection = {
   name: 'checkout_sessions',
@@ -37,11 +58,15 @@ export const checkoutSessionsProjection: Projection = {
   // 9: each discount amount keeps its coupon's id (`discountAmounts[].couponId`), as the discount recorded it.
   // 10: a withdrawn transfer that the final at every height it was seen at gave up is `settled`,
   // no longer `withdrawn`, in chain payments: finals read the withdrawn ones only.
-  version: 10,
+  // 11: settled blocks list the settled transfers of each block, for finals to read by their block's
+  // key; a withdrawal that changes nothing the API shows (settling a transfer shown withdrawn
+  // already) leaves the session's updatedAt as it was.
+  version: 11,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,
     COLLECTIONS.chainPayments,
+    COLLECTIONS.settledBlocks,
     COLLECTIONS.timers,
   ],
   categories: ['checkout_session', 'subscription'],
@@ -87,7 +112,11 @@ export const checkoutSessionsProjection: Projection = {
       case 'PaymentDetected': {
         // The session's record of it lists the blocks it was seen in before: a final one credits it again.
         const p = next.payments.find((payment) => payment.transferId === typed.data.payment.transferId)!;
-        await store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments).put({
+        const payments = store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
+        // Mined again (or credited by its block's final): settled no more.
+        const before = await payments.get(p.transferId);
+        if (before?.status === 'settled') await listSettled(store, before, false);
+        await payments.put({
           _id: p.transferId,
           network: p.network,
           blockNumber: p.blockNumber,
@@ -103,7 +132,9 @@ export const checkoutSessionsProjection: Projection = {
         const payments = store.collection<ChainPaymentDoc>(COLLECTIONS.chainPayments);
         const doc = await payments.get(typed.data.transferId);
         const status = typed.type === 'PaymentConfirmed' ? 'confirmed' : typed.data.settled ? 'settled' : 'withdrawn';
-        if (doc) await payments.put({ ...doc, status });
+        if (!doc) return;
+        await payments.put({ ...doc, status });
+        if (doc.status === 'settled' || status === 'settled') await listSettled(store, doc, status === 'settled');
         return;
       }
       case 'CheckoutSessionPartiallyPaid':

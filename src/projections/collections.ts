@@ -12,6 +12,7 @@ export const COLLECTIONS = {
   checkoutSessions: 'checkout_sessions',
   depositAddresses: 'deposit_addresses',
   chainPayments: 'chain_payments',
+  settledBlocks: 'settled_blocks',
   timers: 'timers',
   webhookEndpoints: 'webhook_endpoints',
   webhookDeliveries: 'webhook_deliveries',
@@ -52,6 +53,12 @@ export type ChainPaymentDoc = ReadDocument & {
   organizationId: string;
   environment: string;
 };
+/**
+ * The settled chain payments seen in one block (`_id`: `settledBlockKey(network, hash)`), each of
+ * its blocks: a final reads those of its block by that key, never every settled one. Shared by
+ * tenants (a block holds anyone's transfers): each transfer's chain payment carries its tenant.
+ */
+export type SettledBlockDoc = ReadDocument & { network: string; blockHash: string; transferIds: string[] };
 /**
  * A pending durable timer. `kind` picks its handler; `recordId` is the record its command goes to;
  * `version` (the record's stream revision when it was set) tells a rescheduling at the same fire
