@@ -16,7 +16,7 @@ COPY src ./src
 COPY machines ./machines
 COPY --chmod=0755 deploy/docker-entrypoint.sh /usr/local/bin/weir-entrypoint
 # npm ci --omit=dev keeps anvil (@foundry-rs/anvil is a dependency), but an image is for deployments:
-# no local test chain unless asked for with -e WEIR_LOCAL_CHAIN=on.
+# no local test chain unless asked for with -e WEIR_LOCAL_CHAIN=on (or a list such as evm,solana).
 ENV HOST=0.0.0.0 PORT=8080 WEIR_DATA_DIR=/data WEIR_LOCAL_CHAIN=off
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -7,7 +7,7 @@ import { HardhatNodeStartError } from './evm/devnet/errors.ts';
 import { startLocalChainOrWarn } from './evm/devnet/local-chain.ts';
 import { localChainWarning } from './local-chain-warning.ts';
 import { startLocalSolanaOrWarn } from './solana/devnet/local-cluster.ts';
-import { startEmbeddedLocalTronOrWarn } from './tron/devnet/tron-devnet.ts';
+import { LOCAL_TRON_CHAIN, startEmbeddedLocalTronOrWarn } from './tron/devnet/tron-devnet.ts';
 
 test('a local chain that could not start is named with the WEIR_LOCAL_CHAIN list that leaves it out', (t) => {
   const error = new Error('boom');
@@ -47,7 +47,7 @@ test('without anvil, the EVM and Tron warnings name the list that leaves out bot
   }
 });
 
-test('a local EVM chain or Tron that cannot start is a warning naming the list that leaves it out, and Weir goes on without it', async (t) => {
+test("a local EVM chain or Tron that cannot start is a warning naming the list that leaves it out, and Weir goes on without it; startLocalChainOrWarn names the kind's chain, not always the EVM one", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'weir-local-chain-unit-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   // A data dir that is a file: the chain's directory cannot be made (before any anvil starts).
@@ -62,6 +62,9 @@ test('a local EVM chain or Tron that cannot start is a warning naming the list t
   t.true(lines[0]!.endsWith('(WEIR_LOCAL_CHAIN=tron,solana leaves it out, off turns every local chain off)'), lines[0]);
   t.regex(lines[1]!, /^\[local tron\] could not start, so test keys have no local Tron: /);
   t.true(lines[1]!.endsWith('(WEIR_LOCAL_CHAIN=evm,solana leaves it out, off turns every local chain off)'), lines[1]);
+  // The local Tron's anvil started directly is warned of as the local Tron too.
+  t.is(await startLocalChainOrWarn({ dataDir, log, kind: LOCAL_TRON_CHAIN }), null);
+  t.is(lines[2], lines[1]);
 });
 
 test('a local Solana that cannot start is a warning naming the list that leaves it out, and Weir goes on without it', async (t) => {

@@ -338,5 +338,10 @@ test('Faucet without a local chain says so plainly', async (t) => {
   const page = await dash.signedIn(browser(), developer);
   await page.goto(`${dash.url}/dashboard/faucet`);
   await page.getByText('No faucet on this server').waitFor();
+  // The operator learns both forms of WEIR_LOCAL_CHAIN: on, or a list naming a chain the faucet gives on.
+  t.is(
+    (await page.locator('#faucet-card .alert-info').first().textContent())?.trim(),
+    'No faucet on this server: it runs neither the local chain nor the local Tron. Start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE to send test tokens.',
+  );
   t.true(await page.getByRole('button', { name: 'Send tokens' }).isDisabled());
 });

@@ -1,12 +1,13 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { erc20Abi, getAddress, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
 import { parseDevnetInfo, type DevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
+import { evmToTron } from '../../src/chain-ingest/tron/address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { describe, descendantsOf } from '../support/child-processes.ts';
@@ -219,25 +220,60 @@ test('local chain rolled back behind Weir (anvil lost blocks it had not written)
   await t.throwsAsync(fetch(rpcUrl, { method: 'POST' }));
 });
 
-test('weir serve with WEIR_LOCAL_CHAIN=solana runs the local Solana alone: it is offered to test keys, no local EVM chain or Tron is, and no anvil starts', async (t) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-solana-'));
+/** `weir serve` with WEIR_LOCAL_CHAIN=`family` alone on a new data dir: its anvils, and what a test key of a new organization is offered. */
+async function serveAlone(t: ExecutionContext, family: 'solana' | 'tron') {
+  const dataDir = await mkdtemp(join(tmpdir(), `weir-local-${family}-alone-`));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const weir = await spawnWeir({ dataDir, env: { WEIR_LOCAL_CHAIN: 'solana' } });
+  const weir = await spawnWeir({ dataDir, env: { WEIR_LOCAL_CHAIN: family } });
   t.teardown(() => weir.kill());
   const anvils = descendantsOf(weir.child.pid!).filter((p) => /anvil/.test(p.commandLine));
+  const created = (
+    await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', {
+      name: `${family} shop`,
+    })
+  ).body;
+  const api = apiClient(weir.url, created.testSecretKey);
+  const chains = (await api.get<{ data: Chain[] }>('/api/v1/chains')).body.data;
+  return { dataDir, weir, anvils, api, chains };
+}
+
+test('weir serve with WEIR_LOCAL_CHAIN=solana runs the local Solana alone: it is offered to test keys, no local EVM chain or Tron is, and no anvil starts', async (t) => {
+  const { dataDir, weir, anvils, chains } = await serveAlone(t, 'solana');
   t.deepEqual(anvils, [], describe(anvils));
   for (const dir of ['local-chain', 'local-tron'])
     await t.throwsAsync(readFile(join(dataDir, dir, 'devnet.json'), 'utf8'), { code: 'ENOENT' });
-  const created = (
-    await apiClient(weir.url, ADMIN_TOKEN).post<{ testSecretKey: string }>('/admin/organizations', {
-      name: 'Solana Shop',
-    })
-  ).body;
-  const chains = (await apiClient(weir.url, created.testSecretKey).get<{ data: Chain[] }>('/api/v1/chains')).body.data;
   t.deepEqual(
     chains.map((chain) => chain.id),
     [SOLANA_LOCALNET_CHAIN_ID],
     JSON.stringify(chains),
   );
+  t.notRegex(weir.output(), /could not start/);
+});
+
+test("weir serve with WEIR_LOCAL_CHAIN=tron runs the local Tron alone: it is offered to test keys and the faucet gives on it, no local EVM chain or Solana is, and only the local Tron's anvil starts", async (t) => {
+  const { dataDir, weir, anvils, api, chains } = await serveAlone(t, 'tron');
+  t.is(anvils.length, 1, describe(anvils));
+  t.regex(anvils[0]!.commandLine, /local-tron/, describe(anvils));
+  await t.throwsAsync(readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8'), { code: 'ENOENT' });
+  t.is(
+    parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-tron', 'devnet.json'), 'utf8'))).chainId,
+    TRON_LOCAL_CHAIN_ID,
+  );
+  t.deepEqual(
+    chains.map((chain) => chain.id),
+    [TRON_LOCAL_CHAIN_ID],
+    JSON.stringify(chains),
+  );
+  // The faucet gives on the local Tron; an EVM address is answered plainly: the local EVM chain is not running.
+  const payer = evmToTron(privateKeyToAccount(generatePrivateKey()).address);
+  t.like(await api.post('/api/v1/faucet', { address: payer }), {
+    status: 200,
+    body: { address: payer, asset: 'usdt', chainId: TRON_LOCAL_CHAIN_ID },
+  });
+  const evmFunded = await api.post<{ code: string; message: string }>('/api/v1/faucet', {
+    address: privateKeyToAccount(generatePrivateKey()).address,
+  });
+  t.like(evmFunded, { status: 400, body: { code: 'faucet_unavailable' } });
+  t.regex(evmFunded.body.message, /the local chain is not running/);
   t.notRegex(weir.output(), /could not start/);
 });

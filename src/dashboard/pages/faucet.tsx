@@ -1,3 +1,4 @@
+import { FAUCET_START_HINT } from '../../read-api/routes/faucet.ts';
 import { apiFor } from '../api.ts';
 import type { DashboardContext } from '../context.ts';
 import { sendHtml } from '../http.ts';
@@ -20,6 +21,10 @@ const ASSETS = [
   { value: 'eth', label: 'ETH (gas)', on: ['evm'] },
   { value: 'trx', label: 'TRX (local Tron)', on: ['tron'] },
 ] as const satisfies readonly { value: string; label: string; on: readonly FaucetChain[] }[];
+
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+/** Neither chain runs: what to start, worded as the API's faucet_unavailable answer words it. */
+const NO_FAUCET = `No faucet on this server: it runs neither the local chain nor the local Tron. ${capitalized(FAUCET_START_HINT)} to send test tokens.`;
 
 type Form = { address: string; asset: string; amount: string; errors: FormErrors };
 type Sent = { transactionHash: string; address: string; asset: string; amount: string; chainId: number };
@@ -54,8 +59,7 @@ function FaucetPage(props: { ctx: DashboardContext; running: readonly FaucetChai
           <Alert tone="info">The faucet gives test tokens only: switch to Test to use it.</Alert>
         ) : !available ? (
           <Alert tone="info">
-            No faucet on this server: it runs without a local chain. Start Weir with its local chain
-            (WEIR_LOCAL_CHAIN=on, the default) or with --devnet FILE to send test tokens.
+            <span safe>{NO_FAUCET}</span>
           </Alert>
         ) : (
           ''
@@ -75,7 +79,7 @@ function FaucetPage(props: { ctx: DashboardContext; running: readonly FaucetChai
               label="Wallet address"
               value={form.address}
               error={form.errors.address}
-              hint={`${hint.charAt(0).toUpperCase()}${hint.slice(1)}.`}
+              hint={`${capitalized(hint)}.`}
               autocomplete="off"
               required
             />

@@ -7,13 +7,13 @@ import { devnetAccountFixture, devnetInfoFixture } from '../../chain-ingest/evm/
 import { startTestLocalTron } from '../../../test/support/tron-devnet.ts';
 import type { ApiState } from '../api-context.ts';
 import { errorMiddleware, jsonBodyMiddleware } from '../middleware.ts';
-import { faucetRoutes } from './faucet.ts';
+import { type FaucetDevnets, faucetRoutes } from './faucet.ts';
 
 /** A devnet whose node is gone: nothing listens on port 1. */
 const GONE: DevnetInfo = devnetInfoFixture([devnetAccountFixture(0, 'deployer')]);
 
-/** The faucet route on a server of its own, called with a test key's tenant. */
-async function faucet(t: ExecutionContext, devnet: DevnetInfo) {
+/** The faucet route on a server of its own, called with a test key's tenant; one devnet serves both chains unless told. */
+async function faucet(t: ExecutionContext, devnet: DevnetInfo | FaucetDevnets) {
   const app = new Koa<ApiState>();
   app.silent = true;
   app.use(errorMiddleware());
@@ -22,7 +22,7 @@ async function faucet(t: ExecutionContext, devnet: DevnetInfo) {
     ctx.state.tenant = { organizationId: 'org_1', environment: 'test', keyId: 'key_1', actor: 'api_key:key_1' };
     await next();
   });
-  app.use(faucetRoutes({ devnet, tronDevnet: devnet }).routes());
+  app.use(faucetRoutes('rpcUrl' in devnet ? { devnet, tronDevnet: devnet } : devnet).routes());
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -64,4 +64,15 @@ test('the faucet answers a Tron transfer with its bare 64-hex txID, as Tron tool
   const evm = await fund({ address: '0x52908400098527886E0F7030069857D2E4169EE7', asset: 'eth', amount: '100000000' });
   t.is(evm.status, 200, JSON.stringify(evm.body));
   t.regex(String(evm.body['transactionHash']), /^0x[0-9a-f]{64}$/);
+});
+
+test('a server with no faucet chain answers 400 faucet_unavailable telling the operator both forms of WEIR_LOCAL_CHAIN that give one', async (t) => {
+  const fund = await faucet(t, { devnet: null, tronDevnet: null });
+  const answer = await fund({ address: '0x52908400098527886E0F7030069857D2E4169EE7' });
+  t.is(answer.status, 400, JSON.stringify(answer.body));
+  t.is(answer.body['code'], 'faucet_unavailable');
+  t.is(
+    answer.body['message'],
+    'no faucet on this server: start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE',
+  );
 });

@@ -48,6 +48,13 @@ const FaucetRequest = bodyObject({
     .optional(),
 }).openapi('FaucetRequest', { example: { address: '0x52908400098527886e0f7030069857d2e4169ee7', asset: 'usdc' } });
 
+/**
+ * How an operator gets a faucet, in the API's answer and the dashboard's: the faucet gives on the local
+ * EVM chain and the local Tron, so WEIR_LOCAL_CHAIN's list form must name one of them.
+ */
+export const FAUCET_START_HINT =
+  'start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE';
+
 /** The local chains the faucet gives on, 0x form as their nodes run them: the EVM devnet and the local Tron. */
 export type FaucetDevnets = { devnet: DevnetInfo | null; tronDevnet?: DevnetInfo | null };
 
@@ -87,11 +94,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
             'testmode_charges_only',
           );
         if (!deps.devnet && !deps.tronDevnet)
-          throw new ValidationError(
-            null,
-            'no faucet on this server: start Weir with its local chain (WEIR_LOCAL_CHAIN=on, the default) or with --devnet FILE',
-            'faucet_unavailable',
-          );
+          throw new ValidationError(null, `no faucet on this server: ${FAUCET_START_HINT}`, 'faucet_unavailable');
       },
       body: FaucetRequest,
       response: FaucetAnswer,

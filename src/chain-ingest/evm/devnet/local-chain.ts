@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LocalChainFamily } from '../../../app/config.ts';
 import { createFileCheckpointStore } from '../follower/file-checkpoint-store.ts';
 import { localChainWarning } from '../../local-chain-warning.ts';
 import { startAnvilNode, freeLoopbackPort, type AnvilNode } from './anvil-node.ts';
@@ -24,6 +25,9 @@ export type LocalChainKind = {
   /** The follower's checkpoint key (its network name). */
   checkpoint: string;
   label: string;
+  /** Which WEIR_LOCAL_CHAIN family it is and what test keys lack without it: its warning names them. */
+  family: Exclude<LocalChainFamily, 'solana'>;
+  name: string;
   /** anvil's `zeroFees`. */
   zeroFees?: boolean;
   /** Deploys its contracts on a new chain (the EVM devnet's unless given). */
@@ -39,6 +43,8 @@ export const LOCAL_EVM_CHAIN: LocalChainKind = {
   port: defaultDevnetPort,
   checkpoint: 'devnet',
   label: 'local chain',
+  family: 'evm',
+  name: 'local chain',
   deploys: 'the forwarder factory and test USDC, USDT and DAI',
 };
 
@@ -141,8 +147,8 @@ export async function startLocalChainOrWarn(options: StartLocalChainOptions): Pr
   try {
     return await startLocalChain(options);
   } catch (error) {
-    const { label } = options.kind ?? LOCAL_EVM_CHAIN;
-    options.log(localChainWarning('evm', label, label, error));
+    const { family, label, name } = options.kind ?? LOCAL_EVM_CHAIN;
+    options.log(localChainWarning(family, label, name, error));
     return null;
   }
 }

@@ -135,6 +135,8 @@ export const LOCAL_TRON_CHAIN: LocalChainKind = {
   port: 0,
   checkpoint: 'tron-local',
   label: 'local tron',
+  family: 'tron',
+  name: 'local Tron',
   // As startLocalTron's anvil: no fees, its wei being sun.
   zeroFees: true,
   deploy: deployTronDevnet,
@@ -184,7 +186,8 @@ export async function startEmbeddedLocalTronOrWarn(options: {
   try {
     return await startEmbeddedLocalTron(options);
   } catch (error) {
-    options.log(localChainWarning('tron', 'local tron', 'local Tron', error));
+    const { family, label, name } = LOCAL_TRON_CHAIN;
+    options.log(localChainWarning(family, label, name, error));
     return null;
   }
 }
