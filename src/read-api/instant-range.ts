@@ -41,6 +41,9 @@ export const FROM_DESCRIPTION =
 export const TO_DESCRIPTION =
   'ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November';
 
+/** What a `timezone` that names no zone is told, by the schemas and by the lists that read it. */
+export const TIME_ZONE_MESSAGE = 'must be an IANA time zone, such as Europe/Paris or America/New_York, or UTC';
+
 /** The bounds a list takes on a date field (`createdAt[lte]=…`), read as `from` / `to` are. */
 export const BOUND_OPS = ['gt', 'gte', 'lt', 'lte'] as const;
 export type BoundOp = (typeof BOUND_OPS)[number];

@@ -18,6 +18,22 @@ test('a list date bound given as a date alone stands for its whole day UTC, as t
   });
 });
 
+test('a list reads a date alone in its bounds as the day in `timezone`, every date field alike; empty is UTC; a name that is no zone is a 400 naming timezone, in either spelling', (t) => {
+  const paris = { timezone: 'Europe/Paris' };
+  t.deepEqual(createdAt({ ...paris, 'createdAt[gte]': '2026-11-01', 'createdAt[lte]': '2026-11-01' }), {
+    $gte: '2026-10-31T23:00:00.000Z',
+    $lt: '2026-11-01T23:00:00.000Z',
+  });
+  t.deepEqual(listFilter(ctx({ ...paris, 'dueDate.gt': '2026-11-01' }), { dateFields: ['dueDate'] }).dueDate, {
+    $gte: '2026-11-01T23:00:00.000Z',
+  });
+  t.deepEqual(createdAt({ timezone: '', 'createdAt[gte]': '2026-11-01' }), { $gte: '2026-11-01T00:00:00.000Z' });
+  for (const query of [{ timezone: 'Mars/Olympus' }, { 'timezone[]': 'Mars/Olympus' }] as Record<string, string>[]) {
+    const error = t.throws(() => listFilter(ctx(query), {}), { instanceOf: ValidationError });
+    t.is(error?.field, 'timezone');
+  }
+});
+
 test('a list date bound given as a timestamp stays exact; two bounds on one operator keep the tighter; the last day has no next midnight', (t) => {
   t.deepEqual(createdAt({ 'createdAt[lte]': '2026-11-30T12:00:00+01:00', 'createdAt[gt]': '2026-11-01T00:00:00Z' }), {
     $gt: '2026-11-01T00:00:00.000Z',

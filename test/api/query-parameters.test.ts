@@ -61,6 +61,7 @@ test("a list's refusal names the parameters it takes, and paging, createdAt boun
     'createdAt[gte]=2026-01-01&createdAt[lt]=2099-01-01',
     'createdAt[gt]=2026-01-01&createdAt[lte]=2099-01-01',
     'createdAt.gt=2026-01-01',
+    'createdAt[gte]=2026-01-01&timezone=Europe/Paris',
     'ids[]=a&ids[]=b',
   ]) {
     const answer = await api.get(`/api/v1/customers?${query}`);
@@ -69,6 +70,7 @@ test("a list's refusal names the parameters it takes, and paging, createdAt boun
   t.is((await api.get('/api/v1/chains?ids[]=1&page=1')).status, 200);
   t.is((await api.get('/api/v1/subscriptions?startDate[gte]=2026-01-01&endedAt[lt]=2099-01-01')).status, 200);
   t.is((await api.get('/api/v1/invoices?dueDate[gte]=2026-01-01&includes=lineItems')).status, 200);
+  t.is((await api.get('/api/v1/transactions?confirmedAt[lte]=2026-01-01&timezone=Asia/Tokyo')).status, 200);
   // The reference's null tests and its bare coupon bounds: refused naming why, not ignored.
   assertError(t, await api.get('/api/v1/customers?createdAt[isnull]=true'), 400, {
     field: 'createdAt[isnull]',

@@ -624,7 +624,7 @@ export interface paths {
         };
         /**
          * List invoices
-         * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId`, `ids`, and `createdAt` and `dueDate` bounds (`[gt|gte|lt|lte]`).
+         * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId`, `ids`, and `createdAt` and `dueDate` bounds (`[gt|gte|lt|lte]`; a date alone is a day in `timezone`, UTC unless given).
          */
         get: operations["InvoiceController_getAll"];
         put?: never;
@@ -1501,7 +1501,7 @@ export interface paths {
         };
         /**
          * List transactions
-         * @description Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first. `confirmedAt[gt|gte|lt|lte]` selects payments by their confirmation, the time the volume report counts them by (a sweep has none, so it is left out): `type=incoming&status=confirmed&confirmedAt[gte]=2026-11-02&confirmedAt[lte]=2026-11-02` are the payments the volume report counts on 2 November UTC.
+         * @description Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first. `confirmedAt[gt|gte|lt|lte]` selects payments by their confirmation, the time the volume report counts them by (a sweep has none, so it is left out): `type=incoming&status=confirmed&confirmedAt[gte]=2026-11-02&confirmedAt[lte]=2026-11-02` are the payments the volume report counts on 2 November UTC (add `timezone=Europe/Paris` for those it counts on 2 November in Paris, as the report given that zone does).
          */
         get: operations["TransactionController_findAll"];
         put?: never;
@@ -7694,15 +7694,15 @@ export interface operations {
     ApiKeyController_findAll: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -7712,6 +7712,8 @@ export interface operations {
                 limit?: string;
                 /** @description Page number, from 1 */
                 page?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -8557,15 +8559,15 @@ export interface operations {
             query?: {
                 /** @description Sessions discounted with this coupon */
                 couponId?: string;
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -8591,6 +8593,8 @@ export interface operations {
                 status?: string;
                 /** @description The subscription's sessions */
                 subscriptionId?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -9452,7 +9456,7 @@ export interface operations {
                 status?: string;
                 /** @description The subscription's sessions */
                 subscriptionId?: string;
-                /** @description The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day). A date alone in a `createdAt[...]` bound is that day in the zone too (`createdAt[lte]=2026-11-30` takes in all of 30 November there). A timestamp stays exact (UTC when it has no offset) */
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day). A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
                 timezone?: string;
                 /** @description The end of the range, by `dateField`: ISO 8601 date or timestamp: a timestamp is exact and counted (inclusive); a date alone counts that whole day UTC (up to, not including, the next midnight), so `to=2026-11-30` takes in all of 30 November (that whole day in `timezone` when one is given) */
                 to?: string;
@@ -9508,15 +9512,15 @@ export interface operations {
     CouponController_search: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -9546,6 +9550,8 @@ export interface operations {
                 searchText?: string;
                 /** @description One of active, expired, disabled, limit_reached */
                 status?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -10201,15 +10207,15 @@ export interface operations {
     CustomerController_findAll: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -10223,6 +10229,8 @@ export interface operations {
                 limit?: string;
                 /** @description Page number, from 1 */
                 page?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
                 /** @description 10: the customers shown in the dashboard, 20: those kept to the API */
                 visibility?: string;
             };
@@ -11235,29 +11243,29 @@ export interface operations {
             query?: {
                 /** @description One of charge_automatically, send_invoice */
                 collectionMethod?: string;
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
                 /** @description The customer's id */
                 customerId?: string;
-                /** @description Only records whose dueDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `dueDate[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose dueDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `dueDate[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "dueDate[gt]"?: string;
-                /** @description Only records whose dueDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose dueDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "dueDate[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
                 "dueDate[isnull]"?: string;
-                /** @description Only records whose dueDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose dueDate is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "dueDate[lt]"?: string;
-                /** @description Only records whose dueDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `dueDate[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose dueDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `dueDate[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "dueDate[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound dueDate with gt, gte, lt or lte */
                 "dueDate[notnull]"?: string;
@@ -11277,6 +11285,8 @@ export interface operations {
                 status?: string;
                 /** @description The subscription whose invoices to list (the first of its series and its renewals) */
                 subscriptionId?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -14031,15 +14041,15 @@ export interface operations {
             query?: {
                 /** @description Comma-separated checkout session ids: those sessions' intents */
                 checkoutSessionId?: string;
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -14053,6 +14063,8 @@ export interface operations {
                 page?: string;
                 /** @description requires_payment_method, processing, succeeded, canceled */
                 status?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -14414,15 +14426,15 @@ export interface operations {
     PaymentLinkController_findAll: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -14436,6 +14448,8 @@ export interface operations {
                 page?: string;
                 /** @description One of fixed, variable, subscription */
                 pricing?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -15319,15 +15333,15 @@ export interface operations {
     PriceController_findAll: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -15341,6 +15355,8 @@ export interface operations {
                 page?: string;
                 /** @description Only this product's prices */
                 productId?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
                 /** @description `one_time` or `recurring` */
                 type?: string;
                 /** @description Not supported by Weir (refused unless empty): prices have no visibility of their own (filter products by theirs) */
@@ -15762,15 +15778,15 @@ export interface operations {
     ProductController_findAll: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -15790,6 +15806,8 @@ export interface operations {
                 priceCurrency?: string;
                 /** @description Comma-separated price types (`one_time`, `recurring`): products with a price of one */
                 priceTypes?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
                 /** @description The product's url, exactly */
                 url?: string;
                 /** @description 10: the products shown in the dashboard, 20: those kept to the API */
@@ -16715,15 +16733,15 @@ export interface operations {
             query?: {
                 /** @description Your reference given at checkout */
                 clientReferenceId?: string;
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -16731,15 +16749,15 @@ export interface operations {
                 currency?: string;
                 /** @description The customer's id */
                 customerId?: string;
-                /** @description Only records whose endedAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `endedAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose endedAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `endedAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "endedAt[gt]"?: string;
-                /** @description Only records whose endedAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose endedAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "endedAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
                 "endedAt[isnull]"?: string;
-                /** @description Only records whose endedAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose endedAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "endedAt[lt]"?: string;
-                /** @description Only records whose endedAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `endedAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose endedAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `endedAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "endedAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound endedAt with gt, gte, lt or lte */
                 "endedAt[notnull]"?: string;
@@ -16753,20 +16771,22 @@ export interface operations {
                 priceId?: string;
                 /** @description Subscriptions with an item of this product */
                 productId?: string;
-                /** @description Only records whose startDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `startDate[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose startDate is after this ISO 8601 timestamp, or after the whole of this date (UTC): `startDate[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "startDate[gt]"?: string;
-                /** @description Only records whose startDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose startDate is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "startDate[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
                 "startDate[isnull]"?: string;
-                /** @description Only records whose startDate is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose startDate is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "startDate[lt]"?: string;
-                /** @description Only records whose startDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `startDate[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose startDate is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `startDate[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "startDate[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound startDate with gt, gte, lt or lte */
                 "startDate[notnull]"?: string;
                 /** @description One of incomplete, incomplete_expired, trialing, active, past_due, unpaid, canceled, paused */
                 status?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -17351,15 +17371,15 @@ export interface operations {
             query?: {
                 /** @description A two-letter country code */
                 country?: string;
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -17371,6 +17391,8 @@ export interface operations {
                 limit?: string;
                 /** @description Page number, from 1 */
                 page?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
                 /** @description exclusive or inclusive */
                 type?: string;
             };
@@ -17900,27 +17922,27 @@ export interface operations {
                 chainId?: string;
                 /** @description The session's transactions */
                 checkoutSessionId?: string;
-                /** @description Only records whose confirmedAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `confirmedAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose confirmedAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `confirmedAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "confirmedAt[gt]"?: string;
-                /** @description Only records whose confirmedAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose confirmedAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "confirmedAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound confirmedAt with gt, gte, lt or lte */
                 "confirmedAt[isnull]"?: string;
-                /** @description Only records whose confirmedAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose confirmedAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "confirmedAt[lt]"?: string;
-                /** @description Only records whose confirmedAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `confirmedAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose confirmedAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `confirmedAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "confirmedAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound confirmedAt with gt, gte, lt or lte */
                 "confirmedAt[notnull]"?: string;
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -17944,6 +17966,8 @@ export interface operations {
                 status?: string;
                 /** @description The subscription's transactions */
                 subscriptionId?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
                 /** @description The on-chain transaction, in any case, with or without 0x (a Tron txID is shown without) */
                 transactionHash?: string;
                 /** @description incoming, outgoing, event, transfer */
@@ -18277,15 +18301,15 @@ export interface operations {
     WebhookEndpointController_getAll: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -18297,6 +18321,8 @@ export interface operations {
                 limit?: string;
                 /** @description Page number, from 1 */
                 page?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path?: never;
@@ -18732,15 +18758,15 @@ export interface operations {
     WebhookEndpointController_getDeliveries: {
         parameters: {
             query?: {
-                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December */
+                /** @description Only records whose createdAt is after this ISO 8601 timestamp, or after the whole of this date (UTC): `createdAt[gt]=2026-11-30` starts at 1 December; with `timezone`, a date alone is that day in the zone */
                 "createdAt[gt]"?: string;
-                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC) */
+                /** @description Only records whose createdAt is at or after this ISO 8601 timestamp, or on or after this date (from its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[gte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[isnull]"?: string;
-                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC) */
+                /** @description Only records whose createdAt is before this ISO 8601 timestamp, or before this date (its midnight UTC); with `timezone`, a date alone is that day in the zone */
                 "createdAt[lt]"?: string;
-                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November */
+                /** @description Only records whose createdAt is at or before this ISO 8601 timestamp, or on or before this date (the whole day UTC): `createdAt[lte]=2026-11-30` takes in all of 30 November; with `timezone`, a date alone is that day in the zone */
                 "createdAt[lte]"?: string;
                 /** @description Not supported by Weir (refused unless empty): bound createdAt with gt, gte, lt or lte */
                 "createdAt[notnull]"?: string;
@@ -18754,6 +18780,8 @@ export interface operations {
                 page?: string;
                 /** @description pending, succeeded, failed or canceled */
                 status?: string;
+                /** @description The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them. A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset) */
+                timezone?: string;
             };
             header?: never;
             path: {

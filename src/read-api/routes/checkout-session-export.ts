@@ -3,13 +3,13 @@ import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import { shownSessionHash } from '../../projections/public-views.ts';
 import type { Collection, Filter } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { UTC, zonedDate } from '../../shared/time-zone.ts';
+import { zonedDate } from '../../shared/time-zone.ts';
 import type { ApiContext } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
 import { FROM_DESCRIPTION, instantRange, rangeCondition, TO_DESCRIPTION } from '../instant-range.ts';
-import { type ListFilters, listFilter, queryValue } from '../pagination.ts';
+import { type ListFilters, listFilter, queryValue, queryZone } from '../pagination.ts';
 import { SESSION_LIST_FILTERS } from '../schema/checkout-session.ts';
-import { listQuery, queryFilter, timeZoneQuery, withCode, z } from '../schema/fields.ts';
+import { listQuery, listTimeZoneQuery, queryFilter, withCode, z } from '../schema/fields.ts';
 
 /** The list route's filters. */
 const EXPORT_FILTERS: ListFilters = SESSION_LIST_FILTERS;
@@ -43,8 +43,8 @@ export const ExportQuery = listQuery(
         description:
           'The time `from` / `to` select by: `createdAt` (the default) lists the sessions created in the range; `completedAt` the sessions completed in it, as the volume report counts money received (a session created on 30 November and completed on 1 December is in November by creation, December by completion; one never completed is in no completion range). The rows stay newest created first, and the file is named for the time it selects by',
       }),
-    timezone: timeZoneQuery(
-      'The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day). A date alone in a `createdAt[...]` bound is that day in the zone too (`createdAt[lte]=2026-11-30` takes in all of 30 November there). A timestamp stays exact (UTC when it has no offset)',
+    timezone: listTimeZoneQuery(
+      'The IANA time zone (`UTC` unless given) whose days a date alone in `from` / `to` names, daylight saving included, as the reports read it: `from=2026-11-30&to=2026-11-30&timezone=America/New_York` is all of 30 November in New York (05:00Z to 05:00Z the next day).',
     ),
     from: queryFilter(
       `The start of the range, by \`dateField\` (created at, unless said): ${FROM_DESCRIPTION} (its midnight in \`timezone\` when one is given)`,
@@ -54,7 +54,7 @@ export const ExportQuery = listQuery(
     ),
   },
   // An export is the whole filtered set, as the reference's export and Weir's reports are: no page.
-  { paged: false, zoned: true },
+  { paged: false },
 );
 
 /** Sessions read from the store at a time: an export of any size holds at most this many. */
@@ -163,10 +163,10 @@ export async function* sessionRows(sessions: Collection<CheckoutSessionDoc>, fil
  */
 export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>, clock: Clock) {
   return async (ctx: ApiContext): Promise<void> => {
-    // The zone was checked by the route's schema (a 400 naming `timezone`); absent or empty, UTC.
-    const zone = queryValue(ctx, 'timezone') || UTC;
     // Every parameter is checked before the first byte is sent: a bad one is still a 400.
-    const filter = listFilter(ctx, { filters: EXPORT_FILTERS, zone });
+    const filter = listFilter(ctx, { filters: EXPORT_FILTERS });
+    // The zone the list's bounds were read in: `from` / `to` and the file's date are its days too.
+    const zone = queryZone(ctx);
     const range = instantRange({ from: queryValue(ctx, 'from'), to: queryValue(ctx, 'to') }, zone);
     const bounds = rangeCondition(range);
     const dateField = DATE_FIELDS.find((f) => f === queryValue(ctx, 'dateField')) ?? 'createdAt';

@@ -88,7 +88,7 @@ export function transactionRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/',
       summary: 'List transactions',
       description:
-        'Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first. `confirmedAt[gt|gte|lt|lte]` selects payments by their confirmation, the time the volume report counts them by (a sweep has none, so it is left out): `type=incoming&status=confirmed&confirmedAt[gte]=2026-11-02&confirmedAt[lte]=2026-11-02` are the payments the volume report counts on 2 November UTC.',
+        'Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first. `confirmedAt[gt|gte|lt|lte]` selects payments by their confirmation, the time the volume report counts them by (a sweep has none, so it is left out): `type=incoming&status=confirmed&confirmedAt[gte]=2026-11-02&confirmedAt[lte]=2026-11-02` are the payments the volume report counts on 2 November UTC (add `timezone=Europe/Paris` for those it counts on 2 November in Paris, as the report given that zone does).',
       query: TransactionsQuery,
       response: listOf(TransactionSchema),
       errors: [invalidFields()],

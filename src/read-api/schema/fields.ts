@@ -2,7 +2,7 @@ import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AmountError, parseAmount } from '../../shared/money.ts';
 import { isTimeZone } from '../../shared/time-zone.ts';
-import { BOUND_DESCRIPTIONS, BOUND_OPS, type BoundOp } from '../instant-range.ts';
+import { BOUND_DESCRIPTIONS, BOUND_OPS, type BoundOp, TIME_ZONE_MESSAGE } from '../instant-range.ts';
 import { messageAndCode, withCode } from './error-codes.ts';
 import { issuing } from './validation-codes.ts';
 
@@ -286,16 +286,16 @@ export function unsupportedQuery<const K extends readonly string[]>(names: K, wh
 
 /**
  * `createdAt[gt|gte|lt|lte]` style bounds on `field` (checked by the list, a date alone its whole
- * day UTC), and its refused null tests.
+ * day UTC, or in `timezone` when one is given), and its refused null tests.
  */
-function dateBounds(field: string, zoned: boolean) {
-  // Where a `timezone` is taken (the sessions export), a date alone is that zone's day.
-  const suffix = zoned ? '; with `timezone`, a date alone is that day in the zone' : '';
+function dateBounds(field: string) {
   const bound = (op: BoundOp) =>
     z
       .string()
       .optional()
-      .openapi({ description: `${BOUND_DESCRIPTIONS[op](field)}${suffix}` });
+      .openapi({
+        description: `${BOUND_DESCRIPTIONS[op](field)}; with \`timezone\`, a date alone is that day in the zone`,
+      });
   return {
     ...Object.fromEntries(BOUND_OPS.map((op) => [`${field}[${op}]`, bound(op)])),
     ...unsupportedQuery([`${field}[isnull]`, `${field}[notnull]`], `bound ${field} with gt, gte, lt or lte`),
@@ -308,34 +308,46 @@ const PAGING = {
 };
 
 /**
- * The query of every list route: paging, `createdAt` bounds (and `dateFields`' bounds, which the
- * list reads the same way); each route adds its own filters. `field.gt` is read as `field[gt]`.
- * `paged: false` (an export: the whole filtered set) leaves paging out, so `page` is refused as unknown.
- */
-export function listQuery<S extends z.ZodRawShape>(
-  filters: S,
-  options: { dateFields?: readonly string[]; paged?: boolean; zoned?: boolean } = {},
-) {
-  const bounds: Record<`${string}[${string}]`, z.ZodType> = Object.assign(
-    {},
-    ...['createdAt', ...(options.dateFields ?? [])].map((field) => dateBounds(field, options.zoned === true)),
-  );
-  return z.looseObject({ ...(options.paged === false ? {} : PAGING), ...bounds, ...filters });
-}
-
-/**
  * `?timezone=`: an IANA time zone (`UTC` when absent or empty), a 400 naming the parameter otherwise;
- * the reports and the sessions export read a date alone in `from` / `to` as that whole day there.
+ * the reports, the lists and the sessions export read a date alone as that whole day there.
  */
 export const timeZoneQuery = (description: string) =>
   z
     .string()
     .optional()
-    .refine(
-      (v) => v === undefined || v === '' || isTimeZone(v),
-      withCode('must be an IANA time zone, such as Europe/Paris or America/New_York, or UTC'),
-    )
+    .refine((v) => v === undefined || v === '' || isTimeZone(v), withCode(TIME_ZONE_MESSAGE))
     .openapi({ description, example: 'Europe/Paris' });
+
+/** What `timezone` does to a list's date bounds, in the words every list and the sessions export share. */
+const ZONED_BOUNDS_DESCRIPTION =
+  'A date alone in a `createdAt[...]` bound (or another date bound) is that whole day in the zone, daylight saving included: `createdAt[gte]=2026-11-01&createdAt[lte]=2026-11-01&timezone=Europe/Paris` is all of 1 November in Paris (23:00Z on 31 October to 23:00Z on 1 November). A timestamp stays exact (UTC when it has no offset)';
+
+/** A list's `timezone` (read by `listFilter`); `lead` says what more a route reads in it (the export's `from` / `to`). */
+export const listTimeZoneQuery = (
+  lead = 'The IANA time zone (`UTC` unless given) whose days a date alone names, as the reports and the sessions export read them.',
+) => timeZoneQuery(`${lead} ${ZONED_BOUNDS_DESCRIPTION}`);
+
+/**
+ * The query of every list route: paging, `createdAt` bounds (and `dateFields`' bounds, which the
+ * list reads the same way), the `timezone` they are read in; each route adds its own filters. `field.gt`
+ * is read as `field[gt]`. `paged: false` (an export: the whole filtered set) leaves paging out, so
+ * `page` is refused as unknown.
+ */
+export function listQuery<S extends z.ZodRawShape>(
+  filters: S,
+  options: { dateFields?: readonly string[]; paged?: boolean } = {},
+) {
+  const bounds: Record<`${string}[${string}]`, z.ZodType> = Object.assign(
+    {},
+    ...['createdAt', ...(options.dateFields ?? [])].map(dateBounds),
+  );
+  return z.looseObject({
+    ...(options.paged === false ? {} : PAGING),
+    ...bounds,
+    timezone: listTimeZoneQuery(),
+    ...filters,
+  });
+}
 
 /** A plain `?name=` query filter (checked by the list itself, so the schema only documents it). */
 export const queryFilter = (description: string) => z.string().optional().openapi({ description });
