@@ -36,12 +36,23 @@ export const ADDRESS_INPUTS = [
 /** Input names of the page, so the form and its reader agree. */
 export const INPUT = {
   amount: 'amount',
+  /** A suggested amount's button, pressed without the page's script (the script fills `amount` in instead). */
+  suggested: 'suggestedAmount',
   name: 'name',
   email: 'email',
   phone: 'phone',
   address: (kind: 'billing' | 'shipping', part: (typeof ADDRESS_INPUTS)[number]['part']) => `${kind}.${part}`,
   custom: (key: string) => `custom.${key}`,
 } as const;
+
+/**
+ * The form as the payer meant it: a suggested amount pressed (the page without its script) is the
+ * amount, over one typed, and is shown in the amount input if the form comes back refused.
+ */
+export function withPressedAmount(form: PayerForm): PayerForm {
+  const { [INPUT.suggested]: pressed, ...rest } = form;
+  return pressed === undefined ? form : { ...rest, [INPUT.amount]: pressed };
+}
 
 export const addressTitle = (kind: 'billing' | 'shipping') =>
   kind === 'billing' ? 'Billing address' : 'Shipping address';

@@ -39,9 +39,11 @@ function priceLine(link: PaymentLink): string {
   return `<p class="price" id="price">${e(money(link.amount, link.currency))}${every ? ` ${e(every)}` : ''}</p>`;
 }
 
-/** The suggested amounts in words, for the payer without the script that makes their buttons fill the amount in. */
-const suggestedWords = (link: PaymentLink) =>
-  `\n    <p class="muted no-script-only" id="suggested-words">Suggested: ${link.suggestedAmounts.map((amount) => e(money(amount, link.currency))).join(', ')}</p>`;
+/**
+ * Enter in an input presses the form's first submit button: this one, the form's own submit, not the
+ * first suggested amount (which would pay that amount, not the one typed).
+ */
+const DEFAULT_SUBMIT = '\n    <button type="submit" hidden></button>';
 
 /**
  * The public page of a payment link: what is sold, and a form for what the link collects.
@@ -74,14 +76,15 @@ export function renderPaymentLinkPage(
           : max
             ? `At most ${money(max, currency)}`
             : '';
+    // Each submits the form with its amount (one press opens the session); the script makes them fill the input instead.
     const suggested = link.suggestedAmounts
-      .map(
-        (amount) =>
-          `<button type="button" class="suggested" data-amount="${e(formatAmount(BigInt(amount)))}">${e(money(amount, currency))}</button>`,
-      )
+      .map((amount) => {
+        const value = e(formatAmount(BigInt(amount)));
+        return `<button type="submit" class="suggested" name="${INPUT.suggested}" value="${value}" data-amount="${value}">${e(money(amount, currency))}</button>`;
+      })
       .join('');
     parts.push(
-      `${suggested ? `\n    <div id="suggested" class="needs-script" data-input="${INPUT.amount}">${suggested}</div>${suggestedWords(link)}` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`,
+      `${suggested ? `\n    <div id="suggested" role="group" aria-label="Suggested amounts" data-input="${INPUT.amount}">${suggested}</div>` : ''}${input(INPUT.amount, `Amount (${currency.toUpperCase()})`, 'inputmode="decimal" autocomplete="off"', true)}${bounds ? `\n    <p class="muted" id="bounds">${e(bounds)}</p>` : ''}`,
     );
   }
   if (link.nameCollection) parts.push(input(INPUT.name, 'Name', 'autocomplete="name" maxlength="250"', true));
@@ -113,7 +116,7 @@ export function renderPaymentLinkPage(
   ${link.image ? `<img class="product" src="${e(link.image)}" alt="">` : ''}
   ${link.description ? `<p class="muted" id="description">${e(link.description)}</p>` : ''}
   ${priceLine(link)}
-${problems}  <form method="post" action="/pay/${e(link.id)}" novalidate>${parts.join('')}
+${problems}  <form method="post" action="/pay/${e(link.id)}" novalidate>${link.pricing === 'variable' && link.suggestedAmounts.length > 0 ? DEFAULT_SUBMIT : ''}${parts.join('')}
     <button type="submit">${e(SUBMIT_WORDS[link.submitType])}${link.amount ? ` ${e(money(link.amount, link.currency))}` : ''}</button>
   </form>`;
   return shell(org, link.title, main, link.suggestedAmounts.length > 0, link.environment === 'test');

@@ -284,6 +284,71 @@ test('without JavaScript the asset buttons post a form: the choice is recorded a
   t.regex(await missing.text(), /Checkout not found/);
 });
 
+test("without JavaScript a form none of the page's forms sends is refused by its schema, naming the field, and changes nothing: an unknown or empty action, a choice without assetId (JSON 400s); a promotion code left out, empty or too long (the page again saying so, the code kept)", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (
+    await api.post<Session & { url: string }>('/api/v1/checkout/sessions', {
+      ...sessionRequest('250000000', 1),
+      allowPromotionCodes: true,
+    })
+  ).body;
+  const post = (body: string) =>
+    fetch(session.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
+  const head = await weir.eventStore.headPosition();
+
+  for (const [body, code, message] of [
+    [
+      'action=refund&assetId=weir-testnet%3Ausdc',
+      'parameter_invalid',
+      'action: must be one of choose, promotion-code, cancel',
+    ],
+    [
+      'action=&assetId=weir-testnet%3Ausdc',
+      'parameter_invalid',
+      'action: must be one of choose, promotion-code, cancel',
+    ],
+    ['action=choose', 'parameter_missing', 'assetId: is required'],
+    ['code=LAUNCH', 'parameter_missing', 'assetId: is required'],
+    ['action=choose&assetId=', 'parameter_invalid_string_empty', 'assetId: must not be empty'],
+  ] as const) {
+    const refused = await post(body);
+    t.is(refused.status, 400, body);
+    t.like(await refused.json(), { code, message }, body);
+  }
+
+  const tooLong = 'X'.repeat(101);
+  for (const [body, detail, kept] of [
+    ['action=promotion-code', 'The promotion code is required.', ''],
+    ['action=promotion-code&code=', 'The promotion code must not be empty.', ''],
+    [`action=promotion-code&code=${tooLong}`, 'The promotion code must be at most 100 characters.', tooLong],
+  ] as const) {
+    const refused = await post(body);
+    t.is(refused.status, 400, body);
+    t.regex(refused.headers.get('content-type') ?? '', /text\/html/, body);
+    const html = await refused.text();
+    t.is(textOf(html, 'status-title'), 'This promotion code cannot be used', body);
+    t.is(textOf(html, 'status-detail'), detail, body);
+    t.regex(
+      html,
+      new RegExp(`<input id="promo-code" name="code" [^>]*maxlength="100"${kept ? ` value="${kept}"` : ''}>`),
+      body,
+    );
+  }
+
+  t.is(await weir.eventStore.headPosition(), head, 'no event appended');
+  const after = (
+    await api.get<Session & { paymentIntent: { paymentMethod: unknown } }>(`/api/v1/checkout/sessions/${session.id}`)
+  ).body;
+  t.is(after.status, 'open');
+  t.is(after.paymentIntent.paymentMethod, null, 'no asset chosen');
+});
+
 test('without JavaScript the promotion code and the cancel post to the page too: a code the session does not take, or none, is said on the page; the cancel sends the payer to the cancel URL; an unknown action is refused', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
@@ -306,7 +371,7 @@ test('without JavaScript the promotion code and the cancel post to the page too:
   t.notRegex(textOf(notTakenHtml, 'status-detail') ?? '', /^code: /);
   const none = await post('action=promotion-code&code=');
   t.is(none.status, 400);
-  t.is(textOf(await none.text(), 'status-detail'), 'Enter the code, at most 100 characters long.');
+  t.is(textOf(await none.text(), 'status-detail'), 'The promotion code must not be empty.');
   const unknown = await post('action=refund');
   t.is(unknown.status, 400);
   t.like(await unknown.json(), {

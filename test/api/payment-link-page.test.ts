@@ -376,13 +376,13 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
     afterCompletionConfirmMsg: 'Thank you for giving',
   });
   const page = await open(link.url);
+  // Without payment-link.js each submits the form with its amount; the script makes them fill the input in.
   t.regex(
     page.html,
-    /<button type="button" class="suggested" data-amount="5">5\.00 USDC<\/button><button type="button" class="suggested" data-amount="10">10\.00 USDC<\/button>/,
+    /<div id="suggested" role="group" aria-label="Suggested amounts" data-input="amount"><button type="submit" class="suggested" name="suggestedAmount" value="5" data-amount="5">5\.00 USDC<\/button><button type="submit" class="suggested" name="suggestedAmount" value="10" data-amount="10">10\.00 USDC<\/button><\/div>/,
   );
-  // Only payment-link.js makes those buttons work: without it they are hidden (no-script.css) and said in words.
-  t.regex(page.html, /<div id="suggested" class="needs-script" data-input="amount">/);
-  t.regex(page.html, /<p class="muted no-script-only" id="suggested-words">Suggested: 5\.00 USDC, 10\.00 USDC<\/p>/);
+  // Enter in an input presses the form's first submit button: the form's own, not a suggested amount.
+  t.regex(page.html, /<form method="post" action="\/pay\/[^"]+" novalidate>\s*<button type="submit" hidden><\/button>/);
   t.regex(page.html, /<p class="muted" id="bounds">Between 1\.00 USDC and 500\.00 USDC<\/p>/);
   t.regex(page.html, /<button type="submit">Donate<\/button>/);
 
@@ -435,6 +435,20 @@ test('a variable-price link: the payer enters an amount within the bounds; sugge
   t.is(session.lineItems.data[0]!.price.productId, link.productId, "the amount is a price of the link's own product");
   t.deepEqual(session.customerDetails, { name: null, email, phone: null, address: null });
   t.is((await sessionBehind(api, await submit(link.url, { amount: '500', email }))).amountTotal, '50000000000');
+
+  // A suggested amount pressed without the script is the amount, over one typed; refused, it is in the input.
+  const pressed = await submit(link.url, { suggestedAmount: '10', amount: '', email });
+  t.is((await sessionBehind(api, pressed)).amountTotal, '1000000000');
+  t.is(
+    (await sessionBehind(api, await submit(link.url, { amount: '7', suggestedAmount: '5', email }))).amountTotal,
+    '500000000',
+  );
+  const noEmail = await submit(link.url, { suggestedAmount: '10', amount: '3' });
+  t.deepEqual(problemsOf(noEmail.html), ['Email: is required']);
+  t.regex(noEmail.html, /<input id="in-amount" name="amount" value="10" /);
+  t.deepEqual(problemsOf((await submit(link.url, { suggestedAmount: '0.5', email })).html), [
+    'Amount: must be at least 1.00 USDC',
+  ]);
 });
 
 test('a subscription link opens a subscription session for its recurring price', async (t) => {

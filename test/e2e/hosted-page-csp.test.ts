@@ -103,8 +103,14 @@ test('hosted pages in Chromium: no CSP violation or console error on any page wh
       });
     }
     if (hosted.name === 'payment link page') {
+      // With its script a suggested amount only fills the amount in: the form is not sent (without, it is).
+      const posted: string[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST') posted.push(request.url());
+      });
       await page.getByRole('button', { name: '15.00 USDC' }).click();
       t.is(await page.getByLabel(/Amount/).inputValue(), '15', 'a suggested amount fills the amount');
+      t.deepEqual(posted, [], 'a suggested amount does not submit the form');
     }
     if (hosted.branded !== false)
       t.is(

@@ -235,22 +235,36 @@ test('with JavaScript off the invoice page offers no Print button (only its scri
   await payableWithoutScript(t, page, 'invoice', '2.5');
 });
 
-test('with JavaScript off the payment link page offers its suggested amounts in words, not as buttons only its script makes fill the amount in, and the payer types an amount, submits the form and pays on the checkout it opens', async (t) => {
+test('with JavaScript off a suggested amount on the payment link page is a submit button named with its amount and currency: one press opens the checkout for that amount; Enter in an input submits the amount typed, not a suggested one', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   const link = (await api.post<{ url: string }>('/api/v1/payment-links', SUPPORT_LINK)).body;
   const page = await noScriptPage(t, await launchChromium(t));
   await page.goto(link.url);
-  t.is(await page.getByRole('button', { name: /USDC$/ }).count(), 0, 'no suggested amount button that does nothing');
-  t.is(await page.locator('#suggested-words').innerText(), 'Suggested: 5.00 USDC, 15.00 USDC', 'said in words instead');
+  const suggested = page.getByRole('group', { name: 'Suggested amounts' }).getByRole('button');
+  t.deepEqual(
+    await suggested.evaluateAll((buttons) => buttons.map((b) => b.getAttribute('type'))),
+    ['submit', 'submit'],
+    'without the script they submit the form',
+  );
+  for (const name of ['5.00 USDC', '15.00 USDC'])
+    t.true(await page.getByRole('button', { name, exact: true }).isVisible(), `${name}: a button named so`);
   t.true(await page.locator('#bounds').isVisible(), 'the bounds say what may be typed');
   await expectAccessibleWithoutScript(t, page, 'no-script payment link page');
-  await page.screenshot({
-    path: join(await screenshotFolder(t, 'weir-hosted-no-script-link-'), '390.png'),
-    fullPage: true,
-  });
-  await page.getByLabel('Amount (USDC)').fill('15');
+  const shots = await screenshotFolder(t, 'weir-hosted-no-script-link-');
+  await page.screenshot({ path: join(shots, '390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(shots, '1280.png'), fullPage: true });
+
+  // A different amount typed first: the one pressed is the one paid.
+  await page.getByLabel('Amount (USDC)').fill('7');
   await page.getByLabel('Name').fill('Grace Hopper');
-  await page.getByRole('button', { name: 'Pay' }).click();
-  await payableWithoutScript(t, page, 'payment link', '15');
+  await page.getByRole('button', { name: '15.00 USDC' }).click();
+  await payableWithoutScript(t, page, 'a suggested amount pressed', '15');
+
+  await page.goto(link.url);
+  await page.getByLabel('Amount (USDC)').fill('12');
+  await page.getByLabel('Name').fill('Grace Hopper');
+  await page.getByLabel('Name').press('Enter');
+  await payableWithoutScript(t, page, 'Enter in the name input', '12');
 });

@@ -310,6 +310,8 @@ export const TEMPLATES: Record<string, Template> = {
     random.chance(0.5) ? { assetId: 'weir-testnet:usdc' } : undefined,
   'POST /pay/:id': (_r, random) => ({
     amount: random.pick(['12.5', '5', '1000']),
+    // A suggested amount's button, pressed without the page's script.
+    ...(random.chance(0.3) ? { suggestedAmount: random.pick(['5', '15', '0']) } : {}),
     name: 'Pay Er',
     email: email(random),
     phone: '+4915112345678',

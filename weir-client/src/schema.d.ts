@@ -4904,11 +4904,17 @@ export interface components {
              * @description What the payer asks for; left out: `choose`, the asset named by `assetId`
              * @enum {string}
              */
-            action?: "choose" | "promotion-code" | "cancel";
-            /** @description The deposit address id (or its asset id) of the asset button pressed (`choose`) */
-            assetId?: string;
-            /** @description The promotion code typed in (`promotion-code`) */
-            code?: string;
+            action?: "choose";
+            /** @description The deposit address id (or its asset id) of the asset button pressed */
+            assetId: string;
+        } | {
+            /** @enum {string} */
+            action: "promotion-code";
+            /** @description The promotion code typed in */
+            code: string;
+        } | {
+            /** @enum {string} */
+            action: "cancel";
         };
         /**
          * @example {
@@ -6415,6 +6421,8 @@ export interface components {
             "shipping.postalCode"?: string;
             /** @description shipping address: state or region */
             "shipping.state"?: string;
+            /** @description The suggested amount whose button was pressed (the page without JavaScript): the amount, over `amount`'s */
+            suggestedAmount?: string;
         } & {
             [key: string]: string;
         };

@@ -31,7 +31,7 @@ import {
   PromotionCodeAnswer,
   PromotionCodeRequest,
 } from '../schema/hosted.ts';
-import { schemaRoutes } from '../schema/route.ts';
+import { schemaRoutes, validationErrorOf } from '../schema/route.ts';
 
 const QR = { type: 'svg', margin: 1 } as const;
 const FINAL_STATUSES = new Set(['complete', 'expired', 'canceled']);
@@ -172,18 +172,24 @@ export function hostedCheckoutRoutes(
         { status: 400, description: 'The checkout page again, saying why the asset, code or cancel was refused' },
         { status: 404, description: 'No checkout session with this id: a page saying so' },
       ],
-      errors: [invalidFields('invalid_content_type', 'parameter_invalid_string_empty', 'parameter_invalid')],
+      errors: [
+        invalidFields(
+          'invalid_content_type',
+          'parameter_missing',
+          'parameter_invalid_string_empty',
+          'parameter_invalid',
+        ),
+      ],
     },
     async (ctx, { params: { id } }) => {
       const session = isUuid(id) ? await sessions.get(id) : null;
       ctx.set('Cache-Control', 'no-store');
       if (!session) return notFoundPage(ctx);
       const form = await readUrlEncodedForm(ctx);
-      const action = form.action ?? 'choose';
-      if (action !== 'choose' && action !== 'promotion-code' && action !== 'cancel')
-        throw new ValidationError('action', 'must be one of choose, promotion-code, cancel');
-      if (action === 'choose' && !form.assetId)
-        throw new ValidationError('assetId', 'must name one of the assets offered', 'parameter_invalid_string_empty');
+      const parsed = PaymentMethodForm.safeParse(form);
+      const refused = parsed.success ? null : validationErrorOf(parsed.error);
+      // The code is the payer's typing, said on the page below; any other field is one the page's forms never send wrong.
+      if (refused && refused.field !== 'code') throw refused;
       const back = (to = `/checkout/${session.id}`) => {
         ctx.status = 303;
         ctx.redirect(to);
@@ -198,7 +204,7 @@ export function hostedCheckoutRoutes(
         await renderPage(ctx, now, {
           title,
           detail,
-          ...(action === 'promotion-code' ? { code: form.code ?? '' } : {}),
+          ...(form.action === 'promotion-code' ? { code: form.code ?? '' } : {}),
         });
       };
       /** A refusal of the command (a 4xx WeirError) is the payer's to read; anything else is the server's. */
@@ -210,22 +216,22 @@ export function hostedCheckoutRoutes(
           await refuse(title, payerWords(error.message));
         }
       };
-      if (action === 'cancel')
+      const codeRefused = 'This promotion code cannot be used';
+      // The schema's word on the code, in the payer's: "The promotion code must not be empty."
+      if (!parsed.success) return refuse(codeRefused, `The promotion code ${refused?.message.replace(/^code: /, '')}.`);
+      const request = parsed.data;
+      if (request.action === 'cancel')
         return attempt('Could not cancel', async () => {
           const updated = await run(session, { type: 'CancelCheckoutSession', reason: 'canceled by the payer' });
           return updated.cancelUrl ?? undefined;
         });
-      if (action === 'promotion-code') {
-        const code = PromotionCodeRequest.safeParse({ code: form.code ?? '' });
-        if (!code.success)
-          return refuse('This promotion code cannot be used', 'Enter the code, at most 100 characters long.');
-        return attempt('This promotion code cannot be used', async () => {
-          const applied = await applyPromotionCode(session, code.data.code);
+      if (request.action === 'promotion-code')
+        return attempt(codeRefused, async () => {
+          const applied = await applyPromotionCode(session, request.code);
           if (applied.position !== null) await deps.projections.waitFor(applied.position);
           return undefined;
         });
-      }
-      const address = session.addresses.find((a) => a.id === form.assetId || a.asset.id === form.assetId);
+      const address = session.addresses.find((a) => a.id === request.assetId || a.asset.id === request.assetId);
       if (!address)
         return refuse('This asset cannot be used', 'It is not offered by this checkout: choose one of those below.');
       return attempt('This asset cannot be used', async () => {

@@ -3,7 +3,7 @@ import type { PaymentLink } from '../../../machines/payment-link.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { payableNetworks } from '../../actors/line-items.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { readPayerForm, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
+import { readPayerForm, withPressedAmount, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
 import {
   PAYMENT_LINK_PAGE_HEADERS,
   renderPaymentLinkNotice,
@@ -201,7 +201,7 @@ export function hostedPaymentLinkRoutes(
       html(ctx, 400, renderPaymentLinkPage(link, org, { form, problems, ...(message ? { message } : {}) }));
     let form: PayerForm = {};
     try {
-      form = await readUrlEncodedForm(ctx);
+      form = withPressedAmount(await readUrlEncodedForm(ctx));
       const read = readPayerForm(link, form, currencyDecimals(link, org));
       if (!read.ok) {
         refuse(form, read.problems);

@@ -1,7 +1,17 @@
 import type { PayerState } from '../../hosted/checkout-status.ts';
 import { ADDRESS_INPUTS, INPUT } from '../../hosted/payment-link-form.ts';
 import { AssetSchema, CheckoutSessionSchema } from './checkout-session.ts';
-import { amountString, bodyObject, chainAmountString, optional, requiredText, text, timestamp, z } from './fields.ts';
+import {
+  amountString,
+  bodyObject,
+  chainAmountString,
+  optional,
+  requiredText,
+  text,
+  timestamp,
+  withCode,
+  z,
+} from './fields.ts';
 
 /** Request and answer schemas of the public hosted pages' JSON routes (the checkout page's script calls them). */
 
@@ -106,22 +116,39 @@ export const PaymentMethodRequest = bodyObject({
   assetId: requiredText({ max: 200 }).openapi({ description: 'A deposit address id or its asset id' }),
 }).openapi('HostedPaymentMethodRequest', { example: { assetId: 'base:usdc' } });
 
+export const PromotionCodeRequest = bodyObject({
+  code: requiredText({ max: 100 }),
+}).openapi('HostedPromotionCodeRequest', { example: { code: 'LAUNCH' } });
+
+const FORM_ACTIONS = ['choose', 'promotion-code', 'cancel'] as const;
+
 /**
- * The checkout page's forms as posted without its script: an asset button (`assetId`), the
- * promotion code (`action=promotion-code`, `code`) or the cancel (`action=cancel`).
+ * The checkout page's forms as posted without its script, by `action`: an asset button (`assetId`,
+ * no action), the promotion code (`action=promotion-code`, `code`) or the cancel (`action=cancel`).
+ * Open, as browsers post them: another name is ignored. Fields are checked as the JSON routes check them.
  */
 export const PaymentMethodForm = z
-  .object({
-    action: z
-      .enum(['choose', 'promotion-code', 'cancel'])
-      .optional()
-      .openapi({ description: 'What the payer asks for; left out: `choose`, the asset named by `assetId`' }),
-    assetId: z
-      .string()
-      .optional()
-      .openapi({ description: 'The deposit address id (or its asset id) of the asset button pressed (`choose`)' }),
-    code: z.string().optional().openapi({ description: 'The promotion code typed in (`promotion-code`)' }),
-  })
+  .discriminatedUnion(
+    'action',
+    [
+      z.object({
+        action: z
+          .literal('choose')
+          .optional()
+          .openapi({ description: 'What the payer asks for; left out: `choose`, the asset named by `assetId`' }),
+        assetId: PaymentMethodRequest.shape.assetId.openapi({
+          description: 'The deposit address id (or its asset id) of the asset button pressed',
+        }),
+      }),
+      z.object({
+        action: z.literal('promotion-code'),
+        code: PromotionCodeRequest.shape.code.openapi({ description: 'The promotion code typed in' }),
+      }),
+      z.object({ action: z.literal('cancel') }),
+    ],
+    // Only an action none of the forms sends gets here: a missing one is `choose`.
+    { error: withCode(`must be one of ${FORM_ACTIONS.join(', ')}`) },
+  )
   .openapi('HostedPaymentMethodForm', { example: { assetId: 'base:usdc' } });
 
 /** The "QR reveal": where to send, how much, and the QR of it. */
@@ -141,10 +168,6 @@ export const PaymentMethodAnswer = z
     wallet: WalletDueSchema,
   })
   .openapi('HostedPaymentMethod');
-
-export const PromotionCodeRequest = bodyObject({
-  code: requiredText({ max: 100 }),
-}).openapi('HostedPromotionCodeRequest', { example: { code: 'LAUNCH' } });
 
 export const PromotionCodeAnswer = z
   .object({
@@ -197,6 +220,9 @@ const addressInputs = (kind: 'billing' | 'shipping') =>
 export const PayerFormSchema = z
   .object({
     [INPUT.amount]: formValue('The amount, for a link that lets the payer choose it (a decimal, such as 12.5)'),
+    [INPUT.suggested]: formValue(
+      "The suggested amount whose button was pressed (the page without JavaScript): the amount, over `amount`'s",
+    ),
     [INPUT.name]: formValue("The payer's name"),
     [INPUT.email]: formValue("The payer's email address"),
     [INPUT.phone]: formValue("The payer's phone number"),
