@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,10 +9,10 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { OPERATOR_KEY_FILE, operatorPublicKey } from '../../src/audit/operator-key.ts';
 import { createEvmWriteClients } from '../../src/chain-ingest/evm/contracts/clients.ts';
 import { parseDevnetInfo } from '../../src/chain-ingest/evm/devnet/devnet-info.ts';
-import { apiClient, eventually } from '../support/api-client.ts';
+import { eventually } from '../support/api-client.ts';
 import { merchantWallet } from '../support/evm-devnet.ts';
 import { codeBlocks, readmeSection, runBlock } from '../support/readme.ts';
-import { ADMIN_TOKEN } from '../support/weir-harness.ts';
+import { createMerchant } from '../support/weir-harness.ts';
 import { spawnWeir, WEIR_BIN } from '../support/weir-process.ts';
 
 /**
@@ -22,6 +23,19 @@ import { spawnWeir, WEIR_BIN } from '../support/weir-process.ts';
  * payment amount no longer matches the chain is reported by the same script, exit 1.
  */
 
+/** A line of the bundle after its header: an event in full, or a withheld one (which has no `data`). */
+type BundleLine = {
+  position: string;
+  withheld?: true;
+  id: string;
+  streamId: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  previous: string;
+  hash: string;
+};
 type Session = { id: string; status: string; addresses: { paymentAddress: string; asset: { currency: string } }[] };
 
 test("the README's audit reconciliation on the local chain: every payment and sweep of the exported bundle matches the chain; an amount edited in the bundle differs", async (t) => {
@@ -39,18 +53,8 @@ test("the README's audit reconciliation on the local chain: every payment and sw
   t.teardown(() => weir.kill());
   const info = parseDevnetInfo(JSON.parse(await readFile(join(dataDir, 'local-chain', 'devnet.json'), 'utf8')));
 
-  const org = (
-    await apiClient(weir.url, ADMIN_TOKEN).post<{ organizationId: string; testSecretKey: string }>(
-      '/admin/organizations',
-      { name: 'Audited Shop' },
-    )
-  ).body;
-  const api = apiClient(weir.url, org.testSecretKey);
-  t.is(
-    (await api.post('/api/v1/organization/withdrawal-addresses', { chainId: 31337, address: merchantWallet(info) }))
-      .status,
-    200,
-  );
+  const org = await createMerchant(weir.url, 'Audited Shop', { chainId: 31337, address: merchantWallet(info) });
+  const api = org.api;
   // A new payer funded by the faucet pays two sessions, 1.50 and 2.50 USDC.
   const payerKey = generatePrivateKey();
   for (const asset of ['eth', 'usdc'])
@@ -118,8 +122,22 @@ test("the README's audit reconciliation on the local chain: every payment and sw
   );
   t.is(lines.at(-1), '2 payments in the bundle; 0 differ from chain 31337', stdout);
 
-  // The hash chain cannot tell a payment that never happened: the chain can.
+  // Every held event's hash, recomputed by the recipe the README's Audit gives (not Weir's code).
   const bundle = await readFile(join(work, 'bundle.ndjson'), 'utf8');
+  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+  const held = bundle
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as BundleLine)
+    .filter((e) => e.withheld === undefined);
+  t.true(held.length > 0);
+  for (const e of held) {
+    const digest = sha256(`${JSON.stringify([e.id, e.streamId, e.revision, e.type])}\n${e.data}\n${e.metadata}`);
+    t.is(sha256(`${e.previous}\n${digest}`), e.hash, `the hash at ${e.position}`);
+  }
+
+  // The hash chain cannot tell a payment that never happened: the chain can.
   const edited = bundle.replace('\\"amountRaw\\":\\"1500000\\"', '\\"amountRaw\\":\\"1600000\\"');
   t.not(edited, bundle);
   await writeFile(join(work, 'edited.ndjson'), edited);
