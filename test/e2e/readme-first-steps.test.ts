@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { findFreePort } from '../support/free-port.ts';
 import { injectedWallet } from '../support/injected-wallet.ts';
+import { codeBlocks, readmeSection, runBlock as runReadmeBlock } from '../support/readme.ts';
 import { ROOT } from '../support/weir-process.ts';
 
 /**
@@ -19,14 +20,8 @@ import { ROOT } from '../support/weir-process.ts';
  * buttons the text names: once with the test wallet, once through an injected EIP-1193 wallet.
  */
 
-const README = await readFile(join(ROOT, 'README.md'), 'utf8');
-const section = (heading: string): string => {
-  const start = README.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README has no "${heading}" section`);
-  const next = README.slice(start + heading.length + 2).search(/\n#{2,3} /);
-  return README.slice(start, next < 0 ? undefined : start + heading.length + 2 + next);
-};
-const shellBlocks = (text: string): string[] => [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const section = readmeSection;
+const shellBlocks = (text: string): string[] => codeBlocks(text, 'sh');
 /** The bold words of a numbered step ("5. …") of First steps, in order. */
 const boldWordsOfStep = (text: string, step: number): string[] => {
   const match = text.match(new RegExp(`\\n${step}\\. ([\\s\\S]*?)(?=\\n\\d+\\. |\\n\\n)`));
@@ -76,27 +71,13 @@ async function npmStart(t: ExecutionContext, dataDir: string): Promise<{ url: st
 }
 
 /** A README shell block run by bash as written, with `localhost:8080` pointing at this run's port. */
-function runBlock(
+const runBlock = (
   block: string,
   port: number,
   dataDir: string,
   fill: Record<string, string> = {},
   env: Record<string, string> = {},
-): string {
-  let script = block.replaceAll('localhost:8080', `127.0.0.1:${port}`);
-  for (const [from, to] of Object.entries(fill)) {
-    if (!script.includes(from)) throw new Error(`the README block no longer has ${from}:\n${block}`);
-    script = script.replace(from, to);
-  }
-  const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, WEIR_DATA_DIR: dataDir },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (result.status !== 0) throw new Error(`README block failed (${result.status}):\n${script}\n${result.stderr}`);
-  return result.stdout;
-}
+): string => runReadmeBlock(block, { port, dataDir, fill, env });
 
 /** The JSON documents a block printed, one per line (the README's curl calls end each with a newline). */
 const jsonLines = (stdout: string): Record<string, unknown>[] =>

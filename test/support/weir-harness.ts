@@ -59,8 +59,12 @@ function recentLines(t: ExecutionContext, dataDir: string): (line: string) => vo
   };
 }
 
-/** A new organization (over the admin API) with a payment method on the test network. */
-export async function createMerchant(baseUrl: string, name = 'Acme Test Shop') {
+/** A new organization (over the admin API) with a payment method: on the test network unless `wallet` names another. */
+export async function createMerchant(
+  baseUrl: string,
+  name = 'Acme Test Shop',
+  wallet: { chainId: number; address: string } = { chainId: 7357, address: MERCHANT_WALLET },
+) {
   const admin = apiClient(baseUrl, ADMIN_TOKEN);
   const created = await admin.post<{ organizationId: string; testSecretKey: string; liveSecretKey: string }>(
     '/admin/organizations',
@@ -68,12 +72,8 @@ export async function createMerchant(baseUrl: string, name = 'Acme Test Shop') {
   );
   if (created.status !== 200) throw new Error(`org create failed: ${JSON.stringify(created.body)}`);
   const api = apiClient(baseUrl, created.body.testSecretKey);
-  const wallet = await api.post('/api/v1/organization/withdrawal-addresses', {
-    chainId: 7357,
-    address: MERCHANT_WALLET,
-    name: 'treasury',
-  });
-  if (wallet.status !== 200) throw new Error(`payment method failed: ${JSON.stringify(wallet.body)}`);
+  const added = await api.post('/api/v1/organization/withdrawal-addresses', { ...wallet, name: 'treasury' });
+  if (added.status !== 200) throw new Error(`payment method failed: ${JSON.stringify(added.body)}`);
   return { ...created.body, api, live: apiClient(baseUrl, created.body.liveSecretKey) };
 }
 
