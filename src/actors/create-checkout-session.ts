@@ -3,7 +3,6 @@ import type { CheckoutSession, SessionAddress } from '../../machines/checkout-se
 import type { CollectedData } from '../../machines/collected-data.types.ts';
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
-import { assetPaysCurrency } from '../shared/asset-currency.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { checkoutPageUrl } from '../hosted/urls.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
@@ -21,6 +20,7 @@ import type { CommandHandler } from './command-handler.ts';
 import { customerAggregate, customerFromDetails } from './customer.ts';
 import { lineTaxes } from './line-taxes.ts';
 import type { LineItemResolver, Resolved } from './line-items.ts';
+import { offeredChainIds, offersAsset, preferredChainRefusal, sessionNetworks } from './session-networks.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
 import { requireTenantCustomer } from './tenant-customer.ts';
 
@@ -156,26 +156,29 @@ export function createCheckoutSessionCreator(deps: {
     const items = await deps.lineItems.resolve(request.lineItems, tenant, now, nextId);
     const currency = items[0]!.price.currency;
     const onlyAssets = extra.assetIds?.length ? extra.assetIds : null;
-    /** The assets the session offers: those paying its currency, only the ones named when some are. */
-    const offered = (asset: SessionAddress['asset']): boolean =>
-      assetPaysCurrency(asset, currency) && (onlyAssets === null || onlyAssets.includes(asset.id));
+    // The networks the session pays to, each with the assets it offers there: one list for the preferred chain's check and the addresses.
+    const networks = sessionNetworks(
+      deps.rail.networks(tenant.environment),
+      org.withdrawalAddresses,
+      allowedChainIds,
+      offersAsset(currency, onlyAssets),
+    );
     // A preferred network the session never offers would put nothing first on its page. The API request
     // naming one is refused; a payer opening an invoice's or a link's page is not, for a setting that
     // went stale since (a payment method removed): the session then simply prefers none. Offered: allowed,
     // with a payment method and an asset the session offers (in its currency); with none, the lines' refusal says why.
-    const offeredChains = deps.rail
-      .networks(tenant.environment)
-      .filter((n) => !allowedChainIds || allowedChainIds.includes(n.chainId))
-      .filter((n) => org.withdrawalAddresses.some((w) => w.chainId === n.chainId && w.isDefault))
-      .filter((n) => n.assets.some(offered))
-      .map((n) => n.chainId);
+    const offeredChains = offeredChainIds(networks);
     const sentPreferred = setting?.preferredChainId;
     const forPayer = extra.invoiceId !== undefined || extra.paymentLinkId !== undefined;
     if (sentPreferred !== undefined && offeredChains.length > 0 && !offeredChains.includes(sentPreferred) && !forPayer)
-      throw new ValidationError(
-        'paymentSetting.preferredChainId',
-        `chain ${sentPreferred} is not one of the session's networks (${offeredChains.join(', ')}: ${allowedChainIds ? 'those of paymentSetting.allowedChains' : 'every network'} with a payment method of this organization and an asset in ${currency.toUpperCase()}): prefer one of them, or leave it out`,
-      );
+      throw preferredChainRefusal({
+        chainId: sentPreferred,
+        of: 'session',
+        offered: offeredChains,
+        currency,
+        chainsBy: allowedChainIds ? 'paymentSetting.allowedChains' : null,
+        hint: ', or leave it out',
+      });
     // The organization's default only where the session offers it, as a sent one.
     const preferred = sentPreferred ?? org.paymentSetting.preferredChainId;
     const preferredChainId = preferred != null && offeredChains.includes(preferred) ? preferred : null;
@@ -208,10 +211,7 @@ export function createCheckoutSessionCreator(deps: {
     const unrepresentable: string[] = [];
     /** Payment methods stored before their rail refused such addresses: their networks are left out. */
     const unpayable: string[] = [];
-    for (const network of deps.rail.networks(tenant.environment)) {
-      if (allowedChainIds && !allowedChainIds.includes(network.chainId)) continue;
-      const wallet = org.withdrawalAddresses.find((w) => w.chainId === network.chainId && w.isDefault);
-      if (!wallet) continue;
+    for (const { network, wallet, assets } of networks) {
       if (network.kind === 'evm' && !evmChecksumHolds(wallet.address)) {
         // Only a payment method stored before Weir checked checksums: a likely typo, never paid into.
         throw new UnprocessableError(
@@ -221,14 +221,13 @@ export function createCheckoutSessionCreator(deps: {
       }
       const problem = deps.rail.unpayableAddress({ network, address: wallet.address });
       if (problem) {
-        if (network.assets.some(offered))
+        if (assets.length > 0)
           unpayable.push(
             `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which ${problem}; correct it with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`,
           );
         continue;
       }
-      for (const asset of network.assets) {
-        if (!offered(asset)) continue;
+      for (const asset of assets) {
         try {
           toChainUnits(amountDue, asset.decimals);
         } catch {

@@ -262,19 +262,27 @@ test("paymentSetting.preferredChainId, one of the invoice's networks, shows in i
 
 test("a preferredChainId that is not one of the invoice's networks is a 400 naming it, with nothing written", async (t) => {
   const { weir, api, customerId } = await merchantOnTwoChains(t);
-  const notAllowed = {
+  const notAllowed = (by: string) => ({
     field: 'paymentSetting.preferredChainId',
-    message: /chain 84532 is not one of the invoice's networks \(7357\)/,
-  };
-  for (const networks of [
-    { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: BASE_SEPOLIA } },
-    { paymentMethods: { chainIds: [TEST_CHAIN] }, paymentSetting: { preferredChainId: BASE_SEPOLIA } },
-  ])
+    message: new RegExp(
+      `chain 84532 is not one of the invoice's networks \\(7357: those of ${by} with a payment method of this organization and an asset in USDC\\)`,
+    ),
+  });
+  for (const [networks, by] of [
+    [
+      { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: BASE_SEPOLIA } },
+      'paymentSetting\\.allowedChains',
+    ],
+    [
+      { paymentMethods: { chainIds: [TEST_CHAIN] }, paymentSetting: { preferredChainId: BASE_SEPOLIA } },
+      'paymentMethods\\.chainIds',
+    ],
+  ] as const)
     await assertRejectedWithoutWrite(
       t,
       weir,
       () => api.post('/api/v1/invoices', { customerId, lineItems, ...networks }),
-      notAllowed,
+      notAllowed(by),
     );
   // Without a restriction, a network without a payment method.
   await assertRejectedWithoutWrite(
@@ -283,7 +291,8 @@ test("a preferredChainId that is not one of the invoice's networks is a 400 nami
     () => api.post('/api/v1/invoices', { customerId, lineItems, paymentSetting: { preferredChainId: 11_155_111 } }),
     {
       field: 'paymentSetting.preferredChainId',
-      message: /chain 11155111 is not one of the invoice's networks \(7357, 84532\)/,
+      message:
+        /chain 11155111 is not one of the invoice's networks \(7357, 84532: every network with a payment method of this organization and an asset in USDC\)/,
     },
   );
 
@@ -293,7 +302,7 @@ test("a preferredChainId that is not one of the invoice's networks is a 400 nami
     t,
     weir,
     () => api.put(`/api/v1/invoices/${draft.id}`, { paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] } }),
-    { ...notAllowed, message: /sending it with the new networks/ },
+    { ...notAllowed('paymentSetting\\.allowedChains'), message: /sending it with the new networks/ },
   );
   const moved = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, {
     paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }], preferredChainId: TEST_CHAIN },
@@ -538,7 +547,7 @@ test('finalize and send refuse a draft whose preferred chain is no longer one of
   const stale = {
     field: 'paymentSetting.preferredChainId',
     message: new RegExp(
-      `chain 84532 is not one of the invoice's networks \\(7357\\): prefer one of them, or clear it .*PUT /api/v1/invoices/${draft.id} before finalizing`,
+      `chain 84532 is not one of the invoice's networks \\(7357: every network with a payment method of this organization and an asset in USDC\\): prefer one of them, or clear it .*PUT /api/v1/invoices/${draft.id} before finalizing`,
     ),
   };
   await assertFinalizeRefused(t, weir, api, draft.id, stale);
@@ -547,4 +556,64 @@ test('finalize and send refuse a draft whose preferred chain is no longer one of
   t.is(cleared.status, 200, JSON.stringify(cleared.body));
   const finalized = await api.post(`/api/v1/invoices/${draft.id}/finalize`);
   t.is(finalized.status, 200, JSON.stringify(finalized.body));
+});
+
+test("a preferredChainId on a network with no asset in the invoice's currency (or of its assets) is a 400 listing the networks that have one, on create, update and finalize", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  // The test network has DAI, Base Sepolia none.
+  const daiLines = {
+    data: [{ priceData: { currency: 'dai', unitAmount: '100000000', productData: { name: 'Mug' } }, quantity: 1 }],
+  };
+  const noDai = {
+    field: 'paymentSetting.preferredChainId',
+    message:
+      /^paymentSetting\.preferredChainId: chain 84532 is not one of the invoice's networks \(7357: every network with a payment method of this organization and an asset in DAI\): prefer one of them$/,
+  };
+  const invoices = '/api/v1/invoices';
+  const preferBase = { paymentSetting: { preferredChainId: BASE_SEPOLIA } };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(invoices, { customerId, lineItems: daiLines, ...preferBase }),
+    noDai,
+  );
+  const daiDraft = (await api.post<Invoice>(invoices, { customerId, lineItems: daiLines })).body;
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`${invoices}/${daiDraft.id}`, preferBase), noDai);
+
+  // A draft preferring Base Sepolia whose lines move to DAI keeps a preference its pay page would drop.
+  const draft = await draftPreferringBase(api, customerId);
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`${invoices}/${draft.id}`, { lineItems: daiLines }), {
+    ...noDai,
+    message: /chain 84532 .*an asset in DAI\): prefer one of them, sending it with the new lineItems$/,
+  });
+  // Assets it is limited to leave Base Sepolia with nothing to offer.
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(invoices, { customerId, lineItems, paymentMethods: { assetIds: [TEST_USDC] }, ...preferBase }),
+    {
+      ...noDai,
+      message:
+        /chain 84532 is not one of the invoice's networks \(7357: every network with a payment method of this organization and an asset of paymentMethods\.assetIds in USDC\)/,
+    },
+  );
+
+  // A draft an older Weir let prefer such a network is refused at finalize and send.
+  const doc = (await weir.readStore.collection<InvoiceDoc>(INVOICES).get(daiDraft.id))!;
+  const written = await weir.commands.handle(
+    invoiceAggregate,
+    daiDraft.id,
+    { type: 'UpdateInvoice', changes: { preferredChainId: BASE_SEPOLIA } },
+    { organizationId: doc.organizationId, environment: doc.environment, actor: 'test' },
+  );
+  if (written.position !== null) await weir.projections.waitFor(written.position);
+  await assertFinalizeRefused(t, weir, api, daiDraft.id, {
+    ...noDai,
+    message: new RegExp(
+      `chain 84532 .*an asset in DAI\\): prefer one of them, or clear it .*PUT /api/v1/invoices/${daiDraft.id} before finalizing`,
+    ),
+  });
+  const preferTest = await api.put(`${invoices}/${daiDraft.id}`, { paymentSetting: { preferredChainId: TEST_CHAIN } });
+  t.is(preferTest.status, 200, JSON.stringify(preferTest.body));
+  t.is((await api.post(`${invoices}/${daiDraft.id}/finalize`)).status, 200);
 });

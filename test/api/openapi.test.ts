@@ -116,6 +116,20 @@ test('a nullable reference is `anyOf` with a null type, never an `allOf` mixing 
   t.is(asset.anyOf[0]!.allOf?.[0]?.$ref, '#/components/schemas/SessionAsset');
 });
 
+test("an invoice's paymentSetting.preferredChainId, which update clears with null, is documented nullable (a generated client lets null be sent)", async (t) => {
+  const weir = await startTestWeir(t);
+  type Properties = Record<string, { properties?: Properties; type?: unknown; minimum?: number }>;
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
+    components: { schemas: Record<string, { properties: Properties }> };
+  };
+  for (const body of ['InvoiceUpdateRequest', 'InvoiceCreateRequest'])
+    t.like(
+      document.components.schemas[body]!.properties.paymentSetting!.properties!.preferredChainId,
+      { type: ['integer', 'null'], minimum: 1 },
+      body,
+    );
+});
+
 test('the error codes these routes answer are in the document: amount_too_large on a session create, transaction_not_found on a recovery by hash', async (t) => {
   // A recovery whose chain knows no such transaction (the real rails' answer, without a chain to ask).
   const rail = {

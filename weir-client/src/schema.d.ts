@@ -5355,10 +5355,10 @@ export interface components {
                  */
                 allowSwap?: unknown;
                 /**
-                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400, also at finalize if it is no longer one). Default, and after null on update clears it: the organization's
+                 * @description The network the pay page's checkout session prefers: one of the invoice's networks with an asset in its currency (of `paymentMethods.assetIds`, when it names some), else 400, also at finalize if it is no longer one. Default, and after null on update clears it: the organization's (null on create is as absent)
                  * @example 137
                  */
-                preferredChainId?: number;
+                preferredChainId?: number | null;
                 /**
                  * @deprecated
                  * @description Ignored by Weir: the payer picks among the network's assets in the invoice's currency
@@ -5705,10 +5705,10 @@ export interface components {
                  */
                 allowSwap?: unknown;
                 /**
-                 * @description The network the pay page's checkout session prefers: one of the invoice's networks (else 400, also at finalize if it is no longer one). Default, and after null on update clears it: the organization's
+                 * @description The network the pay page's checkout session prefers: one of the invoice's networks with an asset in its currency (of `paymentMethods.assetIds`, when it names some), else 400, also at finalize if it is no longer one. Default, and after null on update clears it: the organization's (null on create is as absent)
                  * @example 137
                  */
-                preferredChainId?: number;
+                preferredChainId?: number | null;
                 /**
                  * @deprecated
                  * @description Ignored by Weir: the payer picks among the network's assets in the invoice's currency
@@ -12020,7 +12020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with an asset in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12330,7 +12330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with an asset in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -21,6 +21,7 @@ import { claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-numbe
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { lineTaxes } from '../../actors/line-taxes.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
+import { offeredChainIds, offersAsset, preferredChainRefusal, sessionNetworks } from '../../actors/session-networks.ts';
 import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
 import { assetsPayingExactly } from '../../chain-ingest/rail.ts';
 import { assetPaysCurrency } from '../../shared/asset-currency.ts';
@@ -130,7 +131,6 @@ type NamedMethods = {
   chains: { field: string; chainId: number; hint?: string }[];
   assets: { field: string; assetId: string; hint?: string }[];
 };
-const NOTHING_NAMED: NamedMethods = { chains: [], assets: [] };
 
 /** An invoice's stored restriction, named by its fields (finalize checks it again). */
 const storedMethods = (methods: InvoicePaymentMethods, hint?: string): NamedMethods => ({
@@ -254,7 +254,7 @@ const NO_PAYMENT_METHOD_ERRORS: ErrorSpec = {
   status: 400,
   codes: [NO_PAYMENT_METHOD, 'parameter_invalid'],
   description:
-    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks: nothing is finalized; the message names the field",
+    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with an asset in its currency: nothing is finalized; the message names the field",
 };
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
@@ -328,18 +328,15 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   /**
    * Each network and asset an invoice is restricted to must have a payment method of the
    * organization (a withdrawal address on its chain, as a session pays only to one), and each asset
-   * must be on the invoice's networks: else the invoice could never be paid there. A preferred chain
-   * sent, kept while the networks change, or stored on a draft being finalized, must be one of the
-   * invoice's networks as they will be (without a restriction: one with a payment method). Refusals
-   * name the field that set the value; `preferred.hint` ends its refusal with how to correct it.
+   * must be on the invoice's networks: else the invoice could never be paid there. Refusals name the
+   * field that set the value.
    */
   const assertPaymentMethodsAvailable = async (
     tenant: { organizationId: string; environment: string },
     named: NamedMethods,
-    next: Pick<Invoice, 'paymentMethods' | 'preferredChainId'>,
-    preferred: { chainId: number; hint: string } | undefined,
+    next: Pick<Invoice, 'paymentMethods'>,
   ): Promise<void> => {
-    if (named.chains.length === 0 && named.assets.length === 0 && preferred === undefined) return;
+    if (named.chains.length === 0 && named.assets.length === 0) return;
     const environment = tenant.environment as Environment;
     const org = await orgs.get(organizationRecordId(tenant.organizationId, environment));
     const withMethod = [...new Set(org?.withdrawalAddresses.map((w) => w.chainId))];
@@ -370,12 +367,42 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
           `asset ${assetId} is on chain ${asset.chainId}, not one of the invoice's networks (${chains.join(', ')}): it could never be paid in; add its network or leave the asset out${hint}`,
         );
     }
-    const networks = chains.length > 0 ? chains : withMethod;
-    if (preferred === undefined || networks.includes(preferred.chainId)) return;
-    throw new ValidationError(
-      'paymentSetting.preferredChainId',
-      `chain ${preferred.chainId} is not one of the invoice's networks (${networks.join(', ') || 'none'}): prefer one of them${preferred.hint}`,
+  };
+  /**
+   * A preferred chain must be one the invoice's sessions offer (`sessionNetworks`, as a session's own
+   * is checked): one of its networks with a payment method and an asset in its currency (of its
+   * assets, when it names some); else its pay page would prefer none. `hint` ends the refusal with
+   * how to correct it; `chainsBy` is the field that restricts the networks, when one does.
+   */
+  const assertPreferredOffered = async (
+    tenant: { organizationId: string; environment: string },
+    invoice: Pick<Invoice, 'paymentMethods' | 'preferredChainId' | 'currency'>,
+    hint: string,
+    chainsBy = 'paymentMethods.chainIds',
+  ): Promise<void> => {
+    const chainId = invoice.preferredChainId;
+    if (chainId === undefined) return;
+    const environment = tenant.environment as Environment;
+    const org = await orgs.get(organizationRecordId(tenant.organizationId, environment));
+    const { chainIds, assetIds } = invoice.paymentMethods;
+    const offered = offeredChainIds(
+      sessionNetworks(
+        deps.rail.networks(environment),
+        org?.withdrawalAddresses ?? [],
+        chainIds.length > 0 ? chainIds : undefined,
+        offersAsset(invoice.currency, assetIds.length > 0 ? assetIds : null),
+      ),
     );
+    if (offered.includes(chainId)) return;
+    throw preferredChainRefusal({
+      chainId,
+      of: 'invoice',
+      offered,
+      currency: invoice.currency,
+      chainsBy: chainIds.length > 0 ? chainsBy : null,
+      assetsBy: assetIds.length > 0 ? 'paymentMethods.assetIds' : null,
+      hint,
+    });
   };
   /**
    * Each asset an invoice is restricted to must pay its currency (the rule a session offers assets
@@ -394,20 +421,30 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       );
     }
   };
-  /** The checks of a create or update body: what it sets of the networks and assets, and the preferred chain sent or kept while they change. */
-  const assertBodyPayable = (
+  /** The check of what a create or update body sets of the networks and assets. */
+  const assertBodyPayable = async (
     ctx: ApiContext,
     body: InvoiceBody,
-    next: Pick<Invoice, 'paymentMethods' | 'preferredChainId'>,
+    next: Pick<Invoice, 'paymentMethods'>,
     networksChange: boolean,
   ): Promise<void> => {
+    if (networksChange)
+      await assertPaymentMethodsAvailable(ctx.state.tenant, sentMethods(body, next.paymentMethods), next);
+  };
+  /**
+   * The check of the preferred chain a create or update body sends, or a draft keeps while `change`
+   * (its networks, or its lines' currency) changes: the refusal then says to send one with them.
+   */
+  const assertBodyPreferred = (
+    ctx: ApiContext,
+    body: InvoiceBody,
+    next: Pick<Invoice, 'paymentMethods' | 'preferredChainId' | 'currency'>,
+    change: 'networks' | 'lineItems' | null,
+  ): Promise<void> => {
     const sent = body.paymentSetting?.preferredChainId !== undefined;
-    const preferred =
-      next.preferredChainId !== undefined && (sent || networksChange)
-        ? { chainId: next.preferredChainId, hint: sent ? '' : ', sending it with the new networks' }
-        : undefined;
-    const named = networksChange ? sentMethods(body, next.paymentMethods) : NOTHING_NAMED;
-    return assertPaymentMethodsAvailable(ctx.state.tenant, named, next, preferred);
+    if (!sent && change === null) return Promise.resolve();
+    const chainsBy = body.paymentSetting?.allowedChains?.length ? 'paymentSetting.allowedChains' : undefined;
+    return assertPreferredOffered(ctx.state.tenant, next, sent ? '' : `, sending it with the new ${change}`, chainsBy);
   };
 
   const load = async (ctx: ApiContext, id: string): Promise<InvoiceDoc> => {
@@ -444,14 +481,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     assertDueDateFits(invoice, new Date(deps.clock.now()).toISOString());
     assertPayable(invoice);
     const stored = storedMethods(invoice.paymentMethods, REDRAFT(invoice.id));
-    const preferred = invoice.preferredChainId;
-    await assertPaymentMethodsAvailable(
-      invoice,
-      stored,
-      invoice,
-      preferred === undefined ? undefined : { chainId: preferred, hint: REPREFER(invoice.id) },
-    );
+    await assertPaymentMethodsAvailable(invoice, stored, invoice);
     assertAssetsPayCurrency(invoice.environment, invoice.currency, stored.assets);
+    await assertPreferredOffered(invoice, invoice, REPREFER(invoice.id));
     if (invoice.invoiceType === 'recurring')
       assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
   };
@@ -603,20 +635,19 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const now = new Date(nowMs).toISOString();
       await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
-      await assertBodyPayable(
-        ctx,
-        body,
-        {
-          paymentMethods: fields.paymentMethods ?? { chainIds: [], assetIds: [] },
-          preferredChainId: fields.preferredChainId ?? undefined,
-        },
-        fields.paymentMethods !== undefined,
-      );
+      const paymentMethods = fields.paymentMethods ?? { chainIds: [], assetIds: [] };
+      await assertBodyPayable(ctx, body, { paymentMethods }, fields.paymentMethods !== undefined);
       const dueDate = fields.dueDate ?? daysAfterIssue(DEFAULT_DAYS_UNTIL_DUE, fields.issueDate ?? null, nowMs);
       assertDueDateFits({ dueDate, issueDate: fields.issueDate ?? null }, now, dueField(body));
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
       if (fields.paymentMethods)
         assertAssetsPayCurrency(ctx.state.tenant.environment, currency, storedMethods(fields.paymentMethods).assets);
+      await assertBodyPreferred(
+        ctx,
+        body,
+        { paymentMethods, preferredChainId: fields.preferredChainId ?? undefined, currency },
+        null,
+      );
       const linePrices = resolved.map((r) => r.price);
       if (fields.invoiceType === 'recurring' && !fields.recurring)
         fields.recurring = scheduleOfPrices('lineItems', linePrices);
@@ -736,6 +767,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
           storedMethods(changes.paymentMethods ?? invoice.paymentMethods, body.paymentMethods ? undefined : KEPT_ASSETS)
             .assets,
         );
+      const currencyChange = changes.currency !== undefined && changes.currency !== invoice.currency;
+      await assertBodyPreferred(
+        ctx,
+        body,
+        withChanges(invoice, changes),
+        changes.paymentMethods !== undefined ? 'networks' : currencyChange ? 'lineItems' : null,
+      );
       if (Object.keys(changes).length === 0 && body.number === undefined)
         throw new ValidationError(null, 'nothing to update: send at least one invoice field');
       if ((changes.invoiceType ?? invoice.invoiceType) === 'recurring') {

@@ -296,9 +296,11 @@ const InvoicePaymentSettingInput = objectField({
       'The networks the invoice may be paid on, each with a payment method of the organization (else 400 naming it). Empty or absent: every network with one. The same restriction as `paymentMethods.chainIds`: sending both with different networks is a 400 naming both',
     example: [{ chainId: 137 }],
   }),
+  // Said nullable here: \`integer\`'s own type would hide the null that \`clearable\` takes.
   preferredChainId: clearable(integer({ min: 1 })).openapi({
+    type: ['integer', 'null'],
     description:
-      "The network the pay page's checkout session prefers: one of the invoice's networks (else 400, also at finalize if it is no longer one). Default, and after null on update clears it: the organization's",
+      "The network the pay page's checkout session prefers: one of the invoice's networks with an asset in its currency (of `paymentMethods.assetIds`, when it names some), else 400, also at finalize if it is no longer one. Default, and after null on update clears it: the organization's (null on create is as absent)",
     example: 137,
   }),
   ...ignored(['preferredCurrency'], "the payer picks among the network's assets in the invoice's currency"),

@@ -170,3 +170,25 @@ test("a refusal of what the form keeps without showing (the draft's preferred ne
     /^This draft is limited to assets set through the API, and asset base-sepolia:usdc is on chain 84532.*Tick that asset's network again/,
   );
 });
+
+test("a finalize or send refused for the draft's stale preferred network says what happened and to edit that network, not to tick one", (t) => {
+  const preferred = 'paymentSetting.preferredChainId';
+  const refusal = `${preferred}: chain 84532 is not one of the invoice's networks (7357: every network with a payment method of this organization and an asset in USDC): prefer one of them, or clear it (null: the organization's), with PUT /api/v1/invoices/inv-1 before finalizing`;
+  const finalize = messageOf(refusal, preferred, 'finalize');
+  t.regex(
+    finalize,
+    /^This draft was not finalized: its preferred network \(chain 84532, set through the API\) is no longer one it can be paid on/,
+  );
+  t.regex(finalize, /Edit the draft's preferred network: .* to one it can be paid on \(chain 7357\), or to null/);
+  t.regex(finalize, /then finalize it again\.$/);
+  t.notRegex(finalize, /tick/i, 'nothing to tick: the form did not send it');
+  t.regex(messageOf(refusal, preferred, 'send'), /^This draft was not sent: .*then send it again\.$/);
+  // An edit moving the lines to a currency the preferred network has no asset in.
+  t.regex(
+    messageOf(
+      `${preferred}: chain 84532 is not one of the invoice's networks (7357: every network with a payment method of this organization and an asset in DAI): prefer one of them, sending it with the new lineItems`,
+      preferred,
+    ),
+    /^This draft's preferred network \(chain 84532, set through the API\) has no asset in the new currency: change/,
+  );
+});

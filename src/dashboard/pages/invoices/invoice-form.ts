@@ -227,13 +227,24 @@ export function inputOfField(field: string | undefined, rows: readonly number[])
 /**
  * The API's message without the field path it starts with (the form shows it at the input). A
  * refusal of what the form keeps without showing (a draft's preferred network or assets, set
- * through the API) says so, and what the merchant can do here: tick the network again.
+ * through the API) says so, and what the merchant can do here: tick the network again. A finalize
+ * or send (`action`) refused for a preferred network gone stale says what happened and that the
+ * draft's preferred network is to be edited: ticking a network there fits no such refusal.
  */
-export function messageOf(message: string, field: string | undefined): string {
+export function messageOf(message: string, field: string | undefined, action?: 'finalize' | 'send'): string {
   const bare = field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
   if (field === 'paymentSetting.preferredChainId') {
     const chain = /^chain (\d+) /.exec(bare)?.[1];
-    return `This draft's preferred network (${chain ? `chain ${chain}, ` : ''}set through the API) must stay among its accepted networks: tick it again, or change the draft's paymentSetting.preferredChainId through the API first (null clears it: the organization's preferred network applies).`;
+    const preferred = `preferred network (${chain ? `chain ${chain}, ` : ''}set through the API)`;
+    const clear = "change the draft's paymentSetting.preferredChainId through the API";
+    const organizations = "null clears it: the organization's preferred network applies";
+    if (action) {
+      const offered = /networks \(([\d, ]+):/.exec(bare)?.[1];
+      return `This draft was not ${action === 'send' ? 'sent' : 'finalized'}: its ${preferred} is no longer one it can be paid on (its wallet was removed, or it has no asset in the invoice's currency). Edit the draft's preferred network: ${clear} to one it can be paid on${offered ? ` (${offered.includes(',') ? 'chains' : 'chain'} ${offered})` : ''}, or to null (the organization's preferred network applies); then ${action} it again.`;
+    }
+    if (/with the new lineItems$/.test(bare))
+      return `This draft's ${preferred} has no asset in the new currency: ${clear} first (${organizations}).`;
+    return `This draft's ${preferred} must stay among its accepted networks: tick it again, or ${clear} first (${organizations}).`;
   }
   if (field?.startsWith('paymentMethods.assetIds'))
     return `This draft is limited to assets set through the API, and ${bare}. Tick that asset's network again, or change the draft's paymentMethods.assetIds through the API first.`;

@@ -291,7 +291,11 @@ export const page = definePage({
         return showDetail(ctx, await loadInvoice(api, invoice.id), {
           status: answer.status >= 500 ? 502 : answer.status,
           error: {
-            message: messageOf(errorMessage(answer.body), answer.field),
+            message: messageOf(
+              errorMessage(answer.body),
+              answer.field,
+              action.api === 'finalize' || action.api === 'send' ? action.api : undefined,
+            ),
             field: answer.field === 'to' ? 'to' : null,
           },
         });
