@@ -18,6 +18,7 @@ import { pageRoutes, type DashboardPage } from './page.ts';
 import { DASHBOARD_PAGES } from './pages/registry.ts';
 import { navOf } from './screens.ts';
 import { ErrorPage } from './ui/error-page.tsx';
+import { requestTimeZone } from './ui/time-zone-field.tsx';
 
 /**
  * The dashboard's security headers: scripts and styles from Weir only (no inline script or style,
@@ -107,6 +108,7 @@ export function createDashboard(deps: DashboardDeps, extraPages: readonly Dashbo
     const environment = environmentOf(ctx);
     state.tenant = { organizationId: signed.user.organizationId, environment };
     state.organization = await organizations.get(organizationRecordId(signed.user.organizationId, environment));
+    state.timeZone = requestTimeZone(ctx);
     // The organization requires two-factor and this user has none: enrolment before anything else.
     if (!openWhileEnrolling(ctx.path) && (await mustEnrol(deps, signed.user))) {
       if (isHtmx(ctx)) ctx.set('HX-Redirect', SECURITY_PATH);

@@ -42,6 +42,8 @@ export type DashboardState = Koa.DefaultState & {
   session: DashboardSessionDoc;
   tenant: DashboardTenant;
   organization: OrganizationDoc | null;
+  /** The zone this request shows times and days in: `?timezone=`, else the one chosen (cookie), else UTC. */
+  timeZone: string;
   /** The nav items of the screens registered, for the layout. */
   nav: readonly NavItem[];
 };

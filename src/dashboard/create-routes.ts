@@ -22,7 +22,8 @@ export function createRoutes(
   spec: {
     base: string;
     apiPath: string;
-    build: (form: URLSearchParams) => Built;
+    /** The body of `form`; `ctx` for what the request carries (the dashboard's zone, for a date typed in it). */
+    build: (form: URLSearchParams, ctx: DashboardContext) => Built;
     inputOf: (field: string) => string | undefined;
     show: (ctx: DashboardContext, form: NewForm) => Promise<void>;
   },
@@ -30,7 +31,7 @@ export function createRoutes(
   routes.get(`${spec.base}/new`, 'manage', (ctx) => spec.show(ctx, { values: {}, errors: {}, status: 200 }));
   routes.post(spec.base, 'manage', async (ctx) => {
     const { form } = ctx.state;
-    const built = spec.build(form);
+    const built = spec.build(form, ctx);
     if ('errors' in built) return spec.show(ctx, { values: valuesOf(form), errors: built.errors, status: 400 });
     const answer = await apiFor(ctx, deps)<{ id: string }>('POST', spec.apiPath, built.body);
     if (answer.status >= 400)

@@ -12,6 +12,8 @@ export const COOKIES = {
   environment: 'weir_env',
   /** A random value that binds the CSRF token of the forms shown before sign-in (login, setup). */
   form: 'weir_form',
+  /** The IANA zone the user chose on Home or the sessions list: every page's times are shown in it. */
+  timeZone: 'weir_tz',
 } as const;
 
 /** Secure when the request came over https (as a trusted proxy says) or Weir's public URL is https. */

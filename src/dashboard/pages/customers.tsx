@@ -111,7 +111,15 @@ function CustomerForm(props: {
   );
 }
 
-function CustomerList({ customers, email }: { customers: Customer[]; email: string }): JSX.Element {
+function CustomerList({
+  customers,
+  email,
+  timeZone,
+}: {
+  customers: Customer[];
+  email: string;
+  timeZone: string;
+}): JSX.Element {
   return (
     <Card title="All customers" id="customers">
       <form method="get" action={BASE} class="search-form" role="search">
@@ -158,7 +166,7 @@ function CustomerList({ customers, email }: { customers: Customer[]; email: stri
                     <code safe>{c.customerNumber}</code>
                   </td>
                   <td class="nowrap">
-                    <DateTime iso={c.createdAt} />
+                    <DateTime iso={c.createdAt} timeZone={timeZone} />
                   </td>
                 </tr>
               ))}
@@ -198,8 +206,9 @@ async function renderDetail(
         </a>
       }
     >
-      <RelatedSessions sessions={sessions} id="customer-sessions" />
+      <RelatedSessions sessions={sessions} id="customer-sessions" timeZone={ctx.state.timeZone} />
       <Related
+        timeZone={ctx.state.timeZone}
         title="Invoices"
         id="customer-invoices"
         noun="Invoice"
@@ -211,6 +220,7 @@ async function renderDetail(
         }))}
       />
       <Related
+        timeZone={ctx.state.timeZone}
         title="Subscriptions"
         id="customer-subscriptions"
         noun="Subscription"
@@ -284,7 +294,7 @@ export const page = definePage({
           screen="customers"
           actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New customer" />}
         >
-          <CustomerList customers={customers} email={email} />
+          <CustomerList customers={customers} email={email} timeZone={ctx.state.timeZone} />
         </AppLayout>,
       );
     });

@@ -6,18 +6,16 @@ import { everyNetwork } from '../../chain-ingest/rail.ts';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../context.ts';
 import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { UTC, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
+import { zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
 import { Badge, Card, DateTime, EmptyState, Live, money, ShortId, TableScroll } from '../ui/components.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 import { FilterForm, withQuery } from '../ui/list-controls.tsx';
-import { TimeZoneField, timeZoneOf } from '../ui/time-zone-field.tsx';
+import { chooseTimeZone, TimeZoneField } from '../ui/time-zone-field.tsx';
 
 const DAYS = 30;
 const OVERVIEW_PATH = '/dashboard/home/overview';
 const RECENT_PAYMENTS_PATH = '/dashboard/home/recent-payments';
-/** The zone as the query carries it: UTC, the default, left out. */
-const zoneParam = (zone: string): string | undefined => (zone === UTC ? undefined : zone);
 const LIST = 8;
 
 type Day = {
@@ -417,13 +415,13 @@ function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: M
   );
 }
 
-/** The last payments, their times in the page's zone (the refresh carries it, checked again: it is a URL). */
-async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, query: DashboardContext['query']) {
+/** The last payments, their times in the page's zone (the refresh carries it as `?timezone=`, checked again: it is a URL). */
+async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, timeZone: string) {
   const payments = await deps.readStore
     .collection<PaymentTransactionDoc>(TRANSACTIONS)
     .find({ ...tenant, type: 'incoming' }, { sort: { createdAt: -1, blockNumber: -1, logIndex: -1 }, limit: LIST });
   const networks = new Map(everyNetwork(deps.rail).map((n) => [n.network, n.name]));
-  return { payments, networks, timeZone: timeZoneOf(query).zone };
+  return { payments, networks, timeZone };
 }
 
 async function needsAction(deps: DashboardDeps, tenant: DashboardTenant) {
@@ -457,13 +455,13 @@ async function webhookFailures(deps: DashboardDeps, tenant: DashboardTenant) {
 /** A panel as htmx asks for it (refreshed live); the whole page otherwise. */
 const fragment =
   <T extends object>(
-    load: (deps: DashboardDeps, tenant: DashboardTenant, query: DashboardContext['query']) => Promise<T>,
+    load: (deps: DashboardDeps, tenant: DashboardTenant, timeZone: string) => Promise<T>,
     Panel: (props: T) => JSX.Element,
   ) =>
   (deps: DashboardDeps) =>
   async (ctx: DashboardContext) => {
     if (!isHtmx(ctx)) return ctx.redirect('/dashboard');
-    const props: T = await load(deps, ctx.state.tenant, ctx.query);
+    const props: T = await load(deps, ctx.state.tenant, ctx.state.timeZone);
     await sendHtml(ctx, <Panel {...props} />);
   };
 
@@ -476,10 +474,11 @@ export const page = definePage({
   routes(routes, deps) {
     routes.get('/dashboard', 'read', async (ctx) => {
       const { tenant } = ctx.state;
-      const { zone, error } = timeZoneOf(ctx.query);
+      // A zone applied here becomes the dashboard's: every page shows its times in it from now on.
+      const { zone, error } = chooseTimeZone(ctx, deps.publicUrl);
       const [data, payments, action, webhooks] = await Promise.all([
         overview(deps, tenant, zone),
-        recentPayments(deps, tenant, ctx.query),
+        recentPayments(deps, tenant, zone),
         needsAction(deps, tenant),
         webhookFailures(deps, tenant),
       ]);
@@ -491,10 +490,10 @@ export const page = definePage({
               <TimeZoneField value={zone} error={error} />
             </FilterForm>
           </Card>
-          <Live url={withQuery(OVERVIEW_PATH, { timezone: zoneParam(zone) })} topics={['checkout-sessions']}>
+          <Live url={withQuery(OVERVIEW_PATH, { timezone: zone })} topics={['checkout-sessions']}>
             <OverviewPanel data={data} />
           </Live>
-          <Live url={withQuery(RECENT_PAYMENTS_PATH, { timezone: zoneParam(zone) })} topics={['payments']}>
+          <Live url={withQuery(RECENT_PAYMENTS_PATH, { timezone: zone })} topics={['payments']}>
             <RecentPayments {...payments} />
           </Live>
           <div class="grid grid-2">
@@ -509,14 +508,11 @@ export const page = definePage({
         error ? 400 : 200,
       );
     });
-    // The zone the page was drawn in comes back with each refresh (checked again: it is a URL).
+    // The zone the page was drawn in comes back with each refresh (`?timezone=`, read into `ctx.state.timeZone`).
     routes.get(
       OVERVIEW_PATH,
       'read',
-      fragment(
-        async (d, tenant, query) => ({ data: await overview(d, tenant, timeZoneOf(query).zone) }),
-        OverviewPanel,
-      )(deps),
+      fragment(async (d, tenant, timeZone) => ({ data: await overview(d, tenant, timeZone) }), OverviewPanel)(deps),
     );
     routes.get(RECENT_PAYMENTS_PATH, 'read', fragment(recentPayments, RecentPayments)(deps));
     routes.get('/dashboard/home/needs-action', 'read', fragment(needsAction, SessionsNeedingAction)(deps));

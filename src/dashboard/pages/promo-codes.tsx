@@ -1,4 +1,5 @@
 import type { CouponSchema } from '../../read-api/schema/coupon.ts';
+import { formatPerZone, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import type { z } from '../../read-api/schema/fields.ts';
 import { apiFor, type PageApi } from '../api.ts';
 import { readList, readOne } from '../api-reads.ts';
@@ -48,27 +49,38 @@ const StatusBadge = ({ status }: { status: string }) => (
   <Badge tone={STATUS[status]?.tone ?? 'neutral'} label={STATUS[status]?.label ?? status} />
 );
 
-const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
-/** A last day of use, with its year (an expiry is often next year): "25 Nov 2027". */
-const Day = ({ iso }: { iso: string }): JSX.Element => (
+const days = formatPerZone(
+  (timeZone) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone }),
+);
+/** A last day of use in the dashboard's zone, with its year (an expiry is often next year): "25 Nov 2027". */
+const Day = ({ iso, timeZone }: { iso: string; timeZone: string }): JSX.Element => (
   <time datetime={iso} safe>
-    {DAY.format(new Date(iso))}
+    {days(timeZone).format(new Date(iso))}
   </time>
 );
 
 const discountOf = (c: Coupon): string =>
   c.percentOff !== null ? `${c.percentOff}% off` : `${money(c.amountOff ?? '0', c.currency ?? '')} off`;
 
-/** A date input's day as the end of that day in UTC; anything else goes to the API as typed, to be named there. */
-const endOfDay = (text: string | null): string | null =>
-  text === null ? null : /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T23:59:59Z` : text;
-const dayOf = (iso: string | null): string => (iso ? iso.slice(0, 10) : '');
+/**
+ * A date input's day as the last second of that day in the dashboard's zone (the day the list then
+ * shows); anything else goes to the API as typed, to be named there.
+ */
+function endOfDay(text: string | null, zone: string): string | null {
+  const day = text === null ? null : /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!day) return text;
+  const next = zonedMidnight(Number(day[1]), Number(day[2]), Number(day[3]) + 1, zone);
+  return Number.isNaN(next) ? text : `${new Date(next - 1000).toISOString().slice(0, 19)}Z`;
+}
+/** An instant's day in the dashboard's zone, for a date input. */
+const dayOf = (iso: string | null, zone: string): string => (iso ? zonedDate(Date.parse(iso), zone) : '');
 
 /** A whole number as typed, for the API to check (text that is not one goes as is, and is named there). */
 const count = (text: string | null): number | string | undefined =>
   text === null ? undefined : /^\d+$/.test(text) ? Number(text) : text;
 
-function couponBodyOf(form: URLSearchParams): Built {
+function couponBodyOf(form: URLSearchParams, ctx: DashboardContext): Built {
+  const zone = ctx.state.timeZone;
   const body: Record<string, unknown> = { name: form.get('name')?.trim() ?? '' };
   if (form.get('discount') === 'amount') {
     const amount = decimalAmount(form.get('amountOff') ?? '');
@@ -80,13 +92,13 @@ function couponBodyOf(form: URLSearchParams): Built {
     body.percentOff = percent !== null && /^\d+(\.\d+)?$/.test(percent) ? Number(percent) : (percent ?? undefined);
   }
   body.maxRedemptions = count(textOf(form, 'maxRedemptions'));
-  const redeemBy = endOfDay(textOf(form, 'redeemBy'));
+  const redeemBy = endOfDay(textOf(form, 'redeemBy'), zone);
   if (redeemBy) body.redeemBy = redeemBy;
   const codes = [];
   for (let i = 0; i < CODE_ROWS; i++) {
     const code = textOf(form, `pc${i}_code`);
     if (code === null) continue;
-    const expiredAt = endOfDay(textOf(form, `pc${i}_expiredAt`));
+    const expiredAt = endOfDay(textOf(form, `pc${i}_expiredAt`), zone);
     codes.push({
       code,
       maxRedemptions: count(textOf(form, `pc${i}_maxRedemptions`)),
@@ -162,7 +174,7 @@ async function renderNew(ctx: DashboardContext, deps: DashboardDeps, { values: v
                 type="date"
                 value={v.redeemBy}
                 error={e.redeemBy}
-                hint="Usable until the end of this day (UTC)."
+                hint={`Usable until the end of this day (${ctx.state.timeZone}).`}
               />
             </div>
           </fieldset>
@@ -265,7 +277,7 @@ async function renderDetail(
     values: {
       name: coupon.name,
       maxRedemptions: coupon.maxRedemptions === null ? '' : String(coupon.maxRedemptions),
-      redeemBy: dayOf(coupon.redeemBy),
+      redeemBy: dayOf(coupon.redeemBy, ctx.state.timeZone),
     },
     errors: {},
   };
@@ -303,7 +315,7 @@ async function renderDetail(
                 'Redeemed',
                 `${coupon.timesRedeemed}${coupon.maxRedemptions !== null ? ` of at most ${coupon.maxRedemptions}` : ' (no limit)'}`,
               ],
-              ['Redeem by', redeemBy ? () => <Day iso={redeemBy} /> : 'No end date'],
+              ['Redeem by', redeemBy ? () => <Day iso={redeemBy} timeZone={ctx.state.timeZone} /> : 'No end date'],
             ]}
           />
         </Card>
@@ -327,6 +339,7 @@ async function renderDetail(
                   type="date"
                   value={form.values.redeemBy}
                   error={form.errors.redeemBy}
+                  hint={`Usable until the end of this day (${ctx.state.timeZone}).`}
                 />
               </div>
               <button type="submit" class="button-primary">
@@ -356,7 +369,9 @@ async function renderDetail(
                     <code safe>{p.code}</code>
                   </td>
                   <td safe>{`${p.timesRedeemed}${p.maxRedemptions !== null ? ` of ${p.maxRedemptions}` : ''}`}</td>
-                  <td class="hide-narrow nowrap">{p.expiredAt ? <Day iso={p.expiredAt} /> : 'Never'}</td>
+                  <td class="hide-narrow nowrap">
+                    {p.expiredAt ? <Day iso={p.expiredAt} timeZone={ctx.state.timeZone} /> : 'Never'}
+                  </td>
                   <td>
                     <StatusBadge status={p.status} />
                   </td>
@@ -407,7 +422,7 @@ export const page = definePage({
       const body = {
         name: form.get('name')?.trim() ?? '',
         maxRedemptions: count(textOf(form, 'maxRedemptions')) ?? null,
-        redeemBy: endOfDay(textOf(form, 'redeemBy')),
+        redeemBy: endOfDay(textOf(form, 'redeemBy'), ctx.state.timeZone),
       };
       const answer = await api('PUT', `/api/v1/coupons/${encodeURIComponent(id)}`, body);
       if (answer.status >= 400)

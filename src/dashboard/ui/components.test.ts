@@ -22,7 +22,7 @@ test('DateTime: the instant stays the ISO value of the <time>; the text and the 
     '<time datetime="2026-12-01T03:30:00.000Z"><span>30 Nov, 22:30</span><span class="tz"> GMT-5</span></time>',
   );
   t.is(
-    await DateTime({ iso: NEAR_MIDNIGHT }),
+    await DateTime({ iso: NEAR_MIDNIGHT, timeZone: 'UTC' }),
     '<time datetime="2026-12-01T03:30:00.000Z"><span>1 Dec, 03:30</span><span class="tz"> UTC</span></time>',
   );
 });

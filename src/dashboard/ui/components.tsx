@@ -139,10 +139,10 @@ export function dateTimeIn(iso: string, timeZone: string = UTC): { when: string;
 }
 
 /**
- * A moment as "25 Nov, 14:03 UTC" (or in the zone the page was asked for, "25 Nov, 09:03 GMT-5"), in a
- * <time> with its ISO value (the zone is left out on a phone).
+ * A moment in the dashboard's zone (`ctx.state.timeZone`: required, so no page shows UTC by forgetting
+ * it) as "25 Nov, 14:03 UTC" or "25 Nov, 15:03 CET", in a <time> with its ISO value (the zone is left out on a phone).
  */
-export const DateTime = ({ iso, timeZone = UTC }: { iso: string; timeZone?: string }): JSX.Element => {
+export const DateTime = ({ iso, timeZone }: { iso: string; timeZone: string }): JSX.Element => {
   const { when, zone } = dateTimeIn(iso, timeZone);
   return (
     <time datetime={iso}>

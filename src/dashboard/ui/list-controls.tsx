@@ -28,6 +28,10 @@ export const queryValue = (query: ListQuery, name: string): string => {
   return (Array.isArray(value) ? value.at(-1) : value)?.trim() ?? '';
 };
 
+/**
+ * Names the month of a date as typed (no instant, so not the dashboard's zone): the date is built at
+ * UTC midnight, and read in UTC it stays that calendar day, where a zone west of UTC would name the month before.
+ */
 const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 /**

@@ -16,7 +16,14 @@ export type RelatedRow = {
  * Records of one kind (a customer's, a payment link's), each leading to its page and its status named as there. Full
  * width: four columns did not fit half the page.
  */
-export function Related(props: { title: string; id: string; noun: string; rows: RelatedRow[] }): JSX.Element {
+export function Related(props: {
+  title: string;
+  id: string;
+  noun: string;
+  rows: RelatedRow[];
+  /** The dashboard's zone, the times shown in it. */
+  timeZone: string;
+}): JSX.Element {
   return (
     <Card title={props.title} id={props.id}>
       {props.rows.length === 0 ? (
@@ -53,7 +60,7 @@ export function Related(props: { title: string; id: string; noun: string; rows: 
                     <Badge tone={r.status.tone} label={r.status.label} />
                   </td>
                   <td class="hide-narrow nowrap">
-                    <DateTime iso={r.createdAt} />
+                    <DateTime iso={r.createdAt} timeZone={props.timeZone} />
                   </td>
                 </tr>
               ))}
@@ -69,8 +76,17 @@ export function Related(props: { title: string; id: string; noun: string; rows: 
 export type RelatedSession = Pick<CheckoutSessionDoc, 'id' | 'status' | 'amountTotal' | 'currency' | 'createdAt'>;
 
 /** Checkout sessions as related records (a customer's, a payment link's), each linking to its page. */
-export const RelatedSessions = ({ sessions, id }: { sessions: RelatedSession[]; id: string }): JSX.Element => (
+export const RelatedSessions = ({
+  sessions,
+  id,
+  timeZone,
+}: {
+  sessions: RelatedSession[];
+  id: string;
+  timeZone: string;
+}): JSX.Element => (
   <Related
+    timeZone={timeZone}
     title="Checkout sessions"
     id={id}
     noun="Session"

@@ -85,7 +85,7 @@ export function Changes({ entry }: { entry: Pick<AuditEntry, 'rows'> }): JSX.Ele
   );
 }
 
-function TrailTable({ entries }: { entries: AuditEntry[] }): JSX.Element {
+function TrailTable({ entries, timeZone }: { entries: AuditEntry[]; timeZone: string }): JSX.Element {
   return (
     <TableScroll label="Audit trail entries, newest first">
       <table class="audit-table">
@@ -103,7 +103,7 @@ function TrailTable({ entries }: { entries: AuditEntry[] }): JSX.Element {
             return (
               <tr>
                 <td class="nowrap">
-                  <DateTime iso={entry.occurredAt} />
+                  <DateTime iso={entry.occurredAt} timeZone={timeZone} />
                   <div class="muted small">
                     {entry.clientAddress ? (
                       <span safe>{`from ${entry.clientAddress}`}</span>
@@ -184,7 +184,7 @@ export const page = definePage({
   routes(routes, deps) {
     routes.get(PATH, 'read', async (ctx) => {
       const { query, errors } = parseAuditQuery(ctx.query);
-      const { entries, count } = await loadTrail(deps, ctx.state.tenant, query, errors);
+      const { entries, count } = await loadTrail(deps, ctx.state.tenant, query, errors, ctx.state.timeZone);
       const params: Record<string, string> = {
         actor: query.actor,
         recordType: query.recordType,
@@ -208,7 +208,7 @@ export const page = definePage({
                 hint="Changes made in the dashboard or with an API key show here as they happen."
               />
             ) : (
-              <TrailTable entries={entries} />
+              <TrailTable entries={entries} timeZone={ctx.state.timeZone} />
             )}
             <Pager path={PATH} params={params} page={query.page} pageSize={PAGE_SIZE} count={count} />
           </Card>

@@ -3,6 +3,7 @@ import { COLLECTIONS, type ApiKeyDoc } from '../../../projections/collections.ts
 import { AUDIT_TRAIL, type AuditEntryDoc } from '../../../projections/audit-trail.projection.ts';
 import { USERS, type UserDoc } from '../../../projections/team.projection.ts';
 import type { Filter, ReadStore } from '../../../read-store/read-store.ts';
+import { UTC } from '../../../shared/time-zone.ts';
 import type { DashboardTenant } from '../../context.ts';
 import {
   dateRangeErrors,
@@ -69,11 +70,15 @@ export function parseAuditQuery(query: ListQuery): {
   return { query: parsed, errors };
 }
 
-/** The read-store filter of a query (its unreadable parts left out): always the tenant's own entries. */
+/**
+ * The read-store filter of a query (its unreadable parts left out): always the tenant's own entries;
+ * `from` / `to` are days of `zone` (the dashboard's, whose times the trail shows).
+ */
 export function auditFilter(
   tenant: DashboardTenant,
   query: AuditQuery,
   errors: Partial<Record<keyof AuditQuery, string>> = {},
+  zone: string = UTC,
 ): Filter {
   const filter: Filter = { organizationId: tenant.organizationId, environments: tenant.environment };
   if (query.system === 'hide') filter.system = false;
@@ -82,7 +87,7 @@ export function auditFilter(
   if (query.recordType && !errors.recordType) filter.recordType = query.recordType;
   if (query.recordId) filter.recordId = query.recordId;
   if (query.type) filter.type = query.type;
-  const range = dayRangeCondition(query, errors);
+  const range = dayRangeCondition(query, errors, zone);
   if (Object.keys(range).length) filter.occurredAt = range;
   return filter;
 }
@@ -119,9 +124,10 @@ export async function loadTrail(
   tenant: DashboardTenant,
   query: AuditQuery,
   errors: Partial<Record<keyof AuditQuery, string>> = {},
+  zone: string = UTC,
 ): Promise<{ entries: AuditEntry[]; count: number }> {
   const index = deps.readStore.collection<AuditEntryDoc>(AUDIT_TRAIL);
-  const filter = auditFilter(tenant, query, errors);
+  const filter = auditFilter(tenant, query, errors, zone);
   const [count, docs] = await Promise.all([
     index.count(filter),
     index.find(filter, { sort: { seq: -1 }, skip: (query.page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),

@@ -28,7 +28,7 @@ function factsIn(html: string): Record<string, string> {
 }
 
 /** The summary's facts. */
-const factsOf = async (session: CheckoutSessionDoc) => factsIn(await Summary({ session }));
+const factsOf = async (session: CheckoutSessionDoc) => factsIn(await Summary({ session, timeZone: 'UTC' }));
 
 test('a session paid in part nets what was received, not the total it asks (which the API reports as amountNet until it completes)', async (t) => {
   const session = sessionAfter(...PARTLY_PAID);
@@ -111,11 +111,12 @@ test('the payment intent writes what is left as the other amounts are written (0
 
 test('a session linked to a customer names them in its summary, linked to their page, though it collected nothing; else what it collected', async (t) => {
   const linked = { ...sessionAfter(), customerDetails: null, customerId: 'cus-1' };
-  const html = await Summary({ session: linked, customer: customerDoc('cus-1') });
+  const html = await Summary({ session: linked, customer: customerDoc('cus-1'), timeZone: 'UTC' });
   t.is(factsIn(html).Customer, 'Ada Lovelace');
   t.regex(html, /<a href="\/dashboard\/customers\/cus-1">Ada Lovelace<\/a>/);
   t.is(
-    factsIn(await Summary({ session: linked, customer: customerDoc('cus-1', { name: null }) })).Customer,
+    factsIn(await Summary({ session: linked, customer: customerDoc('cus-1', { name: null }), timeZone: 'UTC' }))
+      .Customer,
     'ada@example.com',
   );
   const nameOnly = { name: 'Pat Doe', email: null, phone: null, address: null };
@@ -131,6 +132,7 @@ async function bodyOf(session: CheckoutSessionDoc, timeline: RecordedEvent[] = [
     csrf: 'x',
     canManage: false,
     form: {},
+    timeZone: 'UTC',
   });
 }
 

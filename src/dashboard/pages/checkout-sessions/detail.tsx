@@ -30,6 +30,7 @@ import { SelectField } from '../../ui/form-parts.tsx';
 import { type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
+import { withQuery } from '../../ui/list-controls.tsx';
 import { customersById } from '../../ui/customer-link.tsx';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 
@@ -212,7 +213,15 @@ const netReceived = (session: CheckoutSessionDoc): bigint => {
 const paymentOf = (session: CheckoutSessionDoc): string =>
   session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
 
-export function Summary({ session, customer }: { session: CheckoutSessionDoc; customer?: CustomerDoc }): JSX.Element {
+export function Summary({
+  session,
+  customer,
+  timeZone,
+}: {
+  session: CheckoutSessionDoc;
+  customer?: CustomerDoc;
+  timeZone: string;
+}): JSX.Element {
   const c = session.currency;
   // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
   const completedAt = session.status === 'complete' ? session.completedAt : null;
@@ -227,12 +236,12 @@ export function Summary({ session, customer }: { session: CheckoutSessionDoc; cu
           ['Net', money(netReceived(session), c)],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
           ['Payment', paymentOf(session)],
-          ['Created', () => <DateTime iso={session.createdAt} />],
+          ['Created', () => <DateTime iso={session.createdAt} timeZone={timeZone} />],
           completedAt
-            ? ['Completed', () => <DateTime iso={completedAt} />]
+            ? ['Completed', () => <DateTime iso={completedAt} timeZone={timeZone} />]
             : session.status === 'incomplete'
               ? ['Expires', 'No longer: it waits for the rest']
-              : ['Expires', () => <DateTime iso={session.expiresAt} />],
+              : ['Expires', () => <DateTime iso={session.expiresAt} timeZone={timeZone} />],
           ['Customer', () => <SessionCustomer session={session} customer={customer} />],
           ['Client reference', session.clientReferenceId ?? '—'],
           ['Mode', session.mode],
@@ -379,7 +388,7 @@ const PAYMENT_STATUS = {
   withdrawn: { tone: 'danger', text: 'Withdrawn' },
 } as const;
 
-function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
+function Transactions({ detail, timeZone }: { detail: SessionDetail; timeZone: string }): JSX.Element {
   const { payments } = detail.session;
   return (
     <Card id="transactions" title="On-chain payments">
@@ -428,7 +437,7 @@ function Transactions({ detail }: { detail: SessionDetail }): JSX.Element {
                     <ShortId value={p.fromAddress} />
                   </td>
                   <td class="hide-narrow nowrap">
-                    <DateTime iso={p.detectedAt} />
+                    <DateTime iso={p.detectedAt} timeZone={timeZone} />
                   </td>
                 </tr>
               ))}
@@ -521,7 +530,7 @@ function sweepShown(session: CheckoutSessionDoc, sweep: SessionSweep): { moved: 
   };
 }
 
-function Sweeps({ detail }: { detail: SessionDetail }): JSX.Element {
+function Sweeps({ detail, timeZone }: { detail: SessionDetail; timeZone: string }): JSX.Element {
   const { sweeps } = detail.session;
   return (
     <Card id="sweeps" title="Sweeps to your wallet">
@@ -558,7 +567,7 @@ function Sweeps({ detail }: { detail: SessionDetail }): JSX.Element {
                     </td>
                     <td>{shown.destination ? <ShortId value={shown.destination} keep={8} /> : '—'}</td>
                     <td class="hide-narrow nowrap">
-                      <DateTime iso={s.at} />
+                      <DateTime iso={s.at} timeZone={timeZone} />
                     </td>
                   </tr>
                 );
@@ -585,7 +594,15 @@ function TimelineDetail({ event, session }: { event: RecordedEvent; session: Che
   );
 }
 
-function Timeline({ events, session }: { events: RecordedEvent[]; session: CheckoutSessionDoc }): JSX.Element {
+function Timeline({
+  events,
+  session,
+  timeZone,
+}: {
+  events: RecordedEvent[];
+  session: CheckoutSessionDoc;
+  timeZone: string;
+}): JSX.Element {
   return (
     <Card id="timeline" title="Timeline">
       <ol class="timeline">
@@ -594,7 +611,7 @@ function Timeline({ events, session }: { events: RecordedEvent[]; session: Check
             <strong safe>{describeType(e.type)}</strong>
             <TimelineDetail event={e} session={session} />
             <span class="muted small">
-              <DateTime iso={e.metadata.occurredAt} /> <span safe>{`· ${e.metadata.actor}`}</span>
+              <DateTime iso={e.metadata.occurredAt} timeZone={timeZone} /> <span safe>{`· ${e.metadata.actor}`}</span>
             </span>
           </li>
         ))}
@@ -617,7 +634,7 @@ const DELIVERY_STATUS = {
   canceled: { tone: 'neutral', text: 'Canceled' },
 } as const;
 
-function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
+function Webhooks({ detail, timeZone }: { detail: SessionDetail; timeZone: string }): JSX.Element {
   return (
     <Card id="webhooks" title="Webhooks sent">
       {detail.deliveries.length === 0 ? (
@@ -657,7 +674,7 @@ function Webhooks({ detail }: { detail: SessionDetail }): JSX.Element {
                         <tr>
                           <td>{a.attempt}</td>
                           <td class="nowrap">
-                            <DateTime iso={a.at} />
+                            <DateTime iso={a.at} timeZone={timeZone} />
                           </td>
                           <td safe>{a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'no answer')}</td>
                           <td class="amount" safe>{`${a.durationMs} ms`}</td>
@@ -684,15 +701,22 @@ export function DetailBody(props: {
   csrf: string;
   canManage: boolean;
   form: ActionForm;
+  /** The dashboard's zone, every time shown in it. */
+  timeZone: string;
 }): JSX.Element {
   const id = props.detail.session.id;
+  const { timeZone } = props;
   return (
     <div
       id="session-detail"
-      {...liveRefresh(`${LIST_PATH}/${encodeURIComponent(id)}`, ['checkout-sessions', 'payments', 'webhooks'])}
+      {...liveRefresh(
+        // The refresh keeps the zone the page was drawn in (a shared link's `?timezone=` too).
+        withQuery(`${LIST_PATH}/${encodeURIComponent(id)}`, { timezone: timeZone }),
+        ['checkout-sessions', 'payments', 'webhooks'],
+      )}
     >
       <div class="grid grid-2">
-        <Summary session={props.detail.session} customer={props.detail.customer} />
+        <Summary session={props.detail.session} customer={props.detail.customer} timeZone={timeZone} />
         <Actions {...props} />
       </div>
       <div class="grid grid-2">
@@ -700,11 +724,11 @@ export function DetailBody(props: {
         <Addresses detail={props.detail} />
       </div>
       <LineItems session={props.detail.session} />
-      <Transactions detail={props.detail} />
-      <Sweeps detail={props.detail} />
+      <Transactions detail={props.detail} timeZone={timeZone} />
+      <Sweeps detail={props.detail} timeZone={timeZone} />
       <div class="grid grid-2">
-        <Timeline events={props.detail.timeline} session={props.detail.session} />
-        <Webhooks detail={props.detail} />
+        <Timeline events={props.detail.timeline} session={props.detail.session} timeZone={timeZone} />
+        <Webhooks detail={props.detail} timeZone={timeZone} />
       </div>
     </div>
   );

@@ -19,16 +19,21 @@ export type SessionsQuery = {
   paymentStatus: string;
   from: string;
   to: string;
-  /** The IANA zone whose days `from` / `to` name (UTC when one given is unknown: its error says so). */
+  /** The IANA zone whose days `from` / `to` name (the dashboard's when one given is unknown: its error says so). */
   timezone: string;
   q: string;
   page: number;
 };
 export type SessionsQueryErrors = Partial<Record<keyof SessionsQuery, string>>;
 
-/** The list's filters as typed, with a message per filter that cannot be used (shown at its field). */
-export function parseSessionsQuery(query: ListQuery): { query: SessionsQuery; errors: SessionsQueryErrors } {
-  const zone = timeZoneOf(query);
+/**
+ * The list's filters as typed, with a message per filter that cannot be used (shown at its field);
+ * `zone` is `?timezone=` as the page read it (the dashboard's zone when absent: see time-zone-field.tsx).
+ */
+export function parseSessionsQuery(
+  query: ListQuery,
+  zone: { zone: string; error?: string } = timeZoneOf(query),
+): { query: SessionsQuery; errors: SessionsQueryErrors } {
   const parsed: SessionsQuery = {
     status: one(query, 'status'),
     paymentStatus: one(query, 'paymentStatus'),

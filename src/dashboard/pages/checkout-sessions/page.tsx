@@ -11,6 +11,7 @@ import { AppLayout } from '../../ui/layout.tsx';
 import { type ActionForm, DetailBody, loadDetail } from './detail.tsx';
 import { EXPORT_PATH, LIST_PATH, loadSessions, SessionsFilters, SessionsTable } from './list.tsx';
 import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
+import { chooseTimeZone, timeZoneOf } from '../../ui/time-zone-field.tsx';
 
 /** What a done action says on the page it redirects to (`?done=`). */
 const DONE: Record<string, string> = {
@@ -23,7 +24,13 @@ async function renderDetail(ctx: DashboardContext, deps: DashboardDeps, id: stri
   const detail = await loadDetail(deps, ctx.state.tenant, id);
   if (!detail) throw new NotFoundError('checkout session', id);
   const body = (
-    <DetailBody detail={detail} csrf={ctx.state.csrfToken} canManage={can(ctx.state.user.role, 'manage')} form={form} />
+    <DetailBody
+      detail={detail}
+      csrf={ctx.state.csrfToken}
+      canManage={can(ctx.state.user.role, 'manage')}
+      form={form}
+      timeZone={ctx.state.timeZone}
+    />
   );
   if (isHtmx(ctx)) return sendHtml(ctx, body, status);
   await sendHtml(
@@ -80,7 +87,8 @@ export const page = definePage({
   screen: 'checkoutSessions',
   routes(routes, deps) {
     routes.get(LIST_PATH, 'read', async (ctx) => {
-      const { query, errors } = parseSessionsQuery(ctx.query);
+      // A zone applied here becomes the dashboard's: every page shows its times in it from now on.
+      const { query, errors } = parseSessionsQuery(ctx.query, chooseTimeZone(ctx, deps.publicUrl));
       const { sessions, count, customers } = await loadSessions(deps.readStore, ctx.state.tenant, query, errors);
       const status = Object.keys(errors).length > 0 ? 400 : 200;
       const table = <SessionsTable sessions={sessions} count={count} customers={customers} query={query} />;
@@ -99,7 +107,7 @@ export const page = definePage({
 
     // Before `:id`: the list's filters as a CSV file, streamed by the API export's own code.
     routes.get(EXPORT_PATH, 'read', (ctx) => {
-      const { query, errors } = parseSessionsQuery(ctx.query);
+      const { query, errors } = parseSessionsQuery(ctx.query, timeZoneOf(ctx.query, ctx.state.timeZone));
       const [field, message] = Object.entries(errors)[0] ?? [];
       if (field && message) throw new ValidationError(field, message);
       const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);

@@ -77,7 +77,7 @@ export function ApiKeysCard(props: {
                     <code safe>{key.maskedKey}</code>
                   </td>
                   <td class="hide-narrow nowrap">
-                    <DateTime iso={key.createdAt} />
+                    <DateTime iso={key.createdAt} timeZone={ctx.state.timeZone} />
                   </td>
                   <td class="row-actions">
                     <form method="post" action={`${DEVELOPERS}/api-keys/${key.id}/regenerate`}>

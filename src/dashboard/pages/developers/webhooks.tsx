@@ -20,6 +20,7 @@ import {
 } from '../../ui/components.tsx';
 import { CopyField, SecretShownOnce } from '../../ui/copy.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
+import { withQuery } from '../../ui/list-controls.tsx';
 import { DEVELOPERS } from './api-keys.tsx';
 import { apiMessage, ConfirmPage, DoneAlert, errorsOf, type FormErrors } from './forms.tsx';
 
@@ -218,7 +219,9 @@ export function DeliveriesCard(props: {
       title="Deliveries"
       id="deliveries"
       aria-live="polite"
-      {...liveRefresh(`${WEBHOOKS}/${endpoint.id}/deliveries`, ['webhooks'])}
+      {...liveRefresh(withQuery(`${WEBHOOKS}/${endpoint.id}/deliveries`, { timezone: ctx.state.timeZone }), [
+        'webhooks',
+      ])}
     >
       {deliveries.length === 0 ? (
         <EmptyState message="Nothing sent yet." hint="Send a test event to see a delivery here." />
@@ -234,7 +237,7 @@ export function DeliveriesCard(props: {
                     <Badge {...DELIVERY_STATUS[d.status]} label={DELIVERY_STATUS[d.status].text} />
                     <span class="muted" safe>{`${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`}</span>
                     <span class="muted delivery-time">
-                      <DateTime iso={d.createdAt} />
+                      <DateTime iso={d.createdAt} timeZone={ctx.state.timeZone} />
                     </span>
                   </summary>
                   {d.log.length === 0 ? (
@@ -264,7 +267,7 @@ export function DeliveriesCard(props: {
                               </td>
                               <td class="amount nowrap" safe>{`${a.durationMs} ms`}</td>
                               <td class="hide-narrow nowrap">
-                                <DateTime iso={a.at} />
+                                <DateTime iso={a.at} timeZone={ctx.state.timeZone} />
                               </td>
                               <td class="response-cell">
                                 <code safe>{a.response ?? a.error ?? '—'}</code>

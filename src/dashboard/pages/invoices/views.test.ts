@@ -13,7 +13,7 @@ const row = (status: 'open' | 'paid' | 'uncollectible', amountPaid: string) => (
 
 /** The text of the Amount cell of the one row of the table. */
 async function amountCell(invoice: ReturnType<typeof row>): Promise<string> {
-  const html = await InvoiceTable({ invoices: [invoice] });
+  const html = await InvoiceTable({ invoices: [invoice], timeZone: 'UTC' });
   const cell = /<td class="amount">(.*?)<\/td>/s.exec(html)?.[1] ?? '';
   return cell
     .replace(/<[^>]+>/g, ' ')

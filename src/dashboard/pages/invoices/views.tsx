@@ -56,7 +56,16 @@ type InvoiceRow = Pick<InvoiceView, 'id' | 'number' | 'status' | 'amountDue' | '
   Partial<Pick<InvoiceView, 'customer' | 'customerId'>>;
 
 /** Invoices as rows linking to each: number, customer (when `customers`), status, amount and due date. */
-export function InvoiceTable({ invoices, customers }: { invoices: InvoiceRow[]; customers?: boolean }): JSX.Element {
+export function InvoiceTable({
+  invoices,
+  customers,
+  timeZone,
+}: {
+  invoices: InvoiceRow[];
+  customers?: boolean;
+  /** The dashboard's zone, the due dates shown in it. */
+  timeZone: string;
+}): JSX.Element {
   return (
     <TableScroll label="Invoices, each with its status and amount">
       <table>
@@ -96,7 +105,7 @@ export function InvoiceTable({ invoices, customers }: { invoices: InvoiceRow[]; 
                 )}
               </td>
               <td class="hide-narrow nowrap">
-                <DateTime iso={invoice.dueDate} />
+                <DateTime iso={invoice.dueDate} timeZone={timeZone} />
               </td>
             </tr>
           ))}
@@ -153,7 +162,7 @@ export function InvoiceListPage(props: {
             hint="Invoices you create here or over the API show here."
           />
         ) : (
-          <InvoiceTable invoices={list.data} customers />
+          <InvoiceTable invoices={list.data} customers timeZone={ctx.state.timeZone} />
         )}
         <Pager
           path="/dashboard/invoices"
@@ -377,7 +386,11 @@ export function InvoiceDetailPage(props: {
           />
         </Card>
         <Card title="Dates and document" id="invoice-dates">
-          <Facts items={dates.map(([label, iso]) => iso !== null && [label, () => <DateTime iso={iso} />])} />
+          <Facts
+            items={dates.map(
+              ([label, iso]) => iso !== null && [label, () => <DateTime iso={iso} timeZone={ctx.state.timeZone} />],
+            )}
+          />
           {invoice.url ? (
             <p class="document-links">
               <a class="button-secondary" href={invoice.url} target="_blank" rel="noopener">

@@ -51,7 +51,7 @@ function priceText(link: PaymentLink): string {
 const ActiveBadge = ({ active }: { active: boolean }) =>
   active ? <Badge tone="success" label="Active" /> : <Badge tone="neutral" label="Inactive" />;
 
-function LinkList({ links }: { links: PaymentLink[] }): JSX.Element {
+function LinkList({ links, timeZone }: { links: PaymentLink[]; timeZone: string }): JSX.Element {
   return (
     <Card title="All payment links" id="payment-links">
       {links.length === 0 ? (
@@ -86,7 +86,7 @@ function LinkList({ links }: { links: PaymentLink[] }): JSX.Element {
                     <ActiveBadge active={link.isActive} />
                   </td>
                   <td class="hide-narrow nowrap">
-                    <DateTime iso={link.createdAt} />
+                    <DateTime iso={link.createdAt} timeZone={timeZone} />
                   </td>
                 </tr>
               ))}
@@ -189,7 +189,7 @@ async function renderDetail(ctx: DashboardContext, api: PageApi, link: PaymentLi
           <LinkSettings link={link} />
         </Card>
       </div>
-      <RelatedSessions sessions={sessions} id="link-sessions" />
+      <RelatedSessions sessions={sessions} id="link-sessions" timeZone={ctx.state.timeZone} />
     </AppLayout>,
     status,
   );
@@ -231,7 +231,7 @@ export const page = definePage({
           screen="paymentLinks"
           actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New payment link" />}
         >
-          <LinkList links={links} />
+          <LinkList links={links} timeZone={ctx.state.timeZone} />
         </AppLayout>,
       );
     });

@@ -38,7 +38,7 @@ const FormAlert = ({ errors }: { errors: FormErrors }) =>
 const productInputOf = (field: string) =>
   ['name', 'description', 'unitLabel', 'url'].includes(field) ? field : priceInputOf(field);
 
-function ProductList({ products }: { products: Product[] }): JSX.Element {
+function ProductList({ products, timeZone }: { products: Product[]; timeZone: string }): JSX.Element {
   return (
     <Card title="Catalog" id="products">
       {products.length === 0 ? (
@@ -69,7 +69,7 @@ function ProductList({ products }: { products: Product[] }): JSX.Element {
                     {p.isActive ? <Badge tone="success" label="Active" /> : <Badge tone="neutral" label="Archived" />}
                   </td>
                   <td class="hide-narrow nowrap">
-                    <DateTime iso={p.createdAt} />
+                    <DateTime iso={p.createdAt} timeZone={timeZone} />
                   </td>
                 </tr>
               ))}
@@ -215,7 +215,7 @@ async function renderDetail(
                       {p.isActive ? <Badge tone="success" label="Active" /> : <Badge tone="neutral" label="Inactive" />}
                     </td>
                     <td class="hide-narrow nowrap">
-                      <DateTime iso={p.createdAt} />
+                      <DateTime iso={p.createdAt} timeZone={ctx.state.timeZone} />
                     </td>
                   </tr>
                 ))}
@@ -283,7 +283,7 @@ export const page = definePage({
           screen="products"
           actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New product" />}
         >
-          <ProductList products={products} />
+          <ProductList products={products} timeZone={ctx.state.timeZone} />
         </AppLayout>,
       );
     });

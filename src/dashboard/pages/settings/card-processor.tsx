@@ -18,7 +18,7 @@ const API = '/api/v1/organization/card-processor';
 type KeysForm = { publishableKey: string; secretKey: string; errors: FormErrors };
 
 /** The keys on file: the publishable key, and of the secret only its last four (the API never answers more). */
-function Connected({ keys }: { keys: CardProcessor }): JSX.Element {
+function Connected({ keys, timeZone }: { keys: CardProcessor; timeZone: string }): JSX.Element {
   return (
     <dl class="details">
       <dt>Processor</dt>
@@ -35,7 +35,7 @@ function Connected({ keys }: { keys: CardProcessor }): JSX.Element {
         <span class="muted"> (stored sealed, never shown again)</span>
       </dd>
       <dt>Connected</dt>
-      <dd>{keys.connectedAt ? <DateTime iso={keys.connectedAt} /> : ''}</dd>
+      <dd>{keys.connectedAt ? <DateTime iso={keys.connectedAt} timeZone={timeZone} /> : ''}</dd>
     </dl>
   );
 }
@@ -59,7 +59,11 @@ function CardProcessorPage(props: { ctx: DashboardContext; keys: CardProcessor; 
           id="card-processor"
           actions={keys.connected ? <Badge tone="success" label="Connected" /> : <Badge label="Not connected" />}
         >
-          {keys.connected ? <Connected keys={keys} /> : <p class="muted">No card processor keys yet.</p>}
+          {keys.connected ? (
+            <Connected keys={keys} timeZone={ctx.state.timeZone} />
+          ) : (
+            <p class="muted">No card processor keys yet.</p>
+          )}
           {keys.cardPaymentsAvailable ? (
             ''
           ) : (

@@ -145,7 +145,7 @@ function ListPage(props: {
                       {`${money(s.amountTotal, s.currency)} ${everyLabel(s)}`}
                     </td>
                     <td class="hide-narrow nowrap">
-                      <DateTime iso={s.currentPeriodEnd} />
+                      <DateTime iso={s.currentPeriodEnd} timeZone={ctx.state.timeZone} />
                     </td>
                   </tr>
                 ))}
@@ -230,10 +230,13 @@ function DetailPage(props: {
   const facts: FactList = [
     ['Customer', () => <SubscriptionCustomer s={s} customers={props.customers} />],
     ['Amount', `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`],
-    ['Started', () => <DateTime iso={s.startDate} />],
-    ['Current period', () => <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} />],
-    cancelAt && !endedAt ? ['Ends', () => <DateTime iso={cancelAt} />] : null,
-    endedAt ? ['Ended', () => <DateTime iso={endedAt} />] : null,
+    ['Started', () => <DateTime iso={s.startDate} timeZone={ctx.state.timeZone} />],
+    [
+      'Current period',
+      () => <PeriodSpan start={s.currentPeriodStart} end={s.currentPeriodEnd} timeZone={ctx.state.timeZone} />,
+    ],
+    cancelAt && !endedAt ? ['Ends', () => <DateTime iso={cancelAt} timeZone={ctx.state.timeZone} />] : null,
+    endedAt ? ['Ended', () => <DateTime iso={endedAt} timeZone={ctx.state.timeZone} />] : null,
     s.cancellationComment ? ['Reason', s.cancellationComment] : null,
   ];
   return (
@@ -285,7 +288,7 @@ function DetailPage(props: {
                 {props.periods.map((bill) => (
                   <tr>
                     <td>
-                      <PeriodSpan start={bill.periodStart} end={bill.periodEnd} />
+                      <PeriodSpan start={bill.periodStart} end={bill.periodEnd} timeZone={ctx.state.timeZone} />
                     </td>
                     <td class="hide-narrow">
                       {bill.kind === 'invoice' ? (
@@ -320,7 +323,7 @@ function DetailPage(props: {
         {props.invoices.length === 0 ? (
           <EmptyState message="No invoices yet." hint="Each renewal is billed by an invoice." />
         ) : (
-          <InvoiceTable invoices={props.invoices} />
+          <InvoiceTable invoices={props.invoices} timeZone={ctx.state.timeZone} />
         )}
       </Card>
     </AppLayout>
@@ -335,9 +338,9 @@ const FirstPaymentDiscount = ({ amount }: { amount: string }): JSX.Element => (
   </>
 );
 
-const PeriodSpan = ({ start, end }: { start: string; end: string }): JSX.Element => (
+const PeriodSpan = ({ start, end, timeZone }: { start: string; end: string; timeZone: string }): JSX.Element => (
   <span class="period">
-    <DateTime iso={start} /> – <DateTime iso={end} />
+    <DateTime iso={start} timeZone={timeZone} /> – <DateTime iso={end} timeZone={timeZone} />
   </span>
 );
 

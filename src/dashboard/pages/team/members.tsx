@@ -151,7 +151,7 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                   </td>
                   <td>{member.twoFactorEnabled ? <Badge tone="success" label="On" /> : <Badge label="Off" />}</td>
                   <td class="nowrap hide-narrow">
-                    <DateTime iso={member.createdAt} />
+                    <DateTime iso={member.createdAt} timeZone={ctx.state.timeZone} />
                   </td>
                   {manage ? (
                     <td>
@@ -218,7 +218,7 @@ async function renderTeam(ctx: DashboardContext, deps: DashboardDeps, view: Team
                       {invite.status === 'pending' || invite.status === 'expired' ? (
                         <>
                           {invite.status === 'pending' ? ' · link works until ' : ' · expired '}
-                          <DateTime iso={invite.expireAt} />
+                          <DateTime iso={invite.expireAt} timeZone={ctx.state.timeZone} />
                         </>
                       ) : (
                         ''
