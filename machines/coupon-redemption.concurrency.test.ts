@@ -10,7 +10,7 @@ import { createManualClock } from '../src/shared/clock.ts';
 import { InvalidStateError } from '../src/shared/errors.ts';
 import { newId } from '../src/shared/ids.ts';
 import { couponAggregate } from './coupon.aggregate.ts';
-import { conflictCountingStore } from '../test/support/conflict-counting-store.ts';
+import { conflictCountingStore } from '../test/support/counting-stores.ts';
 import type { NewCoupon } from './coupon.decide.ts';
 
 const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };

@@ -14,7 +14,7 @@ import {
   type ProductEvent,
 } from './catalog.ts';
 import { createdPrice, createdProduct } from './catalog.fixture.ts';
-import { readCountingStore } from '../../test/support/conflict-counting-store.ts';
+import { readCountingStore } from '../../test/support/counting-stores.ts';
 import { createCommandHandler } from './command-handler.ts';
 import { givenWhenThen } from './given-when-then.ts';
 

@@ -8,7 +8,7 @@ import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { NotFoundError } from '../shared/errors.ts';
-import { conflictCountingStore, readCountingStore } from '../../test/support/conflict-counting-store.ts';
+import { conflictCountingStore, readCountingStore } from '../../test/support/counting-stores.ts';
 import { createCommandHandler } from './command-handler.ts';
 
 const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };

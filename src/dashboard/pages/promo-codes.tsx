@@ -69,8 +69,11 @@ const discountOf = (c: Coupon): string =>
 function endOfDay(text: string | null, zone: string): string | null {
   const day = text === null ? null : /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!day) return text;
-  const next = zonedMidnight(Number(day[1]), Number(day[2]), Number(day[3]) + 1, zone);
-  return Number.isNaN(next) ? text : `${new Date(next - 1000).toISOString().slice(0, 19)}Z`;
+  const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])];
+  // A day no calendar has (2026-13-01) goes as typed, for the API to refuse, rather than rolling over.
+  const wall = new Date(Date.UTC(year, month - 1, date));
+  if (wall.getUTCFullYear() !== year || wall.getUTCMonth() !== month - 1 || wall.getUTCDate() !== date) return text;
+  return `${new Date(zonedMidnight(year, month, date + 1, zone) - 1000).toISOString().slice(0, 19)}Z`;
 }
 /** An instant's day in the dashboard's zone, for a date input. */
 const dayOf = (iso: string | null, zone: string): string => (iso ? zonedDate(Date.parse(iso), zone) : '');
@@ -419,10 +422,16 @@ export const page = definePage({
       const api = apiFor(ctx, deps);
       const id = ctx.params.id!;
       const { form } = ctx.state;
+      const zone = ctx.state.timeZone;
+      const typed = textOf(form, 'redeemBy');
+      // The form shows the expiry's day in the zone: that day sent back unchanged keeps the instant
+      // as it is (its end of day in the zone would move it later, past the merchant's cut-off).
+      const current = await api<Coupon>('GET', `/api/v1/coupons/${encodeURIComponent(id)}`);
+      const was = current.status === 200 ? current.body.redeemBy : null;
       const body = {
         name: form.get('name')?.trim() ?? '',
         maxRedemptions: count(textOf(form, 'maxRedemptions')) ?? null,
-        redeemBy: endOfDay(textOf(form, 'redeemBy'), ctx.state.timeZone),
+        redeemBy: was && typed === dayOf(was, zone) ? was : endOfDay(typed, zone),
       };
       const answer = await api('PUT', `/api/v1/coupons/${encodeURIComponent(id)}`, body);
       if (answer.status >= 400)

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { TEST_NETWORK, createTestRail } from '../../../chain-ingest/test-rail.ts';
 import { auditFilter, nativeCoinsOf, parseAuditQuery } from './trail.ts';
+import { UTC } from '../../../shared/time-zone.ts';
 
 const TENANT = { organizationId: 'org-1', environment: 'live' as const };
 
@@ -14,7 +15,7 @@ test("the trail's filters: the tenant's environment, people and keys only unless
     to: '2026-05-01',
   });
   t.deepEqual(errors, {});
-  t.deepEqual(auditFilter(TENANT, query), {
+  t.deepEqual(auditFilter(TENANT, query, {}, UTC), {
     organizationId: 'org-1',
     environments: 'live',
     system: false,
@@ -24,17 +25,21 @@ test("the trail's filters: the tenant's environment, people and keys only unless
     type: 'CustomerUpdated',
     occurredAt: { $gte: '2026-05-01T00:00:00.000Z', $lt: '2026-05-02T00:00:00.000Z' },
   });
-  t.deepEqual(auditFilter(TENANT, parseAuditQuery({ system: 'show' }).query), {
+  t.deepEqual(auditFilter(TENANT, parseAuditQuery({ system: 'show' }).query, {}, UTC), {
     organizationId: 'org-1',
     environments: 'live',
   });
-  t.like(auditFilter(TENANT, parseAuditQuery({ system: 'only' }).query), { system: true });
+  t.like(auditFilter(TENANT, parseAuditQuery({ system: 'only' }).query, {}, UTC), { system: true });
 });
 
 test('a filter that cannot be read is named and left out', (t) => {
   const { query, errors } = parseAuditQuery({ recordType: 'planet', to: 'soon' });
   t.deepEqual(errors, { recordType: 'Pick a record type from the list.', to: 'Enter a date as YYYY-MM-DD.' });
-  t.deepEqual(auditFilter(TENANT, query, errors), { organizationId: 'org-1', environments: 'live', system: false });
+  t.deepEqual(auditFilter(TENANT, query, errors, UTC), {
+    organizationId: 'org-1',
+    environments: 'live',
+    system: false,
+  });
 });
 
 test("the native coins a sweep's gas is written in: every network the rails offer, by chain id", (t) => {

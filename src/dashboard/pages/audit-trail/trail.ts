@@ -3,7 +3,6 @@ import { COLLECTIONS, type ApiKeyDoc } from '../../../projections/collections.ts
 import { AUDIT_TRAIL, type AuditEntryDoc } from '../../../projections/audit-trail.projection.ts';
 import { USERS, type UserDoc } from '../../../projections/team.projection.ts';
 import type { Filter, ReadStore } from '../../../read-store/read-store.ts';
-import { UTC } from '../../../shared/time-zone.ts';
 import type { DashboardTenant } from '../../context.ts';
 import {
   dateRangeErrors,
@@ -77,8 +76,8 @@ export function parseAuditQuery(query: ListQuery): {
 export function auditFilter(
   tenant: DashboardTenant,
   query: AuditQuery,
-  errors: Partial<Record<keyof AuditQuery, string>> = {},
-  zone: string = UTC,
+  errors: Partial<Record<keyof AuditQuery, string>>,
+  zone: string,
 ): Filter {
   const filter: Filter = { organizationId: tenant.organizationId, environments: tenant.environment };
   if (query.system === 'hide') filter.system = false;
@@ -123,8 +122,8 @@ export async function loadTrail(
   deps: { readStore: ReadStore; eventStore: EventStore; rail?: Pick<Rail, 'networks'> },
   tenant: DashboardTenant,
   query: AuditQuery,
-  errors: Partial<Record<keyof AuditQuery, string>> = {},
-  zone: string = UTC,
+  errors: Partial<Record<keyof AuditQuery, string>>,
+  zone: string,
 ): Promise<{ entries: AuditEntry[]; count: number }> {
   const index = deps.readStore.collection<AuditEntryDoc>(AUDIT_TRAIL);
   const filter = auditFilter(tenant, query, errors, zone);
