@@ -119,13 +119,18 @@ test('events carry tenant, actor, correlation and the injected time', async (t) 
   t.deepEqual(again.events, []);
 });
 
-test('assumeNew: a new record is written without reading its stream; one that exists after all is read and decided again, its tenant checked', async (t) => {
+/** A session create against a store that counts its stream reads. */
+async function readCountedCreate(t: import('ava').ExecutionContext) {
   const eventStore = await store(t);
   const counting = readCountingStore(eventStore);
-  const reads = () => counting.reads.length;
   const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
   const session = sessionFixture();
   const create = { type: 'CreateCheckoutSession' as const, session };
+  return { eventStore, reads: () => counting.reads.length, commands, session, create };
+}
+
+test('assumeNew: a new record is written without reading its stream; one that exists after all is read and decided again, its tenant checked', async (t) => {
+  const { eventStore, reads, commands, session, create } = await readCountedCreate(t);
   const created = await commands.handle(checkoutSessionAggregate, session.id, create, { ...tenant, assumeNew: true });
   t.is(reads(), 0, 'the stream was not read');
   t.is(created.events.length, 1);
@@ -150,12 +155,7 @@ test('assumeNew: a new record is written without reading its stream; one that ex
 });
 
 test('a record the caller has just loaded is decided on without reading its stream again; a stale one conflicts and is read and decided again', async (t) => {
-  const eventStore = await store(t);
-  const counting = readCountingStore(eventStore);
-  const reads = () => counting.reads.length;
-  const commands = createCommandHandler({ eventStore: counting, clock: createManualClock() });
-  const session = sessionFixture();
-  const create = { type: 'CreateCheckoutSession' as const, session };
+  const { eventStore, reads, commands, session, create } = await readCountedCreate(t);
   const empty = await commands.load(checkoutSessionAggregate, session.id, tenant);
   t.is(reads(), 1);
   const created = await commands.handle(checkoutSessionAggregate, session.id, create, tenant, empty);
