@@ -105,7 +105,7 @@ test('Checkout sessions: a payment the follower missed is recovered from the ses
   await page.getByText('The payment is found and credited to this session.').waitFor();
   // A live refresh (the session moving on) redraws the body, not what the action said.
   await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith(`/dashboard/checkout-sessions/${session.id}`) && r.ok()),
+    page.waitForResponse((r) => new URL(r.url()).pathname === `/dashboard/checkout-sessions/${session.id}` && r.ok()),
     page.evaluate("document.body.dispatchEvent(new Event('weir:checkout-sessions'))"),
   ]);
   await page.locator('#session-detail').waitFor();
