@@ -18,6 +18,9 @@ const page = async (url: string) => {
   if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
   return response.text();
 };
+/** A post to a page as its forms send one without JavaScript (or a body of another `type`); a redirect is not followed. */
+const postForm = (url: string, body: string, type = 'application/x-www-form-urlencoded') =>
+  fetch(url, { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
 /** The text of the element with `id`, tags dropped and spaces collapsed. */
 const textOf = (html: string, id: string): string | undefined => {
   const open = new RegExp(`<(\\w+)[^>]* id="${id}"[^>]*>`).exec(html);
@@ -240,13 +243,11 @@ test('without JavaScript the asset buttons post a form: the choice is recorded a
   const session = (
     await api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest('250000000', 1))
   ).body;
-  const post = (url: string, body: string, type = 'application/x-www-form-urlencoded') =>
-    fetch(url, { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
   const before = await page(session.url);
   t.regex(before, new RegExp(`<form method="post" action="/checkout/${session.id}"><div id="assets"`));
   t.regex(before, /id="reveal"[^>]* hidden/);
 
-  const chosen = await post(session.url, 'assetId=weir-testnet%3Ausdc');
+  const chosen = await postForm(session.url, 'assetId=weir-testnet%3Ausdc');
   t.is(chosen.status, 303);
   t.is(new URL(chosen.headers.get('location') ?? '', session.url).pathname, `/checkout/${session.id}`);
   t.is(chosen.headers.get('content-security-policy')?.includes("script-src 'self'"), true, 'the page headers');
@@ -266,20 +267,20 @@ test('without JavaScript the asset buttons post a form: the choice is recorded a
     session.addresses[0]!.id,
   );
 
-  const refused = await post(session.url, 'assetId=nowhere%3Acoin');
+  const refused = await postForm(session.url, 'assetId=nowhere%3Acoin');
   t.is(refused.status, 400);
   t.regex(refused.headers.get('content-type') ?? '', /text\/html/);
   const refusedHtml = await refused.text();
   t.is(textOf(refusedHtml, 'status-title'), 'This asset cannot be used');
   t.is(textOf(refusedHtml, 'status-detail'), 'It is not offered by this checkout: choose one of those below.');
 
-  const json = await post(session.url, JSON.stringify({ assetId: 'weir-testnet:usdc' }), 'application/json');
+  const json = await postForm(session.url, JSON.stringify({ assetId: 'weir-testnet:usdc' }), 'application/json');
   t.is(json.status, 400);
   t.like(await json.json(), { code: 'invalid_content_type' });
-  const empty = await post(session.url, 'assetId=');
+  const empty = await postForm(session.url, 'assetId=');
   t.is(empty.status, 400);
   t.like(await empty.json(), { code: 'parameter_invalid_string_empty' });
-  const missing = await post(`${weir.url}/checkout/${crypto.randomUUID()}`, 'assetId=weir-testnet%3Ausdc');
+  const missing = await postForm(`${weir.url}/checkout/${crypto.randomUUID()}`, 'assetId=weir-testnet%3Ausdc');
   t.is(missing.status, 404);
   t.regex(await missing.text(), /Checkout not found/);
 });
@@ -293,13 +294,7 @@ test("without JavaScript a form none of the page's forms sends is refused by its
       allowPromotionCodes: true,
     })
   ).body;
-  const post = (body: string) =>
-    fetch(session.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-      redirect: 'manual',
-    });
+  const post = (body: string) => postForm(session.url, body);
   const head = await weir.eventStore.headPosition();
 
   for (const [body, code, message] of [
@@ -355,13 +350,7 @@ test('without JavaScript the promotion code and the cancel post to the page too:
   const session = (
     await api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest('250000000', 1))
   ).body;
-  const post = (body: string) =>
-    fetch(session.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-      redirect: 'manual',
-    });
+  const post = (body: string) => postForm(session.url, body);
   // This session takes no promotion code: the refusal is the page, in the payer's words.
   const notTaken = await post('action=promotion-code&code=LAUNCH');
   t.is(notTaken.status, 400);

@@ -17,7 +17,8 @@ import {
 const browser = chromiumPerFile(test);
 
 test('Home: a session paid while the page is open shows in recent payments, the 30-day figures and the failed webhook it caused, without a reload', async (t) => {
-  const dash = await startDashboard(t);
+  // Noon UTC, not the real time: the payments below span 16 minutes, all on one day's bar at any hour the test runs.
+  const dash = await startDashboard(t, { clock: createManualClock(Date.parse('2026-11-30T12:00:00Z')) });
   const merchant = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
   // Two payments before the page is opened, 4 and 10 minutes after their sessions were created,

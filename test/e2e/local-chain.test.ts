@@ -9,6 +9,7 @@ import { parseDevnetInfo, type DevnetInfo } from '../../src/chain-ingest/evm/dev
 import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
 import { evmToTron } from '../../src/chain-ingest/tron/address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../../src/chain-ingest/tron/networks.ts';
+import { FAUCET_START_HINT } from '../../src/read-api/routes/faucet.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { describe, descendantsOf } from '../support/child-processes.ts';
 import { devnetPayer, merchantWallet } from '../support/evm-devnet.ts';
@@ -22,6 +23,9 @@ type Session = {
   amountReceived: string;
   addresses: { paymentAddress: string; asset: { currency: string; chainId?: number } }[];
 };
+
+/** A Solana wallet address (base58, 32 bytes), as a payer on the local Solana would paste it. */
+const SOLANA_PAYER = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 
 const usdcSession = {
   successUrl: 'https://shop.example/ok',
@@ -237,8 +241,8 @@ async function serveAlone(t: ExecutionContext, family: 'solana' | 'tron') {
   return { dataDir, weir, anvils, api, chains };
 }
 
-test('weir serve with WEIR_LOCAL_CHAIN=solana runs the local Solana alone: it is offered to test keys, no local EVM chain or Tron is, and no anvil starts', async (t) => {
-  const { dataDir, weir, anvils, chains } = await serveAlone(t, 'solana');
+test('weir serve with WEIR_LOCAL_CHAIN=solana runs the local Solana alone: it is offered to test keys, no local EVM chain or Tron is, no anvil starts, and the faucet (which gives on those two only) says how to start one', async (t) => {
+  const { dataDir, weir, anvils, api, chains } = await serveAlone(t, 'solana');
   t.deepEqual(anvils, [], describe(anvils));
   for (const dir of ['local-chain', 'local-tron'])
     await t.throwsAsync(readFile(join(dataDir, dir, 'devnet.json'), 'utf8'), { code: 'ENOENT' });
@@ -247,6 +251,15 @@ test('weir serve with WEIR_LOCAL_CHAIN=solana runs the local Solana alone: it is
     [SOLANA_LOCALNET_CHAIN_ID],
     JSON.stringify(chains),
   );
+  // No faucet runs at all: whatever the address (an EVM one, a Solana one), a 400 that names the setting to change.
+  for (const address of [privateKeyToAccount(generatePrivateKey()).address, SOLANA_PAYER]) {
+    const funded = await api.post<{ code: string; message: string }>('/api/v1/faucet', { address });
+    t.like(
+      funded,
+      { status: 400, body: { code: 'faucet_unavailable', message: `no faucet on this server: ${FAUCET_START_HINT}` } },
+      address,
+    );
+  }
   t.notRegex(weir.output(), /could not start/);
 });
 
@@ -273,7 +286,12 @@ test("weir serve with WEIR_LOCAL_CHAIN=tron runs the local Tron alone: it is off
   const evmFunded = await api.post<{ code: string; message: string }>('/api/v1/faucet', {
     address: privateKeyToAccount(generatePrivateKey()).address,
   });
-  t.like(evmFunded, { status: 400, body: { code: 'faucet_unavailable' } });
-  t.regex(evmFunded.body.message, /the local chain is not running/);
+  t.like(evmFunded, {
+    status: 400,
+    body: {
+      code: 'faucet_unavailable',
+      message: 'address: no faucet for it on this server: the local chain is not running',
+    },
+  });
   t.notRegex(weir.output(), /could not start/);
 });

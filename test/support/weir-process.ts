@@ -57,10 +57,13 @@ type SpawnedWeir = {
 };
 
 /**
- * `weir serve` as a real child process, ready once /health answers. The local chain is off unless
- * `env` turns it on (WEIR_LOCAL_CHAIN: 'on'; 'evm' for the local EVM chain alone); `testRail: true` runs serve-with-test-rail.ts instead
- * of bin/weir.js, for tests that publish test-rail transfers by hand. Tried again on another port
- * if its port was taken before it listened.
+ * `weir serve` as a real child process, ready once /health answers. Its local chains are off
+ * (WEIR_LOCAL_CHAIN 'off') unless `env` or `args` (--local-chain) say otherwise, in any form serve
+ * reads: 'on' (or '1'/'true'; '' is unset, so on, as `npm start` runs it) for all three, or a comma
+ * list of families ('evm', 'tron', 'solana', 'evm,solana', …) for those alone; `--devnet FILE` in
+ * `args` replaces them with the chains that file names. `testRail: true` runs
+ * serve-with-test-rail.ts instead of bin/weir.js, for tests that publish test-rail transfers by
+ * hand. Tried again on another port if its port was taken before it listened.
  */
 export async function spawnWeir(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   for (let attempt = 1; ; attempt++) {
