@@ -151,16 +151,18 @@ export async function assertRejectedWithoutWrite(
 let nextBlock = 1_000;
 
 /**
- * Pays a session in full as a payer would: reveal the USDC address on the hosted page, then the
- * chain shows a transfer of the exact amount and its block becomes final. Resolves when complete.
+ * Pays a session in full as a payer would: reveal the address of `currency` (USDC unless said) on
+ * the hosted page, then the chain shows a transfer of the exact amount and its block becomes final.
+ * Resolves when complete.
  */
 export async function payInFull(
   weir: Pick<Weir, 'url' | 'bus'>,
   api: Api,
   session: Pick<Session, 'id' | 'addresses'>,
+  currency: 'usdc' | 'dai' = 'usdc',
 ): Promise<Session> {
-  const usdc = session.addresses.find((a) => a.asset.currency === 'usdc');
-  if (!usdc) throw new Error(`session ${session.id} offers no USDC address`);
+  const usdc = session.addresses.find((a) => a.asset.currency === currency);
+  if (!usdc) throw new Error(`session ${session.id} offers no ${currency} address`);
   const reveal = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(
     `/checkout/${session.id}/payment-method`,
     { assetId: usdc.asset.id },
@@ -169,7 +171,13 @@ export async function payInFull(
   const chain = chainPublisher(weir.bus);
   const blockNumber = nextBlock++;
   const blockHash = randomHash();
-  await chain.transfer({ to: reveal.body.address, amount: reveal.body.amountDueRaw, blockNumber, blockHash });
+  await chain.transfer({
+    to: reveal.body.address,
+    amount: reveal.body.amountDueRaw,
+    asset: currency,
+    blockNumber,
+    blockHash,
+  });
   await eventually(async () => {
     const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
     return s.paymentIntent.status === 'processing' ? s : undefined;

@@ -45,7 +45,7 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   t.is(await page.locator('#time-to-pay .stat-value').textContent(), '7 min');
   t.is(
     await page.locator('#time-to-pay .stat-note').textContent(),
-    'Median from creation to payment; p95 10 min, over 2 payments',
+    'Median from creation to payment; p95 10 min, over 2 paid sessions',
   );
   // Each chart is an image named for what it shows, with today's bar and a table of the days' figures.
   const today = new Date(dash.clock.now()).toISOString().slice(0, 10);
@@ -85,7 +85,7 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   t.is(await page.locator('#time-to-pay .stat-value').textContent(), '4 min');
   t.is(
     await page.locator('#time-to-pay .stat-note').textContent(),
-    'Median from creation to payment; p95 10 min, over 3 payments',
+    'Median from creation to payment; p95 10 min, over 3 paid sessions',
   );
   t.is(await recent.locator('tbody tr').count(), 3);
   const failures = page.locator('#webhook-failures');
@@ -100,6 +100,38 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   await page.locator('#time-to-pay .chart-figures table').waitFor();
   await expectAccessible(t, page, 'home');
   await screenshot(t, page, 'home');
+});
+
+test('Home: a day paid in two currencies lists both in the volume figures, and time to pay counts sessions, not transfers', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const usdc = (await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest('300000000', 1))).body;
+  await payInFull(dash.weir, merchant.api, usdc);
+  const daiRequest = {
+    ...sessionRequest('250000000', 2),
+    lineItems: {
+      data: [{ priceData: { currency: 'dai', unitAmount: '250000000', productData: { name: 'Mug' } }, quantity: 2 }],
+    },
+  };
+  const dai = await merchant.api.post<Session>('/api/v1/checkout/sessions', daiRequest);
+  t.is(dai.status, 200, JSON.stringify(dai.body));
+  await payInFull(dash.weir, merchant.api, dai.body, 'dai');
+  const page = await dash.signedIn(browser(), owner);
+  t.is(await page.locator('#volume .stat-value').textContent(), '5.00 DAI');
+  t.is(await page.locator('#volume .stat-note').textContent(), 'Also 3.00 USDC');
+  // The bar is of the main currency; its title and the day's figures name the other one too, never dropped.
+  await page.locator('#volume .chart-figures summary').click();
+  const today = (await page.locator('#volume .chart-figures tbody td').first().textContent()) ?? '';
+  t.deepEqual(await page.locator('#volume .chart-figures tbody td').allTextContents(), [
+    today,
+    '5.00 DAI, also 3.00 USDC',
+  ]);
+  t.is(await page.locator('#payments-count .stat-value').textContent(), '2');
+  t.is(
+    await page.locator('#time-to-pay .stat-note').textContent(),
+    'Median from creation to payment; p95 0 s, over 2 paid sessions',
+  );
 });
 
 test('Home at 390 px: a webhook failure with a long error wraps inside its card, the full text kept in its title', async (t) => {

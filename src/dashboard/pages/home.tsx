@@ -21,6 +21,8 @@ const LIST = 8;
 type Day = {
   day: string;
   volume: bigint;
+  /** The day's volume in the other currencies: the bar is of the main one, the figures list them all. */
+  otherVolumes: { currency: string; volume: bigint }[];
   payments: number;
   created: number;
   completed: number;
@@ -85,6 +87,9 @@ async function overview(deps: DashboardDeps, tenant: DashboardTenant, timeZone: 
     return {
       day,
       volume: BigInt(sales.find((row) => row.currency === main)?.grossVolume ?? 0),
+      otherVolumes: sales
+        .filter((row) => row.currency !== main && BigInt(row.grossVolume ?? 0) > 0n)
+        .map((row) => ({ currency: row.currency ?? '', volume: BigInt(row.grossVolume ?? 0) })),
       payments: sales.reduce((sum, row) => sum + number(row.payments), 0),
       created: number(converted?.created),
       completed: number(converted?.completed),
@@ -129,7 +134,12 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
   const volumeDays: ChartDay[] = data.days.map((d) => ({
     day: d.day,
     value: d.volume,
-    label: money(d.volume, currency),
+    // Amounts of different currencies are never added: the others are named beside the main one.
+    label:
+      d.otherVolumes.length > 0
+        ? `${money(d.volume, currency)}, also ${d.otherVolumes.map((o) => money(o.volume, o.currency)).join(', ')}`
+        : money(d.volume, currency),
+    happened: d.volume > 0n || d.otherVolumes.length > 0,
   }));
   const countDays: ChartDay[] = data.days.map((d) => ({
     day: d.day,
@@ -205,7 +215,7 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
           <span class="stat-note" safe>
             {timeToPay.medianSeconds === null
               ? 'From a session’s creation to its payment'
-              : `Median from creation to payment; p95 ${duration(timeToPay.p95Seconds ?? timeToPay.medianSeconds)}, over ${plural(timeToPay.payments, 'payment')}`}
+              : `Median from creation to payment; p95 ${duration(timeToPay.p95Seconds ?? timeToPay.medianSeconds)}, over ${plural(timeToPay.payments, 'paid session')}`}
           </span>
         </div>
         <BarChart

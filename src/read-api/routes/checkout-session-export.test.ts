@@ -2,6 +2,7 @@ import test from 'ava';
 import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
 import type { Collection, Filter, FindOptions } from '../../read-store/read-store.ts';
 import { createManualClock } from '../../shared/clock.ts';
@@ -28,7 +29,10 @@ test('an export reads the store a batch at a time and writes every session once,
     },
   };
   const lines: string[] = [];
-  for await (const line of sessionRows(counting, { organizationId: sessionFixture().organizationId })) lines.push(line);
+  for await (const line of sessionRows(counting, store.collection<CustomerDoc>(CUSTOMERS), {
+    organizationId: sessionFixture().organizationId,
+  }))
+    lines.push(line);
   t.true(lines[0]!.startsWith('id,createdAt,status,'));
   const ids = lines.slice(1).map((line) => line.split(',')[0]!);
   t.is(ids.length, total);
@@ -42,6 +46,7 @@ test('an export whose from is after its to is a 400 naming to (as the reports an
   const store = createEmbeddedReadStore({ writes: 'trusted' });
   const run = exportCheckoutSessions(
     store.collection<CheckoutSessionDoc>('checkout_sessions'),
+    store.collection<CustomerDoc>(CUSTOMERS),
     createManualClock(Date.parse('2026-03-02T00:00:00Z')),
   );
   const headers: Record<string, string> = {};
@@ -88,11 +93,46 @@ test('an export prints a Tron transaction hash as the API shows it, the bare 64-
   ];
   for (const session of sessions) await stored.put({ ...session, _id: session.id });
   const lines: string[] = [];
-  for await (const line of sessionRows(stored, {})) lines.push(line);
+  for await (const line of sessionRows(stored, store.collection<CustomerDoc>(CUSTOMERS), {})) lines.push(line);
   const header = lines[0]!.trim().split(',');
   const hashes = lines.slice(1).map((line) => line.trim().split(',')[header.indexOf('transactionHash')]);
   t.deepEqual(hashes, ['ab'.repeat(32), 'cd'.repeat(32), `0x${'ef'.repeat(32)}`]);
   // The API's own form: the session's hash where it has one, else its payment's.
   t.is(publicCheckoutSession(sessions[0]!).transactionHash, hashes[0]!);
   t.is(publicCheckoutSession(sessions[1]!).payments[0]!.transactionHash, hashes[1]!);
+});
+
+test("an export names a session's linked customer (an invoice's) when the session collected no name or email, and keeps what it collected", async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const stored = store.collection<CheckoutSessionDoc>('checkout_sessions');
+  const customers = store.collection<CustomerDoc>(CUSTOMERS);
+  const tenant = { organizationId: sessionFixture().organizationId, environment: sessionFixture().environment };
+  const customer = (id: string, name: string, email: string, organizationId = tenant.organizationId) =>
+    ({ _id: id, id, ...tenant, organizationId, name, email }) as CustomerDoc;
+  await customers.put(customer('cus_ada', 'Ada', 'ada@example.com'));
+  // Another organization's customer under the id a session names is never read into this one's file.
+  await customers.put(customer('cus_other', 'Mallory', 'mallory@example.com', 'another-org'));
+  const sessions = [
+    sessionFixture({ id: 'cs_invoice', createdAt: '2026-01-01T00:00:03.000Z', customerId: 'cus_ada' }),
+    sessionFixture({
+      id: 'cs_collected',
+      createdAt: '2026-01-01T00:00:02.000Z',
+      customerId: 'cus_ada',
+      customerDetails: { name: 'Ada L.', email: 'ada.l@example.com' },
+    } as Partial<CheckoutSessionDoc>),
+    sessionFixture({ id: 'cs_foreign', createdAt: '2026-01-01T00:00:01.000Z', customerId: 'cus_other' }),
+  ];
+  for (const session of sessions) await stored.put({ ...session, _id: session.id });
+  const lines: string[] = [];
+  for await (const line of sessionRows(stored, customers, tenant)) lines.push(line);
+  const header = lines[0]!.trim().split(',');
+  const named = lines.slice(1).map((line) => {
+    const cells = line.trim().split(',');
+    return [cells[0], cells[header.indexOf('customerName')], cells[header.indexOf('customerEmail')]];
+  });
+  t.deepEqual(named, [
+    ['cs_invoice', 'Ada', 'ada@example.com'],
+    ['cs_collected', 'Ada L.', 'ada.l@example.com'],
+    ['cs_foreign', '', ''],
+  ]);
 });

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
+import type { CustomerDoc } from '../../projections/customers.projection.ts';
 import { shownSessionHash } from '../../projections/public-views.ts';
 import type { Collection, Filter } from '../../read-store/read-store.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -92,7 +93,11 @@ const COLUMNS = [
   'metadata',
 ] as const;
 
-function row(s: CheckoutSessionDoc): string {
+/**
+ * A row's customer columns: the name and email the session collected, else those of the customer it
+ * is linked to (an invoice's, a subscription's, or `customerId` at creation), as the dashboard's list names it.
+ */
+function row(s: CheckoutSessionDoc, customer: CustomerDoc | undefined): string {
   const paid = s.payments.filter((p) => p.status === 'confirmed');
   const last = paid[paid.length - 1];
   const cells: Record<(typeof COLUMNS)[number], string | boolean | null> = {
@@ -110,8 +115,8 @@ function row(s: CheckoutSessionDoc): string {
     amountReceived: s.amountReceived,
     amountOverpaid: s.amountOverpaid,
     customerId: s.customerId,
-    customerEmail: s.customerDetails?.email ?? null,
-    customerName: s.customerDetails?.name ?? null,
+    customerEmail: s.customerDetails?.email || customer?.email || null,
+    customerName: s.customerDetails?.name || customer?.name || null,
     clientReferenceId: s.clientReferenceId,
     paymentLinkId: s.paymentLinkId,
     invoiceId: s.invoiceId,
@@ -135,7 +140,11 @@ function row(s: CheckoutSessionDoc): string {
  * last row of the one before (by creation time, then id), so sessions created while the export
  * runs neither shift nor repeat its rows.
  */
-export async function* sessionRows(sessions: Collection<CheckoutSessionDoc>, filter: Filter): AsyncGenerator<string> {
+export async function* sessionRows(
+  sessions: Collection<CheckoutSessionDoc>,
+  customers: Collection<CustomerDoc>,
+  filter: Filter,
+): AsyncGenerator<string> {
   yield csvRow(COLUMNS);
   let after: { createdAt: string; id: string } | null = null;
   // Bounded: each turn moves strictly past the rows already written, and stops on a short batch.
@@ -150,18 +159,36 @@ export async function* sessionRows(sessions: Collection<CheckoutSessionDoc>, fil
         ? { ...filter, $and: [...((filter.$and as Filter[] | undefined) ?? []), { $or: past }] }
         : { ...filter, $or: past };
     const batch = await sessions.find(page, { sort: { createdAt: -1, _id: 1 }, limit: EXPORT_BATCH });
-    for (const session of batch) yield row(session);
+    const named = await customersOf(customers, batch);
+    for (const session of batch) yield row(session, session.customerId ? named.get(session.customerId) : undefined);
     if (batch.length < EXPORT_BATCH) return;
     const last = batch[batch.length - 1]!;
     after = { createdAt: last.createdAt, id: last._id };
   }
 }
 
+/** The customers a batch of sessions is linked to, in one read, each of its session's tenant. */
+async function customersOf(
+  customers: Collection<CustomerDoc>,
+  batch: readonly CheckoutSessionDoc[],
+): Promise<Map<string, CustomerDoc>> {
+  const linked = batch.filter((s) => s.customerId);
+  if (linked.length === 0) return new Map();
+  const found = await customers.find({
+    $or: linked.map((s) => ({ _id: s.customerId, organizationId: s.organizationId, environment: s.environment })),
+  });
+  return new Map(found.map((c) => [c.id, c]));
+}
+
 /**
  * `GET /checkout/sessions/export`: the tenant's sessions as CSV, with the list route's filters.
  * Streamed, batch by batch from the read store, so a large export never sits in memory whole.
  */
-export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>, clock: Clock) {
+export function exportCheckoutSessions(
+  sessions: Collection<CheckoutSessionDoc>,
+  customers: Collection<CustomerDoc>,
+  clock: Clock,
+) {
   return async (ctx: ApiContext): Promise<void> => {
     // Every parameter is checked before the first byte is sent: a bad one is still a 400.
     const filter = listFilter(ctx, { filters: EXPORT_FILTERS });
@@ -175,7 +202,14 @@ export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>,
       filter[dateField] = { ...existing, ...bounds };
     }
     // Named for its basis when it is not the listing by creation (the name clients already save).
-    sendSessionsCsv(ctx, sessions, filter, clock, zone, dateField === 'createdAt' ? '' : `-by-${dateField}`);
+    sendSessionsCsv(
+      ctx,
+      { sessions, customers },
+      filter,
+      clock,
+      zone,
+      dateField === 'createdAt' ? '' : `-by-${dateField}`,
+    );
   };
 }
 
@@ -185,7 +219,7 @@ export function exportCheckoutSessions(sessions: Collection<CheckoutSessionDoc>,
  */
 export function sendSessionsCsv(
   ctx: { set(field: string, value: string): void; body: unknown },
-  sessions: Collection<CheckoutSessionDoc>,
+  { sessions, customers }: { sessions: Collection<CheckoutSessionDoc>; customers: Collection<CustomerDoc> },
   filter: Filter,
   clock: Clock,
   zone: string,
@@ -195,5 +229,5 @@ export function sendSessionsCsv(
   ctx.set('Content-Type', 'text/csv; charset=utf-8');
   ctx.set('Content-Disposition', `attachment; filename="checkout-sessions${basis}-${stamp}.csv"`);
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = Readable.from(sessionRows(sessions, filter));
+  ctx.body = Readable.from(sessionRows(sessions, customers, filter));
 }

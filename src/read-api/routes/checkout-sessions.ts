@@ -3,6 +3,7 @@ import { checkoutSessionAggregate } from '../../../machines/checkout-session.agg
 import type { AssetRef, CheckoutSession } from '../../../machines/checkout-session.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { Recovery, RecoveryRequest as RecoveryCommand } from '../../chain-ingest/evm/recover-transaction.ts';
 import { NotFoundError, UnprocessableError, ValidationError, WeirError } from '../../shared/errors.ts';
@@ -235,7 +236,11 @@ export function checkoutSessionRoutes(
   );
 
   // A literal path: registered before `/:id`, which would take `export` for an id.
-  const exportSessions = exportCheckoutSessions(sessions, deps.clock);
+  const exportSessions = exportCheckoutSessions(
+    sessions,
+    deps.readStore.collection<CustomerDoc>(CUSTOMERS),
+    deps.clock,
+  );
   api.route(
     {
       method: 'get',

@@ -1,4 +1,5 @@
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
+import { CUSTOMERS, type CustomerDoc } from '../../../projections/customers.projection.ts';
 import { sendSessionsCsv } from '../../../read-api/routes/checkout-session-export.ts';
 import { NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import { apiFor } from '../../api.ts';
@@ -111,7 +112,14 @@ export const page = definePage({
       const [field, message] = Object.entries(errors)[0] ?? [];
       if (field && message) throw new ValidationError(field, message);
       const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-      sendSessionsCsv(ctx, sessions, sessionsFilter(ctx.state.tenant, query), deps.clock, query.timezone);
+      const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
+      sendSessionsCsv(
+        ctx,
+        { sessions, customers },
+        sessionsFilter(ctx.state.tenant, query),
+        deps.clock,
+        query.timezone,
+      );
     });
 
     routes.get(`${LIST_PATH}/:id`, 'read', async (ctx) => {
