@@ -69,6 +69,14 @@ export type SessionSweep = {
   network: string;
   chainId: number;
   transactionHash: string;
+  /** The block the transaction is in. Absent on sweeps recorded before this field. */
+  blockNumber?: number;
+  /**
+   * The deposit address swept and the merchant's wallet it went to, so the sweep is matched to the
+   * chain from this event alone. Absent on sweeps recorded before these fields.
+   */
+  depositAddress?: string;
+  merchantAddress?: string;
   transferIds: string[];
   /** Gas units attributed to this session (its share of a batched sweep). */
   gasUsed: string;

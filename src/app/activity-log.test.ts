@@ -2,6 +2,8 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent } from '../event-store/event-store.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { writeCheckpoint } from '../audit/checkpoints.ts';
+import { createManualClock } from '../shared/clock.ts';
 import type { JsonObject } from '../shared/json.ts';
 import { createLineLogger, logTo, scrubUrls } from '../shared/logger.ts';
 import { activityNameOf, createActivityLog } from './activity-log.ts';
@@ -93,6 +95,55 @@ test('each event recorded after the start is one line with a stable name and ids
   const text = JSON.stringify(lines);
   for (const secret of ['a@b.example', 'Ada Private', '+1555', '0xpayer'])
     t.false(text.includes(secret), `${secret} is not logged`);
+});
+
+test("a checkpoint, the whole log's, is logged with what it signed and no organization or environment", async (t) => {
+  const { eventStore, lines, activity } = await activityOf(t);
+  await eventStore.append('checkout_session-s1', [event('CheckoutSessionExpired', { at: 'x' })], 'no_stream');
+  await activity.start();
+  const key = { publicKey: 'operator-key', sign: () => 'signature' };
+  const clock = createManualClock(Date.parse('2026-06-01T00:00:00.000Z'));
+  const checkpoint = await writeCheckpoint({ eventStore, key, clock });
+  await until(() => lines.length >= 1);
+  await activity.stop();
+
+  t.is(lines.length, 1);
+  t.like(lines[0], {
+    event: 'audit_checkpoint.signed',
+    recordId: 'log',
+    actor: 'system:audit',
+    position: checkpoint?.loggedAt,
+    signedPosition: '1',
+    signedHash: checkpoint?.hash,
+  });
+  t.false('organizationId' in lines[0]!, "no organizationId: the checkpoint is no tenant's");
+  t.false('environment' in lines[0]!, "no environment: the checkpoint is no tenant's");
+});
+
+test("a sweep's line names its block and the wallet it went to, as its event does", async (t) => {
+  const { eventStore, lines, activity } = await activityOf(t);
+  await activity.start();
+  const sweep = {
+    network: 'devnet',
+    chainId: 31337,
+    transactionHash: `0x${'5e'.repeat(32)}`,
+    blockNumber: 12,
+    depositAddress: '0xdeposit',
+    merchantAddress: '0xwallet',
+    transferIds: ['tr-1'],
+    gasUsed: '50000',
+    gasCost: '1000',
+    at: 'x',
+  };
+  await eventStore.append('checkout_session-s1', [event('FundsSwept', { sweep })], 'no_stream');
+  await until(() => lines.length >= 1);
+  await activity.stop();
+  t.like(lines[0], {
+    event: 'sweep.completed',
+    txHash: sweep.transactionHash,
+    blockNumber: 12,
+    merchantAddress: '0xwallet',
+  });
 });
 
 test('event names: the table first, else the category and the rest of the type', (t) => {

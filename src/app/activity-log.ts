@@ -128,6 +128,8 @@ const DESCRIBED: Record<
         network: str(sweep.network),
         chainId: sweep.chainId,
         txHash: str(sweep.transactionHash),
+        blockNumber: sweep.blockNumber,
+        merchantAddress: str(sweep.merchantAddress),
         deposits,
         outcome: sweep.reverted === true ? 'reverted' : 'swept',
         gasUsed: str(sweep.gasUsed),
@@ -202,6 +204,8 @@ const DESCRIBED: Record<
     event: 'webhook.delivery_canceled',
     fields: (d) => ({ attempts: d.attempts, reason: str(d.reason) }),
   },
+  // What it signed, so a checkpoint made by `weir audit checkpoint --write` is in the log lines too.
+  AuditCheckpointSigned: { fields: (d) => ({ signedPosition: str(d.position), signedHash: str(d.hash) }) },
   MailSent: { fields: (d) => ({ kind: str(d.kind) }) },
   MailDeliveryFailed: { level: 'warn', fields: (d) => ({ kind: str(d.kind), attempts: d.attempts }) },
 };
@@ -222,10 +226,12 @@ export function activityLineOf(event: RecordedEvent): { level: 'debug' | 'info' 
   const category = categoryOf(event.streamId);
   const id = event.streamId.slice(category.length + 1);
   const picked = described?.fields?.(obj(event.data)) ?? {};
+  // An event of no tenant (a checkpoint, the whole log's) keeps an empty organization and a placeholder
+  // environment in its metadata: its line names neither.
+  const { organizationId, environment } = event.metadata;
   const fields: Fields = {
     event: activityNameOf(event),
-    organizationId: event.metadata.organizationId,
-    environment: event.metadata.environment,
+    ...(organizationId === '' ? {} : { organizationId, environment }),
     [ID_FIELD[category] ?? 'recordId']: id,
     actor: event.metadata.actor,
     position: String(event.position),

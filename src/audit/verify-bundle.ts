@@ -188,11 +188,14 @@ export async function verifyBundle(deps: {
 /** The summary a person reads. */
 export function bundleSummaryOf(report: BundleReport): string {
   const { header, chain } = report;
+  // A bundle of one environment withholds the organization's other one too: not another tenant's only.
+  const other = header?.environment === 'live' ? 'test' : header?.environment === 'test' ? 'live' : null;
+  const withheld = `other organizations' events${other ? ` and this one's ${other} events` : ''}`;
   const lines = [
     header
       ? `bundle: ${header.organizationId}${header.environment ? ` (${header.environment})` : ''}, exported ${header.exportedAt}, head ${header.head ? `${header.head.position} ${header.head.hash}` : '-'}`
       : 'bundle: unreadable header',
-    `events: ${report.events.toLocaleString('en-US')} held in full (hashes recomputed), ${report.withheld.toLocaleString('en-US')} other tenants' withheld (links only)`,
+    `events: ${report.events.toLocaleString('en-US')} held in full (hashes recomputed), ${report.withheld.toLocaleString('en-US')} withheld (${withheld}; links only)`,
     chain
       ? `checkpoints: ${chain.checkpoints.checked} checked${chain.checkpoints.latest ? `, latest for position ${chain.checkpoints.latest.position}` : ''}`
       : null,

@@ -10,8 +10,17 @@ export type TronSweepResources = {
   rentalCost?: bigint;
 };
 
-/** A sweep transaction as mined: its hash and what the operator paid for it (`gasCost` in the coin's smallest unit; on Tron, the sun burnt). */
-export type SweepTransaction = { transactionHash: string; gasUsed: bigint; gasCost: bigint; tron?: TronSweepResources };
+/**
+ * A sweep transaction as mined: its hash, the block it is in (absent where the executor does not
+ * say) and what the operator paid for it (`gasCost` in the coin's smallest unit; on Tron, the sun burnt).
+ */
+export type SweepTransaction = {
+  transactionHash: string;
+  blockNumber?: bigint;
+  gasUsed: bigint;
+  gasCost: bigint;
+  tron?: TronSweepResources;
+};
 
 /**
  * A flush was mined but reverted: nothing moved, yet the operator paid for the transaction. The

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { eventually } from '../../test/support/api-client.ts';
 import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
 import { recordingClock } from '../../test/support/sweep-events.ts';
-import { createMerchant, sessionRequest, startTestWeir } from '../../test/support/weir-harness.ts';
+import { createMerchant, MERCHANT_WALLET, sessionRequest, startTestWeir } from '../../test/support/weir-harness.ts';
 import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
@@ -83,7 +83,8 @@ function createRefusingSweepExecutorDouble() {
   let readFailure: Error | null = null;
   const transactionOf = (depositAddresses: string[]): SweepResult => {
     const gasUsed = 100_001n * BigInt(depositAddresses.length) + 3n;
-    return { transactionHash: `0x${String(flushes.length).padStart(64, '0')}`, gasUsed, gasCost: gasUsed * 7n };
+    const transactionHash = `0x${String(flushes.length).padStart(64, '0')}`;
+    return { transactionHash, blockNumber: 500n + BigInt(flushes.length), gasUsed, gasCost: gasUsed * 7n };
   };
   const mineSweep = (depositAddresses: string[], transaction: SweepResult) => {
     for (const address of depositAddresses) emptied.add(address);
@@ -458,6 +459,11 @@ test('one deposit that cannot be swept does not hold back the others; it waits o
     t.true(
       records.every((r) => r.transactionHash === flush.result!.transactionHash),
       'each session records the transaction that swept it',
+    );
+    // Its block and both ends, so the sweep is matched to the chain from the event alone.
+    t.deepEqual(
+      records.map((r) => [r.blockNumber, r.depositAddress, r.merchantAddress]),
+      flush.depositAddresses.map((address) => [Number(flush.result!.blockNumber), address, MERCHANT_WALLET]),
     );
     t.is(
       records.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n),

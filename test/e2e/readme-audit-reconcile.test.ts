@@ -115,7 +115,9 @@ test("the README's audit reconciliation on the local chain: every payment and sw
   );
   t.is(
     lines.filter((l) =>
-      new RegExp(`^ok sweep 0x[0-9a-f]{64}: \\d+ of \\S+ from 0x[0-9a-f]{40} to ${merchantWallet(info)}$`).test(l),
+      new RegExp(
+        `^ok sweep 0x[0-9a-f]{64}, block \\d+: \\d+ of \\S+ from 0x[0-9a-f]{40} to ${merchantWallet(info)}$`,
+      ).test(l),
     ).length,
     2,
     stdout,
@@ -135,6 +137,17 @@ test("the README's audit reconciliation on the local chain: every payment and sw
   for (const e of held) {
     const digest = sha256(`${JSON.stringify([e.id, e.streamId, e.revision, e.type])}\n${e.data}\n${e.metadata}`);
     t.is(sha256(`${e.previous}\n${digest}`), e.hash, `the hash at ${e.position}`);
+  }
+
+  // Each sweep names its block and both ends itself, so it is matched to the chain from its event alone.
+  const sweeps = held
+    .filter((e) => e.type === 'FundsSwept')
+    .map((e) => (JSON.parse(e.data) as { sweep: Record<string, unknown> }).sweep);
+  t.is(sweeps.length, 2);
+  for (const sweep of sweeps) {
+    t.is(typeof sweep['blockNumber'], 'number');
+    t.is(sweep['merchantAddress'], merchantWallet(info));
+    t.regex(String(sweep['depositAddress']), /^0x[0-9a-fA-F]{40}$/);
   }
 
   // The hash chain cannot tell a payment that never happened: the chain can.

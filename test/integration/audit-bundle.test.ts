@@ -6,7 +6,7 @@ import test from 'ava';
 import { auditBundleLines } from '../../src/audit/audit-bundle.ts';
 import { signCheckpoint, writeCheckpoint } from '../../src/audit/checkpoints.ts';
 import { loadOperatorKey } from '../../src/audit/operator-key.ts';
-import { verifyBundle, type BundleReport } from '../../src/audit/verify-bundle.ts';
+import { bundleSummaryOf, verifyBundle, type BundleReport } from '../../src/audit/verify-bundle.ts';
 import { type ChainContent, chainHash } from '../../src/event-store/event-chain.ts';
 import type { EventMetadata } from '../../src/event-store/event-store.ts';
 import { createSqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
@@ -93,6 +93,20 @@ test('the bundle holds: own events and checkpoints in full, the other organizati
   t.is(report.chain?.checkpoints.checked, 2);
   t.is(report.unsigned, 0);
   t.is(report.header?.head?.position, '14');
+});
+
+test("the summary says what the withheld links are: other organizations' events, and with one environment the other's too", async (t) => {
+  const report = await verify(await built);
+  const both = bundleSummaryOf(report);
+  t.regex(
+    both,
+    /^events: 8 held in full \(hashes recomputed\), 6 withheld \(other organizations' events; links only\)$/m,
+  );
+  const live = bundleSummaryOf({ ...report, header: { ...report.header!, environment: 'live' } });
+  t.regex(
+    live,
+    /^events: 8 held in full \(hashes recomputed\), 6 withheld \(other organizations' events and this one's test events; links only\)$/m,
+  );
 });
 
 test('the bundle holds nothing of the other organization: not its id, its streams, its amounts or its event ids', async (t) => {

@@ -7015,11 +7015,17 @@ export interface components {
         SessionSweep: {
             /** Format: date-time */
             at: string;
+            /** @description The block the transaction is in; absent on sweeps recorded before it was kept */
+            blockNumber?: number;
             chainId: number;
+            /** @description The session's deposit address swept; absent on sweeps recorded before it was kept */
+            depositAddress?: string;
             /** @description Native coin spent on that gas, in the coin's smallest unit (wei; on Tron, the sun burnt) */
             gasCost: string;
             /** @description Gas units: this session's share of the transaction */
             gasUsed: string;
+            /** @description The merchant's wallet the funds went to; absent on sweeps recorded before it was kept */
+            merchantAddress?: string;
             network: string;
             /** @description The sweep transaction broadcast that this one was mined in place of: the same call with the same nonce at a higher fee (sped up in a wallet); absent when mined as broadcast */
             replaces?: string;

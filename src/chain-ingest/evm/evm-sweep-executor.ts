@@ -147,7 +147,8 @@ export function createEvmSweepExecutor(deps: {
             native: r.assets.includes('native'),
           })),
         });
-        return { transactionHash: result.transactionHash, gasUsed: result.gasUsed, gasCost: result.gasCost };
+        const { transactionHash, blockNumber, gasUsed, gasCost } = result;
+        return { transactionHash, blockNumber, gasUsed, gasCost };
       } catch (error) {
         if (hookFailed) throw error;
         throw sweepFailureOf(error);
@@ -169,7 +170,12 @@ export function createEvmSweepExecutor(deps: {
       }
       return (
         mined && {
-          transaction: { transactionHash: mined.transactionHash, gasUsed: mined.gasUsed, gasCost: mined.gasCost },
+          transaction: {
+            transactionHash: mined.transactionHash,
+            blockNumber: mined.blockNumber,
+            gasUsed: mined.gasUsed,
+            gasCost: mined.gasCost,
+          },
           reverted: mined.reverted,
         }
       );

@@ -136,6 +136,7 @@ test('a flush is built by triggersmartcontract, signed over its txID, broadcast 
   t.is(signer, privateKeyToAccount(KEY).address);
   t.deepEqual(calls[1]!.body, JSON.parse(signed[0]!.signedTransaction));
   t.is(result.transactionHash, `0x${tx.txID}`);
+  t.is(result.blockNumber, 12n);
   t.is(result.gasUsed, 65_000n);
   t.is(result.gasCost, 13_650_000n);
   t.is(result.tron?.trxBurnt, 13_650_000n);

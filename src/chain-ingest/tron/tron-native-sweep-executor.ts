@@ -66,6 +66,7 @@ export function sweepOfInfo(txID: string, info: TransactionInfo): { transaction:
   return {
     transaction: {
       transactionHash: `0x${txID.toLowerCase()}`,
+      ...(typeof info.blockNumber === 'number' ? { blockNumber: BigInt(info.blockNumber) } : {}),
       gasUsed: energyUsed,
       gasCost: fee,
       // The node's own figures; the resource wrapper keeps them over its estimate (exact: true).

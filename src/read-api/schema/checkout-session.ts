@@ -218,6 +218,17 @@ const SweepSchema = z
     network: z.string(),
     chainId: z.number().int(),
     transactionHash: z.string(),
+    blockNumber: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'The block the transaction is in; absent on sweeps recorded before it was kept' }),
+    depositAddress: z.string().optional().openapi({
+      description: "The session's deposit address swept; absent on sweeps recorded before it was kept",
+    }),
+    merchantAddress: z.string().optional().openapi({
+      description: "The merchant's wallet the funds went to; absent on sweeps recorded before it was kept",
+    }),
     transferIds: z.array(z.string()),
     gasUsed: amountString().openapi({ description: "Gas units: this session's share of the transaction" }),
     gasCost: amountString().openapi({

@@ -44,7 +44,7 @@ export class ForwarderFlushError extends Error {
   constructor(
     message: string,
     readonly transactionHash?: `0x${string}`,
-    readonly paid?: { gasUsed: bigint; gasCost: bigint },
+    readonly paid?: { blockNumber?: bigint; gasUsed: bigint; gasCost: bigint },
     options?: { cause?: unknown; refusal?: FlushRefusal },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });

@@ -146,6 +146,7 @@ test('on anvil, a pending flush sped up (the same call repriced, mined with its 
   const receipt = await receiptOf(copy);
   t.is(swept.transactionHash, copy);
   t.is(swept.replaces, ours);
+  t.is(swept.blockNumber, receipt.blockNumber);
   t.is(swept.gasUsed, receipt.gasUsed);
   t.is(swept.gasCost, receipt.gasUsed * receipt.effectiveGasPrice);
   t.deepEqual(swept.transfers, [

@@ -69,6 +69,8 @@ export type FlushForwardersReturnType = {
   transactionHash: Hash;
   /** The flush signed, when a repriced copy of it (the same call, nonce and sender: sped up in a wallet) was mined instead. */
   replaces?: Hash;
+  /** The block the transaction is in. */
+  blockNumber: bigint;
   gasUsed: bigint;
   /** gasUsed × effective gas price, in wei. */
   gasCost: bigint;
@@ -196,17 +198,17 @@ export async function flushForwarders(
 
 /** What `mined` (the flush `signed`, or a repriced copy of it) swept; thrown with its gas when it reverted. */
 function sweptBy(mined: MinedFlush, signed: Hash, forwarders: Address[]): FlushForwardersReturnType {
-  const { transactionHash, gasUsed, gasCost } = mined;
+  const { transactionHash, blockNumber, gasUsed, gasCost } = mined;
   const replaces = transactionHash === signed ? {} : { replaces: signed };
   if (mined.reverted) {
     const copy = transactionHash === signed ? '' : `, mined in place of ${signed} (the same call repriced),`;
     throw new ForwarderFlushError(
       `sweep transaction ${transactionHash}${copy} reverted; nothing moved, retry after checking the requests`,
       transactionHash,
-      { gasUsed, gasCost },
+      { blockNumber, gasUsed, gasCost },
     );
   }
-  return { transactionHash, ...replaces, gasUsed, gasCost, forwarders, transfers: mined.transfers };
+  return { transactionHash, ...replaces, blockNumber, gasUsed, gasCost, forwarders, transfers: mined.transfers };
 }
 
 /**
@@ -424,6 +426,7 @@ export async function sendFlushAgain(
 export type MinedFlush = {
   transactionHash: Hash;
   reverted: boolean;
+  blockNumber: bigint;
   gasUsed: bigint;
   gasCost: bigint;
   transfers: ForwardedTransfer[];
@@ -442,6 +445,7 @@ function minedFlushOf(receipt: TransactionReceipt): MinedFlush {
   return {
     transactionHash: receipt.transactionHash,
     reverted,
+    blockNumber: receipt.blockNumber,
     gasUsed: receipt.gasUsed,
     gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
     transfers,

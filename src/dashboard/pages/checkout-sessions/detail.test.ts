@@ -191,6 +191,19 @@ test('the session page shows each sweep: its transaction linked to the explorer,
   t.regex(cardText(html, 'timeline'), /Funds swept 3\.00 USDC to 0x5eA1fE…eA1f/);
 });
 
+test("a sweep goes to the wallet its event names; an older one without it, to its deposit's binding, however the addresses are cased", async (t) => {
+  const named = { ...SWEEP, blockNumber: 12, merchantAddress: '0xC0FFEE0000000000000000000000000000C0FFEE' };
+  const paid = sessionAfter(...PAID_IN_FULL, { type: 'FundsSwept', data: { sweep: named } });
+  t.regex(cardText(await bodyOf(paid), 'sweeps'), / 0xC0FFEE…FFEE 1 Jan/);
+  // An EVM deposit address is kept checksummed on the session, lowercase on its payments.
+  const session = sessionAfter(...PAID_IN_FULL, { type: 'FundsSwept', data: { sweep: SWEEP } });
+  const checksummed = session.addresses.map((a) => ({
+    ...a,
+    paymentAddress: a.paymentAddress.toUpperCase().replace('0X', '0x'),
+  }));
+  t.regex(cardText(await bodyOf({ ...session, addresses: checksummed }), 'sweeps'), / 0x5eA1fE…eA1f 1 Jan/);
+});
+
 test('every region of the session page has a name of its own, so a screen reader can tell the line items card from its table', async (t) => {
   const html = await bodyOf({ ...sessionAfter(...PARTLY_PAID), lineItems: { object: 'list', data: [LINE] } });
   const cards = [...html.matchAll(/<h2 id="[^"]+-title"[^>]*>([^<]*)<\/h2>/g)].map((m) => m[1]!);

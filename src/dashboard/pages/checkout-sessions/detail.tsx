@@ -518,15 +518,21 @@ export function LineItems({ session }: { session: CheckoutSessionDoc }): JSX.Ele
   );
 }
 
-/** The amount a sweep moved (the transfers it swept, in the asset's units) and the merchant wallet it went to (the deposit's binding). */
+/**
+ * The amount a sweep moved (the transfers it swept, in the asset's units) and the merchant wallet it
+ * went to: as its event names it, else (a sweep recorded before it did) the deposit's binding.
+ */
 function sweepShown(session: CheckoutSessionDoc, sweep: SessionSweep): { moved: string; destination: string | null } {
   const swept = session.payments.filter((p) => sweep.transferIds.includes(p.transferId));
   const asset = swept[0]?.asset;
   const total = swept.reduce((sum, p) => sum + BigInt(p.amountRaw), 0n);
-  const deposit = session.addresses.find((a) => swept.some((p) => p.toAddress === a.paymentAddress));
+  // An EVM deposit address is checksummed on the session and lowercase on its payments.
+  const deposit = session.addresses.find((a) =>
+    swept.some((p) => p.toAddress.toLowerCase() === a.paymentAddress.toLowerCase()),
+  );
   return {
     moved: asset ? assetMoney(total, asset.decimals, asset.symbol) : '—',
-    destination: deposit?.merchantAddress ?? null,
+    destination: sweep.merchantAddress ?? deposit?.merchantAddress ?? null,
   };
 }
 
