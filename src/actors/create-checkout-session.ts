@@ -11,7 +11,6 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { UnprocessableError, ValidationError } from '../shared/errors.ts';
 import { deterministicId, newId, type IdSource } from '../shared/ids.ts';
-import { evmChecksumHolds } from '../shared/evm-address.ts';
 import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { taxDecimals } from '../shared/tax.ts';
 import type { CheckoutSessionRequest } from '../read-api/schema/checkout-session-create.ts';
@@ -20,7 +19,13 @@ import type { CommandHandler } from './command-handler.ts';
 import { customerAggregate, customerFromDetails } from './customer.ts';
 import { lineTaxes } from './line-taxes.ts';
 import type { LineItemResolver, Resolved } from './line-items.ts';
-import { offeredChainIds, offersAsset, preferredChainRefusal, sessionNetworks } from './session-networks.ts';
+import {
+  offersAsset,
+  payableChainIds,
+  preferredChainRefusal,
+  sessionNetworks,
+  walletRefusal,
+} from './session-networks.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
 import { requireTenantCustomer } from './tenant-customer.ts';
 
@@ -158,7 +163,8 @@ export function createCheckoutSessionCreator(deps: {
     const onlyAssets = extra.assetIds?.length ? extra.assetIds : null;
     // The networks the session pays to, each with the assets it offers there: one list for the preferred chain's check and the addresses.
     const networks = sessionNetworks(
-      deps.rail.networks(tenant.environment),
+      deps.rail,
+      tenant.environment,
       org.withdrawalAddresses,
       allowedChainIds,
       offersAsset(currency, onlyAssets),
@@ -166,15 +172,16 @@ export function createCheckoutSessionCreator(deps: {
     // A preferred network the session never offers would put nothing first on its page. The API request
     // naming one is refused; a payer opening an invoice's or a link's page is not, for a setting that
     // went stale since (a payment method removed): the session then simply prefers none. Offered: allowed,
-    // with a payment method and an asset the session offers (in its currency); with none, the lines' refusal says why.
-    const offeredChains = offeredChainIds(networks);
+    // with a payment method it can pay and an asset the session offers (in its currency); with none,
+    // the wallets' or the lines' refusal says why.
+    const offeredChains = payableChainIds(networks);
     const sentPreferred = setting?.preferredChainId;
     const forPayer = extra.invoiceId !== undefined || extra.paymentLinkId !== undefined;
     if (sentPreferred !== undefined && offeredChains.length > 0 && !offeredChains.includes(sentPreferred) && !forPayer)
       throw preferredChainRefusal({
         chainId: sentPreferred,
         of: 'session',
-        offered: offeredChains,
+        networks,
         currency,
         chainsBy: allowedChainIds ? 'paymentSetting.allowedChains' : null,
         hint: ', or leave it out',
@@ -211,20 +218,13 @@ export function createCheckoutSessionCreator(deps: {
     const unrepresentable: string[] = [];
     /** Payment methods stored before their rail refused such addresses: their networks are left out. */
     const unpayable: string[] = [];
-    for (const { network, wallet, assets } of networks) {
-      if (network.kind === 'evm' && !evmChecksumHolds(wallet.address)) {
-        // Only a payment method stored before Weir checked checksums: a likely typo, never paid into.
-        throw new UnprocessableError(
-          `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which fails its EIP-55 checksum: check it for a typo and correct it with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`,
-          'payment_method_invalid',
-        );
-      }
-      const problem = deps.rail.unpayableAddress({ network, address: wallet.address });
-      if (problem) {
-        if (assets.length > 0)
-          unpayable.push(
-            `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which ${problem}; correct it with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`,
-          );
+    for (const sessionNetwork of networks) {
+      const { network, wallet, assets } = sessionNetwork;
+      // A checksum that fails (stored before Weir checked them) is a likely typo, never paid into.
+      if (sessionNetwork.unpayable?.typo)
+        throw new UnprocessableError(walletRefusal(sessionNetwork), 'payment_method_invalid');
+      if (sessionNetwork.unpayable) {
+        unpayable.push(walletRefusal(sessionNetwork));
         continue;
       }
       for (const asset of assets) {

@@ -8,6 +8,7 @@ import type { AppliedTaxRate } from '../shared/tax.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from './catalog.ts';
 import type { WithdrawalAddress } from './organization.ts';
+import { walletProblem } from './session-networks.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
 import type { InlinePrice, LineItemsRequest } from '../read-api/schema/checkout-session-create.ts';
 
@@ -39,8 +40,9 @@ export function offeredCurrencies(rail: Pick<Rail, 'networks'>, environment: Env
 }
 
 /**
- * The networks an organization can be paid on, in `environment`: those on which its default wallet
- * is one the rail accepts. Checkout session creation gives a payer no other network.
+ * The networks an organization can be paid on, in `environment`, whatever the currency: those on
+ * which its default wallet has no `walletProblem`. Checkout session creation gives a payer no other
+ * network (`sessionNetworks`, which also holds the session's currency and restrictions).
  */
 export function payableNetworks(
   rail: Pick<Rail, 'networks' | 'unpayableAddress'>,
@@ -50,9 +52,7 @@ export function payableNetworks(
   return rail
     .networks(environment)
     .filter((network) =>
-      wallets.some(
-        (w) => w.isDefault && w.chainId === network.chainId && !rail.unpayableAddress({ network, address: w.address }),
-      ),
+      wallets.some((w) => w.isDefault && w.chainId === network.chainId && !walletProblem(rail, network, w.address)),
     );
 }
 

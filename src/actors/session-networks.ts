@@ -1,33 +1,63 @@
 import type { AssetRef } from '../../machines/checkout-session.types.ts';
-import type { RailNetwork } from '../chain-ingest/rail.ts';
+import type { Rail, RailNetwork } from '../chain-ingest/rail.ts';
+import type { Environment } from '../event-store/event-store.ts';
 import { assetPaysCurrency } from '../shared/asset-currency.ts';
 import { ValidationError } from '../shared/errors.ts';
+import { evmChecksumHolds } from '../shared/evm-address.ts';
 import type { WithdrawalAddress } from './organization.ts';
 
-/** A network a checkout session may pay to: the organization's default wallet there, and the assets it offers on it. */
+type Wallet = Pick<WithdrawalAddress, 'id' | 'address' | 'chainId' | 'isDefault'>;
+
+/**
+ * Why a merchant wallet on `network` cannot be paid, or null when it can: the rail's refusal
+ * (`unpayableAddress`), or an EVM address failing its EIP-55 checksum (`typo`: stored before Weir
+ * checked checksums; a likely typo, refused even where another network could be paid).
+ */
+export type WalletProblem = { reason: string; typo: boolean };
+
+export function walletProblem(
+  rail: Pick<Rail, 'unpayableAddress'>,
+  network: RailNetwork,
+  address: string,
+): WalletProblem | null {
+  if (network.kind === 'evm' && !evmChecksumHolds(address)) return { reason: 'fails its EIP-55 checksum', typo: true };
+  const reason = rail.unpayableAddress({ network, address });
+  return reason ? { reason, typo: false } : null;
+}
+
+/**
+ * A network a checkout session uses: the organization's default wallet there, the assets the session
+ * offers on it (at least one), and why the wallet cannot be paid (null: it can; else the session
+ * creates no address there).
+ */
 export type SessionNetwork = {
   network: RailNetwork;
-  wallet: Pick<WithdrawalAddress, 'id' | 'address' | 'chainId' | 'isDefault'>;
-  /** Those of the network's assets the session offers, in the network's order; none: it offers nothing there. */
+  wallet: Wallet;
+  /** Those of the network's assets the session offers, in the network's order. */
   assets: AssetRef[];
+  unpayable: WalletProblem | null;
 };
 
 /**
- * The networks a session pays to, in the rail's order: those `allowedChainIds` allows (absent: all)
- * where the organization has a default wallet, each with the assets `offers` keeps. A session
- * creates its addresses from them; an invoice checks its preferred chain against them, so both hold
- * one rule of which networks are offered (`offeredChainIds`).
+ * The one rule of which networks a session uses, in the rail's order: those `allowedChainIds` allows
+ * (absent: all) where the organization has a default wallet and `offers` keeps an asset. A network
+ * with no asset the session offers is not one of them, whatever its wallet. A session creates its
+ * addresses on those it can pay (`payableChainIds`), and refuses a wallet it cannot pay there; an
+ * invoice checks its preferred chain against them, and a payment link's page reads them.
  */
 export function sessionNetworks(
-  networks: readonly RailNetwork[],
-  wallets: readonly SessionNetwork['wallet'][],
+  rail: Pick<Rail, 'networks' | 'unpayableAddress'>,
+  environment: Environment,
+  wallets: readonly Wallet[],
   allowedChainIds: readonly number[] | undefined,
   offers: (asset: AssetRef) => boolean,
 ): SessionNetwork[] {
-  return networks.flatMap((network) => {
+  return rail.networks(environment).flatMap((network) => {
     if (allowedChainIds && !allowedChainIds.includes(network.chainId)) return [];
     const wallet = wallets.find((w) => w.chainId === network.chainId && w.isDefault);
-    return wallet ? [{ network, wallet, assets: network.assets.filter(offers) }] : [];
+    const assets = network.assets.filter(offers);
+    if (!wallet || assets.length === 0) return [];
+    return [{ network, wallet, assets, unpayable: walletProblem(rail, network, wallet.address) }];
   });
 }
 
@@ -37,19 +67,30 @@ export const offersAsset =
   (asset: AssetRef): boolean =>
     assetPaysCurrency(asset, currency) && (onlyAssets === null || onlyAssets.includes(asset.id));
 
-/** The chains of those networks on which an asset is offered: the ones a payer can pay on. */
-export const offeredChainIds = (networks: readonly SessionNetwork[]): number[] =>
-  networks.filter((n) => n.assets.length > 0).map((n) => n.network.chainId);
+/** Those networks a payer can pay on: the ones whose wallet can be paid. */
+export const payableSessionNetworks = (networks: readonly SessionNetwork[]): SessionNetwork[] =>
+  networks.filter((n) => n.unpayable === null);
+
+/** The chains of `payableSessionNetworks`: the only ones a session may prefer. */
+export const payableChainIds = (networks: readonly SessionNetwork[]): number[] =>
+  payableSessionNetworks(networks).map((n) => n.network.chainId);
+
+/** What is wrong with a session network's wallet, and how to correct it (empty when nothing is). */
+export function walletRefusal({ network, wallet, unpayable }: SessionNetwork): string {
+  if (!unpayable) return '';
+  const correct = unpayable.typo ? ': check it for a typo and correct it' : '; correct it';
+  return `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which ${unpayable.reason}${correct} with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`;
+}
 
 /**
- * The refusal of a preferred chain that is not among `offered`, listing those and why they are
- * (sessions and invoices word it alike): `chainsBy`/`assetsBy` name the fields that restrict them,
- * `hint` ends it with how to correct it.
+ * The refusal of a preferred chain that is not one `networks` can pay on, listing those and why they
+ * are (sessions and invoices word it alike): `chainsBy`/`assetsBy` name the fields that restrict them,
+ * `hint` ends it with how to correct it. A chain left out for its wallet says what is wrong with it.
  */
 export function preferredChainRefusal(refused: {
   chainId: number;
   of: 'session' | 'invoice';
-  offered: readonly number[];
+  networks: readonly SessionNetwork[];
   currency: string;
   chainsBy: string | null;
   assetsBy?: string | null;
@@ -57,8 +98,11 @@ export function preferredChainRefusal(refused: {
 }): ValidationError {
   const among = refused.chainsBy ? `those of ${refused.chainsBy}` : 'every network';
   const asset = `an asset${refused.assetsBy ? ` of ${refused.assetsBy}` : ''} in ${refused.currency.toUpperCase()}`;
+  const offered = payableChainIds(refused.networks).join(', ') || 'none';
+  const leftOut = refused.networks.find((n) => n.network.chainId === refused.chainId && n.unpayable);
+  const wallet = leftOut ? `; chain ${refused.chainId} is left out because ${walletRefusal(leftOut)}` : '';
   return new ValidationError(
     'paymentSetting.preferredChainId',
-    `chain ${refused.chainId} is not one of the ${refused.of}'s networks (${refused.offered.join(', ') || 'none'}: ${among} with a payment method of this organization and ${asset}): prefer one of them${refused.hint}`,
+    `chain ${refused.chainId} is not one of the ${refused.of}'s networks (${offered}: ${among} with a payment method of this organization and ${asset}): prefer one of them${refused.hint}${wallet}`,
   );
 }

@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
+import { streamIdOf } from '../../src/actors/aggregate.ts';
+import { organizationAggregate, organizationRecordId } from '../../src/actors/organization.ts';
 import { openStores, type Weir } from '../../src/app/start-weir.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { subscriptionBilling } from '../../src/workflows/subscription-billing.ts';
@@ -129,6 +131,48 @@ export async function appendAsEarlierWeir(
     occurredAt: at,
   };
   await weir.eventStore.append(stream, [{ id: randomUUID(), type, data: { ...data, at }, metadata }], 'any');
+  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
+}
+
+/** Base Sepolia's chain id, and the forwarder factory `startWeirWithBaseSepolia` gives it. */
+export const BASE_SEPOLIA = 84_532;
+export const BASE_SEPOLIA_FACTORY = '0x00000000000000000000000000000000000fac70';
+
+/** A Weir offering Base Sepolia on the EVM rail besides the test network; no follower runs, so its endpoint is never contacted. */
+export const startWeirWithBaseSepolia = (t: ExecutionContext) =>
+  startTestWeir(
+    t,
+    {
+      chainEnv: {
+        [`WEIR_RPC_${BASE_SEPOLIA}`]: 'http://127.0.0.1:9',
+        [`WEIR_FACTORY_${BASE_SEPOLIA}`]: BASE_SEPOLIA_FACTORY,
+      },
+    },
+    { evmFollowers: false },
+  );
+
+/**
+ * `WithdrawalAddressAdded` as a Weir that took any well-formed address recorded it (the zero address,
+ * a failing checksum), appended to the log as is: a wallet the rail cannot pay.
+ */
+export async function appendOldWallet(
+  weir: Pick<Weir, 'eventStore' | 'projections'>,
+  organizationId: string,
+  wallet: { id: string; address: string; chainId: number; isDefault: boolean },
+) {
+  const at = new Date().toISOString();
+  await weir.eventStore.append(
+    streamIdOf(organizationAggregate.category, organizationRecordId(organizationId, 'test')),
+    [
+      {
+        id: randomUUID(),
+        type: 'WithdrawalAddressAdded',
+        data: { withdrawalAddress: { ...wallet, name: 'old wallet', createdAt: at, updatedAt: at } },
+        metadata: { organizationId, environment: 'test', actor: 'cli', correlationId: randomUUID(), occurredAt: at },
+      },
+    ],
+    'any',
+  );
   await weir.projections.waitFor((await weir.eventStore.headPosition())!);
 }
 

@@ -1,5 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { messageOf } from '../../src/dashboard/pages/invoices/invoice-form.ts';
 import { INVOICES, type InvoiceDoc } from '../../src/projections/invoices.projection.ts';
 import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
 import {
@@ -415,6 +416,39 @@ test("finalize and send refuse a draft whose network's payment method was remove
   t.is(changed.status, 200, JSON.stringify(changed.body));
   const finalized = await api.post(`/api/v1/invoices/${draft.id}/finalize`);
   t.is(finalized.status, 200, JSON.stringify(finalized.body));
+});
+
+test("finalize and send refuse a draft limited to an asset whose network's payment method was removed; the dashboard words it for the finalize or send, and an update fixes it", async (t) => {
+  const { weir, api, customerId } = await merchantOnTwoChains(t);
+  const draft = (
+    await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems, paymentMethods: { assetIds: [BASE_USDC] } })
+  ).body;
+  await removeBaseWallet(t, api);
+
+  const field = 'paymentMethods.assetIds[0]';
+  const refusal = {
+    field,
+    code: 'payment_method_not_available',
+    message: new RegExp(
+      `^${field.replace(/[.[\]]/g, '\\$&')}: asset base-sepolia:usdc is on chain 84532, which has no payment method of this organization in the test environment; .*change the draft's paymentMethods \\(PUT /api/v1/invoices/${draft.id}\\) before finalizing$`,
+    ),
+  };
+  await assertFinalizeRefused(t, weir, api, draft.id, refusal);
+  for (const action of ['finalize', 'send'] as const) {
+    const answer = await api.post<{ message: string }>(`/api/v1/invoices/${draft.id}/${action}`);
+    const shown = messageOf(answer.body.message, field, action);
+    t.is(
+      shown,
+      `This draft was not ${action === 'send' ? 'sent' : 'finalized'}: it is limited to assets set through the API, and asset base-sepolia:usdc is on chain 84532, which has no payment method of this organization in the test environment. Update the draft's paymentMethods.assetIds through the API (PUT /api/v1/invoices/${draft.id}) to assets it can be paid in, or to an empty list (every asset of its networks), or add a wallet for chain 84532 again; then ${action} it again.`,
+    );
+    t.notRegex(shown, /tick/i, 'the finalize or send request ticked no network');
+  }
+
+  // The update the message names, with an empty list: every asset of its networks.
+  const updated = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, { paymentMethods: { assetIds: [] } });
+  t.is(updated.status, 200, JSON.stringify(updated.body));
+  t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
+  t.deepEqual(await offeredAssets(weir, api, draft.id), [TEST_USDC]);
 });
 
 test("paymentMethods.assetIds restricts the pay page's session to those assets; without them it offers every asset of the invoice's currency on its networks", async (t) => {

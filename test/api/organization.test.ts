@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { getAddress } from 'viem';
-import { streamIdOf } from '../../src/actors/aggregate.ts';
 import { organizationAggregate, organizationRecordId } from '../../src/actors/organization.ts';
-import type { Weir } from '../../src/app/start-weir.ts';
 import { forwarderImplementationAddress } from '../../src/chain-ingest/evm/contracts/deposit-address.ts';
 import { apiClient } from '../support/api-client.ts';
 import {
@@ -13,7 +10,16 @@ import {
   sessionRequest,
   startTestWeir,
 } from '../support/weir-harness.ts';
-import { assertError, assertRejectedWithoutWrite, type Page, type Session } from './helpers.ts';
+import {
+  appendOldWallet,
+  assertError,
+  BASE_SEPOLIA,
+  BASE_SEPOLIA_FACTORY,
+  assertRejectedWithoutWrite,
+  startWeirWithBaseSepolia,
+  type Page,
+  type Session,
+} from './helpers.ts';
 
 type WithdrawalAddress = { id: string; name: string; address: string; chainId: number; isDefault: boolean };
 type Organization = {
@@ -552,43 +558,12 @@ test('a payment method stored before checksums were checked, failing its checksu
 
 // --- wallets the rail cannot pay out to ---------------------------------------------------------
 
-const BASE_SEPOLIA = 84_532;
 const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-const FACTORY = '0x00000000000000000000000000000000000fac70';
+const FACTORY = BASE_SEPOLIA_FACTORY;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
-/** A Weir offering Base Sepolia on the EVM rail besides the test network; no follower runs, so its endpoint is never contacted. */
-const evmWeir = (t: ExecutionContext) =>
-  startTestWeir(
-    t,
-    { chainEnv: { [`WEIR_RPC_${BASE_SEPOLIA}`]: 'http://127.0.0.1:9', [`WEIR_FACTORY_${BASE_SEPOLIA}`]: FACTORY } },
-    { evmFollowers: false },
-  );
-
-/** `WithdrawalAddressAdded` as a Weir that took any well-formed address recorded it, appended to the log as is. */
-async function appendOldWallet(
-  weir: Pick<Weir, 'eventStore' | 'projections'>,
-  organizationId: string,
-  wallet: { id: string; address: string; chainId: number; isDefault: boolean },
-) {
-  const at = new Date().toISOString();
-  await weir.eventStore.append(
-    streamIdOf(organizationAggregate.category, organizationRecordId(organizationId, 'test')),
-    [
-      {
-        id: randomUUID(),
-        type: 'WithdrawalAddressAdded',
-        data: { withdrawalAddress: { ...wallet, name: 'old wallet', createdAt: at, updatedAt: at } },
-        metadata: { organizationId, environment: 'test', actor: 'cli', correlationId: randomUUID(), occurredAt: at },
-      },
-    ],
-    'any',
-  );
-  await weir.projections.waitFor((await weir.eventStore.headPosition())!);
-}
-
 test('the zero address and other addresses the rail cannot pay out to are refused as wallets with a 400 naming address, on add and on update', async (t) => {
-  const weir = await evmWeir(t);
+  const weir = await startWeirWithBaseSepolia(t);
   const api = await bareOrganization(weir.url);
   const refused: [number, string, RegExp][] = [
     [BASE_SEPOLIA, ZERO_ADDRESS, /zero address/],
@@ -632,7 +607,7 @@ test('the zero address and other addresses the rail cannot pay out to are refuse
 });
 
 test('a zero-address wallet stored before it was refused makes no session answer 5xx: its network is left out, or a 422 names it when no other is left', async (t) => {
-  const weir = await evmWeir(t);
+  const weir = await startWeirWithBaseSepolia(t);
   const api = await bareOrganization(weir.url);
   await appendOldWallet(weir, api.organizationId, {
     id: 'zero-wallet',

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { PaymentLink } from '../../../machines/payment-link.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
-import { payableNetworks } from '../../actors/line-items.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
+import { offersAsset, payableSessionNetworks, sessionNetworks } from '../../actors/session-networks.ts';
 import { readPayerForm, withPressedAmount, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
 import {
   PAYMENT_LINK_PAGE_HEADERS,
@@ -12,7 +12,6 @@ import {
 import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
-import { assetPaysCurrency } from '../../shared/asset-currency.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
@@ -153,13 +152,18 @@ export function hostedPaymentLinkRoutes(
 
   /**
    * The decimals an amount of the link's currency may have: the finest of its assets on the networks
-   * the link's session may be paid on (null when none, which opening the session refuses itself).
+   * the link's session may be paid on (`sessionNetworks`; null when none, which opening the session refuses itself).
    */
   function currencyDecimals(link: PaymentLink, org: OrganizationDoc | null): number | null {
     const chains = link.allowedChains.map((c) => c.chainId);
-    const decimals = payableNetworks(deps.rail, link.environment, org?.withdrawalAddresses ?? [])
-      .filter((network) => chains.length === 0 || chains.includes(network.chainId))
-      .flatMap((network) => network.assets.filter((a) => assetPaysCurrency(a, link.currency)).map((a) => a.decimals));
+    const networks = sessionNetworks(
+      deps.rail,
+      link.environment,
+      org?.withdrawalAddresses ?? [],
+      chains.length > 0 ? chains : undefined,
+      offersAsset(link.currency, null),
+    );
+    const decimals = payableSessionNetworks(networks).flatMap((n) => n.assets.map((a) => a.decimals));
     return decimals.length > 0 ? Math.max(...decimals) : null;
   }
 

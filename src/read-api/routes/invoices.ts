@@ -21,7 +21,7 @@ import { claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-numbe
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { lineTaxes } from '../../actors/line-taxes.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { offeredChainIds, offersAsset, preferredChainRefusal, sessionNetworks } from '../../actors/session-networks.ts';
+import { offersAsset, payableChainIds, preferredChainRefusal, sessionNetworks } from '../../actors/session-networks.ts';
 import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
 import { assetsPayingExactly } from '../../chain-ingest/rail.ts';
 import { assetPaysCurrency } from '../../shared/asset-currency.ts';
@@ -254,7 +254,7 @@ const NO_PAYMENT_METHOD_ERRORS: ErrorSpec = {
   status: 400,
   codes: [NO_PAYMENT_METHOD, 'parameter_invalid'],
   description:
-    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with an asset in its currency: nothing is finalized; the message names the field",
+    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency: nothing is finalized; the message names the field",
 };
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
@@ -369,9 +369,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     }
   };
   /**
-   * A preferred chain must be one the invoice's sessions offer (`sessionNetworks`, as a session's own
-   * is checked): one of its networks with a payment method and an asset in its currency (of its
-   * assets, when it names some); else its pay page would prefer none. `hint` ends the refusal with
+   * A preferred chain must be one the invoice's sessions can pay on (`sessionNetworks`, as a session's
+   * own is checked): one of its networks with a payment method the rail can pay and an asset in its
+   * currency (of its assets, when it names some); else its pay page would prefer none. `hint` ends the refusal with
    * how to correct it; `chainsBy` is the field that restricts the networks, when one does.
    */
   const assertPreferredOffered = async (
@@ -385,19 +385,18 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const environment = tenant.environment as Environment;
     const org = await orgs.get(organizationRecordId(tenant.organizationId, environment));
     const { chainIds, assetIds } = invoice.paymentMethods;
-    const offered = offeredChainIds(
-      sessionNetworks(
-        deps.rail.networks(environment),
-        org?.withdrawalAddresses ?? [],
-        chainIds.length > 0 ? chainIds : undefined,
-        offersAsset(invoice.currency, assetIds.length > 0 ? assetIds : null),
-      ),
+    const networks = sessionNetworks(
+      deps.rail,
+      environment,
+      org?.withdrawalAddresses ?? [],
+      chainIds.length > 0 ? chainIds : undefined,
+      offersAsset(invoice.currency, assetIds.length > 0 ? assetIds : null),
     );
-    if (offered.includes(chainId)) return;
+    if (payableChainIds(networks).includes(chainId)) return;
     throw preferredChainRefusal({
       chainId,
       of: 'invoice',
-      offered,
+      networks,
       currency: invoice.currency,
       chainsBy: chainIds.length > 0 ? chainsBy : null,
       assetsBy: assetIds.length > 0 ? 'paymentMethods.assetIds' : null,

@@ -171,7 +171,7 @@ test("a refusal of what the form keeps without showing (the draft's preferred ne
   );
 });
 
-test("a finalize or send refused for the draft's stale preferred network says what happened and to edit that network, not to tick one", (t) => {
+test("a finalize or send refused for the draft's stale preferred network or assets says what happened and to update them, not to tick a network", (t) => {
   const preferred = 'paymentSetting.preferredChainId';
   const refusal = `${preferred}: chain 84532 is not one of the invoice's networks (7357: every network with a payment method of this organization and an asset in USDC): prefer one of them, or clear it (null: the organization's), with PUT /api/v1/invoices/inv-1 before finalizing`;
   const finalize = messageOf(refusal, preferred, 'finalize');
@@ -183,6 +183,16 @@ test("a finalize or send refused for the draft's stale preferred network says wh
   t.regex(finalize, /then finalize it again\.$/);
   t.notRegex(finalize, /tick/i, 'nothing to tick: the form did not send it');
   t.regex(messageOf(refusal, preferred, 'send'), /^This draft was not sent: .*then send it again\.$/);
+  // Its assets, kept by an older Weir in another currency: what is wrong, and the update that fixes it.
+  const assets = messageOf(
+    "paymentMethods.assetIds[1]: asset weir-testnet:usdc is USDC, which cannot pay an invoice in DAI: its pay page would never offer it; use an asset in DAI (weir-testnet:dai) or leave it out; or change the draft's paymentMethods (PUT /api/v1/invoices/inv-1) before finalizing",
+    'paymentMethods.assetIds[1]',
+    'send',
+  );
+  t.is(
+    assets,
+    "This draft was not sent: it is limited to assets set through the API, and asset weir-testnet:usdc is USDC, which cannot pay an invoice in DAI: its pay page would never offer it. Update the draft's paymentMethods.assetIds through the API (PUT /api/v1/invoices/inv-1) to assets it can be paid in, or to an empty list (every asset of its networks); then send it again.",
+  );
   // An edit moving the lines to a currency the preferred network has no asset in.
   t.regex(
     messageOf(

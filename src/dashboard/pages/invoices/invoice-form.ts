@@ -228,8 +228,9 @@ export function inputOfField(field: string | undefined, rows: readonly number[])
  * The API's message without the field path it starts with (the form shows it at the input). A
  * refusal of what the form keeps without showing (a draft's preferred network or assets, set
  * through the API) says so, and what the merchant can do here: tick the network again. A finalize
- * or send (`action`) refused for a preferred network gone stale says what happened and that the
- * draft's preferred network is to be edited: ticking a network there fits no such refusal.
+ * or send (`action`) refused for a preferred network gone stale, or for assets it can no longer be
+ * paid in, says what happened and that the draft's preferred network or assets are to be updated:
+ * ticking a network there fits no such refusal.
  */
 export function messageOf(message: string, field: string | undefined, action?: 'finalize' | 'send'): string {
   const bare = field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
@@ -240,13 +241,20 @@ export function messageOf(message: string, field: string | undefined, action?: '
     const organizations = "null clears it: the organization's preferred network applies";
     if (action) {
       const offered = /networks \(([\d, ]+):/.exec(bare)?.[1];
-      return `This draft was not ${action === 'send' ? 'sent' : 'finalized'}: its ${preferred} is no longer one it can be paid on (its wallet was removed, or it has no asset in the invoice's currency). Edit the draft's preferred network: ${clear} to one it can be paid on${offered ? ` (${offered.includes(',') ? 'chains' : 'chain'} ${offered})` : ''}, or to null (the organization's preferred network applies); then ${action} it again.`;
+      return `This draft was not ${action === 'send' ? 'sent' : 'finalized'}: its ${preferred} is no longer one it can be paid on (its wallet was removed or cannot be paid, or it has no asset in the invoice's currency). Edit the draft's preferred network: ${clear} to one it can be paid on${offered ? ` (${offered.includes(',') ? 'chains' : 'chain'} ${offered})` : ''}, or to null (the organization's preferred network applies); then ${action} it again.`;
     }
     if (/with the new lineItems$/.test(bare))
       return `This draft's ${preferred} has no asset in the new currency: ${clear} first (${organizations}).`;
     return `This draft's ${preferred} must stay among its accepted networks: tick it again, or ${clear} first (${organizations}).`;
   }
-  if (field?.startsWith('paymentMethods.assetIds'))
-    return `This draft is limited to assets set through the API, and ${bare}. Tick that asset's network again, or change the draft's paymentMethods.assetIds through the API first.`;
+  if (field?.startsWith('paymentMethods.assetIds')) {
+    if (!action)
+      return `This draft is limited to assets set through the API, and ${bare}. Tick that asset's network again, or change the draft's paymentMethods.assetIds through the API first.`;
+    // What is wrong is the refusal up to its first hint; the form cannot change the assets, an update can.
+    const wrong = bare.split(';')[0]!;
+    const update = /PUT (\/api\/v1\/invoices\/[^\s)]+)/.exec(bare)?.[1];
+    const walletless = /on chain (\d+), which has no payment method/.exec(wrong)?.[1];
+    return `This draft was not ${action === 'send' ? 'sent' : 'finalized'}: it is limited to assets set through the API, and ${wrong}. Update the draft's paymentMethods.assetIds through the API${update ? ` (PUT ${update})` : ''} to assets it can be paid in, or to an empty list (every asset of its networks)${walletless ? `, or add a wallet for chain ${walletless} again` : ''}; then ${action} it again.`;
+  }
   return bare;
 }

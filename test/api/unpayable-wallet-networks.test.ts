@@ -1,0 +1,135 @@
+import test from 'ava';
+import { createMerchant, MERCHANT_WALLET, sessionRequest } from '../support/weir-harness.ts';
+import {
+  type Api,
+  appendOldWallet,
+  assertRejectedWithoutWrite,
+  BASE_SEPOLIA,
+  createCustomer,
+  type Session,
+  startWeirWithBaseSepolia,
+} from './helpers.ts';
+
+/**
+ * One rule of the networks a session offers and can pay to (`sessionNetworks`), for a wallet the rail
+ * cannot pay, stored before Weir refused such addresses: a session never prefers its network, and
+ * it fails no session that would not use that network.
+ */
+
+const SESSIONS = '/api/v1/checkout/sessions';
+const TEST_CHAIN = 7357;
+const FIELD = 'paymentSetting.preferredChainId';
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+/** MERCHANT_WALLET with one letter's case changed: its EIP-55 checksum fails. */
+const MISTYPED = '0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f';
+
+type WithSetting = Session & {
+  paymentSetting: { allowedChains: { chainId: number }[]; preferredChainId: number | null };
+};
+
+const daiLines = {
+  data: [{ priceData: { currency: 'dai', unitAmount: '100000000', productData: { name: 'Mug' } }, quantity: 1 }],
+};
+
+/** A merchant paid on the test network, whose default wallet on Base Sepolia is `address`, stored by an earlier Weir. */
+async function merchantWithOldBaseWallet(t: Parameters<typeof startWeirWithBaseSepolia>[0], address: string) {
+  const weir = await startWeirWithBaseSepolia(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  await appendOldWallet(weir, organizationId, { id: 'old-wallet', address, chainId: BASE_SEPOLIA, isDefault: true });
+  return { weir, api };
+}
+
+const chainsOf = (session: Session): number[] => [...new Set(session.addresses.map((a) => a.asset.chainId))];
+
+/** The session a payment link's page opens for a fixed-price link (nothing collected). */
+async function linkSession(api: Api, link: object): Promise<WithSetting> {
+  const created = await api.post<{ url: string }>('/api/v1/payment-links', { title: 'Mug', ...link });
+  if (created.status !== 200) throw new Error(`link create failed: ${JSON.stringify(created.body)}`);
+  const submitted = await fetch(created.body.url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
+  const id = /\/checkout\/([0-9a-f-]{36})$/.exec(submitted.headers.get('location') ?? '')?.[1];
+  if (submitted.status !== 303 || !id)
+    throw new Error(`the link's page answered ${submitted.status}: ${(await submitted.text()).slice(0, 1000)}`);
+  return (await api.get<WithSetting>(`${SESSIONS}/${id}`)).body;
+}
+
+test('a preferred chain whose default wallet the rail cannot pay is not preferred: a session or invoice naming it is a 400 saying why, the organization’s and a payment link’s are dropped', async (t) => {
+  const { weir, api } = await merchantWithOldBaseWallet(t, ZERO_ADDRESS);
+  const leftOut =
+    /^paymentSetting\.preferredChainId: chain 84532 is not one of the (session|invoice)'s networks \(7357: every network with a payment method of this organization and an asset in USDC\): prefer one of them.*; chain 84532 is left out because the payment method old-wallet on chain 84532 has the address 0x0{40}, which is the zero address: funds sent there are burnt; correct it with PUT \/api\/v1\/organization\/withdrawal-addresses\/old-wallet$/;
+
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(SESSIONS, { ...sessionRequest(), paymentSetting: { preferredChainId: BASE_SEPOLIA } }),
+    { field: FIELD, message: leftOut },
+  );
+  const customerId = await createCustomer(api);
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () =>
+      api.post('/api/v1/invoices', {
+        customerId,
+        lineItems: sessionRequest().lineItems,
+        paymentSetting: { preferredChainId: BASE_SEPOLIA },
+      }),
+    { field: FIELD, message: leftOut },
+  );
+
+  // The organization's preferred chain, and a payment link's, go to sessions no request named them in: dropped there.
+  const setting = await api.put('/api/v1/organization/payment-setting', { preferredChainId: BASE_SEPOLIA });
+  t.is(setting.status, 200, JSON.stringify(setting.body));
+  const session = await api.post<WithSetting>(SESSIONS, sessionRequest());
+  t.is(session.status, 200, JSON.stringify(session.body));
+  t.deepEqual(chainsOf(session.body), [TEST_CHAIN]);
+  t.is(session.body.paymentSetting.preferredChainId, null, 'no address on the chain it would prefer');
+  const fromLink = await linkSession(api, {
+    amount: '100000000',
+    currency: 'usdc',
+    allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA, isPreferred: true }],
+  });
+  t.deepEqual(chainsOf(fromLink), [TEST_CHAIN]);
+  t.is(fromLink.paymentSetting.preferredChainId, null);
+
+  // Corrected, the chain is paid on and preferred again.
+  const fixed = await api.put('/api/v1/organization/withdrawal-addresses/old-wallet', { address: MERCHANT_WALLET });
+  t.is(fixed.status, 200, JSON.stringify(fixed.body));
+  const preferred = await api.post<WithSetting>(SESSIONS, sessionRequest());
+  t.is(preferred.body.paymentSetting.preferredChainId, BASE_SEPOLIA);
+  t.deepEqual(chainsOf(preferred.body).sort(), [TEST_CHAIN, BASE_SEPOLIA]);
+});
+
+test('a wallet failing its checksum on a network with no asset in the currency fails no session; where the session would pay it keeps its 422', async (t) => {
+  const { weir, api } = await merchantWithOldBaseWallet(t, MISTYPED);
+
+  // Base Sepolia has no DAI: a DAI session never uses it, by the API, an invoice's pay link or a payment link.
+  const dai = await api.post<Session>(SESSIONS, { ...sessionRequest(), lineItems: daiLines });
+  t.is(dai.status, 200, JSON.stringify(dai.body));
+  t.deepEqual(chainsOf(dai.body), [TEST_CHAIN]);
+  const customerId = await createCustomer(api);
+  const invoice = await api.post<{ id: string }>('/api/v1/invoices', { customerId, lineItems: daiLines });
+  t.is((await api.post(`/api/v1/invoices/${invoice.body.id}/finalize`)).status, 200);
+  const pay = await fetch(`${weir.url}/invoices/${invoice.body.id}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302, await pay.text());
+  t.deepEqual(chainsOf(await linkSession(api, { amount: '100000000', currency: 'dai' })), [TEST_CHAIN]);
+
+  // A USDC session would pay there: the wallet is refused, naming it and how to correct it.
+  const body = await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, sessionRequest()), {
+    status: 422,
+    code: 'payment_method_invalid',
+  });
+  t.regex(
+    body.message,
+    /^the payment method old-wallet on chain 84532 has the address 0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f, which fails its EIP-55 checksum: check it for a typo and correct it with PUT \/api\/v1\/organization\/withdrawal-addresses\/old-wallet$/,
+  );
+  const elsewhere = await api.post(SESSIONS, {
+    ...sessionRequest(),
+    paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] },
+  });
+  t.is(elsewhere.status, 200, 'a session not allowed on its network');
+});
