@@ -179,3 +179,21 @@ test('what was received late is summed exactly: two DAI payments of half a 10^-8
   });
   t.is(latePaid(session), 1n);
 });
+
+test('a payment seen after the checkout expired or was canceled, not yet final, is announced to the payer as arriving late and to be settled by the business; once final, as received late', (t) => {
+  for (const status of ['expired', 'canceled'] as const) {
+    const arriving = payerStatus(sessionFixture({ status, payments: [payment('300000000', 'pending')] }), names, NOW);
+    t.like(arriving, { state: status, title: 'Payment arriving after closing' });
+    t.is(
+      arriving.detail,
+      `Your payment of 3.00 USDC reached this address after this checkout was ${status} and is being confirmed. Once it is, the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`,
+    );
+    const late = { ...payment('300000000', 'confirmed'), late: true };
+    const received = payerStatus(sessionFixture({ status, amountReceived: '300000000', payments: [late] }), names, NOW);
+    t.like(received, { state: status, title: 'Payment received after closing' });
+    t.is(
+      received.detail,
+      `Your payment of 3.00 USDC was received after this checkout was ${status}. The business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`,
+    );
+  }
+});

@@ -144,11 +144,16 @@ export function payerStatus(
     state = session.status;
     title = 'Payment received after closing';
     detail = `Your payment of ${money(lateAmount)} was received after this checkout was ${session.status}. The business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
+  } else if ((session.status === 'expired' || session.status === 'canceled') && pending.length > 0) {
+    // Seen after the close and not final yet: the payer learns it arrived and what becomes of it.
+    state = session.status;
+    title = 'Payment arriving after closing';
+    detail = `Your payment of ${money(pendingAmount)} reached this address after this checkout was ${session.status} and is being confirmed. Once it is, the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if (session.status === 'expired') {
     state = 'expired';
     title = 'Expired';
     detail =
-      received > 0n || pending.length > 0
+      received > 0n
         ? `This checkout expired before it was paid in full (${money(received)} received). Contact ${contactPhrase(business)} about the amount already sent.`
         : 'This checkout expired before it was paid. Do not send a payment to its address.';
   } else if (session.status === 'canceled') {

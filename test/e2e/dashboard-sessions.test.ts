@@ -140,7 +140,7 @@ test('Checkout sessions: a viewer sees a session but cannot cancel it', async (t
   t.is((await merchant.api.get<Session>(`${SESSIONS}/${open.id}`)).body.status, 'open');
 });
 
-test('Checkout sessions: a session paid in part and a payment after its session closed show on Home as needing action; the part-paid one is completed from its page', async (t) => {
+test('Checkout sessions: a session paid in part and a payment after its session closed show on Home as needing action; the part-paid one is completed from its page, the late one marked refunded from its own', async (t) => {
   const dash = await startDashboard(t);
   const merchant = await dash.organization();
   const create = async () => (await merchant.api.post<Session>(SESSIONS, sessionRequest('1000000000', 1))).body;
@@ -244,6 +244,36 @@ test('Checkout sessions: a session paid in part and a payment after its session 
     'Confirmed payments per day over the last 30 days',
   );
   t.is(await rowOf(closed.id).count(), 1);
+
+  // The canceled session's page says it was paid late and what to do (its API paymentStatus stays unpaid).
+  await Promise.all([
+    page.waitForURL(`**/dashboard/checkout-sessions/${closed.id}`),
+    rowOf(closed.id).getByRole('link').click(),
+  ]);
+  t.is(
+    await page.locator('#session-summary dt:text-is("Payment") + dd').textContent(),
+    'Paid late — needs refund or review',
+  );
+  t.regex(
+    (await page.locator('#money-to-settle').textContent()) ?? '',
+    /10\.00 USDC arrived after this session was canceled/,
+  );
+  await expectAccessible(t, page, 'checkout-session-paid-late');
+  await screenshot(t, page, 'checkout-session-paid-late');
+  await page.getByLabel('Note (optional)').fill('refunded in 0xabc');
+  await Promise.all([page.waitForURL(/done=refunded/), page.getByRole('button', { name: 'Mark as refunded' }).click()]);
+  await page.getByText('The payment is marked refunded.').waitFor();
+  t.regex(
+    (await page.locator('#money-to-settle').textContent()) ?? '',
+    /marked refunded on .*Note: refunded in 0xabc/s,
+  );
+  t.like((await getSession(merchant.api, closed.id)).paymentIntent, {
+    isMarkRefunded: true,
+    markRefundedComment: 'refunded in 0xabc',
+  });
+  // Settled, it no longer needs action on Home.
+  await page.goto(`${dash.url}/dashboard`);
+  t.is(await needs.count(), 0);
   t.deepEqual(problems(), []);
 });
 

@@ -92,7 +92,7 @@ async function choose(page: Page, asset: string, network: string) {
   await page.locator('#reveal').waitFor({ state: 'visible' });
 }
 
-test('the README, followed as written: npm start on a fresh data dir, an organization, a wallet on the local chain, a session paid in the browser with the test wallet, another through an EIP-1193 wallet', async (t) => {
+test('the README, followed as written: npm start on a fresh data dir, an organization, a wallet on the local chain, a session paid in the browser with the test wallet, another through an EIP-1193 wallet, a third by two calls without a browser', async (t) => {
   const runIt = section('## Run it');
   t.is(shellBlocks(runIt)[0]?.trim(), 'npm ci && npm start', 'the README leads with the set-up-and-run command');
   t.is(shellBlocks(runIt)[1]?.trim(), 'npm ci && npm test', 'and the set-up-and-test command');
@@ -165,4 +165,13 @@ test('the README, followed as written: npm start on a fresh data dir, an organiz
   await walletPage.getByRole('button', { name: connectButton! }).click();
   await walletPage.waitForURL(`https://shop.example/thanks?session=${second!.id}`, { timeout: 30_000 });
   t.is((await completed(second!.id)).amountReceived, '300000000');
+
+  // Without a browser: the asset chosen and the test wallet's payment sent by the two calls of the third block.
+  const [third] = jsonLines(
+    runBlock(sessionOnly, weir.port, dataDir, { 'order-1001': 'order-1003' }, { KEY: org.testSecretKey }),
+  ) as Session[];
+  const [chosen, sent] = jsonLines(runBlock(shellBlocks(steps)[2]!, weir.port, dataDir, { 'ID=…': `ID=${third!.id}` }));
+  t.like(chosen, { amountDue: '3' }, JSON.stringify(chosen));
+  t.truthy(sent?.transactionHash, JSON.stringify(sent));
+  t.is((await completed(third!.id)).amountReceived, '300000000');
 });

@@ -443,7 +443,9 @@ async function needsAction(deps: DashboardDeps, tenant: DashboardTenant) {
   const items: NeedsAction[] = underpaid.map((session) => ({ session, reason: 'underpaid', at: session.updatedAt }));
   for (const payment of late) {
     const session = await sessions.get(payment.checkoutSessionId);
-    if (session) items.push({ session, reason: 'late', at: payment.createdAt });
+    // Marked refunded, the late money is settled: it needs no more action.
+    if (session && !session.paymentIntent.isMarkRefunded)
+      items.push({ session, reason: 'late', at: payment.createdAt });
   }
   items.sort((a, b) => b.at.localeCompare(a.at));
   return { items: items.slice(0, LIST) };

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { detected } from '../../../../machines/checkout-session.fixture.ts';
+import { confirmed, detected } from '../../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
 import type { RecordedEvent } from '../../../event-store/event-store.ts';
 import type {
@@ -14,6 +14,9 @@ import {
   CHOSE_USDC,
   COMPLETED_SHORT,
   customerDoc,
+  MARKED_REFUNDED,
+  PAID_AFTER_CANCEL,
+  PAID_AFTER_EXPIRY,
   PAID_IN_FULL,
   PARTLY_PAID,
   sessionAfter,
@@ -125,12 +128,12 @@ test('a session linked to a customer names them in its summary, linked to their 
 });
 
 /** The session page's body as the route renders it, the fixture's network named with an explorer. */
-async function bodyOf(session: CheckoutSessionDoc, timeline: RecordedEvent[] = []): Promise<string> {
+async function bodyOf(session: CheckoutSessionDoc, timeline: RecordedEvent[] = [], canManage = false): Promise<string> {
   const network = { ...toRailNetwork(baseSepolia), network: 'weir-testnet', chainId: 7357, name: 'Weir Testnet' };
   return DetailBody({
     detail: { session, timeline, deliveries: [], endpoints: new Map(), networks: [network] },
     csrf: 'x',
-    canManage: false,
+    canManage,
     form: {},
     timeZone: 'UTC',
   });
@@ -213,4 +216,84 @@ test('every region of the session page has a name of its own, so a screen reader
     [...cards, ...tables].filter((name, i, all) => all.indexOf(name) !== i),
     [],
   );
+});
+
+test('a session that expired unpaid and was paid after reads as paid late, needing a refund or review, not as unpaid: the amount, who paid, and the way to mark it refunded', async (t) => {
+  const session = sessionAfter(...PAID_AFTER_EXPIRY);
+  t.is(session.paymentStatus, 'unpaid', 'the API keeps the reference semantics');
+  t.like(await factsOf(session), {
+    Received: '3.00 USDC',
+    'Paid late': '3.00 USDC',
+    Payment: 'Paid late — needs refund or review',
+  });
+  const html = await bodyOf(session, [], true);
+  t.regex(
+    cardText(html, 'money-to-settle'),
+    /^Paid late — needs refund or review 3\.00 USDC arrived after this session expired, so it did not complete .* refund the payer from your own wallet \(they paid from 0xbeef ?\), .* then mark it refunded here\./,
+  );
+  t.regex(html, /<form method="post" action="\/dashboard\/checkout-sessions\/[^"]+\/mark-refunded">/);
+  t.regex(html, /name="markRefundedComment"/);
+  // A viewer reads what is to be done, without the form.
+  const viewed = await bodyOf(session);
+  t.notRegex(viewed, /mark-refunded/);
+  t.regex(cardText(viewed, 'money-to-settle'), /An admin or owner can mark it refunded once it is settled\.$/);
+});
+
+test('a session canceled and then paid reads as paid late too, saying it was canceled', async (t) => {
+  const session = sessionAfter(...PAID_AFTER_CANCEL);
+  t.is((await factsOf(session)).Payment, 'Paid late — needs refund or review');
+  t.regex(cardText(await bodyOf(session), 'money-to-settle'), /3\.00 USDC arrived after this session was canceled,/);
+});
+
+test('late money marked refunded reads as settled: when, and the note; no form any more', async (t) => {
+  const session = sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED);
+  t.is((await factsOf(session)).Payment, 'Paid late — marked refunded');
+  const html = await bodyOf(session, [], true);
+  t.is(
+    cardText(html, 'money-to-settle'),
+    'Paid late — refunded 3.00 USDC arrived after this session expired. It was marked refunded on 2 Jan, 09:00 UTC . Note: sent back in 0xabc',
+  );
+  t.notRegex(html, /mark-refunded/);
+});
+
+test('money after a session completed short is paid, to keep or refund; an overpayment says to refund the excess; neither offers to mark the whole refunded', async (t) => {
+  const late: CheckoutSessionEvent = {
+    type: 'LatePaymentReceived',
+    data: { transferId: 't2', amount: '100000000', at: '2026-01-01T00:20:00.000Z' },
+  };
+  const short = sessionAfter(...COMPLETED_SHORT, detected('t2', '100000000'), confirmed('t2'), late);
+  t.like(await factsOf(short), { Payment: 'Paid', 'Paid late': '1.00 USDC' });
+  const shortHtml = await bodyOf(short, [], true);
+  t.regex(
+    cardText(shortHtml, 'money-to-settle'),
+    /^Paid after completion — keep or refund 1\.00 USDC arrived after this session was completed with the amount received \(it asked 3\.00 USDC\)\. Keep it, or refund it/,
+  );
+  t.notRegex(shortHtml, /mark-refunded/);
+
+  const over = sessionAfter(...PAID_IN_FULL, {
+    type: 'OverpaymentReceived',
+    data: { transferId: 't1', amount: '300000000', amountOverpaid: '50000000', at: '2026-01-01T00:12:00.000Z' },
+  });
+  const overHtml = await bodyOf(over, [], true);
+  t.regex(
+    cardText(overHtml, 'money-to-settle'),
+    /^Overpaid — refund the excess The payer sent 0\.50 USDC more than the total\. Refund the excess to them from your own wallet/,
+  );
+  t.notRegex(overHtml, /mark-refunded/);
+});
+
+test('a payment still confirming after the session expired is announced as arriving late; a session with nothing to settle shows no such card', async (t) => {
+  const expired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } };
+  const arriving = sessionAfter(expired, detected('t9', '300000000', '2026-01-01T01:05:00.000Z'));
+  t.regex(
+    cardText(await bodyOf(arriving), 'money-to-settle'),
+    /^Payment arriving after the session ended 3\.00 USDC reached the deposit address after this session expired; it is being confirmed\./,
+  );
+  for (const session of [
+    sessionAfter(),
+    sessionAfter(...PAID_IN_FULL),
+    sessionAfter(expired),
+    sessionAfter(...PARTLY_PAID),
+  ])
+    t.notRegex(await bodyOf(session), /money-to-settle/);
 });

@@ -27,7 +27,7 @@ import {
   assetMoney,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
-import { type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
+import { latePaid, type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
@@ -209,9 +209,16 @@ const netReceived = (session: CheckoutSessionDoc): bigint => {
   return net > 0n ? net : 0n;
 };
 
-/** Paid, or not: a session waiting for the rest of its amount is neither. */
-const paymentOf = (session: CheckoutSessionDoc): string =>
-  session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
+/** Expired or canceled, then paid: the API says `unpaid` (as Stripe does), yet the payer's money arrived. */
+const paidAfterClose = (session: CheckoutSessionDoc): boolean =>
+  (session.status === 'expired' || session.status === 'canceled') && latePaid(session) > 0n;
+
+/** Paid, or not: a session waiting for the rest of its amount is neither, nor one paid after it closed. */
+const paymentOf = (session: CheckoutSessionDoc): string => {
+  if (paidAfterClose(session))
+    return session.paymentIntent.isMarkRefunded ? 'Paid late — marked refunded' : 'Paid late — needs refund or review';
+  return session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
+};
 
 export function Summary({
   session,
@@ -223,6 +230,7 @@ export function Summary({
   timeZone: string;
 }): JSX.Element {
   const c = session.currency;
+  const late = latePaid(session);
   // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
   const completedAt = session.status === 'complete' ? session.completedAt : null;
   return (
@@ -232,6 +240,7 @@ export function Summary({
           ['Amount', money(session.amountTotal, c)],
           ['Received', money(session.amountReceived, c)],
           ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
+          ...(late > 0n ? [['Paid late', money(late, c)] as const] : []),
           ['Fee', money(session.amountFee, c)],
           ['Net', money(netReceived(session), c)],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
@@ -249,6 +258,129 @@ export function Summary({
       />
     </Card>
   );
+}
+
+/** How a session ended, as "arrived after this session …" goes on. */
+const ENDED: Partial<Record<CheckoutSessionDoc['status'], string>> = {
+  expired: 'expired',
+  canceled: 'was canceled',
+  complete: 'was completed with the amount received',
+};
+
+const PAYER_TOLD = "The payer's checkout page told them the money arrived late and that you will settle it with them.";
+const KEEP_OR_REFUND = 'Keep it, or refund it to the payer from your own wallet (they paid from ';
+const REFUND_EXCESS = 'Refund the excess to them from your own wallet: Weir holds no funds and sends nothing back.';
+
+/** The addresses that paid `payments`, each once, shortened. */
+function Payers({ payments }: { payments: CheckoutSessionDoc['payments'] }): JSX.Element {
+  const from = [...new Set(payments.map((p) => p.fromAddress))];
+  return (
+    <>
+      {from.map((address, i) => (
+        <>
+          {i > 0 ? ', ' : ''}
+          <ShortId value={address} keep={8} />
+        </>
+      ))}
+    </>
+  );
+}
+
+/**
+ * Money the session holds no place for, and what the merchant does about it: a payment confirmed after
+ * the session closed (refund it, then mark it refunded), one after it was completed short (keep it or
+ * refund it), an overpayment (refund the excess), or a payment still confirming after the close. Weir
+ * holds no funds, so every refund is the merchant's own transfer; nothing shows when there is none.
+ */
+export function MoneyToSettle({
+  session,
+  csrf,
+  canManage,
+  timeZone,
+}: {
+  session: CheckoutSessionDoc;
+  csrf: string;
+  canManage: boolean;
+  timeZone: string;
+}): JSX.Element {
+  const c = session.currency;
+  const late = latePaid(session);
+  const latePayments = session.payments.filter((p) => p.late && p.status === 'confirmed');
+  const ended = ENDED[session.status];
+  const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
+  const refunded = session.paymentIntent.markRefundedAt;
+  const arrived = `${money(late, c)} arrived after this session ${ended ?? 'closed'}`;
+  if (paidAfterClose(session) && refunded)
+    return (
+      <Card id="money-to-settle" title="Paid late — refunded">
+        <p>
+          <span safe>{`${arrived}. It was marked refunded on `}</span>
+          <DateTime iso={refunded} timeZone={timeZone} />.
+        </p>
+        {session.paymentIntent.markRefundedComment ? (
+          <p class="muted" safe>{`Note: ${session.paymentIntent.markRefundedComment}`}</p>
+        ) : (
+          ''
+        )}
+      </Card>
+    );
+  if (paidAfterClose(session))
+    return (
+      <Card id="money-to-settle" title="Paid late — needs refund or review" class="card-attention">
+        <p safe>{`${arrived}, so it did not complete and its payment status stays unpaid. ${PAYER_TOLD}`}</p>
+        <p>
+          Weir holds no funds: refund the payer from your own wallet (they paid from <Payers payments={latePayments} />
+          ), or settle it with them another way, then mark it refunded here.
+        </p>
+        {canManage ? (
+          <form method="post" action={`${base}/mark-refunded`}>
+            <CsrfField token={csrf} />
+            <Field
+              name="markRefundedComment"
+              label="Note (optional)"
+              hint="How it was settled, such as your refund's transaction hash. Up to 500 characters."
+              maxlength={500}
+            />
+            <button type="submit" class="button button-primary">
+              Mark as refunded
+            </button>
+          </form>
+        ) : (
+          <p class="muted">An admin or owner can mark it refunded once it is settled.</p>
+        )}
+      </Card>
+    );
+  if (late > 0n)
+    return (
+      <Card id="money-to-settle" title="Paid after completion — keep or refund" class="card-attention">
+        <p>
+          <span safe>{`${arrived} (it asked ${money(session.amountTotal, c)}). ${KEEP_OR_REFUND}`}</span>
+          <Payers payments={latePayments} />
+          ): Weir holds no funds and sends nothing back.
+        </p>
+      </Card>
+    );
+  if (BigInt(session.amountOverpaid) > 0n)
+    return (
+      <Card id="money-to-settle" title="Overpaid — refund the excess" class="card-attention">
+        <p>
+          <span safe>{`The payer sent ${money(session.amountOverpaid, c)} more than the total. ${REFUND_EXCESS}`}</span>
+        </p>
+      </Card>
+    );
+  const arriving = ended && session.status !== 'complete' ? session.payments.filter((p) => p.status === 'pending') : [];
+  if (arriving.length > 0)
+    return (
+      <Card id="money-to-settle" title="Payment arriving after the session ended" class="card-attention">
+        <p safe>
+          {`${money(
+            arriving.reduce((sum, p) => sum + BigInt(p.amount), 0n),
+            c,
+          )} reached the deposit address after this session ${ended}; it is being confirmed. Once confirmed it is a late payment, to refund or settle with the payer.`}
+        </p>
+      </Card>
+    );
+  return <></>;
 }
 
 /** "USDC on Base": an asset by its symbol and network's name. */
@@ -721,6 +853,7 @@ export function DetailBody(props: {
         ['checkout-sessions', 'payments', 'webhooks'],
       )}
     >
+      <MoneyToSettle session={props.detail.session} csrf={props.csrf} canManage={props.canManage} timeZone={timeZone} />
       <div class="grid grid-2">
         <Summary session={props.detail.session} customer={props.detail.customer} timeZone={timeZone} />
         <Actions {...props} />

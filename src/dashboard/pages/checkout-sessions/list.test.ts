@@ -6,22 +6,36 @@ import type { ReadDocument, ReadStore } from '../../../read-store/read-store.ts'
 import { EXPORT_BATCH, sessionRows } from '../../../read-api/routes/checkout-session-export.ts';
 import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
 import { loadSessions, SessionsTable } from './list.tsx';
-import { COMPLETED_SHORT, customerDoc, PAID_IN_FULL, PARTLY_PAID, sessionAfter } from './session-docs.fixture.ts';
+import {
+  COMPLETED_SHORT,
+  customerDoc,
+  MARKED_REFUNDED,
+  PAID_AFTER_CANCEL,
+  PAID_AFTER_EXPIRY,
+  PAID_IN_FULL,
+  PARTLY_PAID,
+  sessionAfter,
+} from './session-docs.fixture.ts';
 
-/** The text of the Amount cell of the one row of `session` in the list. */
-async function amountCell(session: CheckoutSessionDoc): Promise<string> {
+/** The text of the first cell of class `cell` of the one row of `session` in the list. */
+async function cellText(session: CheckoutSessionDoc, cell: 'amount' | 'nowrap'): Promise<string> {
   const html = await SessionsTable({
     sessions: [session],
     count: 1,
     customers: new Map(),
     query: parseSessionsQuery({}).query,
   });
-  const cell = /<td class="amount">(.*?)<\/td>/s.exec(html)?.[1] ?? '';
-  return cell
+  return (new RegExp(`<td class="${cell}">(.*?)</td>`, 's').exec(html)?.[1] ?? '')
     .replace(/<[^>]+>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** The text of the Amount cell of the one row of `session` in the list. */
+const amountCell = (session: CheckoutSessionDoc) => cellText(session, 'amount');
+
+/** The text of the Status cell of the one row of `session` in the list. */
+const statusCell = (session: CheckoutSessionDoc) => cellText(session, 'nowrap');
 
 test('a session completed with part of its amount does not read as its total paid: the row says what was received', async (t) => {
   t.is(await amountCell(sessionAfter(...COMPLETED_SHORT)), '3.00 USDC 1.00 USDC received');
@@ -159,4 +173,11 @@ test("the CSV of a searched list holds every session the search finds past the e
     rows.some((r) => r.includes('INV-2')),
     'only the sessions the search finds',
   );
+});
+
+test('a session paid after it expired or was canceled says so beside its status (its payment status stays unpaid), and once marked refunded says that', async (t) => {
+  t.is(await statusCell(sessionAfter(...PAID_AFTER_EXPIRY)), 'Expired Paid late');
+  t.is(await statusCell(sessionAfter(...PAID_AFTER_CANCEL)), 'Canceled Paid late');
+  t.is(await statusCell(sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED)), 'Expired Paid late · refunded');
+  t.is(await statusCell(sessionAfter(...PAID_IN_FULL)), 'Complete');
 });

@@ -1,4 +1,5 @@
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
+import { latePaid } from '../../../hosted/checkout-status.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import { UTC } from '../../../shared/time-zone.ts';
@@ -142,6 +143,28 @@ export function SessionCustomer({
 const receivedApart = (s: CheckoutSessionDoc): boolean =>
   BigInt(s.amountReceived) > 0n && s.amountReceived !== s.amountTotal;
 
+/**
+ * Money the merchant must settle, beside the status: paid after the session closed (its payment
+ * status stays unpaid), or more than the total; once marked refunded, said so.
+ */
+function MoneyBadge({ session }: { session: CheckoutSessionDoc }): JSX.Element {
+  const badge =
+    latePaid(session) > 0n
+      ? session.paymentIntent.isMarkRefunded
+        ? { tone: 'neutral' as const, label: 'Paid late · refunded' }
+        : { tone: 'warning' as const, label: 'Paid late' }
+      : BigInt(session.amountOverpaid) > 0n
+        ? { tone: 'warning' as const, label: 'Overpaid' }
+        : null;
+  if (!badge) return <></>;
+  return (
+    <>
+      {' '}
+      <Badge tone={badge.tone} label={badge.label} />
+    </>
+  );
+}
+
 /** The list as a card that reloads itself (same filters and page) when a session of the tenant changes. */
 export function SessionsTable(props: {
   sessions: CheckoutSessionDoc[];
@@ -200,6 +223,7 @@ export function SessionsTable(props: {
                     ) : (
                       ''
                     )}
+                    <MoneyBadge session={s} />
                   </td>
                   <td>
                     <a href={`${LIST_PATH}/${encodeURIComponent(s.id)}`} aria-label={`Session ${s.id}`}>

@@ -19,6 +19,7 @@ const DONE: Record<string, string> = {
   canceled: 'The session is canceled.',
   completed: 'The session is complete with the amount received.',
   recovered: 'The payment is found and credited to this session.',
+  refunded: 'The payment is marked refunded.',
 };
 
 async function renderDetail(ctx: DashboardContext, deps: DashboardDeps, id: string, form: ActionForm, status = 200) {
@@ -57,7 +58,20 @@ async function renderDetail(ctx: DashboardContext, deps: DashboardDeps, id: stri
   );
 }
 
-/** A session action through the API's own route: a redirect to the session when done, its message shown there otherwise. */
+/** What the API answered a session action: a redirect to the session when done, its message shown there otherwise. */
+async function showAnswer(
+  ctx: DashboardContext,
+  deps: DashboardDeps,
+  id: string,
+  answer: { status: number; body: { message?: string } },
+  done: string,
+): Promise<void> {
+  if (answer.status < 400) return redirectTo(ctx, `${LIST_PATH}/${encodeURIComponent(id)}?done=${done}`);
+  const message = { tone: 'danger' as const, text: answer.body.message ?? 'Refused.' };
+  await renderDetail(ctx, deps, id, { message }, answer.status);
+}
+
+/** A session action through the API's own route. */
 const sessionAction =
   (deps: DashboardDeps, apiPath: string, done: string) =>
   async (ctx: DashboardContext): Promise<void> => {
@@ -67,22 +81,14 @@ const sessionAction =
       `/api/v1/checkout/sessions/${encodeURIComponent(id)}/${apiPath}`,
     );
     if (answer.status === 404) throw new NotFoundError('checkout session', id);
-    if (answer.status >= 400)
-      return renderDetail(
-        ctx,
-        deps,
-        id,
-        { message: { tone: 'danger', text: answer.body.message ?? 'Refused.' } },
-        answer.status,
-      );
-    redirectTo(ctx, `${LIST_PATH}/${encodeURIComponent(id)}?done=${done}`);
+    await showAnswer(ctx, deps, id, answer, done);
   };
 
 /**
  * Checkout sessions: the list (filters, search, pages; live), and a session's page with its payment
  * intent, deposit addresses, on-chain payments with explorer links, its events from the log, the
- * webhooks sent for it with each attempt, and the actions (cancel, complete partial, recover), each
- * through the API's route.
+ * webhooks sent for it with each attempt, and the actions (cancel, complete partial, recover, mark
+ * late money refunded), each through the API's route.
  */
 export const page = definePage({
   screen: 'checkoutSessions',
@@ -133,6 +139,20 @@ export const page = definePage({
       'manage',
       sessionAction(deps, 'complete-partial-checkout-session', 'completed'),
     );
+
+    // Late money refunded outside Weir: recorded through the API's mark-as-refund of the session's intent.
+    routes.post(`${LIST_PATH}/:id/mark-refunded`, 'manage', async (ctx) => {
+      const id = ctx.params.id!;
+      const detail = await loadDetail(deps, ctx.state.tenant, id);
+      if (!detail) throw new NotFoundError('checkout session', id);
+      const comment = ctx.state.form.get('markRefundedComment')?.trim() ?? '';
+      const answer = await apiFor(ctx, deps)<{ message?: string }>(
+        'POST',
+        `/api/v1/payment-intents/${encodeURIComponent(detail.session.paymentIntent.id)}/mark-as-refund`,
+        comment ? { markRefundedComment: comment } : {},
+      );
+      await showAnswer(ctx, deps, id, answer, 'refunded');
+    });
 
     routes.post(`${LIST_PATH}/:id/recover`, 'manage', async (ctx) => {
       const id = ctx.params.id!;

@@ -69,3 +69,26 @@ export const customerDoc = (id: string, fields: Partial<CustomerDoc> = {}): Cust
     ...fields,
   };
 };
+
+/** 3 USDC confirmed after the session closed (`closing`): a late payment, from 0xbeef. */
+const paidLate = (closing: CheckoutSessionEvent): CheckoutSessionEvent[] => [
+  closing,
+  detected('t9', '300000000', '2026-01-01T01:05:00.000Z'),
+  confirmed('t9', '2026-01-01T01:06:00.000Z'),
+  { type: 'LatePaymentReceived', data: { transferId: 't9', amount: '300000000', at: '2026-01-01T01:06:00.000Z' } },
+];
+
+/** The session expired unpaid, then its 3 USDC arrived. */
+export const PAID_AFTER_EXPIRY = paidLate({ type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } });
+
+/** The merchant canceled the session, then its 3 USDC arrived. */
+export const PAID_AFTER_CANCEL = paidLate({
+  type: 'CheckoutSessionCanceled',
+  data: { at: '2026-01-01T00:30:00.000Z', reason: null },
+});
+
+/** The merchant refunded the payer from its own wallet and recorded it. */
+export const MARKED_REFUNDED: CheckoutSessionEvent = {
+  type: 'PaymentMarkedRefunded',
+  data: { comment: 'sent back in 0xabc', at: '2026-01-02T09:00:00.000Z' },
+};
