@@ -26,15 +26,13 @@
  *
  * Prints a JSON summary and a Markdown table. Not a test: `npm test` never runs bench/.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { apiClient } from '../test/support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest } from '../test/support/weir-harness.ts';
 import { cliArgs } from './support/cli-args.ts';
 import { report } from './support/report.ts';
-import { isTargetMessage, type ParentMessage, type TargetMessage } from './targets/target-ipc.ts';
+import { startTarget, type Target } from './support/target.ts';
 
 type Settings = {
   durationS: number;
@@ -64,57 +62,6 @@ function readSettings(argv: string[]): Settings {
     skipGet: flag('--skip-get'),
     pile: value('--pile') === undefined ? null : positive('--pile', 50_000, 1_000_000),
     slice: positive('--slice', 10_000, 1_000_000),
-  };
-}
-
-/** A server started in a child process, ready when it says so over IPC. */
-type Target = { url: string; stats(): Promise<Extract<TargetMessage, { type: 'stats' }>>; stop(): Promise<void> };
-
-async function startTarget(
-  file: string,
-  env: Record<string, string> = {},
-  extraExecArgv: string[] = [],
-): Promise<Target> {
-  const child: ChildProcess = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
-    execArgv: [...extraExecArgv, '--import', 'tsx'],
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const nextMessage = <T extends TargetMessage['type']>(type: T, timeoutMs: number) =>
-    new Promise<Extract<TargetMessage, { type: T }>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.off('message', onMessage);
-        reject(new Error(`${file}: no ${type} message within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const onMessage = (message: unknown) => {
-        if (!isTargetMessage(message) || message.type !== type) return;
-        clearTimeout(timer);
-        child.off('message', onMessage);
-        resolve(message as Extract<TargetMessage, { type: T }>);
-      };
-      child.on('message', onMessage);
-      void exited.then((code) => {
-        clearTimeout(timer);
-        reject(new Error(`${file} exited with ${code} before sending ${type}`));
-      });
-    });
-  const send = (message: ParentMessage) => child.send(message);
-  const ready = await nextMessage('ready', 60_000);
-  return {
-    url: ready.url,
-    async stats() {
-      const reply = nextMessage('stats', 10_000);
-      send({ type: 'stats' });
-      return reply;
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      send({ type: 'stop' });
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
   };
 }
 
@@ -225,9 +172,9 @@ async function main(): Promise<void> {
   // `--rounds` rounds, so a change in the machine's load hits both alike. Each case reports the
   // median round; the ratio is the median of the per-round ratios. The same for (f), (c) and (d).
   const profileArgs = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
-  const koa = await startTarget('./targets/koa-hello.ts');
-  const floor = await startTarget('./targets/koa-sqlite-insert.ts');
-  const weir = await startTarget('./targets/weir-server.ts', { WEIR_ADMIN_TOKEN: ADMIN_TOKEN }, profileArgs);
+  const koa = await startTarget('targets/koa-hello.ts');
+  const floor = await startTarget('targets/koa-sqlite-insert.ts');
+  const weir = await startTarget('targets/weir-server.ts', { WEIR_ADMIN_TOKEN: ADMIN_TOKEN }, profileArgs);
   let weirMemory: { afterSetupMiB: number; afterGetMiB: number; afterPostMiB: number; maxRssMiB: number } | null = null;
   let sessionsInLog = 0;
   const koaRounds: CaseResult[] = [];
@@ -267,7 +214,7 @@ async function main(): Promise<void> {
     const afterSetup = await weir.stats();
     probeBytes = Buffer.byteLength(JSON.stringify(probe.body));
     // A Koa app answering with the very same JSON document: what the payload alone costs.
-    koaJson = await startTarget('./targets/koa-hello.ts', { BENCH_JSON_BODY: JSON.stringify(probe.body) });
+    koaJson = await startTarget('targets/koa-hello.ts', { BENCH_JSON_BODY: JSON.stringify(probe.body) });
 
     for (let round = 1; round <= settings.rounds && !settings.skipGet; round++) {
       koaRounds.push(await measure(`a. Koa hello-world GET / [round ${round}]`, { url: `${koa.url}/` }, settings));

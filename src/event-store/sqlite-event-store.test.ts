@@ -152,6 +152,23 @@ test('readAll pages through a large log in order without gaps or repeats', async
   t.is(read, total);
 });
 
+test('the followers reading the same new events share them parsed once, frozen so none can change them for the others', async (t) => {
+  const { store } = await openTemporaryStore(t);
+  const streamId = `checkout_session-${randomUUID()}`;
+  await store.append(streamId, [newEvent('CheckoutSessionCreated', { lineItems: [{ quantity: 2 }] })], 'no_stream');
+  const [first] = await store.readAll(null, 10);
+  const [again] = await store.readAll(null, 10);
+  t.is(again, first);
+  t.true(Object.isFrozen(first) && Object.isFrozen(first!.data) && Object.isFrozen(first!.metadata));
+  const lineItems = first!.data['lineItems'] as { quantity: number }[];
+  t.throws(() => {
+    lineItems[0]!.quantity = 3;
+  });
+  t.deepEqual((await store.readAll(null, 10))[0]!.data, { lineItems: [{ quantity: 2 }] });
+  // A stream read stays the reader's own.
+  t.false(Object.isFrozen((await store.readStream(streamId))[0]!.data));
+});
+
 test('close stops polling and is idempotent', async (t) => {
   const directory = await mkdtemp(join(tmpdir(), 'weir-sqlite-event-store-'));
   t.teardown(() => rm(directory, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { JsonObject } from '../shared/json.ts';
+import { deepFreeze, type JsonObject } from '../shared/json.ts';
 import { openReadOnlySqlite } from '../shared/read-only-sqlite.ts';
 import { GENESIS_HASH, foldChain, linkAfter, newContentOf, type ChainContent } from './event-chain.ts';
 import {
@@ -117,6 +117,13 @@ type LastRow = { position: bigint; hash: string | null };
 type StoredEventPlace = { position: bigint; stream_id: string; revision: bigint };
 
 type AppendOutcome = { result: AppendResult; wrote: boolean };
+
+/**
+ * Events `readAll` parsed lately, by position, at most this many. Every follower of the log (the
+ * projections, each workflow, the activity log) reads the same new events after each append, and
+ * parsing their JSON once per follower was the largest part of reading them.
+ */
+const SHARED_EVENTS = 4096;
 
 const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   id: row[1],
@@ -283,6 +290,20 @@ export function createSqliteEventStore({
     )
     .safeIntegers(true);
   const dataVersionStatement = db.prepare<[], number>('PRAGMA data_version').pluck(true);
+
+  /**
+   * The event of a row, parsed once while it is among the last SHARED_EVENTS read: a position's
+   * row never changes once committed. Shared by every reader, so frozen, data and all.
+   */
+  const recentEvents = new Map<bigint, RecordedEvent>();
+  const sharedEvent = (row: EventRow): RecordedEvent => {
+    const known = recentEvents.get(row[0]);
+    if (known !== undefined && known.id === row[1]) return known;
+    const event = deepFreeze(toRecordedEvent(row));
+    recentEvents.set(row[0], event);
+    if (recentEvents.size > SHARED_EVENTS) recentEvents.delete(recentEvents.keys().next().value!);
+    return event;
+  };
 
   /** The original result when `events` are exactly the events of an earlier append, else null. */
   const findExactRetry = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult | null => {
@@ -460,7 +481,7 @@ export function createSqliteEventStore({
       if (limit === 0) return [];
       const rows = readAllStatement.all(after ?? 0n, limit);
       const events = new Array<RecordedEvent>(rows.length);
-      for (let index = 0; index < rows.length; index += 1) events[index] = toRecordedEvent(rows[index]!);
+      for (let index = 0; index < rows.length; index += 1) events[index] = sharedEvent(rows[index]!);
       return events;
     },
 

@@ -17,6 +17,7 @@ import {
   normalizeFindOptions,
 } from './read-store-checks.ts';
 import { ReadStoreUsageError } from './read-store-usage-error.ts';
+import { deepFreeze } from '../shared/json.ts';
 import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 
 /** The file the embedded read store keeps in the data dir. */
@@ -102,14 +103,6 @@ const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte
 const isEmpty = (filter: Filter): boolean => {
   for (const _key in filter) return false;
   return true;
-};
-
-const deepFreeze = <T>(value: T): T => {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-    Object.freeze(value);
-  }
-  return value;
 };
 
 type TurnScan = { filter: Filter; text: string; writes: number; found: ReadDocument[] };
