@@ -6,6 +6,7 @@ import { toTronRailNetwork } from '../../src/chain-ingest/tron/define-network.ts
 import { TRON_LOCAL_CHAIN_ID, tronLocalNetwork } from '../../src/chain-ingest/tron/networks.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../../src/chain-ingest/solana/networks.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { schemaValidatorOf } from '../support/response-check.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -285,7 +286,7 @@ test('without JavaScript the asset buttons post a form: the choice is recorded a
   t.regex(await missing.text(), /Checkout not found/);
 });
 
-test("without JavaScript a form none of the page's forms sends is refused by its schema, naming the field, and changes nothing: an unknown or empty action, a choice without assetId (JSON 400s); a promotion code left out, empty or too long (the page again saying so, the code kept)", async (t) => {
+test("without JavaScript a form none of the page's forms sends is refused by its schema, naming the field, and changes nothing: an unknown or empty action, a choice without assetId (JSON 400s); a promotion code left out, empty or too long (the page again saying so, the code kept); the document's form refuses the first, takes the others", async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   const session = (
@@ -296,6 +297,15 @@ test("without JavaScript a form none of the page's forms sends is refused by its
   ).body;
   const post = (body: string) => postForm(session.url, body);
   const head = await weir.eventStore.headPosition();
+
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
+    components?: unknown;
+    paths: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
+  };
+  const formSchema = document.paths['/checkout/{id}']!.post.requestBody.content['application/x-www-form-urlencoded']!;
+  /** The document's word on a form: null when it takes it, else why not. */
+  const documented = (body: string) =>
+    schemaValidatorOf(document)(formSchema.schema)(Object.fromEntries(new URLSearchParams(body)));
 
   for (const [body, code, message] of [
     [
@@ -315,6 +325,7 @@ test("without JavaScript a form none of the page's forms sends is refused by its
     const refused = await post(body);
     t.is(refused.status, 400, body);
     t.like(await refused.json(), { code, message }, body);
+    t.not(documented(body), null, `the document refuses ${body}`);
   }
 
   const tooLong = 'X'.repeat(101);
@@ -323,6 +334,8 @@ test("without JavaScript a form none of the page's forms sends is refused by its
     ['action=promotion-code&code=', 'The promotion code must not be empty.', ''],
     [`action=promotion-code&code=${tooLong}`, 'The promotion code must be at most 100 characters.', tooLong],
   ] as const) {
+    // A code is the payer's typing: the form takes any, and the page says why it is refused.
+    t.is(documented(body), null, `the document takes ${body}`);
     const refused = await post(body);
     t.is(refused.status, 400, body);
     t.regex(refused.headers.get('content-type') ?? '', /text\/html/, body);

@@ -1,10 +1,9 @@
-import test, { type ExecutionContext } from 'ava';
-import type { z } from 'zod';
-import { openApiPath } from '../../src/read-api/schema/openapi-document.ts';
-import { type DeclaredRoute, declarationOf, validationErrorOf } from '../../src/read-api/schema/route.ts';
+import test from 'ava';
+import { validationErrorOf } from '../../src/read-api/schema/route.ts';
+import { declaredBodies } from '../support/declared-bodies.ts';
+import type { BodySchema } from '../support/request-schemas.ts';
 import { schemaValidatorOf } from '../support/response-check.ts';
 import { startTestWeir } from '../support/weir-harness.ts';
-import { mountedLayers } from '../hostile/route-table.ts';
 
 type Node = Record<string, unknown>;
 
@@ -54,41 +53,8 @@ test('every example in the served document (request bodies, parameters, answers,
   t.deepEqual(invalid, []);
 });
 
-type Media = { schema?: { $ref?: string; example?: unknown }; example?: unknown };
-type BodySchema = { required?: string[]; properties?: Record<string, unknown> };
-type Served = {
-  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, Media> } }>>;
-  components: { schemas: Record<string, BodySchema & { example?: unknown }> };
-};
-
-/** Each declared route with a JSON body, its schema in the served document and the example shown for it. */
-async function declaredBodies(t: ExecutionContext) {
-  const weir = await startTestWeir(t);
-  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Served;
-  const bodies: { name: string; route: DeclaredRoute & { body: z.ZodType }; schema: BodySchema; example: unknown }[] =
-    [];
-  for (const { layer } of mountedLayers(weir)) {
-    const route = declarationOf(layer);
-    const media = route?.body
-      ? document.paths[openApiPath(String(layer.path)).path]?.[route.method]?.requestBody?.content?.['application/json']
-      : undefined;
-    if (!route?.body || !media) continue;
-    const ref = media.schema?.$ref;
-    const schema = (ref ? document.components.schemas[ref.split('/').pop()!] : media.schema) as BodySchema & {
-      example?: unknown;
-    };
-    bodies.push({
-      name: `${route.method} ${String(layer.path)}`,
-      route: route as DeclaredRoute & { body: z.ZodType },
-      schema: schema ?? {},
-      example: media.example ?? schema?.example,
-    });
-  }
-  return bodies;
-}
-
 test("every request example in the document is a body its route takes: its own schema parses it, not only the document's", async (t) => {
-  const bodies = (await declaredBodies(t)).filter((b) => b.example !== undefined);
+  const bodies = (await declaredBodies(t)).bodies.filter((b) => b.example !== undefined);
   t.true(bodies.length > 10, `${bodies.length} request examples`);
   const refused: string[] = [];
   for (const { name, route, example } of bodies) {
@@ -107,7 +73,7 @@ function documentedRequired(schema: BodySchema & EitherOr, field: string): boole
 }
 
 test('a body field is documented as required exactly when leaving it out answers 400 "… is required"', async (t) => {
-  const bodies = await declaredBodies(t);
+  const { bodies } = await declaredBodies(t);
   const wrong: string[] = [];
   for (const { name, route, schema, example } of bodies) {
     // An empty body: the first field it misses must be documented as required.

@@ -116,6 +116,32 @@ test('a nullable reference is `anyOf` with a null type, never an `allOf` mixing 
   t.is(asset.anyOf[0]!.allOf?.[0]?.$ref, '#/components/schemas/SessionAsset');
 });
 
+test('every list names, in its description, each date it is bounded by and the `timezone` a date alone is read in, in the same words', async (t) => {
+  const weir = await startTestWeir(t);
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
+  const lists = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations)
+      .filter(([, operation]) => operation.parameters?.some((p) => p.name === 'timezone' && p.in === 'query'))
+      .filter(([, operation]) => operation.parameters?.some((p) => p.name === 'createdAt[gte]'))
+      .map(([method, operation]) => ({ where: `${method} ${path}`, operation })),
+  );
+  t.true(lists.length >= 15, `${lists.length} lists`);
+  const wrong: string[] = [];
+  for (const { where, operation } of lists) {
+    const bounded = (operation.parameters ?? [])
+      .filter((p) => p.name.endsWith('[gte]'))
+      .map((p) => `\`${p.name.slice(0, -'[gte]'.length)}\``);
+    const description = operation.description ?? '';
+    const sentence =
+      /Bound (.+) with `\[gt\|gte\|lt\|lte\]`: a timestamp is exact, a date alone is that whole day in `timezone` \(an IANA time zone, UTC unless given\)\./.exec(
+        description,
+      );
+    if (!sentence) wrong.push(`${where}: ${description || 'no description'}`);
+    else for (const field of bounded) if (!sentence[1]!.includes(field)) wrong.push(`${where}: does not name ${field}`);
+  }
+  t.deepEqual(wrong, []);
+});
+
 test("an invoice's paymentSetting.preferredChainId, which update clears with null, is documented nullable (a generated client lets null be sent)", async (t) => {
   const weir = await startTestWeir(t);
   type Properties = Record<string, { properties?: Properties; type?: unknown; minimum?: number }>;

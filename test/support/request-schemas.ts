@@ -3,7 +3,9 @@ export type BodySchema = {
   $ref?: string;
   type?: string | string[];
   description?: string;
+  deprecated?: boolean;
   properties?: Record<string, BodySchema>;
+  required?: string[];
   additionalProperties?: boolean | BodySchema;
   items?: BodySchema;
   allOf?: BodySchema[];

@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * List the organization's secret keys
-         * @description Keys of the calling key’s environment; secrets are never shown again, only `maskedKey`.
+         * @description Keys of the calling key’s environment; secrets are never shown again, only `maskedKey`. Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["ApiKeyController_findAll"];
         put?: never;
@@ -227,7 +227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List checkout sessions */
+        /**
+         * List checkout sessions
+         * @description Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
+         */
         get: operations["SessionsController_findAll"];
         put?: never;
         /**
@@ -361,7 +364,7 @@ export interface paths {
         };
         /**
          * Export checkout sessions as CSV
-         * @description The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session). A listing: `from` / `to` select by creation (`createdAt`), unless `dateField=completedAt` selects by completion (the volume report counts each payment by its confirmation, and by product by completion).
+         * @description The sessions the filters select, newest first, as `text/csv` (streamed; a header row, then one row per session). A listing: `from` / `to` select by creation (`createdAt`), unless `dateField=completedAt` selects by completion (the volume report counts each payment by its confirmation, and by product by completion). Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["SessionsController_exportCheckoutSessions"];
         put?: never;
@@ -379,7 +382,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List coupons */
+        /**
+         * List coupons
+         * @description Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
+         */
         get: operations["CouponController_search"];
         put?: never;
         /**
@@ -474,7 +480,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Newest first; filter by `email` (any case), `ids`, `customerReferenceId`, `visibility` and `createdAt` bounds.
+         * @description Newest first; filter by `email` (any case), `ids`, `customerReferenceId` and `visibility`. Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["CustomerController_findAll"];
         put?: never;
@@ -624,7 +630,7 @@ export interface paths {
         };
         /**
          * List invoices
-         * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId`, `ids`, and `createdAt` and `dueDate` bounds (`[gt|gte|lt|lte]`; a date alone is a day in `timezone`, UTC unless given).
+         * @description Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId` and `ids`. Bound `createdAt` and `dueDate` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["InvoiceController_getAll"];
         put?: never;
@@ -990,7 +996,7 @@ export interface paths {
         };
         /**
          * List payment intents
-         * @description The intents of the organization's checkout sessions, newest first.
+         * @description The intents of the organization's checkout sessions, newest first. Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["PaymentIntentsController_getApiV1PaymentIntents"];
         put?: never;
@@ -1070,7 +1076,7 @@ export interface paths {
         };
         /**
          * List payment links
-         * @description Newest first; `isActive` filters on whether payers can use the link now.
+         * @description Newest first; `isActive` filters on whether payers can use the link now. Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["PaymentLinkController_findAll"];
         put?: never;
@@ -1161,7 +1167,7 @@ export interface paths {
         };
         /**
          * List prices
-         * @description Newest first; filter by `ids`, `productId`, `isActive`, `type` and `createdAt` bounds.
+         * @description Newest first; filter by `ids`, `productId`, `isActive` and `type`. Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["PriceController_findAll"];
         put?: never;
@@ -1206,7 +1212,7 @@ export interface paths {
         };
         /**
          * List products
-         * @description Newest first; filter by `isActive`, `ids`, `visibility`, `url`, `createdAt` bounds, and by the prices a product has: `priceTypes`, `interval`, `intervalCount` and `priceCurrency` together select the products with a price matching them all.
+         * @description Newest first; filter by `isActive`, `ids`, `visibility`, `url`, and by the prices a product has: `priceTypes`, `interval`, `intervalCount` and `priceCurrency` together select the products with a price matching them all. Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["ProductController_findAll"];
         put?: never;
@@ -1317,7 +1323,7 @@ export interface paths {
         };
         /**
          * List subscriptions
-         * @description Newest first; `startDate` and `endedAt` take the same `[gt|gte|lt|lte]` bounds as `createdAt`.
+         * @description Newest first. Bound `createdAt`, `startDate` and `endedAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["SubscriptionController_findAll"];
         put?: never;
@@ -1423,7 +1429,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List tax rates */
+        /**
+         * List tax rates
+         * @description Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
+         */
         get: operations["TaxRateController_findAll"];
         put?: never;
         /**
@@ -1501,7 +1510,7 @@ export interface paths {
         };
         /**
          * List transactions
-         * @description Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first. `confirmedAt[gt|gte|lt|lte]` selects payments by their confirmation, the time the volume report counts them by (a sweep has none, so it is left out): `type=incoming&status=confirmed&confirmedAt[gte]=2026-11-02&confirmedAt[lte]=2026-11-02` are the payments the volume report counts on 2 November UTC (add `timezone=Europe/Paris` for those it counts on 2 November in Paris, as the report given that zone does).
+         * @description Payments credited to checkout sessions (`incoming`) and the sweeps of their deposits (`transfer`), newest first. `confirmedAt[gt|gte|lt|lte]` selects payments by their confirmation, the time the volume report counts them by (a sweep has none, so it is left out): `type=incoming&status=confirmed&confirmedAt[gte]=2026-11-02&confirmedAt[lte]=2026-11-02` are the payments the volume report counts on 2 November UTC (add `timezone=Europe/Paris` for those it counts on 2 November in Paris, as the report given that zone does). Bound `createdAt` and `confirmedAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["TransactionController_findAll"];
         put?: never;
@@ -1581,7 +1590,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description The organization's endpoints in the key's environment (test or live), newest first, deleted ones left out; filter by `ids`, `isDisabled` and `createdAt` bounds (`[gt|gte|lt|lte]`).
+         * @description The organization's endpoints in the key's environment (test or live), newest first, deleted ones left out; filter by `ids` and `isDisabled`. Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
          */
         get: operations["WebhookEndpointController_getAll"];
         put?: never;
@@ -1622,7 +1631,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a webhook endpoint's deliveries */
+        /**
+         * List a webhook endpoint's deliveries
+         * @description Bound `createdAt` with `[gt|gte|lt|lte]`: a timestamp is exact, a date alone is that whole day in `timezone` (an IANA time zone, UTC unless given).
+         */
         get: operations["WebhookEndpointController_getDeliveries"];
         put?: never;
         post?: never;
@@ -4386,7 +4398,7 @@ export interface components {
              */
             metadata: {
                 [key: string]: string;
-            };
+            } | null;
             /**
              * @description `payment` bills once and takes one-time prices only (a recurring price is a 400 naming its line); `subscription` takes recurring prices and bills them every period
              * @default payment
@@ -4434,7 +4446,7 @@ export interface components {
                 allowFiatPayment?: boolean | null;
                 allowSwap?: boolean | null;
                 /** @description The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method, each with an asset in the session's currency), else a 400. Default: the organization's, where the session offers it */
-                preferredChainId?: number;
+                preferredChainId?: number | null;
             } | null;
             /**
              * @deprecated
@@ -4508,11 +4520,11 @@ export interface components {
              * @description A digit string. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
              * @example 150000000
              */
-            amountOff?: string;
+            amountOff?: string | null;
             /** @enum {string|null} */
             currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
             isEnable?: boolean | null;
-            maxRedemptions?: number;
+            maxRedemptions?: number | null;
             /**
              * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
              * @example {
@@ -4521,7 +4533,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @example Summer sale */
             name: string;
             percentOff?: number | null;
@@ -4535,7 +4547,7 @@ export interface components {
              * Format: date-time
              * @example 2026-12-31T23:59:59Z
              */
-            redeemBy?: string;
+            redeemBy?: string | null;
         } | unknown | unknown;
         /**
          * @example {
@@ -4545,7 +4557,7 @@ export interface components {
          */
         CouponUpdateRequest: {
             isEnable?: boolean | null;
-            maxRedemptions?: number;
+            maxRedemptions?: number | null;
             /**
              * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
              * @example {
@@ -4554,13 +4566,13 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             name?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-31T23:59:59Z
              */
-            redeemBy?: string;
+            redeemBy?: string | null;
         };
         CreatedOrganization: {
             /**
@@ -4690,7 +4702,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             name?: string | null;
             organizationName?: string | null;
             /** @example +44 20 7946 0958 */
@@ -4699,9 +4711,9 @@ export interface components {
             taxIds?: components["schemas"]["TaxIdsInput"];
             /**
              * @description 10: shown in the dashboard, 20: API only
-             * @enum {integer}
+             * @enum {integer|null}
              */
-            visibility?: 10 | 20;
+            visibility?: 10 | 20 | null;
         };
         /**
          * @description Only the fields sent change; null clears a field
@@ -4725,7 +4737,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             name?: string | null;
             organizationName?: string | null;
             /** @example +44 20 7946 0958 */
@@ -4734,9 +4746,9 @@ export interface components {
             taxIds?: components["schemas"]["TaxIdsInput"];
             /**
              * @description 10: shown in the dashboard, 20: API only
-             * @enum {integer}
+             * @enum {integer|null}
              */
-            visibility?: 10 | 20;
+            visibility?: 10 | 20 | null;
         };
         /**
          * @example {
@@ -4910,8 +4922,8 @@ export interface components {
         } | {
             /** @enum {string} */
             action: "promotion-code";
-            /** @description The promotion code typed in */
-            code: string;
+            /** @description The promotion code typed in, as the page sends it: any text. One `POST /checkout/{id}/promotion-code` would refuse (left out, empty, over 100 characters) or no coupon takes is answered with the page again saying why (400), the code kept in its input */
+            code?: string;
         } | {
             /** @enum {string} */
             action: "cancel";
@@ -5255,14 +5267,14 @@ export interface components {
              */
             customFields?: unknown;
             /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
-            daysUntilDue?: number;
+            daysUntilDue?: number | null;
             /** @description Shown under the heading of the hosted invoice page and its PDF */
             description?: string | null;
             /**
              * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant
              * @example 2026-05-01
              */
-            dueDate?: string;
+            dueDate?: string | null;
             /** @description Shown at the foot of the page and PDF */
             footer?: string | null;
             /**
@@ -5284,7 +5296,7 @@ export interface components {
              * @description Default: the day it is finalized; null clears it
              * @example 2026-05-01
              */
-            issueDate?: string;
+            issueDate?: string | null;
             /** @description 1 to 20 lines in one currency, as a checkout session's: each a `priceId`, `price` or `priceData` */
             lineItems: {
                 data: components["schemas"]["LineItemInput"][];
@@ -5299,7 +5311,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /**
              * @description Default: the next number of the organization’s invoice setting
              * @example INV-000042
@@ -5369,7 +5381,7 @@ export interface components {
             recurring?: {
                 interval?: string | null;
                 /** @description With `interval: month`: 1, 3, 6 or 12 */
-                intervalCount?: number;
+                intervalCount?: number | null;
             } | null;
             /** @description Emails to the customer so many days before and after the due date while the invoice is open (`enabled` defaults to true when sent; without it, none). One whose day has passed when the invoice is finalized is not sent */
             reminders?: {
@@ -5576,7 +5588,7 @@ export interface components {
             footer?: string | null;
             /** @example INV */
             invoicePrefix?: string | null;
-            nextInvoiceSequence?: number;
+            nextInvoiceSequence?: number | null;
             /**
              * @description Only merchant_level: Weir numbers invoices per organization
              * @enum {string|null}
@@ -5613,14 +5625,14 @@ export interface components {
              */
             customFields?: unknown;
             /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
-            daysUntilDue?: number;
+            daysUntilDue?: number | null;
             /** @description Shown under the heading of the hosted invoice page and its PDF */
             description?: string | null;
             /**
              * @description Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant
              * @example 2026-05-01
              */
-            dueDate?: string;
+            dueDate?: string | null;
             /** @description Shown at the foot of the page and PDF */
             footer?: string | null;
             /**
@@ -5637,7 +5649,7 @@ export interface components {
              * @description Default: the day it is finalized; null clears it
              * @example 2026-05-01
              */
-            issueDate?: string;
+            issueDate?: string | null;
             lineItems?: components["schemas"]["LineItemsInput"];
             /** @description A note shown after the totals on the page and PDF */
             memo?: string | null;
@@ -5649,7 +5661,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /**
              * @description Default: the next number of the organization’s invoice setting
              * @example INV-000042
@@ -5719,7 +5731,7 @@ export interface components {
             recurring?: {
                 interval?: string | null;
                 /** @description With `interval: month`: 1, 3, 6 or 12 */
-                intervalCount?: number;
+                intervalCount?: number | null;
             } | null;
             /** @description Emails to the customer so many days before and after the due date while the invoice is open (`enabled` defaults to true when sent; without it, none). One whose day has passed when the invoice is finalized is not sent */
             reminders?: {
@@ -5767,7 +5779,7 @@ export interface components {
              */
             priceId?: string | null;
             /** @description Default 1 */
-            quantity?: number;
+            quantity?: number | null;
             /** @description The line's own tax rates (else the request's) */
             taxRateIds?: string[] | null;
         } & (unknown | unknown | unknown);
@@ -5778,7 +5790,7 @@ export interface components {
             /** @enum {string|null} */
             interval?: "day" | "week" | "month" | "year" | null;
             /** @description Recurring prices only; default 1 */
-            intervalCount?: number;
+            intervalCount?: number | null;
             productData?: components["schemas"]["ProductDataInput"];
             /** Format: uuid */
             productId?: string | null;
@@ -5792,7 +5804,7 @@ export interface components {
              * @example 150000000
              */
             unitAmount: string;
-        } | null) & (unknown | unknown);
+        } & (unknown | unknown)) | null;
         /** @description A new price of an existing product */
         LineItemPriceInput: {
             /** @enum {string} */
@@ -5800,7 +5812,7 @@ export interface components {
             /** @enum {string|null} */
             interval?: "day" | "week" | "month" | "year" | null;
             /** @description Recurring prices only; default 1 */
-            intervalCount?: number;
+            intervalCount?: number | null;
             /** Format: uuid */
             productId: string;
             /**
@@ -6145,7 +6157,7 @@ export interface components {
              * @description A fixed price made for the link (with a currency)
              * @example 150000000
              */
-            amount?: string;
+            amount?: string | null;
             /** @description The page asks a billing address */
             billingAddressCollection?: boolean | null;
             /** @description The currency of the price made for the link: a link sells in one, `preferredCurrency` else the first */
@@ -6185,7 +6197,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /**
              * @description Variable price only: the least the payer may enter
              * @example 150000000
@@ -6317,8 +6329,8 @@ export interface components {
             /** @description Whether the payer may leave it empty (default false) */
             optional?: boolean | null;
             text?: {
-                maximumLength?: number;
-                minimumLength?: number;
+                maximumLength?: number | null;
+                minimumLength?: number | null;
             } | null;
             /** @enum {string} */
             type: "text";
@@ -6346,13 +6358,13 @@ export interface components {
                  * @example 2.5
                  */
                 maximum?: number | string | null;
-                maximumLength?: number;
+                maximumLength?: number | null;
                 /**
                  * @description A number, or a decimal string
                  * @example 2.5
                  */
                 minimum?: number | string | null;
-                minimumLength?: number;
+                minimumLength?: number | null;
             } | null;
             /** @description Whether the payer may leave it empty (default false) */
             optional?: boolean | null;
@@ -6507,7 +6519,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /**
              * @description Variable price only: the least the payer may enter
              * @example 150000000
@@ -6605,7 +6617,7 @@ export interface components {
             allowSwap?: boolean | null;
             applyFee?: boolean | null;
             applyGasFee?: boolean | null;
-            preferredChainId?: number;
+            preferredChainId?: number | null;
             /** @enum {string|null} */
             preferredCurrency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
             slippagePercentage?: number | null;
@@ -6692,7 +6704,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             nickname?: string | null;
             /**
              * @deprecated
@@ -6787,16 +6799,16 @@ export interface components {
                 /** @enum {string|null} */
                 interval?: "day" | "week" | "month" | "year" | null;
                 /** @description Recurring prices only; default 1 */
-                intervalCount?: number;
+                intervalCount?: number | null;
                 metadata?: {
                     [key: string]: string;
-                };
-                nickname?: string;
+                } | null;
+                nickname?: string | null;
                 /**
                  * @description Default: recurring when `interval` is given
-                 * @enum {string}
+                 * @enum {string|null}
                  */
-                type?: "one_time" | "recurring";
+                type?: "one_time" | "recurring" | null;
                 /**
                  * @description Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
                  * @example 150000000
@@ -6814,7 +6826,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             name: string;
             unitLabel?: string | null;
             /**
@@ -6823,7 +6835,7 @@ export interface components {
              */
             url?: string | null;
             /** @description 10: shown in the dashboard, 20: API only */
-            visibility?: number;
+            visibility?: number | null;
         };
         ProductDataInput: {
             description?: string | null;
@@ -6836,7 +6848,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             name: string;
             unitLabel?: string | null;
             url?: string | null;
@@ -6866,7 +6878,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             name?: string | null;
             unitLabel?: string | null;
             /**
@@ -6875,7 +6887,7 @@ export interface components {
              */
             url?: string | null;
             /** @description 10: shown in the dashboard, 20: API only */
-            visibility?: number;
+            visibility?: number | null;
         };
         /** @description A code a payer enters on the hosted checkout page to take its coupon off that one payment: on a subscription session, the first payment only (renewals are billed in full) */
         PromotionCode: {
@@ -6910,8 +6922,8 @@ export interface components {
              * Format: date-time
              * @example 2026-12-31T23:59:59Z
              */
-            expiredAt?: string;
-            maxRedemptions?: number;
+            expiredAt?: string | null;
+            maxRedemptions?: number | null;
             /**
              * @description Your own key-value pairs: at most 50 keys of up to 40 characters, values up to 500
              * @example {
@@ -6920,7 +6932,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
         };
         RecoveryRequest: {
             /** @example 1 */
@@ -7261,7 +7273,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @example VAT */
             name: string;
             /**
@@ -7293,7 +7305,7 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             name?: string | null;
             /** @description Cannot be changed: create a new tax rate instead */
             percentage?: string;
@@ -7472,8 +7484,18 @@ export interface components {
              * @example order fulfilment
              */
             description: string;
-            /** @description The event types sent to it: `{"events": [...]}` or the plain array; `*` for all */
-            enabledEvents: unknown;
+            /**
+             * @description The event types sent to it: `{"events": [...]}` or the plain array; `*` for all
+             * @example {
+             *       "events": [
+             *         "checkout_session.completed",
+             *         "invoice.paid"
+             *       ]
+             *     }
+             */
+            enabledEvents: {
+                events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
+            } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
             /** @description true: no event is sent to it (a test event still is) and its pending deliveries are canceled */
             isDisabled?: boolean | null;
             /**
@@ -15470,18 +15492,18 @@ export interface operations {
                     /** @enum {string|null} */
                     interval?: "day" | "week" | "month" | "year" | null;
                     /** @description Recurring prices only; default 1 */
-                    intervalCount?: number;
+                    intervalCount?: number | null;
                     metadata?: {
                         [key: string]: string;
-                    };
-                    nickname?: string;
+                    } | null;
+                    nickname?: string | null;
                     productData?: unknown;
                     productId?: unknown;
                     /**
                      * @description Default: recurring when `interval` is given
-                     * @enum {string}
+                     * @enum {string|null}
                      */
-                    type?: "one_time" | "recurring";
+                    type?: "one_time" | "recurring" | null;
                     /**
                      * @description Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
                      * @example 150000000

@@ -213,7 +213,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/products',
       summary: 'List products',
       description:
-        'Newest first; filter by `isActive`, `ids`, `visibility`, `url`, `createdAt` bounds, and by the prices a product has: `priceTypes`, `interval`, `intervalCount` and `priceCurrency` together select the products with a price matching them all.',
+        'Newest first; filter by `isActive`, `ids`, `visibility`, `url`, and by the prices a product has: `priceTypes`, `interval`, `intervalCount` and `priceCurrency` together select the products with a price matching them all.',
       query: listQuery({
         isActive: queryFilter('`true` or `false`'),
         ids: queryFilter('Comma-separated product ids'),
@@ -387,7 +387,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/prices',
       tag: 'Prices',
       summary: 'List prices',
-      description: 'Newest first; filter by `ids`, `productId`, `isActive`, `type` and `createdAt` bounds.',
+      description: 'Newest first; filter by `ids`, `productId`, `isActive` and `type`.',
       query: listQuery({
         ids: queryFilter('Comma-separated price ids'),
         productId: queryFilter("Only this product's prices"),

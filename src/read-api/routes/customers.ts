@@ -85,8 +85,7 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'get',
       path: '/customers',
       summary: 'List customers',
-      description:
-        'Newest first; filter by `email` (any case), `ids`, `customerReferenceId`, `visibility` and `createdAt` bounds.',
+      description: 'Newest first; filter by `email` (any case), `ids`, `customerReferenceId` and `visibility`.',
       query: listQuery({
         email: queryFilter('Only the customer with this email address (compared without case)'),
         visibility: queryFilter('10: the customers shown in the dashboard, 20: those kept to the API'),

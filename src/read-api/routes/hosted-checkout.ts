@@ -31,7 +31,7 @@ import {
   PromotionCodeAnswer,
   PromotionCodeRequest,
 } from '../schema/hosted.ts';
-import { schemaRoutes, validationErrorOf } from '../schema/route.ts';
+import { parseWith, schemaRoutes, validationErrorOf } from '../schema/route.ts';
 
 const QR = { type: 'svg', margin: 1 } as const;
 const FINAL_STATUSES = new Set(['complete', 'expired', 'canceled']);
@@ -186,10 +186,8 @@ export function hostedCheckoutRoutes(
       ctx.set('Cache-Control', 'no-store');
       if (!session) return notFoundPage(ctx);
       const form = await readUrlEncodedForm(ctx);
-      const parsed = PaymentMethodForm.safeParse(form);
-      const refused = parsed.success ? null : validationErrorOf(parsed.error);
-      // The code is the payer's typing, said on the page below; any other field is one the page's forms never send wrong.
-      if (refused && refused.field !== 'code') throw refused;
+      // A field the page's forms never send wrong is a JSON 400; the code, the payer's typing, is checked below.
+      const request = parseWith(PaymentMethodForm, form);
       const back = (to = `/checkout/${session.id}`) => {
         ctx.status = 303;
         ctx.redirect(to);
@@ -217,20 +215,21 @@ export function hostedCheckoutRoutes(
         }
       };
       const codeRefused = 'This promotion code cannot be used';
-      // The schema's word on the code, in the payer's: "The promotion code must not be empty."
-      if (!parsed.success) return refuse(codeRefused, `The promotion code ${refused?.message.replace(/^code: /, '')}.`);
-      const request = parsed.data;
       if (request.action === 'cancel')
         return attempt('Could not cancel', async () => {
           const updated = await run(session, { type: 'CancelCheckoutSession', reason: 'canceled by the payer' });
           return updated.cancelUrl ?? undefined;
         });
-      if (request.action === 'promotion-code')
+      if (request.action === 'promotion-code') {
+        // The JSON route's word on the code, in the payer's: "The promotion code must not be empty."
+        const code = PromotionCodeRequest.shape.code.safeParse(request.code);
+        if (!code.success) return refuse(codeRefused, `The promotion code ${validationErrorOf(code.error).message}.`);
         return attempt(codeRefused, async () => {
-          const applied = await applyPromotionCode(session, request.code);
+          const applied = await applyPromotionCode(session, code.data);
           if (applied.position !== null) await deps.projections.waitFor(applied.position);
           return undefined;
         });
+      }
       const address = session.addresses.find((a) => a.id === request.assetId || a.asset.id === request.assetId);
       if (!address)
         return refuse('This asset cannot be used', 'It is not offered by this checkout: choose one of those below.');

@@ -677,7 +677,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/',
       summary: 'List invoices',
       description:
-        'Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId`, `ids`, and `createdAt` and `dueDate` bounds (`[gt|gte|lt|lte]`; a date alone is a day in `timezone`, UTC unless given).',
+        'Newest first; filter by `status`, `customerId`, `invoiceType`, `collectionMethod`, `number`, `subscriptionId` and `ids`.',
       query: InvoiceListQuery,
       response: listOf(InvoiceSchema),
       errors: [invalidFields()],

@@ -25,6 +25,7 @@ import { commandContextOf, commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
 import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
 import {
+  FIXED_ON_LINK,
   PAYMENT_LINK_EXAMPLE,
   PaymentLinkCreate,
   PaymentLinkSchema,
@@ -458,8 +459,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       for (const key of PRICING_FIELDS) {
         const given = key === 'amount' ? digits(body.amount) : body[key];
         if (given === undefined) continue;
-        if (JSON.stringify(given) !== JSON.stringify(link[key]))
-          throw new ValidationError(key, 'cannot be changed on a payment link; create a new payment link instead');
+        if (JSON.stringify(given) !== JSON.stringify(link[key])) throw new ValidationError(key, FIXED_ON_LINK);
       }
       const changes = editableFields(body, chainIdsOf(ctx));
       // Switching the after-completion action drops the other action's setting unless the body sets it.

@@ -75,7 +75,7 @@ export function subscriptionRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'get',
       path: '/',
       summary: 'List subscriptions',
-      description: 'Newest first; `startDate` and `endedAt` take the same `[gt|gte|lt|lte]` bounds as `createdAt`.',
+      description: 'Newest first.',
       query: listQuery(
         {
           ids: queryFilter('Comma-separated subscription ids'),

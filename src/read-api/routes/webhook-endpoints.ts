@@ -28,6 +28,7 @@ import {
   notFound,
   optional,
   queryFilter,
+  required,
   requiredText,
   text,
   url,
@@ -111,11 +112,9 @@ const EndpointCreate = bodyObject({
   isDisabled: optional(bool()).openapi({
     description: 'true: no event is sent to it (a test event still is) and its pending deliveries are canceled',
   }),
-  enabledEvents: z
-    .unknown()
-    .refine((v) => v !== undefined && v !== null, withCode('is required', 'parameter_missing'))
-    .pipe(EnabledEvents)
-    .openapi({ description: 'The event types sent to it: `{"events": [...]}` or the plain array; `*` for all' }),
+  enabledEvents: required(EnabledEvents).openapi({
+    description: 'The event types sent to it: `{"events": [...]}` or the plain array; `*` for all',
+  }),
 }).openapi('WebhookEndpointCreate', {
   example: {
     description: 'order fulfilment',
@@ -180,7 +179,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/',
       summary: 'List webhook endpoints',
       description:
-        "The organization's endpoints in the key's environment (test or live), newest first, deleted ones left out; filter by `ids`, `isDisabled` and `createdAt` bounds (`[gt|gte|lt|lte]`).",
+        "The organization's endpoints in the key's environment (test or live), newest first, deleted ones left out; filter by `ids` and `isDisabled`.",
       query: listQuery({
         ids: queryFilter('Comma-separated endpoint ids'),
         isDisabled: queryFilter('true or false'),

@@ -8,6 +8,7 @@ import {
   closedBody,
   closedObject,
   ignored,
+  integer,
   metadata,
   oneOf,
   optional,
@@ -21,18 +22,6 @@ import {
 import { issuing } from './validation-codes.ts';
 
 /** Request and answer schemas of products and prices. */
-
-/** A whole number within `range`, with the API's messages. */
-export const integer = (range: { min?: number; max?: number } = {}) => {
-  let schema = z
-    .number({ error: withCode('must be an integer', 'parameter_invalid_integer') })
-    .int(withCode('must be an integer', 'parameter_invalid_integer'))
-    .refine(Number.isSafeInteger, withCode('must be an integer', 'parameter_invalid_integer'));
-  if (range.min !== undefined)
-    schema = schema.refine((v) => v >= range.min!, withCode(`must be at least ${range.min}`));
-  if (range.max !== undefined) schema = schema.refine((v) => v <= range.max!, withCode(`must be at most ${range.max}`));
-  return schema.openapi({ type: 'integer', minimum: range.min, maximum: range.max });
-};
 
 const imageList = arrayOf(z.string({ error: withCode('must be a string') }), { max: 8 });
 const visibility = integer({ min: 10, max: 20 }).openapi({ description: '10: shown in the dashboard, 20: API only' });
@@ -69,6 +58,8 @@ const thenParse =
 
 /** A field checked by a later step: documented here, validated there. */
 const later = (doc: Record<string, unknown>) => z.unknown().optional().openapi(doc);
+/** An optional field checked by a later step: absent or null is not given, here as there. */
+const laterOptional = (doc: Record<string, unknown>) => optional(z.unknown().openapi(doc));
 
 /** A new price's fields as the request names them; `interval` and `type` are checked here, the rest later. */
 const priceShape = {
@@ -79,12 +70,9 @@ const priceShape = {
     z
       .unknown()
       .refine((v) => v !== 'streaming', STREAMING)
-      .pipe(oneOf(['one_time', 'recurring'] as const)),
-  ).openapi({
-    type: 'string',
-    enum: ['one_time', 'recurring'],
-    description: 'Default: recurring when `interval` is given',
-  }),
+      .pipe(oneOf(['one_time', 'recurring'] as const))
+      .openapi({ type: 'string', enum: ['one_time', 'recurring'] }),
+  ).openapi({ description: 'Default: recurring when `interval` is given' }),
   currency: later({ type: 'string', enum: [...CURRENCIES], description: 'Required' }),
   unitAmount: later({
     type: 'string',
@@ -92,14 +80,14 @@ const priceShape = {
     description: 'Required. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency',
     example: '150000000',
   }),
-  intervalCount: later({
+  intervalCount: laterOptional({
     type: 'integer',
     minimum: 1,
     maximum: 36,
     description: 'Recurring prices only; default 1',
   }),
-  nickname: later({ type: 'string', maxLength: 100 }),
-  metadata: later({ type: 'object', additionalProperties: { type: 'string' } }),
+  nickname: laterOptional({ type: 'string', maxLength: 100 }),
+  metadata: laterOptional({ type: 'object', additionalProperties: { type: 'string' } }),
 };
 
 /** A price's fields after its schedule: read once `type` and `interval` are settled. */

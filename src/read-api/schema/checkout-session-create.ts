@@ -2,7 +2,6 @@ import { isPhone, PHONE_HINT } from '../../actors/customer.ts';
 import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
 import { isUuid } from '../../shared/ids.ts';
-import { integer } from './catalog.ts';
 import { ALLOW_PROMOTION_CODES, allowedChainFields } from './checkout-session.ts';
 import { AddressInput, email, TaxIdsInput } from './customer.ts';
 import {
@@ -26,6 +25,7 @@ import {
   required,
   requiredOneOf,
   requiredText,
+  integer,
 } from './fields.ts';
 import { parseWith } from './route.ts';
 import { issuing } from './validation-codes.ts';
@@ -68,12 +68,10 @@ const priceFields = {
   interval: optional(oneOf(INTERVALS)),
   currency: requiredOneOf(CURRENCIES),
   unitAmount: amount(),
-  intervalCount: z.unknown().optional().openapi({
-    type: 'integer',
-    minimum: 1,
-    maximum: 36,
-    description: 'Recurring prices only; default 1',
-  }),
+  // Read once the price's type is settled (`INTERVAL_COUNT`): null is not given there too.
+  intervalCount: optional(
+    z.unknown().openapi({ type: 'integer', minimum: 1, maximum: 36, description: 'Recurring prices only; default 1' }),
+  ),
 };
 
 type PriceFields = z.output<z.ZodObject<typeof priceFields>>;

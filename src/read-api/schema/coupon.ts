@@ -7,6 +7,7 @@ import {
   closedBody,
   bool,
   clearable,
+  integer,
   metadata,
   objectField,
   oneOf,
@@ -38,20 +39,9 @@ const instant = () =>
       .openapi({ type: 'string', format: 'date-time', example: '2026-12-31T23:59:59Z' }),
   );
 
-/** A JSON integer of at least `min`, with the API's messages. */
-const integer = (min: number) =>
-  z
-    .number({ error: withCode('must be an integer', 'parameter_invalid_integer') })
-    .refine(Number.isSafeInteger, {
-      message: withCode('must be an integer', 'parameter_invalid_integer'),
-      abort: true,
-    })
-    .refine((v) => v >= min, { message: withCode(`must be at least ${min}`) })
-    .openapi({ type: 'integer', minimum: min });
-
 const PromotionCodeInput = objectField({
   code: requiredText({ max: 20, pattern: PROMOTION_CODE_PATTERN, hint: 'must be 2 to 20 letters, digits, - or _' }),
-  maxRedemptions: optional(integer(1)),
+  maxRedemptions: optional(integer({ min: 1 })),
   expiredAt: instant(),
   metadata: optional(metadata()),
 }).openapi('PromotionCodeInput', { example: { code: 'SUMMER25', maxRedemptions: 100 } });
@@ -75,7 +65,7 @@ export const CouponCreate = issuing(
       ),
       amountOff: optional(amount().refine((v) => v > 0n, { message: withCode('must be more than 0') })),
       currency: optional(oneOf(CURRENCIES)),
-      maxRedemptions: optional(integer(1)),
+      maxRedemptions: optional(integer({ min: 1 })),
       redeemBy: instant(),
       metadata: optional(metadata()),
       isEnable: optional(bool()),
@@ -100,7 +90,7 @@ export const CouponUpdate = closedBody(
   {
     name: optional(text({ min: 1, max: 250 })),
     // null clears the limit, and metadata.
-    maxRedemptions: clearable(integer(1)),
+    maxRedemptions: clearable(integer({ min: 1 })),
     redeemBy: instant(),
     metadata: clearable(metadata()),
     isEnable: optional(bool()),

@@ -1,4 +1,4 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { extendZodWithOpenApi, getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AmountError, parseAmount } from '../../shared/money.ts';
 import { isTimeZone } from '../../shared/time-zone.ts';
@@ -34,12 +34,27 @@ export const required = <T extends z.ZodType>(schema: T) =>
     }, schema),
   );
 
+/** A JSON Schema type name. */
+export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
+
+/**
+ * `schema`, which takes null, documented as taking it: zod-to-openapi writes a type set with
+ * `.openapi({type})` (an integer's, an amount's string, metadata's object) as given, without the
+ * null its nullable wrapper adds (an enum beside it gets its null in `nullableReferences`).
+ */
+function nullDocumented<T extends z.ZodType>(schema: T): T {
+  const { type } = getOpenApiMetadata(schema) as { type?: JsonType | JsonType[] };
+  if (type === undefined) return schema;
+  const types = [type].flat();
+  return types.includes('null') ? schema : schema.openapi({ type: [...types, 'null'] });
+}
+
 /** Absent or null reads as undefined: the API has always taken `null` as "not given" for optional fields. */
 export const optional = <T extends z.ZodType>(schema: T) =>
-  schema.nullish().transform((v): z.output<T> | undefined => v ?? undefined);
+  nullDocumented(schema.nullish().transform((v): z.output<T> | undefined => v ?? undefined));
 
-/** A text field that may be cleared: absent is undefined (unchanged), null is null (cleared). */
-export const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+/** A field that may be cleared: absent is undefined (unchanged), null is null (cleared). */
+export const clearable = <T extends z.ZodType>(schema: T) => nullDocumented(schema.nullable().optional());
 
 type TextOptions = { max?: number; min?: number; pattern?: RegExp; hint?: string };
 
@@ -63,6 +78,18 @@ export function text(options: TextOptions & { required?: boolean } = {}) {
 
 /** A required, non-empty string (absent and null are `is required`). */
 export const requiredText = (options: TextOptions = {}) => text({ min: 1, ...options, required: true });
+
+/** A whole number within `range`, with the API's messages. */
+export const integer = (range: { min?: number; max?: number } = {}) => {
+  let schema = z
+    .number({ error: withCode('must be an integer', 'parameter_invalid_integer') })
+    .int(withCode('must be an integer', 'parameter_invalid_integer'))
+    .refine(Number.isSafeInteger, withCode('must be an integer', 'parameter_invalid_integer'));
+  if (range.min !== undefined)
+    schema = schema.refine((v) => v >= range.min!, withCode(`must be at least ${range.min}`));
+  if (range.max !== undefined) schema = schema.refine((v) => v <= range.max!, withCode(`must be at most ${range.max}`));
+  return schema.openapi({ type: 'integer', minimum: range.min, maximum: range.max });
+};
 
 export const bool = () => z.boolean({ error: withCode('must be true or false') });
 
@@ -347,6 +374,21 @@ export function listQuery<S extends z.ZodRawShape>(
     timezone: listTimeZoneQuery(),
     ...filters,
   });
+}
+
+/**
+ * The sentence that ends the description of every route whose query `listQuery` built (the document
+ * adds it), naming its date bounds and the `timezone` they are read in; null for another query.
+ */
+export function listBoundsDescription(query: unknown): string | null {
+  const shape = query instanceof z.ZodObject ? (query.shape as Record<string, unknown>) : {};
+  if (!('timezone' in shape)) return null;
+  const fields = Object.keys(shape)
+    .filter((name) => name.endsWith('[gte]'))
+    .map((name) => `\`${name.slice(0, -'[gte]'.length)}\``);
+  if (fields.length === 0) return null;
+  const named = fields.length === 1 ? fields[0] : `${fields.slice(0, -1).join(', ')} and ${fields.at(-1)}`;
+  return `Bound ${named} with \`[gt|gte|lt|lte]\`: a timestamp is exact, a date alone is that whole day in \`timezone\` (an IANA time zone, UTC unless given).`;
 }
 
 /** A plain `?name=` query filter (checked by the list itself, so the schema only documents it). */

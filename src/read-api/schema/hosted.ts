@@ -125,7 +125,9 @@ const FORM_ACTIONS = ['choose', 'promotion-code', 'cancel'] as const;
 /**
  * The checkout page's forms as posted without its script, by `action`: an asset button (`assetId`,
  * no action), the promotion code (`action=promotion-code`, `code`) or the cancel (`action=cancel`).
- * Open, as browsers post them: another name is ignored. Fields are checked as the JSON routes check them.
+ * Open, as browsers post them: another name is ignored. Fields are checked as the JSON routes check
+ * them, a 400 in JSON, but for the code: the payer's typing, any text, which the route checks as the
+ * JSON route does and answers on the page.
  */
 export const PaymentMethodForm = z
   .discriminatedUnion(
@@ -142,7 +144,10 @@ export const PaymentMethodForm = z
       }),
       z.object({
         action: z.literal('promotion-code'),
-        code: PromotionCodeRequest.shape.code.openapi({ description: 'The promotion code typed in' }),
+        code: z.string().optional().openapi({
+          description:
+            'The promotion code typed in, as the page sends it: any text. One `POST /checkout/{id}/promotion-code` would refuse (left out, empty, over 100 characters) or no coupon takes is answered with the page again saying why (400), the code kept in its input',
+        }),
       }),
       z.object({ action: z.literal('cancel') }),
     ],

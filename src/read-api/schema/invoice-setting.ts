@@ -1,17 +1,8 @@
-import { bodyObject, clearable, oneOf, optional, text, timestamp, withCode, z } from './fields.ts';
+import { bodyObject, clearable, integer, oneOf, optional, text, timestamp, withCode, z } from './fields.ts';
 
 /** A prefix such that prefix + a six-digit (or longer) sequence is still a valid invoice number. */
 const PREFIX = /^[A-Za-z0-9][A-Za-z0-9._/#-]{0,19}$/;
 export const MAX_SEQUENCE = 999_999_999;
-
-/** A JSON integer within bounds, with the API's messages. */
-const integer = (min: number, max: number) =>
-  z
-    .number({ error: withCode('must be an integer', 'parameter_invalid_integer') })
-    .refine(Number.isSafeInteger, { message: withCode('must be an integer', 'parameter_invalid_integer'), abort: true })
-    .refine((v) => v >= min, { message: withCode(`must be at least ${min}`), abort: true })
-    .refine((v) => v <= max, { message: withCode(`must be at most ${max}`) })
-    .openapi({ type: 'integer', minimum: min, maximum: max });
 
 export const InvoiceSettingUpdate = bodyObject({
   numberingScheme: optional(
@@ -22,7 +13,7 @@ export const InvoiceSettingUpdate = bodyObject({
   invoicePrefix: optional(
     text({ pattern: PREFIX, hint: 'must be 1 to 20 letters, digits or . _ / # -, starting with a letter or digit' }),
   ).openapi({ example: 'INV' }),
-  nextInvoiceSequence: optional(integer(1, MAX_SEQUENCE)),
+  nextInvoiceSequence: optional(integer({ min: 1, max: MAX_SEQUENCE })),
   // null clears them.
   description: clearable(text({ max: 5000 })),
   footer: clearable(text({ max: 5000 })),

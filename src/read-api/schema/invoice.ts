@@ -8,7 +8,7 @@ import { publicInvoice } from '../../projections/invoices.projection.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { TAX_TYPES } from '../../shared/tax.ts';
 import { parseIsoInstant } from '../instant-range.ts';
-import { integer, PriceSchema } from './catalog.ts';
+import { PriceSchema } from './catalog.ts';
 import { allowedChainFields } from './checkout-session.ts';
 import { LineItemsInput, type LineItemsRequest } from './checkout-session-create.ts';
 import { CUSTOMER_EXAMPLE, CustomerSchema } from './customer.ts';
@@ -32,6 +32,7 @@ import {
   withCode,
   z,
   required,
+  integer,
 } from './fields.ts';
 import { PaymentSettingSchema } from './organization.ts';
 import { issuing } from './validation-codes.ts';
@@ -296,9 +297,7 @@ const InvoicePaymentSettingInput = objectField({
       'The networks the invoice may be paid on, each with a payment method of the organization (else 400 naming it). Empty or absent: every network with one. The same restriction as `paymentMethods.chainIds`: sending both with different networks is a 400 naming both',
     example: [{ chainId: 137 }],
   }),
-  // Said nullable here: \`integer\`'s own type would hide the null that \`clearable\` takes.
   preferredChainId: clearable(integer({ min: 1 })).openapi({
-    type: ['integer', 'null'],
     description:
       "The network the pay page's checkout session prefers: one of the invoice's networks with an asset in its currency (of `paymentMethods.assetIds`, when it names some), else 400, also at finalize if it is no longer one. Default, and after null on update clears it: the organization's (null on create is as absent)",
     example: 137,

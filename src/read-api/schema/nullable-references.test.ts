@@ -21,3 +21,20 @@ test('what the null-type sibling still constrains stays with the reference; othe
     },
   );
 });
+
+test('an enum beside a type that takes null lists null; one whose type refuses null is left as it is', (t) => {
+  t.deepEqual(nullableReferences({ object: { type: ['string', 'null'], enum: ['list'] } }), {
+    object: { type: ['string', 'null'], enum: ['list', null] },
+  });
+  t.deepEqual(nullableReferences({ object: { type: 'string', enum: ['list'] } }), {
+    object: { type: 'string', enum: ['list'] },
+  });
+});
+
+test('a nullable schema with its own oneOf (which null would meet every branch of) becomes that schema or null', (t) => {
+  const oneOf = [{ required: ['productId'] }, { required: ['productData'] }];
+  t.deepEqual(
+    nullableReferences({ priceData: { type: ['object', 'null'], description: 'A new price', oneOf, required: [] } }),
+    { priceData: { description: 'A new price', anyOf: [{ type: 'object', oneOf, required: [] }, { type: 'null' }] } },
+  );
+});

@@ -6,7 +6,7 @@ import {
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
 import { SCOPE_REFUSED } from '../scopes.ts';
-import { ErrorBodySchema, z } from './fields.ts';
+import { ErrorBodySchema, listBoundsDescription, z } from './fields.ts';
 import {
   type Auth,
   declarationOf,
@@ -270,6 +270,8 @@ function declaredOperation(
   names: string[],
 ): RouteConfig {
   const bodies = { ...(route.body ? { 'application/json': route.body } : {}), ...route.bodyTypes };
+  // A list's date bounds and its `timezone` are said alike on every list.
+  const description = [route.description, listBoundsDescription(route.query)].filter(Boolean).join(' ');
   // The common body errors are the JSON reader's: a route that takes only a form does not meet them.
   const takesBody = bodies['application/json'] !== undefined;
   const reads = method === 'get' || route.readsOnly === true;
@@ -318,7 +320,7 @@ function declaredOperation(
     method,
     path,
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    ...(description ? { description } : {}),
     tags: [route.tag],
     security: securityOf(route.auth),
     request,

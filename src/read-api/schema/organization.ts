@@ -1,6 +1,5 @@
 import { CURRENCIES } from '../../actors/line-items.ts';
 import { MAX_LOGO_BYTES } from '../brand-logo.ts';
-import { integer } from './catalog.ts';
 import {
   bodyObject,
   bool,
@@ -8,14 +7,15 @@ import {
   objectField,
   oneOf,
   optional,
+  required,
   requiredText,
   text,
   timestamp,
   url,
   withCode,
   z,
+  integer,
 } from './fields.ts';
-import { issuing } from './validation-codes.ts';
 
 /** Request and answer schemas of the organization: business details, brand, payment setting, withdrawal addresses. */
 
@@ -93,12 +93,7 @@ export const PaymentSettingUpdate = bodyObject({
 }).openapi('PaymentSettingUpdate', { example: { preferredChainId: 11155111, allowSwap: false } });
 
 export const WithdrawalAddressCreate = bodyObject({
-  chainId: issuing(
-    ['parameter_missing'],
-    optional(integer({ min: 1 })).superRefine((v, ctx) => {
-      if (v === undefined) ctx.addIssue({ code: 'custom', message: withCode('is required', 'parameter_missing') });
-    }),
-  ),
+  chainId: required(integer({ min: 1 })),
   address: requiredText({ max: 128 }),
   name: optional(text({ max: 100 })),
 }).openapi('WithdrawalAddressCreate', {

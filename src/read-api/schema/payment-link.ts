@@ -6,8 +6,8 @@ import {
 import { PAYMENT_LINK_PRICINGS, type PRICING_FIELDS } from '../../../machines/payment-link.types.ts';
 import { CURRENCIES, INTERVALS } from '../../actors/line-items.ts';
 import { DECIMAL } from '../../shared/decimal.ts';
-import { integer } from './catalog.ts';
 import {
+  type JsonType,
   amount,
   amountString,
   arrayOf,
@@ -25,6 +25,7 @@ import {
   url,
   withCode,
   z,
+  integer,
 } from './fields.ts';
 
 /**
@@ -176,7 +177,7 @@ const tag = z
   .max(50, withCode('must be at most 50 characters'));
 
 /** Amounts of a variable-price link; null clears them. */
-const clearableAmount = () => clearable(amount()).openapi({ type: ['string', 'null'] });
+const clearableAmount = () => clearable(amount());
 
 /** What a link's create and update bodies share, in the order they are checked; null clears a field. */
 const editable = {
@@ -298,10 +299,18 @@ export const PaymentLinkCreate = bodyObject({
 
 // --- update ------------------------------------------------------------------------------------
 
-/** A field that fixes the link's price: a body may repeat it (clients send the whole link back), never change it. */
-const repeated = (doc: Record<string, unknown>) =>
+/** What an update answers for a pricing field sent with another value than the link's. */
+export const FIXED_ON_LINK = 'cannot be changed on a payment link; create a new payment link instead';
+
+/**
+ * A field that fixes the link's price: a body may repeat it (clients send the whole link back), never
+ * change it (the route compares it). Null is another value unless `doc`'s type takes it (a link's
+ * price id or schedule may be null), so it is refused here, as documented.
+ */
+const repeated = (doc: { type: JsonType | JsonType[]; enum?: unknown[] }) =>
   z
     .unknown()
+    .refine((value) => value !== null || [doc.type].flat().includes('null'), withCode(FIXED_ON_LINK))
     .optional()
     .openapi({ ...doc, description: "Cannot be changed: may only repeat the link's value" });
 
