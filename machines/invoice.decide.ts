@@ -28,6 +28,11 @@ export type InvoiceCommand =
    * A draft with nothing to pay is only finalized, which settles it: nothing is sent.
    */
   | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean; nextIssueDate?: string }
+  /**
+   * Weir could not finalize a draft it was to finalize (a renewal): the refusal is recorded on it
+   * (once: the same refusal again records nothing, so a redelivery or a replay changes nothing).
+   */
+  | { type: 'RecordInvoiceFinalizationFailure'; code: string; field: string | null; message: string }
   | { type: 'StartInvoicePaymentAttempt'; checkoutSessionId: string }
   /**
    * A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled;
@@ -273,6 +278,13 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       if (status === 'open' || settledAtFinalize(invoice, status)) return [];
       if (status !== 'draft') return refuse(status, 'only a draft invoice can be finalized');
       return finalize(invoice, command.url, now, command.nextIssueDate);
+    }
+    case 'RecordInvoiceFinalizationFailure': {
+      if (status !== 'draft') return refuse(status, 'only a draft invoice fails to finalize');
+      const { code, field, message } = command;
+      const last = invoice.lastFinalizationError;
+      if (last && last.code === code && last.field === field && last.message === message) return [];
+      return [{ type: 'InvoiceFinalizationFailed', data: { code, field, message, at: now } }];
     }
     case 'SendInvoice': {
       if (!command.mailed && (invoice.sentAt !== null || settledAtFinalize(invoice, status))) return [];

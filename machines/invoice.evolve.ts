@@ -66,9 +66,11 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
     }
     case 'InvoiceDeleted':
       return { ...invoice, updatedAt: event.data.at, deletedAt: event.data.at };
-    case 'InvoiceFinalized':
+    case 'InvoiceFinalized': {
+      // Finalized at last: an earlier failure no longer applies (invoices that never failed are as they were).
+      const { lastFinalizationError: _failed, ...rest } = invoice;
       return {
-        ...invoice,
+        ...rest,
         status: 'open',
         number: event.data.number,
         url: event.data.url,
@@ -76,6 +78,9 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         updatedAt: event.data.at,
         finalizedAt: event.data.at,
       };
+    }
+    case 'InvoiceFinalizationFailed':
+      return { ...invoice, updatedAt: event.data.at, lastFinalizationError: event.data };
     case 'NextRecurringInvoiceScheduled':
       return {
         ...invoice,

@@ -41,6 +41,7 @@ export const invoiceMachine = setup({
     draft: {
       on: {
         InvoiceUpdated: { actions: 'apply' },
+        InvoiceFinalizationFailed: { actions: 'apply' },
         InvoiceDeleted: { target: 'deleted', actions: 'apply' },
         InvoiceFinalized: { target: 'open', actions: 'apply' },
       },

@@ -63,6 +63,12 @@ const COMMANDS = {
   void: { type: 'VoidInvoice' },
   markUncollectible: { type: 'MarkInvoiceUncollectible' },
   sendReminder: { type: 'SendInvoiceReminder', kind: 'before_due', days: 3, dueDate: DUE_DATE },
+  recordFinalizationFailure: {
+    type: 'RecordInvoiceFinalizationFailure',
+    code: 'payment_method_not_available',
+    field: 'paymentMethods.chainIds[0]',
+    message: 'paymentMethods.chainIds[0]: chain 84532 has no payment method of this organization',
+  },
 } satisfies Record<string, InvoiceCommand>;
 type CommandName = keyof typeof COMMANDS;
 
@@ -189,7 +195,32 @@ const TABLE: Record<CommandName, Record<InvoiceState, Outcome>> = {
     uncollectible: same('uncollectible'),
     deleted: R,
   },
+  recordFinalizationFailure: {
+    new: R,
+    draft: { events: ['InvoiceFinalizationFailed'], next: 'draft' },
+    open: R,
+    paid: R,
+    void: R,
+    uncollectible: R,
+    deleted: R,
+  },
 };
+
+test('given a draft Weir could not finalize, the refusal is on it once (the same again records nothing, another does), and finalizing it clears it', (t) => {
+  const failure = COMMANDS.recordFinalizationFailure;
+  const [failed] = given([created()]).when(failure, NOW);
+  t.deepEqual(failed, {
+    type: 'InvoiceFinalizationFailed',
+    data: { code: failure.code, field: failure.field, message: failure.message, at: NOW },
+  });
+  t.deepEqual(given([created(), failed!]).when(failure, NOW), [], 'the same refusal: nothing');
+  const other = { ...failure, field: null, message: 'cannot be finalized: no wallet' };
+  t.is(given([created(), failed!]).when(other, NOW).length, 1, 'another refusal is recorded');
+  t.like(given([created(), failed!]).state().context.invoice, { status: 'draft', lastFinalizationError: failed!.data });
+  const open = given([created(), failed!, finalized()]).state().context.invoice!;
+  t.is(open.status, 'open');
+  t.false('lastFinalizationError' in open, 'finalized: the failure no longer applies');
+});
 
 for (const name of Object.keys(TABLE) as CommandName[]) {
   for (const state of STATES) {

@@ -49,6 +49,13 @@ export type InvoiceReminderSent = { kind: InvoiceReminderKind; days: number; due
  */
 export type InvoiceReminderSkipped = InvoiceReminderSent;
 
+/**
+ * Why Weir could not finalize a draft it was to finalize itself (a renewal subscription billing
+ * issued): the refusal the finalize route answers for it (`code`, `field`, `message`), and when.
+ * Stripe's `last_finalization_error`; the reference has no such field.
+ */
+export type InvoiceFinalizationError = { code: string; field: string | null; message: string; at: string };
+
 /** A checkout session opened to pay the invoice. */
 export type InvoicePaymentAttempt = {
   checkoutSessionId: string;
@@ -121,6 +128,8 @@ export type Invoice = {
   /** The next invoice of a recurring series, scheduled when this one was finalized; null again once it is void (none will be issued). */
   nextInvoice: { id: string; issueDate: string } | null;
   finalizedAt: string | null;
+  /** The last failure of Weir's own finalize of this draft; gone once it is finalized. Absent: none (and on invoices before it). */
+  lastFinalizationError?: InvoiceFinalizationError;
   sentAt: string | null;
   paidAt: string | null;
   voidedAt: string | null;
@@ -164,6 +173,11 @@ export type InvoiceEvent =
   | { type: 'InvoiceUpdated'; data: { changes: InvoiceChanges; at: string } & DueIsInstant }
   | { type: 'InvoiceDeleted'; data: { at: string } }
   | { type: 'InvoiceFinalized'; data: { number: string; url: string; issueDate: string; at: string } }
+  /**
+   * Weir could not finalize the draft (a renewal): it stays a draft, with the refusal recorded, until
+   * the merchant fixes the organization or the draft and finalizes it.
+   */
+  | { type: 'InvoiceFinalizationFailed'; data: InvoiceFinalizationError }
   | { type: 'NextRecurringInvoiceScheduled'; data: { nextInvoiceId: string; issueDate: string; at: string } }
   /**
    * `mailed`: whether the sender already mailed it (the API's send does, inline); false when the

@@ -174,6 +174,8 @@ const DESCRIBED: Record<
   },
   InvoiceMarkedAsPaid: { fields: (d) => ({ amountPaid: str(d.amountPaid) }) },
   InvoiceReminderSent: { fields: (d) => ({ kind: str(d.kind), days: d.days }) },
+  // A renewal Weir could not finalize: the merchant must act (the message is on the invoice).
+  InvoiceFinalizationFailed: { level: 'warn', fields: (d) => ({ code: str(d.code), field: str(d.field) }) },
   InvoiceReminderSkipped: { fields: (d) => ({ kind: str(d.kind), days: d.days }) },
   SubscriptionStarted: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   FirstBillDiscounted: {

@@ -848,6 +848,7 @@ async function startLocked(
     clock,
     log,
     publicUrl,
+    rail,
     ...(tracing ? { tracer } : {}),
   });
   // No dashboard user yet: the first owner is made on the first-run page, with a token kept in a file only

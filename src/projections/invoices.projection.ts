@@ -125,6 +125,7 @@ export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: num
     object: 'invoice' as const,
     livemode: invoice.environment === 'live',
     transactionHash: shownInvoiceHash(invoice),
+    lastFinalizationError: invoice.lastFinalizationError ?? null,
     invoiceNumber: invoice.number,
     total: invoice.amountDue,
     ...invoiceTaxFields(invoice),

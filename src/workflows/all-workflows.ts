@@ -1,6 +1,7 @@
 import type { Ownership } from '../ownership/ownership.ts';
 import { componentWork, fencedCommands } from '../app/owned-work.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
+import type { Rail } from '../chain-ingest/rail.ts';
 import { customerCheckoutUpdates } from './customer-checkout-updates.ts';
 import { invoicePayments } from './invoice-payments.ts';
 import { promotionCodeReleases } from './promotion-code-releases.ts';
@@ -15,6 +16,8 @@ export type WorkflowDeps = Omit<WorkflowRunnerDeps, 'commands' | 'effects'> & {
   commands: CommandHandler;
   /** Where hosted pages are served (links in what effects create). */
   publicUrl: string;
+  /** Weir's networks (subscription billing checks a renewal is payable before it finalizes it). */
+  rail: Pick<Rail, 'networks' | 'unpayableAddress'>;
 };
 
 /** A workflow ready to run, its state type hidden. */

@@ -13,11 +13,63 @@ import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
 import { subscriptionBillingEffects } from './subscription-billing.effects.ts';
 import type { WorkflowContext } from './workflow.ts';
 import { priceFixture, productFixture } from '../actors/catalog.fixture.ts';
+import { evolveOrganization, organizationRecordId, type Organization } from '../actors/organization.ts';
+import type { Rail } from '../chain-ingest/rail.ts';
+import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const PERIOD_END = '2026-02-01T00:00:00.000Z';
 const tenant = { organizationId: 'org-1', environment: 'test' as const };
 const by = (causationId: string): WorkflowContext => ({ ...tenant, actor: 'system:subscriptions', causationId });
+
+/** A second test network (chain 84532), so a merchant can be paid on one and not the other. */
+const OTHER_CHAIN = 84_532;
+const rail: Pick<Rail, 'networks' | 'unpayableAddress'> = {
+  networks: (environment) =>
+    environment === 'test'
+      ? [
+          TEST_NETWORK,
+          {
+            ...TEST_NETWORK,
+            network: 'other-testnet',
+            name: 'Other Testnet',
+            chainId: OTHER_CHAIN,
+            assets: TEST_NETWORK.assets.map((a) => ({
+              ...a,
+              id: a.id.replace('weir-testnet', 'other-testnet'),
+              chainId: OTHER_CHAIN,
+            })),
+          },
+        ]
+      : [],
+  unpayableAddress: () => null,
+};
+
+/** The tenant's organization as its read model holds it, with a wallet on each of `chainIds`. */
+function organizationWith(chainIds: readonly number[]): OrganizationDoc {
+  let org = evolveOrganization(null, {
+    type: 'OrganizationCreated',
+    data: { id: tenant.organizationId, environment: tenant.environment, name: 'Acme', at: T0 },
+  });
+  for (const chainId of chainIds)
+    org = evolveOrganization(org, {
+      type: 'WithdrawalAddressAdded',
+      data: {
+        withdrawalAddress: {
+          id: `wallet-${chainId}`,
+          name: 'treasury',
+          address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+          chainId,
+          isDefault: true,
+          createdAt: T0,
+          updatedAt: T0,
+        },
+      },
+    });
+  const recordId = organizationRecordId(tenant.organizationId, tenant.environment);
+  return { ...(org as Organization), _id: recordId, organizationId: tenant.organizationId };
+}
 
 /** The effects over a real log and a catalog of one monthly price (`price-1` of product `prod-1`, "Pro"). */
 async function billing(t: import('ava').ExecutionContext) {
@@ -44,11 +96,14 @@ async function billing(t: import('ava').ExecutionContext) {
   };
   await readStore.collection<ProductDoc>(PRODUCTS).put(product);
   await readStore.collection<PriceDoc>(PRICES).put(price);
+  const organizations = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  await organizations.put(organizationWith([TEST_NETWORK.chainId]));
   const logged: { line: string; level: string | undefined }[] = [];
   const effects = subscriptionBillingEffects({
     commands,
     readStore,
     publicUrl: 'http://weir.test',
+    rail,
     log: (line, fields) => logged.push({ line, level: fields?.level }),
   });
   const stream = async (id: string) =>
@@ -76,7 +131,7 @@ async function billing(t: import('ava').ExecutionContext) {
       { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-2', templateId },
       by('inv-2'),
     );
-  return { clock, eventStore, readStore, price, commands, effects, stream, renewed, issue, logged };
+  return { clock, eventStore, readStore, organizations, price, commands, effects, stream, renewed, issue, logged };
 }
 
 test('a subscription session whose lines make no subscription is reported as a warning naming it, and nothing is written', async (t) => {
@@ -183,6 +238,64 @@ test('a renewal of a series is issued as its first invoice (lines, memo, metadat
     by('inv-older'),
   );
   t.deepEqual(await later.stream('invoice-inv-older'), [], 'not the latest bill: not issued');
+});
+
+test('a renewal restricted to a network whose wallet was removed is not finalized: it stays a draft with the refusal recorded once, and is finalized and sent once the wallet is back', async (t) => {
+  const { commands, eventStore, organizations, renewed, issue, logged } = await billing(t);
+  // The series' first invoice was paid on the other network, whose wallet the merchant has removed since.
+  const template = invoiceFixture({ id: 'inv-1', paymentMethods: { chainIds: [OTHER_CHAIN], assetIds: [] } });
+  await commands.handle(
+    invoiceAggregate,
+    'inv-1',
+    { type: 'CreateInvoice', invoice: template },
+    { ...tenant, actor: 'test' },
+  );
+  await renewed();
+  await issue('inv-1');
+
+  const types = async () => (await eventStore.readStream('invoice-inv-2')).map((e) => e.type);
+  t.deepEqual(await types(), ['InvoiceCreated', 'InvoiceFinalizationFailed'], 'not finalized, not sent');
+  const draft = (await commands.load(invoiceAggregate, 'inv-2', tenant)).state.context.invoice!;
+  t.is(draft.status, 'draft');
+  t.like(draft.lastFinalizationError, {
+    code: 'payment_method_not_available',
+    field: 'paymentMethods.chainIds[0]',
+    at: PERIOD_END,
+  });
+  t.regex(draft.lastFinalizationError!.message, /chain 84532 has no payment method of this organization/);
+  t.is(logged.length, 1);
+  t.is(logged[0]!.level, 'warn');
+  t.regex(logged[0]!.line, /renewal invoice inv-2 of subscription .* cannot be finalized and stays a draft/);
+
+  await issue('inv-1');
+  t.deepEqual(await types(), ['InvoiceCreated', 'InvoiceFinalizationFailed'], 'the same refusal is recorded once');
+
+  await organizations.put(organizationWith([TEST_NETWORK.chainId, OTHER_CHAIN]));
+  await issue('inv-1');
+  t.deepEqual(await types(), [
+    'InvoiceCreated',
+    'InvoiceFinalizationFailed',
+    'InvoiceFinalized',
+    'NextRecurringInvoiceScheduled',
+    'InvoiceSent',
+  ]);
+  const sent = (await commands.load(invoiceAggregate, 'inv-2', tenant)).state.context.invoice!;
+  t.is(sent.status, 'open');
+  t.is(sent.lastFinalizationError, undefined, 'finalized: the failure no longer applies');
+});
+
+test('a renewal of an organization with no wallet at all is not finalized: the refusal names the missing payment method', async (t) => {
+  const { eventStore, organizations, renewed, issue } = await billing(t);
+  await organizations.put(organizationWith([]));
+  await renewed();
+  await issue();
+  const events = await eventStore.readStream('invoice-inv-2');
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalizationFailed'],
+  );
+  t.like(events[1]!.data, { code: 'payment_method_not_available', field: null });
+  t.regex(String(events[1]!.data.message), /no payment method \(wallet address\) in the test environment/);
 });
 
 test('the first invoice of a recurring series creates its subscription, its items’ products from the catalog; again, or for an invoice no longer recurring, nothing', async (t) => {

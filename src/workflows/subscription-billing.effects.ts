@@ -12,10 +12,15 @@ import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts'
 import type { Subscription, SubscriptionItem } from '../../machines/subscription.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import { claimInvoiceNumber } from '../actors/invoice-number-claim.ts';
+import { assertPayableAtFinalize } from '../actors/invoice-payability.ts';
+import { organizationRecordId } from '../actors/organization.ts';
+import type { Rail } from '../chain-ingest/rail.ts';
 import { invoicePageUrl } from '../hosted/urls.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
+import { ValidationError } from '../shared/errors.ts';
 import type { JsonObject } from '../shared/json.ts';
 import type { Log } from '../shared/logger.ts';
 import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
@@ -61,7 +66,8 @@ const tenantOf = (ctx: WorkflowContext) => ({ organizationId: ctx.organizationId
  * The two steps of subscription billing that need more than the log (`workflows/subscription-billing.ts`
  * decides when): the subscription of a recurring series' first invoice (its items' products from
  * the catalog), and a renewal invoice issued (an invoice number claimed, its lines' names from the
- * catalog, its page's address), created and sent. Each reads the records it acts on from the log
+ * catalog, its page's address), created and sent, unless the finalize route would refuse it (then
+ * left a draft with the refusal recorded, see `finalizable`). Each reads the records it acts on from the log
  * first and does nothing when there is nothing left to do (created, sent or deleted already, the
  * subscription ended, a later bill), so a repeat or a replay of the log changes nothing.
  */
@@ -69,10 +75,14 @@ export function subscriptionBillingEffects(deps: {
   commands: CommandHandler;
   readStore: ReadStore;
   publicUrl: string;
-  /** Where a session that bills nothing is reported (default stderr). */
+  /** Weir's networks: a renewal is checked as the finalize route checks a draft before it is finalized. */
+  rail: Pick<Rail, 'networks' | 'unpayableAddress'>;
+  /** Where a session that bills nothing, and a renewal that cannot be finalized, are reported (default stderr). */
   log?: Log;
 }): Record<string, EffectHandler> {
   const { commands, readStore } = deps;
+  const log: Log = deps.log ?? ((line: string) => console.error(line));
+  const orgs = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
   const invoices = readStore.collection<InvoiceDoc>(INVOICES);
   const products = readStore.collection<ProductDoc>(PRODUCTS);
   const prices = readStore.collection<PriceDoc>(PRICES);
@@ -163,6 +173,30 @@ export function subscriptionBillingEffects(deps: {
     };
   }
 
+  /**
+   * Whether the renewal draft passes the finalize route's payability checks (`assertPayableAtFinalize`).
+   * If not, it is not finalized: it stays a draft with the refusal recorded on it
+   * (`InvoiceFinalizationFailed`, once per refusal) and logged, and this issue is done (no retry: the
+   * merchant fixes the organization or the draft, then finalizes it).
+   */
+  async function finalizable(draft: Invoice, ctx: WorkflowContext): Promise<boolean> {
+    const organization = await orgs.get(organizationRecordId(draft.organizationId, draft.environment));
+    try {
+      assertPayableAtFinalize({ rail: deps.rail, organization }, draft);
+      return true;
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const { code, field, message } = error;
+      const failure = { type: 'RecordInvoiceFinalizationFailure' as const, code, field, message };
+      await commands.handle(invoiceAggregate, draft.id, failure, ctx);
+      log(
+        `[workflow subscription-billing] renewal invoice ${draft.id} of subscription ${draft.subscriptionId} cannot be finalized and stays a draft: ${message}`,
+        { level: 'warn', event: 'subscription.renewal_not_finalized' },
+      );
+      return false;
+    }
+  }
+
   async function issueRenewal(input: JsonObject, ctx: WorkflowContext): Promise<void> {
     const invoiceId = text(input, 'invoiceId');
     const loaded = await commands.load(subscriptionAggregate, text(input, 'subscriptionId'), tenantOf(ctx));
@@ -174,12 +208,15 @@ export function subscriptionBillingEffects(deps: {
     // One the merchant finalized while its send waited for a retry is still sent.
     const issued = existing && (existing.sentAt !== null || existing.deletedAt !== null);
     if (existing && (issued || (existing.status !== 'draft' && existing.status !== 'open'))) return;
-    if (!existing) {
+    let draft = existing;
+    if (!draft) {
       const templateId = input.templateId;
       const template = typeof templateId === 'string' ? await invoiceOf(templateId, ctx) : null;
-      const invoice = await renewalDraft(subscription, template, ctx);
-      await commands.handle(invoiceAggregate, invoiceId, { type: 'CreateInvoice', invoice }, ctx);
+      draft = await renewalDraft(subscription, template, ctx);
+      await commands.handle(invoiceAggregate, invoiceId, { type: 'CreateInvoice', invoice: draft }, ctx);
+      draft = (await invoiceOf(invoiceId, ctx)) ?? draft;
     }
+    if (draft.status === 'draft' && !(await finalizable(draft, ctx))) return;
     await commands.handle(
       invoiceAggregate,
       invoiceId,
@@ -195,7 +232,6 @@ export function subscriptionBillingEffects(deps: {
   }
 
   async function reportUnbillable(input: JsonObject): Promise<void> {
-    const log: Log = deps.log ?? ((line: string) => console.error(line));
     log(
       `[workflow subscription-billing] checkout session ${text(input, 'checkoutSessionId')} makes no subscription ${text(input, 'subscriptionId')}: ${text(input, 'reason')}`,
       { level: 'warn', event: 'subscription.unbillable' },

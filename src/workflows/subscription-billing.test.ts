@@ -36,6 +36,7 @@ import {
   SUBSCRIPTION_BILLING_EFFECTS,
   subscriptionBilling,
 } from './subscription-billing.ts';
+import { createTestRail } from '../chain-ingest/test-rail.ts';
 import { subscriptionBillingEffects } from './subscription-billing.effects.ts';
 import { createWorkflowRunner, workflowInstances } from './workflow-runner.ts';
 import { eventsOfInstance, givenWhenThenWorkflow, isEffect, type WorkflowStep } from './workflow.ts';
@@ -601,7 +602,7 @@ test('over the real deciders: an ended subscription’s payable first invoice is
     readStore,
     commands,
     clock,
-    effects: subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test' }),
+    effects: subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test', rail: createTestRail() }),
     log: (line, fields) => {
       if (fields?.level !== 'debug') warnings.push(line);
     },
@@ -656,7 +657,7 @@ test('over the real deciders: a first invoice whose partial payment reached it b
     readStore,
     commands,
     clock,
-    effects: subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test' }),
+    effects: subscriptionBillingEffects({ commands, readStore, publicUrl: 'http://weir.test', rail: createTestRail() }),
     log: (line, fields) => {
       if (fields?.level !== 'debug') warnings.push(line);
       if (fields?.event === 'workflow.refused') refused.push(line);

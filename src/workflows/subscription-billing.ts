@@ -389,7 +389,8 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  *   the payer's email when it names none); the first invoice of a recurring series, once
  *   finalized, creates its subscription (an effect: its items' products are in the catalog);
  * - a renewal the subscription issues is created as an invoice and sent (an effect: an invoice
- *   number claimed, its lines named from the catalog; see `subscription-billing.effects.ts`);
+ *   number claimed, its lines named from the catalog; see `subscription-billing.effects.ts`); one
+ *   the finalize route would refuse (`assertPayableAtFinalize`) stays a draft with why on it;
  * - a promotion code applied to the first checkout session is recorded on the subscription's first
  *   bill (`RecordFirstBillDiscount`), at its creation when it was applied before: the bill asks
  *   what the session asks; renewals are billed in full;

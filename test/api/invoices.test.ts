@@ -5,7 +5,7 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
 import { invoicePayments } from '../../src/workflows/invoice-payments.ts';
 import { createWorkflowRunner } from '../../src/workflows/workflow-runner.ts';
@@ -521,4 +521,34 @@ test("an invoice carries the reference's customer, autoAdvance, payment setting 
   t.deepEqual(listed, (await api.get(`/api/v1/invoices/${id}`)).body);
   const open = (await api.post<{ url: string }>(`/api/v1/invoices/${id}/finalize`)).body;
   t.true(open.url.startsWith(app.url), 'the hosted page once finalized');
+});
+
+test('an organization with no wallet at all cannot finalize or send an unrestricted invoice: a 400 naming the missing payment method, nothing written; with a wallet again it finalizes', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const customerId = await createCustomer(api, 'payer@example.com');
+  const wallets = (await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses')).body;
+  for (const wallet of wallets)
+    t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);
+  const draft = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() });
+  t.is(draft.status, 200, 'a draft may be written before the wallet is added');
+
+  const refusal = {
+    code: 'payment_method_not_available',
+    message:
+      /cannot be finalized: this organization has no payment method \(wallet address\) in the test environment.*POST \/api\/v1\/organization\/withdrawal-addresses/,
+  };
+  await assertRejectedWithoutWrite(t, weir, () => api.post(`/api/v1/invoices/${draft.body.id}/finalize`), refusal);
+  await assertRejectedWithoutWrite(t, weir, () => api.post(`/api/v1/invoices/${draft.body.id}/send`), refusal);
+  t.is((await api.get<Invoice>(`/api/v1/invoices/${draft.body.id}`)).body.status, 'draft');
+
+  const added = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: MERCHANT_WALLET,
+    name: 'treasury',
+  });
+  t.is(added.status, 200, JSON.stringify(added.body));
+  const finalized = await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
+  t.is(finalized.body.status, 'open');
 });

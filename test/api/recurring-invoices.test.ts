@@ -13,6 +13,7 @@ import { createProjectionRunner } from '../../src/projections/projection-runner.
 import { SUBSCRIPTION_TIMERS } from '../../src/projections/subscriptions.projection.ts';
 import { subscriptionBilling } from '../../src/workflows/subscription-billing.ts';
 import { subscriptionBillingEffects } from '../../src/workflows/subscription-billing.effects.ts';
+import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { createWorkflowRunner } from '../../src/workflows/workflow-runner.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import type { MailMessage } from '../../src/mail/mailer.ts';
@@ -21,7 +22,7 @@ import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
 import {
   assertError,
   assertRejectedWithoutWrite,
@@ -1001,6 +1002,7 @@ async function crashBetweenCreateAndSend(t: ExecutionContext, then: 'nothing' | 
       commands: crashing,
       readStore: stores.readStore,
       publicUrl: 'http://weir.test',
+      rail: createTestRail(),
     }),
   });
   await projections.start();
@@ -1162,4 +1164,48 @@ test('a renewal draft left by a crash before its send and deleted by the merchan
   });
   t.deepEqual(mailsOf(weir.sent, { id: renewalId }), [], 'the deleted draft was never mailed');
   t.deepEqual(billingLines(), []);
+});
+
+test("a renewal whose network's wallet the merchant removed is not finalized nor mailed: a draft showing why (lastFinalizationError, InvoiceFinalizationFailed in the log); once the wallet is back, finalizing it opens and mails it", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeirWithMail(t, clock);
+  const first = await weir.start();
+  const { api } = await createMerchant(first.url);
+  const { invoice, subscription } = await finalizedSeries(api, { paymentMethods: { chainIds: [7357], assetIds: [] } });
+  await payInvoice(first, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  const wallets = (await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses')).body;
+  for (const wallet of wallets)
+    t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);
+
+  const renewalId = invoice.nextInvoice!.id;
+  clock.advanceTo(Date.parse(invoice.nextInvoice!.issueDate));
+  type Failed = Invoice & { lastFinalizationError: { code: string; field: string | null; message: string } | null };
+  const draft = await eventually(async () => {
+    const got = await api.get<Failed>(`/api/v1/invoices/${renewalId}`);
+    return got.status === 200 && got.body.lastFinalizationError ? got.body : undefined;
+  }, 'the renewal to record why it was not finalized');
+  await settled(first);
+  t.like(draft, {
+    status: 'draft',
+    url: null,
+    lastFinalizationError: { code: 'payment_method_not_available', field: 'paymentMethods.chainIds[0]' },
+  });
+  t.regex(draft.lastFinalizationError!.message, /chain 7357 has no payment method of this organization/);
+  const failures = (await first.eventStore.readStream(`invoice-${renewalId}`)).filter(
+    (e) => e.type === 'InvoiceFinalizationFailed',
+  );
+  t.is(failures.length, 1, 'recorded once: not retried in a loop');
+  t.deepEqual(mailsOf(weir.sent, draft), [], 'never mailed as a draft');
+
+  const added = await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: MERCHANT_WALLET,
+    name: 'treasury',
+  });
+  t.is(added.status, 200, JSON.stringify(added.body));
+  const finalized = await api.post<Failed>(`/api/v1/invoices/${renewalId}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
+  t.like(finalized.body, { status: 'open', lastFinalizationError: null });
+  await mailedRenewal(t, weir.sent, api, renewalId);
 });

@@ -698,7 +698,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first.
+         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.
          */
         post: operations["InvoiceController_finalizeInvoice"];
         delete?: never;
@@ -5096,6 +5096,14 @@ export interface components {
             invoiceType: "one_time" | "recurring";
             /** Format: date-time */
             issueDate: string | null;
+            /** @description Why Weir could not finalize this draft itself (a subscription's renewal: a network or asset it is restricted to lost its payment method, the organization has none, its total cannot be paid exactly…): the refusal the finalize route answers, and when. The draft waits for the merchant to fix the organization or the draft and finalize it; null once finalized, and on every other invoice */
+            lastFinalizationError: {
+                /** Format: date-time */
+                at: string;
+                code: string;
+                field: string | null;
+                message: string;
+            } | null;
             lineItems: {
                 data: {
                     /** @description quantity × unitAmount */
@@ -5437,6 +5445,14 @@ export interface components {
             invoiceType: "one_time" | "recurring";
             /** Format: date-time */
             issueDate: string | null;
+            /** @description Why Weir could not finalize this draft itself (a subscription's renewal: a network or asset it is restricted to lost its payment method, the organization has none, its total cannot be paid exactly…): the refusal the finalize route answers, and when. The draft waits for the merchant to fix the organization or the draft and finalize it; null once finalized, and on every other invoice */
+            lastFinalizationError: {
+                /** Format: date-time */
+                at: string;
+                code: string;
+                field: string | null;
+                message: string;
+            } | null;
             lineItems: {
                 data: {
                     /** @description quantity × unitAmount */
@@ -11514,6 +11530,7 @@ export interface operations {
                      *       "deletedAt": null,
                      *       "object": "invoice",
                      *       "livemode": false,
+                     *       "lastFinalizationError": null,
                      *       "invoiceNumber": "INV-000001",
                      *       "total": "300000000",
                      *       "subTotal": "300000000",
@@ -12048,7 +12065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address it can be paid at, or none on a network with an asset in its currency): nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12358,7 +12375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency: nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address it can be paid at, or none on a network with an asset in its currency): nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

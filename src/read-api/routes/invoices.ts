@@ -21,10 +21,17 @@ import { claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-numbe
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { lineTaxes } from '../../actors/line-taxes.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { offersAsset, payableChainIds, preferredChainRefusal, sessionNetworks } from '../../actors/session-networks.ts';
+import {
+  assertAssetsPayCurrency as assertAssetsInCurrency,
+  assertPayableAtFinalize,
+  assertPaymentMethodsAvailable as assertMethodsAvailable,
+  assertPreferredOffered,
+  NO_PAYMENT_METHOD,
+  type NamedMethods,
+  type PayabilityDeps,
+  storedMethods,
+} from '../../actors/invoice-payability.ts';
 import { findTenantCustomer, requireTenantCustomer } from '../../actors/tenant-customer.ts';
-import { assetsPayingExactly } from '../../chain-ingest/rail.ts';
-import { assetPaysCurrency } from '../../shared/asset-currency.ts';
 import type { Environment } from '../../event-store/event-store.ts';
 import { invoicePageUrl } from '../../hosted/urls.ts';
 import { renderInvoiceMail } from '../../mail/invoice-mail.ts';
@@ -33,6 +40,7 @@ import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projecti
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
 import { INVOICES, publicInvoice, type InvoiceDoc } from '../../projections/invoices.projection.ts';
+import { SUBSCRIPTIONS, type SubscriptionDoc } from '../../projections/subscriptions.projection.ts';
 import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { taxDecimals } from '../../shared/tax.ts';
@@ -126,18 +134,6 @@ function paymentMethodsOf(body: InvoiceBody, current: Invoice | null): InvoicePa
   };
 }
 
-/** The networks and assets an invoice is restricted to, each with the field a refusal names (and a hint to add to its message). */
-type NamedMethods = {
-  chains: { field: string; chainId: number; hint?: string }[];
-  assets: { field: string; assetId: string; hint?: string }[];
-};
-
-/** An invoice's stored restriction, named by its fields (finalize checks it again). */
-const storedMethods = (methods: InvoicePaymentMethods, hint?: string): NamedMethods => ({
-  chains: methods.chainIds.map((chainId, i) => ({ field: `paymentMethods.chainIds[${i}]`, chainId, hint })),
-  assets: methods.assetIds.map((assetId, i) => ({ field: `paymentMethods.assetIds[${i}]`, assetId, hint })),
-});
-
 /**
  * The restriction a create or update body sets (`next`, from `paymentMethodsOf`), each value named
  * by the field that sent it: `allowedChains` when it names the networks; assets a draft keeps
@@ -158,14 +154,6 @@ function sentMethods(body: InvoiceBody, next: InvoicePaymentMethods): NamedMetho
 
 /** What a refusal of a stored asset adds: it was kept from the draft, and how to change it. */
 const KEPT_ASSETS = " (kept from the draft: send paymentMethods.assetIds in the lines' currency)";
-/** What a refusal at finalize of a draft's stored restriction adds: how to change it. */
-const REDRAFT = (invoiceId: string): string =>
-  `; or change the draft's paymentMethods (PUT /api/v1/invoices/${invoiceId}) before finalizing`;
-
-/** What a refusal at finalize of a draft's stored preferred chain adds: how to change or clear it. */
-const REPREFER = (invoiceId: string): string =>
-  `, or clear it (null: the organization's), with PUT /api/v1/invoices/${invoiceId} before finalizing`;
-
 /** The field a due date that does not fit is named by: the one the body sent. */
 const dueField = (body: InvoiceBody): 'dueDate' | 'daysUntilDue' =>
   body.daysUntilDue === undefined ? 'dueDate' : 'daysUntilDue';
@@ -248,13 +236,11 @@ const NOT_PAYABLE: ErrorSpec = {
 };
 /** What resolving and taxing the lines can refuse (a price, product or tax rate that is not the tenant's, or inactive). */
 const LINE_ERRORS = ['resource_missing', 'product_inactive', 'tax_rate_inactive', 'parameters_exclusive'];
-/** A network or asset an invoice is restricted to without a payment method of the organization (the message names it). */
-const NO_PAYMENT_METHOD = 'payment_method_not_available';
 const NO_PAYMENT_METHOD_ERRORS: ErrorSpec = {
   status: 400,
   codes: [NO_PAYMENT_METHOD, 'parameter_invalid'],
   description:
-    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, or its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency: nothing is finalized; the message names the field",
+    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address it can be paid at, or none on a network with an asset in its currency): nothing is finalized; the message names the field",
 };
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
@@ -274,6 +260,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   const customers = deps.readStore.collection<CustomerDoc>(CUSTOMERS);
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
+  const subscriptions = deps.readStore.collection<SubscriptionDoc>(SUBSCRIPTIONS);
   /** The catalog prices of an invoice's lines (a line without one, or whose price is gone, has none to check). */
   const pricesOfLines = async (lines: readonly InvoiceLineItem[]): Promise<ScheduledPrice[]> => {
     const found = await Promise.all(lines.map((line) => (line.priceId ? prices.get(line.priceId) : null)));
@@ -325,101 +312,21 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   }
   const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
 
-  /**
-   * Each network and asset an invoice is restricted to must have a payment method of the
-   * organization (a withdrawal address on its chain, as a session pays only to one), and each asset
-   * must be on the invoice's networks: else the invoice could never be paid there. Refusals name the
-   * field that set the value.
-   */
+  /** What the payability checks read of the tenant: Weir's networks and the organization's payment methods. */
+  const payability = async (tenant: { organizationId: string; environment: string }): Promise<PayabilityDeps> => ({
+    rail: deps.rail,
+    organization: await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment as Environment)),
+  });
   const assertPaymentMethodsAvailable = async (
     tenant: { organizationId: string; environment: string },
     named: NamedMethods,
     next: Pick<Invoice, 'paymentMethods'>,
   ): Promise<void> => {
     if (named.chains.length === 0 && named.assets.length === 0) return;
-    const environment = tenant.environment as Environment;
-    const org = await orgs.get(organizationRecordId(tenant.organizationId, environment));
-    const withMethod = [...new Set(org?.withdrawalAddresses.map((w) => w.chainId))];
-    const noMethod = (field: string, what: string, chainId: number, hint = '') =>
-      new ValidationError(
-        field,
-        `${what} has no payment method of this organization in the ${environment} environment; add a wallet address for chain ${chainId} with POST /api/v1/organization/withdrawal-addresses${withMethod.length ? `, or use one of ${withMethod.join(', ')}` : ''}${hint}`,
-        NO_PAYMENT_METHOD,
-      );
-    for (const { field, chainId, hint } of named.chains)
-      if (!withMethod.includes(chainId)) throw noMethod(field, `chain ${chainId}`, chainId, hint);
-    const assets = deps.rail.networks(environment).flatMap((network) => network.assets);
-    const chains = next.paymentMethods.chainIds;
-    for (const { field, assetId, hint = '' } of named.assets) {
-      const asset = assets.find((a) => a.id === assetId);
-      if (!asset) {
-        const offered = assets.filter((a) => withMethod.includes(a.chainId)).map((a) => a.id);
-        throw new ValidationError(
-          field,
-          `${assetId} is not an asset of Weir's ${environment} networks (GET /api/v1/assets lists them)${offered.length ? `; use one of ${offered.join(', ')}` : ''}${hint}`,
-        );
-      }
-      if (!withMethod.includes(asset.chainId))
-        throw noMethod(field, `asset ${assetId} is on chain ${asset.chainId}, which`, asset.chainId, hint);
-      if (chains.length > 0 && !chains.includes(asset.chainId))
-        throw new ValidationError(
-          field,
-          `asset ${assetId} is on chain ${asset.chainId}, not one of the invoice's networks (${chains.join(', ')}): it could never be paid in; add its network or leave the asset out${hint}`,
-        );
-    }
+    assertMethodsAvailable(await payability(tenant), tenant.environment as Environment, named, next);
   };
-  /**
-   * A preferred chain must be one the invoice's sessions can pay on (`sessionNetworks`, as a session's
-   * own is checked): one of its networks with a payment method the rail can pay and an asset in its
-   * currency (of its assets, when it names some); else its pay page would prefer none. `hint` ends the refusal with
-   * how to correct it; `chainsBy` is the field that restricts the networks, when one does.
-   */
-  const assertPreferredOffered = async (
-    tenant: { organizationId: string; environment: string },
-    invoice: Pick<Invoice, 'paymentMethods' | 'preferredChainId' | 'currency'>,
-    hint: string,
-    chainsBy = 'paymentMethods.chainIds',
-  ): Promise<void> => {
-    const chainId = invoice.preferredChainId;
-    if (chainId === undefined) return;
-    const environment = tenant.environment as Environment;
-    const org = await orgs.get(organizationRecordId(tenant.organizationId, environment));
-    const { chainIds, assetIds } = invoice.paymentMethods;
-    const networks = sessionNetworks(
-      deps.rail,
-      environment,
-      org?.withdrawalAddresses ?? [],
-      chainIds.length > 0 ? chainIds : undefined,
-      offersAsset(invoice.currency, assetIds.length > 0 ? assetIds : null),
-    );
-    if (payableChainIds(networks).includes(chainId)) return;
-    throw preferredChainRefusal({
-      chainId,
-      of: 'invoice',
-      networks,
-      currency: invoice.currency,
-      chainsBy: chainIds.length > 0 ? chainsBy : null,
-      assetsBy: assetIds.length > 0 ? 'paymentMethods.assetIds' : null,
-      hint,
-    });
-  };
-  /**
-   * Each asset an invoice is restricted to must pay its currency (the rule a session offers assets
-   * by): a DAI asset on a USDC invoice would never be offered on its pay page. An unknown asset is
-   * left to `assertPaymentMethodsAvailable`, which names it first.
-   */
-  const assertAssetsPayCurrency = (environment: string, currency: string, named: NamedMethods['assets']): void => {
-    const assets = deps.rail.networks(environment as Environment).flatMap((network) => network.assets);
-    for (const { field, assetId, hint = '' } of named) {
-      const asset = assets.find((a) => a.id === assetId);
-      if (!asset || assetPaysCurrency(asset, currency)) continue;
-      const paying = assets.filter((a) => assetPaysCurrency(a, currency)).map((a) => a.id);
-      throw new ValidationError(
-        field,
-        `asset ${assetId} is ${asset.currency.toUpperCase()}, which cannot pay an invoice in ${currency.toUpperCase()}: its pay page would never offer it; use an asset in ${currency.toUpperCase()}${paying.length ? ` (${paying.join(', ')})` : ''} or leave it out${hint}`,
-      );
-    }
-  };
+  const assertAssetsPayCurrency = (environment: string, currency: string, named: NamedMethods['assets']): void =>
+    assertAssetsInCurrency(deps, environment as Environment, currency, named);
   /** The check of what a create or update body sets of the networks and assets. */
   const assertBodyPayable = async (
     ctx: ApiContext,
@@ -434,16 +341,18 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
    * The check of the preferred chain a create or update body sends, or a draft keeps while `change`
    * (its networks, or its lines' currency) changes: the refusal then says to send one with them.
    */
-  const assertBodyPreferred = (
+  const assertBodyPreferred = async (
     ctx: ApiContext,
     body: InvoiceBody,
     next: Pick<Invoice, 'paymentMethods' | 'preferredChainId' | 'currency'>,
     change: 'networks' | 'lineItems' | null,
   ): Promise<void> => {
     const sent = body.paymentSetting?.preferredChainId !== undefined;
-    if (!sent && change === null) return Promise.resolve();
+    if (!sent && change === null) return;
     const chainsBy = body.paymentSetting?.allowedChains?.length ? 'paymentSetting.allowedChains' : undefined;
-    return assertPreferredOffered(ctx.state.tenant, next, sent ? '' : `, sending it with the new ${change}`, chainsBy);
+    const { tenant } = ctx.state;
+    const hint = sent ? '' : `, sending it with the new ${change}`;
+    assertPreferredOffered(await payability(tenant), tenant.environment as Environment, next, hint, chainsBy);
   };
 
   const load = async (ctx: ApiContext, id: string): Promise<InvoiceDoc> => {
@@ -451,40 +360,30 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     if (!ownedBy(ctx, doc) || doc.deletedAt !== null) throw new NotFoundError('invoice', id);
     return doc;
   };
-  /** A total no asset can take exactly would get a pay page that can never be paid: refused before it is finalized. */
-  const assertPayable = (invoice: InvoiceDoc): void => {
-    const total = BigInt(invoice.amountDue);
-    if (total === 0n) return;
-    const environment = invoice.environment as Environment;
-    const { payable, unpayable } = assetsPayingExactly(
-      deps.rail,
-      environment,
-      invoice.currency,
-      total,
-      invoice.paymentMethods,
-    );
-    if (payable.length > 0 || unpayable.length === 0) return;
-    throw new ValidationError(
-      'lineItems',
-      `cannot be paid: the total ${invoice.amountDue} (10^-8 ${invoice.currency.toUpperCase()}) cannot be paid exactly in ${unpayable.join(', ')}; use amounts those assets' decimals can hold`,
-      'amount_not_payable',
-    );
-  };
   /**
    * What a draft must be before it opens: due from today and not before its issue date, payable
-   * (its networks and assets still with a payment method: one removed since the draft was written,
-   * or copied by duplicate, would leave its pay page with nothing to offer), and a recurring one's
-   * prices on its schedule (a draft written before these were checked, or left until its due date passed).
+   * (`assertPayableAtFinalize`, the check subscription billing makes of a renewal too), and a
+   * recurring one's prices on its schedule (a draft written before these were checked, or left
+   * until its due date passed).
    */
   const assertFinalizable = async (invoice: InvoiceDoc): Promise<void> => {
     assertDueDateFits(invoice, new Date(deps.clock.now()).toISOString());
-    assertPayable(invoice);
-    const stored = storedMethods(invoice.paymentMethods, REDRAFT(invoice.id));
-    await assertPaymentMethodsAvailable(invoice, stored, invoice);
-    assertAssetsPayCurrency(invoice.environment, invoice.currency, stored.assets);
-    await assertPreferredOffered(invoice, invoice, REPREFER(invoice.id));
+    assertPayableAtFinalize(await payability(invoice), invoice);
     if (invoice.invoiceType === 'recurring')
       assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
+  };
+  /**
+   * How finalize opens a draft: a renewal (a draft only when Weir could not finalize it, see
+   * `lastFinalizationError`) is finalized as its billing would have, sent too (the mail dispatcher
+   * mails it to the customer) and its successor on its subscription's calendar; any other is only finalized.
+   */
+  const finalizeCommand = async (invoice: InvoiceDoc): Promise<InvoiceCommand> => {
+    const url = invoicePageUrl(deps.publicUrl, invoice.id);
+    if (invoice.status !== 'draft' || invoice.billingReason !== 'subscription_cycle' || !invoice.subscriptionId)
+      return { type: 'FinalizeInvoice', url };
+    const bill = (await subscriptions.get(invoice.subscriptionId))?.latestInvoice;
+    const next = bill?.id === invoice.id ? { nextIssueDate: bill.periodEnd } : {};
+    return { type: 'SendInvoice', to: null, url, mailed: false, ...next };
   };
   const run = async (ctx: ApiContext, id: string, command: InvoiceCommand): Promise<InvoiceDoc> => {
     await commandFor(deps, ctx, invoiceAggregate, id, command);
@@ -820,7 +719,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id/finalize',
       summary: 'Finalize a draft invoice',
       description:
-        'Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first.',
+        "Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.",
       params,
       response: InvoiceSchema,
       errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE, NO_PAYMENT_METHOD_ERRORS],
@@ -828,9 +727,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     async (ctx, { params: { id } }) => {
       const invoice = await load(ctx, id);
       if (invoice.status === 'draft') await assertFinalizable(invoice);
-      return present(
-        await run(ctx, invoice.id, { type: 'FinalizeInvoice', url: invoicePageUrl(deps.publicUrl, invoice.id) }),
-      );
+      return present(await run(ctx, invoice.id, await finalizeCommand(invoice)));
     },
   );
 

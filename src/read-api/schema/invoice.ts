@@ -516,6 +516,13 @@ const invoiceFieldsOut = {
   remindersSkipped: z.array(reminderRecord),
   nextInvoice: z.strictObject({ id: z.string(), issueDate: timestamp() }).nullable(),
   finalizedAt: timestamp().nullable(),
+  lastFinalizationError: z
+    .strictObject({ code: z.string(), field: z.string().nullable(), message: z.string(), at: timestamp() })
+    .nullable()
+    .openapi({
+      description:
+        "Why Weir could not finalize this draft itself (a subscription's renewal: a network or asset it is restricted to lost its payment method, the organization has none, its total cannot be paid exactly…): the refusal the finalize route answers, and when. The draft waits for the merchant to fix the organization or the draft and finalize it; null once finalized, and on every other invoice",
+    }),
   sentAt: timestamp().nullable(),
   paidAt: timestamp().nullable(),
   voidedAt: timestamp().nullable(),

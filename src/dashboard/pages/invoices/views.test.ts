@@ -1,5 +1,6 @@
 import test from 'ava';
-import { InvoiceTable } from './views.tsx';
+import type { DashboardContext } from '../../context.ts';
+import { FinalizationFailure, InvoiceTable, type InvoiceView } from './views.tsx';
 
 const row = (status: 'open' | 'paid' | 'uncollectible', amountPaid: string) => ({
   id: 'inv-1',
@@ -33,4 +34,20 @@ test('an invoice settled as paid with less than its amount (a session completed 
 test('an invoice paid in full, or not at all, shows its amount alone', async (t) => {
   t.is(await amountCell(row('paid', '300000000')), '3.00 USDC');
   t.is(await amountCell(row('open', '0')), '3.00 USDC');
+});
+
+test('a renewal Weir could not finalize says why, when, and what to do, its message escaped', async (t) => {
+  const ctx = { state: { timeZone: 'UTC' } } as unknown as DashboardContext;
+  const invoice = { subscriptionId: 'sub-1' } as unknown as InvoiceView;
+  const error = {
+    code: 'payment_method_not_available',
+    field: 'paymentMethods.chainIds[0]',
+    message: 'paymentMethods.chainIds[0]: chain 84532 has no payment method <b>of this organization</b>',
+    at: '2026-02-01T00:00:00.000Z',
+  };
+  const html = String(await FinalizationFailure({ ctx, invoice, error }));
+  t.regex(html, /Weir could not finalize this renewal of its subscription, so it was not sent to the customer/);
+  t.regex(html, /chain 84532 has no payment method &lt;b>of this organization&lt;\/b>/);
+  t.regex(html, /datetime="2026-02-01T00:00:00.000Z"/);
+  t.regex(html, /then finalize it/);
 });

@@ -269,6 +269,33 @@ function SendForm({ ctx, invoice, error }: { ctx: DashboardContext; invoice: Inv
   );
 }
 
+/**
+ * Why Weir could not finalize this draft itself (a renewal): it waits for the merchant, who fixes
+ * the organization or the draft and finalizes it here.
+ */
+export function FinalizationFailure(props: {
+  ctx: DashboardContext;
+  invoice: InvoiceView;
+  error: NonNullable<InvoiceView['lastFinalizationError']>;
+}): JSX.Element {
+  const what = props.invoice.subscriptionId ? 'this renewal of its subscription' : 'this draft';
+  return (
+    <Alert tone="danger">
+      <p id="finalization-error">
+        <strong safe>{`Weir could not finalize ${what}, so it was not sent to the customer`}</strong>
+        {' ('}
+        <DateTime iso={props.error.at} timeZone={props.ctx.state.timeZone} />
+        {'): '}
+        <span safe>{props.error.message}</span>
+      </p>
+      <p>
+        Fix it (add the wallet address back in Settings, or edit the draft), then finalize it: a renewal is then mailed
+        to its customer.
+      </p>
+    </Alert>
+  );
+}
+
 const intervalLabel = (invoice: InvoiceView): string =>
   invoice.recurring
     ? (INTERVALS.find(
@@ -310,6 +337,11 @@ export function InvoiceDetailPage(props: {
         <Alert tone="success">
           <span safe>{props.notice}</span>
         </Alert>
+      ) : (
+        ''
+      )}
+      {invoice.status === 'draft' && invoice.lastFinalizationError ? (
+        <FinalizationFailure invoice={invoice} error={invoice.lastFinalizationError} ctx={ctx} />
       ) : (
         ''
       )}
