@@ -5899,6 +5899,7 @@ export interface components {
             isMarkRefunded: boolean;
             /** Format: date-time */
             markRefundedAt: string | null;
+            /** @description The merchant's own note with the mark: not shown to the payer */
             markRefundedComment: string | null;
             /** @enum {string} */
             object: "payment_intent";
@@ -6130,7 +6131,7 @@ export interface components {
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
+            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency) */
             allowedChains?: {
                 /**
                  * @description A network of the key’s environment
@@ -6446,7 +6447,7 @@ export interface components {
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
+            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency) */
             allowedChains?: {
                 /**
                  * @description A network of the key’s environment
@@ -14223,6 +14224,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Your own note of how it was settled (a refund's transaction hash): not shown to the payer */
                     markRefundedComment?: string | null;
                 };
             };
