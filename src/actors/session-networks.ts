@@ -84,12 +84,14 @@ export function walletRefusal({ network, wallet, unpayable }: SessionNetwork): s
 
 /**
  * The refusal of a preferred chain that is not one `networks` can pay on, listing those and why they
- * are (sessions and invoices word it alike): `chainsBy`/`assetsBy` name the fields that restrict them,
- * `hint` ends it with how to correct it. A chain left out for its wallet says what is wrong with it.
+ * are (sessions, invoices and payment links word it alike): `chainsBy`/`assetsBy` name the fields that
+ * restrict them, `hint` ends it with how to correct it, `field` is the one refused (a session's and an
+ * invoice's `paymentSetting.preferredChainId` unless given). A chain left out for its wallet says what is wrong with it.
  */
 export function preferredChainRefusal(refused: {
   chainId: number;
-  of: 'session' | 'invoice';
+  of: 'session' | 'invoice' | 'payment link';
+  field?: string;
   networks: readonly SessionNetwork[];
   currency: string;
   chainsBy: string | null;
@@ -102,7 +104,7 @@ export function preferredChainRefusal(refused: {
   const leftOut = refused.networks.find((n) => n.network.chainId === refused.chainId && n.unpayable);
   const wallet = leftOut ? `; chain ${refused.chainId} is left out because ${walletRefusal(leftOut)}` : '';
   return new ValidationError(
-    'paymentSetting.preferredChainId',
+    refused.field ?? 'paymentSetting.preferredChainId',
     `chain ${refused.chainId} is not one of the ${refused.of}'s networks (${offered}: ${among} with a payment method of this organization and ${asset}): prefer one of them${refused.hint}${wallet}`,
   );
 }

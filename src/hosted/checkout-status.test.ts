@@ -197,3 +197,32 @@ test('a payment seen after the checkout expired or was canceled, not yet final, 
     );
   }
 });
+
+test("once the business marks the late payment refunded, the payer is told so with the day, not that it will be settled; the business's note is its own and not shown", (t) => {
+  const none = { name: 'My Shop', email: null, supportEmail: 'support@shop.example', phone: null, supportPhone: null };
+  const late = { ...payment('300000000', 'confirmed'), late: true };
+  const marked = (status: 'expired' | 'canceled', payments: SessionPayment[]) => {
+    const session = sessionFixture({ status, payments });
+    return {
+      ...session,
+      paymentIntent: {
+        ...session.paymentIntent,
+        isMarkRefunded: true,
+        markRefundedAt: '2026-01-02T09:00:00.000Z',
+        markRefundedComment: 'internal: sent back from the ops wallet 0xabc',
+      },
+    };
+  };
+  for (const status of ['expired', 'canceled'] as const) {
+    const shown = payerStatus(marked(status, [late]), names, NOW, undefined, undefined, none);
+    t.like(shown, { state: status, title: 'Payment marked refunded' });
+    t.is(
+      shown.detail,
+      `Your payment of 3.00 USDC was received after this checkout was ${status}. The business marked this payment refunded on January 2, 2026; if the refund has not reached you, contact My Shop at support@shop.example. Do not send anything more to this address.`,
+    );
+    t.notRegex(JSON.stringify(shown), /ops wallet|0xabc/);
+  }
+  // Money confirmed after the mark is not covered by it: the payer is told it will be settled.
+  const after = { ...late, transferId: 'after', confirmedAt: '2026-01-03T00:00:00.000Z' };
+  t.is(payerStatus(marked('expired', [late, after]), names, NOW).title, 'Payment received after closing');
+});

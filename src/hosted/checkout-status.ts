@@ -13,6 +13,7 @@ import {
 } from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
 import { contactPhrase } from './business-footer.ts';
+import { documentDate } from './invoice-document.ts';
 
 /** Where the payer goes after completion: the success URL with the session id filled in. */
 export const successRedirect = (session: CheckoutSession): string =>
@@ -47,6 +48,18 @@ export const latePaid = (session: CheckoutSession): bigint =>
     ),
     'down',
   );
+
+/**
+ * When the merchant marked the late money refunded, if that mark covers all of it (no late payment
+ * confirmed after it): null otherwise. Weir holds no funds; the mark is the merchant's word, so the
+ * payer is told it as such. Its comment is the merchant's own note (the dashboard's "Note"), not the payer's.
+ */
+function refundMarkedAt(session: CheckoutSession): string | null {
+  const at = session.paymentIntent.markRefundedAt;
+  if (!session.paymentIntent.isMarkRefunded || !at) return null;
+  const afterMark = session.payments.some((p) => p.late && p.status === 'confirmed' && (p.confirmedAt ?? '') > at);
+  return afterMark ? null : at;
+}
 
 /** What the payer is told, in the words of the page (`state` picks them). */
 export type PayerState = 'waiting' | 'confirming' | 'partly_paid' | 'paid' | 'expired' | 'canceled';
@@ -128,6 +141,7 @@ export function payerStatus(
       : null;
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
   const lateAmount = latePaid(session);
+  const refundedAt = refundMarkedAt(session);
 
   let state: PayerState;
   let title: string;
@@ -139,6 +153,16 @@ export function payerStatus(
       BigInt(session.amountOverpaid) > 0n
         ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact ${contactPhrase(business)} about it.`
         : 'Payment received, thank you.';
+  } else if (
+    (session.status === 'expired' || session.status === 'canceled') &&
+    lateAmount > 0n &&
+    pending.length === 0 &&
+    refundedAt
+  ) {
+    // Settled by the merchant: the payer learns it was marked refunded, and whom to ask if it has not reached them.
+    state = session.status;
+    title = 'Payment marked refunded';
+    detail = `Your payment of ${money(lateAmount)} was received after this checkout was ${session.status}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}. Do not send anything more to this address.`;
   } else if ((session.status === 'expired' || session.status === 'canceled') && lateAmount > 0n) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
     state = session.status;

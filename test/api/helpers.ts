@@ -176,6 +176,20 @@ export async function appendOldWallet(
   await weir.projections.waitFor((await weir.eventStore.headPosition())!);
 }
 
+/** The session a payer opens on a fixed-price payment link's page at `url` (nothing collected), as the API shows it. */
+export async function linkPageSession<T extends Session = Session>(api: Api, url: string): Promise<T> {
+  const submitted = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
+  const id = /\/checkout\/([0-9a-f-]{36})$/.exec(submitted.headers.get('location') ?? '')?.[1];
+  if (submitted.status !== 303 || !id)
+    throw new Error(`the link's page answered ${submitted.status}: ${(await submitted.text()).slice(0, 1000)}`);
+  return (await api.get<T>(`/api/v1/checkout/sessions/${id}`)).body;
+}
+
 /**
  * Asserts that the request is refused with a 400 naming `field`, and that it wrote nothing to the
  * log. The request must not carry an Idempotency-Key (that bookkeeping is written on purpose).

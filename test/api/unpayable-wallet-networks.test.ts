@@ -5,7 +5,9 @@ import {
   appendOldWallet,
   assertRejectedWithoutWrite,
   BASE_SEPOLIA,
+  appendAsEarlierWeir,
   createCustomer,
+  linkPageSession,
   type Session,
   startWeirWithBaseSepolia,
 } from './helpers.ts';
@@ -36,7 +38,7 @@ async function merchantWithOldBaseWallet(t: Parameters<typeof startWeirWithBaseS
   const weir = await startWeirWithBaseSepolia(t);
   const { api, organizationId } = await createMerchant(weir.url);
   await appendOldWallet(weir, organizationId, { id: 'old-wallet', address, chainId: BASE_SEPOLIA, isDefault: true });
-  return { weir, api };
+  return { weir, api, organizationId };
 }
 
 const chainsOf = (session: Session): number[] => [...new Set(session.addresses.map((a) => a.asset.chainId))];
@@ -45,20 +47,11 @@ const chainsOf = (session: Session): number[] => [...new Set(session.addresses.m
 async function linkSession(api: Api, link: object): Promise<WithSetting> {
   const created = await api.post<{ url: string }>('/api/v1/payment-links', { title: 'Mug', ...link });
   if (created.status !== 200) throw new Error(`link create failed: ${JSON.stringify(created.body)}`);
-  const submitted = await fetch(created.body.url, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: '',
-  });
-  const id = /\/checkout\/([0-9a-f-]{36})$/.exec(submitted.headers.get('location') ?? '')?.[1];
-  if (submitted.status !== 303 || !id)
-    throw new Error(`the link's page answered ${submitted.status}: ${(await submitted.text()).slice(0, 1000)}`);
-  return (await api.get<WithSetting>(`${SESSIONS}/${id}`)).body;
+  return linkPageSession<WithSetting>(api, created.body.url);
 }
 
-test('a preferred chain whose default wallet the rail cannot pay is not preferred: a session or invoice naming it is a 400 saying why, the organization’s and a payment link’s are dropped', async (t) => {
-  const { weir, api } = await merchantWithOldBaseWallet(t, ZERO_ADDRESS);
+test('a preferred chain whose default wallet the rail cannot pay is not preferred: a session, invoice or payment link naming it is a 400 saying why, the organization’s and a stored link’s are dropped', async (t) => {
+  const { weir, api, organizationId } = await merchantWithOldBaseWallet(t, ZERO_ADDRESS);
   const leftOut =
     /^paymentSetting\.preferredChainId: chain 84532 is not one of the (session|invoice)'s networks \(7357: every network with a payment method of this organization and an asset in USDC\): prefer one of them.*; chain 84532 is left out because the payment method old-wallet on chain 84532 has the address 0x0{40}, which is the zero address: funds sent there are burnt; correct it with PUT \/api\/v1\/organization\/withdrawal-addresses\/old-wallet$/;
 
@@ -88,11 +81,28 @@ test('a preferred chain whose default wallet the rail cannot pay is not preferre
   t.is(session.status, 200, JSON.stringify(session.body));
   t.deepEqual(chainsOf(session.body), [TEST_CHAIN]);
   t.is(session.body.paymentSetting.preferredChainId, null, 'no address on the chain it would prefer');
-  const fromLink = await linkSession(api, {
-    amount: '100000000',
-    currency: 'usdc',
-    allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA, isPreferred: true }],
+  const preferringBase = [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA, isPreferred: true }];
+  const usdcLink = { title: 'Mug', amount: '100000000', currency: 'usdc' };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/payment-links', { ...usdcLink, allowedChains: preferringBase }),
+    {
+      field: 'allowedChains[1].isPreferred',
+      message:
+        /^allowedChains\[1\]\.isPreferred: chain 84532 is not one of the payment link's networks \(7357: those of allowedChains with a payment method of this organization and an asset in USDC\): prefer one of them, or prefer none; chain 84532 is left out because the payment method old-wallet on chain 84532 has the address 0x0{40}, which is the zero address/,
+    },
+  );
+  // A link that came to prefer it before links were checked (as an earlier Weir stored it): its sessions drop it.
+  const stored = await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
+    ...usdcLink,
+    allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }],
   });
+  t.is(stored.status, 200, JSON.stringify(stored.body));
+  await appendAsEarlierWeir(weir, organizationId, `payment_link-${stored.body.id}`, 'PaymentLinkUpdated', {
+    changes: { allowedChains: preferringBase.map((c) => ({ isPreferred: false, ...c })) },
+  });
+  const fromLink = await linkPageSession<WithSetting>(api, stored.body.url);
   t.deepEqual(chainsOf(fromLink), [TEST_CHAIN]);
   t.is(fromLink.paymentSetting.preferredChainId, null);
 

@@ -5927,6 +5927,7 @@ export interface components {
             isMarkRefunded: boolean;
             /** Format: date-time */
             markRefundedAt: string | null;
+            /** @description The merchant's own note with the mark: not shown to the payer */
             markRefundedComment: string | null;
             /** @enum {string} */
             object: "payment_intent";
@@ -6158,7 +6159,7 @@ export interface components {
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
+            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency) */
             allowedChains?: {
                 /**
                  * @description A network of the key’s environment
@@ -6474,7 +6475,7 @@ export interface components {
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred */
+            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency) */
             allowedChains?: {
                 /**
                  * @description A network of the key’s environment
@@ -14262,6 +14263,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Your own note of how it was settled (a refund's transaction hash): not shown to the payer */
                     markRefundedComment?: string | null;
                 };
             };

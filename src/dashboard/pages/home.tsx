@@ -1,4 +1,5 @@
 import type { CheckoutSessionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from '../../projections/collections.ts';
+import { latePaid } from '../../hosted/checkout-status.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
@@ -323,9 +324,12 @@ function RecentPayments({
   );
 }
 
-type NeedsAction = { session: CheckoutSessionDoc; reason: 'underpaid' | 'late'; at: string };
+/** A session to act on: underpaid, or paid after it closed (`payments`: how many late payments to settle). */
+type NeedsAction =
+  | { session: CheckoutSessionDoc; reason: 'underpaid'; at: string }
+  | { session: CheckoutSessionDoc; reason: 'late'; at: string; payments: number };
 
-function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element {
+export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element {
   return (
     <Card title="Sessions needing action" id="needs-action">
       {items.length === 0 ? (
@@ -340,13 +344,13 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
               </tr>
             </thead>
             <tbody>
-              {items.map(({ session, reason }) => (
+              {items.map((item) => (
                 <tr>
                   {/* Why under the session, and received over asked: two narrow columns fit half the page and 390 px. */}
                   <td>
                     <div class="stacked">
-                      <SessionLink id={session.id} />
-                      {reason === 'underpaid' ? (
+                      <SessionLink id={item.session.id} />
+                      {item.reason === 'underpaid' ? (
                         <Badge tone="warning" label="Underpaid" />
                       ) : (
                         <Badge tone="danger" label="Paid after it closed" />
@@ -354,8 +358,23 @@ function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element
                     </div>
                   </td>
                   <td class="amount">
-                    <span safe>{money(session.amountReceived, session.currency)}</span>{' '}
-                    <div class="muted small" safe>{`of ${money(session.amountTotal, session.currency)}`}</div>
+                    {item.reason === 'underpaid' ? (
+                      <>
+                        <span safe>{money(item.session.amountReceived, item.session.currency)}</span>{' '}
+                        <div
+                          class="muted small"
+                          safe
+                        >{`of ${money(item.session.amountTotal, item.session.currency)}`}</div>
+                      </>
+                    ) : (
+                      // Late money is not in amountReceived: the row shows what there is to settle.
+                      <>
+                        <span safe>{money(latePaid(item.session), item.session.currency)}</span>{' '}
+                        <div class="muted small" safe>
+                          {item.payments === 1 ? 'paid late' : `paid late in ${item.payments} payments`}
+                        </div>
+                      </>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -434,19 +453,30 @@ async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, time
   return { payments, networks, timeZone };
 }
 
-async function needsAction(deps: DashboardDeps, tenant: DashboardTenant) {
+/**
+ * Underpaid sessions, and sessions with late money not marked refunded, each once (a session paid
+ * late twice is one thing to settle), latest first: a late one by its last late payment.
+ */
+export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant: DashboardTenant) {
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const underpaid = await sessions.find({ ...tenant, status: 'incomplete' }, { sort: { updatedAt: -1 }, limit: LIST });
-  const late = await deps.readStore
-    .collection<PaymentTransactionDoc>(TRANSACTIONS)
-    .find({ ...tenant, type: 'incoming', late: true, status: 'confirmed' }, { sort: { createdAt: -1 }, limit: LIST });
-  const items: NeedsAction[] = underpaid.map((session) => ({ session, reason: 'underpaid', at: session.updatedAt }));
-  for (const payment of late) {
-    const session = await sessions.get(payment.checkoutSessionId);
-    // Marked refunded, the late money is settled: it needs no more action.
-    if (session && !session.paymentIntent.isMarkRefunded)
-      items.push({ session, reason: 'late', at: payment.createdAt });
-  }
+  // Marked refunded, the late money is settled: it needs no more action.
+  const late = await sessions.find(
+    {
+      ...tenant,
+      payments: { $elemMatch: { late: true, status: 'confirmed' } },
+      'paymentIntent.isMarkRefunded': { $ne: true },
+    },
+    { sort: { updatedAt: -1 }, limit: LIST },
+  );
+  const items: NeedsAction[] = [
+    ...underpaid.map((session) => ({ session, reason: 'underpaid' as const, at: session.updatedAt })),
+    ...late.map((session) => {
+      const payments = session.payments.filter((p) => p.late && p.status === 'confirmed');
+      const at = payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
+      return { session, reason: 'late' as const, at, payments: payments.length };
+    }),
+  ];
   items.sort((a, b) => b.at.localeCompare(a.at));
   return { items: items.slice(0, LIST) };
 }

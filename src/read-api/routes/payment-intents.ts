@@ -122,7 +122,11 @@ export function paymentIntentRoutes(deps: ApiDeps): Router<ApiState> {
       description:
         'Weir holds no funds and sends nothing back: this records that the merchant refunded the payer itself.',
       params,
-      body: bodyObject({ markRefundedComment: optional(text({ max: 500 })) }),
+      body: bodyObject({
+        markRefundedComment: optional(text({ max: 500 })).openapi({
+          description: "Your own note of how it was settled (a refund's transaction hash): not shown to the payer",
+        }),
+      }),
       bodyOptional: true,
       response: PaymentIntentSchema,
       errors: [invalidFields('status_transition_invalid'), missing],

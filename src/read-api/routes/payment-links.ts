@@ -4,6 +4,7 @@ import { validatePaymentLink, type NewPaymentLink } from '../../../machines/paym
 import {
   PAYMENT_LINK_PRICINGS,
   PRICING_FIELDS,
+  type AllowedChain,
   type PaymentLink,
   type PaymentLinkChanges,
   type PaymentLinkPricing,
@@ -15,7 +16,10 @@ import {
   type Price,
   type Product,
 } from '../../actors/catalog.ts';
+import { organizationRecordId } from '../../actors/organization.ts';
+import { offersAsset, payableChainIds, preferredChainRefusal, sessionNetworks } from '../../actors/session-networks.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
@@ -158,6 +162,46 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     );
   }
   const chainIdsOf = (ctx: ApiContext) => deps.rail.networks(ctx.state.tenant.environment).map((n) => n.chainId);
+  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+
+  /**
+   * A preferred chain a request sets must be one the link's sessions can pay on (`sessionNetworks`, as a
+   * session's and an invoice's are checked): else its page would quietly prefer none. Refused with a 400
+   * naming it, like theirs. The preference a link already has (`kept`) is not checked again: a body
+   * sent back whole repeats it, and a link stored before this check, or whose wallet went since, keeps
+   * working; its sessions drop the preference, as they drop the organization's.
+   */
+  async function refuseUnpayablePreferred(
+    ctx: ApiContext,
+    allowedChains: readonly AllowedChain[] | undefined,
+    currency: string,
+    kept: readonly AllowedChain[] = [],
+  ): Promise<void> {
+    const preferred = allowedChains?.filter((c) => c.isPreferred) ?? [];
+    // Two preferred are refused by the link's own rules.
+    if (!allowedChains || preferred.length !== 1) return;
+    const { chainId } = preferred[0]!;
+    if (kept.some((c) => c.isPreferred && c.chainId === chainId)) return;
+    const { tenant } = ctx.state;
+    const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
+    const networks = sessionNetworks(
+      deps.rail,
+      tenant.environment,
+      org?.withdrawalAddresses ?? [],
+      allowedChains.map((c) => c.chainId),
+      offersAsset(currency, null),
+    );
+    if (payableChainIds(networks).includes(chainId)) return;
+    throw preferredChainRefusal({
+      chainId,
+      of: 'payment link',
+      field: `allowedChains[${allowedChains.indexOf(preferred[0]!)}].isPreferred`,
+      networks,
+      currency,
+      chainsBy: 'allowedChains',
+      hint: ', or prefer none',
+    });
+  }
 
   const loadLink = async (ctx: ApiContext, id: string) => {
     const doc = isUuid(id) ? await links.get(id) : null;
@@ -382,6 +426,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       };
       // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
       validatePaymentLink(link);
+      await refuseUnpayablePreferred(ctx, link.allowedChains, link.currency);
       // The read model can lag a delete or deactivation: the link is decided on the catalog's own streams,
       // so such a change is either seen there (409, nothing written) or appended after the link's offer.
       // A new product or price (made for this link) needs no offer; the link's creation below waits for the projections.
@@ -462,6 +507,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         if (JSON.stringify(given) !== JSON.stringify(link[key])) throw new ValidationError(key, FIXED_ON_LINK);
       }
       const changes = editableFields(body, chainIdsOf(ctx));
+      await refuseUnpayablePreferred(ctx, changes.allowedChains, link.currency, link.allowedChains);
       // Switching the after-completion action drops the other action's setting unless the body sets it.
       if (changes.afterCompletion === 'hosted_confirmation' && body.afterCompletionRedirectUrl === undefined)
         changes.afterCompletionRedirectUrl = null;

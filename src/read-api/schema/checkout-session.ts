@@ -437,7 +437,10 @@ export const PaymentIntentSchema = z
     checkoutSessionId: z.string(),
     isMarkRefunded: z.boolean(),
     markRefundedAt: timestamp().nullable(),
-    markRefundedComment: z.string().nullable(),
+    markRefundedComment: z
+      .string()
+      .nullable()
+      .openapi({ description: "The merchant's own note with the mark: not shown to the payer" }),
   })
   .openapi('PaymentIntent');
 

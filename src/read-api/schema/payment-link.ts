@@ -182,7 +182,8 @@ const clearableAmount = () => clearable(amount());
 /** What a link's create and update bodies share, in the order they are checked; null clears a field. */
 const editable = {
   allowedChains: optional(arrayOf(AllowedChain, { max: 50 })).openapi({
-    description: 'Networks the payer may pay on (none: every network of the organization); at most one preferred',
+    description:
+      "Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency)",
   }),
   suggestedAmounts: clearable(arrayOf(amount(), { max: MAX_SUGGESTED_AMOUNTS }))
     .transform((v) => (v === null ? [] : v))

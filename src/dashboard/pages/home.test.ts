@@ -1,0 +1,83 @@
+import test from 'ava';
+import { confirmed, detected } from '../../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent } from '../../../machines/checkout-session.types.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
+import { TRANSACTIONS } from '../../projections/transactions.projection.ts';
+import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
+import { createSqliteReadStore } from '../../read-store/sqlite-read-store.ts';
+import type { ReadDocument } from '../../read-store/read-store.ts';
+import {
+  MARKED_REFUNDED,
+  PAID_AFTER_EXPIRY,
+  PARTLY_PAID,
+  sessionAfter,
+} from './checkout-sessions/session-docs.fixture.ts';
+import { needsAction, SessionsNeedingAction } from './home.tsx';
+
+/** A second 3 USDC confirmed after the session closed, from another transfer. */
+const PAID_LATE_AGAIN: CheckoutSessionEvent[] = [
+  detected('t10', '300000000', '2026-01-01T02:05:00.000Z'),
+  confirmed('t10', '2026-01-01T02:06:00.000Z'),
+  { type: 'LatePaymentReceived', data: { transferId: 't10', amount: '300000000', at: '2026-01-01T02:06:00.000Z' } },
+];
+
+const as = (id: string, session: CheckoutSessionDoc): CheckoutSessionDoc => ({ ...session, _id: id, id });
+
+/** The rows of the panel as text, one per row. */
+const rowsOf = (html: string): string[] =>
+  [...html.matchAll(/<tr>(.*?)<\/tr>/gs)]
+    .map((m) =>
+      m[1]!
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
+    .filter((row) => !row.startsWith('Session and why'));
+
+// In memory, and in the file the server keeps without MongoDB.
+for (const [kind, open] of [
+  ['in memory', () => createEmbeddedReadStore()],
+  ['SQLite', () => createSqliteReadStore({ path: ':memory:' })],
+] as const)
+  test(`Home's sessions needing action list each session once (${kind}): one paid late twice is one row with its late total and count; one marked refunded is off`, async (t) => {
+    const store = open();
+    t.teardown(() => store.close());
+    const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+    const twice = as('late-twice', sessionAfter(...PAID_AFTER_EXPIRY, ...PAID_LATE_AGAIN));
+    const once = as('late-once', sessionAfter(...PAID_AFTER_EXPIRY));
+    const refunded = as('refunded', sessionAfter(...PAID_AFTER_EXPIRY, ...PAID_LATE_AGAIN, MARKED_REFUNDED));
+    const underpaid = as('underpaid', sessionAfter(...PARTLY_PAID));
+    for (const doc of [twice, once, refunded, underpaid]) {
+      await sessions.put(doc);
+      // The payments' own read model too, as the projections keep it beside the sessions.
+      for (const p of doc.payments)
+        await store.collection(TRANSACTIONS).put({
+          _id: `payment:${doc.id}:${p.transferId}`,
+          organizationId: doc.organizationId,
+          environment: doc.environment,
+          checkoutSessionId: doc.id,
+          type: 'incoming',
+          status: p.status,
+          late: p.late,
+          createdAt: p.detectedAt,
+          confirmedAt: p.confirmedAt,
+        } satisfies ReadDocument);
+    }
+    const tenant = { organizationId: twice.organizationId, environment: twice.environment };
+
+    const { items } = await needsAction({ readStore: store }, tenant);
+    // Latest first: the second late payment (02:06), the other's (01:06), the part payment.
+    t.deepEqual(
+      items.map((i) => [i.session.id, i.reason]),
+      [
+        ['late-twice', 'late'],
+        ['late-once', 'late'],
+        ['underpaid', 'underpaid'],
+      ],
+    );
+    const rows = rowsOf(await SessionsNeedingAction({ items }));
+    t.is(rows.length, 3);
+    t.regex(rows[0]!, /Paid after it closed 6\.00 USDC paid late in 2 payments$/);
+    t.regex(rows[1]!, /Paid after it closed 3\.00 USDC paid late$/);
+    t.regex(rows[2]!, /Underpaid 1\.00 USDC of 3\.00 USDC$/);
+  });
