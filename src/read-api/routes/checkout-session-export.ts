@@ -167,17 +167,25 @@ export async function* sessionRows(
   }
 }
 
-/** The customers a batch of sessions is linked to, in one read, each of its session's tenant. */
+/**
+ * The customers a batch of sessions is linked to, each read once by its id (a query by many ids
+ * would scan every tenant's customers on the embedded store) and kept only in its session's tenant.
+ */
 async function customersOf(
   customers: Collection<CustomerDoc>,
   batch: readonly CheckoutSessionDoc[],
 ): Promise<Map<string, CustomerDoc>> {
-  const linked = batch.filter((s) => s.customerId);
-  if (linked.length === 0) return new Map();
-  const found = await customers.find({
-    $or: linked.map((s) => ({ _id: s.customerId, organizationId: s.organizationId, environment: s.environment })),
-  });
-  return new Map(found.map((c) => [c.id, c]));
+  const tenantOf = new Map<string, CheckoutSessionDoc>();
+  for (const s of batch) if (s.customerId) tenantOf.set(s.customerId, s);
+  const found = await Promise.all([...tenantOf.keys()].map((id) => customers.get(id)));
+  return new Map(
+    found.flatMap((c) => {
+      const session = c ? tenantOf.get(c.id) : undefined;
+      return c && session && c.organizationId === session.organizationId && c.environment === session.environment
+        ? [[c.id, c] as const]
+        : [];
+    }),
+  );
 }
 
 /**
