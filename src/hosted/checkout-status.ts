@@ -53,8 +53,9 @@ export const latePaid = (session: CheckoutSession): bigint =>
  * When the merchant marked the late money refunded, if that mark covers all of it (no late payment
  * confirmed after it): null otherwise. Weir holds no funds; the mark is the merchant's word, so the
  * payer is told it as such. Its comment is the merchant's own note (the dashboard's "Note"), not the payer's.
+ * The dashboard reads it too: money confirmed after the mark still needs the merchant.
  */
-function refundMarkedAt(session: CheckoutSession): string | null {
+export function refundMarkedAt(session: CheckoutSession): string | null {
   const at = session.paymentIntent.markRefundedAt;
   if (!session.paymentIntent.isMarkRefunded || !at) return null;
   const afterMark = session.payments.some((p) => p.late && p.status === 'confirmed' && (p.confirmedAt ?? '') > at);

@@ -9,6 +9,7 @@ import type { ReadDocument } from '../../read-store/read-store.ts';
 import {
   MARKED_REFUNDED,
   PAID_AFTER_EXPIRY,
+  PAID_LATE_AFTER_MARK,
   PARTLY_PAID,
   sessionAfter,
 } from './checkout-sessions/session-docs.fixture.ts';
@@ -39,7 +40,7 @@ for (const [kind, open] of [
   ['in memory', () => createEmbeddedReadStore()],
   ['SQLite', () => createSqliteReadStore({ path: ':memory:' })],
 ] as const)
-  test(`Home's sessions needing action list each session once (${kind}): one paid late twice is one row with its late total and count; one marked refunded is off`, async (t) => {
+  test(`Home's sessions needing action list each session once (${kind}): one paid late twice is one row with its late total and count; one marked refunded is off, unless more came after the mark`, async (t) => {
     const store = open();
     t.teardown(() => store.close());
     const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
@@ -47,7 +48,8 @@ for (const [kind, open] of [
     const once = as('late-once', sessionAfter(...PAID_AFTER_EXPIRY));
     const refunded = as('refunded', sessionAfter(...PAID_AFTER_EXPIRY, ...PAID_LATE_AGAIN, MARKED_REFUNDED));
     const underpaid = as('underpaid', sessionAfter(...PARTLY_PAID));
-    for (const doc of [twice, once, refunded, underpaid]) {
+    const after = as('after-mark', sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED, ...PAID_LATE_AFTER_MARK));
+    for (const doc of [twice, once, refunded, underpaid, after]) {
       await sessions.put(doc);
       // The payments' own read model too, as the projections keep it beside the sessions.
       for (const p of doc.payments)
@@ -66,18 +68,19 @@ for (const [kind, open] of [
     const tenant = { organizationId: twice.organizationId, environment: twice.environment };
 
     const { items } = await needsAction({ readStore: store }, tenant);
-    // Latest first: the second late payment (02:06), the other's (01:06), the part payment.
+    // Latest first: money after a mark (3 Jan), the second late payment (02:06), the other's (01:06), the part payment.
     t.deepEqual(
       items.map((i) => [i.session.id, i.reason]),
       [
+        ['after-mark', 'late'],
         ['late-twice', 'late'],
         ['late-once', 'late'],
         ['underpaid', 'underpaid'],
       ],
     );
     const rows = rowsOf(await SessionsNeedingAction({ items }));
-    t.is(rows.length, 3);
-    t.regex(rows[0]!, /Paid after it closed 6\.00 USDC paid late in 2 payments$/);
-    t.regex(rows[1]!, /Paid after it closed 3\.00 USDC paid late$/);
-    t.regex(rows[2]!, /Underpaid 1\.00 USDC of 3\.00 USDC$/);
+    t.is(rows.length, 4);
+    t.regex(rows[1]!, /Paid after it closed 6\.00 USDC paid late in 2 payments$/);
+    t.regex(rows[2]!, /Paid after it closed 3\.00 USDC paid late$/);
+    t.regex(rows[3]!, /Underpaid 1\.00 USDC of 3\.00 USDC$/);
   });

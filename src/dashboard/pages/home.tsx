@@ -1,5 +1,5 @@
 import type { CheckoutSessionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from '../../projections/collections.ts';
-import { latePaid } from '../../hosted/checkout-status.ts';
+import { latePaid, refundMarkedAt } from '../../hosted/checkout-status.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
@@ -460,15 +460,17 @@ async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, time
 export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant: DashboardTenant) {
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const underpaid = await sessions.find({ ...tenant, status: 'incomplete' }, { sort: { updatedAt: -1 }, limit: LIST });
-  // Marked refunded, the late money is settled: it needs no more action.
-  const late = await sessions.find(
-    {
-      ...tenant,
-      payments: { $elemMatch: { late: true, status: 'confirmed' } },
-      'paymentIntent.isMarkRefunded': { $ne: true },
-    },
-    { sort: { updatedAt: -1 }, limit: LIST },
-  );
+  // Marked refunded, the late money is settled: it needs no more action, unless more was confirmed
+  // after the mark (that moved the session's `updatedAt`, so it is among the latest marked ones).
+  const lateMoney = { ...tenant, payments: { $elemMatch: { late: true, status: 'confirmed' } } };
+  const [unmarked, marked] = await Promise.all([
+    sessions.find(
+      { ...lateMoney, 'paymentIntent.isMarkRefunded': { $ne: true } },
+      { sort: { updatedAt: -1 }, limit: LIST },
+    ),
+    sessions.find({ ...lateMoney, 'paymentIntent.isMarkRefunded': true }, { sort: { updatedAt: -1 }, limit: LIST }),
+  ]);
+  const late = [...unmarked, ...marked.filter((session) => refundMarkedAt(session) === null)];
   const items: NeedsAction[] = [
     ...underpaid.map((session) => ({ session, reason: 'underpaid' as const, at: session.updatedAt })),
     ...late.map((session) => {

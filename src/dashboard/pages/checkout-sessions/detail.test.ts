@@ -17,6 +17,7 @@ import {
   MARKED_REFUNDED,
   PAID_AFTER_CANCEL,
   PAID_AFTER_EXPIRY,
+  PAID_LATE_AFTER_MARK,
   PAID_IN_FULL,
   PARTLY_PAID,
   sessionAfter,
@@ -252,6 +253,17 @@ test('late money marked refunded reads as settled: when, and the note; no form a
   t.is(
     cardText(html, 'money-to-settle'),
     'Paid late — refunded 3.00 USDC arrived after this session expired. It was marked refunded on 2 Jan, 09:00 UTC . Note: sent back in 0xabc',
+  );
+  t.notRegex(html, /mark-refunded/);
+});
+
+test('money confirmed after late money was marked refunded is not covered by the mark: it needs the merchant again, with no second mark offered', async (t) => {
+  const session = sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED, ...PAID_LATE_AFTER_MARK);
+  t.is((await factsOf(session)).Payment, 'Paid late — needs refund or review');
+  const html = await bodyOf(session, [], true);
+  t.regex(
+    cardText(html, 'money-to-settle'),
+    /^Paid late — needs refund or review 5\.00 USDC arrived after this session expired, .* It was marked refunded on 2 Jan, 09:00 UTC , and more arrived after that: the mark does not cover it and cannot be made again\./,
   );
   t.notRegex(html, /mark-refunded/);
 });

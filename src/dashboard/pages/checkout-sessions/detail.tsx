@@ -27,7 +27,7 @@ import {
   assetMoney,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
-import { latePaid, type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
+import { latePaid, type PayAt, payerStatus, refundMarkedAt } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
@@ -216,7 +216,7 @@ const paidAfterClose = (session: CheckoutSessionDoc): boolean =>
 /** Paid, or not: a session waiting for the rest of its amount is neither, nor one paid after it closed. */
 const paymentOf = (session: CheckoutSessionDoc): string => {
   if (paidAfterClose(session))
-    return session.paymentIntent.isMarkRefunded ? 'Paid late — marked refunded' : 'Paid late — needs refund or review';
+    return refundMarkedAt(session) ? 'Paid late — marked refunded' : 'Paid late — needs refund or review';
   return session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
 };
 
@@ -308,7 +308,9 @@ export function MoneyToSettle({
   const latePayments = session.payments.filter((p) => p.late && p.status === 'confirmed');
   const ended = ENDED[session.status];
   const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
-  const refunded = session.paymentIntent.markRefundedAt;
+  const refunded = refundMarkedAt(session);
+  // Marked refunded, then paid late again: the mark (once per session) does not cover the new money.
+  const markedBefore = refunded === null ? session.paymentIntent.markRefundedAt : null;
   const arrived = `${money(late, c)} arrived after this session ${ended ?? 'closed'}`;
   if (paidAfterClose(session) && refunded)
     return (
@@ -328,11 +330,23 @@ export function MoneyToSettle({
     return (
       <Card id="money-to-settle" title="Paid late — needs refund or review" class="card-attention">
         <p safe>{`${arrived}, so it did not complete and its payment status stays unpaid. ${PAYER_TOLD}`}</p>
-        <p>
-          Weir holds no funds: refund the payer from your own wallet (they paid from <Payers payments={latePayments} />
-          ), or settle it with them another way, then mark it refunded here.
-        </p>
-        {canManage ? (
+        {markedBefore ? (
+          <p>
+            It was marked refunded on <DateTime iso={markedBefore} timeZone={timeZone} />, and more arrived after that:
+            the mark does not cover it and cannot be made again. Refund the payer from your own wallet (they paid from{' '}
+            <Payers payments={latePayments} />
+            ), or settle it with them another way.
+          </p>
+        ) : (
+          <p>
+            Weir holds no funds: refund the payer from your own wallet (they paid from{' '}
+            <Payers payments={latePayments} />
+            ), or settle it with them another way, then mark it refunded here.
+          </p>
+        )}
+        {markedBefore ? (
+          ''
+        ) : canManage ? (
           <form method="post" action={`${base}/mark-refunded`}>
             <CsrfField token={csrf} />
             <Field

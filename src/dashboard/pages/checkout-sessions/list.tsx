@@ -1,5 +1,5 @@
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
-import { latePaid } from '../../../hosted/checkout-status.ts';
+import { latePaid, refundMarkedAt } from '../../../hosted/checkout-status.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import { UTC } from '../../../shared/time-zone.ts';
@@ -150,7 +150,7 @@ const receivedApart = (s: CheckoutSessionDoc): boolean =>
 function MoneyBadge({ session }: { session: CheckoutSessionDoc }): JSX.Element {
   const badge =
     latePaid(session) > 0n
-      ? session.paymentIntent.isMarkRefunded
+      ? refundMarkedAt(session)
         ? { tone: 'neutral' as const, label: 'Paid late · refunded' }
         : { tone: 'warning' as const, label: 'Paid late' }
       : BigInt(session.amountOverpaid) > 0n

@@ -92,3 +92,10 @@ export const MARKED_REFUNDED: CheckoutSessionEvent = {
   type: 'PaymentMarkedRefunded',
   data: { comment: 'sent back in 0xabc', at: '2026-01-02T09:00:00.000Z' },
 };
+
+/** 2 USDC more confirmed a day after MARKED_REFUNDED, from another transfer: the mark does not cover it. */
+export const PAID_LATE_AFTER_MARK: CheckoutSessionEvent[] = [
+  detected('t20', '200000000', '2026-01-03T10:00:00.000Z'),
+  confirmed('t20', '2026-01-03T10:01:00.000Z'),
+  { type: 'LatePaymentReceived', data: { transferId: 't20', amount: '200000000', at: '2026-01-03T10:01:00.000Z' } },
+];
