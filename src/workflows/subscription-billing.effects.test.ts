@@ -240,7 +240,7 @@ test('a renewal of a series is issued as its first invoice (lines, memo, metadat
   t.deepEqual(await later.stream('invoice-inv-older'), [], 'not the latest bill: not issued');
 });
 
-test('a renewal restricted to a network whose wallet was removed is not finalized: it stays a draft with the refusal recorded once, and is finalized and sent once the wallet is back', async (t) => {
+test('a renewal restricted to a network whose wallet was removed is not finalized: it stays a draft with the refusal recorded once, and a replay of the issue leaves it to the merchant, even once the wallet is back', async (t) => {
   const { commands, eventStore, organizations, renewed, issue, logged } = await billing(t);
   // The series' first invoice was paid on the other network, whose wallet the merchant has removed since.
   const template = invoiceFixture({ id: 'inv-1', paymentMethods: { chainIds: [OTHER_CHAIN], assetIds: [] } });
@@ -270,18 +270,14 @@ test('a renewal restricted to a network whose wallet was removed is not finalize
   await issue('inv-1');
   t.deepEqual(await types(), ['InvoiceCreated', 'InvoiceFinalizationFailed'], 'the same refusal is recorded once');
 
+  // Another wallet list would word the refusal otherwise; a wallet back would let it pass: either
+  // way the merchant finalizes it (test/api/recurring-invoices.test.ts), not a replay.
+  await organizations.put(organizationWith([]));
+  await issue('inv-1');
   await organizations.put(organizationWith([TEST_NETWORK.chainId, OTHER_CHAIN]));
   await issue('inv-1');
-  t.deepEqual(await types(), [
-    'InvoiceCreated',
-    'InvoiceFinalizationFailed',
-    'InvoiceFinalized',
-    'NextRecurringInvoiceScheduled',
-    'InvoiceSent',
-  ]);
-  const sent = (await commands.load(invoiceAggregate, 'inv-2', tenant)).state.context.invoice!;
-  t.is(sent.status, 'open');
-  t.is(sent.lastFinalizationError, undefined, 'finalized: the failure no longer applies');
+  t.deepEqual(await types(), ['InvoiceCreated', 'InvoiceFinalizationFailed'], 'left to the merchant');
+  t.is(logged.length, 1);
 });
 
 test('a renewal of an organization with no wallet at all is not finalized: the refusal names the missing payment method', async (t) => {

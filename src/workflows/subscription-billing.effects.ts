@@ -216,6 +216,9 @@ export function subscriptionBillingEffects(deps: {
       await commands.handle(invoiceAggregate, invoiceId, { type: 'CreateInvoice', invoice: draft }, ctx);
       draft = (await invoiceOf(invoiceId, ctx)) ?? draft;
     }
+    // Refused once, it is the merchant's to finalize: a replay or redelivery of this issue neither
+    // finalizes it behind their back nor records another refusal as the organization changes.
+    if (draft.status === 'draft' && draft.lastFinalizationError !== undefined) return;
     if (draft.status === 'draft' && !(await finalizable(draft, ctx))) return;
     await commands.handle(
       invoiceAggregate,
