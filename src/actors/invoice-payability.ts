@@ -3,13 +3,16 @@ import { assetsPayingExactly, type Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { assetPaysCurrency } from '../shared/asset-currency.ts';
 import { ValidationError } from '../shared/errors.ts';
+import { isExactInDecimals } from '../shared/money.ts';
 import type { WithdrawalAddress } from './organization.ts';
 import {
   offersAsset,
   payableChainIds,
+  payableSessionNetworks,
   preferredChainRefusal,
   type SessionNetwork,
   sessionNetworks,
+  walletRefusal,
 } from './session-networks.ts';
 
 /**
@@ -188,15 +191,33 @@ export function assertTotalPayable(
 
 /**
  * An invoice with something to pay needs a network its pay page offers: one of its networks (any,
- * unrestricted) where the organization has a wallet and an asset in its currency. An organization
- * with no wallet at all would open a pay page with nothing to pay with; refused, naming the fix.
+ * unrestricted) where the organization has a wallet the rail can pay and an asset in its currency
+ * that can take the total exactly, as its pay page's session is made. An organization with no wallet
+ * at all would open a pay page with nothing to pay with; refused, naming the fix.
  */
 export function assertSomeNetworkOffered(
   deps: PayabilityDeps,
   invoice: Pick<Invoice, 'id' | 'amountDue' | 'currency' | 'environment' | 'paymentMethods'>,
 ): void {
-  if (BigInt(invoice.amountDue) === 0n || payableChainIds(networksFor(deps, invoice.environment, invoice)).length > 0)
-    return;
+  const total = BigInt(invoice.amountDue);
+  if (total === 0n) return;
+  const networks = networksFor(deps, invoice.environment, invoice);
+  // A checksum that fails (a wallet stored before Weir checked them) refuses the pay page's session
+  // whatever else it offers: refused here first, as that session would be.
+  const mistyped = networks.find((n) => n.unpayable?.typo);
+  if (mistyped) throw new ValidationError(null, `cannot be finalized: ${walletRefusal(mistyped)}`, NO_PAYMENT_METHOD);
+  const payable = payableSessionNetworks(networks);
+  if (payable.length > 0) {
+    // The total must fit an asset of those networks: the exact check of all assets knows no wallets.
+    const exact = payable.some((n) => n.assets.some((a) => isExactInDecimals(total, a.decimals)));
+    if (exact) return;
+    const tried = payable.flatMap((n) => n.assets.map((a) => `${a.symbol} on ${n.network.name}`));
+    throw new ValidationError(
+      'lineItems',
+      `cannot be paid: the total ${invoice.amountDue} (10^-8 ${invoice.currency.toUpperCase()}) cannot be paid exactly in ${tried.join(', ')}, the assets of this organization's payment methods; use amounts those assets' decimals can hold, or add a wallet address with ${ADD_WALLET} on a network whose asset can`,
+      'amount_not_payable',
+    );
+  }
   const wallets = deps.organization?.withdrawalAddresses ?? [];
   const restricted = invoice.paymentMethods.chainIds.length > 0 || invoice.paymentMethods.assetIds.length > 0;
   const why =

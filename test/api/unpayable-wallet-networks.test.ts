@@ -29,9 +29,10 @@ type WithSetting = Session & {
   paymentSetting: { allowedChains: { chainId: number }[]; preferredChainId: number | null };
 };
 
-const daiLines = {
-  data: [{ priceData: { currency: 'dai', unitAmount: '100000000', productData: { name: 'Mug' } }, quantity: 1 }],
-};
+const linesIn = (currency: string) => ({
+  data: [{ priceData: { currency, unitAmount: '100000000', productData: { name: 'Mug' } }, quantity: 1 }],
+});
+const daiLines = linesIn('dai');
 
 /** A merchant paid on the test network, whose default wallet on Base Sepolia is `address`, stored by an earlier Weir. */
 async function merchantWithOldBaseWallet(t: Parameters<typeof startWeirWithBaseSepolia>[0], address: string) {
@@ -114,7 +115,7 @@ test('a preferred chain whose default wallet the rail cannot pay is not preferre
   t.deepEqual(chainsOf(preferred.body).sort(), [TEST_CHAIN, BASE_SEPOLIA]);
 });
 
-test('a wallet failing its checksum on a network with no asset in the currency fails no session; where the session would pay it keeps its 422', async (t) => {
+test('a wallet failing its checksum on a network with no asset in the currency fails no session; where the session would pay it keeps its 422, and an invoice whose pay page would is not finalized', async (t) => {
   const { weir, api } = await merchantWithOldBaseWallet(t, MISTYPED);
 
   // Base Sepolia has no DAI: a DAI session never uses it, by the API, an invoice's pay link or a payment link.
@@ -142,4 +143,19 @@ test('a wallet failing its checksum on a network with no asset in the currency f
     paymentSetting: { allowedChains: [{ chainId: TEST_CHAIN }] },
   });
   t.is(elsewhere.status, 200, 'a session not allowed on its network');
+
+  // A USDC invoice's pay page would make that session: it is not finalized into a page nobody can pay.
+  const usdc = await api.post<{ id: string }>('/api/v1/invoices', { customerId, lineItems: linesIn('usdc') });
+  const refused = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(`/api/v1/invoices/${usdc.body.id}/finalize`),
+    {
+      code: 'payment_method_not_available',
+    },
+  );
+  t.regex(
+    refused.message,
+    /^cannot be finalized: the payment method old-wallet on chain 84532 .* fails its EIP-55 checksum/,
+  );
 });
