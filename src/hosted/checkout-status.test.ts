@@ -226,3 +226,32 @@ test("once the business marks the late payment refunded, the payer is told so wi
   const after = { ...late, transferId: 'after', confirmedAt: '2026-01-03T00:00:00.000Z' };
   t.is(payerStatus(marked('expired', [late, after]), names, NOW).title, 'Payment received after closing');
 });
+
+test('a payment seen before the checkout was canceled and confirming across the cancel is told as sent before it, not as arriving after closing; once final it completes nothing and is settled by the business', (t) => {
+  // The machine cancels an open session with a payment still confirming; once final it is late money (LatePaymentReceived).
+  const canceled = (payments: SessionPayment[]) =>
+    sessionFixture({ status: 'canceled', canceledAt: '2026-01-01T00:20:00.000Z', payments });
+  const confirming = payerStatus(canceled([payment('300000000', 'pending')]), names, NOW);
+  t.like(confirming, { state: 'canceled', title: 'Payment confirming, checkout canceled' });
+  t.is(
+    confirming.detail,
+    'Your payment of 3.00 USDC was sent before this checkout was canceled and is being confirmed. Once it is, this money does not complete the canceled checkout: the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
+  );
+  const final = { ...payment('300000000', 'confirmed'), late: true };
+  const received = payerStatus(canceled([final]), names, NOW);
+  t.like(received, { state: 'canceled', title: 'Payment received, checkout canceled' });
+  t.is(
+    received.detail,
+    'Your payment of 3.00 USDC was sent before this checkout was canceled. This money does not complete the canceled checkout: the business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
+  );
+  t.notRegex(`${confirming.detail} ${received.detail}`, /after this checkout/);
+  // Seen after the cancel: late, as before.
+  const after = { ...payment('100000000', 'pending'), transferId: 'after', detectedAt: '2026-01-01T00:25:00.000Z' };
+  t.like(payerStatus(canceled([after]), names, NOW), { title: 'Payment arriving after closing' });
+  const both = payerStatus(canceled([payment('300000000', 'pending'), after]), names, NOW);
+  t.like(both, { title: 'Payment arriving after closing' });
+  t.regex(
+    both.detail,
+    /^Your payments of 4\.00 USDC reached this address \(3\.00 USDC of it sent before this checkout was canceled, the rest after\) and are being confirmed\./,
+  );
+});

@@ -1,4 +1,4 @@
-import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSession, SessionAddress, SessionPayment } from '../../machines/checkout-session.types.ts';
 import type { BusinessDetails } from '../actors/organization.ts';
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
@@ -143,6 +143,29 @@ export function payerStatus(
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
   const lateAmount = latePaid(session);
   const refundedAt = refundMarkedAt(session);
+  // An open session can be canceled while a payment seen in time is confirming: that payment was
+  // sent before the close, not after it (the machine still takes it as late money once final).
+  const canceledAt = session.status === 'canceled' ? session.canceledAt : null;
+  const sentBefore = (payments: SessionPayment[], status: SessionPayment['status']) =>
+    exactToApi(
+      sumOfPayments(
+        payments.filter((p) => canceledAt !== null && p.detectedAt <= canceledAt),
+        [status],
+      ),
+      'down',
+    );
+  const lateBefore = sentBefore(
+    session.payments.filter((p) => p.late),
+    'confirmed',
+  );
+  const pendingBefore = sentBefore(session.payments, 'pending');
+  // How money seen after (or confirming across) the close arrived: `before` of `amount` was sent before the cancel.
+  const arrival = (amount: bigint, before: bigint, verb: string, [one, many]: [string, string] = ['', '']) =>
+    before <= 0n
+      ? `Your payment of ${money(amount)} ${verb} after this checkout was ${session.status}${one}`
+      : before >= amount
+        ? `Your payment of ${money(amount)} was sent before this checkout was canceled${one}`
+        : `Your payments of ${money(amount)} reached this address (${money(before)} of it sent before this checkout was canceled, the rest after)${many}`;
 
   let state: PayerState;
   let title: string;
@@ -163,17 +186,22 @@ export function payerStatus(
     // Settled by the merchant: the payer learns it was marked refunded, and whom to ask if it has not reached them.
     state = session.status;
     title = 'Payment marked refunded';
-    detail = `Your payment of ${money(lateAmount)} was received after this checkout was ${session.status}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}. Do not send anything more to this address.`;
+    detail = `${arrival(lateAmount, lateBefore, 'was received')}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}. Do not send anything more to this address.`;
   } else if ((session.status === 'expired' || session.status === 'canceled') && lateAmount > 0n) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
     state = session.status;
-    title = 'Payment received after closing';
-    detail = `Your payment of ${money(lateAmount)} was received after this checkout was ${session.status}. The business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
+    title = lateBefore >= lateAmount ? 'Payment received, checkout canceled' : 'Payment received after closing';
+    detail = `${arrival(lateAmount, lateBefore, 'was received')}. ${
+      lateBefore > 0n ? 'This money does not complete the canceled checkout: the business' : 'The business'
+    } has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if ((session.status === 'expired' || session.status === 'canceled') && pending.length > 0) {
-    // Seen after the close and not final yet: the payer learns it arrived and what becomes of it.
+    // Seen after the close, or seen before a cancel and confirming after it: not final yet, the payer
+    // learns it arrived and what becomes of it (once final it is late money: it completes nothing).
     state = session.status;
-    title = 'Payment arriving after closing';
-    detail = `Your payment of ${money(pendingAmount)} reached this address after this checkout was ${session.status} and is being confirmed. Once it is, the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
+    title = pendingBefore >= pendingAmount ? 'Payment confirming, checkout canceled' : 'Payment arriving after closing';
+    detail = `${arrival(pendingAmount, pendingBefore, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once it is, ${
+      pendingBefore > 0n ? 'this money does not complete the canceled checkout: ' : ''
+    }the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if (session.status === 'expired') {
     state = 'expired';
     title = 'Expired';

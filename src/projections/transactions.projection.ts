@@ -21,8 +21,6 @@ type TransactionBase = ReadDocument & {
   transactionHash: string;
   fromAddress: string;
   toAddress: string;
-  /** The asset's currency (`usdc`); the sweep's only when all its deposits are in one asset. */
-  currency: string | null;
   assetId: string | null;
   asset: AssetRef | null;
   /** Chain units; null for a sweep of several assets. */
@@ -36,6 +34,8 @@ type TransactionBase = ReadDocument & {
 /** Money a payer sent to a session's deposit address (the reference's `incoming`). */
 export type PaymentTransactionDoc = TransactionBase & {
   type: 'incoming';
+  /** The asset's currency (`usdc`): a payment is always of one asset. */
+  currency: string;
   status: 'pending' | 'confirmed' | 'withdrawn';
   transferId: string;
   logIndex: number;
@@ -47,6 +47,8 @@ export type PaymentTransactionDoc = TransactionBase & {
 /** The sweeper moving a deposit on to the merchant's wallet (the reference's `transfer`). */
 export type SweepTransactionDoc = TransactionBase & {
   type: 'transfer';
+  /** The deposits' currency, only when all of them are in one asset. */
+  currency: string | null;
   /** `broadcast` until mined; then `swept`, or `reverted` (gas paid, nothing moved), or `dropped` (never mined). */
   status: 'broadcast' | 'swept' | 'reverted' | 'dropped';
   deposits: SweptDeposit[];

@@ -7,6 +7,11 @@ import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from './request-body.ts';
  * name to value; a repeated name keeps its last value.
  */
 export async function readUrlEncodedForm(ctx: ApiContext): Promise<Record<string, string>> {
+  return Object.fromEntries(await readUrlEncodedFields(ctx));
+}
+
+/** A hosted page's posted form as its fields in order, a repeated name as often as it was sent. */
+export async function readUrlEncodedFields(ctx: ApiContext): Promise<URLSearchParams> {
   if (!ctx.is('application/x-www-form-urlencoded'))
     throw new ValidationError(
       null,
@@ -14,5 +19,5 @@ export async function readUrlEncodedForm(ctx: ApiContext): Promise<Record<string
       'invalid_content_type',
     );
   const body = await readRequestBody(ctx, MAX_PUBLIC_BODY_BYTES, 'the form');
-  return Object.fromEntries(new URLSearchParams(body.toString('utf8')));
+  return new URLSearchParams(body.toString('utf8'));
 }

@@ -510,7 +510,7 @@ const issueEntries = (p: ReportParams): Stage[] => [
   { $unwind: '$entries' },
 ];
 
-export const REPORTS: Record<ReportName, ReportDefinition> = {
+export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportName, { perCurrency: true }> = {
   volume: {
     collection: 'checkout_sessions',
     time: 'payments.confirmedAt',
@@ -747,6 +747,22 @@ export const reportTime = (name: ReportName, groupBy: Group): string =>
 export const MAX_REPORT_ROWS = 10_000;
 
 /** A report's rows for one tenant: the one way the API, its exports and the dashboard run it. */
+/** The reports whose figures sum money (`perCurrency`): each of their rows is of one currency, always named. */
+export type MoneyReportName = 'volume' | 'refunds' | 'subscriptions';
+export type MoneyReportRow = ReportRow & { currency: string };
+
+export function runReport(
+  readStore: ReadStore,
+  name: MoneyReportName,
+  params: ReportParams,
+  options?: { maxRows?: number },
+): Promise<MoneyReportRow[]>;
+export function runReport(
+  readStore: ReadStore,
+  name: ReportName,
+  params: ReportParams,
+  options?: { maxRows?: number },
+): Promise<ReportRow[]>;
 export async function runReport(
   readStore: ReadStore,
   name: ReportName,

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Rail } from '../../src/chain-ingest/rail.ts';
 import { solanaLocalNetwork } from '../../src/chain-ingest/solana/networks.ts';
 import { toSolanaRailNetwork } from '../../src/chain-ingest/solana/define-network.ts';
@@ -35,6 +35,18 @@ const textOf = (html: string, id: string): string | undefined => {
     .replace(/\s+/g, ' ')
     .trim();
 };
+/** A checkout that takes promotion codes, and a post of its page's form (without JavaScript). */
+async function promotionCheckout(t: ExecutionContext) {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (
+    await api.post<Session & { url: string }>('/api/v1/checkout/sessions', {
+      ...sessionRequest('250000000', 1),
+      allowPromotionCodes: true,
+    })
+  ).body;
+  return { weir, api, session, post: (body: string) => postForm(session.url, body) };
+}
 /** The row of the totals whose amount has `id` (label, amount and what follows it). */
 const rowOf = (html: string, id: string) => textOf(html, `${id}-row`);
 
@@ -275,27 +287,26 @@ test('without JavaScript the asset buttons post a form: the choice is recorded a
   t.is(textOf(refusedHtml, 'status-title'), 'This asset cannot be used');
   t.is(textOf(refusedHtml, 'status-detail'), 'It is not offered by this checkout: choose one of those below.');
 
+  // Refused as a page, never the API's JSON: whoever posts to the page is shown the page.
   const json = await postForm(session.url, JSON.stringify({ assetId: 'weir-testnet:usdc' }), 'application/json');
   t.is(json.status, 400);
-  t.like(await json.json(), { code: 'invalid_content_type' });
+  t.regex(json.headers.get('content-type') ?? '', /text\/html/);
+  const jsonHtml = await json.text();
+  t.is(textOf(jsonHtml, 'status-title'), 'This form cannot be used');
+  t.is(textOf(jsonHtml, 'status-detail'), 'It was not sent as a web form: use the buttons below.');
   const empty = await postForm(session.url, 'assetId=');
   t.is(empty.status, 400);
-  t.like(await empty.json(), { code: 'parameter_invalid_string_empty' });
+  t.regex(empty.headers.get('content-type') ?? '', /text\/html/);
+  const emptyHtml = await empty.text();
+  t.is(textOf(emptyHtml, 'status-title'), 'This asset cannot be used');
+  t.is(textOf(emptyHtml, 'status-detail'), 'The asset must not be empty.');
   const missing = await postForm(`${weir.url}/checkout/${crypto.randomUUID()}`, 'assetId=weir-testnet%3Ausdc');
   t.is(missing.status, 404);
   t.regex(await missing.text(), /Checkout not found/);
 });
 
-test("without JavaScript a form none of the page's forms sends is refused by its schema, naming the field, and changes nothing: an unknown or empty action, a choice without assetId (JSON 400s); a promotion code left out, empty or too long (the page again saying so, the code kept); the document's form refuses the first, takes the others", async (t) => {
-  const weir = await startTestWeir(t);
-  const { api } = await createMerchant(weir.url, 'Corner Coffee');
-  const session = (
-    await api.post<Session & { url: string }>('/api/v1/checkout/sessions', {
-      ...sessionRequest('250000000', 1),
-      allowPromotionCodes: true,
-    })
-  ).body;
-  const post = (body: string) => postForm(session.url, body);
+test("without JavaScript a form none of the page's forms sends is refused by its schema, naming the field, and changes nothing: an unknown or empty action, a choice without assetId (the page again saying so); a promotion code left out, empty or too long (the page again saying so, the code kept); the document's form refuses the first, takes the others", async (t) => {
+  const { weir, api, session, post } = await promotionCheckout(t);
   const head = await weir.eventStore.headPosition();
 
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
@@ -307,24 +318,22 @@ test("without JavaScript a form none of the page's forms sends is refused by its
   const documented = (body: string) =>
     schemaValidatorOf(document)(formSchema.schema)(Object.fromEntries(new URLSearchParams(body)));
 
-  for (const [body, code, message] of [
-    [
-      'action=refund&assetId=weir-testnet%3Ausdc',
-      'parameter_invalid',
-      'action: must be one of choose, promotion-code, cancel',
-    ],
-    [
-      'action=&assetId=weir-testnet%3Ausdc',
-      'parameter_invalid',
-      'action: must be one of choose, promotion-code, cancel',
-    ],
-    ['action=choose', 'parameter_missing', 'assetId: is required'],
-    ['code=LAUNCH', 'parameter_missing', 'assetId: is required'],
-    ['action=choose&assetId=', 'parameter_invalid_string_empty', 'assetId: must not be empty'],
+  const unknownAction = ['This form cannot be used', 'The action must be one of choose, promotion-code, cancel.'];
+  const noAsset = ['This asset cannot be used', 'The asset is required.'];
+  for (const [body, [title, detail]] of [
+    ['action=refund&assetId=weir-testnet%3Ausdc', unknownAction],
+    ['action=&assetId=weir-testnet%3Ausdc', unknownAction],
+    ['action=choose', noAsset],
+    ['code=LAUNCH', noAsset],
+    ['action=choose&assetId=', ['This asset cannot be used', 'The asset must not be empty.']],
   ] as const) {
+    // A browser posted it: the page again, saying why, never the API's JSON.
     const refused = await post(body);
     t.is(refused.status, 400, body);
-    t.like(await refused.json(), { code, message }, body);
+    t.regex(refused.headers.get('content-type') ?? '', /text\/html/, body);
+    const html = await refused.text();
+    t.is(textOf(html, 'status-title'), title, body);
+    t.is(textOf(html, 'status-detail'), detail, body);
     t.not(documented(body), null, `the document refuses ${body}`);
   }
 
@@ -376,10 +385,8 @@ test('without JavaScript the promotion code and the cancel post to the page too:
   t.is(textOf(await none.text(), 'status-detail'), 'The promotion code must not be empty.');
   const unknown = await post('action=refund');
   t.is(unknown.status, 400);
-  t.like(await unknown.json(), {
-    code: 'parameter_invalid',
-    message: 'action: must be one of choose, promotion-code, cancel',
-  });
+  t.regex(unknown.headers.get('content-type') ?? '', /text\/html/);
+  t.is(textOf(await unknown.text(), 'status-detail'), 'The action must be one of choose, promotion-code, cancel.');
 
   const canceled = await post('action=cancel');
   t.is(canceled.status, 303);
@@ -389,4 +396,27 @@ test('without JavaScript the promotion code and the cancel post to the page too:
   const again = await post('action=cancel');
   t.is(again.status, 303);
   t.is(new URL(again.headers.get('location') ?? '', session.url).pathname, `/checkout/${session.id}`);
+});
+
+test('without JavaScript a form naming a field twice with different values (two codes, two actions, two assets) is refused with the page again saying so, never JSON, and changes nothing; the same value twice is taken', async (t) => {
+  const { weir, api, session, post } = await promotionCheckout(t);
+  const head = await weir.eventStore.headPosition();
+  for (const [body, what] of [
+    ['action=promotion-code&code=A&code=B', 'promotion code'],
+    ['action=promotion-code&action=cancel&code=A', 'action'],
+    ['action=cancel&action=choose&assetId=weir-testnet%3Ausdc', 'action'],
+    ['assetId=weir-testnet%3Ausdc&assetId=nowhere%3Acoin', 'asset'],
+  ] as const) {
+    const refused = await post(body);
+    t.is(refused.status, 400, body);
+    t.regex(refused.headers.get('content-type') ?? '', /text\/html/, body);
+    const html = await refused.text();
+    t.is(textOf(html, 'status-title'), 'This form cannot be used', body);
+    t.is(textOf(html, 'status-detail'), `It named more than one ${what}: try again from this page.`, body);
+  }
+  t.is(await weir.eventStore.headPosition(), head, 'no event appended');
+  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'open');
+
+  const same = await post('assetId=weir-testnet%3Ausdc&assetId=weir-testnet%3Ausdc');
+  t.is(same.status, 303);
 });

@@ -19424,14 +19424,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The checkout page again, saying why the asset, code or cancel was refused; or A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `parameter_missing`, `invalid_content_type`, `parameter_invalid_string_empty` */
+            /** @description The checkout page again, saying why the form, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
                     "text/html": string;
                 };
             };

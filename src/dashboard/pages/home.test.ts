@@ -7,13 +7,15 @@ import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts
 import { createSqliteReadStore } from '../../read-store/sqlite-read-store.ts';
 import type { ReadDocument } from '../../read-store/read-store.ts';
 import {
+  COMPLETED_SHORT,
   MARKED_REFUNDED,
+  PAID_IN_FULL,
   PAID_AFTER_EXPIRY,
   PAID_LATE_AFTER_MARK,
   PARTLY_PAID,
   sessionAfter,
 } from './checkout-sessions/session-docs.fixture.ts';
-import { needsAction, SessionsNeedingAction } from './home.tsx';
+import { needsAction, type Overview, OverviewPanel, SessionsNeedingAction } from './home.tsx';
 
 /** A second 3 USDC confirmed after the session closed, from another transfer. */
 const PAID_LATE_AGAIN: CheckoutSessionEvent[] = [
@@ -83,4 +85,82 @@ for (const [kind, open] of [
     t.regex(rows[1]!, /Paid after it closed 6\.00 USDC paid late in 2 payments$/);
     t.regex(rows[2]!, /Paid after it closed 3\.00 USDC paid late$/);
     t.regex(rows[3]!, /Underpaid 1\.00 USDC of 3\.00 USDC$/);
+  });
+
+test("Home's volume names no currency while nothing was received (none is made up), and each figure's own currency once money came", async (t) => {
+  const day = (n: number, volume = 0n, otherVolumes: Overview['days'][number]['otherVolumes'] = []) => ({
+    day: `2026-01-${String(n).padStart(2, '0')}`,
+    volume,
+    otherVolumes,
+    payments: 0,
+    created: 0,
+    completed: 0,
+    medianSeconds: null,
+    p95Seconds: null,
+  });
+  const quiet: Overview = {
+    currency: null,
+    days: Array.from({ length: 30 }, (_, i) => day(i + 1)),
+    volume: 0n,
+    payments: 0,
+    others: [],
+    created: 0,
+    completed: 0,
+    timeToPay: { payments: 0, medianSeconds: null, p95Seconds: null },
+  };
+  const none = await OverviewPanel({ data: quiet });
+  t.notRegex(none, /USDC|\d \s*</);
+  t.regex(none, /Gross volume per day over the last 30 days"/);
+  t.regex(none, /nothing received/);
+  const paid = await OverviewPanel({
+    data: {
+      ...quiet,
+      currency: 'eur',
+      volume: 500000000n,
+      others: [{ currency: 'usdc', volume: 100000000n }],
+      days: [day(1, 500000000n, [{ currency: 'usdc', volume: 100000000n }]), ...quiet.days.slice(1)],
+    },
+  });
+  t.regex(paid, /5\.00 EUR, also 1\.00 USDC/);
+  t.regex(paid, /Gross volume per day over the last 30 days, in EUR/);
+});
+
+for (const [kind, open] of [
+  ['in memory', () => createEmbeddedReadStore()],
+  ['SQLite', () => createSqliteReadStore({ path: ':memory:' })],
+] as const)
+  test(`Home does not list a session completed short and then paid the rest (${kind}): no more than its total, it is the merchant's to keep; one whose money went past its total is listed once, overpaid, with the excess to refund`, async (t) => {
+    const store = open();
+    t.teardown(() => store.close());
+    const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+    const late: CheckoutSessionEvent = {
+      type: 'LatePaymentReceived',
+      data: { transferId: 't2', amount: '200000000', at: '2026-01-01T00:21:00.000Z' },
+    };
+    const rest = [
+      detected('t2', '200000000', '2026-01-01T00:20:00.000Z'),
+      confirmed('t2', '2026-01-01T00:21:00.000Z'),
+      late,
+    ];
+    const over = (id: string, at: string): CheckoutSessionEvent[] => [
+      detected(id, '100000000', at),
+      confirmed(id, at),
+      { type: 'OverpaymentReceived', data: { transferId: id, amount: '100000000', amountOverpaid: '100000000', at } },
+    ];
+    await sessions.put(as('kept', sessionAfter(...COMPLETED_SHORT, ...rest)));
+    await sessions.put(
+      as('past-total', sessionAfter(...COMPLETED_SHORT, ...rest, ...over('t3', '2026-01-01T00:31:00.000Z'))),
+    );
+    await sessions.put(as('overpaid', sessionAfter(...PAID_IN_FULL, ...over('t4', '2026-01-01T00:41:00.000Z'))));
+    const { organizationId, environment } = sessionAfter();
+    const { items } = await needsAction({ readStore: store }, { organizationId, environment });
+    t.deepEqual(
+      items.map((i) => [i.session.id, i.reason]),
+      [
+        ['overpaid', 'overpaid'],
+        ['past-total', 'overpaid'],
+      ],
+    );
+    const rows = rowsOf(await SessionsNeedingAction({ items }));
+    t.regex(rows[1]!, /Overpaid 1\.00 USDC over the total, to refund$/);
   });

@@ -31,7 +31,7 @@ type Day = {
   p95Seconds: number | null;
 };
 
-type Overview = {
+export type Overview = {
   currency: string | null;
   days: Day[];
   volume: bigint;
@@ -75,8 +75,7 @@ async function overview(deps: DashboardDeps, tenant: DashboardTenant, timeZone: 
     runReport(deps.readStore, 'time-to-pay', { ...params, interval: 'all' }),
   ]);
   const totals = new Map<string, bigint>();
-  for (const row of volume)
-    totals.set(row.currency ?? '', (totals.get(row.currency ?? '') ?? 0n) + BigInt(row.grossVolume ?? 0));
+  for (const row of volume) totals.set(row.currency, (totals.get(row.currency) ?? 0n) + BigInt(row.grossVolume ?? 0));
   const ranked = [...totals].map(([currency, amount]) => ({ currency, volume: amount }));
   ranked.sort((a, b) => (b.volume > a.volume ? 1 : b.volume < a.volume ? -1 : 0));
   const main = ranked[0]?.currency ?? null;
@@ -90,7 +89,7 @@ async function overview(deps: DashboardDeps, tenant: DashboardTenant, timeZone: 
       volume: BigInt(sales.find((row) => row.currency === main)?.grossVolume ?? 0),
       otherVolumes: sales
         .filter((row) => row.currency !== main && BigInt(row.grossVolume ?? 0) > 0n)
-        .map((row) => ({ currency: row.currency ?? '', volume: BigInt(row.grossVolume ?? 0) })),
+        .map((row) => ({ currency: row.currency, volume: BigInt(row.grossVolume ?? 0) })),
       payments: sales.reduce((sum, row) => sum + number(row.payments), 0),
       created: number(converted?.created),
       completed: number(converted?.completed),
@@ -130,16 +129,18 @@ function duration(total: number): string {
 const percent = (part: number, whole: number): string => `${((part * 100) / whole).toFixed(1)}%`;
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
-function OverviewPanel({ data }: { data: Overview }): JSX.Element {
-  const currency = data.currency ?? 'usdc';
+export function OverviewPanel({ data }: { data: Overview }): JSX.Element {
+  // No currency while nothing was received in the 30 days: no figure is labelled with one made up.
+  const { currency } = data;
+  const inMain = (amount: bigint) => (currency === null ? 'nothing received' : money(amount, currency));
   const volumeDays: ChartDay[] = data.days.map((d) => ({
     day: d.day,
     value: d.volume,
     // Amounts of different currencies are never added: the others are named beside the main one.
     label:
       d.otherVolumes.length > 0
-        ? `${money(d.volume, currency)}, also ${d.otherVolumes.map((o) => money(o.volume, o.currency)).join(', ')}`
-        : money(d.volume, currency),
+        ? `${inMain(d.volume)}, also ${d.otherVolumes.map((o) => money(o.volume, o.currency)).join(', ')}`
+        : inMain(d.volume),
     happened: d.volume > 0n || d.otherVolumes.length > 0,
   }));
   const countDays: ChartDay[] = data.days.map((d) => ({
@@ -169,7 +170,7 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
       <Card title="Volume, last 30 days" id="volume">
         <div class="stat">
           <span class="stat-value" safe>
-            {money(data.volume, currency)}
+            {currency === null ? '0' : money(data.volume, currency)}
           </span>
           <span class="stat-note">
             {data.others.length > 0
@@ -179,7 +180,7 @@ function OverviewPanel({ data }: { data: Overview }): JSX.Element {
         </div>
         <BarChart
           days={volumeDays}
-          summary={`Gross volume per day over the last 30 days, in ${currency.toUpperCase()}`}
+          summary={`Gross volume per day over the last 30 days${currency === null ? '' : `, in ${currency.toUpperCase()}`}`}
           figures="Gross volume"
         />
       </Card>
@@ -286,10 +287,10 @@ function RecentPayments({
                   <td class="amount">
                     <a
                       href={sessionPath(p.checkoutSessionId)}
-                      aria-label={`${money(p.amount, p.currency ?? '')}, session ${p.checkoutSessionId}`}
+                      aria-label={`${money(p.amount, p.currency)}, session ${p.checkoutSessionId}`}
                       safe
                     >
-                      {money(p.amount, p.currency ?? '')}
+                      {money(p.amount, p.currency)}
                     </a>
                   </td>
                   {/* Late goes under Confirmed when narrow, rather than pushing Seen out of the card. */}
@@ -324,16 +325,20 @@ function RecentPayments({
   );
 }
 
-/** A session to act on: underpaid, or paid after it closed (`payments`: how many late payments to settle). */
+/** A session to act on: underpaid, overpaid, or paid after it closed (`payments`: how many late payments to settle). */
 type NeedsAction =
   | { session: CheckoutSessionDoc; reason: 'underpaid'; at: string }
+  | { session: CheckoutSessionDoc; reason: 'overpaid'; at: string }
   | { session: CheckoutSessionDoc; reason: 'late'; at: string; payments: number };
 
 export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element {
   return (
     <Card title="Sessions needing action" id="needs-action">
       {items.length === 0 ? (
-        <EmptyState message="Nothing needs your attention." hint="Underpaid sessions and late payments show here." />
+        <EmptyState
+          message="Nothing needs your attention."
+          hint="Underpaid and overpaid sessions, and payments after a session closed, show here."
+        />
       ) : (
         <TableScroll label="Sessions needing action, latest first">
           <table>
@@ -352,6 +357,8 @@ export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.
                       <SessionLink id={item.session.id} />
                       {item.reason === 'underpaid' ? (
                         <Badge tone="warning" label="Underpaid" />
+                      ) : item.reason === 'overpaid' ? (
+                        <Badge tone="warning" label="Overpaid" />
                       ) : (
                         <Badge tone="danger" label="Paid after it closed" />
                       )}
@@ -365,6 +372,11 @@ export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.
                           class="muted small"
                           safe
                         >{`of ${money(item.session.amountTotal, item.session.currency)}`}</div>
+                      </>
+                    ) : item.reason === 'overpaid' ? (
+                      <>
+                        <span safe>{money(item.session.amountOverpaid, item.session.currency)}</span>{' '}
+                        <div class="muted small">over the total, to refund</div>
                       </>
                     ) : (
                       // Late money is not in amountReceived: the row shows what there is to settle.
@@ -454,30 +466,46 @@ async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, time
 }
 
 /**
- * Underpaid sessions, and sessions with late money not marked refunded, each once (a session paid
- * late twice is one thing to settle), latest first: a late one by its last late payment.
+ * Underpaid sessions, sessions paid after they closed with that money not marked refunded, and
+ * overpaid ones (the excess to refund), each once (a session paid late twice is one thing to settle),
+ * latest first: a late or overpaid one by its last payment. Money after a short completion is not
+ * among them: it only makes up the total (past it is the excess), the merchant's to keep.
  */
 export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant: DashboardTenant) {
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const underpaid = await sessions.find({ ...tenant, status: 'incomplete' }, { sort: { updatedAt: -1 }, limit: LIST });
   // Marked refunded, the late money is settled: it needs no more action, unless more was confirmed
   // after the mark (that moved the session's `updatedAt`, so it is among the latest marked ones).
-  const lateMoney = { ...tenant, payments: { $elemMatch: { late: true, status: 'confirmed' } } };
-  const [unmarked, marked] = await Promise.all([
+  const lateMoney = {
+    ...tenant,
+    status: { $in: ['expired', 'canceled'] },
+    payments: { $elemMatch: { late: true, status: 'confirmed' } },
+  };
+  const [unmarked, marked, overpaid] = await Promise.all([
     sessions.find(
       { ...lateMoney, 'paymentIntent.isMarkRefunded': { $ne: true } },
       { sort: { updatedAt: -1 }, limit: LIST },
     ),
     sessions.find({ ...lateMoney, 'paymentIntent.isMarkRefunded': true }, { sort: { updatedAt: -1 }, limit: LIST }),
+    sessions.find(
+      { ...tenant, status: 'complete', amountOverpaid: { $ne: '0' } },
+      { sort: { updatedAt: -1 }, limit: LIST },
+    ),
   ]);
   const late = [...unmarked, ...marked.filter((session) => refundMarkedAt(session) === null)];
+  const lastConfirmed = (payments: CheckoutSessionDoc['payments']) =>
+    payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
   const items: NeedsAction[] = [
     ...underpaid.map((session) => ({ session, reason: 'underpaid' as const, at: session.updatedAt })),
     ...late.map((session) => {
       const payments = session.payments.filter((p) => p.late && p.status === 'confirmed');
-      const at = payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
-      return { session, reason: 'late' as const, at, payments: payments.length };
+      return { session, reason: 'late' as const, at: lastConfirmed(payments), payments: payments.length };
     }),
+    ...overpaid.map((session) => ({
+      session,
+      reason: 'overpaid' as const,
+      at: lastConfirmed(session.payments.filter((p) => p.status === 'confirmed')),
+    })),
   ];
   items.sort((a, b) => b.at.localeCompare(a.at));
   return { items: items.slice(0, LIST) };

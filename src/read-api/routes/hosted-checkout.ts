@@ -19,7 +19,7 @@ import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.t
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
-import { readUrlEncodedForm } from '../form-body.ts';
+import { readUrlEncodedFields } from '../form-body.ts';
 import { idParams, invalidFields } from '../schema/fields.ts';
 import {
   CancelAnswer,
@@ -31,10 +31,18 @@ import {
   PromotionCodeAnswer,
   PromotionCodeRequest,
 } from '../schema/hosted.ts';
-import { parseWith, schemaRoutes, validationErrorOf } from '../schema/route.ts';
+import { schemaRoutes, validationErrorOf } from '../schema/route.ts';
 
 const QR = { type: 'svg', margin: 1 } as const;
 const FINAL_STATUSES = new Set(['complete', 'expired', 'canceled']);
+/** The fields the page's forms send, as the payer knows them. */
+const FORM_FIELDS = ['action', 'assetId', 'code'] as const;
+const FORM_FIELD_WORDS: Record<(typeof FORM_FIELDS)[number], string> = {
+  action: 'action',
+  assetId: 'asset',
+  code: 'promotion code',
+};
+const FORM_REFUSED = 'This form cannot be used';
 
 /** A refusal in the payer's words: the API names its field first (`assetId: …`), as checkout.js also drops. */
 const payerWords = (message: string): string => {
@@ -169,30 +177,24 @@ export function hostedCheckoutRoutes(
           description: "Back to the checkout page (after a cancel: to the merchant's cancel URL)",
           redirect: true,
         },
-        { status: 400, description: 'The checkout page again, saying why the asset, code or cancel was refused' },
+        {
+          status: 400,
+          description:
+            'The checkout page again, saying why the form, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it)',
+        },
         { status: 404, description: 'No checkout session with this id: a page saying so' },
-      ],
-      errors: [
-        invalidFields(
-          'invalid_content_type',
-          'parameter_missing',
-          'parameter_invalid_string_empty',
-          'parameter_invalid',
-        ),
       ],
     },
     async (ctx, { params: { id } }) => {
       const session = isUuid(id) ? await sessions.get(id) : null;
       ctx.set('Cache-Control', 'no-store');
       if (!session) return notFoundPage(ctx);
-      const form = await readUrlEncodedForm(ctx);
-      // A field the page's forms never send wrong is a JSON 400; the code, the payer's typing, is checked below.
-      const request = parseWith(PaymentMethodForm, form);
       const back = (to = `/checkout/${session.id}`) => {
         ctx.status = 303;
         ctx.redirect(to);
       };
-      if (FINAL_STATUSES.has(session.status)) return back();
+      // A browser posted it: every refusal is the page again saying why (400), never the API's JSON.
+      let form: Record<string, string> = {};
       /** The page again with the refusal in the status line, unless the session is over by now (its page says so). */
       const refuse = async (title: string, detail: string) => {
         const now = await sessions.get(session.id);
@@ -205,6 +207,30 @@ export function hostedCheckoutRoutes(
           ...(form.action === 'promotion-code' ? { code: form.code ?? '' } : {}),
         });
       };
+      let fields: URLSearchParams;
+      try {
+        fields = await readUrlEncodedFields(ctx);
+      } catch (error) {
+        // A body too large or compressed is the transport's 413 / 415, as on every route.
+        if (!(error instanceof ValidationError)) throw error;
+        return refuse(FORM_REFUSED, 'It was not sent as a web form: use the buttons below.');
+      }
+      form = Object.fromEntries(fields);
+      if (FINAL_STATUSES.has(session.status)) return back();
+      // None of the page's forms names a field twice: which of two actions, assets or codes was meant is not guessed.
+      const twice = FORM_FIELDS.find((name) => new Set(fields.getAll(name)).size > 1);
+      if (twice)
+        return refuse(FORM_REFUSED, `It named more than one ${FORM_FIELD_WORDS[twice]}: try again from this page.`);
+      const parsed = PaymentMethodForm.safeParse(form);
+      if (!parsed.success) {
+        const { field, message } = validationErrorOf(parsed.error);
+        const name = FORM_FIELDS.find((f) => f === field);
+        return refuse(
+          name === 'assetId' ? 'This asset cannot be used' : FORM_REFUSED,
+          `The ${name ? FORM_FIELD_WORDS[name] : 'form'} ${message.replace(/^[\w.[\]]+: /, '')}.`,
+        );
+      }
+      const request = parsed.data;
       /** A refusal of the command (a 4xx WeirError) is the payer's to read; anything else is the server's. */
       const attempt = async (title: string, act: () => Promise<string | undefined>) => {
         try {

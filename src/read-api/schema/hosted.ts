@@ -126,8 +126,8 @@ const FORM_ACTIONS = ['choose', 'promotion-code', 'cancel'] as const;
  * The checkout page's forms as posted without its script, by `action`: an asset button (`assetId`,
  * no action), the promotion code (`action=promotion-code`, `code`) or the cancel (`action=cancel`).
  * Open, as browsers post them: another name is ignored. Fields are checked as the JSON routes check
- * them, a 400 in JSON, but for the code: the payer's typing, any text, which the route checks as the
- * JSON route does and answers on the page.
+ * them, but every refusal is the page again saying why (a browser posted it); the code is the
+ * payer's typing, any text, which the route checks as the JSON route does.
  */
 export const PaymentMethodForm = z
   .discriminatedUnion(

@@ -268,7 +268,7 @@ test('money confirmed after late money was marked refunded is not covered by the
   t.notRegex(html, /mark-refunded/);
 });
 
-test('money after a session completed short is paid, to keep or refund; an overpayment says to refund the excess; neither offers to mark the whole refunded', async (t) => {
+test("money after a session completed short is paid and the merchant's to keep (information, not a call to act); an overpayment says to refund the excess; neither offers to mark the whole refunded", async (t) => {
   const late: CheckoutSessionEvent = {
     type: 'LatePaymentReceived',
     data: { transferId: 't2', amount: '100000000', at: '2026-01-01T00:20:00.000Z' },
@@ -278,9 +278,28 @@ test('money after a session completed short is paid, to keep or refund; an overp
   const shortHtml = await bodyOf(short, [], true);
   t.regex(
     cardText(shortHtml, 'money-to-settle'),
-    /^Paid after completion — keep or refund 1\.00 USDC arrived after this session was completed with the amount received \(it asked 3\.00 USDC\)\. Keep it, or refund it/,
+    /^Paid after completion 1\.00 USDC arrived after this session was completed with the amount received \(it asked 3\.00 USDC\)\. It only makes up what was asked, so it is yours to keep: nothing to do\. To refund it instead, send it from your own wallet \(they paid from /,
   );
+  t.notRegex(shortHtml, /id="money-to-settle"[^>]*card-attention|card-attention[^>]*id="money-to-settle"/);
   t.notRegex(shortHtml, /mark-refunded/);
+  // The rest and more: the excess past the total is to refund, the late part still said.
+  const past = sessionAfter(
+    ...COMPLETED_SHORT,
+    detected('t2', '100000000'),
+    confirmed('t2'),
+    late,
+    detected('t3', '200000000'),
+    confirmed('t3'),
+    {
+      type: 'OverpaymentReceived',
+      data: { transferId: 't3', amount: '200000000', amountOverpaid: '100000000', at: '2026-01-01T00:21:00.000Z' },
+    },
+  );
+  const pastHtml = await bodyOf(past, [], true);
+  t.regex(
+    cardText(pastHtml, 'money-to-settle'),
+    /^Overpaid — refund the excess The payer sent 1\.00 USDC more than the total\. Refund the excess .* 1\.00 USDC arrived after this session was completed with the amount received/,
+  );
 
   const over = sessionAfter(...PAID_IN_FULL, {
     type: 'OverpaymentReceived',

@@ -268,7 +268,8 @@ const ENDED: Partial<Record<CheckoutSessionDoc['status'], string>> = {
 };
 
 const PAYER_TOLD = "The payer's checkout page told them the money arrived late and that you will settle it with them.";
-const KEEP_OR_REFUND = 'Keep it, or refund it to the payer from your own wallet (they paid from ';
+const KEEP_OR_REFUND =
+  'It only makes up what was asked, so it is yours to keep: nothing to do. To refund it instead, send it from your own wallet (they paid from ';
 const REFUND_EXCESS = 'Refund the excess to them from your own wallet: Weir holds no funds and sends nothing back.';
 
 /** The addresses that paid `payments`, each once, shortened. */
@@ -288,8 +289,9 @@ function Payers({ payments }: { payments: CheckoutSessionDoc['payments'] }): JSX
 
 /**
  * Money the session holds no place for, and what the merchant does about it: a payment confirmed after
- * the session closed (refund it, then mark it refunded), one after it was completed short (keep it or
- * refund it), an overpayment (refund the excess), or a payment still confirming after the close. Weir
+ * the session closed (refund it, then mark it refunded), one after it was completed short (yours to
+ * keep: no more than the total, said for information), an overpayment (refund the excess), or a
+ * payment still confirming after the close. Weir
  * holds no funds, so every refund is the merchant's own transfer; nothing shows when there is none.
  */
 export function MoneyToSettle({
@@ -364,15 +366,17 @@ export function MoneyToSettle({
         )}
       </Card>
     );
-  if (late > 0n)
-    return (
-      <Card id="money-to-settle" title="Paid after completion — keep or refund" class="card-attention">
-        <p>
-          <span safe>{`${arrived} (it asked ${money(session.amountTotal, c)}). ${KEEP_OR_REFUND}`}</span>
-          <Payers payments={latePayments} />
-          ): Weir holds no funds and sends nothing back.
-        </p>
-      </Card>
+  // Here late money came after a short completion (LatePaymentReceived): the machine calls it late only
+  // while it makes up no more than the total, so it is the merchant's to keep; past the total is the excess.
+  const afterCompletion =
+    late > 0n ? (
+      <p>
+        <span safe>{`${arrived} (it asked ${money(session.amountTotal, c)}). ${KEEP_OR_REFUND}`}</span>
+        <Payers payments={latePayments} />
+        ): Weir holds no funds and sends nothing back.
+      </p>
+    ) : (
+      ''
     );
   if (BigInt(session.amountOverpaid) > 0n)
     return (
@@ -380,6 +384,13 @@ export function MoneyToSettle({
         <p>
           <span safe>{`The payer sent ${money(session.amountOverpaid, c)} more than the total. ${REFUND_EXCESS}`}</span>
         </p>
+        {afterCompletion}
+      </Card>
+    );
+  if (late > 0n)
+    return (
+      <Card id="money-to-settle" title="Paid after completion">
+        {afterCompletion}
       </Card>
     );
   const arriving = ended && session.status !== 'complete' ? session.payments.filter((p) => p.status === 'pending') : [];

@@ -1,4 +1,6 @@
 import test from 'ava';
+import { confirmed, detected } from '../../../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent } from '../../../../machines/checkout-session.types.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../../projections/customers.projection.ts';
 import { createEmbeddedReadStore } from '../../../read-store/embedded-read-store.ts';
@@ -180,4 +182,28 @@ test('a session paid after it expired or was canceled says so beside its status 
   t.is(await statusCell(sessionAfter(...PAID_AFTER_CANCEL)), 'Canceled Paid late');
   t.is(await statusCell(sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED)), 'Expired Paid late · refunded');
   t.is(await statusCell(sessionAfter(...PAID_IN_FULL)), 'Complete');
+});
+
+test("a session completed short and then paid the rest says so plainly beside its status (it is the merchant's to keep); past its total, overpaid", async (t) => {
+  const rest = (id: string, amount: string, events: CheckoutSessionEvent[]) => [
+    detected(id, amount, '2026-01-01T00:20:00.000Z'),
+    confirmed(id, '2026-01-01T00:21:00.000Z'),
+    ...events,
+  ];
+  const late: CheckoutSessionEvent = {
+    type: 'LatePaymentReceived',
+    data: { transferId: 't2', amount: '200000000', at: '2026-01-01T00:21:00.000Z' },
+  };
+  const short = sessionAfter(...COMPLETED_SHORT, ...rest('t2', '200000000', [late]));
+  t.is(await statusCell(short), 'Complete Paid after completion');
+  const over: CheckoutSessionEvent = {
+    type: 'OverpaymentReceived',
+    data: { transferId: 't3', amount: '100000000', amountOverpaid: '100000000', at: '2026-01-01T00:31:00.000Z' },
+  };
+  t.is(
+    await statusCell(
+      sessionAfter(...COMPLETED_SHORT, ...rest('t2', '200000000', [late]), ...rest('t3', '100000000', [over])),
+    ),
+    'Complete Overpaid',
+  );
 });

@@ -145,17 +145,21 @@ const receivedApart = (s: CheckoutSessionDoc): boolean =>
 
 /**
  * Money the merchant must settle, beside the status: paid after the session closed (its payment
- * status stays unpaid), or more than the total; once marked refunded, said so.
+ * status stays unpaid), or more than the total; once marked refunded, said so. Money after a short
+ * completion makes up no more than the total: the merchant's to keep, said plainly.
  */
 function MoneyBadge({ session }: { session: CheckoutSessionDoc }): JSX.Element {
+  const late = latePaid(session) > 0n;
   const badge =
-    latePaid(session) > 0n
+    late && session.status !== 'complete'
       ? refundMarkedAt(session)
         ? { tone: 'neutral' as const, label: 'Paid late · refunded' }
         : { tone: 'warning' as const, label: 'Paid late' }
       : BigInt(session.amountOverpaid) > 0n
         ? { tone: 'warning' as const, label: 'Overpaid' }
-        : null;
+        : late
+          ? { tone: 'neutral' as const, label: 'Paid after completion' }
+          : null;
   if (!badge) return <></>;
   return (
     <>
