@@ -2,6 +2,7 @@ import test from 'ava';
 import { confirmed, detected } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../../machines/checkout-session.types.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
+import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { TRANSACTIONS } from '../../projections/transactions.projection.ts';
 import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
 import { createSqliteReadStore } from '../../read-store/sqlite-read-store.ts';
@@ -35,7 +36,7 @@ const rowsOf = (html: string): string[] =>
         .replace(/\s+/g, ' ')
         .trim(),
     )
-    .filter((row) => !row.startsWith('Session and why'));
+    .filter((row) => !row.startsWith('What and why'));
 
 // In memory, and in the file the server keeps without MongoDB.
 for (const [kind, open] of [
@@ -72,7 +73,7 @@ for (const [kind, open] of [
     const { items } = await needsAction({ readStore: store }, tenant);
     // Latest first: money after a mark (3 Jan), the second late payment (02:06), the other's (01:06), the part payment.
     t.deepEqual(
-      items.map((i) => [i.session.id, i.reason]),
+      items.map((i) => ['invoice' in i ? i.invoice.id : i.session.id, i.reason]),
       [
         ['after-mark', 'late'],
         ['late-twice', 'late'],
@@ -155,7 +156,7 @@ for (const [kind, open] of [
     const { organizationId, environment } = sessionAfter();
     const { items } = await needsAction({ readStore: store }, { organizationId, environment });
     t.deepEqual(
-      items.map((i) => [i.session.id, i.reason]),
+      items.map((i) => ['invoice' in i ? i.invoice.id : i.session.id, i.reason]),
       [
         ['overpaid', 'overpaid'],
         ['past-total', 'overpaid'],
@@ -163,4 +164,63 @@ for (const [kind, open] of [
     );
     const rows = rowsOf(await SessionsNeedingAction({ items }));
     t.regex(rows[1]!, /Overpaid 1\.00 USDC over the total, to refund$/);
+  });
+
+/** A renewal draft of the tenant's, refused at its issue unless `failed` is null. */
+const renewal = (id: string, number: string, failedAt: string | null, more: Partial<InvoiceDoc> = {}): InvoiceDoc =>
+  ({
+    _id: id,
+    id,
+    number,
+    organizationId: 'org-1',
+    environment: 'test',
+    status: 'draft',
+    subscriptionId: 'sub-1',
+    amountDue: '1000000000',
+    currency: 'usdc',
+    deletedAt: null,
+    updatedAt: failedAt ?? '2026-01-01T00:00:00.000Z',
+    ...(failedAt
+      ? {
+          lastFinalizationError: {
+            code: 'payment_method_not_available',
+            field: null,
+            message: 'cannot be finalized: this organization has no payment method',
+            at: failedAt,
+          },
+        }
+      : {}),
+    ...more,
+  }) as unknown as InvoiceDoc;
+
+for (const [kind, open] of [
+  ['in memory', () => createEmbeddedReadStore()],
+  ['SQLite', () => createSqliteReadStore({ path: ':memory:' })],
+] as const)
+  test(`Home's needs action lists each renewal Weir could not finalize (${kind}), linking its invoice, and not a draft that was not refused, a deleted one or another environment's`, async (t) => {
+    const store = open();
+    t.teardown(() => store.close());
+    const invoices = store.collection<InvoiceDoc>(INVOICES);
+    for (const doc of [
+      renewal('stuck-old', 'INV-000001', '2026-02-01T00:00:00.000Z'),
+      renewal('stuck-new', 'INV-000002', '2026-03-01T00:00:00.000Z'),
+      renewal('plain-draft', 'INV-000003', null),
+      renewal('deleted', 'INV-000004', '2026-03-02T00:00:00.000Z', { deletedAt: '2026-03-03T00:00:00.000Z' }),
+      renewal('live', 'INV-000005', '2026-03-02T00:00:00.000Z', { environment: 'live' }),
+    ])
+      await invoices.put(doc);
+
+    const { items } = await needsAction({ readStore: store }, { organizationId: 'org-1', environment: 'test' });
+    t.deepEqual(
+      items.map((i) => ['invoice' in i ? i.invoice.id : i.session.id, i.reason]),
+      [
+        ['stuck-new', 'not_finalized'],
+        ['stuck-old', 'not_finalized'],
+      ],
+    );
+    const html = await SessionsNeedingAction({ items });
+    t.regex(html, /<a href="\/dashboard\/invoices\/stuck-new"[^>]*>Invoice INV-000002<\/a>/);
+    const rows = rowsOf(html);
+    t.is(rows.length, 2);
+    t.regex(rows[0]!, /^Invoice INV-000002 Renewal not finalized 10\.00 USDC not sent$/);
   });

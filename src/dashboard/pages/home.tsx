@@ -3,6 +3,7 @@ import { latePaid, refundMarkedAt } from '../../hosted/checkout-status.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
+import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { everyNetwork } from '../../chain-ingest/rail.ts';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../context.ts';
 import { isHtmx, sendHtml } from '../http.ts';
@@ -325,71 +326,94 @@ function RecentPayments({
   );
 }
 
-/** A session to act on: underpaid, overpaid, or paid after it closed (`payments`: how many late payments to settle). */
+/**
+ * A session to act on: underpaid, overpaid, or paid after it closed (`payments`: how many late
+ * payments to settle); or a renewal Weir could not finalize, which waits for the merchant to finalize it.
+ */
 type NeedsAction =
   | { session: CheckoutSessionDoc; reason: 'underpaid'; at: string }
   | { session: CheckoutSessionDoc; reason: 'overpaid'; at: string }
-  | { session: CheckoutSessionDoc; reason: 'late'; at: string; payments: number };
+  | { session: CheckoutSessionDoc; reason: 'late'; at: string; payments: number }
+  | { invoice: InvoiceDoc; reason: 'not_finalized'; at: string };
+
+/** A renewal left a draft: its invoice page says why and has the Finalize button. */
+const NotFinalizedRow = ({ invoice }: { invoice: InvoiceDoc }): JSX.Element => (
+  <tr>
+    <td>
+      <div class="stacked">
+        <a href={`/dashboard/invoices/${invoice.id}`} safe>{`Invoice ${invoice.number}`}</a>
+        <Badge tone="danger" label="Renewal not finalized" />
+      </div>
+    </td>
+    <td class="amount">
+      <span safe>{money(invoice.amountDue, invoice.currency)}</span> <div class="muted small">not sent</div>
+    </td>
+  </tr>
+);
 
 export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element {
   return (
-    <Card title="Sessions needing action" id="needs-action">
+    <Card title="Needs action" id="needs-action">
       {items.length === 0 ? (
         <EmptyState
           message="Nothing needs your attention."
-          hint="Underpaid and overpaid sessions, and payments after a session closed, show here."
+          hint="Underpaid and overpaid sessions, payments after a session closed and renewals Weir could not finalize show here."
         />
       ) : (
-        <TableScroll label="Sessions needing action, latest first">
+        <TableScroll label="Needing action, latest first">
           <table>
             <thead>
               <tr>
-                <th>Session and why</th>
-                <th class="amount">Received</th>
+                <th>What and why</th>
+                <th class="amount">Amount</th>
               </tr>
             </thead>
             <tbody>
-              {items.map((item) => (
-                <tr>
-                  {/* Why under the session, and received over asked: two narrow columns fit half the page and 390 px. */}
-                  <td>
-                    <div class="stacked">
-                      <SessionLink id={item.session.id} />
+              {items.map((item) =>
+                item.reason === 'not_finalized' ? (
+                  <NotFinalizedRow invoice={item.invoice} />
+                ) : (
+                  <tr>
+                    {/* Why under the session, and received over asked: two narrow columns fit half the page and 390 px. */}
+                    <td>
+                      <div class="stacked">
+                        <SessionLink id={item.session.id} />
+                        {item.reason === 'underpaid' ? (
+                          <Badge tone="warning" label="Underpaid" />
+                        ) : item.reason === 'overpaid' ? (
+                          <Badge tone="warning" label="Overpaid" />
+                        ) : (
+                          <Badge tone="danger" label="Paid after it closed" />
+                        )}
+                      </div>
+                    </td>
+                    <td class="amount">
                       {item.reason === 'underpaid' ? (
-                        <Badge tone="warning" label="Underpaid" />
+                        <>
+                          <span safe>{money(item.session.amountReceived, item.session.currency)}</span>{' '}
+                          <div
+                            class="muted small"
+                            safe
+                          >{`of ${money(item.session.amountTotal, item.session.currency)}`}</div>
+                        </>
                       ) : item.reason === 'overpaid' ? (
-                        <Badge tone="warning" label="Overpaid" />
+                        <>
+                          <span safe>{money(item.session.amountOverpaid, item.session.currency)}</span>{' '}
+                          <div class="muted small">over the total, to refund</div>
+                        </>
                       ) : (
-                        <Badge tone="danger" label="Paid after it closed" />
+                        // Late money is not in amountReceived: the row shows what there is to settle.
+                        <>
+                          <span safe>{money(latePaid(item.session), item.session.currency)}</span>{' '}
+                          <div class="muted small" safe>
+                            {item.payments === 1 ? 'paid late' : `paid late in ${item.payments} payments`}
+                          </div>
+                        </>
                       )}
-                    </div>
-                  </td>
-                  <td class="amount">
-                    {item.reason === 'underpaid' ? (
-                      <>
-                        <span safe>{money(item.session.amountReceived, item.session.currency)}</span>{' '}
-                        <div
-                          class="muted small"
-                          safe
-                        >{`of ${money(item.session.amountTotal, item.session.currency)}`}</div>
-                      </>
-                    ) : item.reason === 'overpaid' ? (
-                      <>
-                        <span safe>{money(item.session.amountOverpaid, item.session.currency)}</span>{' '}
-                        <div class="muted small">over the total, to refund</div>
-                      </>
-                    ) : (
-                      // Late money is not in amountReceived: the row shows what there is to settle.
-                      <>
-                        <span safe>{money(latePaid(item.session), item.session.currency)}</span>{' '}
-                        <div class="muted small" safe>
-                          {item.payments === 1 ? 'paid late' : `paid late in ${item.payments} payments`}
-                        </div>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
+                    </td>
+                  </tr>
+                ),
+              )}
             </tbody>
           </table>
         </TableScroll>
@@ -469,7 +493,9 @@ async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, time
  * Underpaid sessions, sessions paid after they closed with that money not marked refunded, and
  * overpaid ones (the excess to refund), each once (a session paid late twice is one thing to settle),
  * latest first: a late or overpaid one by its last payment. Money after a short completion is not
- * among them: it only makes up the total (past it is the excess), the merchant's to keep.
+ * among them: it only makes up the total (past it is the excess), the merchant's to keep. Also
+ * renewals left drafts because Weir could not finalize them (it does not retry them: the merchant
+ * must), by their refusal.
  */
 export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant: DashboardTenant) {
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
@@ -495,6 +521,12 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
   const late = [...unmarked, ...marked.filter((session) => refundMarkedAt(session) === null)];
   const lastConfirmed = (payments: CheckoutSessionDoc['payments']) =>
     payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
+  const notFinalized = await deps.readStore
+    .collection<InvoiceDoc>(INVOICES)
+    .find(
+      { ...tenant, status: 'draft', deletedAt: null, lastFinalizationError: { $ne: null } },
+      { sort: { updatedAt: -1 }, limit: LIST },
+    );
   const items: NeedsAction[] = [
     ...underpaid.map((session) => ({ session, reason: 'underpaid' as const, at: session.updatedAt })),
     ...late.map((session) => {
@@ -505,6 +537,11 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
       session,
       reason: 'overpaid' as const,
       at: lastConfirmed(session.payments.filter((p) => p.status === 'confirmed')),
+    })),
+    ...notFinalized.map((invoice) => ({
+      invoice,
+      reason: 'not_finalized' as const,
+      at: invoice.lastFinalizationError?.at ?? invoice.updatedAt,
     })),
   ];
   items.sort((a, b) => b.at.localeCompare(a.at));
@@ -538,8 +575,8 @@ const fragment =
   };
 
 /**
- * Home: volume, payment count, conversion and time to pay over 30 days, recent payments, sessions needing action (underpaid,
- * paid after they closed) and webhook failures, each panel refreshed live when its read model changes.
+ * Home: volume, payment count, conversion and time to pay over 30 days, recent payments, what needs action (underpaid
+ * sessions, sessions paid after they closed, renewals not finalized) and webhook failures, each panel refreshed live when its read model changes.
  */
 export const page = definePage({
   screen: 'home',
@@ -569,7 +606,7 @@ export const page = definePage({
             <RecentPayments {...payments} />
           </Live>
           <div class="grid grid-2">
-            <Live url="/dashboard/home/needs-action" topics={['checkout-sessions', 'payments']}>
+            <Live url="/dashboard/home/needs-action" topics={['checkout-sessions', 'payments', 'invoices']}>
               <SessionsNeedingAction {...action} />
             </Live>
             <Live url="/dashboard/home/webhook-failures" topics={['webhooks']}>

@@ -202,3 +202,25 @@ test("a finalize or send refused for the draft's stale preferred network or asse
     /^This draft's preferred network \(chain 84532, set through the API\) has no asset in the new currency: change/,
   );
 });
+
+test("a finalize or send refused for a network of the draft whose wallet was removed names the network and says to add the wallet in Settings or untick it, not the API's routes", (t) => {
+  // As the API answered it on the dashboard's Finalize, the Local Devnet wallet removed.
+  const field = 'paymentMethods.chainIds[0]';
+  const refusal = `${field}: chain 31337 has no payment method of this organization in the test environment; add a wallet address for chain 31337 with POST /api/v1/organization/withdrawal-addresses, or use one of 1399811148; or change the draft's paymentMethods (PUT /api/v1/invoices/inv-1) before finalizing`;
+  const networks = new Map([[31337, 'Local Devnet']]);
+  const said = messageOf(refusal, field, 'finalize', networks);
+  t.is(
+    said,
+    'This draft was not finalized: it is limited to networks that include Local Devnet, where this organization no longer has a wallet address. Add a wallet on Local Devnet again under Settings → Payment methods, or edit the draft and untick Local Devnet; then finalize it again.',
+  );
+  t.regex(messageOf(refusal, field, 'send', networks), /^This draft was not sent: .*then send it again\.$/);
+  // With no wallet at all: the same message, the place to add one the dashboard's.
+  t.is(
+    messageOf(
+      'cannot be finalized: this organization has no payment method (wallet address) in the test environment, so the invoice could not be paid anywhere; add one with POST /api/v1/organization/withdrawal-addresses before finalizing',
+      undefined,
+      'finalize',
+    ),
+    'cannot be finalized: this organization has no payment method (wallet address) in the test environment, so the invoice could not be paid anywhere; add one under Settings → Payment methods before finalizing',
+  );
+});

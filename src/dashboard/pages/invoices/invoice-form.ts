@@ -230,10 +230,21 @@ export function inputOfField(field: string | undefined, rows: readonly number[])
  * through the API) says so, and what the merchant can do here: tick the network again. A finalize
  * or send (`action`) refused for a preferred network gone stale, or for assets it can no longer be
  * paid in, says what happened and that the draft's preferred network or assets are to be updated:
- * ticking a network there fits no such refusal.
+ * ticking a network there fits no such refusal. One refused for a network of the draft whose wallet
+ * was removed names the network (`networks`: their names by chain id) and the two ways out here.
  */
-export function messageOf(message: string, field: string | undefined, action?: 'finalize' | 'send'): string {
+export function messageOf(
+  message: string,
+  field: string | undefined,
+  action?: 'finalize' | 'send',
+  networks: ReadonlyMap<number, string> = new Map(),
+): string {
   const bare = field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+  const removed = /^chain (\d+) has no payment method/.exec(bare)?.[1];
+  if (action && field?.startsWith('paymentMethods.chainIds') && removed) {
+    const network = networks.get(Number(removed)) ?? `chain ${removed}`;
+    return `This draft was not ${action === 'send' ? 'sent' : 'finalized'}: it is limited to networks that include ${network}, where this organization no longer has a wallet address. Add a wallet on ${network} again under ${SETTINGS_WALLETS}, or edit the draft and untick ${network}; then ${action} it again.`;
+  }
   if (field === 'paymentSetting.preferredChainId') {
     const chain = /^chain (\d+) /.exec(bare)?.[1];
     const preferred = `preferred network (${chain ? `chain ${chain}, ` : ''}set through the API)`;
@@ -256,5 +267,11 @@ export function messageOf(message: string, field: string | undefined, action?: '
     const walletless = /on chain (\d+), which has no payment method/.exec(wrong)?.[1];
     return `This draft was not ${action === 'send' ? 'sent' : 'finalized'}: it is limited to assets set through the API, and ${wrong}. Update the draft's paymentMethods.assetIds through the API${update ? ` (PUT ${update})` : ''} to assets it can be paid in, or to an empty list (every asset of its networks)${walletless ? `, or add a wallet for chain ${walletless} again` : ''}; then ${action} it again.`;
   }
-  return bare;
+  return inSettings(bare);
 }
+
+const SETTINGS_WALLETS = 'Settings → Payment methods';
+
+/** A refusal for a missing wallet, pointed at where the dashboard adds one rather than the API route. */
+export const inSettings = (message: string): string =>
+  message.replaceAll('with POST /api/v1/organization/withdrawal-addresses', `under ${SETTINGS_WALLETS}`);

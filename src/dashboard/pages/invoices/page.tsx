@@ -60,6 +60,12 @@ const NOTICES: Record<string, string> = {
   deleted: 'Draft deleted.',
 };
 
+/** What the page says once `done`: a finalized renewal was also sent, as Weir mails renewals, and says so. */
+export const noticeOf = (done: string, invoice: Pick<InvoiceView, 'sentAt'>): string | null =>
+  done === 'finalized' && invoice.sentAt
+    ? 'Invoice finalized and mailed to its customer: its page and pay link are live.'
+    : (NOTICES[done] ?? null);
+
 /** Every network, `payable` where a wallet of the merchant's is on it: a session of the invoice offers no other. */
 function networkChoices(deps: DashboardDeps, ctx: DashboardContext): EditorChoices['networks'] {
   const { environment } = ctx.state.tenant;
@@ -210,7 +216,7 @@ export const page = definePage({
           canManage={can(ctx.state.user.role, 'manage')}
           pdfUrl={`${deps.publicUrl}/invoices/${invoice.id}/pdf`}
           networks={new Map(deps.rail.networks(ctx.state.tenant.environment).map((n) => [n.chainId, n.name]))}
-          notice={options.error ? null : (NOTICES[done] ?? null)}
+          notice={options.error ? null : noticeOf(done, invoice)}
           error={options.error ?? null}
         />,
         options.status ?? 200,
@@ -295,6 +301,7 @@ export const page = definePage({
               errorMessage(answer.body),
               answer.field,
               action.api === 'finalize' || action.api === 'send' ? action.api : undefined,
+              new Map(deps.rail.networks(ctx.state.tenant.environment).map((n) => [n.chainId, n.name])),
             ),
             field: answer.field === 'to' ? 'to' : null,
           },

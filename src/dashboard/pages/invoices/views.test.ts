@@ -50,4 +50,24 @@ test('a renewal Weir could not finalize says why, when, and what to do, its mess
   t.regex(html, /chain 84532 has no payment method &lt;b>of this organization&lt;\/b>/);
   t.regex(html, /datetime="2026-02-01T00:00:00.000Z"/);
   t.regex(html, /then finalize it/);
+  t.regex(
+    html,
+    /<a href="\/dashboard\/settings\/payment-methods">Settings → Payment methods<\/a>/,
+    'where to add the wallet, a link',
+  );
+});
+
+test("a renewal refused for want of any wallet says to add one in the dashboard's Settings, not with the API's route", async (t) => {
+  const ctx = { state: { timeZone: 'UTC' } } as unknown as DashboardContext;
+  const invoice = { subscriptionId: 'sub-1' } as unknown as InvoiceView;
+  const error = {
+    code: 'payment_method_not_available',
+    field: null,
+    message:
+      'cannot be finalized: this organization has no payment method (wallet address) in the test environment, so the invoice could not be paid anywhere; add one with POST /api/v1/organization/withdrawal-addresses before finalizing',
+    at: '2026-02-01T00:00:00.000Z',
+  };
+  const html = String(await FinalizationFailure({ ctx, invoice, error }));
+  t.regex(html, /add one under Settings → Payment methods before finalizing/);
+  t.notRegex(html, /POST \/api/);
 });

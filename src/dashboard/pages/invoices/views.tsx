@@ -16,7 +16,8 @@ import {
 } from '../../ui/components.tsx';
 import { Pager, StatusFilter } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
-import { INTERVALS } from './invoice-form.ts';
+import { SECTIONS } from '../settings/frame.tsx';
+import { INTERVALS, inSettings } from './invoice-form.ts';
 
 export type InvoiceView = z.output<typeof InvoiceSchema>;
 export type InvoiceList = { page: number; limit: number; count: number; data: InvoiceView[] };
@@ -286,11 +287,11 @@ export function FinalizationFailure(props: {
         {' ('}
         <DateTime iso={props.error.at} timeZone={props.ctx.state.timeZone} />
         {'): '}
-        <span safe>{props.error.message}</span>
+        <span safe>{inSettings(props.error.message)}</span>
       </p>
       <p>
-        Fix it (add the wallet address back in Settings, or edit the draft), then finalize it: a renewal is then mailed
-        to its customer.
+        Fix it (add the wallet address back under <a href={SECTIONS.paymentMethods.path}>Settings → Payment methods</a>,
+        or edit the draft), then finalize it: a renewal is then mailed to its customer.
       </p>
     </Alert>
   );

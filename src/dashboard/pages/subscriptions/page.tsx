@@ -223,10 +223,7 @@ function DetailPage(props: {
 }): JSX.Element {
   const { ctx, s } = props;
   const { cancelAt, endedAt } = s;
-  // The subscription's record keeps a bill open after its end; the invoice says it was voided (or is uncollectible).
-  const closed = new Map(
-    props.invoices.filter((i) => i.status === 'void' || i.status === 'uncollectible').map((i) => [i.id, i.status]),
-  );
+  const invoices = new Map(props.invoices.map((i) => [i.id, i]));
   const facts: FactList = [
     ['Customer', () => <SubscriptionCustomer s={s} customers={props.customers} />],
     ['Amount', `${money(s.amountTotal, s.currency)} ${everyLabel(s)}`],
@@ -298,11 +295,7 @@ function DetailPage(props: {
                       )}
                     </td>
                     <td>
-                      {closed.has(bill.id) ? (
-                        <InvoiceStatus status={closed.get(bill.id)!} />
-                      ) : (
-                        <Badge tone={BILL_STATUSES[bill.status].tone} label={BILL_STATUSES[bill.status].label} />
-                      )}
+                      <BillStatus bill={bill} invoice={invoices.get(bill.id)} />
                     </td>
                     <td class="amount">
                       <span safe>{money(bill.amountDue, s.currency)}</span>
@@ -328,6 +321,19 @@ function DetailPage(props: {
       </Card>
     </AppLayout>
   );
+}
+
+/**
+ * A period's status. The subscription's record keeps a bill open after its end, and counts a renewal
+ * Weir could not finalize as open (due at its due date): the invoice says it was voided (or is
+ * uncollectible), or that it is a draft not sent, waiting for the merchant to finalize it.
+ */
+export function BillStatus({ bill, invoice }: { bill: SubscriptionBill; invoice?: InvoiceDoc }): JSX.Element {
+  if (invoice && (invoice.status === 'void' || invoice.status === 'uncollectible'))
+    return <InvoiceStatus status={invoice.status} />;
+  if (invoice?.status === 'draft' && invoice.lastFinalizationError)
+    return <Badge tone="danger" label="Not finalized" />;
+  return <Badge tone={BILL_STATUSES[bill.status].tone} label={BILL_STATUSES[bill.status].label} />;
 }
 
 /** A promotion code takes its coupon off the first payment only: said where it did, so it does not read as recurring. */

@@ -1,0 +1,36 @@
+import test from 'ava';
+import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
+import type { InvoiceDoc } from '../../../projections/invoices.projection.ts';
+import { BillStatus } from './page.tsx';
+
+/** The renewal's bill as the subscription records it: open, due at its due date, from its issue on. */
+const bill = {
+  id: 'inv-1',
+  checkoutSessionId: null,
+  kind: 'invoice',
+  amountDue: '1000000000',
+  periodStart: '2026-02-01T00:00:00.000Z',
+  periodEnd: '2026-03-01T00:00:00.000Z',
+  issuedAt: '2026-02-01T00:00:00.000Z',
+  dueAt: '2026-02-08T00:00:00.000Z',
+  status: 'open',
+  paidAt: null,
+} as SubscriptionBill;
+
+const invoice = (more: Partial<InvoiceDoc>): InvoiceDoc => ({ id: 'inv-1', ...more }) as unknown as InvoiceDoc;
+
+/** The badge's text. */
+const label = async (props: Parameters<typeof BillStatus>[0]): Promise<string> =>
+  String(await BillStatus(props))
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+test("a renewal Weir could not finalize reads as not finalized in the subscription's periods, not as an open bill the customer was sent", async (t) => {
+  const failed = { code: 'payment_method_not_available', field: null, message: 'no wallet', at: bill.issuedAt };
+  t.is(await label({ bill, invoice: invoice({ status: 'draft', lastFinalizationError: failed }) }), 'Not finalized');
+  // Finalized by the merchant: the bill is open, as the subscription says.
+  t.is(await label({ bill, invoice: invoice({ status: 'open' }) }), 'Open');
+  t.is(await label({ bill, invoice: invoice({ status: 'void' }) }), 'Void');
+  t.is(await label({ bill }), 'Open');
+});
