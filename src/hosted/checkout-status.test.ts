@@ -222,9 +222,16 @@ test("once the business marks the late payment refunded, the payer is told so wi
     );
     t.notRegex(JSON.stringify(shown), /ops wallet|0xabc/);
   }
-  // Money confirmed after the mark is not covered by it: the payer is told it will be settled.
-  const after = { ...late, transferId: 'after', confirmedAt: '2026-01-03T00:00:00.000Z' };
-  t.is(payerStatus(marked('expired', [late, after]), names, NOW).title, 'Payment received after closing');
+  // Money confirmed after the mark is not covered by it: the payer is told that money (alone) will be settled.
+  const after = {
+    ...payment('100000000', 'confirmed'),
+    late: true,
+    transferId: 'after',
+    confirmedAt: '2026-01-03T00:00:00.000Z',
+  };
+  const again = payerStatus(marked('expired', [late, after]), names, NOW);
+  t.is(again.title, 'Payment received after closing');
+  t.regex(again.detail, /^Your payment of 1\.00 USDC was received after this checkout was expired\./);
 });
 
 test('a payment seen before the checkout was canceled and confirming across the cancel is told as sent before it, not as arriving after closing; once final it completes nothing and is settled by the business', (t) => {

@@ -50,6 +50,19 @@ export const latePaid = (session: CheckoutSession): bigint =>
   );
 
 /**
+ * The late payments the merchant still has to settle: those confirmed after their mark of refunded
+ * (once per session: it covers what had come by then), or all of them when there is no mark.
+ */
+export function lateToSettle(session: CheckoutSession): SessionPayment[] {
+  const at = session.paymentIntent.isMarkRefunded ? (session.paymentIntent.markRefundedAt ?? null) : null;
+  return session.payments.filter((p) => p.late && (at === null || (p.confirmedAt ?? '') > at));
+}
+
+/** What `lateToSettle` comes to (10^8-scaled): a mark's money is not asked of the merchant twice. */
+export const lateUnsettled = (session: CheckoutSession): bigint =>
+  exactToApi(sumOfPayments(lateToSettle(session), ['confirmed']), 'down');
+
+/**
  * When the merchant marked the late money refunded, if that mark covers all of it (no late payment
  * confirmed after it): null otherwise. Weir holds no funds; the mark is the merchant's word, so the
  * payer is told it as such. Its comment is the merchant's own note (the dashboard's "Note"), not the payer's.
@@ -141,8 +154,10 @@ export function payerStatus(
         )
       : null;
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
-  const lateAmount = latePaid(session);
   const refundedAt = refundMarkedAt(session);
+  // Once marked, what the mark covered is settled: the page speaks of money after it alone.
+  const lateAmount = refundedAt ? latePaid(session) : lateUnsettled(session);
+  const latePayments = refundedAt ? session.payments.filter((p) => p.late) : lateToSettle(session);
   // An open session can be canceled while a payment seen in time is confirming: that payment was
   // sent before the close, not after it (the machine still takes it as late money once final).
   const canceledAt = session.status === 'canceled' ? session.canceledAt : null;
@@ -154,10 +169,7 @@ export function payerStatus(
       ),
       'down',
     );
-  const lateBefore = sentBefore(
-    session.payments.filter((p) => p.late),
-    'confirmed',
-  );
+  const lateBefore = sentBefore(latePayments, 'confirmed');
   const pendingBefore = sentBefore(session.payments, 'pending');
   // How money seen after (or confirming across) the close arrived: `before` of `amount` was sent before the cancel.
   const arrival = (amount: bigint, before: bigint, verb: string, [one, many]: [string, string] = ['', '']) =>

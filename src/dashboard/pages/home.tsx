@@ -1,5 +1,5 @@
 import type { CheckoutSessionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from '../../projections/collections.ts';
-import { latePaid, refundMarkedAt } from '../../hosted/checkout-status.ts';
+import { lateToSettle, lateUnsettled, refundMarkedAt } from '../../hosted/checkout-status.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
@@ -19,6 +19,8 @@ const DAYS = 30;
 const OVERVIEW_PATH = '/dashboard/home/overview';
 const RECENT_PAYMENTS_PATH = '/dashboard/home/recent-payments';
 const LIST = 8;
+/** Sessions marked refunded read for late money after their mark (Needs action): most are settled. */
+const MARKED_SCANNED = 200;
 
 type Day = {
   day: string;
@@ -404,7 +406,7 @@ export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.
                       ) : (
                         // Late money is not in amountReceived: the row shows what there is to settle.
                         <>
-                          <span safe>{money(latePaid(item.session), item.session.currency)}</span>{' '}
+                          <span safe>{money(lateUnsettled(item.session), item.session.currency)}</span>{' '}
                           <div class="muted small" safe>
                             {item.payments === 1 ? 'paid late' : `paid late in ${item.payments} payments`}
                           </div>
@@ -512,7 +514,11 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
       { ...lateMoney, 'paymentIntent.isMarkRefunded': { $ne: true } },
       { sort: { updatedAt: -1 }, limit: LIST },
     ),
-    sessions.find({ ...lateMoney, 'paymentIntent.isMarkRefunded': true }, { sort: { updatedAt: -1 }, limit: LIST }),
+    // Most marked ones are settled and filtered out below: read well past a page of them (late money is rare).
+    sessions.find(
+      { ...lateMoney, 'paymentIntent.isMarkRefunded': true },
+      { sort: { updatedAt: -1 }, limit: MARKED_SCANNED },
+    ),
     sessions.find(
       { ...tenant, status: 'complete', amountOverpaid: { $ne: '0' } },
       { sort: { updatedAt: -1 }, limit: LIST },
@@ -530,7 +536,7 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
   const items: NeedsAction[] = [
     ...underpaid.map((session) => ({ session, reason: 'underpaid' as const, at: session.updatedAt })),
     ...late.map((session) => {
-      const payments = session.payments.filter((p) => p.late && p.status === 'confirmed');
+      const payments = lateToSettle(session).filter((p) => p.status === 'confirmed');
       return { session, reason: 'late' as const, at: lastConfirmed(payments), payments: payments.length };
     }),
     ...overpaid.map((session) => ({

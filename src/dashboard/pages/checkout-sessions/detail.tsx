@@ -27,7 +27,14 @@ import {
   assetMoney,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
-import { latePaid, type PayAt, payerStatus, refundMarkedAt } from '../../../hosted/checkout-status.ts';
+import {
+  latePaid,
+  lateToSettle,
+  lateUnsettled,
+  type PayAt,
+  payerStatus,
+  refundMarkedAt,
+} from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
@@ -306,11 +313,14 @@ export function MoneyToSettle({
   timeZone: string;
 }): JSX.Element {
   const c = session.currency;
-  const late = latePaid(session);
-  const latePayments = session.payments.filter((p) => p.late && p.status === 'confirmed');
+  const refunded = refundMarkedAt(session);
+  // Marked refunded and paid late again: only the money after the mark is still to settle.
+  const late = refunded ? latePaid(session) : lateUnsettled(session);
+  const latePayments = (refunded ? session.payments.filter((p) => p.late) : lateToSettle(session)).filter(
+    (p) => p.status === 'confirmed',
+  );
   const ended = ENDED[session.status];
   const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
-  const refunded = refundMarkedAt(session);
   // Marked refunded, then paid late again: the mark (once per session) does not cover the new money.
   const markedBefore = refunded === null ? session.paymentIntent.markRefundedAt : null;
   const arrived = `${money(late, c)} arrived after this session ${ended ?? 'closed'}`;
