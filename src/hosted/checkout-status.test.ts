@@ -259,6 +259,6 @@ test('a payment seen before the checkout was canceled and confirming across the 
   t.like(both, { title: 'Payment arriving after closing' });
   t.regex(
     both.detail,
-    /^Your payments of 4\.00 USDC reached this address \(3\.00 USDC of it sent before this checkout was canceled, the rest after\) and are being confirmed\./,
+    /^Your payments of 4\.00 USDC reached this address \(3\.00 USDC of it sent before this checkout was canceled, the rest after\) and are being confirmed\. Once they are, /,
   );
 });

@@ -211,7 +211,7 @@ export function payerStatus(
     // learns it arrived and what becomes of it (once final it is late money: it completes nothing).
     state = session.status;
     title = pendingBefore >= pendingAmount ? 'Payment confirming, checkout canceled' : 'Payment arriving after closing';
-    detail = `${arrival(pendingAmount, pendingBefore, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once it is, ${
+    detail = `${arrival(pendingAmount, pendingBefore, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once ${pendingBefore > 0n && pendingBefore < pendingAmount ? 'they are' : 'it is'}, ${
       pendingBefore > 0n ? 'this money does not complete the canceled checkout: ' : ''
     }the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if (session.status === 'expired') {
