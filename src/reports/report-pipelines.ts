@@ -746,11 +746,11 @@ export const reportTime = (name: ReportName, groupBy: Group): string =>
  */
 export const MAX_REPORT_ROWS = 10_000;
 
-/** A report's rows for one tenant: the one way the API, its exports and the dashboard run it. */
 /** The reports whose figures sum money (`perCurrency`): each of their rows is of one currency, always named. */
 export type MoneyReportName = 'volume' | 'refunds' | 'subscriptions';
 export type MoneyReportRow = ReportRow & { currency: string };
 
+/** A report's rows for one tenant: the one way the API, its exports and the dashboard run it. */
 export function runReport(
   readStore: ReadStore,
   name: MoneyReportName,

@@ -948,6 +948,18 @@ export async function writeEveryRecordLog(options: {
           system('mailer'),
         );
         yield;
+        // One is refused at a finalize first (as a renewal whose wallet was removed is), then finalized.
+        await handle(
+          overdue,
+          {
+            type: 'RecordInvoiceFinalizationFailure',
+            code: 'payment_method_not_available',
+            field: null,
+            message: 'cannot be finalized: this organization has no payment method (wallet address)',
+          },
+          system('subscription-billing'),
+        );
+        yield;
         for (const id of [marked, voided, uncollectible, overdue, monthly]) {
           await handle(id, { type: 'FinalizeInvoice', url: url(id) });
           yield;
