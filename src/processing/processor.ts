@@ -387,15 +387,18 @@ export function logWork<T>(deps: {
   };
 }
 
-/** Due work: `runDue(now)` handles what is due, then `nextDue()` says when to look again (null: only when poked). */
+/**
+ * Due work: `runDue(now)` handles what is due, then `nextDue(now)` says when to look again (null: only
+ * when poked). Both get the pass's `now`: what fell due while the pass ran is after it, so is looked at next.
+ */
 export const dueWork = (deps: {
   runDue(now: number): Promise<void>;
-  nextDue(): Promise<number | null>;
+  nextDue(now: number): Promise<number | null>;
   subscribe?(poke: () => void): () => void;
 }): ProcessorWork => ({
   async pass(now) {
     await deps.runDue(now);
-    return { nextAt: await deps.nextDue() };
+    return { nextAt: await deps.nextDue(now) };
   },
   ...(deps.subscribe ? { subscribe: deps.subscribe } : {}),
 });

@@ -169,6 +169,44 @@ test('a failing timer that goes away before its retry is forgotten: the loop doe
   t.true(scheduled - before <= 2, `the loop woke ${scheduled - before} times`);
 });
 
+test('a timer that falls due while a pass fires another (the clock moved on meanwhile) fires next, without a poke', async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  const base = { organizationId: 'org', environment: 'test' };
+  const DAY = 24 * 60 * 60 * SECOND;
+  await timers.put({ _id: 'first:1', kind: 'first', recordId: '1', ...base, fireAt: T0 });
+  await timers.put({ _id: 'next:2', kind: 'next', recordId: '2', ...base, fireAt: T0 + DAY });
+  const fired: string[] = [];
+  const handlers: Record<string, TimerHandler> = {
+    async first(timer) {
+      fired.push(timer._id);
+      // The clock reaches the next timer while this one is being fired (a long pass, a test's clock
+      // jump): the loop has no wake-up armed then, so only the pass's own next look can see it.
+      clock.set(T0 + DAY);
+      await timers.delete(timer._id);
+      return { position: 1n };
+    },
+    async next(timer) {
+      fired.push(timer._id);
+      await timers.delete(timer._id);
+      return { position: 2n };
+    },
+  };
+  const runner = createTimerRunner({
+    clock,
+    readStore: store,
+    // No change of the timers is notified: the loop has to find the next one on its own.
+    projections: { waitFor: async () => {}, onDocumentsChanged: () => () => {} },
+    handlers,
+    log: () => {},
+  });
+  runner.start();
+  t.teardown(() => runner.stop());
+  await reached(() => fired.length, 2);
+  t.deepEqual(fired, ['first:1', 'next:2']);
+});
+
 test('retryWaiting while a pass is putting a timer off: the timer is tried again at once, not after NOT_YET_RETRY_MS', async (t) => {
   const clock = createManualClock(T0);
   const store = createEmbeddedReadStore({});

@@ -156,9 +156,11 @@ export function createTimerRunner(deps: {
           passRunning = false;
         }
       },
-      async nextDue() {
+      async nextDue(now) {
         findingNext = true;
-        const upcoming = await timers.find({ fireAt: { $gt: clock.now() } }, { sort: { fireAt: 1 }, limit: 1 });
+        // After the pass's `now`, not the clock's: a timer that fell due while the pass fired others
+        // (a long pass, a clock that jumped) is the next look, at once, instead of waiting for a poke.
+        const upcoming = await timers.find({ fireAt: { $gt: now } }, { sort: { fireAt: 1 }, limit: 1 });
         const retries = [...failing.values()].map((f) => f.retryAt);
         const next = Math.min(upcoming[0]?.fireAt ?? Infinity, ...retries);
         lookAgainAt = next;
