@@ -106,7 +106,7 @@ function FaucetPage(props: { ctx: DashboardContext; running: Running; form: Form
                 <label for="field-asset">Token</label>
                 <select id="field-asset" name="asset">
                   {running.length > 1 ? (
-                    <option value="" selected={form.asset === ''}>
+                    <option value="" selected={form.asset === ''} safe>
                       {BY_ADDRESS}
                     </option>
                   ) : (
