@@ -9,7 +9,7 @@ import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts
 import { CUSTOMERS, type CustomerDoc } from '../projections/customers.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
-import { UnprocessableError, ValidationError } from '../shared/errors.ts';
+import { ValidationError } from '../shared/errors.ts';
 import { deterministicId, newId, type IdSource } from '../shared/ids.ts';
 import { MAX_AMOUNT, toChainUnits } from '../shared/money.ts';
 import { taxDecimals } from '../shared/tax.ts';
@@ -23,8 +23,9 @@ import {
   offersAsset,
   payableChainIds,
   preferredChainRefusal,
+  type SessionNetwork,
   sessionNetworks,
-  walletRefusal,
+  walletsInvalid,
 } from './session-networks.ts';
 import { subscriptionIdOfSession, subscriptionItemsOf } from './subscription-items.ts';
 import { requireTenantCustomer } from './tenant-customer.ts';
@@ -217,14 +218,13 @@ export function createCheckoutSessionCreator(deps: {
     const addresses: SessionAddress[] = [];
     const unrepresentable: string[] = [];
     /** Payment methods stored before their rail refused such addresses: their networks are left out. */
-    const unpayable: string[] = [];
+    const unpayable: SessionNetwork[] = [];
     for (const sessionNetwork of networks) {
       const { network, wallet, assets } = sessionNetwork;
       // A checksum that fails (stored before Weir checked them) is a likely typo, never paid into.
-      if (sessionNetwork.unpayable?.typo)
-        throw new UnprocessableError(walletRefusal(sessionNetwork), 'payment_method_invalid');
+      if (sessionNetwork.unpayable?.typo) throw walletsInvalid([sessionNetwork]);
       if (sessionNetwork.unpayable) {
-        unpayable.push(walletRefusal(sessionNetwork));
+        unpayable.push(sessionNetwork);
         continue;
       }
       for (const asset of assets) {
@@ -253,8 +253,7 @@ export function createCheckoutSessionCreator(deps: {
         });
       }
     }
-    if (addresses.length === 0 && unpayable.length > 0)
-      throw new UnprocessableError(unpayable.join('; '), 'payment_method_invalid');
+    if (addresses.length === 0 && unpayable.length > 0) throw walletsInvalid(unpayable);
     if (addresses.length === 0) {
       const why = unrepresentable.length
         ? `the amount cannot be paid exactly in ${unrepresentable.join(', ')}`

@@ -12,7 +12,7 @@ import {
   preferredChainRefusal,
   type SessionNetwork,
   sessionNetworks,
-  walletRefusal,
+  walletsInvalid,
 } from './session-networks.ts';
 
 /**
@@ -189,11 +189,14 @@ export function assertTotalPayable(
   );
 }
 
+const FINALIZE_REFUSED = 'cannot be finalized: ';
+
 /**
  * An invoice with something to pay needs a network its pay page offers: one of its networks (any,
  * unrestricted) where the organization has a wallet the rail can pay and an asset in its currency
  * that can take the total exactly, as its pay page's session is made. An organization with no wallet
- * at all would open a pay page with nothing to pay with; refused, naming the fix.
+ * at all would open a pay page with nothing to pay with; refused, naming the fix (a 400). A wallet of
+ * its own that is broken refuses it as it would refuse that session (`walletsInvalid`, a 422).
  */
 export function assertSomeNetworkOffered(
   deps: PayabilityDeps,
@@ -203,9 +206,9 @@ export function assertSomeNetworkOffered(
   if (total === 0n) return;
   const networks = networksFor(deps, invoice.environment, invoice);
   // A checksum that fails (a wallet stored before Weir checked them) refuses the pay page's session
-  // whatever else it offers: refused here first, as that session would be.
+  // whatever else it offers: refused here first, with that session's 422.
   const mistyped = networks.find((n) => n.unpayable?.typo);
-  if (mistyped) throw new ValidationError(null, `cannot be finalized: ${walletRefusal(mistyped)}`, NO_PAYMENT_METHOD);
+  if (mistyped) throw walletsInvalid([mistyped], FINALIZE_REFUSED);
   const payable = payableSessionNetworks(networks);
   if (payable.length > 0) {
     // The total must fit an asset of those networks: the exact check of all assets knows no wallets.
@@ -218,13 +221,15 @@ export function assertSomeNetworkOffered(
       'amount_not_payable',
     );
   }
+  // Every network it would use is left out for its wallet (one the rail cannot pay): that session's 422 too.
+  if (networks.length > 0) throw walletsInvalid(networks, FINALIZE_REFUSED);
   const wallets = deps.organization?.withdrawalAddresses ?? [];
   const restricted = invoice.paymentMethods.chainIds.length > 0 || invoice.paymentMethods.assetIds.length > 0;
   const why =
     wallets.length === 0
       ? `this organization has no payment method (wallet address) in the ${invoice.environment} environment, so the invoice could not be paid anywhere; add one with ${ADD_WALLET} before finalizing`
       : `no network ${restricted ? 'of its paymentMethods ' : ''}has both a wallet address of this organization that can be paid and an asset in ${invoice.currency.toUpperCase()}, so the invoice could not be paid anywhere; add a wallet address on such a network with ${ADD_WALLET}${restricted ? REDRAFT(invoice.id) : ''}`;
-  throw new ValidationError(restricted ? 'paymentMethods' : null, `cannot be finalized: ${why}`, NO_PAYMENT_METHOD);
+  throw new ValidationError(restricted ? 'paymentMethods' : null, `${FINALIZE_REFUSED}${why}`, NO_PAYMENT_METHOD);
 }
 
 /**
@@ -232,7 +237,8 @@ export function assertSomeNetworkOffered(
  * billing's, before a renewal): its total payable exactly, its stored networks and assets still with
  * a payment method and in its currency (one removed since the draft was written, or copied by
  * duplicate or into a renewal, would leave its pay page with nothing to offer), its preferred chain
- * still offered, and some network offered at all. Throws the refusal (a 400 naming the field).
+ * still offered, and some network offered at all. Throws the refusal: a 400 naming the field, or a
+ * 422 (`payment_method_invalid`) for a wallet of the organization that is broken.
  */
 export function assertPayableAtFinalize(
   deps: PayabilityDeps,

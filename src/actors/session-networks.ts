@@ -2,7 +2,7 @@ import type { AssetRef } from '../../machines/checkout-session.types.ts';
 import type { Rail, RailNetwork } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { assetPaysCurrency } from '../shared/asset-currency.ts';
-import { ValidationError } from '../shared/errors.ts';
+import { UnprocessableError, ValidationError } from '../shared/errors.ts';
 import { evmChecksumHolds } from '../shared/evm-address.ts';
 import type { WithdrawalAddress } from './organization.ts';
 
@@ -81,6 +81,17 @@ export function walletRefusal({ network, wallet, unpayable }: SessionNetwork): s
   const correct = unpayable.typo ? ': check it for a typo and correct it' : '; correct it';
   return `the payment method ${wallet.id} on chain ${network.chainId} has the address ${wallet.address}, which ${unpayable.reason}${correct} with PUT /api/v1/organization/withdrawal-addresses/${wallet.id}`;
 }
+
+/**
+ * The code of a refusal because the merchant's own wallet is broken (a checksum that fails, an address
+ * the rail refuses): the request is sound, the organization's setup is not, so a 422 wherever a
+ * session would pay into it (a session's create, an invoice's finalize).
+ */
+export const WALLET_INVALID = 'payment_method_invalid';
+
+/** The refusal of what would pay into `broken` wallets, each named with how to correct it; `what` says what is refused. */
+export const walletsInvalid = (broken: readonly SessionNetwork[], what = ''): UnprocessableError =>
+  new UnprocessableError(`${what}${broken.map(walletRefusal).join('; ')}`, WALLET_INVALID);
 
 /**
  * The refusal of a preferred chain that is not one `networks` can pay on, listing those and why they

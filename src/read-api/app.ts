@@ -11,7 +11,7 @@ import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate
 import { type ApiBridge, createApiBridge } from './api-bridge.ts';
 import { bodyLimit, MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from './request-body.ts';
 import { adminAuthentication, adminRoutes } from './routes/admin.ts';
-import { faucetRoutes } from './routes/faucet.ts';
+import { faucetRoutes, offersLocalSolana } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
@@ -108,7 +108,11 @@ export function httpRouters(deps: HttpDeps) {
       teamRoutes(deps),
       auditRoutes(deps),
       eventRoutes(deps),
-      faucetRoutes({ devnet: deps.devnet ?? null, tronDevnet: deps.tronDevnet ?? null }),
+      faucetRoutes({
+        devnet: deps.devnet ?? null,
+        tronDevnet: deps.tronDevnet ?? null,
+        localSolana: offersLocalSolana(deps.rail),
+      }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */
     checkout: [hostedCheckoutRoutes(deps), hostedTestWalletRoutes(deps), hostedSolanaWalletRoutes(deps)],

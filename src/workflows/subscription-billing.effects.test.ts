@@ -46,8 +46,11 @@ const rail: Pick<Rail, 'networks' | 'unpayableAddress'> = {
   unpayableAddress: () => null,
 };
 
-/** The tenant's organization as its read model holds it, with a wallet on each of `chainIds`. */
-function organizationWith(chainIds: readonly number[]): OrganizationDoc {
+/** The tenant's organization as its read model holds it, with a wallet on each of `chainIds` (at `address`). */
+function organizationWith(
+  chainIds: readonly number[],
+  address = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+): OrganizationDoc {
   let org = evolveOrganization(null, {
     type: 'OrganizationCreated',
     data: { id: tenant.organizationId, environment: tenant.environment, name: 'Acme', at: T0 },
@@ -59,7 +62,7 @@ function organizationWith(chainIds: readonly number[]): OrganizationDoc {
         withdrawalAddress: {
           id: `wallet-${chainId}`,
           name: 'treasury',
-          address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+          address,
           chainId,
           isDefault: true,
           createdAt: T0,
@@ -292,6 +295,26 @@ test('a renewal of an organization with no wallet at all is not finalized: the r
   );
   t.like(events[1]!.data, { code: 'payment_method_not_available', field: null });
   t.regex(String(events[1]!.data.message), /no payment method \(wallet address\) in the test environment/);
+});
+
+test('a renewal whose pay page would pay into a wallet failing its checksum is not finalized: the 422 the finalize route answers is recorded on the draft', async (t) => {
+  const { eventStore, organizations, renewed, issue } = await billing(t);
+  // One letter's case changed: the EIP-55 checksum fails (a wallet stored before Weir checked them).
+  await organizations.put(
+    organizationWith([TEST_NETWORK.chainId], '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'.replace('AAf5', 'aAf5')),
+  );
+  await renewed();
+  await issue();
+  const events = await eventStore.readStream('invoice-inv-2');
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalizationFailed'],
+  );
+  t.like(events[1]!.data, { code: 'payment_method_invalid', field: null });
+  t.regex(
+    String(events[1]!.data.message),
+    /^cannot be finalized: the payment method wallet-7357 .* fails its EIP-55 checksum/,
+  );
 });
 
 test('the first invoice of a recurring series creates its subscription, its items’ products from the catalog; again, or for an invoice no longer recurring, nothing', async (t) => {

@@ -20,7 +20,7 @@ import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
-import { ValidationError } from '../shared/errors.ts';
+import { UnprocessableError, ValidationError } from '../shared/errors.ts';
 import type { JsonObject } from '../shared/json.ts';
 import type { Log } from '../shared/logger.ts';
 import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
@@ -185,8 +185,10 @@ export function subscriptionBillingEffects(deps: {
       assertPayableAtFinalize({ rail: deps.rail, organization }, draft);
       return true;
     } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      const { code, field, message } = error;
+      // A 400 names the field; a 422 is the organization's broken wallet, no field of the draft.
+      if (!(error instanceof ValidationError || error instanceof UnprocessableError)) throw error;
+      const { code, message } = error;
+      const field = error instanceof ValidationError ? error.field : null;
       const failure = { type: 'RecordInvoiceFinalizationFailure' as const, code, field, message };
       await commands.handle(invoiceAggregate, draft.id, failure, ctx);
       log(

@@ -111,3 +111,43 @@ test('a payment link keeping a preferred chain whose payment method was removed 
     },
   );
 });
+
+test('creating or updating a payment link to allow only chains it cannot be paid on (no payment method there, or none in its currency) is a 400 naming allowedChains; nothing is written, and a link keeping its chains keeps working', async (t) => {
+  const weir = await startWeirWithBaseSepolia(t);
+  const { api } = await createMerchant(weir.url);
+  const onBase = [{ chainId: BASE_SEPOLIA }];
+  const nowhere = (currency = 'USDC') =>
+    new RegExp(
+      `^allowedChains: none of chains ${BASE_SEPOLIA} can be paid on, so the link's page would offer nothing to pay with \\(a chain needs a payment method of this organization that can be paid and an asset in ${currency}\\): allow one of ${TEST_CHAIN}, add a wallet address on one with POST /api/v1/organization/withdrawal-addresses, or send no allowedChains \\(every network\\)$`,
+    );
+  const refused = { field: 'allowedChains', code: 'payment_method_not_available', message: nowhere() };
+
+  // No wallet on Base Sepolia: a link allowing it alone could never be paid.
+  await assertRejectedWithoutWrite(t, weir, () => api.post(LINKS, { ...usdcLink, allowedChains: onBase }), refused);
+  const link = await createLink(t, api, { allowedChains: [{ chainId: TEST_CHAIN }] });
+  await assertRejectedWithoutWrite(t, weir, () => api.put(`${LINKS}/${link.id}`, { allowedChains: onBase }), refused);
+  // Allowing it beside a chain that can be paid, or every chain, is fine.
+  const both = await api.put<Link>(`${LINKS}/${link.id}`, { allowedChains: preferring(TEST_CHAIN) });
+  t.is(both.status, 200, JSON.stringify(both.body));
+  t.is((await api.put<Link>(`${LINKS}/${link.id}`, { allowedChains: [] })).status, 200);
+
+  // With a wallet there, a USDC link may allow it alone; a DAI link may not (Base Sepolia has no DAI).
+  const wallet = await api.post<{ id: string }>('/api/v1/organization/withdrawal-addresses', {
+    chainId: BASE_SEPOLIA,
+    address: MERCHANT_WALLET,
+  });
+  t.is(wallet.status, 200, JSON.stringify(wallet.body));
+  const based = await createLink(t, api, { allowedChains: onBase });
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(LINKS, { ...usdcLink, currency: 'dai', allowedChains: onBase }),
+    { ...refused, message: nowhere('DAI') },
+  );
+
+  // Its wallet removed since, the link sent back whole with a new title keeps its chains.
+  t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.body.id}`)).status, 200);
+  const renamed = await api.put<Link>(`${LINKS}/${based.id}`, { title: 'Big mug', allowedChains: based.allowedChains });
+  t.is(renamed.status, 200, JSON.stringify(renamed.body));
+  t.is(renamed.body.title, 'Big mug');
+});

@@ -144,18 +144,48 @@ test('a wallet failing its checksum on a network with no asset in the currency f
   });
   t.is(elsewhere.status, 200, 'a session not allowed on its network');
 
-  // A USDC invoice's pay page would make that session: it is not finalized into a page nobody can pay.
+  // A USDC invoice's pay page would make that session: it is not finalized into a page nobody can
+  // pay, refused with that session's 422, as the organization's wallet is what is wrong.
   const usdc = await api.post<{ id: string }>('/api/v1/invoices', { customerId, lineItems: linesIn('usdc') });
-  const refused = await assertRejectedWithoutWrite(
+  for (const action of ['finalize', 'send']) {
+    const refused = await assertRejectedWithoutWrite(
+      t,
+      weir,
+      () => api.post(`/api/v1/invoices/${usdc.body.id}/${action}`),
+      { status: 422, code: 'payment_method_invalid' },
+    );
+    t.regex(
+      refused.message,
+      /^cannot be finalized: the payment method old-wallet on chain 84532 .* fails its EIP-55 checksum: check it for a typo and correct it with PUT \/api\/v1\/organization\/withdrawal-addresses\/old-wallet$/,
+    );
+  }
+});
+
+test('an invoice whose pay page could only pay into wallets the rail cannot pay is refused at finalize with the 422 a session gets, naming the wallet', async (t) => {
+  const { weir, api } = await merchantWithOldBaseWallet(t, ZERO_ADDRESS);
+  const onBase = { paymentSetting: { allowedChains: [{ chainId: BASE_SEPOLIA }] } };
+  const session = await assertRejectedWithoutWrite(
     t,
     weir,
-    () => api.post(`/api/v1/invoices/${usdc.body.id}/finalize`),
+    () => api.post(SESSIONS, { ...sessionRequest(), ...onBase }),
     {
-      code: 'payment_method_not_available',
+      status: 422,
+      code: 'payment_method_invalid',
     },
   );
-  t.regex(
-    refused.message,
-    /^cannot be finalized: the payment method old-wallet on chain 84532 .* fails its EIP-55 checksum/,
+  const customerId = await createCustomer(api);
+  const invoice = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId,
+    lineItems: linesIn('usdc'),
+    paymentMethods: { chainIds: [BASE_SEPOLIA], assetIds: [] },
+  });
+  t.is(invoice.status, 200, JSON.stringify(invoice.body));
+  const finalize = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(`/api/v1/invoices/${invoice.body.id}/finalize`),
+    { status: 422, code: 'payment_method_invalid' },
   );
+  t.is(finalize.message, `cannot be finalized: ${session.message}`);
+  t.regex(finalize.message, /old-wallet on chain 84532 .*zero address/);
 });

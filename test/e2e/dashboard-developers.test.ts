@@ -345,3 +345,58 @@ test('Faucet without a local chain says so plainly', async (t) => {
   );
   t.true(await page.getByRole('button', { name: 'Send tokens' }).isDisabled());
 });
+
+test('Faucet on a server offering the local Solana alone says that chain is not a faucet chain, as the API does', async (t) => {
+  const dash = await startDashboard(t, { config: { localChain: ['solana'] } });
+  const { api } = await dash.organization();
+  const developer = await dash.user({ role: 'developer' });
+  const page = await dash.signedIn(browser(), developer);
+  await page.goto(`${dash.url}/dashboard/faucet`);
+  const said = (await page.locator('#faucet-card .alert-info').first().textContent())?.trim() ?? '';
+  t.regex(
+    said,
+    /^No faucet on this server: it offers only the local Solana, and the faucet gives on the local chain and the local Tron, neither of which runs \(a Solana wallet is funded through the local Solana's RPC, .*requestAirdrop.*weir_mintTo.*\)\. Start Weir/,
+  );
+  t.true(await page.getByRole('button', { name: 'Send tokens' }).isDisabled());
+  await screenshot(t, page, 'faucet-solana-only');
+  const refused = await api.post<{ code: string; message: string }>('/api/v1/faucet', {
+    address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  });
+  t.is(refused.status, 400);
+  t.regex(refused.body.message, /^no faucet on this server: it offers only the local Solana, and the faucet gives on/);
+});
+
+test('Faucet on the local Tron alone starts on the token the API gives there by default (USDT), and sends it', async (t) => {
+  const dash = await startDashboard(t, { config: { localChain: ['tron'] } });
+  const developer = await dash.user({ role: 'developer' });
+  const page = await dash.signedIn(browser(), developer);
+  await page.goto(`${dash.url}/dashboard/faucet`);
+  t.is(await page.locator('#field-asset').inputValue(), 'usdt');
+  await page.getByLabel('Wallet address').fill('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8');
+  await page.getByRole('button', { name: 'Send tokens' }).click();
+  const sent = page.locator('.alert-success');
+  await sent.waitFor();
+  t.regex((await sent.textContent()) ?? '', /Sent 100 USDT to TJRabPrwbZy45sbavfcjinPJC18kjpRTv8/);
+  await screenshot(t, page, 'faucet-tron-only');
+});
+
+test("Faucet on both the local chain and the local Tron starts on the API's default for the address: USDC to a 0x address, USDT to a T… one", async (t) => {
+  const dash = await startDashboard(t, { config: { localChain: ['evm', 'tron'] } });
+  const developer = await dash.user({ role: 'developer' });
+  const page = await dash.signedIn(browser(), developer);
+  await page.goto(`${dash.url}/dashboard/faucet`);
+  const token = page.locator('#field-asset');
+  t.is(await token.inputValue(), '');
+  t.is((await token.locator('option:checked').textContent())?.trim(), 'Default (USDC; USDT on Tron)');
+  for (const [address, asset] of [
+    ['TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', 'USDT'],
+    ['0x52908400098527886E0F7030069857D2E4169EE7', 'USDC'],
+  ] as const) {
+    await page.getByLabel('Wallet address').fill(address);
+    await page.getByRole('button', { name: 'Send tokens' }).click();
+    await page.locator('.alert-success').filter({ hasText: address }).waitFor();
+    t.regex((await page.locator('.alert-success').textContent()) ?? '', new RegExp(`Sent 100 ${asset} to ${address}`));
+    t.is(await token.inputValue(), '', 'the form keeps the default');
+  }
+  await screenshot(t, page, 'faucet-both');
+});

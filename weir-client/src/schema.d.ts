@@ -548,7 +548,7 @@ export interface paths {
         put?: never;
         /**
          * Fund a wallet with test tokens
-         * @description On the local chain or devnet, for test keys only; a Tron address (T…) is funded on the local Tron (`trx`, `usdt` (its default) or `usdc`). `amount` is 10^8-scaled (default 100 tokens).
+         * @description On the local chain or devnet, for test keys only (`usdc` unless `asset` says); a Tron address (T…) is funded on the local Tron (`trx`, `usdt` or `usdc`; `usdt` unless said). `amount` is 10^8-scaled (default 100 tokens).
          */
         post: operations["FaucetController_fund"];
         delete?: never;
@@ -698,7 +698,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.
+         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.
          */
         post: operations["InvoiceController_finalizeInvoice"];
         delete?: never;
@@ -6159,7 +6159,7 @@ export interface components {
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency) */
+            /** @description Networks the payer may pay on (none: every network of the organization). A request setting them must allow one the link can be paid on (a payment method of the organization there that can be paid, and an asset in the link's currency): else a 400 `payment_method_not_available` naming `allowedChains`. At most one preferred, which a request setting it must name among those */
             allowedChains?: {
                 /**
                  * @description A network of the key’s environment
@@ -6475,7 +6475,7 @@ export interface components {
              * @example https://shop.example/thanks
              */
             afterCompletionRedirectUrl?: string | null;
-            /** @description Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency) */
+            /** @description Networks the payer may pay on (none: every network of the organization). A request setting them must allow one the link can be paid on (a payment method of the organization there that can be paid, and an asset in the link's currency): else a 400 `payment_method_not_available` naming `allowedChains`. At most one preferred, which a request setting it must name among those */
             allowedChains?: {
                 /**
                  * @description A network of the key’s environment
@@ -8794,7 +8794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No network can take the session with the organization's payment methods. Codes: `payment_method_invalid` */
+            /** @description A wallet of the organization that the session would pay into fails its EIP-55 checksum (a likely typo), or every one it could use is an address the chain cannot pay (both stored before Weir refused them): nothing is written; the message names each wallet and how to correct it. Codes: `payment_method_invalid` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12066,7 +12066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address it can be paid at, or none on a network with an asset in its currency): nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address, or none on a network with an asset in its currency): nothing is finalized; the message names the field. Codes: `parameter_invalid`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12111,6 +12111,16 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A wallet of the organization that the invoice's pay page would pay into fails its EIP-55 checksum (a likely typo), or every one it could use is an address the chain cannot pay (both stored before Weir refused them): nothing is written; the message names each wallet and how to correct it. Codes: `payment_method_invalid` */
+            422: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12376,7 +12386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address it can be paid at, or none on a network with an asset in its currency): nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; The invoice's status forbids the operation (the message names it); No asset can take the total exactly (its decimals cannot hold it): nothing is finalized; A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address, or none on a network with an asset in its currency): nothing is finalized; the message names the field. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_missing`, `status_transition_invalid`, `amount_not_payable`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12440,6 +12450,16 @@ export interface operations {
             };
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A wallet of the organization that the invoice's pay page would pay into fails its EIP-55 checksum (a likely typo), or every one it could use is an address the chain cannot pay (both stored before Weir refused them): nothing is written; the message names each wallet and how to correct it. Codes: `payment_method_invalid` */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -14641,7 +14661,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14819,7 +14839,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

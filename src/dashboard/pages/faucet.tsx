@@ -1,4 +1,9 @@
-import { FAUCET_START_HINT } from '../../read-api/routes/faucet.ts';
+import {
+  FAUCET_DEFAULT_ASSET,
+  FAUCET_START_HINT,
+  noFaucetReason,
+  offersLocalSolana,
+} from '../../read-api/routes/faucet.ts';
 import { apiFor } from '../api.ts';
 import type { DashboardContext } from '../context.ts';
 import { sendHtml } from '../http.ts';
@@ -23,14 +28,27 @@ const ASSETS = [
 ] as const satisfies readonly { value: string; label: string; on: readonly FaucetChain[] }[];
 
 const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
-/** Neither chain runs: what to start, worded as the API's faucet_unavailable answer words it. */
-const NO_FAUCET = `No faucet on this server: it runs neither the local chain nor the local Tron. ${capitalized(FAUCET_START_HINT)} to send test tokens.`;
+/** Neither chain runs: what this server lacks and what to start, worded as the API's faucet_unavailable answer words it. */
+const noFaucet = (localSolana: boolean) =>
+  `No faucet on this server: ${noFaucetReason(localSolana)}. ${capitalized(FAUCET_START_HINT)} to send test tokens.`;
+
+/**
+ * The token the form starts on: the API's default for the one chain that runs; with both, none (''),
+ * an option that sends no asset, so the API picks its default by the address's chain.
+ */
+const defaultAsset = (running: readonly FaucetChain[]): string =>
+  running.length === 1 ? FAUCET_DEFAULT_ASSET[running[0]!] : '';
+/** The option of '' with both chains running: what the API then sends. */
+const BY_ADDRESS = `Default (${FAUCET_DEFAULT_ASSET.evm.toUpperCase()}; ${FAUCET_DEFAULT_ASSET.tron.toUpperCase()} on Tron)`;
 
 type Form = { address: string; asset: string; amount: string; errors: FormErrors };
 type Sent = { transactionHash: string; address: string; asset: string; amount: string; chainId: number };
 
-function FaucetPage(props: { ctx: DashboardContext; running: readonly FaucetChain[]; form: Form; sent?: Sent }) {
-  const { ctx, form, sent, running } = props;
+type Running = { chains: readonly FaucetChain[]; localSolana: boolean };
+
+function FaucetPage(props: { ctx: DashboardContext; running: Running; form: Form; sent?: Sent }) {
+  const { ctx, form, sent } = props;
+  const running = props.running.chains;
   const test = ctx.state.tenant.environment === 'test';
   const available = running.length > 0;
   // Only what runs is named and offered; with neither, the form shows every token, switched off.
@@ -59,7 +77,7 @@ function FaucetPage(props: { ctx: DashboardContext; running: readonly FaucetChai
           <Alert tone="info">The faucet gives test tokens only: switch to Test to use it.</Alert>
         ) : !available ? (
           <Alert tone="info">
-            <span safe>{NO_FAUCET}</span>
+            <span safe>{noFaucet(props.running.localSolana)}</span>
           </Alert>
         ) : (
           ''
@@ -87,6 +105,13 @@ function FaucetPage(props: { ctx: DashboardContext; running: readonly FaucetChai
               <div class="field">
                 <label for="field-asset">Token</label>
                 <select id="field-asset" name="asset">
+                  {running.length > 1 ? (
+                    <option value="" selected={form.asset === ''} safe>
+                      {BY_ADDRESS}
+                    </option>
+                  ) : (
+                    ''
+                  )}
                   {offered.map((a) => (
                     <option value={a.value} selected={form.asset === a.value}>
                       {a.label}
@@ -117,19 +142,21 @@ export const page = definePage({
   screen: 'faucet',
   routes(routes, deps) {
     // The faucet pays on the devnet and the local Tron networks; without either the API refuses (faucet_unavailable).
-    const running = (): FaucetChain[] => {
+    const running = (): Running => {
       const networks = new Set(deps.rail.networks('test').map((n) => n.network));
-      return (Object.keys(CHAINS) as FaucetChain[]).filter((chain) => networks.has(CHAINS[chain]));
+      const chains = (Object.keys(CHAINS) as FaucetChain[]).filter((chain) => networks.has(CHAINS[chain]));
+      return { chains, localSolana: offersLocalSolana(deps.rail) };
     };
-    const empty: Form = { address: '', asset: 'usdc', amount: '100', errors: {} };
     routes.get('/dashboard/faucet', 'developers', async (ctx) => {
-      await sendHtml(ctx, <FaucetPage ctx={ctx} running={running()} form={empty} />);
+      const shown = running();
+      const empty: Form = { address: '', asset: defaultAsset(shown.chains), amount: '100', errors: {} };
+      await sendHtml(ctx, <FaucetPage ctx={ctx} running={shown} form={empty} />);
     });
     routes.post('/dashboard/faucet', 'developers', async (ctx) => {
       const posted = ctx.state.form;
       const form: Form = {
         address: (posted.get('address') ?? '').trim(),
-        asset: posted.get('asset') ?? 'usdc',
+        asset: posted.get('asset') ?? '',
         amount: (posted.get('amount') ?? '').trim(),
         errors: {},
       };
@@ -140,7 +167,8 @@ export const page = definePage({
       }
       const answer = await apiFor(ctx, deps)<Sent>('POST', '/api/v1/faucet', {
         address: form.address,
-        asset: form.asset,
+        // None chosen: the API's default for the address's chain.
+        ...(form.asset ? { asset: form.asset } : {}),
         ...(parsed ? { amount: parsed.amount } : {}),
       });
       if (answer.status >= 400) {

@@ -14,7 +14,17 @@ import {
   SESSION_LIST_FILTERS,
   SESSION_STATUS_VALUES,
 } from '../schema/checkout-session.ts';
-import { idParams, invalidFields, listOf, listQuery, notFound, queryFilter, timestamp, z } from '../schema/fields.ts';
+import {
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  queryFilter,
+  timestamp,
+  walletInvalid,
+  z,
+} from '../schema/fields.ts';
 import { schemaRoutes } from '../schema/route.ts';
 import type { Collection } from '../../read-store/read-store.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
@@ -104,11 +114,7 @@ export function checkoutSessionRoutes(
           'product_inactive',
           'tax_rate_inactive',
         ),
-        {
-          status: 422,
-          codes: ['payment_method_invalid'],
-          description: "No network can take the session with the organization's payment methods",
-        },
+        walletInvalid('the session'),
       ],
     },
     async (ctx, { body }) => {

@@ -73,6 +73,19 @@ test('a server with no faucet chain answers 400 faucet_unavailable telling the o
   t.is(answer.body['code'], 'faucet_unavailable');
   t.is(
     answer.body['message'],
-    'no faucet on this server: start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE',
+    'no faucet on this server: it runs neither the local chain nor the local Tron; start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE',
   );
+});
+
+test('a server offering the local Solana alone (WEIR_LOCAL_CHAIN=solana) is told the faucet does not give there, how a Solana wallet is funded, and what to start', async (t) => {
+  const fund = await faucet(t, { devnet: null, tronDevnet: null, localSolana: true });
+  for (const address of ['0x52908400098527886E0F7030069857D2E4169EE7', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8']) {
+    const answer = await fund({ address });
+    t.is(answer.status, 400, JSON.stringify(answer.body));
+    t.is(answer.body['code'], 'faucet_unavailable');
+    t.is(
+      answer.body['message'],
+      "no faucet on this server: it offers only the local Solana, and the faucet gives on the local chain and the local Tron, neither of which runs (a Solana wallet is funded through the local Solana's RPC, logged at start: requestAirdrop for SOL, weir_mintTo for test USDC and USDT); start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE",
+    );
+  }
 });

@@ -3,6 +3,8 @@ import { getAddress } from 'viem';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { faucetAssets, fundFromFaucet, type FaucetAsset } from '../../chain-ingest/evm/devnet/faucet.ts';
 import { shownTransactionHash } from '../../chain-ingest/network-definition.ts';
+import type { Rail } from '../../chain-ingest/rail.ts';
+import { SOLANA_LOCALNET_CHAIN_ID } from '../../chain-ingest/solana/networks.ts';
 import { tronAddressProblem } from '../../chain-ingest/tron/address.ts';
 import {
   fundFromTronFaucet,
@@ -55,8 +57,31 @@ const FaucetRequest = bodyObject({
 export const FAUCET_START_HINT =
   'start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE';
 
-/** The local chains the faucet gives on, 0x form as their nodes run them: the EVM devnet and the local Tron. */
-export type FaucetDevnets = { devnet: DevnetInfo | null; tronDevnet?: DevnetInfo | null };
+/** What the faucet gives when a request names no asset, by the chain its address is on (the dashboard's form says the same). */
+export const FAUCET_DEFAULT_ASSET = { evm: 'usdc', tron: 'usdt' } as const satisfies {
+  evm: FaucetAsset;
+  tron: TronFaucetAsset;
+};
+
+/**
+ * Why a server has no faucet, for the API's answer and the dashboard's: neither chain it gives on
+ * runs. A server offering the local Solana alone (WEIR_LOCAL_CHAIN=solana) is told that chain is not
+ * one, and how a Solana wallet is funded there instead.
+ */
+export const noFaucetReason = (localSolana: boolean): string =>
+  localSolana
+    ? "it offers only the local Solana, and the faucet gives on the local chain and the local Tron, neither of which runs (a Solana wallet is funded through the local Solana's RPC, logged at start: requestAirdrop for SOL, weir_mintTo for test USDC and USDT)"
+    : 'it runs neither the local chain nor the local Tron';
+
+/** Whether the test environment offers the local Solana (its network is not one the faucet gives on). */
+export const offersLocalSolana = (rail: Pick<Rail, 'networks'>): boolean =>
+  rail.networks('test').some((n) => n.chainId === SOLANA_LOCALNET_CHAIN_ID);
+
+/**
+ * The local chains the faucet gives on, 0x form as their nodes run them: the EVM devnet and the local
+ * Tron; and whether the local Solana is offered (named when neither runs).
+ */
+export type FaucetDevnets = { devnet: DevnetInfo | null; tronDevnet?: DevnetInfo | null; localSolana?: boolean };
 
 const FaucetAnswer = z
   .object({
@@ -73,7 +98,8 @@ const FaucetAnswer = z
 
 /**
  * `POST /api/v1/faucet {address, asset, amount}`: test tokens on the devnet for test keys; a T…
- * address is funded on the local Tron (TRX, USDT by default, USDC). A live key is refused with 403.
+ * address is funded on the local Tron (TRX, USDT, USDC). With no asset, `FAUCET_DEFAULT_ASSET` of the
+ * address's chain. A live key is refused with 403.
  * `amount` is 10^8-scaled like every API amount (default 100 tokens).
  */
 export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
@@ -84,8 +110,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
       method: 'post',
       path: '/',
       summary: 'Fund a wallet with test tokens',
-      description:
-        'On the local chain or devnet, for test keys only; a Tron address (T…) is funded on the local Tron (`trx`, `usdt` (its default) or `usdc`). `amount` is 10^8-scaled (default 100 tokens).',
+      description: `On the local chain or devnet, for test keys only (\`${FAUCET_DEFAULT_ASSET.evm}\` unless \`asset\` says); a Tron address (T…) is funded on the local Tron (\`trx\`, \`usdt\` or \`usdc\`; \`${FAUCET_DEFAULT_ASSET.tron}\` unless said). \`amount\` is 10^8-scaled (default 100 tokens).`,
       // A live key, or a server without a chain, is answered before the body is read.
       before: (ctx) => {
         if (ctx.state.tenant.environment !== 'test')
@@ -94,7 +119,11 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
             'testmode_charges_only',
           );
         if (!deps.devnet && !deps.tronDevnet)
-          throw new ValidationError(null, `no faucet on this server: ${FAUCET_START_HINT}`, 'faucet_unavailable');
+          throw new ValidationError(
+            null,
+            `no faucet on this server: ${noFaucetReason(deps.localSolana ?? false)}; ${FAUCET_START_HINT}`,
+            'faucet_unavailable',
+          );
       },
       body: FaucetRequest,
       response: FaucetAnswer,
@@ -132,7 +161,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
         const tron = onChain(deps.tronDevnet, 'the local Tron');
         const problem = tronAddressProblem(body.address);
         if (problem !== null) throw new ValidationError('address', problem);
-        const asset = body.asset ?? 'usdt';
+        const asset = body.asset ?? FAUCET_DEFAULT_ASSET.tron;
         if (!isTronAsset(asset))
           throw new ValidationError('asset', `must be one of ${tronFaucetAssets.join(', ')} on the local Tron`);
         const raw = units(asset);
@@ -141,7 +170,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
         return answer(shownTransactionHash('tron', hash), body.address, asset, raw, tron.chainId);
       }
       const devnet = onChain(deps.devnet, 'the local chain');
-      const asset = body.asset ?? 'usdc';
+      const asset = body.asset ?? FAUCET_DEFAULT_ASSET.evm;
       if (!isEvmAsset(asset))
         throw new ValidationError('asset', `must be one of ${faucetAssets.join(', ')} on the local chain`);
       const raw = units(asset);

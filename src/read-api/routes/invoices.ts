@@ -47,7 +47,7 @@ import { taxDecimals } from '../../shared/tax.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
-import { DeletedMessage, idParams, invalidFields, listOf, notFound, type z } from '../schema/fields.ts';
+import { DeletedMessage, idParams, invalidFields, listOf, notFound, walletInvalid, type z } from '../schema/fields.ts';
 import {
   INVOICE_CREATE_EXAMPLE,
   INVOICE_EXAMPLE,
@@ -240,8 +240,9 @@ const NO_PAYMENT_METHOD_ERRORS: ErrorSpec = {
   status: 400,
   codes: [NO_PAYMENT_METHOD, 'parameter_invalid'],
   description:
-    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address it can be paid at, or none on a network with an asset in its currency): nothing is finalized; the message names the field",
+    "A network or asset the draft is restricted to (`paymentMethods`) has no payment method of the organization (its withdrawal address was removed since), an asset is unknown, off the draft's networks or not in its currency, its `paymentSetting.preferredChainId` is no longer one of its networks with a payment method that can be paid and an asset in its currency, or no network at all would take it (the organization has no wallet address, or none on a network with an asset in its currency): nothing is finalized; the message names the field",
 };
+const WALLET_INVALID_ERRORS: ErrorSpec = walletInvalid("the invoice's pay page");
 const NUMBER_IN_USE: ErrorSpec = {
   status: 409,
   codes: ['invoice_number_in_use'],
@@ -719,10 +720,10 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id/finalize',
       summary: 'Finalize a draft invoice',
       description:
-        "Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.",
+        "Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.",
       params,
       response: InvoiceSchema,
-      errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE, NO_PAYMENT_METHOD_ERRORS],
+      errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE, NO_PAYMENT_METHOD_ERRORS, WALLET_INVALID_ERRORS],
     },
     async (ctx, { params: { id } }) => {
       const invoice = await load(ctx, id);
@@ -748,6 +749,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         STATUS_ERRORS,
         NOT_PAYABLE,
         NO_PAYMENT_METHOD_ERRORS,
+        WALLET_INVALID_ERRORS,
         { status: 502, codes: ['mail_delivery_failed'], description: 'The mail server refused the mail' },
       ],
     },

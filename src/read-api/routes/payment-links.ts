@@ -17,7 +17,14 @@ import {
   type Product,
 } from '../../actors/catalog.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { offersAsset, payableChainIds, preferredChainRefusal, sessionNetworks } from '../../actors/session-networks.ts';
+import { NO_PAYMENT_METHOD } from '../../actors/invoice-payability.ts';
+import {
+  offersAsset,
+  payableChainIds,
+  preferredChainRefusal,
+  sessionNetworks,
+  walletRefusal,
+} from '../../actors/session-networks.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
@@ -76,6 +83,12 @@ function refuseReopening(link: PaymentLinkDoc, type: PaymentLink['type']): void 
     'payment_link_used',
   );
 }
+
+/** Whether `chainIds` allow the same chains as `kept` (in any order). */
+const sameChains = (chainIds: readonly number[], kept: readonly AllowedChain[]): boolean => {
+  const keptIds = new Set(kept.map((c) => c.chainId));
+  return new Set(chainIds).size === keptIds.size && chainIds.every((id) => keptIds.has(id));
+};
 
 /** An amount as the link keeps it (10^8-scaled digits); absent stays undefined, null stays null. */
 const digits = (amount: bigint | null | undefined) =>
@@ -165,37 +178,55 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
 
   /**
-   * A preferred chain a request sets must be one the link's sessions can pay on (`sessionNetworks`, as a
-   * session's and an invoice's are checked): else its page would quietly prefer none. Refused with a 400
-   * naming it, like theirs. The preference a link already has (`kept`) is not checked again: a body
-   * sent back whole repeats it, and a link stored before this check, or whose wallet went since, keeps
-   * working; its sessions drop the preference, as they drop the organization's.
+   * The chains a request allows (`allowedChains`; none: every network) must include one the link's
+   * sessions can pay on, and a preferred chain it sets must be one of those (`sessionNetworks`, as a
+   * session's and an invoice's are checked): else its page would offer nothing to pay with, or quietly
+   * prefer none. Refused with a 400 naming the field. What a link already has (`kept`) is not checked
+   * again: a body sent back whole repeats it, and a link stored before these checks, or whose wallet
+   * went since, keeps working; its sessions drop the preference, as they drop the organization's.
    */
-  async function refuseUnpayablePreferred(
+  async function refuseUnpayableChains(
     ctx: ApiContext,
     allowedChains: readonly AllowedChain[] | undefined,
     currency: string,
     kept: readonly AllowedChain[] = [],
   ): Promise<void> {
-    const preferred = allowedChains?.filter((c) => c.isPreferred) ?? [];
+    if (!allowedChains || allowedChains.length === 0) return;
+    const chainIds = allowedChains.map((c) => c.chainId);
+    const keptChains = sameChains(chainIds, kept);
+    const preferred = allowedChains.filter((c) => c.isPreferred);
     // Two preferred are refused by the link's own rules.
-    if (!allowedChains || preferred.length !== 1) return;
-    const { chainId } = preferred[0]!;
-    if (kept.some((c) => c.isPreferred && c.chainId === chainId)) return;
+    const newPreferred =
+      preferred.length === 1 && !kept.some((c) => c.isPreferred && c.chainId === preferred[0]!.chainId)
+        ? preferred[0]!
+        : null;
+    if (keptChains && !newPreferred) return;
     const { tenant } = ctx.state;
     const org = await orgs.get(organizationRecordId(tenant.organizationId, tenant.environment));
-    const networks = sessionNetworks(
-      deps.rail,
-      tenant.environment,
-      org?.withdrawalAddresses ?? [],
-      allowedChains.map((c) => c.chainId),
-      offersAsset(currency, null),
-    );
-    if (payableChainIds(networks).includes(chainId)) return;
+    const networksAllowed = (allowed: readonly number[] | undefined) =>
+      sessionNetworks(
+        deps.rail,
+        tenant.environment,
+        org?.withdrawalAddresses ?? [],
+        allowed,
+        offersAsset(currency, null),
+      );
+    const networks = networksAllowed(chainIds);
+    const payable = payableChainIds(networks);
+    if (payable.length === 0 && !keptChains) {
+      const elsewhere = payableChainIds(networksAllowed(undefined));
+      const broken = networks.filter((n) => n.unpayable).map((n) => `; ${walletRefusal(n)}`);
+      throw new ValidationError(
+        'allowedChains',
+        `none of chains ${chainIds.join(', ')} can be paid on, so the link's page would offer nothing to pay with (a chain needs a payment method of this organization that can be paid and an asset in ${currency.toUpperCase()}): ${elsewhere.length > 0 ? `allow one of ${elsewhere.join(', ')}, ` : ''}add a wallet address on one with POST /api/v1/organization/withdrawal-addresses, or send no allowedChains (every network)${broken.join('')}`,
+        NO_PAYMENT_METHOD,
+      );
+    }
+    if (!newPreferred || payable.includes(newPreferred.chainId)) return;
     throw preferredChainRefusal({
-      chainId,
+      chainId: newPreferred.chainId,
       of: 'payment link',
-      field: `allowedChains[${allowedChains.indexOf(preferred[0]!)}].isPreferred`,
+      field: `allowedChains[${allowedChains.indexOf(newPreferred)}].isPreferred`,
       networks,
       currency,
       chainsBy: 'allowedChains',
@@ -367,7 +398,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     description:
       "The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it",
   };
-  const fieldErrors = invalidFields('parameters_exclusive', 'resource_missing', 'product_inactive');
+  const fieldErrors = invalidFields('parameters_exclusive', 'resource_missing', 'product_inactive', NO_PAYMENT_METHOD);
 
   api.route(
     {
@@ -426,7 +457,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       };
       // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
       validatePaymentLink(link);
-      await refuseUnpayablePreferred(ctx, link.allowedChains, link.currency);
+      await refuseUnpayableChains(ctx, link.allowedChains, link.currency);
       // The read model can lag a delete or deactivation: the link is decided on the catalog's own streams,
       // so such a change is either seen there (409, nothing written) or appended after the link's offer.
       // A new product or price (made for this link) needs no offer; the link's creation below waits for the projections.
@@ -507,7 +538,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         if (JSON.stringify(given) !== JSON.stringify(link[key])) throw new ValidationError(key, FIXED_ON_LINK);
       }
       const changes = editableFields(body, chainIdsOf(ctx));
-      await refuseUnpayablePreferred(ctx, changes.allowedChains, link.currency, link.allowedChains);
+      await refuseUnpayableChains(ctx, changes.allowedChains, link.currency, link.allowedChains);
       // Switching the after-completion action drops the other action's setting unless the body sets it.
       if (changes.afterCompletion === 'hosted_confirmation' && body.afterCompletionRedirectUrl === undefined)
         changes.afterCompletionRedirectUrl = null;

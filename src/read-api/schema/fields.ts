@@ -1,5 +1,6 @@
 import { extendZodWithOpenApi, getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { WALLET_INVALID } from '../../actors/session-networks.ts';
 import { AmountError, parseAmount } from '../../shared/money.ts';
 import { isTimeZone } from '../../shared/time-zone.ts';
 import { BOUND_DESCRIPTIONS, BOUND_OPS, type BoundOp, TIME_ZONE_MESSAGE } from '../instant-range.ts';
@@ -430,6 +431,16 @@ export const notFound = (what: string) => ({
   status: 404,
   codes: ['resource_missing'],
   description: `No ${what} with this id in the key's organization and environment`,
+});
+
+/**
+ * The 422 of a route whose payments would go to a wallet of the organization that is broken
+ * (`walletsInvalid`): `what` says what would pay into it.
+ */
+export const walletInvalid = (what: string) => ({
+  status: 422,
+  codes: [WALLET_INVALID],
+  description: `A wallet of the organization that ${what} would pay into fails its EIP-55 checksum (a likely typo), or every one it could use is an address the chain cannot pay (both stored before Weir refused them): nothing is written; the message names each wallet and how to correct it`,
 });
 
 /** The 400s of a body's fields. */

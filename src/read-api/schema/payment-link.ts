@@ -183,7 +183,7 @@ const clearableAmount = () => clearable(amount());
 const editable = {
   allowedChains: optional(arrayOf(AllowedChain, { max: 50 })).openapi({
     description:
-      "Networks the payer may pay on (none: every network of the organization); at most one preferred, which a request setting it must name among those the link can be paid on (a payment method of the organization there and an asset in the link's currency)",
+      "Networks the payer may pay on (none: every network of the organization). A request setting them must allow one the link can be paid on (a payment method of the organization there that can be paid, and an asset in the link's currency): else a 400 `payment_method_not_available` naming `allowedChains`. At most one preferred, which a request setting it must name among those",
   }),
   suggestedAmounts: clearable(arrayOf(amount(), { max: MAX_SUGGESTED_AMOUNTS }))
     .transform((v) => (v === null ? [] : v))
