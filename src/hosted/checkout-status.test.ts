@@ -1,7 +1,14 @@
 import test from 'ava';
 import { daiPaymentFixture, daiSessionFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
-import { latePaid, paymentWords, payerStatus } from './checkout-status.ts';
+import {
+  allSentBefore,
+  confirmingAfterClose,
+  latePaid,
+  lateMoney,
+  paymentWords,
+  payerStatus,
+} from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
 
 test('the payer is told the state in words: waiting, confirming, partly paid, paid, expired, canceled', (t) => {
@@ -261,4 +268,26 @@ test('a payment seen before the checkout was canceled and confirming across the 
     both.detail,
     /^Your payments of 4\.00 USDC reached this address \(3\.00 USDC of it sent before this checkout was canceled, the rest after\) and are being confirmed\. Once they are, /,
   );
+});
+
+test('the late money both pages tell of says how much of it was sent before a cancel: none after an expiry (it waits for a payment confirming), all of a payment seen before the cancel', (t) => {
+  const late = { ...payment('300000000', 'confirmed'), late: true };
+  const after = { ...payment('100000000', 'pending'), transferId: 'after', detectedAt: '2026-01-01T00:25:00.000Z' };
+  const canceled = sessionFixture({
+    status: 'canceled',
+    canceledAt: '2026-01-01T00:20:00.000Z',
+    payments: [late, after],
+  });
+  t.like(lateMoney(canceled), { amount: 300000000n, sentBefore: 300000000n, refundedAt: null });
+  t.true(allSentBefore(lateMoney(canceled)));
+  t.like(confirmingAfterClose(canceled), { amount: 100000000n, sentBefore: 0n });
+  t.false(allSentBefore(confirmingAfterClose(canceled)));
+  const expired = sessionFixture({ status: 'expired', payments: [late, after] });
+  t.like(lateMoney(expired), { amount: 300000000n, sentBefore: 0n });
+  // Seen in the very millisecond of the cancel: no proof it came first, so it is said as after (as it always was).
+  const sameMoment = { ...canceled, canceledAt: late.detectedAt };
+  t.like(lateMoney(sameMoment), { amount: 300000000n, sentBefore: 0n });
+  t.is(payerStatus(sameMoment, names, NOW).title, 'Payment received after closing');
+  // Still open: a payment confirming in time is not money after the close.
+  t.like(confirmingAfterClose(sessionFixture({ payments: [after] })), { amount: 0n, payments: [] });
 });

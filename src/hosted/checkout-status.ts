@@ -53,14 +53,10 @@ export const latePaid = (session: CheckoutSession): bigint =>
  * The late payments the merchant still has to settle: those confirmed after their mark of refunded
  * (once per session: it covers what had come by then), or all of them when there is no mark.
  */
-export function lateToSettle(session: CheckoutSession): SessionPayment[] {
+function lateToSettle(session: CheckoutSession): SessionPayment[] {
   const at = session.paymentIntent.isMarkRefunded ? (session.paymentIntent.markRefundedAt ?? null) : null;
   return session.payments.filter((p) => p.late && (at === null || (p.confirmedAt ?? '') > at));
 }
-
-/** What `lateToSettle` comes to (10^8-scaled): a mark's money is not asked of the merchant twice. */
-export const lateUnsettled = (session: CheckoutSession): bigint =>
-  exactToApi(sumOfPayments(lateToSettle(session), ['confirmed']), 'down');
 
 /**
  * When the merchant marked the late money refunded, if that mark covers all of it (no late payment
@@ -73,6 +69,43 @@ export function refundMarkedAt(session: CheckoutSession): string | null {
   if (!session.paymentIntent.isMarkRefunded || !at) return null;
   const afterMark = session.payments.some((p) => p.late && p.status === 'confirmed' && (p.confirmedAt ?? '') > at);
   return afterMark ? null : at;
+}
+
+/**
+ * Money that reached a closed session, as the payer's page and the dashboard both tell it: `amount`
+ * (10^8-scaled) in `payments`, of which `sentBefore` was seen before a cancel. An open session can be
+ * canceled while a payment seen in time is confirming: that one was sent before the close, not after
+ * it, though the machine takes it as late money once final. An expiry waits for such a payment, so
+ * an expired session's is 0.
+ */
+export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefore: bigint };
+
+/** Whether all of `money` was sent before a cancel, none after it. */
+export const allSentBefore = (money: ClosedMoney): boolean => money.sentBefore > 0n && money.sentBefore >= money.amount;
+
+function closedMoney(session: CheckoutSession, payments: SessionPayment[], status: SessionPayment['status']) {
+  const canceledAt = session.status === 'canceled' ? session.canceledAt : null;
+  const sum = (of: SessionPayment[]) => exactToApi(sumOfPayments(of, [status]), 'down');
+  // Seen in the cancel's own millisecond proves no order: said as after, the way late money always was.
+  const before = payments.filter((p) => canceledAt !== null && p.detectedAt < canceledAt);
+  return { amount: sum(payments), payments, sentBefore: sum(before) };
+}
+
+/**
+ * The confirmed late money a page speaks of: all of it once a mark of refunded covers it (`refundedAt`,
+ * the page says it is settled), else what the merchant still has to settle (a mark's money is not asked twice).
+ */
+export function lateMoney(session: CheckoutSession): ClosedMoney & { refundedAt: string | null } {
+  const refundedAt = refundMarkedAt(session);
+  const late = refundedAt ? session.payments.filter((p) => p.late) : lateToSettle(session);
+  const payments = late.filter((p) => p.status === 'confirmed');
+  return { ...closedMoney(session, payments, 'confirmed'), refundedAt };
+}
+
+/** The payments still confirming at an expired or canceled session: late money once final, nothing to settle yet. */
+export function confirmingAfterClose(session: CheckoutSession): ClosedMoney {
+  const closed = session.status === 'expired' || session.status === 'canceled';
+  return closedMoney(session, closed ? session.payments.filter((p) => p.status === 'pending') : [], 'pending');
 }
 
 /** What the payer is told, in the words of the page (`state` picks them). */
@@ -154,23 +187,11 @@ export function payerStatus(
         )
       : null;
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
-  const refundedAt = refundMarkedAt(session);
   // Once marked, what the mark covered is settled: the page speaks of money after it alone.
-  const lateAmount = refundedAt ? latePaid(session) : lateUnsettled(session);
-  const latePayments = refundedAt ? session.payments.filter((p) => p.late) : lateToSettle(session);
-  // An open session can be canceled while a payment seen in time is confirming: that payment was
-  // sent before the close, not after it (the machine still takes it as late money once final).
-  const canceledAt = session.status === 'canceled' ? session.canceledAt : null;
-  const sentBefore = (payments: SessionPayment[], status: SessionPayment['status']) =>
-    exactToApi(
-      sumOfPayments(
-        payments.filter((p) => canceledAt !== null && p.detectedAt <= canceledAt),
-        [status],
-      ),
-      'down',
-    );
-  const lateBefore = sentBefore(latePayments, 'confirmed');
-  const pendingBefore = sentBefore(session.payments, 'pending');
+  const late = lateMoney(session);
+  const { amount: lateAmount, sentBefore: lateBefore, refundedAt } = late;
+  const confirmingLate = confirmingAfterClose(session);
+  const pendingBefore = confirmingLate.sentBefore;
   // How money seen after (or confirming across) the close arrived: `before` of `amount` was sent before the cancel.
   const arrival = (amount: bigint, before: bigint, verb: string, [one, many]: [string, string] = ['', '']) =>
     before <= 0n
@@ -202,7 +223,7 @@ export function payerStatus(
   } else if ((session.status === 'expired' || session.status === 'canceled') && lateAmount > 0n) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
     state = session.status;
-    title = lateBefore >= lateAmount ? 'Payment received, checkout canceled' : 'Payment received after closing';
+    title = allSentBefore(late) ? 'Payment received, checkout canceled' : 'Payment received after closing';
     detail = `${arrival(lateAmount, lateBefore, 'was received')}. ${
       lateBefore > 0n ? 'This money does not complete the canceled checkout: the business' : 'The business'
     } has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
@@ -210,7 +231,7 @@ export function payerStatus(
     // Seen after the close, or seen before a cancel and confirming after it: not final yet, the payer
     // learns it arrived and what becomes of it (once final it is late money: it completes nothing).
     state = session.status;
-    title = pendingBefore >= pendingAmount ? 'Payment confirming, checkout canceled' : 'Payment arriving after closing';
+    title = allSentBefore(confirmingLate) ? 'Payment confirming, checkout canceled' : 'Payment arriving after closing';
     detail = `${arrival(pendingAmount, pendingBefore, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once ${pendingBefore > 0n && pendingBefore < pendingAmount ? 'they are' : 'it is'}, ${
       pendingBefore > 0n ? 'this money does not complete the canceled checkout: ' : ''
     }the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;

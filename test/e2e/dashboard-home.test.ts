@@ -39,9 +39,12 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   const recent = page.locator('#recent-payments');
   t.is(await recent.locator('tbody tr').count(), 2);
   t.regex((await page.locator('#volume .stat-value').textContent()) ?? '', /^17\.30 USDC$/);
-  // Conversion: 2 of the 3 sessions were paid; time to pay: 4 and 10 minutes, so a median of 7 (the mean of the two middle times).
+  // Conversion: 2 of the 3 sessions were completed; time to pay: 4 and 10 minutes, so a median of 7 (the mean of the two middle times).
   t.is(await page.locator('#conversion .stat-value').textContent(), '66.7%');
-  t.is(await page.locator('#conversion .stat-note').textContent(), '2 of 3 checkout sessions created were paid');
+  t.is(
+    await page.locator('#conversion .stat-note').textContent(),
+    '2 of 3 checkout sessions created were completed: paid in full, or with the amount received',
+  );
   t.is(await page.locator('#time-to-pay .stat-value').textContent(), '7 min');
   t.is(
     await page.locator('#time-to-pay .stat-note').textContent(),
@@ -61,7 +64,7 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   t.is(await page.locator('#volume svg rect').count(), 30);
   t.is(await page.locator('#volume svg rect.bar title').textContent(), `${todayShort}: 17.30 USDC`);
   t.is(await page.locator('#payments-count svg rect.bar title').textContent(), `${todayShort}: 2 payments`);
-  t.is(await page.locator('#conversion svg rect.bar title').textContent(), `${todayShort}: 2 of 3 paid (66.7%)`);
+  t.is(await page.locator('#conversion svg rect.bar title').textContent(), `${todayShort}: 2 of 3 completed (66.7%)`);
   t.is(await page.locator('#time-to-pay svg rect.bar title').textContent(), `${todayShort}: median 7 min, p95 10 min`);
   await page.locator('#volume .chart-figures summary').click();
   t.deepEqual(await page.locator('#volume .chart-figures tbody td').allTextContents(), [todayShort, '17.30 USDC']);

@@ -8,7 +8,9 @@ import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts
 import { createSqliteReadStore } from '../../read-store/sqlite-read-store.ts';
 import type { ReadDocument } from '../../read-store/read-store.ts';
 import {
+  CANCELED_WHILE_CONFIRMING,
   COMPLETED_SHORT,
+  CONFIRMED_AFTER_CANCEL,
   MARKED_REFUNDED,
   PAID_IN_FULL,
   PAID_AFTER_EXPIRY,
@@ -167,6 +169,90 @@ for (const [kind, open] of [
     const rows = rowsOf(await SessionsNeedingAction({ items }));
     t.regex(rows[1]!, /Overpaid 1\.00 USDC over the total, to refund$/);
   });
+
+for (const [kind, open] of [
+  ['in memory', () => createEmbeddedReadStore()],
+  ['SQLite', () => createSqliteReadStore({ path: ':memory:' })],
+] as const)
+  test(`Home lists a payment still confirming after its session closed (${kind}), once per session, and not twice for a session also paid late; money sent before a cancel and confirmed after it reads as such`, async (t) => {
+    const store = open();
+    t.teardown(() => store.close());
+    const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+    const expired: CheckoutSessionEvent = { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } };
+    for (const doc of [
+      // Two payments confirming after the expiry: one row.
+      as(
+        'confirming-expired',
+        sessionAfter(
+          expired,
+          detected('t9', '300000000', '2026-01-01T01:05:00.000Z'),
+          detected('t10', '100000000', '2026-01-01T01:07:00.000Z'),
+        ),
+      ),
+      as('confirming-canceled', sessionAfter(...CANCELED_WHILE_CONFIRMING)),
+      // Late money to settle and more confirming: listed for the money to settle alone.
+      as(
+        'late-and-confirming',
+        sessionAfter(...PAID_AFTER_EXPIRY, detected('t11', '100000000', '2026-01-01T03:00:00.000Z')),
+      ),
+      // Its late money settled, a new payment confirming: the merchant watches that.
+      as(
+        'marked-then-confirming',
+        sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED, detected('t12', '100000000', '2026-01-04T00:00:00.000Z')),
+      ),
+      as('confirmed-after-cancel', sessionAfter(...CONFIRMED_AFTER_CANCEL)),
+      // Open and confirming in time: nothing to act on.
+      as('open', sessionAfter(detected('t1', '300000000', '2026-01-05T00:00:00.000Z'))),
+    ])
+      await sessions.put(doc);
+    const { organizationId, environment } = sessionAfter();
+    const { items } = await needsAction({ readStore: store }, { organizationId, environment });
+    t.deepEqual(
+      items.map((i) => ['invoice' in i ? i.invoice.id : i.session.id, i.reason]),
+      [
+        ['marked-then-confirming', 'confirming'],
+        ['confirming-expired', 'confirming'],
+        ['late-and-confirming', 'late'],
+        ['confirmed-after-cancel', 'late'],
+        ['confirming-canceled', 'confirming'],
+      ],
+    );
+    const rows = rowsOf(await SessionsNeedingAction({ items }));
+    t.regex(rows[0]!, /Confirming after it closed 1\.00 USDC not final yet$/);
+    t.regex(rows[1]!, /Confirming after it closed 4\.00 USDC in 2 payments, not final yet$/);
+    t.regex(rows[2]!, /Paid after it closed 3\.00 USDC paid late$/);
+    t.regex(rows[3]!, /Confirmed after the cancel 3\.00 USDC sent before the cancel$/);
+    t.regex(rows[4]!, /Confirming after it closed 3\.00 USDC not final yet$/);
+  });
+
+test("Home's conversion says the sessions were completed, not paid: a session completed with the amount received counts too", async (t) => {
+  const day = (n: number, created = 0, completed = 0) => ({
+    day: `2026-01-${String(n).padStart(2, '0')}`,
+    volume: 0n,
+    otherVolumes: [],
+    payments: 0,
+    created,
+    completed,
+    medianSeconds: null,
+    p95Seconds: null,
+  });
+  const html = await OverviewPanel({
+    data: {
+      currency: null,
+      days: [day(1, 10, 3), ...Array.from({ length: 29 }, (_, i) => day(i + 2))],
+      volume: 0n,
+      payments: 0,
+      others: [],
+      created: 10,
+      completed: 3,
+      timeToPay: { payments: 0, medianSeconds: null, p95Seconds: null },
+    },
+  });
+  const conversion = /<section[^>]*id="conversion"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+  t.regex(conversion, /3 of 10 checkout sessions created were completed: paid in full, or with the amount received/);
+  t.regex(conversion, /3 of 10 completed \(30\.0%\)/);
+  t.notRegex(conversion, /were paid|\bpaid \(/);
+});
 
 /** A renewal draft of the tenant's, refused at its issue unless `failed` is null. */
 const renewal = (id: string, number: string, failedAt: string | null, more: Partial<InvoiceDoc> = {}): InvoiceDoc =>

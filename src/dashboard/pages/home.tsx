@@ -1,5 +1,5 @@
 import type { CheckoutSessionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from '../../projections/collections.ts';
-import { lateToSettle, lateUnsettled, refundMarkedAt } from '../../hosted/checkout-status.ts';
+import { allSentBefore, confirmingAfterClose, lateMoney, refundMarkedAt } from '../../hosted/checkout-status.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
@@ -153,9 +153,10 @@ export function OverviewPanel({ data }: { data: Overview }): JSX.Element {
   }));
   const conversionDays: ChartDay[] = data.days.map((d) => ({
     day: d.day,
-    // Per mille of the day's sessions paid, in integers.
+    // Per mille of the day's sessions completed (paid in full, or completed with the amount received), in integers.
     value: d.created === 0 ? 0n : (BigInt(d.completed) * 1000n) / BigInt(d.created),
-    label: d.created === 0 ? 'no sessions' : `${d.completed} of ${d.created} paid (${percent(d.completed, d.created)})`,
+    label:
+      d.created === 0 ? 'no sessions' : `${d.completed} of ${d.created} completed (${percent(d.completed, d.created)})`,
     happened: d.created > 0,
   }));
   const timeDays: ChartDay[] = data.days.map((d) => ({
@@ -203,13 +204,13 @@ export function OverviewPanel({ data }: { data: Overview }): JSX.Element {
           <span class="stat-note" safe>
             {data.created === 0
               ? 'No checkout sessions created yet'
-              : `${data.completed} of ${plural(data.created, 'checkout session')} created were paid`}
+              : `${data.completed} of ${plural(data.created, 'checkout session')} created were completed: paid in full, or with the amount received`}
           </span>
         </div>
         <BarChart
           days={conversionDays}
-          summary="Share of the day's checkout sessions that were paid, per day over the last 30 days"
-          figures="Paid"
+          summary="Share of the day's checkout sessions that were completed, per day over the last 30 days"
+          figures="Completed"
         />
       </Card>
       <Card title="Time to pay, last 30 days" id="time-to-pay">
@@ -329,13 +330,14 @@ function RecentPayments({
 }
 
 /**
- * A session to act on: underpaid, overpaid, or paid after it closed (`payments`: how many late
- * payments to settle); or a renewal Weir could not finalize, which waits for the merchant to finalize it.
+ * A session to act on: underpaid, overpaid, paid after it closed (`payments`: how many late
+ * payments to settle), or with payments still confirming after it closed (how many: nothing to
+ * settle yet, but late money once final); or a renewal Weir could not finalize, which waits for the merchant to finalize it.
  */
 type NeedsAction =
   | { session: CheckoutSessionDoc; reason: 'underpaid'; at: string }
   | { session: CheckoutSessionDoc; reason: 'overpaid'; at: string }
-  | { session: CheckoutSessionDoc; reason: 'late'; at: string; payments: number }
+  | { session: CheckoutSessionDoc; reason: 'late' | 'confirming'; at: string; payments: number }
   | { invoice: InvoiceDoc; reason: 'not_finalized'; at: string };
 
 /** A renewal left a draft: its invoice page says why and has the Finalize button. */
@@ -352,6 +354,29 @@ const NotFinalizedRow = ({ invoice }: { invoice: InvoiceDoc }): JSX.Element => (
     </td>
   </tr>
 );
+
+/**
+ * Late money is not in amountReceived: the row shows what there is to settle, or what is still
+ * confirming (how it came: paid late, or sent before the cancel and confirmed after it).
+ */
+function ClosedMoneyAmount({ item }: { item: NeedsAction & { reason: 'late' | 'confirming' } }): JSX.Element {
+  const { session, payments } = item;
+  const came = item.reason === 'late' ? lateMoney(session) : confirmingAfterClose(session);
+  const count = payments === 1 ? '' : ` in ${payments} payments`;
+  // Confirming, as its badge says: the note tells it is not money to settle yet.
+  const note =
+    item.reason === 'confirming'
+      ? `${count.trim()}${count ? ', ' : ''}not final yet`
+      : `${allSentBefore(came) ? 'sent before the cancel' : 'paid late'}${count}`;
+  return (
+    <>
+      <span safe>{money(came.amount, session.currency)}</span>{' '}
+      <div class="muted small" safe>
+        {note}
+      </div>
+    </>
+  );
+}
 
 export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.Element {
   return (
@@ -384,8 +409,17 @@ export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.
                           <Badge tone="warning" label="Underpaid" />
                         ) : item.reason === 'overpaid' ? (
                           <Badge tone="warning" label="Overpaid" />
+                        ) : item.reason === 'confirming' ? (
+                          <Badge tone="info" label="Confirming after it closed" />
                         ) : (
-                          <Badge tone="danger" label="Paid after it closed" />
+                          <Badge
+                            tone="danger"
+                            label={
+                              allSentBefore(lateMoney(item.session))
+                                ? 'Confirmed after the cancel'
+                                : 'Paid after it closed'
+                            }
+                          />
                         )}
                       </div>
                     </td>
@@ -404,13 +438,7 @@ export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.
                           <div class="muted small">over the total, to refund</div>
                         </>
                       ) : (
-                        // Late money is not in amountReceived: the row shows what there is to settle.
-                        <>
-                          <span safe>{money(lateUnsettled(item.session), item.session.currency)}</span>{' '}
-                          <div class="muted small" safe>
-                            {item.payments === 1 ? 'paid late' : `paid late in ${item.payments} payments`}
-                          </div>
-                        </>
+                        <ClosedMoneyAmount item={item} />
                       )}
                     </td>
                   </tr>
@@ -492,7 +520,9 @@ async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, time
 }
 
 /**
- * Underpaid sessions, sessions paid after they closed with that money not marked refunded, and
+ * Underpaid sessions, sessions paid after they closed with that money not marked refunded, sessions
+ * with a payment still confirming after they closed (to watch: late money once final, listed for the
+ * money to settle alone when there is also some), and
  * overpaid ones (the excess to refund), each once (a session paid late twice is one thing to settle),
  * latest first: a late or overpaid one by its last payment. Money after a short completion is not
  * among them: it only makes up the total (past it is the excess), the merchant's to keep. Also
@@ -504,26 +534,33 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
   const underpaid = await sessions.find({ ...tenant, status: 'incomplete' }, { sort: { updatedAt: -1 }, limit: LIST });
   // Marked refunded, the late money is settled: it needs no more action, unless more was confirmed
   // after the mark (that moved the session's `updatedAt`, so it is among the latest marked ones).
-  const lateMoney = {
+  const paidLate = {
     ...tenant,
     status: { $in: ['expired', 'canceled'] },
     payments: { $elemMatch: { late: true, status: 'confirmed' } },
   };
-  const [unmarked, marked, overpaid] = await Promise.all([
+  const [unmarked, marked, overpaid, confirming] = await Promise.all([
     sessions.find(
-      { ...lateMoney, 'paymentIntent.isMarkRefunded': { $ne: true } },
+      { ...paidLate, 'paymentIntent.isMarkRefunded': { $ne: true } },
       { sort: { updatedAt: -1 }, limit: LIST },
     ),
     // Most marked ones are settled and filtered out below: read well past a page of them (late money is rare).
     sessions.find(
-      { ...lateMoney, 'paymentIntent.isMarkRefunded': true },
+      { ...paidLate, 'paymentIntent.isMarkRefunded': true },
       { sort: { updatedAt: -1 }, limit: MARKED_SCANNED },
     ),
     sessions.find(
       { ...tenant, status: 'complete', amountOverpaid: { $ne: '0' } },
       { sort: { updatedAt: -1 }, limit: LIST },
     ),
+    // Still confirming after the close: not money to settle yet, but the merchant watches it (rare,
+    // as late money is: a page of them is read, those also paid late are listed for that below).
+    sessions.find(
+      { ...tenant, status: { $in: ['expired', 'canceled'] }, payments: { $elemMatch: { status: 'pending' } } },
+      { sort: { updatedAt: -1 }, limit: LIST },
+    ),
   ]);
+  const toSettle = (session: CheckoutSessionDoc) => lateMoney(session).amount > 0n && refundMarkedAt(session) === null;
   const late = [...unmarked, ...marked.filter((session) => refundMarkedAt(session) === null)];
   const lastConfirmed = (payments: CheckoutSessionDoc['payments']) =>
     payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
@@ -536,9 +573,16 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
   const items: NeedsAction[] = [
     ...underpaid.map((session) => ({ session, reason: 'underpaid' as const, at: session.updatedAt })),
     ...late.map((session) => {
-      const payments = lateToSettle(session).filter((p) => p.status === 'confirmed');
+      const { payments } = lateMoney(session);
       return { session, reason: 'late' as const, at: lastConfirmed(payments), payments: payments.length };
     }),
+    // Once per session: one with late money to settle is listed for that.
+    ...confirming
+      .filter((session) => !toSettle(session))
+      .map((session) => {
+        const { payments } = confirmingAfterClose(session);
+        return { session, reason: 'confirming' as const, at: lastConfirmed(payments), payments: payments.length };
+      }),
     ...overpaid.map((session) => ({
       session,
       reason: 'overpaid' as const,
@@ -582,7 +626,7 @@ const fragment =
 
 /**
  * Home: volume, payment count, conversion and time to pay over 30 days, recent payments, what needs action (underpaid
- * sessions, sessions paid after they closed, renewals not finalized) and webhook failures, each panel refreshed live when its read model changes.
+ * sessions, sessions paid or still confirming after they closed, renewals not finalized) and webhook failures, each panel refreshed live when its read model changes.
  */
 export const page = definePage({
   screen: 'home',

@@ -11,12 +11,15 @@ import { baseSepolia } from '../../../chain-ingest/evm/networks/base.ts';
 import { toRailNetwork } from '../../../chain-ingest/evm/networks/define-network.ts';
 import { DetailBody, PaymentIntentCard, Summary } from './detail.tsx';
 import {
+  CANCELED_WHILE_CONFIRMING,
   CHOSE_USDC,
   COMPLETED_SHORT,
+  CONFIRMED_AFTER_CANCEL,
   customerDoc,
   MARKED_REFUNDED,
   PAID_AFTER_CANCEL,
   PAID_AFTER_EXPIRY,
+  PAID_AFTER_THE_CANCEL_TOO,
   PAID_LATE_AFTER_MARK,
   PAID_IN_FULL,
   PARTLY_PAID,
@@ -327,4 +330,41 @@ test('a payment still confirming after the session expired is announced as arriv
     sessionAfter(...PARTLY_PAID),
   ])
     t.notRegex(await bodyOf(session), /money-to-settle/);
+});
+
+test('money sent before the session was canceled and confirmed after it is said as such, as the payer was told, not as arriving after the cancel; some of each says both', async (t) => {
+  const before = sessionAfter(...CONFIRMED_AFTER_CANCEL);
+  t.like(await factsOf(before), {
+    'Confirmed after the cancel': '3.00 USDC',
+    Payment: 'Confirmed after the cancel — needs refund or review',
+  });
+  const text = cardText(await bodyOf(before, [], true), 'money-to-settle');
+  t.regex(
+    text,
+    /^Confirmed after the cancel — needs refund or review 3\.00 USDC was sent before this session was canceled and confirmed after it, so it did not complete the session and its payment status stays unpaid\. The payer&#39;s checkout page told them this money does not complete the canceled checkout and that you will settle it with them\./,
+  );
+  t.notRegex(text, /arrived after|arrived late/);
+  t.regex(
+    cardText(await bodyOf(sessionAfter(...CONFIRMED_AFTER_CANCEL, MARKED_REFUNDED)), 'money-to-settle'),
+    /^Confirmed after the cancel — refunded 3\.00 USDC was sent before this session was canceled and confirmed after it\. It was marked refunded on /,
+  );
+  const both = sessionAfter(...CONFIRMED_AFTER_CANCEL, ...PAID_AFTER_THE_CANCEL_TOO);
+  t.is((await factsOf(both)).Payment, 'Paid late — needs refund or review');
+  t.regex(
+    cardText(await bodyOf(both), 'money-to-settle'),
+    /^Paid late — needs refund or review 4\.00 USDC was confirmed after this session was canceled \(3\.00 USDC of it sent before the cancel, the rest after\), so it did not complete the session .* The payer&#39;s checkout page told them this money does not complete the canceled checkout/,
+  );
+});
+
+test('a payment sent before the session was canceled and still confirming is said as such, not as arriving after the session ended', async (t) => {
+  const text = cardText(await bodyOf(sessionAfter(...CANCELED_WHILE_CONFIRMING)), 'money-to-settle');
+  t.is(
+    text,
+    'Payment confirming after the cancel 3.00 USDC was sent before this session was canceled and is still being confirmed. Once confirmed it does not complete the session: it is a late payment, to refund or settle with the payer.',
+  );
+  const both = sessionAfter(...CANCELED_WHILE_CONFIRMING, detected('t2', '100000000', '2026-01-01T00:40:00.000Z'));
+  t.regex(
+    cardText(await bodyOf(both), 'money-to-settle'),
+    /^Payment arriving after the session ended 4\.00 USDC reached the deposit address \(3\.00 USDC of it sent before this session was canceled, the rest after\); it is being confirmed\. Once confirmed it does not complete the session: it is a late payment/,
+  );
 });

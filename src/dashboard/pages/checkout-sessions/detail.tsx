@@ -28,15 +28,16 @@ import {
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 import {
+  allSentBefore,
+  type ClosedMoney,
+  confirmingAfterClose,
   latePaid,
-  lateToSettle,
-  lateUnsettled,
+  lateMoney,
   type PayAt,
   payerStatus,
-  refundMarkedAt,
 } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
-import { LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
+import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
 import { customersById } from '../../ui/customer-link.tsx';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
@@ -222,8 +223,10 @@ const paidAfterClose = (session: CheckoutSessionDoc): boolean =>
 
 /** Paid, or not: a session waiting for the rest of its amount is neither, nor one paid after it closed. */
 const paymentOf = (session: CheckoutSessionDoc): string => {
-  if (paidAfterClose(session))
-    return refundMarkedAt(session) ? 'Paid late — marked refunded' : 'Paid late — needs refund or review';
+  if (paidAfterClose(session)) {
+    const late = lateMoney(session);
+    return `${lateName(late)} — ${late.refundedAt ? 'marked refunded' : 'needs refund or review'}`;
+  }
   return session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
 };
 
@@ -247,7 +250,7 @@ export function Summary({
           ['Amount', money(session.amountTotal, c)],
           ['Received', money(session.amountReceived, c)],
           ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
-          ...(late > 0n ? [['Paid late', money(late, c)] as const] : []),
+          ...(late > 0n ? [[lateName(lateMoney(session)), money(late, c)] as const] : []),
           ['Fee', money(session.amountFee, c)],
           ['Net', money(netReceived(session), c)],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
@@ -274,7 +277,27 @@ const ENDED: Partial<Record<CheckoutSessionDoc['status'], string>> = {
   complete: 'was completed with the amount received',
 };
 
-const PAYER_TOLD = "The payer's checkout page told them the money arrived late and that you will settle it with them.";
+/** What the payer's page told them of late money: sent before a cancel, it says the money does not complete the checkout. */
+const payerTold = (late: ClosedMoney): string =>
+  `The payer's checkout page told them ${late.sentBefore > 0n ? 'this money does not complete the canceled checkout' : 'the money arrived late'} and that you will settle it with them.`;
+
+/**
+ * How money reached a session after it ended (`ended`, as ENDED says it), confirmed or still confirming:
+ * all after the close, all sent before a cancel and confirmed across it, or some of each, as the payer's page tells it.
+ */
+function arrival(came: ClosedMoney, c: string, ended: string, confirming: boolean): string {
+  const amount = money(came.amount, c);
+  if (came.sentBefore <= 0n)
+    return confirming
+      ? `${amount} reached the deposit address after this session ${ended}; it is being confirmed`
+      : `${amount} arrived after this session ${ended}`;
+  if (allSentBefore(came))
+    return `${amount} was sent before this session was canceled and ${confirming ? 'is still being confirmed' : 'confirmed after it'}`;
+  const before = money(came.sentBefore, c);
+  return confirming
+    ? `${amount} reached the deposit address (${before} of it sent before this session was canceled, the rest after); it is being confirmed`
+    : `${amount} was confirmed after this session was canceled (${before} of it sent before the cancel, the rest after)`;
+}
 const KEEP_OR_REFUND =
   'It only makes up what was asked, so it is yours to keep: nothing to do. To refund it instead, send it from your own wallet (they paid from ';
 const REFUND_EXCESS = 'Refund the excess to them from your own wallet: Weir holds no funds and sends nothing back.';
@@ -313,20 +336,17 @@ export function MoneyToSettle({
   timeZone: string;
 }): JSX.Element {
   const c = session.currency;
-  const refunded = refundMarkedAt(session);
   // Marked refunded and paid late again: only the money after the mark is still to settle.
-  const late = refunded ? latePaid(session) : lateUnsettled(session);
-  const latePayments = (refunded ? session.payments.filter((p) => p.late) : lateToSettle(session)).filter(
-    (p) => p.status === 'confirmed',
-  );
-  const ended = ENDED[session.status];
+  const lateMoneyOf = lateMoney(session);
+  const { amount: late, payments: latePayments, refundedAt: refunded } = lateMoneyOf;
+  const ended = ENDED[session.status] ?? 'closed';
   const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
   // Marked refunded, then paid late again: the mark (once per session) does not cover the new money.
   const markedBefore = refunded === null ? session.paymentIntent.markRefundedAt : null;
-  const arrived = `${money(late, c)} arrived after this session ${ended ?? 'closed'}`;
+  const arrived = arrival(lateMoneyOf, c, ended, false);
   if (paidAfterClose(session) && refunded)
     return (
-      <Card id="money-to-settle" title="Paid late — refunded">
+      <Card id="money-to-settle" title={`${lateName(lateMoneyOf)} — refunded`}>
         <p>
           <span safe>{`${arrived}. It was marked refunded on `}</span>
           <DateTime iso={refunded} timeZone={timeZone} />.
@@ -340,8 +360,10 @@ export function MoneyToSettle({
     );
   if (paidAfterClose(session))
     return (
-      <Card id="money-to-settle" title="Paid late — needs refund or review" class="card-attention">
-        <p safe>{`${arrived}, so it did not complete and its payment status stays unpaid. ${PAYER_TOLD}`}</p>
+      <Card id="money-to-settle" title={`${lateName(lateMoneyOf)} — needs refund or review`} class="card-attention">
+        <p
+          safe
+        >{`${arrived}, so it did not complete the session and its payment status stays unpaid. ${payerTold(lateMoneyOf)}`}</p>
         {markedBefore ? (
           <p>
             It was marked refunded on <DateTime iso={markedBefore} timeZone={timeZone} />, and more arrived after that:
@@ -403,15 +425,20 @@ export function MoneyToSettle({
         {afterCompletion}
       </Card>
     );
-  const arriving = ended && session.status !== 'complete' ? session.payments.filter((p) => p.status === 'pending') : [];
-  if (arriving.length > 0)
+  const arriving = confirmingAfterClose(session);
+  if (arriving.payments.length > 0)
     return (
-      <Card id="money-to-settle" title="Payment arriving after the session ended" class="card-attention">
+      <Card
+        id="money-to-settle"
+        title={
+          allSentBefore(arriving) ? 'Payment confirming after the cancel' : 'Payment arriving after the session ended'
+        }
+        class="card-attention"
+      >
         <p safe>
-          {`${money(
-            arriving.reduce((sum, p) => sum + BigInt(p.amount), 0n),
-            c,
-          )} reached the deposit address after this session ${ended}; it is being confirmed. Once confirmed it is a late payment, to refund or settle with the payer.`}
+          {`${arrival(arriving, c, ended, true)}. Once confirmed it ${
+            arriving.sentBefore > 0n ? 'does not complete the session: it ' : ''
+          }is a late payment, to refund or settle with the payer.`}
         </p>
       </Card>
     );

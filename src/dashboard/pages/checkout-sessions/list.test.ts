@@ -10,6 +10,7 @@ import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
 import { loadSessions, SessionsTable } from './list.tsx';
 import {
   COMPLETED_SHORT,
+  CONFIRMED_AFTER_CANCEL,
   customerDoc,
   MARKED_REFUNDED,
   PAID_AFTER_CANCEL,
@@ -182,6 +183,12 @@ test('a session paid after it expired or was canceled says so beside its status 
   t.is(await statusCell(sessionAfter(...PAID_AFTER_CANCEL)), 'Canceled Paid late');
   t.is(await statusCell(sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED)), 'Expired Paid late · refunded');
   t.is(await statusCell(sessionAfter(...PAID_IN_FULL)), 'Complete');
+  // Sent before the cancel, final after it: the payer did not pay late.
+  t.is(await statusCell(sessionAfter(...CONFIRMED_AFTER_CANCEL)), 'Canceled Confirmed after the cancel');
+  t.is(
+    await statusCell(sessionAfter(...CONFIRMED_AFTER_CANCEL, MARKED_REFUNDED)),
+    'Canceled Confirmed after the cancel · refunded',
+  );
 });
 
 test("a session completed short and then paid the rest says so plainly beside its status (it is the merchant's to keep); past its total, overpaid", async (t) => {

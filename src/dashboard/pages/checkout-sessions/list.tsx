@@ -1,5 +1,11 @@
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/collections.ts';
-import { latePaid, refundMarkedAt } from '../../../hosted/checkout-status.ts';
+import {
+  allSentBefore,
+  type ClosedMoney,
+  latePaid,
+  lateMoney,
+  refundMarkedAt,
+} from '../../../hosted/checkout-status.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import { UTC } from '../../../shared/time-zone.ts';
@@ -144,6 +150,13 @@ const receivedApart = (s: CheckoutSessionDoc): boolean =>
   BigInt(s.amountReceived) > 0n && s.amountReceived !== s.amountTotal;
 
 /**
+ * What the dashboard calls late money: paid late, unless all of it was sent before a cancel and only
+ * confirmed after it (the payer paid in time; the session was canceled while it confirmed).
+ */
+export const lateName = (late: ClosedMoney): string =>
+  allSentBefore(late) ? 'Confirmed after the cancel' : 'Paid late';
+
+/**
  * Money the merchant must settle, beside the status: paid after the session closed (its payment
  * status stays unpaid), or more than the total; once marked refunded, said so. Money after a short
  * completion makes up no more than the total: the merchant's to keep, said plainly.
@@ -153,8 +166,8 @@ function MoneyBadge({ session }: { session: CheckoutSessionDoc }): JSX.Element {
   const badge =
     late && session.status !== 'complete'
       ? refundMarkedAt(session)
-        ? { tone: 'neutral' as const, label: 'Paid late · refunded' }
-        : { tone: 'warning' as const, label: 'Paid late' }
+        ? { tone: 'neutral' as const, label: `${lateName(lateMoney(session))} · refunded` }
+        : { tone: 'warning' as const, label: lateName(lateMoney(session)) }
       : BigInt(session.amountOverpaid) > 0n
         ? { tone: 'warning' as const, label: 'Overpaid' }
         : late

@@ -99,3 +99,23 @@ export const PAID_LATE_AFTER_MARK: CheckoutSessionEvent[] = [
   confirmed('t20', '2026-01-03T10:01:00.000Z'),
   { type: 'LatePaymentReceived', data: { transferId: 't20', amount: '200000000', at: '2026-01-03T10:01:00.000Z' } },
 ];
+
+/** The merchant canceled the session at 00:20 while its 3 USDC, seen at 00:10, was confirming. */
+export const CANCELED_WHILE_CONFIRMING: CheckoutSessionEvent[] = [
+  detected('t1', '300000000', '2026-01-01T00:10:00.000Z'),
+  { type: 'CheckoutSessionCanceled', data: { at: '2026-01-01T00:20:00.000Z', reason: null } },
+];
+
+/** CANCELED_WHILE_CONFIRMING, then final at 00:25: late money, though sent before the cancel. */
+export const CONFIRMED_AFTER_CANCEL: CheckoutSessionEvent[] = [
+  ...CANCELED_WHILE_CONFIRMING,
+  confirmed('t1', '2026-01-01T00:25:00.000Z'),
+  { type: 'LatePaymentReceived', data: { transferId: 't1', amount: '300000000', at: '2026-01-01T00:25:00.000Z' } },
+];
+
+/** 1 USDC more, sent after the cancel (00:40) and final at 00:41. */
+export const PAID_AFTER_THE_CANCEL_TOO: CheckoutSessionEvent[] = [
+  detected('t2', '100000000', '2026-01-01T00:40:00.000Z'),
+  confirmed('t2', '2026-01-01T00:41:00.000Z'),
+  { type: 'LatePaymentReceived', data: { transferId: 't2', amount: '100000000', at: '2026-01-01T00:41:00.000Z' } },
+];
