@@ -17,13 +17,18 @@ window.addEventListener('message', (event) => {
 });
 
 const socket = new WebSocket(`ws://${location.host}/?token=${encodeURIComponent(token)}`);
+let opened = false;
 socket.addEventListener('open', () => {
+  opened = true;
   status.textContent = 'connected';
 });
+// A browser's socket is not told why it was refused: one never open had a wrong token or found no Weir.
 socket.addEventListener('close', () => {
-  status.textContent = token
-    ? 'disconnected: reload when Weir runs again (with the same token)'
-    : 'refused: open the address Weir printed, with #token= in it';
+  if (opened) status.textContent = 'disconnected: reload when Weir runs again';
+  else if (token)
+    status.textContent =
+      'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running';
+  else status.textContent = 'refused: open the address Weir printed, with #token= in it';
 });
 socket.addEventListener('message', (event) => {
   const message = JSON.parse(event.data);

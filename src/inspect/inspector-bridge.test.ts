@@ -154,6 +154,10 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   const tokenless = await browser.newPage();
   await tokenless.goto(started.page);
   await tokenless.locator('#socket', { hasText: /^refused: open the address Weir printed/ }).waitFor();
+  // With a token that is not the bridge's (a stale bookmark), it says so, not that Weir went away.
+  const wrong = await browser.newPage();
+  await wrong.goto(bridgePageUrl(started.page, `${TOKEN}x`));
+  await wrong.locator('#socket', { hasText: /^refused: not the token Weir asks for/ }).waitFor();
 
   const page = await browser.newPage();
   const problems: string[] = [];
@@ -184,6 +188,25 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   );
   t.is(await page.locator('#count').textContent(), '2');
   t.deepEqual(problems, [], 'no console error, CSP refusals among them');
+});
+
+test("watched settles once a page has opened its socket, not when Weir's own (a process's) opens", async (t) => {
+  const started = await bridge(t);
+  let watched = false;
+  void started.watched.then(() => {
+    watched = true;
+  });
+  const weir = await socketTo(started);
+  t.teardown(() => weir.socket.close());
+  // Its ping answered, the bridge has handled that socket's connection.
+  weir.socket.ping();
+  await once(weir.socket, 'pong');
+  await new Promise(setImmediate);
+  t.false(watched, "Weir's own socket is no page");
+  const page = await socketTo(started, `http://localhost:${started.port}`);
+  t.teardown(() => page.socket.close());
+  await started.watched;
+  t.true(watched);
 });
 
 test('a port already taken is a clear error, not a crash', async (t) => {

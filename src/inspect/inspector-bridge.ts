@@ -20,6 +20,8 @@ export type InspectorBridge = {
   page: string;
   url: string;
   port: number;
+  /** Settles when the first page (a browser socket, with an Origin) has connected: `weir inspect` waits for it. */
+  watched: Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -100,7 +102,13 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
       secretsEqual(hashSecret(tokenOf(req)), expected),
   });
   sockets.on('error', logError);
-  sockets.on('connection', (socket: WebSocket) => {
+  let pageOpened = () => {};
+  const watched = new Promise<void>((resolve) => {
+    pageOpened = resolve;
+  });
+  sockets.on('connection', (socket: WebSocket, req: IncomingMessage) => {
+    // Weir's own socket comes from a process, with no Origin; a page's carries its own.
+    if (req.headers.origin !== undefined) pageOpened();
     // A malformed frame ends that socket, never the process.
     socket.on('error', () => socket.terminate());
     for (const message of kept.replay()) socket.send(message);
@@ -114,6 +122,7 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     page: `http://localhost:${port}`,
     url: `ws://127.0.0.1:${port}`,
     port,
+    watched,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets.clients) socket.terminate();
