@@ -108,14 +108,29 @@ test("sockets are taken with the token only, from the bridge's own page or a pro
   t.deepEqual(own.got, [{ type: '@xstate.event', sessionId: 'a', event: { type: 'X' } }]);
 });
 
-test('a page opened late gets the last messages kept, preceded by the actor each of them belongs to', async (t) => {
-  const started = await bridge(t, 3);
+/**
+ * `sent` through a bridge keeping `keep` messages, then what a page opened after gets, once its
+ * replay ends with `sent`'s last message.
+ */
+async function lateReplay(t: ExecutionContext, keep: number, sent: object[]): Promise<unknown[]> {
+  const started = await bridge(t, keep);
   const weir = await socketTo(started);
   const watching = await socketTo(started, `http://127.0.0.1:${started.port}`);
   t.teardown(() => {
     weir.socket.close();
     watching.socket.close();
   });
+  for (const message of sent) weir.socket.send(JSON.stringify(message));
+  // A message is kept before it is relayed: once a page open all along has them, the bridge keeps them.
+  await eventually(async () => (watching.got.length === sent.length ? true : undefined), 'the open page to get all');
+  const late = await socketTo(started, `http://127.0.0.1:${started.port}`);
+  t.teardown(() => late.socket.close());
+  const last = JSON.stringify(sent.at(-1));
+  await eventually(async () => (JSON.stringify(late.got.at(-1)) === last ? true : undefined), 'the replay');
+  return late.got;
+}
+
+test('a page opened late gets the last messages kept, preceded by the actor each of them belongs to', async (t) => {
   const sent = [
     { type: '@xstate.actor', sessionId: 'a', name: 'first' },
     { type: '@xstate.event', sessionId: 'a', event: { type: 'A1' } },
@@ -123,14 +138,28 @@ test('a page opened late gets the last messages kept, preceded by the actor each
     { type: '@xstate.actor', sessionId: 'b', name: 'second' },
     { type: '@xstate.event', sessionId: 'b', event: { type: 'B1' } },
   ];
-  for (const message of sent) weir.socket.send(JSON.stringify(message));
-  // A message is kept before it is relayed: once a page open all along has them, the bridge keeps them.
-  await eventually(async () => (watching.got.length === sent.length ? true : undefined), 'the open page to get all');
+  t.deepEqual(
+    await lateReplay(t, 3, sent),
+    [sent[0], sent[2], sent[3], sent[4]],
+    "a's chart first: its event is still kept",
+  );
+});
 
-  const late = await socketTo(started, `http://127.0.0.1:${started.port}`);
-  t.teardown(() => late.socket.close());
-  await eventually(async () => (late.got.length === 4 ? true : undefined), 'the replay');
-  t.deepEqual(late.got, [sent[0], sent[2], sent[3], sent[4]], "a's chart first: its event is still kept");
+test('an actor whose messages all left the kept ones is still sent before its next event to a page opened late (Weir announces a record once)', async (t) => {
+  const sent = [
+    { type: '@xstate.actor', sessionId: 'a', name: 'subscription' },
+    { type: '@xstate.event', sessionId: 'a', event: { type: 'A1' } },
+    { type: '@xstate.actor', sessionId: 'b', name: 'session' },
+    { type: '@xstate.event', sessionId: 'b', event: { type: 'B1' } },
+    { type: '@xstate.event', sessionId: 'b', event: { type: 'B2' } },
+    // A month later: the subscription's next event, with no new actor message.
+    { type: '@xstate.event', sessionId: 'a', event: { type: 'A2' } },
+  ];
+  t.deepEqual(
+    await lateReplay(t, 3, sent),
+    [sent[2], sent[0], sent[3], sent[4], sent[5]],
+    "the charts first, a's among them for its A2",
+  );
 });
 
 test('in Chromium, the bridge page relays what Weir sends into the embedded inspector, under its CSP', async (t) => {

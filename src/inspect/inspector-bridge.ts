@@ -178,17 +178,24 @@ The inspector below loads from ${inspector.host}; it stays blank where this brow
 
 /**
  * The last `limit` messages, for a page opened late, and the actor message of every actor they name
- * (the inspector needs an actor's chart before its events), however long ago it came.
+ * (the inspector needs an actor's chart before its events), however long ago it came. Weir announces
+ * a record once: the actor message of one whose messages all left is kept aside (up to `limit` of
+ * them), for when its next event comes.
  */
 function keptMessages(limit: number) {
   type Kept = { message: string; actor: string | null; isActor: boolean };
   const ring: Kept[] = [];
   const actors = new Map<string, { message: string; inRing: boolean; references: number }>();
+  const aside = new Map<string, string>();
   return {
     add(message: string): void {
       const { actor, isActor } = describe(message);
       ring.push({ message, actor, isActor });
       if (actor) {
+        const announced = aside.get(actor);
+        aside.delete(actor);
+        if (announced !== undefined && !isActor)
+          actors.set(actor, { message: announced, inRing: false, references: 0 });
         const known = actors.get(actor);
         if (isActor) actors.set(actor, { message, inRing: true, references: (known?.references ?? 0) + 1 });
         else if (known) known.references += 1;
@@ -199,7 +206,11 @@ function keptMessages(limit: number) {
       if (!dropped?.actor || !known) return;
       if (dropped.isActor && dropped.message === known.message) known.inRing = false;
       known.references -= 1;
-      if (known.references <= 0) actors.delete(dropped.actor);
+      if (known.references > 0) return;
+      actors.delete(dropped.actor);
+      aside.set(dropped.actor, known.message);
+      // The oldest first: a Map iterates in insertion order.
+      if (aside.size > limit) aside.delete(aside.keys().next().value as string);
     },
     replay(): string[] {
       const outside = [...actors.values()].filter((a) => !a.inRing).map((a) => a.message);
