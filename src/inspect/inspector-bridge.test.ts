@@ -217,6 +217,21 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   );
   t.is(await page.locator('#count').textContent(), '2');
   t.deepEqual(problems, [], 'no console error, CSP refusals among them');
+
+  // Weir restarts (the same token, the same port): the page connects again by itself.
+  sink.stop();
+  await started.stop();
+  await page.locator('#socket', { hasText: /^disconnected: connecting again/ }).waitFor();
+  const restarted = await startInspectorBridge({ port: started.port, logger: quiet, token: TOKEN, inspectorUrl });
+  t.teardown(() => restarted.stop());
+  await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
+  const again = createWebSocketInspector({ url: bridgeSocketUrl(restarted.url, TOKEN) });
+  t.teardown(() => again.stop());
+  again.actor('checkout_session-s2');
+  await eventually(async () => {
+    const got = (await frame.evaluate('window.received')) as { sessionId: string }[];
+    return got.some((m) => m.sessionId === 'checkout_session-s2') ? true : undefined;
+  }, 'the inspector to get what Weir sends after its restart');
 });
 
 test("watched settles once a page has opened its socket, not when Weir's own (a process's) opens", async (t) => {
