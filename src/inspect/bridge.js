@@ -10,9 +10,43 @@ const waiting = [];
 let connected = false;
 let received = 0;
 
+// Until the inspector answers (it may never: stately.ai unreachable), a row per record shows its state.
+const states = document.getElementById('states');
+const rows = new Map();
+
+/** A state value as a path: `{ open: 'awaitingPayment' }` reads open.awaitingPayment. */
+function statePath(value) {
+  if (value === null || typeof value !== 'object') return String(value);
+  return Object.entries(value)
+    .map(([key, inner]) => `${key}.${statePath(inner)}`)
+    .join(', ');
+}
+
+function show(message) {
+  if (typeof message.sessionId !== 'string') return;
+  let row = rows.get(message.sessionId);
+  if (!row) {
+    row = states.querySelector('tbody').insertRow(0);
+    for (let i = 0; i < 4; i += 1) row.insertCell();
+    row.cells[0].textContent = message.sessionId;
+    rows.set(message.sessionId, row);
+    // The newest first; past a thousand records the oldest row goes.
+    const oldest = rows.size > 1000 ? rows.keys().next().value : undefined;
+    if (oldest !== undefined) {
+      rows.get(oldest).remove();
+      rows.delete(oldest);
+    }
+  }
+  if (message.type === '@xstate.actor' && typeof message.name === 'string') row.cells[1].textContent = message.name;
+  if (message.snapshot && 'value' in message.snapshot) row.cells[2].textContent = statePath(message.snapshot.value);
+  if (message.type === '@xstate.event' && typeof message.event?.type === 'string')
+    row.cells[3].textContent = message.event.type;
+}
+
 window.addEventListener('message', (event) => {
   if (event.origin !== target || event.data?.type !== '@statelyai.connected') return;
   connected = true;
+  states.hidden = true;
   for (const message of waiting.splice(0)) frame.contentWindow.postMessage(message, target);
 });
 
@@ -40,6 +74,7 @@ function connect() {
     const message = JSON.parse(event.data);
     received += 1;
     count.textContent = String(received);
+    if (!connected) show(message);
     if (connected) frame.contentWindow.postMessage(message, target);
     else waiting.push(message);
   });

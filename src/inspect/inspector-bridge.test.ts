@@ -216,6 +216,7 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     ['@xstate.actor checkout_session-s1', '@xstate.event checkout_session-s1'],
   );
   t.is(await page.locator('#count').textContent(), '2');
+  t.true(await page.locator('#states').isHidden(), 'the inspector answered: it shows the states');
   t.deepEqual(problems, [], 'no console error, CSP refusals among them');
 
   // Weir restarts (the same token, the same port): the page connects again by itself.
@@ -232,6 +233,36 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     const got = (await frame.evaluate('window.received')) as { sessionId: string }[];
     return got.some((m) => m.sessionId === 'checkout_session-s2') ? true : undefined;
   }, 'the inspector to get what Weir sends after its restart');
+});
+
+test('in Chromium, where the inspector cannot be reached, the bridge page shows each record with its state and last event', async (t) => {
+  // Nothing listens on port 9 (discard): the inspector never loads, as offline or where stately.ai is blocked.
+  const started = await bridge(t, undefined, 'http://127.0.0.1:9/inspect');
+  const browser = await launchChromium(t);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(bridgePageUrl(started.page, TOKEN));
+  await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
+
+  const sink = createWebSocketInspector({ url: bridgeSocketUrl(started.url, TOKEN) });
+  t.teardown(() => sink.stop());
+  const machine = {
+    id: 'checkout_session-s1',
+    sessionId: 'checkout_session-s1',
+    logic: { config: { id: 'checkoutSession' } },
+  };
+  const actor = machine as unknown as Parameters<typeof sink.actor>[0];
+  sink.actor(actor, { status: 'active', value: 'new', context: {} });
+  sink.event(actor, { type: 'CheckoutSessionCreated' });
+  sink.snapshot(actor, { status: 'active', value: { open: 'awaitingPayment' }, context: {} });
+  sink.actor('invoice-i1', { status: 'active', value: 'draft', context: {} });
+
+  const rows = page.locator('#states tbody tr');
+  await rows.nth(1).locator('td', { hasText: 'open.awaitingPayment' }).waitFor();
+  t.deepEqual(await rows.allInnerTexts(), [
+    'invoice-i1\tinvoice-i1\tdraft\t',
+    'checkout_session-s1\tcheckoutSession\topen.awaitingPayment\tCheckoutSessionCreated',
+  ]);
+  t.true(await page.locator('#states').isVisible());
 });
 
 test("watched settles once a page has opened its socket, not when Weir's own (a process's) opens", async (t) => {

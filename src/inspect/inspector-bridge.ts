@@ -13,6 +13,17 @@ const STYLE = `html, body { height: 100%; margin: 0; font: 14px/1.4 system-ui, s
 body { display: flex; flex-direction: column; }
 header { padding: 6px 12px; background: #2f5a61; color: #fff; }
 iframe { flex: 1; width: 100%; border: 0; }
+#states { max-height: 45vh; overflow: auto; padding: 6px 12px; border-bottom: 1px solid #ccc; }
+#states[hidden] { display: none; }
+#states table { border-collapse: collapse; }
+#states th, #states td { padding: 2px 12px 2px 0; text-align: left; vertical-align: top; }
+#states td:first-child { overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  #states thead { display: none; }
+  #states tr { display: block; padding: 4px 0; border-bottom: 1px solid #eee; }
+  #states td { display: block; padding: 0; }
+  #states td:first-child { font-weight: 600; }
+}
 `;
 
 export type InspectorBridge = {
@@ -170,6 +181,10 @@ function page(inspector: URL): string {
 <body>
 <header><strong>Weir</strong>, statecharts live: <span id="count">0</span> messages, socket <span id="socket">connecting</span>.
 The inspector below loads from ${inspector.host}; it stays blank where this browser cannot reach it.</header>
+<section id="states" aria-label="Each record's state">
+<p>Until the inspector answers, each record's state as Weir sends it:</p>
+<table><thead><tr><th scope="col">Record</th><th scope="col">Machine</th><th scope="col">State</th><th scope="col">Last event</th></tr></thead><tbody></tbody></table>
+</section>
 <iframe id="inspector" title="Stately inspector" src="${src}"></iframe>
 </body>
 </html>
