@@ -6,6 +6,8 @@ const count = document.getElementById('count');
 const target = new URL(frame.src).origin;
 // The address Weir printed carries the socket's token in its fragment, which reaches no server's log.
 const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+// What the inspector is sent once it answers: the last WAITING_MAX messages, and every actor's chart.
+const WAITING_MAX = 2000;
 const waiting = [];
 let connected = false;
 let received = 0;
@@ -50,6 +52,14 @@ window.addEventListener('message', (event) => {
   for (const message of waiting.splice(0)) frame.contentWindow.postMessage(message, target);
 });
 
+/** Keeps `message` for the inspector; past WAITING_MAX, the oldest that is no actor's chart goes (offline, it never answers). */
+function wait(message) {
+  waiting.push(message);
+  if (waiting.length <= WAITING_MAX) return;
+  const oldest = waiting.findIndex((m) => m.type !== '@xstate.actor');
+  if (oldest >= 0) waiting.splice(oldest, 1);
+}
+
 // Once connected, the page reconnects by itself when Weir restarts (its token is kept across restarts).
 const RETRY_MS = 2000;
 let opened = false;
@@ -76,7 +86,7 @@ function connect() {
     count.textContent = String(received);
     if (!connected) show(message);
     if (connected) frame.contentWindow.postMessage(message, target);
-    else waiting.push(message);
+    else wait(message);
   });
 }
 

@@ -263,6 +263,14 @@ test('in Chromium, where the inspector cannot be reached, the bridge page shows 
     'checkout_session-s1\tcheckoutSession\topen.awaitingPayment\tCheckoutSessionCreated',
   ]);
   t.true(await page.locator('#states').isVisible());
+
+  // Held for an inspector that never answers: the last 2,000 messages, and every actor's chart.
+  for (let i = 0; i < 2100; i += 1) sink.event(actor, { type: `Step${i}` });
+  await rows.nth(1).locator('td', { hasText: 'Step2099' }).waitFor();
+  const held = (await page.evaluate('waiting.map((m) => m.event?.type ?? m.type)')) as string[];
+  t.is(held.length, 2000);
+  t.deepEqual(held.slice(0, 3), ['@xstate.actor', '@xstate.actor', 'Step102']);
+  t.is(held.at(-1), 'Step2099');
 });
 
 test("watched settles once a page has opened its socket, not when Weir's own (a process's) opens", async (t) => {
