@@ -84,9 +84,11 @@ function connect() {
     const message = JSON.parse(event.data);
     received += 1;
     count.textContent = String(received);
-    if (!connected) show(message);
     if (connected) frame.contentWindow.postMessage(message, target);
-    else wait(message);
+    else {
+      show(message);
+      wait(message);
+    }
   });
 }
 
