@@ -257,7 +257,7 @@ export const SETTINGS = {
     env: 'WEIR_INSPECT',
     flag: '--inspect',
     description:
-      "show sessions, invoices, subscriptions, payment links, coupons and webhook deliveries moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine; its sockets need the admin token, else a token made for the run, printed at start) or the ws:// URL of a running inspector server; unset: off",
+      "show sessions, invoices, subscriptions, payment links, coupons and webhook deliveries moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine; its sockets need the admin token, else the one in DATA_DIR/inspector-token, made at the first start; the page's address is printed at start) or the ws:// URL of a running inspector server; unset: off",
   },
   // adminTokenFrom is no setting: readConfig notes which of the admin token's settings gave it.
 } as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv' | 'adminTokenFrom'> | SecretFileSetting, SettingSpec>;

@@ -4,7 +4,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createCommandHandler, type CommandHandler } from '../actors/command-handler.ts';
-import { type BridgeCredential, bridgeCredential, bridgeInvitation, openInspector } from '../inspect/inspector.ts';
+import {
+  type BridgeCredential,
+  bridgeCredential,
+  bridgeInvitation,
+  INSPECTOR_TOKEN_FILE,
+  openInspector,
+} from '../inspect/inspector.ts';
 import { createMachineInspection } from '../inspect/machine-inspection.ts';
 import { createCheckoutSessionCreator } from '../actors/create-checkout-session.ts';
 import { createLineItemResolver } from '../actors/line-items.ts';
@@ -280,9 +286,12 @@ async function startLocked(
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
   // First, so that its port being taken fails the start before anything else is running.
-  const credential = bridgeCredential(config.adminToken, config.adminTokenFrom);
-  const inspector = config.inspect ? await openInspector(config.inspect, { logger, token: credential.token }) : null;
-  if (inspector) {
+  const credential = config.inspect
+    ? bridgeCredential(config.adminToken, config.adminTokenFrom, join(config.dataDir, INSPECTOR_TOKEN_FILE))
+    : null;
+  const inspector =
+    config.inspect && credential ? await openInspector(config.inspect, { logger, token: credential.token }) : null;
+  if (inspector && credential) {
     opened.add(() => inspector.stop());
     logger.info(
       { event: 'weir.inspecting', url: inspector.url, page: inspector.page },
@@ -890,7 +899,7 @@ async function startLocked(
     workflows,
     webhooks: { status: () => dispatcher?.status() ?? { queued: 0, inFlight: 0, awaitingReadModel: 0 } },
     dashboardSetupToken: setupToken,
-    inspectorPage: inspector?.page ? { page: inspector.page, credential } : null,
+    inspectorPage: inspector?.page && credential ? { page: inspector.page, credential } : null,
     stop(reason) {
       stopping ??= (async () => {
         const stopStarted = performance.now();

@@ -184,10 +184,15 @@ async function inspect(argv: string[]): Promise<void> {
   const stepText = option(argv, '--step-ms') ?? '500';
   if (!/^\d{1,6}$/.test(stepText))
     throw new ConfigError(`--step-ms must be a whole number of milliseconds, got ${stepText}`);
+  // The bridge's token file lives in the data dir, the owner's alone.
+  privateFiles();
+  await prepareDataDir(config.dataDir, (line) => console.error(line));
   // Read only, so beside a running `weir serve` too: the data dir is not locked.
   const { openStores } = await import('../app/start-weir.ts');
   const { findMachineRecord } = await import('../inspect/inspected-records.ts');
-  const { bridgeCredential, bridgeInvitation, openInspector } = await import('../inspect/inspector.ts');
+  const { bridgeCredential, bridgeInvitation, INSPECTOR_TOKEN_FILE, openInspector } = await import(
+    '../inspect/inspector.ts'
+  );
   const { replayRecord } = await import('../inspect/machine-inspection.ts');
   const { createLogger } = await import('../shared/logger.ts');
   const { eventStore, readStore } = await openStores(config);
@@ -195,7 +200,11 @@ async function inspect(argv: string[]): Promise<void> {
     const record = await findMachineRecord(eventStore, id);
     if (!record)
       throw new ConfigError(`no session, invoice, subscription, payment link, coupon or webhook delivery ${id}`);
-    const credential = bridgeCredential(config.adminToken, config.adminTokenFrom);
+    const credential = bridgeCredential(
+      config.adminToken,
+      config.adminTokenFrom,
+      join(config.dataDir, INSPECTOR_TOKEN_FILE),
+    );
     const inspector = await openInspector(config.inspect ?? '8090', {
       logger: createLogger({ level: config.logLevel, pretty: config.logPretty }),
       token: credential.token,
@@ -205,6 +214,11 @@ async function inspect(argv: string[]): Promise<void> {
       ? `; open ${bridgeInvitation(inspector.page, credential, process.stderr.isTTY)}`
       : ` to ${inspector.url}`;
     console.error(`[weir] ${record.streamId}: ${record.events.length} events${where}`);
+    // Stepped for a person to follow: not before a page is open to follow it (a late page would get it all at once).
+    if (inspector.watched) {
+      console.error('[weir] the replay starts once the page is open');
+      await inspector.watched;
+    }
     const step = Number(stepText);
     await replayRecord(inspector.sink, record, () => new Promise((resolve) => setTimeout(resolve, step)));
     console.error('[weir] replayed; Ctrl-C to stop');

@@ -32,7 +32,8 @@ Commands:
   inspect RECORD_ID [--inspect PORT|URL] [--step-ms N]
                              replay one session's, invoice's, subscription's, payment link's, coupon's or webhook
                              delivery's events through its statechart in the Stately inspector, one step every N ms
-                             (default 500); --inspect as for serve (default: the inspector's bridge page on port 8090)
+                             (default 500); --inspect as for serve (default: the inspector's bridge page on port 8090,
+                             the replay starting once the page is open)
   health [--url URL]         ask a running Weir's /health (default http://HOST:PORT); prints it; exit 0 while ok
                              or degraded, 1 while failing or not answering
   devnet [--port N] [--out FILE] [--solana-port N] [--tron-port N]

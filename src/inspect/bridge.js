@@ -6,29 +6,90 @@ const count = document.getElementById('count');
 const target = new URL(frame.src).origin;
 // The address Weir printed carries the socket's token in its fragment, which reaches no server's log.
 const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+// What the inspector is sent once it answers: the last WAITING_MAX messages, and every actor's chart.
+const WAITING_MAX = 2000;
 const waiting = [];
 let connected = false;
 let received = 0;
 
+// Until the inspector answers (it may never: stately.ai unreachable), a row per record shows its state.
+const states = document.getElementById('states');
+const rows = new Map();
+
+/** A state value as a path: `{ open: 'awaitingPayment' }` reads open.awaitingPayment. */
+function statePath(value) {
+  if (value === null || typeof value !== 'object') return String(value);
+  return Object.entries(value)
+    .map(([key, inner]) => `${key}.${statePath(inner)}`)
+    .join(', ');
+}
+
+function show(message) {
+  if (typeof message.sessionId !== 'string') return;
+  let row = rows.get(message.sessionId);
+  if (!row) {
+    row = states.querySelector('tbody').insertRow(0);
+    for (let i = 0; i < 4; i += 1) row.insertCell();
+    row.cells[0].textContent = message.sessionId;
+    rows.set(message.sessionId, row);
+    // The newest first; past a thousand records the oldest row goes.
+    const oldest = rows.size > 1000 ? rows.keys().next().value : undefined;
+    if (oldest !== undefined) {
+      rows.get(oldest).remove();
+      rows.delete(oldest);
+    }
+  }
+  if (message.type === '@xstate.actor' && typeof message.name === 'string') row.cells[1].textContent = message.name;
+  if (message.snapshot && 'value' in message.snapshot) row.cells[2].textContent = statePath(message.snapshot.value);
+  if (message.type === '@xstate.event' && typeof message.event?.type === 'string')
+    row.cells[3].textContent = message.event.type;
+}
+
 window.addEventListener('message', (event) => {
   if (event.origin !== target || event.data?.type !== '@statelyai.connected') return;
   connected = true;
+  states.hidden = true;
   for (const message of waiting.splice(0)) frame.contentWindow.postMessage(message, target);
 });
 
-const socket = new WebSocket(`ws://${location.host}/?token=${encodeURIComponent(token)}`);
-socket.addEventListener('open', () => {
-  status.textContent = 'connected';
-});
-socket.addEventListener('close', () => {
-  status.textContent = token
-    ? 'disconnected: reload when Weir runs again (with the same token)'
-    : 'refused: open the address Weir printed, with #token= in it';
-});
-socket.addEventListener('message', (event) => {
-  const message = JSON.parse(event.data);
-  received += 1;
-  count.textContent = String(received);
-  if (connected) frame.contentWindow.postMessage(message, target);
-  else waiting.push(message);
-});
+/** Keeps `message` for the inspector; past WAITING_MAX, the oldest that is no actor's chart goes (offline, it never answers). */
+function wait(message) {
+  waiting.push(message);
+  if (waiting.length <= WAITING_MAX) return;
+  const oldest = waiting.findIndex((m) => m.type !== '@xstate.actor');
+  if (oldest >= 0) waiting.splice(oldest, 1);
+}
+
+// Once connected, the page reconnects by itself when Weir restarts (its token is kept across restarts).
+const RETRY_MS = 2000;
+let opened = false;
+
+function connect() {
+  const socket = new WebSocket(`ws://${location.host}/?token=${encodeURIComponent(token)}`);
+  socket.addEventListener('open', () => {
+    opened = true;
+    status.textContent = 'connected';
+  });
+  // A browser's socket is not told why it was refused: one never open had a wrong token or found no Weir.
+  socket.addEventListener('close', () => {
+    if (opened) {
+      status.textContent = 'disconnected: connecting again once Weir runs';
+      setTimeout(connect, RETRY_MS);
+    } else if (token)
+      status.textContent =
+        'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running';
+    else status.textContent = 'refused: open the address Weir printed, with #token= in it';
+  });
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(event.data);
+    received += 1;
+    count.textContent = String(received);
+    if (connected) frame.contentWindow.postMessage(message, target);
+    else {
+      show(message);
+      wait(message);
+    }
+  });
+}
+
+connect();

@@ -108,14 +108,29 @@ test("sockets are taken with the token only, from the bridge's own page or a pro
   t.deepEqual(own.got, [{ type: '@xstate.event', sessionId: 'a', event: { type: 'X' } }]);
 });
 
-test('a page opened late gets the last messages kept, preceded by the actor each of them belongs to', async (t) => {
-  const started = await bridge(t, 3);
+/**
+ * `sent` through a bridge keeping `keep` messages, then what a page opened after gets, once its
+ * replay ends with `sent`'s last message.
+ */
+async function lateReplay(t: ExecutionContext, keep: number, sent: object[]): Promise<unknown[]> {
+  const started = await bridge(t, keep);
   const weir = await socketTo(started);
   const watching = await socketTo(started, `http://127.0.0.1:${started.port}`);
   t.teardown(() => {
     weir.socket.close();
     watching.socket.close();
   });
+  for (const message of sent) weir.socket.send(JSON.stringify(message));
+  // A message is kept before it is relayed: once a page open all along has them, the bridge keeps them.
+  await eventually(async () => (watching.got.length === sent.length ? true : undefined), 'the open page to get all');
+  const late = await socketTo(started, `http://127.0.0.1:${started.port}`);
+  t.teardown(() => late.socket.close());
+  const last = JSON.stringify(sent.at(-1));
+  await eventually(async () => (JSON.stringify(late.got.at(-1)) === last ? true : undefined), 'the replay');
+  return late.got;
+}
+
+test('a page opened late gets the last messages kept, preceded by the actor each of them belongs to', async (t) => {
   const sent = [
     { type: '@xstate.actor', sessionId: 'a', name: 'first' },
     { type: '@xstate.event', sessionId: 'a', event: { type: 'A1' } },
@@ -123,14 +138,28 @@ test('a page opened late gets the last messages kept, preceded by the actor each
     { type: '@xstate.actor', sessionId: 'b', name: 'second' },
     { type: '@xstate.event', sessionId: 'b', event: { type: 'B1' } },
   ];
-  for (const message of sent) weir.socket.send(JSON.stringify(message));
-  // A message is kept before it is relayed: once a page open all along has them, the bridge keeps them.
-  await eventually(async () => (watching.got.length === sent.length ? true : undefined), 'the open page to get all');
+  t.deepEqual(
+    await lateReplay(t, 3, sent),
+    [sent[0], sent[2], sent[3], sent[4]],
+    "a's chart first: its event is still kept",
+  );
+});
 
-  const late = await socketTo(started, `http://127.0.0.1:${started.port}`);
-  t.teardown(() => late.socket.close());
-  await eventually(async () => (late.got.length === 4 ? true : undefined), 'the replay');
-  t.deepEqual(late.got, [sent[0], sent[2], sent[3], sent[4]], "a's chart first: its event is still kept");
+test('an actor whose messages all left the kept ones is still sent before its next event to a page opened late (Weir announces a record once)', async (t) => {
+  const sent = [
+    { type: '@xstate.actor', sessionId: 'a', name: 'subscription' },
+    { type: '@xstate.event', sessionId: 'a', event: { type: 'A1' } },
+    { type: '@xstate.actor', sessionId: 'b', name: 'session' },
+    { type: '@xstate.event', sessionId: 'b', event: { type: 'B1' } },
+    { type: '@xstate.event', sessionId: 'b', event: { type: 'B2' } },
+    // A month later: the subscription's next event, with no new actor message.
+    { type: '@xstate.event', sessionId: 'a', event: { type: 'A2' } },
+  ];
+  t.deepEqual(
+    await lateReplay(t, 3, sent),
+    [sent[2], sent[0], sent[3], sent[4], sent[5]],
+    "the charts first, a's among them for its A2",
+  );
 });
 
 test('in Chromium, the bridge page relays what Weir sends into the embedded inspector, under its CSP', async (t) => {
@@ -154,6 +183,10 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   const tokenless = await browser.newPage();
   await tokenless.goto(started.page);
   await tokenless.locator('#socket', { hasText: /^refused: open the address Weir printed/ }).waitFor();
+  // With a token that is not the bridge's (a stale bookmark), it says so, not that Weir went away.
+  const wrong = await browser.newPage();
+  await wrong.goto(bridgePageUrl(started.page, `${TOKEN}x`));
+  await wrong.locator('#socket', { hasText: /^refused: not the token Weir asks for/ }).waitFor();
 
   const page = await browser.newPage();
   const problems: string[] = [];
@@ -183,7 +216,80 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     ['@xstate.actor checkout_session-s1', '@xstate.event checkout_session-s1'],
   );
   t.is(await page.locator('#count').textContent(), '2');
+  t.true(await page.locator('#states').isHidden(), 'the inspector answered: it shows the states');
   t.deepEqual(problems, [], 'no console error, CSP refusals among them');
+
+  // Weir restarts (the same token, the same port): the page connects again by itself.
+  sink.stop();
+  await started.stop();
+  await page.locator('#socket', { hasText: /^disconnected: connecting again/ }).waitFor();
+  const restarted = await startInspectorBridge({ port: started.port, logger: quiet, token: TOKEN, inspectorUrl });
+  t.teardown(() => restarted.stop());
+  await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
+  const again = createWebSocketInspector({ url: bridgeSocketUrl(restarted.url, TOKEN) });
+  t.teardown(() => again.stop());
+  again.actor('checkout_session-s2');
+  await eventually(async () => {
+    const got = (await frame.evaluate('window.received')) as { sessionId: string }[];
+    return got.some((m) => m.sessionId === 'checkout_session-s2') ? true : undefined;
+  }, 'the inspector to get what Weir sends after its restart');
+});
+
+test('in Chromium, where the inspector cannot be reached, the bridge page shows each record with its state and last event', async (t) => {
+  // Nothing listens on port 9 (discard): the inspector never loads, as offline or where stately.ai is blocked.
+  const started = await bridge(t, undefined, 'http://127.0.0.1:9/inspect');
+  const browser = await launchChromium(t);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(bridgePageUrl(started.page, TOKEN));
+  await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
+
+  const sink = createWebSocketInspector({ url: bridgeSocketUrl(started.url, TOKEN) });
+  t.teardown(() => sink.stop());
+  const machine = {
+    id: 'checkout_session-s1',
+    sessionId: 'checkout_session-s1',
+    logic: { config: { id: 'checkoutSession' } },
+  };
+  const actor = machine as unknown as Parameters<typeof sink.actor>[0];
+  sink.actor(actor, { status: 'active', value: 'new', context: {} });
+  sink.event(actor, { type: 'CheckoutSessionCreated' });
+  sink.snapshot(actor, { status: 'active', value: { open: 'awaitingPayment' }, context: {} });
+  sink.actor('invoice-i1', { status: 'active', value: 'draft', context: {} });
+
+  const rows = page.locator('#states tbody tr');
+  await rows.nth(1).locator('td', { hasText: 'open.awaitingPayment' }).waitFor();
+  t.deepEqual(await rows.allInnerTexts(), [
+    'invoice-i1\tinvoice-i1\tdraft\t',
+    'checkout_session-s1\tcheckoutSession\topen.awaitingPayment\tCheckoutSessionCreated',
+  ]);
+  t.true(await page.locator('#states').isVisible());
+
+  // Held for an inspector that never answers: the last 2,000 messages, and every actor's chart.
+  for (let i = 0; i < 2100; i += 1) sink.event(actor, { type: `Step${i}` });
+  await rows.nth(1).locator('td', { hasText: 'Step2099' }).waitFor();
+  const held = (await page.evaluate('waiting.map((m) => m.event?.type ?? m.type)')) as string[];
+  t.is(held.length, 2000);
+  t.deepEqual(held.slice(0, 3), ['@xstate.actor', '@xstate.actor', 'Step102']);
+  t.is(held.at(-1), 'Step2099');
+});
+
+test("watched settles once a page has opened its socket, not when Weir's own (a process's) opens", async (t) => {
+  const started = await bridge(t);
+  let watched = false;
+  void started.watched.then(() => {
+    watched = true;
+  });
+  const weir = await socketTo(started);
+  t.teardown(() => weir.socket.close());
+  // Its ping answered, the bridge has handled that socket's connection.
+  weir.socket.ping();
+  await once(weir.socket, 'pong');
+  await new Promise(setImmediate);
+  t.false(watched, "Weir's own socket is no page");
+  const page = await socketTo(started, `http://localhost:${started.port}`);
+  t.teardown(() => page.socket.close());
+  await started.watched;
+  t.true(watched);
 });
 
 test('a port already taken is a clear error, not a crash', async (t) => {

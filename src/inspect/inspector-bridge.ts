@@ -13,6 +13,17 @@ const STYLE = `html, body { height: 100%; margin: 0; font: 14px/1.4 system-ui, s
 body { display: flex; flex-direction: column; }
 header { padding: 6px 12px; background: #2f5a61; color: #fff; }
 iframe { flex: 1; width: 100%; border: 0; }
+#states { max-height: 45vh; overflow: auto; padding: 6px 12px; border-bottom: 1px solid #ccc; }
+#states[hidden] { display: none; }
+#states table { border-collapse: collapse; }
+#states th, #states td { padding: 2px 12px 2px 0; text-align: left; vertical-align: top; }
+#states td:first-child { overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  #states thead { display: none; }
+  #states tr { display: block; padding: 4px 0; border-bottom: 1px solid #eee; }
+  #states td { display: block; padding: 0; }
+  #states td:first-child { font-weight: 600; }
+}
 `;
 
 export type InspectorBridge = {
@@ -20,6 +31,8 @@ export type InspectorBridge = {
   page: string;
   url: string;
   port: number;
+  /** Settles when the first page (a browser socket, with an Origin) has connected: `weir inspect` waits for it. */
+  watched: Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -100,7 +113,13 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
       secretsEqual(hashSecret(tokenOf(req)), expected),
   });
   sockets.on('error', logError);
-  sockets.on('connection', (socket: WebSocket) => {
+  let pageOpened = () => {};
+  const watched = new Promise<void>((resolve) => {
+    pageOpened = resolve;
+  });
+  sockets.on('connection', (socket: WebSocket, req: IncomingMessage) => {
+    // Weir's own socket comes from a process, with no Origin; a page's carries its own.
+    if (req.headers.origin !== undefined) pageOpened();
     // A malformed frame ends that socket, never the process.
     socket.on('error', () => socket.terminate());
     for (const message of kept.replay()) socket.send(message);
@@ -114,6 +133,7 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     page: `http://localhost:${port}`,
     url: `ws://127.0.0.1:${port}`,
     port,
+    watched,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets.clients) socket.terminate();
@@ -161,6 +181,10 @@ function page(inspector: URL): string {
 <body>
 <header><strong>Weir</strong>, statecharts live: <span id="count">0</span> messages, socket <span id="socket">connecting</span>.
 The inspector below loads from ${inspector.host}; it stays blank where this browser cannot reach it.</header>
+<section id="states" aria-label="Each record's state">
+<p>Until the inspector answers, each record's state as Weir sends it:</p>
+<table><thead><tr><th scope="col">Record</th><th scope="col">Machine</th><th scope="col">State</th><th scope="col">Last event</th></tr></thead><tbody></tbody></table>
+</section>
 <iframe id="inspector" title="Stately inspector" src="${src}"></iframe>
 </body>
 </html>
@@ -169,17 +193,24 @@ The inspector below loads from ${inspector.host}; it stays blank where this brow
 
 /**
  * The last `limit` messages, for a page opened late, and the actor message of every actor they name
- * (the inspector needs an actor's chart before its events), however long ago it came.
+ * (the inspector needs an actor's chart before its events), however long ago it came. Weir announces
+ * a record once: the actor message of one whose messages all left is kept aside (up to `limit` of
+ * them), for when its next event comes.
  */
 function keptMessages(limit: number) {
   type Kept = { message: string; actor: string | null; isActor: boolean };
   const ring: Kept[] = [];
   const actors = new Map<string, { message: string; inRing: boolean; references: number }>();
+  const aside = new Map<string, string>();
   return {
     add(message: string): void {
       const { actor, isActor } = describe(message);
       ring.push({ message, actor, isActor });
       if (actor) {
+        const announced = aside.get(actor);
+        aside.delete(actor);
+        if (announced !== undefined && !isActor)
+          actors.set(actor, { message: announced, inRing: false, references: 0 });
         const known = actors.get(actor);
         if (isActor) actors.set(actor, { message, inRing: true, references: (known?.references ?? 0) + 1 });
         else if (known) known.references += 1;
@@ -190,7 +221,11 @@ function keptMessages(limit: number) {
       if (!dropped?.actor || !known) return;
       if (dropped.isActor && dropped.message === known.message) known.inRing = false;
       known.references -= 1;
-      if (known.references <= 0) actors.delete(dropped.actor);
+      if (known.references > 0) return;
+      actors.delete(dropped.actor);
+      aside.set(dropped.actor, known.message);
+      // The oldest first: a Map iterates in insertion order.
+      if (aside.size > limit) aside.delete(aside.keys().next().value as string);
     },
     replay(): string[] {
       const outside = [...actors.values()].filter((a) => !a.inRing).map((a) => a.message);

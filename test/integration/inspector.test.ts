@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,9 @@ import type { CheckoutSessionEvent } from '../../machines/checkout-session.types
 import { payInFull, type Session } from '../api/helpers.ts';
 import { eventually } from '../support/api-client.ts';
 import { findFreePort } from '../support/free-port.ts';
+import { INSPECTOR_TOKEN_FILE } from '../../src/inspect/inspector.ts';
 import { bridgeSocketUrl } from '../../src/inspect/inspector-bridge.ts';
+import { createLineLogger } from '../../src/shared/logger.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 type Inspection = {
@@ -76,7 +78,7 @@ test("weir serve --inspect PORT: the bridge page's socket, on loopback and with 
   const weir = await startTestWeir(t, { inspect: String(port) });
   t.like(weir.inspectorPage, {
     page: `http://localhost:${port}`,
-    credential: { token: ADMIN_TOKEN, generated: false },
+    credential: { token: ADMIN_TOKEN, file: null },
   });
   const page = new WebSocket(bridgeSocketUrl(`ws://127.0.0.1:${port}`, ADMIN_TOKEN), {
     origin: `http://localhost:${port}`,
@@ -102,6 +104,36 @@ test("weir serve --inspect PORT: the bridge page's socket, on loopback and with 
       '@xstate.snapshot CheckoutSessionCreated',
     ],
   );
+});
+
+test('weir serve --inspect PORT without an admin token: its socket takes the token in the data dir (the log names the file, never the token), the same after a restart', async (t) => {
+  const port = await findFreePort();
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-inspector-token-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const lines: string[] = [];
+  const logger = createLineLogger((line) => lines.push(line));
+  const first = await startTestWeir(t, { dataDir, inspect: String(port), adminToken: undefined }, { logger });
+  const file = join(dataDir, INSPECTOR_TOKEN_FILE);
+  const token = (await readFile(file, 'utf8')).trim();
+  t.like(first.inspectorPage, { credential: { token, file } });
+  const inspecting = lines
+    .map((l) => JSON.parse(l) as { event?: string; msg: string })
+    .find((l) => l.event === 'weir.inspecting');
+  t.is(
+    inspecting?.msg,
+    `statecharts shown live: open http://localhost:${port}/#token=<the token in ${file}> (the Stately inspector)`,
+  );
+  t.false(
+    lines.some((l) => l.includes(token)),
+    'no log line holds the token',
+  );
+  await first.stop();
+
+  const again = await startTestWeir(t, { dataDir, inspect: String(port), adminToken: undefined });
+  t.is(again.inspectorPage?.credential.token, token, 'a page bookmarked before the restart connects');
+  const page = new WebSocket(bridgeSocketUrl(`ws://127.0.0.1:${port}`, token), { origin: `http://localhost:${port}` });
+  t.teardown(() => page.close());
+  await once(page, 'open');
 });
 
 const listening = async (port: number): Promise<Server> => {
