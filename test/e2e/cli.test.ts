@@ -94,15 +94,42 @@ test('weir machines export writes Stately-importable JSON for every machine', as
   t.deepEqual(Object.keys(delivery.states).sort(), ['canceled', 'exhausted', 'failed', 'pending', 'succeeded']);
 });
 
-test('weir replay rebuilds the read models from the log and reports events per second', async (t) => {
+test('weir replay rebuilds the read models from the log: a summary for a person by default, the report as JSON with --json', async (t) => {
   const dataDir = await tempDir(t);
   t.is(runWeir(['org', 'create', '--name', 'A'], { WEIR_DATA_DIR: dataDir }).status, 0);
   t.is(runWeir(['org', 'create', '--name', 'B'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  const result = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  const read = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  t.is(read.status, 0, read.stderr);
+  t.is(read.stdout, '', 'no JSON unless asked');
+  t.regex(read.stderr, /^log: 8 events in \d+ streams, through position 8$/m);
+  t.regex(read.stderr, /^events by type:\n {2}\S+ +\d+$/m);
+  t.regex(read.stderr, /^read models: \d+ documents in \d+ of \d+ collections\n {2}\S+ +\d+$/m);
+  t.regex(read.stderr, /^ {2}organizations +4$/m, 'each organization in test and live');
+  t.regex(read.stderr, /^read store: embedded \(read-models\.sqlite3 in the data dir\)$/m);
+  t.regex(read.stderr, /^OK: rebuilt in \d+\.\d s \([\d,]+ events\/s\)$/m);
+  t.false(read.stderr.includes('{'), 'no JSON on stderr');
+  // Piped, as here: a plain line first, no bar frames, no control characters.
+  t.is(read.stderr.split('\n')[0], 'replay: rebuilding the read models from the log');
+  t.notRegex(read.stderr, /[[\]%\r]|\n\n/);
+  t.false(read.stderr.includes('\u001b'), 'no escape sequence');
+
+  const result = runWeir(['replay', '--json'], { WEIR_DATA_DIR: dataDir });
   t.is(result.status, 0, result.stderr);
-  const summary = JSON.parse(result.stdout.trim().split('\n').pop()!) as { events: number; eventsPerSecond: number };
+  const summary = JSON.parse(result.stdout) as {
+    events: number;
+    eventsPerSecond: number;
+    position: string;
+    types: Record<string, number>;
+    collections: Record<string, number>;
+  };
   t.is(summary.events, 8);
   t.true(summary.eventsPerSecond > 0);
+  t.is(summary.position, '8');
+  t.is(
+    Object.values(summary.types).reduce((a, b) => a + b, 0),
+    8,
+  );
+  t.is(summary.collections['organizations'], 4);
   t.regex(result.stderr, /replay/);
   // Rebuilt into the data dir's read store, with the position, for the next weir serve to start from.
   const { createSqliteReadStore } = await import('../../src/read-store/sqlite-read-store.ts');
