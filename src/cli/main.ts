@@ -4,7 +4,7 @@ import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '.
 import { SettingError } from '../shared/setting-error.ts';
 import { checkHealth, healthUrlProblem } from './check-health.ts';
 import { argumentProblem } from './command-arguments.ts';
-import { option, options } from './option-values.ts';
+import { option } from './option-values.ts';
 import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
 import { PortInUseError, systemProblem } from './system-problem.ts';
 
@@ -240,13 +240,10 @@ async function auditVerify(argv: string[]): Promise<void> {
   const { verifyAudit } = await import('../audit/audit-verify.ts');
   const audit = await import('./audit.ts');
   // Options first: a usage error opens nothing.
-  const { keys: trustedKeys, note } = audit.trustedKeysOf(config, argv);
-  const published = (
-    await Promise.all(options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
-  ).flat();
+  const trust = audit.trustedKeysOf(config, argv);
+  const given = await audit.givenCheckpointsOf(argv);
   // Read only: verifying neither makes, tightens nor seals anything in the data dir.
   const eventStore = await audit.openLogToAudit(config, 'audit verify');
-  if (note !== null) console.error(`weir audit verify: ${note}`);
   const live = await audit.openLiveReadModels(config).catch(async (error: unknown) => {
     await eventStore.close();
     throw error;
@@ -255,13 +252,13 @@ async function auditVerify(argv: string[]): Promise<void> {
   try {
     const report = await verifyAudit({
       eventStore,
-      trustedKeys,
-      published,
+      trustedKeys: trust.keys,
+      published: given.flatMap((file) => file.checkpoints),
       live: 'absent' in live ? live : live.live,
       onProgress: (step) => progress.update(step),
     });
     progress.stop();
-    console.error(audit.summaryOf(report));
+    console.error(audit.summaryOf(report, { trust, given }));
     if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.exitCode = report.holds ? 0 : 1;
   } finally {

@@ -353,6 +353,19 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
   const verified = runWeir(['audit', 'verify', '--json', '--checkpoint', published], { WEIR_DATA_DIR: dataDir });
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /OK: everything checked holds/);
+  // Which checkpoints the auditor gave, which the log holds, and the key they were checked against.
+  t.true(
+    verified.stderr.includes(
+      `checkpoints: 2 checked, latest for position ${checkpoint.position}\n  1 found in the log\n  1 from --checkpoint ${published} (for position ${checkpoint.position})\n`,
+    ),
+    verified.stderr,
+  );
+  t.true(
+    verified.stderr.includes(
+      `operator key: checkpoints are checked against ${checkpoint.publicKey}, the key in ${join(dataDir, 'audit-operator.key')}, the data dir's own`,
+    ),
+    verified.stderr,
+  );
   const report = JSON.parse(verified.stdout) as { holds: boolean; chain: { checkpoints: { checked: number } } };
   t.true(report.holds);
   t.is(report.chain.checkpoints.checked, 2, 'the logged checkpoint and the published copy');
@@ -409,6 +422,7 @@ test("weir audit verify --public-key trusts that key alone: a checkpoint signed 
   t.is(pinned.status, 1, pinned.stderr);
   t.regex(pinned.stderr, /checkpoint_forged at \d+: /);
   t.notRegex(pinned.stderr, /checkpoints are checked against/);
+  t.true(pinned.stderr.includes(`\noperator key: ${original.publicKey}, given with --public-key\n`), pinned.stderr);
   const unpinned = runWeir(['audit', 'verify'], env);
   t.true(unpinned.stderr.includes(`checkpoints are checked against ${forgedKey}`), unpinned.stderr);
 
@@ -550,6 +564,22 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   });
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /OK: the bundle holds/);
+  t.true(
+    verified.stderr.includes(
+      `operator key: ${publicKey}, given with --public-key\ncheckpoints: 1 checked, latest for position `,
+    ),
+    verified.stderr,
+  );
+  t.regex(verified.stderr, /^ {2}1 found in the bundle\n {2}none given with --checkpoint: /m);
+  // Without --public-key the summary says the key trusted is the one the bundle names.
+  const unpinned = runWeir(['audit', 'verify', '--bundle', bundle], { WEIR_DATA_DIR: elsewhere });
+  t.is(unpinned.status, 0, unpinned.stderr);
+  t.true(
+    unpinned.stderr.includes(
+      `operator key: no --public-key: checkpoints are checked against ${publicKey}, the key the bundle names`,
+    ),
+    unpinned.stderr,
+  );
 
   await writeFile(bundle, text.replace('"Audited', '"Audit3d'));
   const tampered = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey], {
