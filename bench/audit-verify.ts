@@ -179,9 +179,11 @@ async function main(argv: string[]): Promise<void> {
     const env = { ...process.env, MONGODB_URL: '', KURRENTDB_URL: '' };
 
     const replayStarted = performance.now();
-    const replay = lastJsonLine<{ events: number; seconds: number; eventsPerSecond: number }>(
-      (await run(process.execPath, [cli, 'replay', '--data-dir', dataDir], { maxBuffer: 16 * 2 ** 20, env })).stdout,
-    );
+    // --json: the report, pretty-printed, is the whole of stdout.
+    const replay = JSON.parse(
+      (await run(process.execPath, [cli, 'replay', '--json', '--data-dir', dataDir], { maxBuffer: 16 * 2 ** 20, env }))
+        .stdout,
+    ) as { events: number; seconds: number; eventsPerSecond: number };
     const replayProcessMs = Math.round(performance.now() - replayStarted);
     log(`weir replay: ${replay.seconds} s (${replay.eventsPerSecond.toLocaleString('en-US')} events/s)`);
 

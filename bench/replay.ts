@@ -120,14 +120,15 @@ async function main(): Promise<void> {
     }
 
     const cliScript = fileURLToPath(new URL('../bin/weir.js', import.meta.url));
-    const cli = lastJsonLine<{ events: number; seconds: number; eventsPerSecond: number }>(
+    // --json: the report, pretty-printed, is the whole of stdout.
+    const cli = JSON.parse(
       (
-        await run(process.execPath, [cliScript, 'replay', '--data-dir', dataDir], {
+        await run(process.execPath, [cliScript, 'replay', '--json', '--data-dir', dataDir], {
           maxBuffer: 16 * 2 ** 20,
           env: { ...process.env, MONGODB_URL: '', KURRENTDB_URL: '' },
         })
       ).stdout,
-    );
+    ) as { events: number; seconds: number; eventsPerSecond: number };
     process.stderr.write(`[bench:replay] weir replay (CLI): ${cli.eventsPerSecond.toLocaleString('en-US')} events/s\n`);
 
     const rebuildEps = median(measurements.map((m) => m.rebuild.eventsPerSecond));

@@ -26,6 +26,8 @@ export type WeirConfig = {
   masterKey?: string;
   /** The operator's ed25519 private key (PKCS#8 PEM) signing the log's checkpoints (given, or read from `auditKeyFile`); defaults to a key file in the data dir. */
   auditKey?: string;
+  /** The setting that gave `auditKey`, so an auditor is told which key was trusted and whence: `WEIR_AUDIT_KEY`, `--audit-key`, or the file setting with its path. */
+  auditKeyFrom?: string;
   /** Seconds between signed checkpoints of the log's hash chain (written when the log moved); 0: none. Default `DEFAULT_AUDIT_CHECKPOINT_SECONDS`. */
   auditCheckpointSeconds?: number;
   /** Operator token for `/admin` (creating organizations over HTTP) and `/metrics` beyond loopback (given, or read from `adminTokenFile`); unset: the admin API is off. */
@@ -259,8 +261,11 @@ export const SETTINGS = {
     description:
       "show sessions, invoices, subscriptions, payment links, coupons and webhook deliveries moving live in the Stately inspector: a port (starts the inspector's bridge page at http://localhost:PORT, on loopback, for a development machine; its sockets need the admin token, else the one in DATA_DIR/inspector-token, made at the first start; the page's address is printed at start) or the ws:// URL of a running inspector server; unset: off",
   },
-  // adminTokenFrom is no setting: readConfig notes which of the admin token's settings gave it.
-} as const satisfies Record<Exclude<keyof WeirConfig, 'chainEnv' | 'adminTokenFrom'> | SecretFileSetting, SettingSpec>;
+  // adminTokenFrom and auditKeyFrom are no settings: readConfig notes which of the secret's settings gave it.
+} as const satisfies Record<
+  Exclude<keyof WeirConfig, 'chainEnv' | 'adminTokenFrom' | 'auditKeyFrom'> | SecretFileSetting,
+  SettingSpec
+>;
 
 /** Settings that name a file holding a secret, so the secret is in neither the process list nor the environment. */
 type SecretFileSetting = 'masterKeyFile' | 'adminTokenFile' | 'auditKeyFile';
@@ -346,6 +351,16 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
           : 'environment';
   const masterKey = secret('masterKey', 'masterKeyFile');
   const auditKey = secret('auditKey', 'auditKeyFile');
+  /** The flag or variable that gave a setting (flags win, as `get` reads them). */
+  const givenBy = (key: keyof typeof SETTINGS): string =>
+    flags.get(SETTINGS[key].flag) ? SETTINGS[key].flag : SETTINGS[key].env;
+  const auditKeyFile = get('auditKeyFile');
+  const auditKeyFrom =
+    auditKey === undefined
+      ? undefined
+      : auditKeyFile === undefined
+        ? givenBy('auditKey')
+        : `${givenBy('auditKeyFile')} ${resolve(auditKeyFile)}`;
   const auditIntervalText = get('auditCheckpointSeconds') ?? String(DEFAULT_AUDIT_CHECKPOINT_SECONDS);
   if (!/^\d{1,9}$/.test(auditIntervalText))
     throw new ConfigError(
@@ -453,6 +468,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     publicUrl,
     masterKey,
     auditKey,
+    ...(auditKeyFrom ? { auditKeyFrom } : {}),
     auditCheckpointSeconds: Number(auditIntervalText),
     adminToken,
     ...(adminTokenFrom ? { adminTokenFrom } : {}),

@@ -186,7 +186,11 @@ export async function verifyBundle(deps: {
 }
 
 /** The summary a person reads. */
-export function bundleSummaryOf(report: BundleReport): string {
+export function bundleSummaryOf(
+  report: BundleReport,
+  /** The lines naming the key(s) trusted, and those telling where each checkpoint came from. */
+  against: { trust: readonly string[]; sources: readonly string[] } = { trust: [], sources: [] },
+): string {
   const { header, chain } = report;
   // A bundle of one environment withholds the organization's other one too: not another tenant's only.
   const other = header?.environment === 'live' ? 'test' : header?.environment === 'test' ? 'live' : null;
@@ -196,9 +200,11 @@ export function bundleSummaryOf(report: BundleReport): string {
       ? `bundle: ${header.organizationId}${header.environment ? ` (${header.environment})` : ''}, exported ${header.exportedAt}, head ${header.head ? `${header.head.position} ${header.head.hash}` : '-'}`
       : 'bundle: unreadable header',
     `events: ${report.events.toLocaleString('en-US')} held in full (hashes recomputed), ${report.withheld.toLocaleString('en-US')} withheld (${withheld}; links only)`,
+    ...against.trust,
     chain
       ? `checkpoints: ${chain.checkpoints.checked} checked${chain.checkpoints.latest ? `, latest for position ${chain.checkpoints.latest.position}` : ''}`
       : null,
+    ...against.sources,
     report.unsigned > 0
       ? `  ${report.unsigned} of the organization's events come after the last checkpoint: no signature covers them yet`
       : null,

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -6,7 +7,16 @@ import test from 'ava';
 import { ConfigError, readConfig } from '../app/config.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
-import { progressStyle, publicKeyOptions, summaryOf, trustedKeysOf, verifyProgress } from './audit.ts';
+import {
+  type GivenCheckpoints,
+  type TrustedKeys,
+  progressStyle,
+  publicKeyOptions,
+  summaryOf,
+  trustedKeysOf,
+  trustLines,
+  verifyProgress,
+} from './audit.ts';
 import { option, options } from './option-values.ts';
 
 /** A stream that keeps what is written to it, a terminal or not. */
@@ -83,12 +93,17 @@ const holding = (unsigned: number, checked: number): AuditReport => ({
   },
 });
 
+const untrusting: { trust: TrustedKeys; given: GivenCheckpoints[] } = {
+  trust: { keys: [], from: { kind: 'none' } },
+  given: [],
+};
+
 test('the summary says how many events no signature covers, where a cut from the end would go unseen, and its OK says so', (t) => {
-  const summary = summaryOf(holding(141, 0));
+  const summary = summaryOf(holding(141, 0), untrusting);
   t.regex(summary, /141 events come after the last checkpoint: no signature covers them/);
   t.regex(summary, /weir audit checkpoint --write/);
   t.regex(summary, /^OK: everything checked holds \(no signature covers the last 141 events yet\)/m);
-  const signed = summaryOf(holding(0, 2));
+  const signed = summaryOf(holding(0, 2), untrusting);
   t.notRegex(signed, /no signature covers/);
   t.regex(signed, /^OK: everything checked holds \(1\.2 s\)$/m);
 });
@@ -107,20 +122,95 @@ test("--public-key pins trust: the data dir's own key is then not trusted; witho
   const dataDir = mkdtempSync(join(tmpdir(), 'weir-trusted-keys-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const config = readConfig(['--data-dir', dataDir], {});
-  t.deepEqual(trustedKeysOf(config, []).keys, [], 'no key anywhere');
-  t.regex(trustedKeysOf(config, []).note ?? '', /no operator key/);
+  t.deepEqual(trustedKeysOf(config, []), { keys: [], from: { kind: 'none' } }, 'no key anywhere');
+  t.regex(trustLines(trustedKeysOf(config, [])).join('\n'), /^operator key: none .*the key it names in the log/);
 
   const inDataDir = loadOperatorKey({ keyFile: join(dataDir, OPERATOR_KEY_FILE) });
   const published = loadOperatorKey({ keyFile: join(dataDir, 'published.key') });
   const pinned = trustedKeysOf(config, ['--public-key', published.publicKey]);
-  t.deepEqual(pinned.keys, [published.publicKey], "the given key alone, not the data dir's");
-  t.is(pinned.note, null);
+  t.deepEqual(
+    pinned,
+    { keys: [published.publicKey], from: { kind: 'pinned' } },
+    "the given key alone, not the data dir's",
+  );
+  t.deepEqual(trustLines(pinned), [`operator key: ${published.publicKey}, given with --public-key`]);
 
   const own = trustedKeysOf(config, []);
   t.deepEqual(own.keys, [inDataDir.publicKey]);
-  t.true(own.note?.includes(inDataDir.publicKey), own.note ?? '');
-  t.true(own.note?.includes(join(dataDir, OPERATOR_KEY_FILE)), own.note ?? '');
-  t.regex(own.note ?? '', /the data dir's own.*--public-key/);
+  const [line] = trustLines(own);
+  t.true(line?.includes(inDataDir.publicKey), line);
+  t.true(line?.includes(join(dataDir, OPERATOR_KEY_FILE)), line);
+  t.regex(line ?? '', /the data dir's own.*--public-key/);
+});
+
+test('the summary names the operator key trusted and the setting that gave it: --public-key, WEIR_AUDIT_KEY, --audit-key-file or WEIR_AUDIT_KEY_FILE with its path', (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'weir-trust-source-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const pem = readKeyPem(join(dataDir, 'operator.pem'));
+  const operator = loadOperatorKey({ given: pem, keyFile: join(dataDir, 'unused.key') });
+  const summaryWith = (argv: string[], env: NodeJS.ProcessEnv) =>
+    summaryOf(holding(0, 1), {
+      trust: trustedKeysOf(readConfig(['--data-dir', dataDir, ...argv], env), argv),
+      given: [],
+    });
+
+  t.regex(
+    summaryWith([], { WEIR_AUDIT_KEY: pem }),
+    new RegExp(
+      `^operator key: checkpoints are checked against ${operator.publicKey}, the operator key given with WEIR_AUDIT_KEY;`,
+      'm',
+    ),
+  );
+  const file = join(dataDir, 'operator.pem');
+  t.true(
+    summaryWith(['--audit-key-file', file], {}).includes(
+      `checked against ${operator.publicKey}, the operator key given with --audit-key-file ${file};`,
+    ),
+  );
+  t.true(
+    summaryWith([], { WEIR_AUDIT_KEY_FILE: file }).includes(`the operator key given with WEIR_AUDIT_KEY_FILE ${file};`),
+  );
+  const pinned = summaryWith(['--public-key', operator.publicKey], {});
+  t.regex(pinned, new RegExp(`^operator key: ${operator.publicKey}, given with --public-key$`, 'm'));
+  t.regex(
+    summaryWith(['--public-key', operator.publicKey, '--public-key', publicKeyOf(dataDir)], {}),
+    new RegExp(`^operator keys: given with --public-key\n  ${operator.publicKey}\n  [A-Za-z0-9_-]{43}$`, 'm'),
+  );
+});
+
+test('the summary tells the checkpoints found in the log from those given with --checkpoint, file by file, counts aligned', (t) => {
+  const checkpoint = (position: string) => ({
+    position,
+    hash: 'a'.repeat(64),
+    signedAt: '2026-03-02T00:00:00.000Z',
+    publicKey: 'k',
+    signature: 's',
+    loggedAt: null,
+  });
+  const given: GivenCheckpoints[] = [
+    { file: '/audit/published.json', checkpoints: [checkpoint('290')] },
+    { file: '/audit/history.ndjson', checkpoints: ['10', '120', '200', '290'].map(checkpoint) },
+  ];
+  const summary = summaryOf(holding(0, 17), { trust: untrusting.trust, given });
+  t.true(
+    summary.includes(
+      [
+        'checkpoints: 17 checked',
+        '  12 found in the log',
+        '   1 from --checkpoint /audit/published.json (for position 290)',
+        '   4 from --checkpoint /audit/history.ndjson (for positions 10 to 290)',
+      ].join('\n'),
+    ),
+    summary,
+  );
+  // None given: the log's own alone, which a rewrite of the log re-signs.
+  const own = summaryOf(holding(0, 2), untrusting);
+  t.regex(own, /^checkpoints: 2 checked\n {2}2 found in the log\n {2}none given with --checkpoint: /m);
+  t.notRegex(
+    summaryOf(holding(5, 0), untrusting),
+    /found in the log|--checkpoint:/,
+    'no checkpoint at all: nothing to tell apart',
+  );
 });
 
 test("a --public-key or --checkpoint with no value after it is a usage error, not dropped (the data dir's key then trusted)", (t) => {
@@ -143,3 +233,13 @@ test('a single-valued option (--bundle, --out, --org …) given last with no val
   t.is(option(['audit', 'verify', '--bundle=b.jsonl'], '--bundle'), 'b.jsonl');
   t.is(option(['audit', 'verify'], '--bundle'), undefined);
 });
+
+/** A new ed25519 private key, as PEM, also written to `file`. */
+function readKeyPem(file: string): string {
+  const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  writeFileSync(file, pem, { mode: 0o600 });
+  return pem;
+}
+
+/** The public key of a new key in `dir`. */
+const publicKeyOf = (dir: string): string => loadOperatorKey({ keyFile: join(dir, 'another.key') }).publicKey;

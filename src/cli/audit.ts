@@ -121,29 +121,107 @@ export function publicKeyOptions(argv: string[]): string[] {
   return keys;
 }
 
+/** Whence the keys checkpoints are checked against came: the summary names it beside them. */
+export type KeySource =
+  | { kind: 'pinned' }
+  | { kind: 'given'; setting: string }
+  | { kind: 'data-dir'; file: string }
+  | { kind: 'none' };
+
+export type TrustedKeys = { keys: string[]; from: KeySource };
+
 /**
- * The keys checkpoints must be signed with, and a line for stderr saying whence they came. With
- * `--public-key`, those alone: the key in the data dir is not trusted then, since whoever can
- * rewrite the log can replace it and re-sign. Without, the operator's (given, or the data dir's
- * own file), which the line names so that an auditor knows to pin the published one.
+ * The keys checkpoints must be signed with, and whence they came. With `--public-key`, those
+ * alone: the key in the data dir is not trusted then, since whoever can rewrite the log can replace
+ * it and re-sign. Without, the operator's (given, or the data dir's own file); with none, nothing:
+ * each checkpoint is checked against the key it names.
  */
-export function trustedKeysOf(config: WeirConfig, argv: string[]): { keys: string[]; note: string | null } {
+export function trustedKeysOf(config: WeirConfig, argv: string[]): TrustedKeys {
   const pinned = publicKeyOptions(argv);
-  if (pinned.length > 0) return { keys: pinned, note: null };
+  if (pinned.length > 0) return { keys: pinned, from: { kind: 'pinned' } };
   const keyFile = join(config.dataDir, OPERATOR_KEY_FILE);
   const own = operatorPublicKey({ given: config.auditKey, keyFile });
-  if (own === null)
-    return {
-      keys: [],
-      note: 'no operator key (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names, which says nothing of who signed it',
-    };
-  const whence = config.auditKey
-    ? 'the operator key given (WEIR_AUDIT_KEY or --audit-key-file)'
-    : `the key in ${keyFile}, the data dir's own: whoever can rewrite the log can replace it and re-sign`;
+  if (own === null) return { keys: [], from: { kind: 'none' } };
   return {
     keys: [own],
-    note: `checkpoints are checked against ${own}, ${whence}; pass the operator's published key with --public-key to trust it alone`,
+    from: config.auditKey
+      ? { kind: 'given', setting: config.auditKeyFrom ?? 'WEIR_AUDIT_KEY' }
+      : { kind: 'data-dir', file: keyFile },
   };
+}
+
+/** The summary's lines naming the key(s) trusted and whence, and what that is worth to an auditor. */
+export function trustLines(trust: TrustedKeys): string[] {
+  const pin = "pass the operator's published key with --public-key to trust it alone";
+  const { keys, from } = trust;
+  switch (from.kind) {
+    case 'pinned':
+      return keys.length === 1
+        ? [`operator key: ${keys[0]}, given with --public-key`]
+        : ['operator keys: given with --public-key', ...keys.map((key) => `  ${key}`)];
+    case 'given':
+      return [
+        `operator key: checkpoints are checked against ${keys[0]}, the operator key given with ${from.setting}; ${pin}`,
+      ];
+    case 'data-dir':
+      return [
+        `operator key: checkpoints are checked against ${keys[0]}, the key in ${from.file}, the data dir's own: whoever can rewrite the log can replace it and re-sign; ${pin}`,
+      ];
+    case 'none':
+      return [
+        'operator key: none (none given, none in the data dir, no --public-key): each checkpoint is checked against the key it names in the log, which says nothing of who signed it',
+      ];
+  }
+}
+
+/** The checkpoints of one `--checkpoint FILE`. */
+export type GivenCheckpoints = { file: string; checkpoints: LoggedCheckpoint[] };
+
+/** Every `--checkpoint FILE`'s checkpoints, file by file, so the summary tells them from the log's own. */
+export const givenCheckpointsOf = (argv: string[]): Promise<GivenCheckpoints[]> =>
+  Promise.all(
+    options(argv, '--checkpoint').map(async (file) => ({
+      file: resolve(file),
+      checkpoints: await readPublishedCheckpoints(file),
+    })),
+  );
+
+/** `position 290`, `positions 120, 290`, `positions 10 to 290`: the positions a file's checkpoints sign. */
+function positionsOf(checkpoints: readonly LoggedCheckpoint[]): string {
+  const positions = [...new Set(checkpoints.map((checkpoint) => BigInt(checkpoint.position)))].sort((a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  if (positions.length === 1) return `position ${positions[0]}`;
+  if (positions.length <= 3) return `positions ${positions.join(', ')}`;
+  return `positions ${positions[0]} to ${positions.at(-1)}`;
+}
+
+/**
+ * The summary's lines under `checkpoints:` saying where each came from: the log's own, and each
+ * `--checkpoint FILE` (published off the machine, the only ones a rewrite of the log cannot re-sign).
+ */
+export function checkpointSourceLines(
+  checked: number,
+  given: readonly GivenCheckpoints[],
+  where: 'the log' | 'the bundle' = 'the log',
+): string[] {
+  // No checkpoint at all: nothing to tell apart (the unsigned line says to sign one).
+  if (checked === 0 && given.length === 0) return [];
+  const fromFiles = given.reduce((n, file) => n + file.checkpoints.length, 0);
+  const rows: [number, string][] = [
+    [checked - fromFiles, `found in ${where}`],
+    ...given.map((file): [number, string] => [
+      file.checkpoints.length,
+      `from --checkpoint ${file.file}${file.checkpoints.length > 0 ? ` (for ${positionsOf(file.checkpoints)})` : ''}`,
+    ]),
+  ];
+  const width = Math.max(...rows.map(([n]) => n.toLocaleString('en-US').length));
+  return [
+    ...rows.map(([n, what]) => `  ${n.toLocaleString('en-US').padStart(width)} ${what}`),
+    given.length === 0
+      ? `  none given with --checkpoint: whoever rewrites ${where} can re-sign its own, a copy published elsewhere proves it`
+      : null,
+  ].filter((line) => line !== null);
 }
 
 /**
@@ -198,8 +276,8 @@ export function verifyProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
   };
 }
 
-/** The summary a person reads: what was checked, what holds, and the first thing that does not. */
-export function summaryOf(report: AuditReport): string {
+/** The summary a person reads: what was checked (and against what), what holds, and the first thing that does not. */
+export function summaryOf(report: AuditReport, against: { trust: TrustedKeys; given: GivenCheckpoints[] }): string {
   const { chain, readModels } = report;
   const lines = [
     `log: ${chain.events.toLocaleString('en-US')} events${chain.head ? `, head ${chain.head.position} ${chain.head.hash}` : ''}`,
@@ -207,7 +285,9 @@ export function summaryOf(report: AuditReport): string {
       ? `  ${chain.unchainedEvents.toLocaleString('en-US')} events written before the chain started (through position ${chain.unchainedThrough}): checked as a whole against their seal, not one by one`
       : null,
     `hash chain: ${chain.problemCount === 0 ? 'holds' : `${chain.problemCount} problem(s)`}`,
+    ...trustLines(against.trust),
     `checkpoints: ${chain.checkpoints.checked} checked${chain.checkpoints.latest ? `, latest for position ${chain.checkpoints.latest.position}` : ''}`,
+    ...checkpointSourceLines(chain.checkpoints.checked, against.given),
     chain.unsigned > 0
       ? `  ${chain.unsigned.toLocaleString('en-US')} events come after the last checkpoint: no signature covers them, so events cut from the log's end there would go unseen (sign the head: weir audit checkpoint --write)`
       : null,
@@ -283,13 +363,21 @@ export async function verifyBundleFile(argv: string[], file: string): Promise<vo
     throw new ConfigError(`--bundle: cannot read ${resolve(file)} (${error.code ?? 'unreadable'})`);
   });
   const trustedKeys = publicKeyOptions(argv);
-  const published = (await Promise.all(options(argv, '--checkpoint').map(readPublishedCheckpoints))).flat();
-  if (trustedKeys.length === 0)
-    console.error(
-      "weir audit verify: no --public-key: checkpoints are checked against the key the bundle names, which says nothing of who signed it; pass the operator's published key",
-    );
-  const report = await verifyBundle({ text, trustedKeys, published });
-  console.error(bundleSummaryOf(report));
+  const given = await givenCheckpointsOf(argv);
+  const report = await verifyBundle({ text, trustedKeys, published: given.flatMap((file) => file.checkpoints) });
+  const named = report.header?.publicKeys ?? [];
+  const trust =
+    trustedKeys.length > 0
+      ? trustLines({ keys: trustedKeys, from: { kind: 'pinned' } })
+      : [
+          `operator key: no --public-key: checkpoints are checked against ${named.length > 0 ? named.join(', ') : 'the key each names'}, the key the bundle names, which says nothing of who signed it; pass the operator's published key`,
+        ];
+  console.error(
+    bundleSummaryOf(report, {
+      trust,
+      sources: report.chain ? checkpointSourceLines(report.chain.checkpoints.checked, given, 'the bundle') : [],
+    }),
+  );
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   process.exitCode = report.holds ? 0 : 1;
 }

@@ -4,7 +4,7 @@ import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '.
 import { SettingError } from '../shared/setting-error.ts';
 import { checkHealth, healthUrlProblem } from './check-health.ts';
 import { argumentProblem } from './command-arguments.ts';
-import { option, options } from './option-values.ts';
+import { option } from './option-values.ts';
 import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
 import { PortInUseError, systemProblem } from './system-problem.ts';
 
@@ -136,6 +136,7 @@ async function replay(argv: string[]): Promise<void> {
   const { openStores } = await import('../app/start-weir.ts');
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
+  const { documentCounts, replaySummaryOf, replayTally } = await import('./replay.ts');
   const { SingleBar } = await import('cli-progress');
   // The embedded read models are the data dir's: not rebuilt under a running weir serve.
   const release = config.mongoDbUrl ? null : await lockDataDir(config.dataDir, (line) => console.error(line), 'replay');
@@ -143,33 +144,44 @@ async function replay(argv: string[]): Promise<void> {
     await release?.();
     throw error;
   });
-  const runner = createProjectionRunner({ eventStore, readStore, projections: ALL_PROJECTIONS });
-  const bar = new SingleBar({
-    format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left',
-    stream: process.stderr,
-    noTTYOutput: true,
-    notTTYSchedule: 2000,
-  });
+  const tally = replayTally();
+  const runner = createProjectionRunner({ eventStore, readStore, projections: [...ALL_PROJECTIONS, tally.projection] });
+  // A bar on a terminal only: a log or a pipe would keep every frame it draws (as audit verify's progress).
+  const bar = process.stderr.isTTY
+    ? new SingleBar({
+        format: 'replay [{bar}] {percentage}% | {events} events | {eta_formatted} left',
+        stream: process.stderr,
+      })
+    : null;
+  if (!bar) console.error('replay: rebuilding the read models from the log');
   let started = false;
   try {
     const result = await runner.rebuild(({ events, position, head }) => {
       const total = head === null ? 1 : Number(head);
       if (!started) {
-        bar.start(total, 0, { events: 0 });
+        bar?.start(total, 0, { events: 0 });
         started = true;
       }
-      bar.update(Math.min(Number(position), total), { events });
+      bar?.update(Math.min(Number(position), total), { events });
     });
-    if (started) bar.stop();
+    if (started) bar?.stop();
     const perSecond = result.ms > 0 ? Math.round(result.events / (result.ms / 1000)) : result.events;
-    console.log(
-      JSON.stringify({
-        events: result.events,
-        seconds: +(result.ms / 1000).toFixed(3),
-        eventsPerSecond: perSecond,
-        readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (read-models.sqlite3 in the data dir)',
-      }),
-    );
+    const report = {
+      events: result.events,
+      streams: tally.streams(),
+      position: runner.position()?.toString() ?? null,
+      seconds: +(result.ms / 1000).toFixed(3),
+      eventsPerSecond: perSecond,
+      readStore: config.mongoDbUrl ? 'MongoDB' : 'embedded (read-models.sqlite3 in the data dir)',
+      types: tally.types(),
+      collections: await documentCounts(
+        readStore,
+        ALL_PROJECTIONS.flatMap((projection) => projection.collections),
+      ),
+    };
+    // As audit verify: the summary for a person on stderr, the report for a program on stdout when asked.
+    console.error(replaySummaryOf(report));
+    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
     await readStore.close();
     await eventStore.close();
@@ -242,13 +254,10 @@ async function auditVerify(argv: string[]): Promise<void> {
   const { verifyAudit } = await import('../audit/audit-verify.ts');
   const audit = await import('./audit.ts');
   // Options first: a usage error opens nothing.
-  const { keys: trustedKeys, note } = audit.trustedKeysOf(config, argv);
-  const published = (
-    await Promise.all(options(argv, '--checkpoint').map((file) => audit.readPublishedCheckpoints(file)))
-  ).flat();
+  const trust = audit.trustedKeysOf(config, argv);
+  const given = await audit.givenCheckpointsOf(argv);
   // Read only: verifying neither makes, tightens nor seals anything in the data dir.
   const eventStore = await audit.openLogToAudit(config, 'audit verify');
-  if (note !== null) console.error(`weir audit verify: ${note}`);
   const live = await audit.openLiveReadModels(config).catch(async (error: unknown) => {
     await eventStore.close();
     throw error;
@@ -257,13 +266,13 @@ async function auditVerify(argv: string[]): Promise<void> {
   try {
     const report = await verifyAudit({
       eventStore,
-      trustedKeys,
-      published,
+      trustedKeys: trust.keys,
+      published: given.flatMap((file) => file.checkpoints),
       live: 'absent' in live ? live : live.live,
       onProgress: (step) => progress.update(step),
     });
     progress.stop();
-    console.error(audit.summaryOf(report));
+    console.error(audit.summaryOf(report, { trust, given }));
     if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.exitCode = report.holds ? 0 : 1;
   } finally {

@@ -14,7 +14,8 @@ Commands:
   user create --org ID --email EMAIL --role owner|admin|developer|viewer [--name NAME] [--password-stdin]
                              a dashboard user; the password from standard input (--password-stdin), else
                              WEIR_USER_PASSWORD, else asked on the terminal; prints the user's id
-  replay                     drop and rebuild every read model from the log
+  replay [--json]            drop and rebuild every read model from the log; a summary on stderr (events by
+                             type, documents by read model; --json: the report on stdout)
   audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
                              walk the whole log: recompute its hash chain, check every signed checkpoint (those in
                              the log and those published in FILE), rebuild every read model and compare it with the
@@ -62,7 +63,7 @@ export const COMMAND_ARGUMENTS: Record<string, CommandArguments> = {
     valued: ['--org', '--email', '--role', '--name'],
     switches: ['--password-stdin'],
   },
-  replay: { settings: true },
+  replay: { settings: true, switches: ['--json'] },
   'audit verify': { settings: true, valued: ['--public-key', '--checkpoint', '--bundle'], switches: ['--json'] },
   'audit checkpoint': { settings: true, switches: ['--write'] },
   'audit export': { settings: true, valued: ['--org', '--environment', '--out'] },

@@ -2,7 +2,7 @@ import type { Environment } from '../event-store/event-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { API_DECIMALS } from '../shared/money.ts';
-import { PERIOD_KEY_FORMATS, periodKeyStart, UTC, zonedPeriodStart } from '../shared/time-zone.ts';
+import { PERIOD_KEY_FORMATS, periodKeyStart, UTC, zonedDate, zonedPeriodStart } from '../shared/time-zone.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -220,6 +220,23 @@ export type ReportRow = { period: string; group: string | null; currency?: strin
   string,
   string | number | null
 >;
+
+/**
+ * The columns of a report's answer, in order: `period` (a UTC instant), `localDate` (the date that
+ * period starts on in the report's time zone, which a CSV does not otherwise carry), `group`, then
+ * `currency` in the reports that sum money, then its figures.
+ */
+export const reportColumns = (report: Pick<ReportDefinition, 'perCurrency' | 'figures'>): string[] => [
+  'period',
+  'localDate',
+  'group',
+  ...(report.perCurrency ? ['currency'] : []),
+  ...report.figures,
+];
+
+/** Each row with its `localDate` beside `period`: the day its period starts on in `timeZone` (YYYY-MM-DD). */
+export const withLocalDates = (rows: readonly ReportRow[], timeZone: string): ReportRow[] =>
+  rows.map(({ period, ...rest }) => ({ period, localDate: zonedDate(Date.parse(period), timeZone), ...rest }));
 
 /** One row per pipeline document. */
 const each =

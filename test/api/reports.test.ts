@@ -168,6 +168,7 @@ test('reports over a known history: volume by month, week and network, conversio
   const month = await report('volume');
   t.deepEqual(month.columns, [
     'period',
+    'localDate',
     'group',
     'currency',
     'payments',
@@ -181,6 +182,7 @@ test('reports over a known history: volume by month, week and network, conversio
   t.deepEqual(month.data, [
     {
       period: '2026-03-01T00:00:00.000Z',
+      localDate: '2026-03-01',
       group: null,
       currency: 'usdc',
       payments: 3,
@@ -208,13 +210,21 @@ test('reports over a known history: volume by month, week and network, conversio
   );
 
   t.deepEqual((await report('conversion')).data, [
-    { period: '2026-03-01T00:00:00.000Z', group: null, created: 4, completed: 3, conversionRate: '0.7500' },
+    {
+      period: '2026-03-01T00:00:00.000Z',
+      localDate: '2026-03-01',
+      group: null,
+      created: 4,
+      completed: 3,
+      conversionRate: '0.7500',
+    },
   ]);
   const [pay] = (await report('time-to-pay')).data;
   t.like(pay, { payments: 3, medianSeconds: 300, p95Seconds: 900 });
   t.deepEqual((await report('refunds')).data, [
     {
       period: '2026-03-01T00:00:00.000Z',
+      localDate: '2026-03-01',
       group: null,
       currency: 'usdc',
       refundsMarked: 1,
@@ -227,10 +237,22 @@ test('reports over a known history: volume by month, week and network, conversio
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.is(
     String(csv.body),
-    'period,group,currency,payments,grossVolume,lateVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
-      '2026-03-02T00:00:00.000Z,,usdc,2,550000000,0,0,0,550000000,\r\n' +
-      '2026-03-09T00:00:00.000Z,,usdc,1,1000000000,0,0,0,1000000000,\r\n',
+    'period,localDate,group,currency,payments,grossVolume,lateVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
+      '2026-03-02T00:00:00.000Z,2026-03-02,,usdc,2,550000000,0,0,0,550000000,\r\n' +
+      '2026-03-09T00:00:00.000Z,2026-03-09,,usdc,1,1000000000,0,0,0,1000000000,\r\n',
   );
+  // In a zone ahead of UTC a day starts the day before in UTC: the local date beside it says which day it is.
+  const tokyo = await shop.api.call('GET', '/api/v1/reports/volume?interval=day&timezone=Asia/Tokyo&format=csv');
+  t.is(
+    String(tokyo.body),
+    'period,localDate,group,currency,payments,grossVolume,lateVolume,fees,gasFees,netVolume,operatorSweepGas\r\n' +
+      '2026-03-01T15:00:00.000Z,2026-03-02,,usdc,2,550000000,0,0,0,550000000,\r\n' +
+      '2026-03-09T15:00:00.000Z,2026-03-10,,usdc,1,1000000000,0,0,0,1000000000,\r\n',
+  );
+  t.like((await report('conversion?interval=month&timezone=America/New_York')).data[0], {
+    period: '2026-03-01T05:00:00.000Z',
+    localDate: '2026-03-01',
+  });
   const ndjson = await shop.api.call('GET', '/api/v1/reports/conversion?format=ndjson');
   t.regex(ndjson.headers.get('content-type') ?? '', /^application\/x-ndjson/);
   t.deepEqual(
@@ -364,7 +386,7 @@ test('amounts of different currencies are never added: volume by network or none
   for (const groupBy of ['none', 'network']) {
     const volume = await api.get<Report>(`/api/v1/reports/volume?groupBy=${groupBy}`);
     t.is(volume.status, 200, JSON.stringify(volume.body));
-    t.deepEqual(volume.body.columns.slice(0, 3), ['period', 'group', 'currency']);
+    t.deepEqual(volume.body.columns.slice(0, 4), ['period', 'localDate', 'group', 'currency']);
     t.deepEqual(
       volume.body.data.map((r) => [r.currency, r.payments, r.grossVolume]),
       [

@@ -94,15 +94,42 @@ test('weir machines export writes Stately-importable JSON for every machine', as
   t.deepEqual(Object.keys(delivery.states).sort(), ['canceled', 'exhausted', 'failed', 'pending', 'succeeded']);
 });
 
-test('weir replay rebuilds the read models from the log and reports events per second', async (t) => {
+test('weir replay rebuilds the read models from the log: a summary for a person by default, the report as JSON with --json', async (t) => {
   const dataDir = await tempDir(t);
   t.is(runWeir(['org', 'create', '--name', 'A'], { WEIR_DATA_DIR: dataDir }).status, 0);
   t.is(runWeir(['org', 'create', '--name', 'B'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  const result = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  const read = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  t.is(read.status, 0, read.stderr);
+  t.is(read.stdout, '', 'no JSON unless asked');
+  t.regex(read.stderr, /^log: 8 events in \d+ streams, through position 8$/m);
+  t.regex(read.stderr, /^events by type:\n {2}\S+ +\d+$/m);
+  t.regex(read.stderr, /^read models: \d+ documents in \d+ of \d+ collections\n {2}\S+ +\d+$/m);
+  t.regex(read.stderr, /^ {2}organizations +4$/m, 'each organization in test and live');
+  t.regex(read.stderr, /^read store: embedded \(read-models\.sqlite3 in the data dir\)$/m);
+  t.regex(read.stderr, /^OK: rebuilt in \d+\.\d s \([\d,]+ events\/s\)$/m);
+  t.false(read.stderr.includes('{'), 'no JSON on stderr');
+  // Piped, as here: a plain line first, no bar frames, no control characters.
+  t.is(read.stderr.split('\n')[0], 'replay: rebuilding the read models from the log');
+  t.notRegex(read.stderr, /[[\]%\r]|\n\n/);
+  t.false(read.stderr.includes('\u001b'), 'no escape sequence');
+
+  const result = runWeir(['replay', '--json'], { WEIR_DATA_DIR: dataDir });
   t.is(result.status, 0, result.stderr);
-  const summary = JSON.parse(result.stdout.trim().split('\n').pop()!) as { events: number; eventsPerSecond: number };
+  const summary = JSON.parse(result.stdout) as {
+    events: number;
+    eventsPerSecond: number;
+    position: string;
+    types: Record<string, number>;
+    collections: Record<string, number>;
+  };
   t.is(summary.events, 8);
   t.true(summary.eventsPerSecond > 0);
+  t.is(summary.position, '8');
+  t.is(
+    Object.values(summary.types).reduce((a, b) => a + b, 0),
+    8,
+  );
+  t.is(summary.collections['organizations'], 4);
   t.regex(result.stderr, /replay/);
   // Rebuilt into the data dir's read store, with the position, for the next weir serve to start from.
   const { createSqliteReadStore } = await import('../../src/read-store/sqlite-read-store.ts');
@@ -326,6 +353,19 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
   const verified = runWeir(['audit', 'verify', '--json', '--checkpoint', published], { WEIR_DATA_DIR: dataDir });
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /OK: everything checked holds/);
+  // Which checkpoints the auditor gave, which the log holds, and the key they were checked against.
+  t.true(
+    verified.stderr.includes(
+      `checkpoints: 2 checked, latest for position ${checkpoint.position}\n  1 found in the log\n  1 from --checkpoint ${published} (for position ${checkpoint.position})\n`,
+    ),
+    verified.stderr,
+  );
+  t.true(
+    verified.stderr.includes(
+      `operator key: checkpoints are checked against ${checkpoint.publicKey}, the key in ${join(dataDir, 'audit-operator.key')}, the data dir's own`,
+    ),
+    verified.stderr,
+  );
   const report = JSON.parse(verified.stdout) as { holds: boolean; chain: { checkpoints: { checked: number } } };
   t.true(report.holds);
   t.is(report.chain.checkpoints.checked, 2, 'the logged checkpoint and the published copy');
@@ -382,6 +422,7 @@ test("weir audit verify --public-key trusts that key alone: a checkpoint signed 
   t.is(pinned.status, 1, pinned.stderr);
   t.regex(pinned.stderr, /checkpoint_forged at \d+: /);
   t.notRegex(pinned.stderr, /checkpoints are checked against/);
+  t.true(pinned.stderr.includes(`\noperator key: ${original.publicKey}, given with --public-key\n`), pinned.stderr);
   const unpinned = runWeir(['audit', 'verify'], env);
   t.true(unpinned.stderr.includes(`checkpoints are checked against ${forgedKey}`), unpinned.stderr);
 
@@ -523,6 +564,22 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   });
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /OK: the bundle holds/);
+  t.true(
+    verified.stderr.includes(
+      `operator key: ${publicKey}, given with --public-key\ncheckpoints: 1 checked, latest for position `,
+    ),
+    verified.stderr,
+  );
+  t.regex(verified.stderr, /^ {2}1 found in the bundle\n {2}none given with --checkpoint: /m);
+  // Without --public-key the summary says the key trusted is the one the bundle names.
+  const unpinned = runWeir(['audit', 'verify', '--bundle', bundle], { WEIR_DATA_DIR: elsewhere });
+  t.is(unpinned.status, 0, unpinned.stderr);
+  t.true(
+    unpinned.stderr.includes(
+      `operator key: no --public-key: checkpoints are checked against ${publicKey}, the key the bundle names`,
+    ),
+    unpinned.stderr,
+  );
 
   await writeFile(bundle, text.replace('"Audited', '"Audit3d'));
   const tampered = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey], {

@@ -6958,6 +6958,7 @@ export interface components {
             transactionHash: string;
         };
         Report: {
+            /** @description Each row's fields in order, the CSV's header: `period`, `localDate`, `group`, `currency` in the reports that sum money, then the report's figures */
             columns: string[];
             data: components["schemas"]["ReportRow"][];
             /** @description The time the report counts each record by, which `from`, `to` and `period` are of: `payments.confirmedAt` for volume, `createdAt` for conversion, `completedAt` for time-to-pay, `createdAt` for payment-issues, `paymentIntent.markRefundedAt` for refunds, `createdAt` for subscriptions, but `completedAt` for volume by product (volume counts money when it was received, so by each payment's confirmation; by product it counts what complete sessions sold, by their completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by `createdAt`, churned by `endedAt`, pastDue by `pastDueSince`, activeAtEnd and mrr at the period's end */
@@ -6977,6 +6978,9 @@ export interface components {
             /** @description The currency of the row's amounts, in the reports that sum money (volume, refunds, subscriptions): amounts of different currencies are never added, so each period and group has a row per currency */
             currency?: string;
             group: string | null;
+            /** @description The date the period starts on in `timezone` (YYYY-MM-DD), beside `period`: `2026-03-01` for a `period` of `2026-03-01T05:00:00.000Z` in `America/New_York` */
+            localDate: string;
+            /** @description The instant the period starts at, in UTC (a midnight in `timezone`) */
             period: string;
         } & {
             [key: string]: string | number | null;

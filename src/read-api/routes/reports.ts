@@ -17,8 +17,10 @@ import {
   MAX_REPORT_ROWS,
   REPORT_NAMES,
   REPORTS,
+  reportColumns,
   reportTime,
   runReport,
+  withLocalDates,
   type ReportRow,
 } from '../../reports/report-pipelines.ts';
 import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
@@ -84,7 +86,13 @@ const ReportQuery = z.object({
 
 const ReportRowSchema = z
   .object({
-    period: z.string(),
+    period: z.string().openapi({
+      description: 'The instant the period starts at, in UTC (a midnight in `timezone`)',
+    }),
+    localDate: z.string().openapi({
+      description:
+        'The date the period starts on in `timezone` (YYYY-MM-DD), beside `period`: `2026-03-01` for a `period` of `2026-03-01T05:00:00.000Z` in `America/New_York`',
+    }),
     group: z.string().nullable(),
     currency: z.string().optional().openapi({
       description:
@@ -104,7 +112,10 @@ const ReportSchema = z
     dateField: z.string().openapi({
       description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')}, but \`completedAt\` for volume by product (volume counts money when it was received, so by each payment's confirmation; by product it counts what complete sessions sold, by their completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
     }),
-    columns: z.array(z.string()),
+    columns: z.array(z.string()).openapi({
+      description:
+        "Each row's fields in order, the CSV's header: `period`, `localDate`, `group`, `currency` in the reports that sum money, then the report's figures",
+    }),
     data: z.array(ReportRowSchema),
   })
   .openapi('Report');
@@ -168,8 +179,8 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
         timeZone,
         ...range,
       };
-      const rows = await runReport(deps.readStore, name, params);
-      const columns = ['period', 'group', ...(report.perCurrency ? ['currency'] : []), ...report.figures];
+      const rows = withLocalDates(await runReport(deps.readStore, name, params), timeZone);
+      const columns = reportColumns(report);
       if (query.format === 'json')
         return {
           object: 'report' as const,
