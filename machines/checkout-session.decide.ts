@@ -98,7 +98,13 @@ const seenBlock = (payment: SessionPayment, blockHash: string): SeenBlock | unde
  * detectedAt and lists the block it was in under `seenIn`), so that block's final finds it.
  */
 function movedTo(payment: SessionPayment, block: SeenBlock, now: string): CheckoutSessionEvent {
-  const { seenIn: _seenIn, mayReturn: _mayReturn, failureSent: _failureSent, ...transfer } = payment;
+  const {
+    seenIn: _seenIn,
+    mayReturn: _mayReturn,
+    failureSent: _failureSent,
+    seenBeforeCancel: _seenBeforeCancel,
+    ...transfer
+  } = payment;
   return {
     type: 'PaymentDetected',
     data: { payment: { ...transfer, blockNumber: block.number, blockHash: block.hash, detectedAt: now } },
@@ -322,6 +328,7 @@ export function decideCheckoutSession(
         mayReturn: _mayReturn,
         failureSent: _failureSent,
         settled: _settled,
+        seenBeforeCancel: _seenBeforeCancel,
         ...transfer
       } = payment;
       const detected = detection(session, { ...transfer, blockNumber: block.number, blockHash: block.hash }, ctx.now);

@@ -17,7 +17,8 @@ const replacePayment = (
 /**
  * `payment` seen again (after a reorg took away the block `known` was in) in place of `known`:
  * the blocks it was seen in before stay listed (`seenIn`), the one it is in now aside. It keeps
- * the time it was first detected: whether it was paid in time is judged by that (A→B→A past expiry).
+ * the time it was first detected: whether it was paid in time is judged by that (A→B→A past expiry);
+ * and whether it was seen before a cancel (the detection's event does not carry it).
  */
 function seenAgain(known: SessionPayment, payment: SessionPayment): SessionPayment {
   const now = payment.blockHash.toLowerCase();
@@ -25,7 +26,11 @@ function seenAgain(known: SessionPayment, payment: SessionPayment): SessionPayme
     (block, i, all) =>
       block.hash.toLowerCase() !== now && all.findIndex((b) => b.hash.toLowerCase() === block.hash.toLowerCase()) === i,
   );
-  const again = { ...payment, detectedAt: known.detectedAt };
+  const again = {
+    ...payment,
+    detectedAt: known.detectedAt,
+    ...(known.seenBeforeCancel ? { seenBeforeCancel: true as const } : {}),
+  };
   return seenIn.length > 0 ? { ...again, seenIn } : again;
 }
 
@@ -311,6 +316,11 @@ export function evolveCheckoutSession(
       return {
         ...session,
         status: 'canceled',
+        // A cancel may come while a payment confirms, or is awaited back after a reorg: once final it is
+        // late money, though sent before the cancel. Marked here, in the log's order, not by timestamps.
+        payments: session.payments.map((p) =>
+          p.status === 'confirmed' ? p : { ...p, seenBeforeCancel: true as const },
+        ),
         updatedAt: event.data.at,
         canceledAt: event.data.at,
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },

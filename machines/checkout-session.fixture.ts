@@ -1,3 +1,4 @@
+import { evolveCheckoutSession } from './checkout-session.evolve.ts';
 import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
 
 const ID = '11111111-1111-4111-8111-111111111111';
@@ -183,3 +184,26 @@ export const daiPaymentFixture = (
   amountRaw,
   amount: (BigInt(amountRaw) / 10n ** 10n).toString(),
 });
+
+/** The fixture's session after `events`, folded as the machine and the projection fold them. */
+export function sessionAfterEvents(...events: CheckoutSessionEvent[]): CheckoutSession {
+  let session: CheckoutSession | null = null;
+  for (const event of [created(sessionFixture()), ...events]) session = evolveCheckoutSession(session, event);
+  return session!;
+}
+
+/** The merchant canceled the session at `at`. */
+export const canceled = (at = '2026-01-01T00:20:00.000Z'): CheckoutSessionEvent => ({
+  type: 'CheckoutSessionCanceled',
+  data: { at, reason: null },
+});
+
+/** `transferId` final at `at` after its session closed: late money. */
+export const confirmedLate = (
+  transferId: string,
+  amount: string,
+  at = '2026-01-01T00:25:00.000Z',
+): CheckoutSessionEvent[] => [
+  confirmed(transferId, at),
+  { type: 'LatePaymentReceived', data: { transferId, amount, at } },
+];

@@ -689,6 +689,38 @@ test('given an open session, when canceled, then CheckoutSessionCanceled; cancel
   t.deepEqual(given([created(), ...events]).when({ type: 'CancelCheckoutSession', reason: null }), []);
 });
 
+test("given a session with a payment confirming and one awaited back after a reorg, when canceled, then both are marked seen before the cancel, in the log's order: one seen after it in the same millisecond is not; mined again after the cancel, the awaited one keeps its mark, which no event carries", (t) => {
+  const withdrawn: CheckoutSessionEvent = {
+    type: 'PaymentWithdrawn',
+    data: { transferId: 't2', reason: 'reorg', at: NOW, mayReturn: true },
+  };
+  const history = [created(), detected('t1', '300000000', NOW), detected('t2', '100000000'), withdrawn];
+  const cancel = given(history).when({ type: 'CancelCheckoutSession', reason: null }, NOW);
+  const afterCancel = [...history, ...cancel, detected('t3', '100000000', NOW)];
+  const marks = () =>
+    given(afterCancel)
+      .state()
+      .context.session?.payments.map((p) => [p.transferId, p.status, p.seenBeforeCancel ?? false]);
+  t.deepEqual(marks(), [
+    ['t1', 'pending', true],
+    ['t2', 'withdrawn', true],
+    ['t3', 'pending', false],
+  ]);
+  const remined = { ...paymentFixture('t2', '100000000'), blockNumber: 11, blockHash: '0xb10d' };
+  const again = given(afterCancel).when({ type: 'RecordTransfer', payment: remined }, NOW);
+  t.is(again.length, 1);
+  t.false(JSON.stringify(again).includes('seenBeforeCancel'), 'the mark is the fold’s, not the event’s');
+  afterCancel.push(...again);
+  t.deepEqual(marks(), [
+    ['t1', 'pending', true],
+    ['t2', 'pending', true],
+    ['t3', 'pending', false],
+  ]);
+  // Final after the cancel: late money, still marked.
+  afterCancel.push(...given(afterCancel).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW));
+  t.like(given(afterCancel).state().context.session?.payments[0], { late: true, seenBeforeCancel: true });
+});
+
 test('given a complete session, when canceled, then refused naming the status', (t) => {
   const error = t.throws(
     () =>

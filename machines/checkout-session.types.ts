@@ -195,6 +195,12 @@ export type SessionPayment = {
    * even one past finality: a Solana slot finalized without it may yet turn out to hold it).
    */
   settled?: true;
+  /**
+   * Recorded before the session was canceled (not confirmed then): money sent before the cancel,
+   * confirmed after it. Set by the cancel in the log's order, since equal timestamps tell no order.
+   * Absent otherwise.
+   */
+  seenBeforeCancel?: true;
 };
 
 /** A block a transfer was seen in. */

@@ -1,5 +1,13 @@
 import test from 'ava';
-import { daiPaymentFixture, daiSessionFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import {
+  canceled,
+  confirmedLate,
+  daiPaymentFixture,
+  daiSessionFixture,
+  detected,
+  sessionAfterEvents,
+  sessionFixture,
+} from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
 import {
   allSentBefore,
@@ -243,16 +251,14 @@ test("once the business marks the late payment refunded, the payer is told so wi
 
 test('a payment seen before the checkout was canceled and confirming across the cancel is told as sent before it, not as arriving after closing; once final it completes nothing and is settled by the business', (t) => {
   // The machine cancels an open session with a payment still confirming; once final it is late money (LatePaymentReceived).
-  const canceled = (payments: SessionPayment[]) =>
-    sessionFixture({ status: 'canceled', canceledAt: '2026-01-01T00:20:00.000Z', payments });
-  const confirming = payerStatus(canceled([payment('300000000', 'pending')]), names, NOW);
+  const seen = detected('t1', '300000000');
+  const confirming = payerStatus(sessionAfterEvents(seen, canceled()), names, NOW);
   t.like(confirming, { state: 'canceled', title: 'Payment confirming, checkout canceled' });
   t.is(
     confirming.detail,
     'Your payment of 3.00 USDC was sent before this checkout was canceled and is being confirmed. Once it is, this money does not complete the canceled checkout: the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
   );
-  const final = { ...payment('300000000', 'confirmed'), late: true };
-  const received = payerStatus(canceled([final]), names, NOW);
+  const received = payerStatus(sessionAfterEvents(seen, canceled(), ...confirmedLate('t1', '300000000')), names, NOW);
   t.like(received, { state: 'canceled', title: 'Payment received, checkout canceled' });
   t.is(
     received.detail,
@@ -260,9 +266,9 @@ test('a payment seen before the checkout was canceled and confirming across the 
   );
   t.notRegex(`${confirming.detail} ${received.detail}`, /after this checkout/);
   // Seen after the cancel: late, as before.
-  const after = { ...payment('100000000', 'pending'), transferId: 'after', detectedAt: '2026-01-01T00:25:00.000Z' };
-  t.like(payerStatus(canceled([after]), names, NOW), { title: 'Payment arriving after closing' });
-  const both = payerStatus(canceled([payment('300000000', 'pending'), after]), names, NOW);
+  const after = detected('after', '100000000', '2026-01-01T00:25:00.000Z');
+  t.like(payerStatus(sessionAfterEvents(canceled(), after), names, NOW), { title: 'Payment arriving after closing' });
+  const both = payerStatus(sessionAfterEvents(seen, canceled(), after), names, NOW);
   t.like(both, { title: 'Payment arriving after closing' });
   t.regex(
     both.detail,
@@ -271,23 +277,41 @@ test('a payment seen before the checkout was canceled and confirming across the 
 });
 
 test('the late money both pages tell of says how much of it was sent before a cancel: none after an expiry (it waits for a payment confirming), all of a payment seen before the cancel', (t) => {
-  const late = { ...payment('300000000', 'confirmed'), late: true };
-  const after = { ...payment('100000000', 'pending'), transferId: 'after', detectedAt: '2026-01-01T00:25:00.000Z' };
-  const canceled = sessionFixture({
-    status: 'canceled',
-    canceledAt: '2026-01-01T00:20:00.000Z',
-    payments: [late, after],
-  });
-  t.like(lateMoney(canceled), { amount: 300000000n, sentBefore: 300000000n, refundedAt: null });
-  t.true(allSentBefore(lateMoney(canceled)));
-  t.like(confirmingAfterClose(canceled), { amount: 100000000n, sentBefore: 0n });
-  t.false(allSentBefore(confirmingAfterClose(canceled)));
-  const expired = sessionFixture({ status: 'expired', payments: [late, after] });
+  const late = [detected('t1', '300000000'), canceled(), ...confirmedLate('t1', '300000000')];
+  const session = sessionAfterEvents(...late, detected('after', '100000000', '2026-01-01T00:25:00.000Z'));
+  t.like(lateMoney(session), { amount: 300000000n, sentBefore: 300000000n, refundedAt: null });
+  t.true(allSentBefore(lateMoney(session)));
+  t.like(confirmingAfterClose(session), { amount: 100000000n, sentBefore: 0n });
+  t.false(allSentBefore(confirmingAfterClose(session)));
+  const expired = sessionAfterEvents(
+    detected('t1', '300000000'),
+    { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
+    ...confirmedLate('t1', '300000000', '2026-01-01T01:05:00.000Z'),
+  );
   t.like(lateMoney(expired), { amount: 300000000n, sentBefore: 0n });
-  // Seen in the very millisecond of the cancel: no proof it came first, so it is said as after (as it always was).
-  const sameMoment = { ...canceled, canceledAt: late.detectedAt };
-  t.like(lateMoney(sameMoment), { amount: 300000000n, sentBefore: 0n });
-  t.is(payerStatus(sameMoment, names, NOW).title, 'Payment received after closing');
   // Still open: a payment confirming in time is not money after the close.
-  t.like(confirmingAfterClose(sessionFixture({ payments: [after] })), { amount: 0n, payments: [] });
+  t.like(confirmingAfterClose(sessionAfterEvents(detected('t1', '100000000'))), { amount: 0n, payments: [] });
+});
+
+test("whether a payment was sent before a cancel is told by the log's order, not by timestamps: one pending at the cancel in its very millisecond was sent before; one seen after it in that millisecond, or stamped earlier by a clock behind, after", (t) => {
+  const AT = '2026-01-01T00:20:00.000Z';
+  // Pending when the merchant canceled, in the same millisecond: the payer sent it before the cancel.
+  const pendingAtCancel = [detected('t1', '300000000', AT), canceled(AT)];
+  t.like(confirmingAfterClose(sessionAfterEvents(...pendingAtCancel)), { amount: 300000000n, sentBefore: 300000000n });
+  t.is(payerStatus(sessionAfterEvents(...pendingAtCancel), names, NOW).title, 'Payment confirming, checkout canceled');
+  const finalAfter = sessionAfterEvents(...pendingAtCancel, ...confirmedLate('t1', '300000000', AT));
+  t.like(lateMoney(finalAfter), { amount: 300000000n, sentBefore: 300000000n });
+  const told = payerStatus(finalAfter, names, NOW);
+  t.is(told.title, 'Payment received, checkout canceled');
+  t.notRegex(told.detail, /after this checkout was canceled/);
+  // Seen after the cancel, in the same millisecond: after it.
+  const seenAfter = [canceled(AT), detected('t1', '300000000', AT)];
+  t.like(confirmingAfterClose(sessionAfterEvents(...seenAfter)), { amount: 300000000n, sentBefore: 0n });
+  t.is(payerStatus(sessionAfterEvents(...seenAfter), names, NOW).title, 'Payment arriving after closing');
+  const lateAfter = sessionAfterEvents(...seenAfter, ...confirmedLate('t1', '300000000', AT));
+  t.like(lateMoney(lateAfter), { amount: 300000000n, sentBefore: 0n });
+  t.is(payerStatus(lateAfter, names, NOW).title, 'Payment received after closing');
+  // Seen after the cancel by an instance whose clock is a minute behind: after it all the same.
+  const skewed = sessionAfterEvents(canceled(AT), detected('t1', '300000000', '2026-01-01T00:19:00.000Z'));
+  t.like(confirmingAfterClose(skewed), { amount: 300000000n, sentBefore: 0n });
 });

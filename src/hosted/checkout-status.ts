@@ -84,10 +84,10 @@ export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefo
 export const allSentBefore = (money: ClosedMoney): boolean => money.sentBefore > 0n && money.sentBefore >= money.amount;
 
 function closedMoney(session: CheckoutSession, payments: SessionPayment[], status: SessionPayment['status']) {
-  const canceledAt = session.status === 'canceled' ? session.canceledAt : null;
   const sum = (of: SessionPayment[]) => exactToApi(sumOfPayments(of, [status]), 'down');
-  // Seen in the cancel's own millisecond proves no order: said as after, the way late money always was.
-  const before = payments.filter((p) => canceledAt !== null && p.detectedAt < canceledAt);
+  // By the log's order (the cancel marks what it found), not timestamps: a payment and a cancel in
+  // one millisecond, or on two instances' clocks, would tell no order or the wrong one.
+  const before = payments.filter((p) => session.status === 'canceled' && p.seenBeforeCancel === true);
   return { amount: sum(payments), payments, sentBefore: sum(before) };
 }
 

@@ -1,5 +1,6 @@
 import test from 'ava';
 import {
+  canceled,
   confirmed,
   created,
   detected,
@@ -220,6 +221,30 @@ test('settling a transfer shown withdrawn already changes nothing the API shows 
     updatedAt: '2026-01-08T00:30:00.000Z',
     paymentIntent: { updatedAt: '2026-01-08T00:30:00.000Z' },
   });
+});
+
+test('a payment recorded before its session was canceled reads as seen before the cancel, by the order of the log, one recorded after it in the same millisecond not; the API shows no such field (projection v12)', async (t) => {
+  const session = sessionFixture();
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  const stream = `checkout_session-${session.id}`;
+  const at = '2026-01-01T00:20:00.000Z';
+  append(stream, created(session));
+  append(stream, detected('t-1', '300000000', at));
+  append(stream, canceled(at));
+  append(stream, detected('t-2', '100000000', at));
+  const store = createEmbeddedReadStore();
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+
+  const doc = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(session.id);
+  t.deepEqual(
+    doc?.payments.map((p) => [p.transferId, p.seenBeforeCancel ?? false]),
+    [
+      ['t-1', true],
+      ['t-2', false],
+    ],
+  );
+  t.false(JSON.stringify(publicCheckoutSession(doc!)).includes('seenBeforeCancel'));
+  t.is(checkoutSessionsProjection.version, 12, 'documents written before the mark are rebuilt from the log');
 });
 
 test("a subscription session given only customerData names the customer its subscription was created with; one naming its own, another's or another organization's is left as it was", async (t) => {

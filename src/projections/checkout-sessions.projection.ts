@@ -61,7 +61,10 @@ export const checkoutSessionsProjection: Projection = {
   // 11: settled blocks list the settled transfers of each block, for finals to read by their block's
   // key; a withdrawal that changes nothing the API shows (settling a transfer shown withdrawn
   // already) leaves the session's updatedAt as it was.
-  version: 11,
+  // 12: a payment recorded before its session was canceled, and not confirmed then, says so
+  // (`seenBeforeCancel`): the pages told it by timestamps, which cannot order a cancel and a payment
+  // in the same millisecond.
+  version: 12,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

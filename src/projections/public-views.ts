@@ -101,9 +101,17 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     customerDetails: shownCustomerDetails(session),
     discounts: session.discounts.map(shownDiscount),
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
-    // back, are the matcher's bookkeeping: a payment shows the block it is in and its status.
+    // back, are the matcher's bookkeeping (seen before a cancel, the pages' wording): a payment shows
+    // the block it is in and its status.
     payments: session.payments.map(
-      ({ seenIn: _seenIn, mayReturn: _mayReturn, failureSent: _failureSent, settled: _settled, ...p }) => ({
+      ({
+        seenIn: _seenIn,
+        mayReturn: _mayReturn,
+        failureSent: _failureSent,
+        settled: _settled,
+        seenBeforeCancel: _seenBeforeCancel,
+        ...p
+      }) => ({
         ...p,
         transactionHash: shownHashOn(p.chainId, p.transactionHash),
         blockHash: shownHashOn(p.chainId, p.blockHash),

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { confirmed, detected } from '../../../machines/checkout-session.fixture.ts';
+import { confirmed, detected, paymentFixture } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../../machines/checkout-session.types.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
@@ -25,6 +25,27 @@ const PAID_LATE_AGAIN: CheckoutSessionEvent[] = [
   detected('t10', '300000000', '2026-01-01T02:05:00.000Z'),
   confirmed('t10', '2026-01-01T02:06:00.000Z'),
   { type: 'LatePaymentReceived', data: { transferId: 't10', amount: '300000000', at: '2026-01-01T02:06:00.000Z' } },
+];
+
+/** The session canceled at 00:30, then 1 wei of an 18-decimal USDC confirmed late at 00:41: 0 at the 10^8 scale. */
+const DUST_AFTER_CANCEL: CheckoutSessionEvent[] = [
+  { type: 'CheckoutSessionCanceled', data: { at: '2026-01-01T00:30:00.000Z', reason: null } },
+  {
+    type: 'PaymentDetected',
+    data: {
+      payment: {
+        ...paymentFixture('t13', '0'),
+        asset: { ...paymentFixture('t13', '0').asset, decimals: 18 },
+        amountRaw: '1',
+        status: 'pending',
+        detectedAt: '2026-01-01T00:40:00.000Z',
+        confirmedAt: null,
+        late: false,
+      },
+    },
+  },
+  confirmed('t13', '2026-01-01T00:41:00.000Z'),
+  { type: 'LatePaymentReceived', data: { transferId: 't13', amount: '0', at: '2026-01-01T00:41:00.000Z' } },
 ];
 
 const as = (id: string, session: CheckoutSessionDoc): CheckoutSessionDoc => ({ ...session, _id: id, id });
@@ -201,6 +222,11 @@ for (const [kind, open] of [
         sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED, detected('t12', '100000000', '2026-01-04T00:00:00.000Z')),
       ),
       as('confirmed-after-cancel', sessionAfter(...CONFIRMED_AFTER_CANCEL)),
+      // Late dust of an 18-decimal token (0 at the 10^8 scale) and more confirming: listed once, as late.
+      as(
+        'dust-and-confirming',
+        sessionAfter(...DUST_AFTER_CANCEL, detected('t14', '100000000', '2026-01-01T00:50:00.000Z')),
+      ),
       // Open and confirming in time: nothing to act on.
       as('open', sessionAfter(detected('t1', '300000000', '2026-01-05T00:00:00.000Z'))),
     ])
@@ -213,6 +239,7 @@ for (const [kind, open] of [
         ['marked-then-confirming', 'confirming'],
         ['confirming-expired', 'confirming'],
         ['late-and-confirming', 'late'],
+        ['dust-and-confirming', 'late'],
         ['confirmed-after-cancel', 'late'],
         ['confirming-canceled', 'confirming'],
       ],
@@ -221,8 +248,8 @@ for (const [kind, open] of [
     t.regex(rows[0]!, /Confirming after it closed 1\.00 USDC not final yet$/);
     t.regex(rows[1]!, /Confirming after it closed 4\.00 USDC in 2 payments, not final yet$/);
     t.regex(rows[2]!, /Paid after it closed 3\.00 USDC paid late$/);
-    t.regex(rows[3]!, /Confirmed after the cancel 3\.00 USDC sent before the cancel$/);
-    t.regex(rows[4]!, /Confirming after it closed 3\.00 USDC not final yet$/);
+    t.regex(rows[4]!, /Confirmed after the cancel 3\.00 USDC sent before the cancel$/);
+    t.regex(rows[5]!, /Confirming after it closed 3\.00 USDC not final yet$/);
   });
 
 test("Home's conversion says the sessions were completed, not paid: a session completed with the amount received counts too", async (t) => {

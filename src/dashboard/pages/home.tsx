@@ -560,8 +560,11 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
       { sort: { updatedAt: -1 }, limit: LIST },
     ),
   ]);
-  const toSettle = (session: CheckoutSessionDoc) => lateMoney(session).amount > 0n && refundMarkedAt(session) === null;
-  const late = [...unmarked, ...marked.filter((session) => refundMarkedAt(session) === null)];
+  // Listed for late money: a confirmed late payment no mark covers, whatever it comes to at the 10^8
+  // scale (18-decimal dust reads 0 there), so a session also confirming is not listed twice.
+  const toSettle = (session: CheckoutSessionDoc) =>
+    refundMarkedAt(session) === null && lateMoney(session).payments.length > 0;
+  const late = [...unmarked, ...marked].filter(toSettle);
   const lastConfirmed = (payments: CheckoutSessionDoc['payments']) =>
     payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
   const notFinalized = await deps.readStore

@@ -1,14 +1,12 @@
-import { confirmed, created, detected, sessionFixture } from '../../../../machines/checkout-session.fixture.ts';
-import { evolveCheckoutSession } from '../../../../machines/checkout-session.evolve.ts';
-import type { CheckoutSession, CheckoutSessionEvent } from '../../../../machines/checkout-session.types.ts';
+import { confirmed, detected, sessionAfterEvents } from '../../../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent } from '../../../../machines/checkout-session.types.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 
 /** The machines' 3 USDC session after `events`, as the read store holds it (for the views' tests). */
 export function sessionAfter(...events: CheckoutSessionEvent[]): CheckoutSessionDoc {
-  let session: CheckoutSession | null = null;
-  for (const event of [created(sessionFixture()), ...events]) session = evolveCheckoutSession(session, event);
-  return { ...session!, _id: session!.id };
+  const session = sessionAfterEvents(...events);
+  return { ...session, _id: session.id };
 }
 
 const AT = '2026-01-01T00:12:00.000Z';
