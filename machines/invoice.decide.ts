@@ -16,18 +16,19 @@ export type InvoiceCommand =
   /**
    * `url` is the hosted payment page. `nextIssueDate`: when the next invoice of a recurring series
    * is due to be issued, for a caller that keeps its own calendar (a subscription counts periods
-   * from its anchor); by default the issue date plus the interval. A draft with nothing to pay is
-   * paid at once (see `finalize`).
+   * from its anchor); by default the issue date plus the interval. `dueDate`: a new due date it
+   * opens with (a renewal finalized after its own). A draft with nothing to pay is paid at once (see `finalize`).
    */
-  | { type: 'FinalizeInvoice'; url: string; nextIssueDate?: string }
+  | { type: 'FinalizeInvoice'; url: string; nextIssueDate?: string; dueDate?: string }
   /**
    * Email the invoice (`to` null: the customer's address); a draft is finalized first. `mailed`
    * says who mails it: true when the caller already did (the API's send, which mails inline, so
    * every send is recorded); false when the system sends it and the mail dispatcher mails it
    * from the recorded `InvoiceSent` (once: an invoice already sent is not sent again this way).
-   * A draft with nothing to pay is only finalized, which settles it: nothing is sent.
+   * A draft with nothing to pay is only finalized, which settles it: nothing is sent. `nextIssueDate`
+   * and `dueDate` as for `FinalizeInvoice`, when it finalizes a draft.
    */
-  | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean; nextIssueDate?: string }
+  | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean; nextIssueDate?: string; dueDate?: string }
   /**
    * Weir could not finalize a draft it was to finalize (a renewal): the refusal is recorded on it
    * (once: the same refusal again records nothing, so a redelivery or a replay changes nothing).
@@ -192,7 +193,16 @@ const settledAtFinalize = (invoice: Invoice, status: InvoiceState): boolean =>
  * (`InvoicePaid`: the `invoice.paid` webhook, the receipt mail, its subscription starts or renews),
  * through no checkout session and for 0.
  */
-function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: string): InvoiceEvent[] {
+function finalize(
+  draft: Invoice,
+  url: string,
+  now: string,
+  terms: { nextIssueDate?: string | undefined; dueDate?: string | undefined },
+): InvoiceEvent[] {
+  const { nextIssueDate } = terms;
+  if (terms.dueDate !== undefined && Number.isNaN(Date.parse(terms.dueDate)))
+    throw new ValidationError('dueDate', 'must be an ISO 8601 timestamp');
+  const invoice = terms.dueDate === undefined ? draft : { ...draft, dueDate: terms.dueDate };
   // The first invoice of a series bills its subscription's first period, which expires unpaid once
   // the invoice is overdue: one overdue already would open, then be voided with its subscription at once.
   const startsSeries = invoice.invoiceType === 'recurring' && invoice.subscriptionId === null;
@@ -203,7 +213,7 @@ function finalize(invoice: Invoice, url: string, now: string, nextIssueDate?: st
     );
   const issueDate = invoice.issueDate ?? now;
   const events: InvoiceEvent[] = [
-    { type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, at: now } },
+    { type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, dueDate: invoice.dueDate, at: now } },
   ];
   if (invoice.invoiceType === 'recurring' && invoice.recurring) {
     events.push({
@@ -277,7 +287,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
     case 'FinalizeInvoice': {
       if (status === 'open' || settledAtFinalize(invoice, status)) return [];
       if (status !== 'draft') return refuse(status, 'only a draft invoice can be finalized');
-      return finalize(invoice, command.url, now, command.nextIssueDate);
+      return finalize(invoice, command.url, now, command);
     }
     case 'RecordInvoiceFinalizationFailure': {
       if (status !== 'draft') return refuse(status, 'only a draft invoice fails to finalize');
@@ -290,8 +300,8 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       if (!command.mailed && (invoice.sentAt !== null || settledAtFinalize(invoice, status))) return [];
       const sent: InvoiceEvent = { type: 'InvoiceSent', data: { to: command.to, at: now, mailed: command.mailed } };
       // Nothing to pay: finalizing settles it, and there is no invoice to send (its receipt follows the payment).
-      if (status === 'draft' && isZeroTotal(invoice)) return finalize(invoice, command.url, now, command.nextIssueDate);
-      if (status === 'draft') return [...finalize(invoice, command.url, now, command.nextIssueDate), sent];
+      if (status === 'draft' && isZeroTotal(invoice)) return finalize(invoice, command.url, now, command);
+      if (status === 'draft') return [...finalize(invoice, command.url, now, command), sent];
       if (status === 'open') return [sent];
       return refuse(status, 'only a draft or open invoice can be sent');
     }

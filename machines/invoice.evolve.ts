@@ -75,6 +75,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         number: event.data.number,
         url: event.data.url,
         issueDate: event.data.issueDate,
+        dueDate: event.data.dueDate ?? invoice.dueDate,
         updatedAt: event.data.at,
         finalizedAt: event.data.at,
       };

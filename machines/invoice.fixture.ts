@@ -81,9 +81,9 @@ export const created = (invoice = invoiceFixture()): InvoiceEvent => ({
   type: 'InvoiceCreated',
   data: { invoice, dueIsInstant: true },
 });
-export const finalized = (at = FINALIZED_AT, issueDate = at): InvoiceEvent => ({
+export const finalized = (at = FINALIZED_AT, issueDate = at, dueDate = invoiceFixture().dueDate): InvoiceEvent => ({
   type: 'InvoiceFinalized',
-  data: { number: 'INV-0001', url: HOSTED_URL, issueDate, at },
+  data: { number: 'INV-0001', url: HOSTED_URL, issueDate, dueDate, at },
 });
 export const attemptStarted = (checkoutSessionId: string, at = '2026-01-03T00:00:00.000Z'): InvoiceEvent => ({
   type: 'InvoicePaymentAttemptStarted',

@@ -362,7 +362,7 @@ test('given a recurring draft, when finalized, then the next invoice is schedule
   const nextInvoiceId = deterministicId(`invoice:${INVOICE_ID}:next`);
   t.is(nextInvoiceIdOf(INVOICE_ID), nextInvoiceId);
   t.deepEqual(events, [
-    finalized('2028-01-31T09:30:00.000Z'),
+    finalized('2028-01-31T09:30:00.000Z', undefined, '2028-02-10T00:00:00.000Z'),
     {
       type: 'NextRecurringInvoiceScheduled',
       data: { nextInvoiceId, issueDate: '2028-02-29T09:30:00.000Z', at: '2028-01-31T09:30:00.000Z' },
@@ -1103,7 +1103,12 @@ test('the machine exports to JSON for the Stately editor', (t) => {
 test('given events an older Weir wrote (no dueIsInstant), a midnight due date is that whole day: created, moved, and its reminders keyed to it; marked events keep the instant', (t) => {
   const old = (invoice: Invoice): InvoiceEvent => ({ type: 'InvoiceCreated', data: { invoice } });
   const dueDay = '2026-02-01T23:59:59.999Z';
-  const history: InvoiceEvent[] = [old(invoiceFixture({ dueDate: DUE_DATE })), finalized()];
+  // Its finalize, as an older Weir wrote it too (no `dueDate`: the draft's).
+  const { dueDate: _new, ...oldFinalize } = finalized().data as { dueDate?: string };
+  const history: InvoiceEvent[] = [
+    old(invoiceFixture({ dueDate: DUE_DATE })),
+    { type: 'InvoiceFinalized', data: oldFinalize as Extract<InvoiceEvent, { type: 'InvoiceFinalized' }>['data'] },
+  ];
   t.is(given(history).state().context.invoice!.dueDate, dueDay, 'due all of 1 February, as it was');
   history.push({ type: 'InvoiceReminderSent', data: { kind: 'before_due', days: 3, dueDate: DUE_DATE, at: NOW } });
   t.deepEqual(given(history).state().context.invoice!.remindersSent, [
@@ -1128,4 +1133,17 @@ test('given events an older Weir wrote (no dueIsInstant), a midnight due date is
     given([series]).when({ type: 'FinalizeInvoice', url: HOSTED_URL }, '2026-03-01T12:00:00.000Z')[0]!.type,
     'InvoiceFinalized',
   );
+});
+
+test('given a renewal draft past its due date, when finalized with a new due date, then it opens due then; a bad date is refused', (t) => {
+  const renewal = created(invoiceFixture({ subscriptionId: 'sub-1', dueDate: '2026-01-05T00:00:00.000Z' }));
+  const dueDate = '2026-03-08T00:00:00.000Z';
+  const events = given([renewal]).when({ type: 'FinalizeInvoice', url: HOSTED_URL, dueDate }, NOW);
+  t.like(events[0], { type: 'InvoiceFinalized', data: { dueDate } });
+  t.like(given([renewal, ...events]).state().context.invoice, { status: 'open', dueDate });
+  const sent = given([renewal]).when({ type: 'SendInvoice', to: null, url: HOSTED_URL, mailed: false, dueDate }, NOW);
+  t.like(sent[0], { type: 'InvoiceFinalized', data: { dueDate } });
+  t.throws(() => given([renewal]).when({ type: 'FinalizeInvoice', url: HOSTED_URL, dueDate: 'later' }, NOW), {
+    instanceOf: ValidationError,
+  });
 });

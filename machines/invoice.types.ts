@@ -172,7 +172,11 @@ export type InvoiceEvent =
   /** `dueIsInstant` on those that change the due date. */
   | { type: 'InvoiceUpdated'; data: { changes: InvoiceChanges; at: string } & DueIsInstant }
   | { type: 'InvoiceDeleted'; data: { at: string } }
-  | { type: 'InvoiceFinalized'; data: { number: string; url: string; issueDate: string; at: string } }
+  /**
+   * `dueDate`: the due date it opens with, an instant: the draft's, or a new one its finalize set (a
+   * renewal finalized after its due date). Absent from events of an older Weir: the draft's then.
+   */
+  | { type: 'InvoiceFinalized'; data: { number: string; url: string; issueDate: string; dueDate?: string; at: string } }
   /**
    * Weir could not finalize the draft (a renewal): it stays a draft, with the refusal recorded, until
    * the merchant fixes the organization or the draft and finalizes it.

@@ -46,6 +46,13 @@ export type SubscriptionCommand =
    * on an invoice no one can pay).
    */
   | { type: 'RecordRenewalInvoiceVoided'; invoiceId: string }
+  /**
+   * Weir could not finalize the latest renewal's invoice (it stays a draft, see `InvoiceFinalizationFailed`):
+   * the customer was sent no bill, so it does not lapse, and no `past_due` follows it.
+   */
+  | { type: 'RecordRenewalInvoiceNotFinalized'; invoiceId: string }
+  /** The merchant finalized that draft: the bill is owed from then on, due at `dueAt` (the invoice's due date then). */
+  | { type: 'RecordRenewalInvoiceFinalized'; invoiceId: string; dueAt: string }
   /** Timer at the open renewal invoice's due time. */
   | { type: 'MarkRenewalPaymentMissed' }
   /** Timer at pastDueSince + UNPAID_AFTER_DAYS. */
@@ -79,6 +86,9 @@ export const hasEnded = (s: Pick<Subscription, 'status'>): boolean => ENDED.has(
 /** The subscription a recurring invoice (the first of its series) creates. */
 export const subscriptionIdOfInvoice = (invoiceId: string): string =>
   deterministicId(`subscription:invoice:${invoiceId}`);
+
+/** Statuses in which a renewal's invoice may be issued, or finalized by the merchant after Weir could not. */
+const BILLING: ReadonlySet<SubscriptionStatus> = new Set<SubscriptionStatus>(['trialing', 'active', 'paused']);
 
 const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' =>
   snapshot.value as SubscriptionStatus | 'new';
@@ -248,13 +258,25 @@ export function decideSubscription(
         !bill ||
         bill.id !== command.invoiceId ||
         bill.kind !== 'invoice' ||
-        (bill.status !== 'open' && bill.status !== 'missed')
+        (bill.status !== 'open' && bill.status !== 'missed' && bill.status !== 'draft')
       )
         return [];
       const type = command.type === 'RecordRenewalInvoiceVoided' ? 'RenewalInvoiceVoided' : 'RenewalInvoiceDeleted';
       return [{ type, data: { invoiceId: bill.id, at: now } }];
     }
+    case 'RecordRenewalInvoiceNotFinalized':
+    case 'RecordRenewalInvoiceFinalized': {
+      const bill = s.latestInvoice;
+      const from = command.type === 'RecordRenewalInvoiceNotFinalized' ? 'open' : 'draft';
+      if (!BILLING.has(status) || bill?.id !== command.invoiceId || bill.kind !== 'invoice' || bill.status !== from)
+        return [];
+      if (command.type === 'RecordRenewalInvoiceNotFinalized')
+        return [{ type: 'RenewalInvoiceNotFinalized', data: { invoiceId: bill.id, at: now } }];
+      if (Number.isNaN(Date.parse(command.dueAt))) throw new ValidationError('dueAt', 'must be an ISO 8601 timestamp');
+      return [{ type: 'RenewalInvoiceFinalized', data: { invoiceId: bill.id, dueAt: command.dueAt, at: now } }];
+    }
     case 'MarkRenewalPaymentMissed': {
+      // A draft bill (Weir could not finalize it) was never sent: it does not lapse until finalized.
       const bill = s.latestInvoice;
       if (status !== 'active' && status !== 'trialing') return [];
       if (!bill || bill.kind !== 'invoice' || bill.status !== 'open' || !reached(now, billLapsesAt(bill))) return [];

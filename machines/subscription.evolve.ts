@@ -74,6 +74,16 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
         pastDueSince: null,
         latestInvoice: settleBill(s.latestInvoice, event.data.invoiceId, { status: 'paid', paidAt: event.data.at }),
       };
+    case 'RenewalInvoiceNotFinalized':
+      return {
+        ...s,
+        updatedAt: event.data.at,
+        latestInvoice: settleBill(s.latestInvoice, event.data.invoiceId, { status: 'draft' }),
+      };
+    case 'RenewalInvoiceFinalized': {
+      const { invoiceId, dueAt, at } = event.data;
+      return { ...s, updatedAt: at, latestInvoice: settleBill(s.latestInvoice, invoiceId, { status: 'open', dueAt }) };
+    }
     case 'RenewalPaymentMissed':
       return {
         ...s,

@@ -50,6 +50,8 @@ export const subscriptionMachine = setup({
     },
     trialing: {
       on: {
+        RenewalInvoiceNotFinalized: { actions: 'apply' },
+        RenewalInvoiceFinalized: { actions: 'apply' },
         RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalInvoiceVoided: { actions: 'apply' },
         RenewalInvoiceIssued: { actions: 'apply' },
@@ -62,6 +64,8 @@ export const subscriptionMachine = setup({
     },
     active: {
       on: {
+        RenewalInvoiceNotFinalized: { actions: 'apply' },
+        RenewalInvoiceFinalized: { actions: 'apply' },
         FirstBillDiscounted: { actions: 'apply' },
         RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalInvoiceVoided: { actions: 'apply' },
@@ -97,6 +101,8 @@ export const subscriptionMachine = setup({
     },
     paused: {
       on: {
+        RenewalInvoiceNotFinalized: { actions: 'apply' },
+        RenewalInvoiceFinalized: { actions: 'apply' },
         FirstBillDiscounted: { actions: 'apply' },
         RenewalInvoiceDeleted: { actions: 'apply' },
         RenewalInvoiceVoided: { actions: 'apply' },

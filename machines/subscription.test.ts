@@ -62,7 +62,14 @@ const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[])
       return { type, invoiceId: 'inv-new' };
     case 'RecordRenewalInvoiceDeleted':
     case 'RecordRenewalInvoiceVoided':
+    case 'RecordRenewalInvoiceNotFinalized':
       return { type, invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none' };
+    case 'RecordRenewalInvoiceFinalized':
+      return {
+        type,
+        invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none',
+        dueAt: '2026-03-08T00:00:00.000Z',
+      };
     case 'MarkRenewalPaymentMissed':
       return { type };
     case 'MarkSubscriptionUnpaid':
@@ -86,6 +93,8 @@ const COMMANDS: SubscriptionCommandType[] = [
   'RenewSubscription',
   'RecordRenewalInvoiceDeleted',
   'RecordRenewalInvoiceVoided',
+  'RecordRenewalInvoiceNotFinalized',
+  'RecordRenewalInvoiceFinalized',
   'MarkRenewalPaymentMissed',
   'MarkSubscriptionUnpaid',
   'CancelSubscription',
@@ -125,6 +134,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
     RecordRenewalInvoiceVoided: [],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -140,6 +152,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
     RecordRenewalInvoiceVoided: [],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -156,6 +171,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [renewal('2026-02-15T00:00:00.000Z', '2026-03-15T00:00:00.000Z')],
     RecordRenewalInvoiceDeleted: [],
     RecordRenewalInvoiceVoided: [],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     // Its period ended before NOW (the renewal timer is due): to end now, not at that past moment.
@@ -173,6 +191,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [renewal('2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z')],
     RecordRenewalInvoiceDeleted: [],
     RecordRenewalInvoiceVoided: [],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled(NOW)],
@@ -188,6 +209,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: NOW } }],
     RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [{ type: 'SubscriptionMarkedUnpaid', data: { at: NOW } }],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -203,6 +227,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [{ type: 'RenewalInvoiceDeleted', data: { invoiceId: 'inv-2', at: NOW } }],
     RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -218,6 +245,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
     RecordRenewalInvoiceVoided: [],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: 'refused',
@@ -236,6 +266,9 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RenewSubscription: [],
     RecordRenewalInvoiceDeleted: [],
     RecordRenewalInvoiceVoided: [],
+    // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
+    RecordRenewalInvoiceNotFinalized: [],
+    RecordRenewalInvoiceFinalized: [],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [],
@@ -1019,4 +1052,85 @@ test('given a renewal an older Weir issued (no dueIsInstant) due at midnight, it
     given([created(), started(), issued()]).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'),
     [missed('inv-2', '2026-02-04T00:00:00.000Z')],
   );
+});
+
+// ---------------------------------------------------------------------------------------------
+// A renewal Weir could not finalize (its invoice stays a draft until the merchant finalizes it)
+
+const notFinalized = (at = '2026-02-01T00:00:05.000Z'): SubscriptionEvent => ({
+  type: 'RenewalInvoiceNotFinalized',
+  data: { invoiceId: 'inv-2', at },
+});
+
+test('given a renewal Weir could not finalize, its bill is a draft: never missed at its due time, and no later renewal is issued', (t) => {
+  const history = [created(), started(), issued()];
+  const events = given(history).when(
+    { type: 'RecordRenewalInvoiceNotFinalized', invoiceId: 'inv-2' },
+    '2026-02-01T00:00:05.000Z',
+  );
+  t.deepEqual(events, [notFinalized()]);
+  const stuck = [...history, ...events];
+  t.is(given(stuck).state().value, 'active');
+  t.like(subscriptionOf(stuck).latestInvoice, { id: 'inv-2', status: 'draft', dueAt: '2026-02-04T00:00:00.000Z' });
+  // Past its due date, and long after: the customer was sent nothing, so nothing lapsed.
+  t.deepEqual(given(stuck).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'), []);
+  t.deepEqual(given(stuck).when({ type: 'MarkRenewalPaymentMissed' }, '2026-05-01T00:00:00.000Z'), []);
+  t.deepEqual(given(stuck).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z'), []);
+  // Recorded once; only for the latest renewal, while it is open.
+  t.deepEqual(given(stuck).when({ type: 'RecordRenewalInvoiceNotFinalized', invoiceId: 'inv-2' }, NOW), []);
+  t.deepEqual(given(history).when({ type: 'RecordRenewalInvoiceNotFinalized', invoiceId: 'inv-other' }, NOW), []);
+  t.deepEqual(
+    given([...history, missed()]).when({ type: 'RecordRenewalInvoiceNotFinalized', invoiceId: 'inv-2' }, NOW),
+    [],
+  );
+  t.is(SUBSCRIPTION_WEBHOOK_EVENTS.RenewalInvoiceNotFinalized, undefined, 'the reference has no webhook for it');
+});
+
+test('given a renewal draft the merchant finalizes, its bill opens due at the due date then in force, and is missed only after it', (t) => {
+  const stuck = [created(), started(), issued(), notFinalized()];
+  const dueAt = '2026-02-17T09:00:00.000Z';
+  const events = given(stuck).when(
+    { type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt },
+    '2026-02-10T09:00:00.000Z',
+  );
+  t.deepEqual(events, [
+    { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt, at: '2026-02-10T09:00:00.000Z' } },
+  ]);
+  const open = [...stuck, ...events];
+  t.like(subscriptionOf(open).latestInvoice, { status: 'open', dueAt });
+  t.deepEqual(given(open).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-17T08:59:59.999Z'), []);
+  t.deepEqual(given(open).when({ type: 'MarkRenewalPaymentMissed' }, dueAt), [missed('inv-2', dueAt)]);
+  // Once: a repeat, or a finalize of a bill that was never a draft, records nothing.
+  t.deepEqual(given(open).when({ type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt }, NOW), []);
+  t.deepEqual(
+    given([created(), started(), issued()]).when(
+      { type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt },
+      NOW,
+    ),
+    [],
+  );
+  t.throws(() => given(stuck).when({ type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt: 'soon' }, NOW), {
+    instanceOf: ValidationError,
+  });
+});
+
+test('given a renewal draft, it can be paid, deleted or voided as an open one, in each status that bills', (t) => {
+  const drafts: [SubscriptionEvent[], SubscriptionStatus][] = [
+    [[created(), started(), issued(), notFinalized()], 'active'],
+    [[created(trialFixture()), issued(), notFinalized()], 'trialing'],
+    [[created(), started(), issued(), notFinalized(), paused('2026-02-02T00:00:00.000Z')], 'paused'],
+  ];
+  for (const [history, status] of drafts) {
+    t.is(given(history).state().value, status);
+    for (const type of ['RecordRenewalInvoiceDeleted', 'RecordRenewalInvoiceVoided'] as const)
+      t.is(given(history).when({ type, invoiceId: 'inv-2' }, NOW).length, 1, `${status}: ${type}`);
+    const paid = given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, NOW);
+    t.like(subscriptionOf([...history, ...paid]).latestInvoice, { status: 'paid' }, status);
+  }
+});
+
+test('an event log without RenewalInvoiceNotFinalized folds as before: the open renewal lapses at its due time', (t) => {
+  const history = [created(), started(), issued()];
+  t.like(subscriptionOf(history).latestInvoice, { status: 'open', dueAt: '2026-02-04T00:00:00.000Z' });
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'), [missed()]);
 });

@@ -44,13 +44,15 @@ export type SubscriptionBill = {
   periodStart: string;
   periodEnd: string;
   issuedAt: string;
-  /** The bill's due time (an invoice's `dueDate`); it lapses unpaid at `billLapsesAt`. */
+  /** The bill's due time (an invoice's `dueDate`, as finalized); it lapses unpaid at `billLapsesAt`. */
   dueAt: string;
   /**
-   * `deleted`: a renewal whose invoice the merchant deleted while a draft; `void`: one whose open
-   * invoice the merchant voided while the subscription went on. Either way its period is not billed.
+   * `draft`: a renewal whose invoice Weir could not finalize (the customer was sent nothing): it does
+   * not lapse until the merchant finalizes it. `deleted`: a renewal whose invoice the merchant deleted
+   * while a draft; `void`: one whose open invoice the merchant voided while the subscription went on.
+   * Either way its period is not billed.
    */
-  status: 'open' | 'paid' | 'missed' | 'expired' | 'deleted' | 'void';
+  status: 'open' | 'draft' | 'paid' | 'missed' | 'expired' | 'deleted' | 'void';
   paidAt: string | null;
 };
 
@@ -117,6 +119,10 @@ export type SubscriptionEvent =
   | { type: 'SubscriptionIncompleteExpired'; data: { invoiceId: string | null; at: string } }
   | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } & DueIsInstant }
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
+  /** Weir could not finalize the renewal's invoice (its `InvoiceFinalizationFailed`): the bill is a draft, not owed yet. */
+  | { type: 'RenewalInvoiceNotFinalized'; data: { invoiceId: string; at: string } }
+  /** The merchant finalized that draft at last: the bill is open, due at `dueAt` (the invoice's due date then, an instant). */
+  | { type: 'RenewalInvoiceFinalized'; data: { invoiceId: string; dueAt: string; at: string } }
   | { type: 'RenewalPaymentMissed'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalInvoiceDeleted'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalInvoiceVoided'; data: { invoiceId: string; at: string } }

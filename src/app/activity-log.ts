@@ -197,6 +197,9 @@ const DESCRIBED: Record<
   RenewalPaymentMissed: { level: 'warn', fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   RenewalInvoiceDeleted: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   RenewalInvoiceVoided: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
+  // Its bill is a draft not sent (the merchant must finalize it): said as its invoice's refusal is.
+  RenewalInvoiceNotFinalized: { level: 'warn', fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
+  RenewalInvoiceFinalized: { fields: (d) => ({ invoiceId: str(d.invoiceId), dueAt: str(d.dueAt) }) },
   SubscriptionCanceled: { fields: (d) => ({ atPeriodEnd: d.atPeriodEnd === true }) },
   // The attempts themselves are logged by the dispatcher, which knows the endpoint and event type.
   WebhookDeliveryAttemptFailed: { level: 'debug' },

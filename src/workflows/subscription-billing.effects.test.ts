@@ -281,6 +281,19 @@ test('a renewal restricted to a network whose wallet was removed is not finalize
   await issue('inv-1');
   t.deepEqual(await types(), ['InvoiceCreated', 'InvoiceFinalizationFailed'], 'left to the merchant');
   t.is(logged.length, 1);
+  // Its subscription learnt, once, that the bill is a draft never sent: it does not lapse at its due date.
+  const learnt = (await eventStore.readStream(`subscription-${SUBSCRIPTION_ID}`)).filter(
+    (e) => e.type === 'RenewalInvoiceNotFinalized',
+  );
+  t.deepEqual(
+    learnt.map((e) => e.data),
+    [{ invoiceId: 'inv-2', at: PERIOD_END }],
+  );
+  t.is(
+    (await commands.load(subscriptionAggregate, SUBSCRIPTION_ID, tenant)).state.context.subscription!.latestInvoice!
+      .status,
+    'draft',
+  );
 });
 
 test('a renewal of an organization with no wallet at all is not finalized: the refusal names the missing payment method', async (t) => {

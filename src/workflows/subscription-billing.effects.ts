@@ -176,7 +176,8 @@ export function subscriptionBillingEffects(deps: {
   /**
    * Whether the renewal draft passes the finalize route's payability checks (`assertPayableAtFinalize`).
    * If not, it is not finalized: it stays a draft with the refusal recorded on it
-   * (`InvoiceFinalizationFailed`, once per refusal) and logged, and this issue is done (no retry: the
+   * (`InvoiceFinalizationFailed`, once per refusal) and logged, its subscription records its bill a
+   * draft (`RenewalInvoiceNotFinalized`: it does not lapse), and this issue is done (no retry: the
    * merchant fixes the organization or the draft, then finalizes it).
    */
   async function finalizable(draft: Invoice, ctx: WorkflowContext): Promise<boolean> {
@@ -220,8 +221,12 @@ export function subscriptionBillingEffects(deps: {
     }
     // Refused once, it is the merchant's to finalize: a replay or redelivery of this issue neither
     // finalizes it behind their back nor records another refusal as the organization changes.
-    if (draft.status === 'draft' && draft.lastFinalizationError !== undefined) return;
-    if (draft.status === 'draft' && !(await finalizable(draft, ctx))) return;
+    if (draft.status === 'draft' && (draft.lastFinalizationError !== undefined || !(await finalizable(draft, ctx)))) {
+      // The subscription learns its bill is a draft, not sent (once; again after a crash in between).
+      const learns = { type: 'RecordRenewalInvoiceNotFinalized' as const, invoiceId };
+      await commands.handle(subscriptionAggregate, subscription.id, learns, ctx);
+      return;
+    }
     await commands.handle(
       invoiceAggregate,
       invoiceId,

@@ -436,6 +436,39 @@ test('a renewal draft the merchant deletes while its subscription goes on is rec
   );
 });
 
+test('a renewal draft Weir could not finalize, finalized by the merchant, reopens its bill due as it opened, once; also when the finalize came before the subscription learnt of the draft; not one finalized by an older Weir', (t) => {
+  const DUE = '2026-02-20T00:00:00.000Z';
+  const REOPEN = ['subscription', SUBSCRIPTION_ID, 'RecordRenewalInvoiceFinalized', 'system:subscriptions', 'inv-2'];
+  const notFinalized: SubscriptionEvent = { type: 'RenewalInvoiceNotFinalized', data: { invoiceId: 'inv-2', at: AT } };
+  const opened = (dueDate?: string): InvoiceEvent => {
+    const { dueDate: _drop, ...data } = (finalized() as Extract<InvoiceEvent, { type: 'InvoiceFinalized' }>).data;
+    return { type: 'InvoiceFinalized', data: dueDate === undefined ? data : { ...data, dueDate } };
+  };
+  const stuck = () => {
+    const log = logOf();
+    log.firstSession();
+    for (const event of [created(), started(), issued()]) log.subscription(event);
+    log.renewal();
+    return log;
+  };
+  const log = stuck();
+  log.subscription(notFinalized);
+  const [steps, again] = given(log.history()).whenTwice(log.invoice('inv-2', opened(DUE)));
+  t.deepEqual(short(steps), [REOPEN]);
+  t.deepEqual(again, [], 'a repeat decides nothing');
+  t.like(steps[0], { command: { invoiceId: 'inv-2', dueAt: DUE } });
+  // Finalized while Weir recorded the refusal: the subscription's record of the draft comes after the finalize.
+  const raced = stuck();
+  raced.invoice('inv-2', opened(DUE));
+  t.deepEqual(decided(raced.history(), raced.subscription(notFinalized)), [REOPEN]);
+  // A bill never a draft (the issue finalized it) is left alone, as is a finalize without its due date (an older Weir's).
+  const plain = stuck();
+  t.deepEqual(decided(plain.history(), plain.invoice('inv-2', opened(DUE))), []);
+  const old = stuck();
+  old.subscription(notFinalized);
+  t.deepEqual(decided(old.history(), old.invoice('inv-2', opened())), []);
+});
+
 /** A line of a monthly price of 5 USDC, `quantity` of them. */
 const monthly = (quantity = 2): SessionLineItem => ({
   description: 'Pro',

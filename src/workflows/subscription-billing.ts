@@ -37,7 +37,13 @@ import {
  * An invoice of the subscription: a renewal it issued, or the first of its recurring series
  * (`recurring`: still a recurring invoice, so its finalize creates the subscription).
  */
-type BillingInvoice = { status: InvoiceStatus | 'deleted'; renewal: boolean; recurring: boolean };
+type BillingInvoice = {
+  status: InvoiceStatus | 'deleted';
+  renewal: boolean;
+  recurring: boolean;
+  /** The due date it was finalized with (absent before, and from a finalize of an older Weir). */
+  openedDue?: string;
+};
 /**
  * A checkout session of the subscription: its first bill (`invoiceId` null), or a pay page of one
  * of its invoices; `discount`: the promotion code the payer applied to the first bill.
@@ -274,6 +280,7 @@ function decideSubscriptionEvent(
   const typed = event as unknown as SubscriptionEvent;
   if (typed.type === 'RenewalInvoiceIssued')
     return was?.latestInvoice?.id === typed.data.invoice.id ? [] : [issueRenewal(next, s, typed.data.invoice.id)];
+  if (typed.type === 'RenewalInvoiceNotFinalized') return reopening(next, s, typed.data.invoiceId);
   // Discounted or paid before the subscription existed (a fast payer, a lagging workflow, a crash in between): recorded now.
   if (event.type === 'SubscriptionCreated') {
     const bill = s.latestInvoice;
@@ -319,7 +326,19 @@ function decideInvoiceEvent(
   // Voided by the merchant while the subscription goes on: neither is that period billed.
   if (after.status === 'void' && bill?.id === id && !isBillSettled(bill))
     return [toSubscription(s, id, { type: 'RecordRenewalInvoiceVoided', invoiceId: id })];
-  return [];
+  return reopening(next, s, id);
+}
+
+/**
+ * A renewal draft Weir could not finalize, since finalized by the merchant: its subscription's bill
+ * opens, due at the due date it was finalized with. Decided at the finalize, or at the subscription's
+ * record of the draft when that came after it (the merchant finalized while Weir recorded the refusal).
+ */
+function reopening(state: SubscriptionBillingState, s: Subscription, invoiceId: string): WorkflowCommand[] {
+  const bill = s.latestInvoice;
+  const dueAt = state.invoices[invoiceId]?.openedDue;
+  if (bill?.id !== invoiceId || bill.status !== 'draft' || dueAt === undefined || hasEnded(s)) return [];
+  return [toSubscription(s, invoiceId, { type: 'RecordRenewalInvoiceFinalized', invoiceId, dueAt })];
 }
 
 function evolveInvoice(state: SubscriptionBillingState, event: RecordedEvent): SubscriptionBillingState {
@@ -342,6 +361,8 @@ function evolveInvoice(state: SubscriptionBillingState, event: RecordedEvent): S
   } else {
     const status = INVOICE_STATUS[typed.type];
     invoice = known && status ? { ...known, status } : known;
+    if (invoice && typed.type === 'InvoiceFinalized' && typed.data.dueDate !== undefined)
+      invoice = { ...invoice, openedDue: typed.data.dueDate };
   }
   return invoice === known || !invoice ? state : { ...state, invoices: { ...state.invoices, [id]: invoice } };
 }
@@ -390,7 +411,9 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  *   finalized, creates its subscription (an effect: its items' products are in the catalog);
  * - a renewal the subscription issues is created as an invoice and sent (an effect: an invoice
  *   number claimed, its lines named from the catalog; see `subscription-billing.effects.ts`); one
- *   the finalize route would refuse (`assertPayableAtFinalize`) stays a draft with why on it;
+ *   the finalize route would refuse (`assertPayableAtFinalize`) stays a draft with why on it, and its
+ *   subscription records its bill a draft (`RecordRenewalInvoiceNotFinalized`: it does not lapse); once
+ *   the merchant finalizes it, the bill opens due at the due date it opened with (`RecordRenewalInvoiceFinalized`);
  * - a promotion code applied to the first checkout session is recorded on the subscription's first
  *   bill (`RecordFirstBillDiscount`), at its creation when it was applied before: the bill asks
  *   what the session asks; renewals are billed in full;
@@ -414,7 +437,9 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   // 3: a renewal voided while its subscription goes on is recorded on it; folded again, past ones are too.
   // 4: it keeps the promotion code applied to a first checkout session, recorded on the subscription's first bill; folded
   // again, past ones are too (while that session is still the latest bill of a subscription that goes on).
-  version: 4,
+  // 5: a renewal draft the merchant finalizes reopens its subscription's bill; folded again, the issues of
+  // renewals still drafts Weir could not finalize tell their subscriptions so (those not past due yet).
+  version: 5,
   categories: ['subscription', 'invoice', 'checkout_session'],
   aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
   effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),

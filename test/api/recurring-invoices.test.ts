@@ -1167,19 +1167,7 @@ test('a renewal draft left by a crash before its send and deleted by the merchan
 });
 
 test("a renewal whose network's wallet the merchant removed is not finalized nor mailed: a draft showing why (lastFinalizationError, InvoiceFinalizationFailed in the log); once the wallet is back, finalizing it opens and mails it", async (t) => {
-  const clock = createManualClock(SERIES_START);
-  const weir = await restartableWeirWithMail(t, clock);
-  const first = await weir.start();
-  const { api } = await createMerchant(first.url);
-  const { invoice, subscription } = await finalizedSeries(api, { paymentMethods: { chainIds: [7357], assetIds: [] } });
-  await payInvoice(first, api, invoice.id);
-  await untilSubscription(api, subscription.id, 'active');
-  const wallets = (await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses')).body;
-  for (const wallet of wallets)
-    t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);
-
-  const renewalId = invoice.nextInvoice!.id;
-  clock.advanceTo(Date.parse(invoice.nextInvoice!.issueDate));
+  const { weir, first, api, renewalId } = await renewalNotFinalized(t);
   type Failed = Invoice & { lastFinalizationError: { code: string; field: string | null; message: string } | null };
   const draft = await eventually(async () => {
     const got = await api.get<Failed>(`/api/v1/invoices/${renewalId}`);
@@ -1208,4 +1196,114 @@ test("a renewal whose network's wallet the merchant removed is not finalized nor
   t.is(finalized.status, 200, JSON.stringify(finalized.body));
   t.like(finalized.body, { status: 'open', lastFinalizationError: null });
   await mailedRenewal(t, weir.sent, api, renewalId);
+});
+
+/**
+ * An active series whose renewal Weir could not finalize: the merchant removed the wallet of the
+ * network it is restricted to. Webhooks of every type go to `receiver`.
+ */
+async function renewalNotFinalized(t: ExecutionContext) {
+  const clock = createManualClock(SERIES_START);
+  const weir = await restartableWeirWithMail(t, clock);
+  const first = await weir.start();
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const { api } = await createMerchant(first.url);
+  const hook = { description: 'all', url: receiver.url, enabledEvents: { events: ['*'] } };
+  t.is((await api.post('/api/v1/webhook-endpoints', hook)).status, 200);
+  const { invoice, subscription } = await finalizedSeries(api, {
+    paymentMethods: { chainIds: [7357], assetIds: [] },
+  });
+  await payInvoice(first, api, invoice.id);
+  await untilSubscription(api, subscription.id, 'active');
+  const wallets = (await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses')).body;
+  for (const wallet of wallets)
+    t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);
+
+  const renewalId = invoice.nextInvoice!.id;
+  clock.advanceTo(Date.parse(invoice.nextInvoice!.issueDate));
+  return { clock, weir, first, receiver, api, invoice, subscription, renewalId };
+}
+
+/** The subscription once its latest bill is `status`: `draft` once it learnt Weir could not finalize its renewal. */
+const untilBill = (api: Api, id: string, status: 'draft' | 'open') =>
+  eventually(async () => {
+    const got = await api.get<Subscription & { latestInvoice: { dueAt: string } | null }>(
+      `/api/v1/subscriptions/${id}`,
+    );
+    return got.body.latestInvoice?.status === status ? got.body : undefined;
+  }, `the subscription's bill to be ${status}`);
+
+/** The merchant adds back the wallet of the network the series is restricted to. */
+async function walletBack(t: ExecutionContext, api: Api): Promise<void> {
+  const wallet = { chainId: 7357, address: MERCHANT_WALLET, name: 'treasury' };
+  t.is((await api.post('/api/v1/organization/withdrawal-addresses', wallet)).status, 200);
+}
+
+test("a renewal Weir could not finalize leaves its subscription active with a draft bill: no past_due (nor its webhook) at the draft's due date; finalized weeks later, the bill opens due the subscription's days from then, and is past due only after that", async (t) => {
+  const { clock, first, receiver, api, subscription, renewalId } = await renewalNotFinalized(t);
+  const stuck = await untilBill(api, subscription.id, 'draft');
+  t.like(stuck, { status: 'active', latestInvoiceId: renewalId });
+  const draft = (await api.get<Invoice>(`/api/v1/invoices/${renewalId}`)).body;
+  t.is(draft.status, 'draft');
+  await settled(first);
+  const timers = first.readStore.collection<TimerDoc>(COLLECTIONS.timers);
+  const pastDueTimers = () => timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.pastDue });
+  t.deepEqual(await pastDueTimers(), [], 'nothing lapses: the customer was sent no bill');
+
+  // Past the draft's due date: still active with its draft bill.
+  clock.advanceTo(Date.parse(draft.dueDate) + 4 * DAY);
+  await settled(first);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoice: { status: 'draft' },
+  });
+  const listed = (await api.get<{ data: Subscription[] }>('/api/v1/subscriptions')).body.data;
+  t.like(
+    listed.find((s) => s.id === subscription.id),
+    { status: 'active', latestInvoice: { status: 'draft' } },
+  );
+
+  // The merchant adds the wallet back and finalizes: due 10 days (the series' days) from now, not refused on its past due date.
+  await walletBack(t, api);
+  const finalizedAt = clock.now();
+  const finalized = await api.post<Invoice>(`/api/v1/invoices/${renewalId}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
+  const newDue = new Date(finalizedAt + 10 * DAY).toISOString();
+  t.like(finalized.body, { status: 'open', dueDate: newDue });
+  t.is(finalized.body.nextInvoice?.issueDate, stuck.currentPeriodEnd, "its successor on the subscription's calendar");
+  t.like(await untilBill(api, subscription.id, 'open'), { status: 'active', latestInvoice: { dueAt: newDue } });
+  // Its invoice.finalized webhook marks the point by which a past_due webhook at the draft's due date would have been sent.
+  const types = () => receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type);
+  await receiver.waitFor((all) => all.some((r) => r.body.includes('invoice.finalized') && r.body.includes(renewalId)));
+  t.false(types().includes('customer.subscription.past_due'), 'no past_due webhook for a bill never sent');
+  await settled(first);
+  t.deepEqual(
+    (await pastDueTimers()).map((timer) => timer.fireAt),
+    [Date.parse(newDue)],
+    'it lapses at its new due date',
+  );
+
+  // Unpaid: just before its new due date still active, at it past due (with its webhook).
+  clock.advanceTo(Date.parse(newDue) - 1);
+  await settled(first);
+  t.is((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body.status, 'active');
+  clock.advanceTo(Date.parse(newDue));
+  await untilSubscription(api, subscription.id, 'past_due');
+  await receiver.waitFor((all) => all.some((r) => r.body.includes('customer.subscription.past_due')));
+  t.is(types().filter((type) => type === 'customer.subscription.past_due').length, 1);
+});
+
+test("a renewal draft Weir could not finalize, sent by the merchant (POST …/send) after its due date: it opens on its subscription's calendar, due the subscription's days from then, and its bill reopens", async (t) => {
+  const { clock, first, api, subscription, renewalId } = await renewalNotFinalized(t);
+  const stuck = await untilBill(api, subscription.id, 'draft');
+  const draft = (await api.get<Invoice>(`/api/v1/invoices/${renewalId}`)).body;
+  clock.advanceTo(Date.parse(draft.dueDate) + DAY);
+  await walletBack(t, api);
+  const sent = await api.post<Invoice>(`/api/v1/invoices/${renewalId}/send`);
+  t.is(sent.status, 200, JSON.stringify(sent.body));
+  const newDue = new Date(clock.now() + 10 * DAY).toISOString();
+  t.like(sent.body, { status: 'open', dueDate: newDue, nextInvoice: { issueDate: stuck.currentPeriodEnd } });
+  t.like(await untilBill(api, subscription.id, 'open'), { status: 'active', latestInvoice: { dueAt: newDue } });
+  await settled(first);
 });

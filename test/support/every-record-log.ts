@@ -1094,6 +1094,12 @@ export async function writeEveryRecordLog(options: {
         const renewal = renewalInvoiceIdOf(await state(paying));
         await handle(paying, { type: 'RenewSubscription', invoiceId: renewal }, system('timer'));
         yield;
+        // Weir could not finalize its invoice (a draft bill), then the merchant did: open again, paid.
+        await handle(paying, { type: 'RecordRenewalInvoiceNotFinalized', invoiceId: renewal }, system('billing'));
+        yield;
+        const dueAt = (await state(paying)).latestInvoice!.dueAt;
+        await handle(paying, { type: 'RecordRenewalInvoiceFinalized', invoiceId: renewal, dueAt }, system('billing'));
+        yield;
         await handle(paying, { type: 'RecordSubscriptionPayment', invoiceId: renewal }, system('billing'));
         yield;
         await handle(paying, { type: 'PauseSubscription' });

@@ -698,7 +698,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.
+         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then) opens due then.
          */
         post: operations["InvoiceController_finalizeInvoice"];
         delete?: never;
@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Send an invoice
-         * @description Finalizes a draft, then mails the invoice with its pay link to `to` (default: the customer's address) and `cc`. An invoice with nothing to pay is paid at finalize and not mailed (its receipt is).
+         * @description Finalizes a draft, then mails the invoice with its pay link to `to` (default: the customer's address) and `cc`. An invoice with nothing to pay is paid at finalize and not mailed (its receipt is). A subscription's renewal draft is finalized as by `POST …/finalize` (its subscription's calendar, and a new due date when its own has passed).
          */
         post: operations["InvoiceController_finalizeAndSendInvoice"];
         delete?: never;
@@ -7205,8 +7205,11 @@ export interface components {
             periodEnd: string;
             /** Format: date-time */
             periodStart: string;
-            /** @enum {string} */
-            status: "open" | "paid" | "missed" | "expired" | "deleted" | "void" | "uncollectible";
+            /**
+             * @description `draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with
+             * @enum {string}
+             */
+            status: "open" | "draft" | "paid" | "missed" | "expired" | "deleted" | "void" | "uncollectible";
         } | null;
         SubscriptionCancelRequest: {
             /** @example moved to the yearly plan */

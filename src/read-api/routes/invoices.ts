@@ -6,7 +6,8 @@ import {
   newInvoiceDraft,
   type InvoiceCommand,
 } from '../../../machines/invoice.decide.ts';
-import { daysUntilDue, dueEndOfDay } from '../../../machines/invoice.due.ts';
+import { addDays } from '../../../machines/billing-calendar.ts';
+import { daysUntilDue, dueEndOfDay, isOverdue } from '../../../machines/invoice.due.ts';
 import { withChanges } from '../../../machines/invoice.evolve.ts';
 import type {
   Invoice,
@@ -66,6 +67,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_DAYS_UNTIL_DUE = 30;
 
 /** The fields create and update share, as their schemas read them. */
+/** What a subscription's renewal draft is finalized with (see `renewalTerms`). */
+type RenewalTerms = { nextIssueDate?: string; dueDate?: string };
 type InvoiceBody = z.output<typeof InvoiceCreate> | z.output<typeof InvoiceUpdate>;
 
 /** The invoice fields a body sets (undefined: not sent); the others are the route's to set. */
@@ -367,24 +370,40 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
    * recurring one's prices on its schedule (a draft written before these were checked, or left
    * until its due date passed).
    */
-  const assertFinalizable = async (invoice: InvoiceDoc): Promise<void> => {
-    assertDueDateFits(invoice, new Date(deps.clock.now()).toISOString());
+  const assertFinalizable = async (invoice: InvoiceDoc, terms: RenewalTerms): Promise<void> => {
+    const dated = terms.dueDate === undefined ? invoice : { ...invoice, dueDate: terms.dueDate };
+    assertDueDateFits(dated, new Date(deps.clock.now()).toISOString());
     assertPayableAtFinalize(await payability(invoice), invoice);
     if (invoice.invoiceType === 'recurring')
       assertScheduleFits('lineItems', invoice.recurring, await pricesOfLines(invoice.lineItems.data));
   };
   /**
-   * How finalize opens a draft: a renewal (a draft only when Weir could not finalize it, see
-   * `lastFinalizationError`) is finalized as its billing would have, sent too (the mail dispatcher
-   * mails it to the customer) and its successor on its subscription's calendar; any other is only finalized.
+   * What finalizing a subscription's renewal draft (a draft only when Weir could not finalize it, see
+   * `lastFinalizationError`) takes from its subscription: its successor on the subscription's calendar,
+   * and a due date when its own has passed. Nothing for any other draft.
    */
-  const finalizeCommand = async (invoice: InvoiceDoc): Promise<InvoiceCommand> => {
-    const url = invoicePageUrl(deps.publicUrl, invoice.id);
+  const renewalTerms = async (invoice: InvoiceDoc): Promise<RenewalTerms | null> => {
     if (invoice.status !== 'draft' || invoice.billingReason !== 'subscription_cycle' || !invoice.subscriptionId)
-      return { type: 'FinalizeInvoice', url };
-    const bill = (await subscriptions.get(invoice.subscriptionId))?.latestInvoice;
-    const next = bill?.id === invoice.id ? { nextIssueDate: bill.periodEnd } : {};
-    return { type: 'SendInvoice', to: null, url, mailed: false, ...next };
+      return null;
+    const subscription = await subscriptions.get(invoice.subscriptionId);
+    const bill = subscription?.latestInvoice;
+    if (!subscription || bill?.id !== invoice.id) return {};
+    const now = deps.clock.now();
+    // Overdue already: due the subscription's days after today, as Stripe dates a subscription's
+    // invoice from its finalize (days_until_due), rather than refused or opened overdue (past due at once).
+    const redated = isOverdue(invoice, now)
+      ? { dueDate: addDays(new Date(now).toISOString(), subscription.daysUntilDue) }
+      : {};
+    return { nextIssueDate: bill.periodEnd, ...redated };
+  };
+  /**
+   * How finalize opens a draft: a renewal is finalized as its billing would have (`renewalTerms`),
+   * sent too (the mail dispatcher mails it to the customer); any other is only finalized.
+   */
+  const finalizeCommand = (invoice: InvoiceDoc, terms: RenewalTerms | null): InvoiceCommand => {
+    const url = invoicePageUrl(deps.publicUrl, invoice.id);
+    if (terms === null) return { type: 'FinalizeInvoice', url };
+    return { type: 'SendInvoice', to: null, url, mailed: false, ...terms };
   };
   const run = async (ctx: ApiContext, id: string, command: InvoiceCommand): Promise<InvoiceDoc> => {
     await commandFor(deps, ctx, invoiceAggregate, id, command);
@@ -720,15 +739,16 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id/finalize',
       summary: 'Finalize a draft invoice',
       description:
-        "Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals.",
+        "Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then) opens due then.",
       params,
       response: InvoiceSchema,
       errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE, NO_PAYMENT_METHOD_ERRORS, WALLET_INVALID_ERRORS],
     },
     async (ctx, { params: { id } }) => {
       const invoice = await load(ctx, id);
-      if (invoice.status === 'draft') await assertFinalizable(invoice);
-      return present(await run(ctx, invoice.id, await finalizeCommand(invoice)));
+      const terms = await renewalTerms(invoice);
+      if (invoice.status === 'draft') await assertFinalizable(invoice, terms ?? {});
+      return present(await run(ctx, invoice.id, finalizeCommand(invoice, terms)));
     },
   );
 
@@ -738,7 +758,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id/send',
       summary: 'Send an invoice',
       description:
-        "Finalizes a draft, then mails the invoice with its pay link to `to` (default: the customer's address) and `cc`. An invoice with nothing to pay is paid at finalize and not mailed (its receipt is).",
+        "Finalizes a draft, then mails the invoice with its pay link to `to` (default: the customer's address) and `cc`. An invoice with nothing to pay is paid at finalize and not mailed (its receipt is). A subscription's renewal draft is finalized as by `POST …/finalize` (its subscription's calendar, and a new due date when its own has passed).",
       params,
       body: InvoiceSendRequest,
       bodyOptional: true,
@@ -770,8 +790,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         );
       const cc = body.cc ?? [];
       // Finalize first (numbers and the pay link are frozen), mail, then record that it was sent.
-      if (invoice.status === 'draft') await assertFinalizable(invoice);
-      const open = invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url }) : invoice;
+      // A renewal draft opens on its subscription's calendar, as its finalize does.
+      const terms = (await renewalTerms(invoice)) ?? {};
+      if (invoice.status === 'draft') await assertFinalizable(invoice, terms);
+      const open =
+        invoice.status === 'draft' ? await run(ctx, invoice.id, { type: 'FinalizeInvoice', url, ...terms }) : invoice;
       // Nothing to pay: finalizing paid it, so there is no invoice to mail; its receipt follows the payment.
       if (open.status === 'paid') return present(open);
       const org = await orgs.get(organizationRecordId(open.organizationId, open.environment));

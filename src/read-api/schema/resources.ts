@@ -59,7 +59,10 @@ const SubscriptionBillSchema = z
     issuedAt: timestamp(),
     dueAt: timestamp(),
     // An invoice settled after the subscription ended shows the invoice's own status (uncollectible too).
-    status: z.enum(['open', 'paid', 'missed', 'expired', 'deleted', 'void', 'uncollectible']),
+    status: z.enum(['open', 'draft', 'paid', 'missed', 'expired', 'deleted', 'void', 'uncollectible']).openapi({
+      description:
+        '`draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with',
+    }),
     paidAt: timestamp().nullable(),
   })
   .openapi('SubscriptionBill');

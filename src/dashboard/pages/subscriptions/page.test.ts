@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
 import type { InvoiceDoc } from '../../../projections/invoices.projection.ts';
-import { BillStatus } from './page.tsx';
+import { BillStatus, SubscriptionStatus } from './page.tsx';
 
 /** The renewal's bill as the subscription records it: open, due at its due date, from its issue on. */
 const bill = {
@@ -33,4 +33,19 @@ test("a renewal Weir could not finalize reads as not finalized in the subscripti
   t.is(await label({ bill, invoice: invoice({ status: 'open' }) }), 'Open');
   t.is(await label({ bill, invoice: invoice({ status: 'void' }) }), 'Void');
   t.is(await label({ bill }), 'Open');
+});
+
+test('a subscription whose latest renewal Weir could not finalize says so by its status, in the list and on its page; its period reads not finalized', async (t) => {
+  const draft = { ...bill, status: 'draft' } as SubscriptionBill;
+  t.is(await label({ bill: draft }), 'Not finalized');
+  type Shown = Parameters<typeof SubscriptionStatus>[0]['s'];
+  const status = async (s: Record<string, unknown>): Promise<string> =>
+    String(await SubscriptionStatus({ s: s as unknown as Shown }))
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+  const active = { status: 'active', cancelAtPeriodEnd: false } as const;
+  t.is(await status({ ...active, latestInvoice: { ...bill, status: 'draft' } }), 'Active Bill not finalized');
+  t.is(await status({ ...active, latestInvoice: { ...bill, status: 'open' } }), 'Active');
+  t.is(await status({ ...active, status: 'canceled', latestInvoice: { ...bill, status: 'draft' } }), 'Canceled');
 });

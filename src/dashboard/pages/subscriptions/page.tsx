@@ -46,6 +46,7 @@ const PAGE_SIZE = 20;
 
 const BILL_STATUSES: Record<SubscriptionBill['status'], { label: string; tone: Tone }> = {
   open: { label: 'Open', tone: 'info' },
+  draft: { label: 'Not finalized', tone: 'danger' },
   paid: { label: 'Paid', tone: 'success' },
   missed: { label: 'Missed', tone: 'danger' },
   expired: { label: 'Expired', tone: 'neutral' },
@@ -61,9 +62,25 @@ const NOTICES: Record<string, string> = {
   end: 'The subscription was ended.',
 };
 
-const SubscriptionStatus = ({ s }: { s: SubscriptionView }): JSX.Element => (
+/**
+ * The subscription's status, and what keeps it from billing as it says: a scheduled end, or a latest
+ * renewal Weir could not finalize (not sent: the merchant must finalize it, see its invoice).
+ */
+export const SubscriptionStatus = ({
+  s,
+}: {
+  s: Pick<SubscriptionView, 'status' | 'cancelAtPeriodEnd' | 'latestInvoice'>;
+}): JSX.Element => (
   <>
     <Badge tone={SUBSCRIPTION_STATUSES[s.status].tone} label={SUBSCRIPTION_STATUSES[s.status].label} />
+    {s.latestInvoice?.status === 'draft' && !ENDED.has(s.status) ? (
+      <>
+        {' '}
+        <Badge tone="danger" label="Bill not finalized" />
+      </>
+    ) : (
+      ''
+    )}
     {s.cancelAtPeriodEnd && !ENDED.has(s.status) ? (
       <>
         {' '}
@@ -324,9 +341,10 @@ function DetailPage(props: {
 }
 
 /**
- * A period's status. The subscription's record keeps a bill open after its end, and counts a renewal
- * Weir could not finalize as open (due at its due date): the invoice says it was voided (or is
- * uncollectible), or that it is a draft not sent, waiting for the merchant to finalize it.
+ * A period's status. The subscription's record keeps a bill open after its end: the invoice says it
+ * was voided (or is uncollectible). A renewal Weir could not finalize is a draft not sent, waiting for
+ * the merchant to finalize it: the record says so (`draft`), and so does the invoice for one recorded
+ * before the subscription learnt it.
  */
 export function BillStatus({ bill, invoice }: { bill: SubscriptionBill; invoice?: InvoiceDoc }): JSX.Element {
   if (invoice && (invoice.status === 'void' || invoice.status === 'uncollectible'))
