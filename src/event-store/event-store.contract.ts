@@ -56,6 +56,40 @@ export function eventStoreContract(test: TestFn, name: string, factory: () => Pr
     t.is(recorded.at(-1)?.position, result.position);
   });
 
+  test(`${name}: events read back are frozen, data and metadata through, by readStream and readAll alike`, async (t) => {
+    // A module is strict code: a write to a frozen object throws rather than doing nothing.
+    const store = await openStore(t);
+    const before = await store.headPosition();
+    const streamId = newStreamId('checkout_session');
+    await store.append(
+      streamId,
+      [newEvent('CheckoutSessionCreated', { amount: '100', lineItems: [{ name: 'Tea', quantity: 2 }] })],
+      'no_stream',
+    );
+    const [streamed] = await store.readStream(streamId);
+    const logged = (await readAllAfter(store, before)).find((event) => event.streamId === streamId);
+    for (const event of [streamed!, logged!]) {
+      const lineItems = event.data.lineItems as JsonObject[];
+      t.throws(() => {
+        (event as { type: string }).type = 'Changed';
+      });
+      t.throws(() => {
+        event.data.amount = '1';
+      });
+      t.throws(() => {
+        lineItems[0]!.quantity = 3;
+      });
+      t.throws(() => {
+        lineItems.push({ name: 'Cake' });
+      });
+      t.throws(() => {
+        (event.metadata as { actor: string }).actor = 'someone else';
+      });
+    }
+    // A second read gives the same values, nothing of a reader's attempt.
+    t.is((await store.readStream(streamId))[0]!.data.amount, '100');
+  });
+
   test(`${name}: positions increase strictly across streams in append order`, async (t) => {
     const store = await openStore(t);
     const first = newStreamId('invoice');

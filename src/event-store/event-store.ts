@@ -89,6 +89,11 @@ export type EventChainReader = {
   head(): Promise<{ position: bigint; hash: string } | null>;
 };
 
+/**
+ * Every store hands out its events deep-frozen (readStream and readAll): an event read is shared by
+ * its readers (SQLite's recent events), so a reader that changed one would change them all; a copy
+ * is the reader's to make.
+ */
 export type EventStore = {
   /** Append atomically: all events or none. Rejects with WrongExpectedRevisionError on a stale revision. */
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;

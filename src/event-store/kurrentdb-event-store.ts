@@ -18,7 +18,7 @@ import {
   type ReadPosition,
   type RecordedEvent as KurrentRecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import type { JsonObject } from '../shared/json.ts';
+import { deepFreeze, type JsonObject } from '../shared/json.ts';
 import {
   GENESIS_HASH,
   contentOf,
@@ -177,6 +177,10 @@ const toRecordedEvent = (event: KurrentRecordedEvent, position: bigint): Recorde
     position,
   };
 };
+
+/** What readStream and readAll hand out: frozen once here, as every store's events are (see EventStore). */
+const toFrozenEvent = (event: KurrentRecordedEvent, position: bigint): RecordedEvent =>
+  deepFreeze(toRecordedEvent(event, position));
 
 const toChainedEvent = (event: KurrentRecordedEvent, position: bigint): ChainedEvent => ({
   position,
@@ -449,7 +453,7 @@ export function createKurrentDbEventStore({
       const recorded: RecordedEvent[] = [];
       try {
         for await (const resolved of client.readStream(streamId, { direction: FORWARDS, fromRevision: START })) {
-          if (resolved.event) recorded.push(toRecordedEvent(resolved.event, positionOf(resolved.event)));
+          if (resolved.event) recorded.push(toFrozenEvent(resolved.event, positionOf(resolved.event)));
         }
       } catch (error) {
         if (error instanceof StreamNotFoundError) return [];
@@ -458,7 +462,7 @@ export function createKurrentDbEventStore({
       return recorded;
     },
 
-    readAll: (after, limit) => readAfter(after, limit, toRecordedEvent),
+    readAll: (after, limit) => readAfter(after, limit, toFrozenEvent),
 
     headPosition,
 

@@ -479,7 +479,11 @@ export function createSqliteEventStore({
     },
 
     async readStream(streamId) {
-      return readStreamStatement.all(streamId).map(toRecordedEvent);
+      // Frozen as readAll's are (every store hands out frozen events); one readAll parsed lately is reused.
+      return readStreamStatement.all(streamId).map((row) => {
+        const known = recentEvents.get(row[0]);
+        return known !== undefined && known.id === row[1] ? known : deepFreeze(toRecordedEvent(row));
+      });
     },
 
     async readAll(after, limit) {

@@ -8,7 +8,7 @@ import type { Collection, Filter, FindOptions } from '../../read-store/read-stor
 import { createManualClock } from '../../shared/clock.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { ApiContext } from '../api-context.ts';
-import { EXPORT_BATCH, exportCheckoutSessions, sessionRows } from './checkout-session-export.ts';
+import { CUSTOMER_READS, EXPORT_BATCH, exportCheckoutSessions, sessionRows } from './checkout-session-export.ts';
 
 test('an export reads the store a batch at a time and writes every session once, newest first', async (t) => {
   const store = createEmbeddedReadStore({ writes: 'trusted' });
@@ -135,4 +135,42 @@ test("an export names a session's linked customer (an invoice's) when the sessio
     ['cs_collected', 'Ada L.', 'ada.l@example.com'],
     ['cs_foreign', '', ''],
   ]);
+});
+
+test("an export reads a batch's linked customers a few at a time, not all at once, and still names each row's own", async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const stored = store.collection<CheckoutSessionDoc>('checkout_sessions');
+  const customers = store.collection<CustomerDoc>(CUSTOMERS);
+  const tenant = { organizationId: sessionFixture().organizationId, environment: sessionFixture().environment };
+  const total = EXPORT_BATCH + 20;
+  for (let i = 0; i < total; i++) {
+    const id = `cs_${String(i).padStart(5, '0')}`;
+    const customerId = `cus_${String(i).padStart(5, '0')}`;
+    const createdAt = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    await stored.put({ ...sessionFixture({ id, createdAt, customerId }), _id: id });
+    await customers.put({ _id: customerId, id: customerId, ...tenant, name: `Name ${i}`, email: '' } as CustomerDoc);
+  }
+  let inFlight = 0;
+  let most = 0;
+  // Each read answers a turn later, so reads started together overlap as they would on MongoDB.
+  const counting: Collection<CustomerDoc> = {
+    ...customers,
+    get: async (id: string) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      inFlight--;
+      return customers.get(id);
+    },
+  };
+  const lines: string[] = [];
+  for await (const line of sessionRows(stored, counting, tenant)) lines.push(line);
+  t.true(most <= CUSTOMER_READS, `${most} customer reads in flight at once`);
+  t.true(most > 1, 'the reads still overlap');
+  const header = lines[0]!.trim().split(',');
+  const rows = lines.slice(1).map((line) => line.trim().split(','));
+  t.is(rows.length, total);
+  // Newest first, each with its own customer's name.
+  for (const cells of rows) t.is(cells[header.indexOf('customerName')], `Name ${Number(cells[0]!.slice(3))}`);
+  t.is(rows[0]![0], `cs_${String(total - 1).padStart(5, '0')}`);
 });

@@ -61,6 +61,9 @@ export const ExportQuery = listQuery(
 /** Sessions read from the store at a time: an export of any size holds at most this many. */
 export const EXPORT_BATCH = 500;
 
+/** Customer reads in flight at once: a batch's 500 distinct ids would otherwise be 500 MongoDB requests at once. */
+export const CUSTOMER_READS = 16;
+
 const COLUMNS = [
   'id',
   'createdAt',
@@ -177,7 +180,7 @@ async function customersOf(
 ): Promise<Map<string, CustomerDoc>> {
   const tenantOf = new Map<string, CheckoutSessionDoc>();
   for (const s of batch) if (s.customerId) tenantOf.set(s.customerId, s);
-  const found = await Promise.all([...tenantOf.keys()].map((id) => customers.get(id)));
+  const found = await mapBounded([...tenantOf.keys()], CUSTOMER_READS, (id) => customers.get(id));
   return new Map(
     found.flatMap((c) => {
       const session = c ? tenantOf.get(c.id) : undefined;
@@ -186,6 +189,20 @@ async function customersOf(
         : [];
     }),
   );
+}
+
+/** `work` on each item, at most `limit` at a time; the results in the items' order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /**
