@@ -103,6 +103,7 @@ function movedTo(payment: SessionPayment, block: SeenBlock, now: string): Checko
     mayReturn: _mayReturn,
     failureSent: _failureSent,
     seenBeforeCancel: _seenBeforeCancel,
+    coveredByRefundMark: _coveredByRefundMark,
     ...transfer
   } = payment;
   return {
@@ -329,6 +330,7 @@ export function decideCheckoutSession(
         failureSent: _failureSent,
         settled: _settled,
         seenBeforeCancel: _seenBeforeCancel,
+        coveredByRefundMark: _coveredByRefundMark,
         ...transfer
       } = payment;
       const detected = detection(session, { ...transfer, blockNumber: block.number, blockHash: block.hash }, ctx.now);

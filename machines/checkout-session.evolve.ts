@@ -301,6 +301,11 @@ export function evolveCheckoutSession(
       return {
         ...session,
         updatedAt: event.data.at,
+        // The mark is of the money confirmed by then (a late payment is confirmed and told late in one
+        // decision, so none is between): marked here, in the log's order, not by timestamps.
+        payments: session.payments.map((p) =>
+          p.status === 'confirmed' ? { ...p, coveredByRefundMark: true as const } : p,
+        ),
         paymentIntent: {
           ...session.paymentIntent,
           isMarkRefunded: true,

@@ -207,3 +207,12 @@ export const confirmedLate = (
   confirmed(transferId, at),
   { type: 'LatePaymentReceived', data: { transferId, amount, at } },
 ];
+
+/** The merchant marked the session's payment refunded at `at` (its own note `comment`). */
+export const markedRefunded = (
+  at = '2026-01-02T09:00:00.000Z',
+  comment: string | null = null,
+): CheckoutSessionEvent => ({
+  type: 'PaymentMarkedRefunded',
+  data: { comment, at },
+});

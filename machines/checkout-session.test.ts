@@ -5,6 +5,7 @@ import { ConflictError, InvalidStateError, ValidationError } from '../src/shared
 import { checkoutSessionAggregate } from './checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from './checkout-session.decide.ts';
 import {
+  canceled,
   confirmed,
   created,
   daiPaymentFixture,
@@ -1459,6 +1460,37 @@ test('given a late payment on an expired session, when marked refunded, then rec
     instanceOf: InvalidStateError,
   });
   t.regex(error.message, /nothing to refund/);
+});
+
+test("given late money on a canceled session, when marked refunded, then the payments confirmed by then are marked covered, in the log's order: one confirmed after the mark in its very millisecond, or stamped earlier by a clock behind, is not; no event carries the mark", (t) => {
+  const AT = '2026-01-01T00:40:00.000Z';
+  const history = [created(), canceled(NOW)];
+  const paidLate = (transferId: string, at: string): CheckoutSessionEvent[] => {
+    const seen = given(history).when({ type: 'RecordTransfer', payment: paymentFixture(transferId, '100000000') }, at);
+    history.push(...seen);
+    const final = given(history).when({ type: 'ConfirmTransfer', transferId }, at);
+    history.push(...final);
+    return [...seen, ...final];
+  };
+  paidLate('t1', AT);
+  const mark = given(history).when({ type: 'MarkPaymentRefunded', comment: null }, AT);
+  history.push(...mark);
+  // Confirmed after the mark in the same millisecond, then by an instance whose clock is a minute behind.
+  const after = [...paidLate('t2', AT), ...paidLate('t3', '2026-01-01T00:39:00.000Z')];
+  t.false(
+    JSON.stringify([...mark, ...after]).includes('coveredByRefundMark'),
+    'the mark is the fold’s, not the event’s',
+  );
+  t.deepEqual(
+    given(history)
+      .state()
+      .context.session?.payments.map((p) => [p.transferId, p.late, p.confirmedAt, p.coveredByRefundMark ?? false]),
+    [
+      ['t1', true, AT, true],
+      ['t2', true, AT, false],
+      ['t3', true, '2026-01-01T00:39:00.000Z', false],
+    ],
+  );
 });
 
 test('a transfer whose log comes after a reconciliation credit already counted its money is recorded against the credit, never credited again', (t) => {

@@ -201,6 +201,12 @@ export type SessionPayment = {
    * Absent otherwise.
    */
   seenBeforeCancel?: true;
+  /**
+   * Confirmed when the merchant marked the session's payment refunded: the mark is of what had come
+   * by then. Set by the mark in the log's order, since a payment confirmed in the mark's millisecond,
+   * or on an instance with another clock, tells no order by its timestamp. Absent otherwise.
+   */
+  coveredByRefundMark?: true;
 };
 
 /** A block a transfer was seen in. */

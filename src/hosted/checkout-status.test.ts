@@ -5,10 +5,11 @@ import {
   daiPaymentFixture,
   daiSessionFixture,
   detected,
+  markedRefunded,
   sessionAfterEvents,
   sessionFixture,
 } from '../../machines/checkout-session.fixture.ts';
-import type { CheckoutSession, SessionPayment } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from '../../machines/checkout-session.types.ts';
 import {
   allSentBefore,
   confirmingAfterClose,
@@ -16,6 +17,7 @@ import {
   lateMoney,
   paymentWords,
   payerStatus,
+  refundMarkedAt,
 } from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
 
@@ -215,21 +217,20 @@ test('a payment seen after the checkout expired or was canceled, not yet final, 
 
 test("once the business marks the late payment refunded, the payer is told so with the day, not that it will be settled; the business's note is its own and not shown", (t) => {
   const none = { name: 'My Shop', email: null, supportEmail: 'support@shop.example', phone: null, supportPhone: null };
-  const late = { ...payment('300000000', 'confirmed'), late: true };
-  const marked = (status: 'expired' | 'canceled', payments: SessionPayment[]) => {
-    const session = sessionFixture({ status, payments });
-    return {
-      ...session,
-      paymentIntent: {
-        ...session.paymentIntent,
-        isMarkRefunded: true,
-        markRefundedAt: '2026-01-02T09:00:00.000Z',
-        markRefundedComment: 'internal: sent back from the ops wallet 0xabc',
-      },
-    };
-  };
+  const closing = {
+    expired: { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
+    canceled: canceled(),
+  } as const;
+  const marked = (status: 'expired' | 'canceled', ...after: CheckoutSessionEvent[]) =>
+    sessionAfterEvents(
+      closing[status],
+      detected('t1', '300000000', '2026-01-01T01:01:00.000Z'),
+      ...confirmedLate('t1', '300000000', '2026-01-01T01:02:00.000Z'),
+      markedRefunded('2026-01-02T09:00:00.000Z', 'internal: sent back from the ops wallet 0xabc'),
+      ...after,
+    );
   for (const status of ['expired', 'canceled'] as const) {
-    const shown = payerStatus(marked(status, [late]), names, NOW, undefined, undefined, none);
+    const shown = payerStatus(marked(status), names, NOW, undefined, undefined, none);
     t.like(shown, { state: status, title: 'Payment marked refunded' });
     t.is(
       shown.detail,
@@ -238,15 +239,55 @@ test("once the business marks the late payment refunded, the payer is told so wi
     t.notRegex(JSON.stringify(shown), /ops wallet|0xabc/);
   }
   // Money confirmed after the mark is not covered by it: the payer is told that money (alone) will be settled.
-  const after = {
-    ...payment('100000000', 'confirmed'),
-    late: true,
-    transferId: 'after',
-    confirmedAt: '2026-01-03T00:00:00.000Z',
-  };
-  const again = payerStatus(marked('expired', [late, after]), names, NOW);
+  const again = payerStatus(
+    marked(
+      'expired',
+      detected('after', '100000000', '2026-01-03T00:00:00.000Z'),
+      ...confirmedLate('after', '100000000', '2026-01-03T00:00:00.000Z'),
+    ),
+    names,
+    NOW,
+  );
   t.is(again.title, 'Payment received after closing');
   t.regex(again.detail, /^Your payment of 1\.00 USDC was received after this checkout was expired\./);
+});
+
+test("what a mark of refunded covers is told by the log's order, not by timestamps: late money confirmed before the mark in its very millisecond, or stamped later by a clock ahead, is covered; confirmed after it in that millisecond, or stamped earlier by a clock behind, is not", (t) => {
+  const AT = '2026-01-02T09:00:00.000Z';
+  const late = [
+    canceled(),
+    detected('t1', '300000000', '2026-01-01T00:25:00.000Z'),
+    ...confirmedLate('t1', '300000000', AT),
+  ];
+  // Confirmed, then marked, in one millisecond: the mark covers it.
+  const covered = sessionAfterEvents(...late, markedRefunded(AT));
+  t.is(refundMarkedAt(covered), AT);
+  t.like(lateMoney(covered), { amount: 300000000n, refundedAt: AT });
+  t.is(payerStatus(covered, names, NOW).title, 'Payment marked refunded');
+  // 1 USDC more confirmed after the mark, in its millisecond: to settle, alone.
+  const more = detected('t2', '100000000', '2026-01-02T08:59:00.000Z');
+  const sameMs = sessionAfterEvents(...late, markedRefunded(AT), more, ...confirmedLate('t2', '100000000', AT));
+  t.is(refundMarkedAt(sameMs), null);
+  t.like(lateMoney(sameMs), { amount: 100000000n, refundedAt: null });
+  t.deepEqual(
+    lateMoney(sameMs).payments.map((p) => p.transferId),
+    ['t2'],
+  );
+  t.is(payerStatus(sameMs, names, NOW).title, 'Payment received after closing');
+  // Confirmed after the mark by an instance whose clock is a minute behind: not covered all the same.
+  const behind = '2026-01-02T08:59:00.000Z';
+  const skewed = sessionAfterEvents(...late, markedRefunded(AT), more, ...confirmedLate('t2', '100000000', behind));
+  t.is(refundMarkedAt(skewed), null);
+  t.like(lateMoney(skewed), { amount: 100000000n, refundedAt: null });
+  // Confirmed before the mark by an instance whose clock is a minute ahead: covered.
+  const ahead = sessionAfterEvents(
+    canceled(),
+    detected('t1', '300000000', '2026-01-01T00:25:00.000Z'),
+    ...confirmedLate('t1', '300000000', '2026-01-02T09:01:00.000Z'),
+    markedRefunded(AT),
+  );
+  t.is(refundMarkedAt(ahead), AT);
+  t.is(payerStatus(ahead, names, NOW).title, 'Payment marked refunded');
 });
 
 test('a payment seen before the checkout was canceled and confirming across the cancel is told as sent before it, not as arriving after closing; once final it completes nothing and is settled by the business', (t) => {

@@ -50,13 +50,13 @@ export const latePaid = (session: CheckoutSession): bigint =>
   );
 
 /**
- * The late payments the merchant still has to settle: those confirmed after their mark of refunded
- * (once per session: it covers what had come by then), or all of them when there is no mark.
+ * The late payments the merchant still has to settle: those no mark of refunded covers (once per
+ * session: it covers what had been confirmed by then, `coveredByRefundMark`), all of them when there
+ * is no mark. By the log's order, not timestamps: a payment confirmed in the mark's millisecond, or
+ * on an instance with another clock, would tell no order or the wrong one.
  */
-function lateToSettle(session: CheckoutSession): SessionPayment[] {
-  const at = session.paymentIntent.isMarkRefunded ? (session.paymentIntent.markRefundedAt ?? null) : null;
-  return session.payments.filter((p) => p.late && (at === null || (p.confirmedAt ?? '') > at));
-}
+const lateToSettle = (session: CheckoutSession): SessionPayment[] =>
+  session.payments.filter((p) => p.late && p.coveredByRefundMark !== true);
 
 /**
  * When the merchant marked the late money refunded, if that mark covers all of it (no late payment
@@ -67,7 +67,7 @@ function lateToSettle(session: CheckoutSession): SessionPayment[] {
 export function refundMarkedAt(session: CheckoutSession): string | null {
   const at = session.paymentIntent.markRefundedAt;
   if (!session.paymentIntent.isMarkRefunded || !at) return null;
-  const afterMark = session.payments.some((p) => p.late && p.status === 'confirmed' && (p.confirmedAt ?? '') > at);
+  const afterMark = lateToSettle(session).some((p) => p.status === 'confirmed');
   return afterMark ? null : at;
 }
 

@@ -2,8 +2,10 @@ import test from 'ava';
 import {
   canceled,
   confirmed,
+  confirmedLate,
   created,
   detected,
+  markedRefunded,
   paymentFixture,
   sessionFixture,
 } from '../../machines/checkout-session.fixture.ts';
@@ -244,7 +246,34 @@ test('a payment recorded before its session was canceled reads as seen before th
     ],
   );
   t.false(JSON.stringify(publicCheckoutSession(doc!)).includes('seenBeforeCancel'));
-  t.is(checkoutSessionsProjection.version, 12, 'documents written before the mark are rebuilt from the log');
+  t.true((checkoutSessionsProjection.version ?? 0) >= 12, 'documents written before the mark are rebuilt from the log');
+});
+
+test('a payment confirmed before its session was marked refunded reads as covered by the mark, by the order of the log, one confirmed after it in the same millisecond not; the API shows no such field (projection v13)', async (t) => {
+  const session = sessionFixture();
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  const stream = `checkout_session-${session.id}`;
+  const at = '2026-01-02T09:00:00.000Z';
+  append(stream, created(session));
+  append(stream, canceled());
+  append(stream, detected('t-1', '300000000', '2026-01-01T00:25:00.000Z'));
+  for (const event of confirmedLate('t-1', '300000000', at)) append(stream, event);
+  append(stream, markedRefunded(at));
+  append(stream, detected('t-2', '100000000', at));
+  for (const event of confirmedLate('t-2', '100000000', at)) append(stream, event);
+  const store = createEmbeddedReadStore();
+  for (const event of events) await checkoutSessionsProjection.apply(event, store);
+
+  const doc = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(session.id);
+  t.deepEqual(
+    doc?.payments.map((p) => [p.transferId, p.confirmedAt, p.coveredByRefundMark ?? false]),
+    [
+      ['t-1', at, true],
+      ['t-2', at, false],
+    ],
+  );
+  t.false(JSON.stringify(publicCheckoutSession(doc!)).includes('coveredByRefundMark'));
+  t.is(checkoutSessionsProjection.version, 13, 'documents written before the mark are rebuilt from the log');
 });
 
 test("a subscription session given only customerData names the customer its subscription was created with; one naming its own, another's or another organization's is left as it was", async (t) => {

@@ -64,7 +64,9 @@ export const checkoutSessionsProjection: Projection = {
   // 12: a payment recorded before its session was canceled, and not confirmed then, says so
   // (`seenBeforeCancel`): the pages told it by timestamps, which cannot order a cancel and a payment
   // in the same millisecond.
-  version: 12,
+  // 13: a payment confirmed when its session was marked refunded says so (`coveredByRefundMark`):
+  // the pages told what the mark covers by timestamps, as wrong in the mark's millisecond.
+  version: 13,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

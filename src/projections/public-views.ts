@@ -101,8 +101,8 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     customerDetails: shownCustomerDetails(session),
     discounts: session.discounts.map(shownDiscount),
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
-    // back, are the matcher's bookkeeping (seen before a cancel, the pages' wording): a payment shows
-    // the block it is in and its status.
+    // back, are the matcher's bookkeeping (seen before a cancel, covered by a mark of refunded: the
+    // pages' wording): a payment shows the block it is in and its status.
     payments: session.payments.map(
       ({
         seenIn: _seenIn,
@@ -110,6 +110,7 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
         failureSent: _failureSent,
         settled: _settled,
         seenBeforeCancel: _seenBeforeCancel,
+        coveredByRefundMark: _coveredByRefundMark,
         ...p
       }) => ({
         ...p,

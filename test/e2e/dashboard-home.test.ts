@@ -48,7 +48,7 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   t.is(await page.locator('#time-to-pay .stat-value').textContent(), '7 min');
   t.is(
     await page.locator('#time-to-pay .stat-note').textContent(),
-    'Median from creation to payment; p95 10 min, over 2 paid sessions',
+    'Median from creation to completion; p95 10 min, over 2 completed sessions',
   );
   // Each chart is an image named for what it shows, with today's bar and a table of the days' figures.
   const today = new Date(dash.clock.now()).toISOString().slice(0, 10);
@@ -88,7 +88,7 @@ test('Home: a session paid while the page is open shows in recent payments, the 
   t.is(await page.locator('#time-to-pay .stat-value').textContent(), '4 min');
   t.is(
     await page.locator('#time-to-pay .stat-note').textContent(),
-    'Median from creation to payment; p95 10 min, over 3 paid sessions',
+    'Median from creation to completion; p95 10 min, over 3 completed sessions',
   );
   t.is(await recent.locator('tbody tr').count(), 3);
   const failures = page.locator('#webhook-failures');
@@ -133,7 +133,7 @@ test('Home: a day paid in two currencies lists both in the volume figures, and t
   t.is(await page.locator('#payments-count .stat-value').textContent(), '2');
   t.is(
     await page.locator('#time-to-pay .stat-note').textContent(),
-    'Median from creation to payment; p95 0 s, over 2 paid sessions',
+    'Median from creation to completion; p95 0 s, over 2 completed sessions',
   );
 });
 

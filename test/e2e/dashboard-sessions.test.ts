@@ -277,6 +277,41 @@ test('Checkout sessions: a session paid in part and a payment after its session 
   t.deepEqual(problems(), []);
 });
 
+test('Checkout sessions: a payment still confirming after its session was canceled says so in the list, as Home lists it', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const closed = (await merchant.api.post<Session>(SESSIONS, sessionRequest('1000000000', 1))).body;
+  const shown = await reveal(dash.weir, merchant.api, closed.id);
+  t.is((await merchant.api.post(`${SESSIONS}/${closed.id}/cancel`)).status, 200);
+  // Seen after the cancel, its block not final yet.
+  await chainPublisher(dash.weir.bus).transfer({
+    to: shown.address,
+    amount: shown.amountDueRaw,
+    blockNumber: 710_000,
+    blockHash: randomHash(),
+  });
+  await eventually(
+    async () => ((await getSession(merchant.api, closed.id)).paymentIntent.transactions.length > 0 ? true : undefined),
+    'the payment seen',
+  );
+  const page = await dash.signedIn(browser(), await dash.user({ role: 'owner' }));
+  const problems = await watchPage(page);
+  t.regex((await page.locator('#needs-action tbody tr').textContent()) ?? '', /Confirming after it closed/);
+  await page.goto(`${dash.url}/dashboard/checkout-sessions`);
+  const status = page.locator('#sessions tbody tr td.nowrap').first();
+  t.is((await status.innerText()).replace(/\s+/g, ' ').trim(), 'Canceled Confirming after it closed');
+  await screenshot(t, page, 'checkout-sessions-confirming-after-close');
+  // On a phone the badge goes under the status, whole, not past the card's edge (the table scrolls on to the id).
+  await page.setViewportSize({ width: 390, height: 900 });
+  const badge = await status.locator('.badge').last().boundingBox();
+  const card = await page.locator('#sessions .table-wrap').boundingBox();
+  t.true(
+    badge !== null && card !== null && badge.x + badge.width <= card.x + card.width,
+    'the badge is whole at 390 px',
+  );
+  t.deepEqual(problems(), []);
+});
+
 test('Checkout sessions: a recovery being typed keeps its value and focus through the live refresh when the session is paid meanwhile (with and without moveBefore)', async (t) => {
   const dash = await startDashboard(t);
   const merchant = await dash.organization();

@@ -281,6 +281,41 @@ test("Home's conversion says the sessions were completed, not paid: a session co
   t.notRegex(conversion, /were paid|\bpaid \(/);
 });
 
+test("Home's time to pay says completed sessions, not paid ones: it runs from creation to completion, a session completed with the amount received included", async (t) => {
+  const day = (n: number, medianSeconds: number | null = null) => ({
+    day: `2026-01-${String(n).padStart(2, '0')}`,
+    volume: 0n,
+    otherVolumes: [],
+    payments: 0,
+    created: 0,
+    completed: 0,
+    medianSeconds,
+    p95Seconds: medianSeconds,
+  });
+  const overview = (timeToPay: Overview['timeToPay'], first = day(1)) =>
+    OverviewPanel({
+      data: {
+        currency: null,
+        days: [first, ...Array.from({ length: 29 }, (_, i) => day(i + 2))],
+        volume: 0n,
+        payments: 0,
+        others: [],
+        created: 3,
+        completed: 3,
+        timeToPay,
+      },
+    });
+  const card = (html: string) => /<section[^>]*id="time-to-pay"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+  const timed = card(await overview({ payments: 3, medianSeconds: 420, p95Seconds: 600 }, day(1, 420)));
+  t.regex(timed, /Median from creation to completion; p95 10 min, over 3 completed sessions/);
+  t.regex(timed, /creation to its completion, per day/);
+  t.regex(
+    card(await overview({ payments: 0, medianSeconds: null, p95Seconds: null })),
+    /From a session’s creation to its completion/,
+  );
+  t.notRegex(timed, /paid session|to payment|to its payment/);
+});
+
 /** A renewal draft of the tenant's, refused at its issue unless `failed` is null. */
 const renewal = (id: string, number: string, failedAt: string | null, more: Partial<InvoiceDoc> = {}): InvoiceDoc =>
   ({

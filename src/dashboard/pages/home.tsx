@@ -219,14 +219,15 @@ export function OverviewPanel({ data }: { data: Overview }): JSX.Element {
             {timeToPay.medianSeconds === null ? '—' : duration(timeToPay.medianSeconds)}
           </span>
           <span class="stat-note" safe>
+            {/* Completion, as conversion counts it: a session completed with the amount received is not paid in full. */}
             {timeToPay.medianSeconds === null
-              ? 'From a session’s creation to its payment'
-              : `Median from creation to payment; p95 ${duration(timeToPay.p95Seconds ?? timeToPay.medianSeconds)}, over ${plural(timeToPay.payments, 'paid session')}`}
+              ? 'From a session’s creation to its completion'
+              : `Median from creation to completion; p95 ${duration(timeToPay.p95Seconds ?? timeToPay.medianSeconds)}, over ${plural(timeToPay.payments, 'completed session')}`}
           </span>
         </div>
         <BarChart
           days={timeDays}
-          summary="Median time from a checkout session's creation to its payment, per day over the last 30 days"
+          summary="Median time from a checkout session's creation to its completion, per day over the last 30 days"
           figures="Time to pay"
         />
       </Card>

@@ -9,6 +9,7 @@ import { EXPORT_BATCH, sessionRows } from '../../../read-api/routes/checkout-ses
 import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
 import { loadSessions, SessionsTable } from './list.tsx';
 import {
+  CANCELED_WHILE_CONFIRMING,
   COMPLETED_SHORT,
   CONFIRMED_AFTER_CANCEL,
   customerDoc,
@@ -189,6 +190,23 @@ test('a session paid after it expired or was canceled says so beside its status 
     await statusCell(sessionAfter(...CONFIRMED_AFTER_CANCEL, MARKED_REFUNDED)),
     'Canceled Confirmed after the cancel · refunded',
   );
+});
+
+test('an expired or canceled session with a payment still confirming after it closed says so beside its status, as Home lists it; late money to settle says more, money after a mark of refunded still confirming is watched', async (t) => {
+  const AFTER_EXPIRY = { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } } as const;
+  const seenLate = detected('t30', '100000000', '2026-01-03T10:00:00.000Z');
+  // Seen after the expiry, or before the cancel and confirming across it.
+  t.is(await statusCell(sessionAfter(AFTER_EXPIRY, seenLate)), 'Expired Confirming after it closed');
+  t.is(await statusCell(sessionAfter(...CANCELED_WHILE_CONFIRMING)), 'Canceled Confirming after it closed');
+  // Paid late and not settled: that is what needs the merchant.
+  t.is(await statusCell(sessionAfter(...PAID_AFTER_EXPIRY, seenLate)), 'Expired Paid late');
+  // Settled by a mark, more money confirming: watched again.
+  t.is(
+    await statusCell(sessionAfter(...PAID_AFTER_EXPIRY, MARKED_REFUNDED, seenLate)),
+    'Expired Confirming after it closed',
+  );
+  // Open and confirming: nothing beside the status.
+  t.is(await statusCell(sessionAfter(seenLate)), 'Open');
 });
 
 test("a session completed short and then paid the rest says so plainly beside its status (it is the merchant's to keep); past its total, overpaid", async (t) => {

@@ -2,6 +2,7 @@ import { COLLECTIONS, type CheckoutSessionDoc } from '../../../projections/colle
 import {
   allSentBefore,
   type ClosedMoney,
+  confirmingAfterClose,
   latePaid,
   lateMoney,
   refundMarkedAt,
@@ -158,21 +159,26 @@ export const lateName = (late: ClosedMoney): string =>
 
 /**
  * Money the merchant must settle, beside the status: paid after the session closed (its payment
- * status stays unpaid), or more than the total; once marked refunded, said so. Money after a short
- * completion makes up no more than the total: the merchant's to keep, said plainly.
+ * status stays unpaid), or more than the total; once marked refunded, said so. A payment still
+ * confirming after the session closed is said as Home lists it (late money once final), unless late
+ * money to settle says more. Money after a short completion makes up no more than the total: the
+ * merchant's to keep, said plainly.
  */
 function MoneyBadge({ session }: { session: CheckoutSessionDoc }): JSX.Element {
   const late = latePaid(session) > 0n;
+  const closedLate = late && session.status !== 'complete';
   const badge =
-    late && session.status !== 'complete'
-      ? refundMarkedAt(session)
-        ? { tone: 'neutral' as const, label: `${lateName(lateMoney(session))} · refunded` }
-        : { tone: 'warning' as const, label: lateName(lateMoney(session)) }
-      : BigInt(session.amountOverpaid) > 0n
-        ? { tone: 'warning' as const, label: 'Overpaid' }
-        : late
-          ? { tone: 'neutral' as const, label: 'Paid after completion' }
-          : null;
+    closedLate && !refundMarkedAt(session)
+      ? { tone: 'warning' as const, label: lateName(lateMoney(session)) }
+      : confirmingAfterClose(session).payments.length > 0
+        ? { tone: 'info' as const, label: 'Confirming after it closed' }
+        : closedLate
+          ? { tone: 'neutral' as const, label: `${lateName(lateMoney(session))} · refunded` }
+          : BigInt(session.amountOverpaid) > 0n
+            ? { tone: 'warning' as const, label: 'Overpaid' }
+            : late
+              ? { tone: 'neutral' as const, label: 'Paid after completion' }
+              : null;
   if (!badge) return <></>;
   return (
     <>
