@@ -253,7 +253,10 @@ export function createCheckoutSessionCreator(deps: {
         });
       }
     }
-    if (addresses.length === 0 && unpayable.length > 0) throw walletsInvalid(unpayable);
+    // Only when no network could be paid: one that can, whose assets cannot hold the amount, refuses
+    // the amount (a 400, as an invoice with that total is refused), whatever another's wallet is.
+    if (addresses.length === 0 && unpayable.length > 0 && unpayable.length === networks.length)
+      throw walletsInvalid(unpayable);
     if (addresses.length === 0) {
       const why = unrepresentable.length
         ? `the amount cannot be paid exactly in ${unrepresentable.join(', ')}`

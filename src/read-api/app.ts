@@ -11,7 +11,7 @@ import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate
 import { type ApiBridge, createApiBridge } from './api-bridge.ts';
 import { bodyLimit, MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from './request-body.ts';
 import { adminAuthentication, adminRoutes } from './routes/admin.ts';
-import { faucetRoutes, offersLocalSolana } from './routes/faucet.ts';
+import { faucetRoutes, localSolanaOffer } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
@@ -111,7 +111,7 @@ export function httpRouters(deps: HttpDeps) {
       faucetRoutes({
         devnet: deps.devnet ?? null,
         tronDevnet: deps.tronDevnet ?? null,
-        localSolana: offersLocalSolana(deps.rail),
+        localSolana: localSolanaOffer(deps.rail),
       }),
     ],
     /** The hosted checkout page, and its test wallet (test sessions on the local devnet only). */

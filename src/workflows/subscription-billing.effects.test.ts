@@ -75,7 +75,7 @@ function organizationWith(
 }
 
 /** The effects over a real log and a catalog of one monthly price (`price-1` of product `prod-1`, "Pro"). */
-async function billing(t: import('ava').ExecutionContext) {
+async function billing(t: import('ava').ExecutionContext, railOf: Pick<Rail, 'networks' | 'unpayableAddress'> = rail) {
   const clock = createManualClock(Date.parse(T0));
   const eventStore = createSqliteEventStore({ path: ':memory:' });
   t.teardown(() => eventStore.close());
@@ -106,7 +106,7 @@ async function billing(t: import('ava').ExecutionContext) {
     commands,
     readStore,
     publicUrl: 'http://weir.test',
-    rail,
+    rail: railOf,
     log: (line, fields) => logged.push({ line, level: fields?.level }),
   });
   const stream = async (id: string) =>
@@ -327,6 +327,29 @@ test('a renewal whose pay page would pay into a wallet failing its checksum is n
   t.regex(
     String(events[1]!.data.message),
     /^cannot be finalized: the payment method wallet-7357 .* fails its EIP-55 checksum/,
+  );
+});
+
+test('a renewal whose pay page could pay only into wallets the chain cannot pay out to is not finalized: the 422 naming each wallet is recorded on the draft', async (t) => {
+  // Every wallet is one the rail refuses (no typo): the networks are left out for it, none is left.
+  const burnt = '0x000000000000000000000000000000000000dEaD';
+  const refusing = {
+    ...rail,
+    unpayableAddress: ({ address }: { address: string }) => (address === burnt ? 'is a burn address' : null),
+  };
+  const { eventStore, organizations, renewed, issue } = await billing(t, refusing);
+  await organizations.put(organizationWith([TEST_NETWORK.chainId, OTHER_CHAIN], burnt));
+  await renewed();
+  await issue();
+  const events = await eventStore.readStream('invoice-inv-2');
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalizationFailed'],
+  );
+  t.like(events[1]!.data, { code: 'payment_method_invalid', field: null });
+  t.is(
+    String(events[1]!.data.message),
+    `cannot be finalized: the payment method wallet-7357 on chain 7357 has the address ${burnt}, which is a burn address; correct it with PUT /api/v1/organization/withdrawal-addresses/wallet-7357; the payment method wallet-84532 on chain 84532 has the address ${burnt}, which is a burn address; correct it with PUT /api/v1/organization/withdrawal-addresses/wallet-84532`,
   );
 });
 

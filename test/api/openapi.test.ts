@@ -197,7 +197,7 @@ test('the error codes these routes answer are in the document: amount_too_large 
   }
 });
 
-test("a merchant wallet that is broken is documented as one 422 payment_method_invalid wherever a payment would go to it (session create, invoice finalize and send), never as a 400; a link's allowedChains with no payment method as a 400 payment_method_not_available", async (t) => {
+test("a merchant wallet that is broken is documented as one 422 payment_method_invalid wherever a payment would go to it (session create, invoice finalize and send, a link's allowedChains), never as a 400; a link's allowedChains with no payment method as a 400 payment_method_not_available", async (t) => {
   const weir = await startTestWeir(t);
   const check = await responseCheckFor(weir.url);
   if (!check) return t.fail('no document served');
@@ -209,8 +209,10 @@ test("a merchant wallet that is broken is documented as one 422 payment_method_i
   for (const [method, path] of [
     ['POST', '/api/v1/payment-links'],
     ['PUT', `/api/v1/payment-links/${id}`],
-  ] as const)
+  ] as const) {
     t.true(check.documentedCodes(method, `${weir.url}${path}`, 400)?.includes('payment_method_not_available'), path);
+    t.deepEqual(check.documentedCodes(method, `${weir.url}${path}`, 422), ['payment_method_invalid'], path);
+  }
 });
 
 test("amounts are documented as scaled by 10^8, as the API reads them, not in the asset's smallest unit (1.50 USDC is 150000000, not 1500000); chain units only where they are", async (t) => {

@@ -189,3 +189,135 @@ test('an invoice whose pay page could only pay into wallets the rail cannot pay 
   t.is(finalize.message, `cannot be finalized: ${session.message}`);
   t.regex(finalize.message, /old-wallet on chain 84532 .*zero address/);
 });
+
+/** Posts a payment link's page as the payer's browser does (nothing collected). */
+const postLinkPage = async (url: string) => {
+  const answer = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
+  return { status: answer.status, type: answer.headers.get('content-type') ?? '', html: await answer.text() };
+};
+
+test('a payment link newly allowing a chain whose wallet fails its checksum is refused with the 422 its sessions would get; a link keeping it, or allowing every chain, is told to its payer as not payable now, never naming the wallet', async (t) => {
+  const weir = await startWeirWithBaseSepolia(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  const usdcLink = { title: 'Mug', amount: '100000000', currency: 'usdc' };
+  const bothChains = [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }];
+  // Made before the wallet on Base Sepolia was added: its chains were payable (the test network) then.
+  const kept = await api.post<{ id: string; url: string; allowedChains: object[] }>('/api/v1/payment-links', {
+    ...usdcLink,
+    allowedChains: bothChains,
+  });
+  t.is(kept.status, 200, JSON.stringify(kept.body));
+  const everywhere = await api.post<{ id: string; url: string }>('/api/v1/payment-links', usdcLink);
+  t.is(everywhere.status, 200, JSON.stringify(everywhere.body));
+  await appendOldWallet(weir, organizationId, {
+    id: 'old-wallet',
+    address: MISTYPED,
+    chainId: BASE_SEPOLIA,
+    isDefault: true,
+  });
+
+  const refused =
+    /^allowedChains: the link's sessions would pay into a wallet that is broken: the payment method old-wallet on chain 84532 has the address 0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f, which fails its EIP-55 checksum: check it for a typo and correct it with PUT \/api\/v1\/organization\/withdrawal-addresses\/old-wallet$/;
+  const invalid = { status: 422, code: 'payment_method_invalid', message: refused };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/payment-links', { ...usdcLink, allowedChains: bothChains }),
+    invalid,
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.put(`/api/v1/payment-links/${everywhere.body.id}`, { allowedChains: bothChains }),
+    invalid,
+  );
+  // The link that already allowed it, sent back whole with a new title, keeps working.
+  const renamed = await api.put(`/api/v1/payment-links/${kept.body.id}`, {
+    title: 'Big mug',
+    allowedChains: kept.body.allowedChains,
+  });
+  t.is(renamed.status, 200, JSON.stringify(renamed.body));
+
+  // Its payer, and the payer of a link allowing every chain, get a page saying it cannot be paid now:
+  // not the API's JSON refusal, nor the merchant's wallet, address or the route that corrects it.
+  for (const url of [kept.body.url, everywhere.body.url]) {
+    const page = await postLinkPage(url);
+    t.is(page.status, 409, page.html.slice(0, 500));
+    t.regex(page.type, /^text\/html/);
+    t.regex(page.html, /<h1>Payment link cannot be paid right now<\/h1>/);
+    t.regex(page.html, /the seller has no way set up to take this payment\. Please contact them\./);
+    t.notRegex(page.html, /old-wallet|0x5ea1fee5|withdrawal-addresses|payment_method_invalid|checksum/i);
+  }
+
+  // Corrected, the link is paid on both chains.
+  t.is(
+    (await api.put('/api/v1/organization/withdrawal-addresses/old-wallet', { address: MERCHANT_WALLET })).status,
+    200,
+  );
+  t.deepEqual(chainsOf(await linkPageSession(api, kept.body.url)).sort(), [TEST_CHAIN, BASE_SEPOLIA]);
+});
+
+test("a payment link allowing only chains whose wallets the rail cannot pay is refused with the 422 its sessions would get; one of them beside a payable chain is fine, and a link whose merchant has no wallet for its currency tells its payer so without the API's refusal", async (t) => {
+  const { weir, api } = await merchantWithOldBaseWallet(t, ZERO_ADDRESS);
+  const usdcLink = { title: 'Mug', amount: '100000000', currency: 'usdc' };
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/payment-links', { ...usdcLink, allowedChains: [{ chainId: BASE_SEPOLIA }] }),
+    {
+      status: 422,
+      code: 'payment_method_invalid',
+      message:
+        /^allowedChains: the link's sessions would pay into a wallet that is broken: the payment method old-wallet on chain 84532 has the address 0x0{40}, which is the zero address: funds sent there are burnt; correct it with PUT \/api\/v1\/organization\/withdrawal-addresses\/old-wallet$/,
+    },
+  );
+  const beside = await api.post('/api/v1/payment-links', {
+    ...usdcLink,
+    allowedChains: [{ chainId: TEST_CHAIN }, { chainId: BASE_SEPOLIA }],
+  });
+  t.is(beside.status, 200, JSON.stringify(beside.body));
+  const dai = await api.post<{ url: string }>('/api/v1/payment-links', { ...usdcLink, currency: 'dai' });
+  t.is(dai.status, 200, JSON.stringify(dai.body));
+
+  // No wallet left on the test network: the USDC link's session would pay only into the zero address (a
+  // 422 from the API), the DAI one has no wallet on a network with DAI (a 400): both are told to the payer alike.
+  const wallets = await api.get<{ id: string; chainId: number }[]>('/api/v1/organization/withdrawal-addresses');
+  for (const wallet of wallets.body.filter((w) => w.chainId === TEST_CHAIN))
+    t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);
+  for (const url of [(beside.body as { url: string }).url, dai.body.url]) {
+    const page = await postLinkPage(url);
+    t.is(page.status, 409, page.html.slice(0, 500));
+    t.regex(page.html, /<h1>Payment link cannot be paid right now<\/h1>/);
+    t.notRegex(page.html, /old-wallet|withdrawal-addresses|payment_method|This payment cannot be started/);
+  }
+});
+
+test('a total the payable network’s assets cannot hold exactly is refused for the amount (400) by a session as by an invoice, whatever another network’s wallet is', async (t) => {
+  const { weir, api } = await merchantWithOldBaseWallet(t, ZERO_ADDRESS);
+  // 10^-8 USDC: USDC has 6 decimals. The test network can be paid but not this amount; Base Sepolia's wallet cannot be.
+  const tiny = {
+    data: [{ priceData: { currency: 'usdc', unitAmount: '1', productData: { name: 'Crumb' } }, quantity: 1 }],
+  };
+  const session = await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(SESSIONS, { ...sessionRequest(), lineItems: tiny }),
+    {
+      field: 'lineItems',
+      message: /^lineItems: cannot be paid: the amount cannot be paid exactly in USDC on Weir Testnet/,
+    },
+  );
+  t.notRegex(session.message, /old-wallet/);
+  const customerId = await createCustomer(api);
+  const invoice = await api.post<{ id: string }>('/api/v1/invoices', { customerId, lineItems: tiny });
+  t.is(invoice.status, 200, JSON.stringify(invoice.body));
+  await assertRejectedWithoutWrite(t, weir, () => api.post(`/api/v1/invoices/${invoice.body.id}/finalize`), {
+    field: 'lineItems',
+    code: 'amount_not_payable',
+  });
+});

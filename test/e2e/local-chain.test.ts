@@ -253,7 +253,7 @@ test('weir serve with WEIR_LOCAL_CHAIN=solana runs the local Solana alone: it is
   );
   // No faucet runs at all: whatever the address (an EVM one, a Solana one), a 400 that names what this
   // server lacks (the local Solana it offers is not a faucet chain) and the setting to change.
-  const message = `no faucet on this server: ${noFaucetReason(true)}; ${FAUCET_START_HINT}`;
+  const message = `no faucet on this server: ${noFaucetReason({ beside: [] })}; ${FAUCET_START_HINT}`;
   t.regex(message, /offers only the local Solana, and the faucet gives on the local chain and the local Tron/);
   for (const address of [privateKeyToAccount(generatePrivateKey()).address, SOLANA_PAYER]) {
     const funded = await api.post<{ code: string; message: string }>('/api/v1/faucet', { address });

@@ -14730,6 +14730,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A wallet of the organization that the link's sessions, on the `allowedChains` it sets, would pay into fails its EIP-55 checksum (a likely typo), or every one it could use is an address the chain cannot pay (both stored before Weir refused them): nothing is written; the message names each wallet and how to correct it. Codes: `payment_method_invalid` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The key's rate limit is spent, or this address failed authentication too often: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
@@ -14908,6 +14918,16 @@ export interface operations {
             };
             /** @description The body is compressed. Codes: `unsupported_content_encoding` */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A wallet of the organization that the link's sessions, on the `allowedChains` it sets, would pay into fails its EIP-55 checksum (a likely typo), or every one it could use is an address the chain cannot pay (both stored before Weir refused them): nothing is written; the message names each wallet and how to correct it. Codes: `payment_method_invalid` */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -20392,6 +20412,16 @@ export interface operations {
             };
             /** @description No payment link with this id, or a deleted one: a page saying so */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The seller's setup cannot take this payment now (no payment method for the link's currency, or one that is broken): a page saying so */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -2,7 +2,8 @@ import {
   FAUCET_DEFAULT_ASSET,
   FAUCET_START_HINT,
   noFaucetReason,
-  offersLocalSolana,
+  localSolanaOffer,
+  type LocalSolanaOffer,
 } from '../../read-api/routes/faucet.ts';
 import { apiFor } from '../api.ts';
 import type { DashboardContext } from '../context.ts';
@@ -29,7 +30,7 @@ const ASSETS = [
 
 const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 /** Neither chain runs: what this server lacks and what to start, worded as the API's faucet_unavailable answer words it. */
-const noFaucet = (localSolana: boolean) =>
+const noFaucet = (localSolana: LocalSolanaOffer) =>
   `No faucet on this server: ${noFaucetReason(localSolana)}. ${capitalized(FAUCET_START_HINT)} to send test tokens.`;
 
 /**
@@ -44,7 +45,7 @@ const BY_ADDRESS = `Default (${FAUCET_DEFAULT_ASSET.evm.toUpperCase()}; ${FAUCET
 type Form = { address: string; asset: string; amount: string; errors: FormErrors };
 type Sent = { transactionHash: string; address: string; asset: string; amount: string; chainId: number };
 
-type Running = { chains: readonly FaucetChain[]; localSolana: boolean };
+type Running = { chains: readonly FaucetChain[]; localSolana: LocalSolanaOffer };
 
 function FaucetPage(props: { ctx: DashboardContext; running: Running; form: Form; sent?: Sent }) {
   const { ctx, form, sent } = props;
@@ -145,7 +146,7 @@ export const page = definePage({
     const running = (): Running => {
       const networks = new Set(deps.rail.networks('test').map((n) => n.network));
       const chains = (Object.keys(CHAINS) as FaucetChain[]).filter((chain) => networks.has(CHAINS[chain]));
-      return { chains, localSolana: offersLocalSolana(deps.rail) };
+      return { chains, localSolana: localSolanaOffer(deps.rail) };
     };
     routes.get('/dashboard/faucet', 'developers', async (ctx) => {
       const shown = running();

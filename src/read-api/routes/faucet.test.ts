@@ -7,7 +7,10 @@ import { devnetAccountFixture, devnetInfoFixture } from '../../chain-ingest/evm/
 import { startTestLocalTron } from '../../../test/support/tron-devnet.ts';
 import type { ApiState } from '../api-context.ts';
 import { errorMiddleware, jsonBodyMiddleware } from '../middleware.ts';
-import { type FaucetDevnets, faucetRoutes } from './faucet.ts';
+import type { Rail } from '../../chain-ingest/rail.ts';
+import { SOLANA_LOCALNET_CHAIN_ID } from '../../chain-ingest/solana/networks.ts';
+import { TEST_NETWORK } from '../../chain-ingest/test-rail.ts';
+import { type FaucetDevnets, faucetRoutes, localSolanaOffer } from './faucet.ts';
 
 /** A devnet whose node is gone: nothing listens on port 1. */
 const GONE: DevnetInfo = devnetInfoFixture([devnetAccountFixture(0, 'deployer')]);
@@ -78,7 +81,7 @@ test('a server with no faucet chain answers 400 faucet_unavailable telling the o
 });
 
 test('a server offering the local Solana alone (WEIR_LOCAL_CHAIN=solana) is told the faucet does not give there, how a Solana wallet is funded, and what to start', async (t) => {
-  const fund = await faucet(t, { devnet: null, tronDevnet: null, localSolana: true });
+  const fund = await faucet(t, { devnet: null, tronDevnet: null, localSolana: { beside: [] } });
   for (const address of ['0x52908400098527886E0F7030069857D2E4169EE7', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8']) {
     const answer = await fund({ address });
     t.is(answer.status, 400, JSON.stringify(answer.body));
@@ -88,4 +91,24 @@ test('a server offering the local Solana alone (WEIR_LOCAL_CHAIN=solana) is told
       "no faucet on this server: it offers only the local Solana, and the faucet gives on the local chain and the local Tron, neither of which runs (a Solana wallet is funded through the local Solana's RPC, logged at start: requestAirdrop for SOL, weir_mintTo for test USDC and USDT); start Weir with its local chains (WEIR_LOCAL_CHAIN=on, the default, or a list naming evm or tron, such as evm,solana) or with --devnet FILE",
     );
   }
+});
+
+test('a server offering the local Solana beside a public testnet (WEIR_LOCAL_CHAIN=solana with WEIR_RPC_84532) is not told it offers only the local Solana', async (t) => {
+  // Only their chain ids and names are read.
+  const localSolana = { ...TEST_NETWORK, chainId: SOLANA_LOCALNET_CHAIN_ID, name: 'Local Solana' };
+  const baseSepolia = { ...TEST_NETWORK, chainId: 84_532, name: 'Base Sepolia' };
+  const railOf = (networks: Rail['networks']): Pick<Rail, 'networks'> => ({ networks });
+  t.deepEqual(localSolanaOffer(railOf(() => [localSolana])), { beside: [] });
+  t.is(localSolanaOffer(railOf(() => [baseSepolia])), null, 'no local Solana');
+  const offer = localSolanaOffer(railOf((environment) => (environment === 'test' ? [localSolana, baseSepolia] : [])));
+  t.deepEqual(offer, { beside: ['Base Sepolia'] });
+  const fund = await faucet(t, { devnet: null, tronDevnet: null, localSolana: offer });
+  const answer = await fund({ address: '0x52908400098527886E0F7030069857D2E4169EE7' });
+  t.is(answer.status, 400, JSON.stringify(answer.body));
+  t.is(answer.body['code'], 'faucet_unavailable');
+  t.regex(
+    String(answer.body['message']),
+    /^no faucet on this server: it offers the local Solana \(beside Base Sepolia\), and the faucet gives on the local chain and the local Tron, neither of which runs \(a Solana wallet is funded/,
+  );
+  t.notRegex(String(answer.body['message']), /only/);
 });

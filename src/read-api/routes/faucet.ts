@@ -64,24 +64,42 @@ export const FAUCET_DEFAULT_ASSET = { evm: 'usdc', tron: 'usdt' } as const satis
 };
 
 /**
- * Why a server has no faucet, for the API's answer and the dashboard's: neither chain it gives on
- * runs. A server offering the local Solana alone (WEIR_LOCAL_CHAIN=solana) is told that chain is not
- * one, and how a Solana wallet is funded there instead.
+ * Whether the test environment offers the local Solana (its network is not one the faucet gives on),
+ * and the names of the test networks offered beside it (public testnets, such as WEIR_RPC_84532's):
+ * null when it is not offered.
  */
-export const noFaucetReason = (localSolana: boolean): string =>
-  localSolana
-    ? "it offers only the local Solana, and the faucet gives on the local chain and the local Tron, neither of which runs (a Solana wallet is funded through the local Solana's RPC, logged at start: requestAirdrop for SOL, weir_mintTo for test USDC and USDT)"
-    : 'it runs neither the local chain nor the local Tron';
+export type LocalSolanaOffer = { beside: readonly string[] } | null;
 
-/** Whether the test environment offers the local Solana (its network is not one the faucet gives on). */
-export const offersLocalSolana = (rail: Pick<Rail, 'networks'>): boolean =>
-  rail.networks('test').some((n) => n.chainId === SOLANA_LOCALNET_CHAIN_ID);
+/**
+ * Why a server has no faucet, for the API's answer and the dashboard's: neither chain it gives on
+ * runs. A server offering the local Solana (WEIR_LOCAL_CHAIN=solana) is told that chain is not one,
+ * and how a Solana wallet is funded there instead; "only" when no other test network runs beside it.
+ */
+export const noFaucetReason = (localSolana: LocalSolanaOffer): string => {
+  if (!localSolana) return 'it runs neither the local chain nor the local Tron';
+  const offered =
+    localSolana.beside.length === 0
+      ? 'it offers only the local Solana'
+      : `it offers the local Solana (beside ${localSolana.beside.join(', ')})`;
+  return `${offered}, and the faucet gives on the local chain and the local Tron, neither of which runs (a Solana wallet is funded through the local Solana's RPC, logged at start: requestAirdrop for SOL, weir_mintTo for test USDC and USDT)`;
+};
+
+/** What the test environment offers of the local Solana, and beside it (`LocalSolanaOffer`). */
+export const localSolanaOffer = (rail: Pick<Rail, 'networks'>): LocalSolanaOffer => {
+  const networks = rail.networks('test');
+  if (!networks.some((n) => n.chainId === SOLANA_LOCALNET_CHAIN_ID)) return null;
+  return { beside: networks.filter((n) => n.chainId !== SOLANA_LOCALNET_CHAIN_ID).map((n) => n.name) };
+};
 
 /**
  * The local chains the faucet gives on, 0x form as their nodes run them: the EVM devnet and the local
  * Tron; and whether the local Solana is offered (named when neither runs).
  */
-export type FaucetDevnets = { devnet: DevnetInfo | null; tronDevnet?: DevnetInfo | null; localSolana?: boolean };
+export type FaucetDevnets = {
+  devnet: DevnetInfo | null;
+  tronDevnet?: DevnetInfo | null;
+  localSolana?: LocalSolanaOffer;
+};
 
 const FaucetAnswer = z
   .object({
@@ -121,7 +139,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
         if (!deps.devnet && !deps.tronDevnet)
           throw new ValidationError(
             null,
-            `no faucet on this server: ${noFaucetReason(deps.localSolana ?? false)}; ${FAUCET_START_HINT}`,
+            `no faucet on this server: ${noFaucetReason(deps.localSolana ?? null)}; ${FAUCET_START_HINT}`,
             'faucet_unavailable',
           );
       },

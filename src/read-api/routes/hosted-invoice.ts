@@ -12,9 +12,10 @@ import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.project
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
-import { NotFoundError, WeirError } from '../../shared/errors.ts';
+import { NotFoundError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import { isMerchantSetupRefusal } from '../merchant-setup.ts';
 import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import { parseWith } from '../schema/route.ts';
 import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
@@ -23,9 +24,6 @@ import { idParams } from '../schema/fields.ts';
 import { hostedNotFound } from '../schema/hosted.ts';
 import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
 import { isTenants, type TenantOf } from '../../tenancy/same-tenant.ts';
-
-/** Session refusals that come from the merchant's setup (no payment method for the currency), not the payer. */
-const MERCHANT_SETUP_CODES: ReadonlySet<string> = new Set(['payment_method_not_available', 'payment_method_invalid']);
 
 /** A session is reused while it has at least this long to live, so the payer is not rushed. */
 const MIN_REMAINING_MS = 10 * 60 * 1000;
@@ -280,7 +278,7 @@ export function hostedInvoiceRoutes(
         )
         .catch((error: unknown) => {
           // The merchant's setup takes no payment now (no wallet for its currency): the payer did nothing wrong.
-          if (error instanceof WeirError && MERCHANT_SETUP_CODES.has(error.code)) return null;
+          if (isMerchantSetupRefusal(error)) return null;
           throw error;
         });
       if (!opened) {

@@ -16,6 +16,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { readUrlEncodedForm } from '../form-body.ts';
+import { isMerchantSetupRefusal } from '../merchant-setup.ts';
 import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import { idParams } from '../schema/fields.ts';
 import { PayerFormSchema } from '../schema/hosted.ts';
@@ -62,7 +63,9 @@ export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, pub
  * opens a checkout session carrying `paymentLinkId` and the collected data and sends the payer
  * to it (303). An unknown or deleted link is a 404 page, an inactive one a 410 page, and so is a
  * `one_time` link that has been paid (a 410 page saying it has been used) and one whose product or
- * price is gone or inactive (GET and POST alike, never the session's field errors).
+ * price is gone or inactive (GET and POST alike, never the session's field errors). A submission the
+ * merchant's setup cannot take (no wallet for the currency, a broken one) is a 409 page saying the link
+ * cannot be paid right now, never the session's refusal, which names the merchant's wallets.
  *
  * One_time links and concurrent payers: what is refused is a NEW session once a session of the
  * link has completed. A session opened before that stays payable, so two payers who both opened
@@ -221,8 +224,20 @@ export function hostedPaymentLinkRoutes(
       ctx.status = 303;
       ctx.redirect(session.url);
     } catch (error) {
-      // The link's price cannot be paid as it stands (no wallet, an inactive product, an amount no asset can carry exactly).
-      if (error instanceof ValidationError) refuse(form, [], `This payment cannot be started: ${error.message}`);
+      // The merchant's setup takes no payment now (no wallet for the link's currency, one that is broken):
+      // the payer did nothing wrong, and is not shown the refusal, which names the merchant's wallets.
+      if (isMerchantSetupRefusal(error))
+        html(
+          ctx,
+          409,
+          renderPaymentLinkNotice(
+            org,
+            'Payment link cannot be paid right now',
+            'This payment link cannot be paid online right now: the seller has no way set up to take this payment. Please contact them.',
+          ),
+        );
+      // The link's price cannot be paid as it stands (an inactive product, an amount no asset can carry exactly).
+      else if (error instanceof ValidationError) refuse(form, [], `This payment cannot be started: ${error.message}`);
       else throw error;
     }
   }
@@ -242,6 +257,11 @@ export function hostedPaymentLinkRoutes(
         {
           status: 400,
           description: 'The form again, naming every problem (or why this payment cannot be started)',
+        },
+        {
+          status: 409,
+          description:
+            "The seller's setup cannot take this payment now (no payment method for the link's currency, or one that is broken): a page saying so",
         },
         ...unusable,
       ],

@@ -23,7 +23,7 @@ import {
   payableChainIds,
   preferredChainRefusal,
   sessionNetworks,
-  walletRefusal,
+  walletsInvalid,
 } from '../../actors/session-networks.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
@@ -34,7 +34,16 @@ import { paymentLinkUrl } from '../../hosted/urls.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandContextOf, commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
-import { DeletedMessage, idParams, invalidFields, listOf, listQuery, notFound, queryFilter } from '../schema/fields.ts';
+import {
+  DeletedMessage,
+  idParams,
+  invalidFields,
+  listOf,
+  listQuery,
+  notFound,
+  queryFilter,
+  walletInvalid,
+} from '../schema/fields.ts';
 import {
   FIXED_ON_LINK,
   PAYMENT_LINK_EXAMPLE,
@@ -83,6 +92,9 @@ function refuseReopening(link: PaymentLinkDoc, type: PaymentLink['type']): void 
     'payment_link_used',
   );
 }
+
+/** What a refusal of `allowedChains` for a broken wallet of the organization starts with. */
+const LINK_REFUSED = "allowedChains: the link's sessions would pay into a wallet that is broken: ";
 
 /** Whether `chainIds` allow the same chains as `kept` (in any order). */
 const sameChains = (chainIds: readonly number[], kept: readonly AllowedChain[]): boolean => {
@@ -181,7 +193,9 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
    * The chains a request allows (`allowedChains`; none: every network) must include one the link's
    * sessions can pay on, and a preferred chain it sets must be one of those (`sessionNetworks`, as a
    * session's and an invoice's are checked): else its page would offer nothing to pay with, or quietly
-   * prefer none. Refused with a 400 naming the field. What a link already has (`kept`) is not checked
+   * prefer none. Refused with a 400 naming the field; a wallet of the organization that is broken (one
+   * failing its checksum there, or every allowed chain's one the rail cannot pay) with the 422 a session
+   * of the link would get, naming the wallet, so the payer's page never meets it. What a link already has (`kept`) is not checked
    * again: a body sent back whole repeats it, and a link stored before these checks, or whose wallet
    * went since, keeps working; its sessions drop the preference, as they drop the organization's.
    */
@@ -213,12 +227,18 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       );
     const networks = networksAllowed(chainIds);
     const payable = payableChainIds(networks);
+    // A wallet failing its checksum on a chain the link newly allows refuses every session of the link
+    // (a 422, as at session create); one on a chain it already allowed is left as it was stored.
+    const keptIds = kept.map((c) => c.chainId);
+    const mistyped = networks.filter((n) => n.unpayable?.typo && !keptIds.includes(n.network.chainId));
+    if (mistyped.length > 0) throw walletsInvalid(mistyped, LINK_REFUSED);
     if (payable.length === 0 && !keptChains) {
+      // Every chain it allows left out for its wallet (one the rail cannot pay): the session's 422 too.
+      if (networks.length > 0) throw walletsInvalid(networks, LINK_REFUSED);
       const elsewhere = payableChainIds(networksAllowed(undefined));
-      const broken = networks.filter((n) => n.unpayable).map((n) => `; ${walletRefusal(n)}`);
       throw new ValidationError(
         'allowedChains',
-        `none of chains ${chainIds.join(', ')} can be paid on, so the link's page would offer nothing to pay with (a chain needs a payment method of this organization that can be paid and an asset in ${currency.toUpperCase()}): ${elsewhere.length > 0 ? `allow one of ${elsewhere.join(', ')}, ` : ''}add a wallet address on one with POST /api/v1/organization/withdrawal-addresses, or send no allowedChains (every network)${broken.join('')}`,
+        `none of chains ${chainIds.join(', ')} can be paid on, so the link's page would offer nothing to pay with (a chain needs a payment method of this organization that can be paid and an asset in ${currency.toUpperCase()}): ${elsewhere.length > 0 ? `allow one of ${elsewhere.join(', ')}, ` : ''}add a wallet address on one with POST /api/v1/organization/withdrawal-addresses, or send no allowedChains (every network)`,
         NO_PAYMENT_METHOD,
       );
     }
@@ -399,6 +419,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       "The link's product or price is deleted or inactive (at creation: became so while the request ran), so the link cannot be created or activated: the message names it",
   };
   const fieldErrors = invalidFields('parameters_exclusive', 'resource_missing', 'product_inactive', NO_PAYMENT_METHOD);
+  const brokenWallet = walletInvalid("the link's sessions, on the `allowedChains` it sets,");
 
   api.route(
     {
@@ -409,7 +430,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         'Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.',
       body: PaymentLinkCreate,
       response: PaymentLinkSchema,
-      errors: [fieldErrors, unavailable],
+      errors: [fieldErrors, brokenWallet, unavailable],
       examples: {
         request: {
           title: 'Concert ticket',
@@ -528,7 +549,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       params,
       body: PaymentLinkUpdate,
       response: PaymentLinkSchema,
-      errors: [fieldErrors, notFound('payment link'), used, unavailable],
+      errors: [fieldErrors, brokenWallet, notFound('payment link'), used, unavailable],
     },
     async (ctx, { params: { id }, body }) => {
       const link = await loadLink(ctx, id);

@@ -224,3 +224,12 @@ test("a finalize or send refused for a network of the draft whose wallet was rem
     'cannot be finalized: this organization has no payment method (wallet address) in the test environment, so the invoice could not be paid anywhere; add one under Settings → Payment methods before finalizing',
   );
 });
+
+test("a finalize refused for a broken wallet (the 422) says to correct it in Settings, not with the API's PUT route", (t) => {
+  const refusal =
+    'cannot be finalized: the payment method old-wallet on chain 84532 has the address 0x0000000000000000000000000000000000000000, which is the zero address: funds sent there are burnt; correct it with PUT /api/v1/organization/withdrawal-addresses/old-wallet; the payment method w2 on chain 7357 has the address 0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f, which fails its EIP-55 checksum: check it for a typo and correct it with PUT /api/v1/organization/withdrawal-addresses/w2';
+  t.is(
+    messageOf(refusal, undefined, 'finalize'),
+    'cannot be finalized: the payment method old-wallet on chain 84532 has the address 0x0000000000000000000000000000000000000000, which is the zero address: funds sent there are burnt; correct it under Settings → Payment methods; the payment method w2 on chain 7357 has the address 0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f, which fails its EIP-55 checksum: check it for a typo and correct it under Settings → Payment methods',
+  );
+});

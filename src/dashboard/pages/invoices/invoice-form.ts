@@ -272,6 +272,12 @@ export function messageOf(
 
 const SETTINGS_WALLETS = 'Settings → Payment methods';
 
-/** A refusal for a missing wallet, pointed at where the dashboard adds one rather than the API route. */
-export const inSettings = (message: string): string =>
-  message.replaceAll('with POST /api/v1/organization/withdrawal-addresses', `under ${SETTINGS_WALLETS}`);
+/** The API's routes a refusal names for a wallet: adding one, and correcting one (`PUT …/{id}`, for a broken one). */
+const WALLET_ROUTES =
+  /with (?:POST \/api\/v1\/organization\/withdrawal-addresses|PUT \/api\/v1\/organization\/withdrawal-addresses\/[^\s;,)]+)/g;
+
+/**
+ * A refusal for a missing wallet (add one) or a broken one (correct it: `payment_method_invalid`),
+ * pointed at where the dashboard does either rather than the API's routes.
+ */
+export const inSettings = (message: string): string => message.replace(WALLET_ROUTES, `under ${SETTINGS_WALLETS}`);

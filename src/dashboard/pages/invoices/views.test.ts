@@ -71,3 +71,20 @@ test("a renewal refused for want of any wallet says to add one in the dashboard'
   t.regex(html, /add one under Settings → Payment methods before finalizing/);
   t.notRegex(html, /POST \/api/);
 });
+
+test('a renewal refused for a broken wallet says to correct it in Settings, not to add one, and names no API route', async (t) => {
+  const ctx = { state: { timeZone: 'UTC' } } as unknown as DashboardContext;
+  const invoice = { subscriptionId: 'sub-1' } as unknown as InvoiceView;
+  const error = {
+    code: 'payment_method_invalid',
+    field: null,
+    message:
+      'cannot be finalized: the payment method old-wallet on chain 84532 has the address 0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f, which fails its EIP-55 checksum: check it for a typo and correct it with PUT /api/v1/organization/withdrawal-addresses/old-wallet',
+    at: '2026-02-01T00:00:00.000Z',
+  };
+  const html = String(await FinalizationFailure({ ctx, invoice, error }));
+  t.regex(html, /check it for a typo and correct it under Settings → Payment methods</);
+  t.regex(html, /Fix it \(correct the wallet address under\s+<a href="\/dashboard\/settings\/payment-methods">/);
+  t.notRegex(html, /add the wallet address back/);
+  t.notRegex(html, /\/api\/v1/);
+});

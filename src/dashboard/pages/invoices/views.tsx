@@ -16,6 +16,7 @@ import {
 } from '../../ui/components.tsx';
 import { Pager, StatusFilter } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
+import { WALLET_INVALID } from '../../../actors/session-networks.ts';
 import { SECTIONS } from '../settings/frame.tsx';
 import { INTERVALS, inSettings } from './invoice-form.ts';
 
@@ -290,8 +291,19 @@ export function FinalizationFailure(props: {
         <span safe>{inSettings(props.error.message)}</span>
       </p>
       <p>
-        Fix it (add the wallet address back under <a href={SECTIONS.paymentMethods.path}>Settings → Payment methods</a>,
-        or edit the draft), then finalize it: a renewal is then mailed to its customer.
+        {props.error.code === WALLET_INVALID ? (
+          <>
+            Fix it (correct the wallet address under{' '}
+            <a href={SECTIONS.paymentMethods.path}>Settings → Payment methods</a>: the message says what is wrong with
+            it), then finalize it: a renewal is then mailed to its customer.
+          </>
+        ) : (
+          <>
+            Fix it (add the wallet address back under{' '}
+            <a href={SECTIONS.paymentMethods.path}>Settings → Payment methods</a>, or edit the draft), then finalize it:
+            a renewal is then mailed to its customer.
+          </>
+        )}
       </p>
     </Alert>
   );
