@@ -33,16 +33,23 @@ function recordingDueReads(store: ReadStore, limits: (number | undefined)[]): Re
   };
 }
 
-/** A runner told of no change (a deleted timer never pokes anyway) and logging nothing, stopped after the test. */
-function startUnpoked(
+/** A runner logging nothing, stopped after the test; told of changed timers only by `changed` (a deleted timer never pokes). */
+function startRunner(
   t: ExecutionContext,
   deps: { clock: Clock; readStore: ReadStore; handlers: Record<string, TimerHandler> },
-): TimerRunner {
-  const projections = { waitFor: async () => {}, onDocumentsChanged: () => () => {} };
+): { runner: TimerRunner; changed: (...ids: string[]) => void } {
+  let told: ((ids: ReadonlySet<string>) => void) | null = null;
+  const projections = {
+    waitFor: async () => {},
+    onDocumentsChanged: (_collection: string, listener: (ids: ReadonlySet<string>) => void) => {
+      told = listener;
+      return () => {};
+    },
+  };
   const runner = createTimerRunner({ ...deps, projections, log: () => {} });
   runner.start();
   t.teardown(() => runner.stop());
-  return runner;
+  return { runner, changed: (...ids) => told?.(new Set(ids)) };
 }
 
 /** A handler whose command completes the record: its timer is removed; `seen` gets its id. */
@@ -140,27 +147,16 @@ test('a timer whose command changed nothing is not fired again until it is resch
     version: 1,
   });
   let fired = 0;
-  let changed: ((ids: ReadonlySet<string>) => void) | null = null;
-  const runner = createTimerRunner({
+  const { changed } = startRunner(t, {
     clock,
     readStore: store,
-    projections: {
-      waitFor: async () => {},
-      onDocumentsChanged: (_collection, listener) => {
-        changed = listener;
-        return () => {};
-      },
-    },
     handlers: {
       noop: async () => {
         fired += 1;
         return { position: null };
       },
     },
-    log: () => {},
   });
-  runner.start();
-  t.teardown(() => runner.stop());
   await reached(() => fired, 1);
   clock.advanceBy(SECOND);
   await new Promise((resolve) => setImmediate(resolve));
@@ -175,7 +171,7 @@ test('a timer whose command changed nothing is not fired again until it is resch
     fireAt: T0,
     version: 2,
   });
-  changed!(new Set(['noop:1']));
+  changed('noop:1');
   await reached(() => fired, 2);
   t.pass();
 });
@@ -352,7 +348,7 @@ test('more timers due than one read holds (510): the rest fire in the passes rig
   const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
   await putDue(store, 'act', 510);
   const fired: string[] = [];
-  startUnpoked(t, { clock, readStore: store, handlers: { act: completing(store, fired) } });
+  startRunner(t, { clock, readStore: store, handlers: { act: completing(store, fired) } });
   await reached(() => fired.length, 510);
   t.deepEqual(await timers.find({}), []);
 });
@@ -364,7 +360,7 @@ test('more timers due than one read holds, all spent or put off: each is looked 
   await putDue(store, 'idle', 300);
   await putDue(store, 'later', 210);
   const calls = { idle: 0, later: 0 };
-  startUnpoked(t, {
+  startRunner(t, {
     clock,
     readStore: recordingDueReads(store, limits),
     handlers: {
@@ -399,7 +395,7 @@ test('spent timers that are gone are forgotten: the read limit comes back to a b
   await timers.put({ _id: 'act:2', recordId: '2', ...base, fireAt: T0 + 2 * SECOND });
   let idle = 0;
   const acted: string[] = [];
-  startUnpoked(t, {
+  startRunner(t, {
     clock,
     readStore: recordingDueReads(store, limits),
     handlers: {
@@ -419,4 +415,33 @@ test('spent timers that are gone are forgotten: the read limit comes back to a b
   await reached(() => acted.length, 2);
   // The second pass's read still makes room for the three spent (gone: it forgets them); the third's does not.
   t.deepEqual(limits, [500, 503, 500]);
+});
+
+test("a timer set while a pass runs, due by that pass's now (its read came before), fires: the change pokes", async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  const base = { organizationId: 'org', environment: 'test' };
+  const DAY = 24 * 60 * 60 * SECOND;
+  await timers.put({ _id: 'renew:1', kind: 'renew', recordId: '1', ...base, fireAt: T0 + SECOND });
+  const fired: string[] = [];
+  const { changed } = startRunner(t, {
+    clock,
+    readStore: store,
+    handlers: {
+      // Its command sets another timer, due between the loop's planned look and this pass's now
+      // (the clock jumped a day past it, as a test's clock does, or a stalled process's).
+      async renew(timer) {
+        fired.push(timer._id);
+        await timers.put({ _id: 'remind:2', kind: 'remind', recordId: '2', ...base, fireAt: T0 + DAY / 2 });
+        changed('remind:2');
+        await timers.delete(timer._id);
+        return { position: 1n };
+      },
+      remind: completing(store, fired),
+    },
+  });
+  clock.set(T0 + DAY);
+  await reached(() => fired.length, 2);
+  t.deepEqual(fired, ['renew:1', 'remind:2']);
 });

@@ -102,6 +102,11 @@ export function createTimerRunner(deps: {
   let lookAgainAt = Number.NEGATIVE_INFINITY;
   /** While the next look is being found, its find may have missed a timer set meanwhile: each change pokes. */
   let findingNext = false;
+  /**
+   * The `now` of the pass under way (till its next look is being found): a timer set meanwhile due by
+   * then may come after the pass's read, and the next look is found after it, so such a change pokes.
+   */
+  let passNow: number | null = null;
   /** Timers the last pass found due (but spent ones) that have not acted since. */
   let dueNotActed = 0;
   /** The last pass's read was full and it fired some: more may be due beyond it. */
@@ -152,6 +157,7 @@ export function createTimerRunner(deps: {
     work: dueWork({
       async runDue(now) {
         passRunning = true;
+        passNow = now;
         try {
           await runPass(now);
         } finally {
@@ -162,9 +168,11 @@ export function createTimerRunner(deps: {
         // More due than the pass read: the rest are read at once, not when a later timer falls due.
         if (moreDue) {
           lookAgainAt = now;
+          passNow = null;
           return now;
         }
         findingNext = true;
+        passNow = null;
         // After the pass's `now`, not the clock's: a timer that fell due while the pass fired others
         // (a long pass, a clock that jumped) is the next look, at once, instead of waiting for a poke.
         const upcoming = await timers.find({ fireAt: { $gt: now } }, { sort: { fireAt: 1 }, limit: 1 });
@@ -252,7 +260,7 @@ export function createTimerRunner(deps: {
         const check = async () => {
           for (const id of ids) {
             const timer = await timers.get(id);
-            if (timer && timer.fireAt < lookAgainAt) return true;
+            if (timer && (timer.fireAt < lookAgainAt || (passNow !== null && timer.fireAt <= passNow))) return true;
           }
           return findingNext;
         };
