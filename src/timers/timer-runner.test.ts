@@ -1,7 +1,8 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { COLLECTIONS, type TimerDoc } from '../projections/collections.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
-import { createManualClock } from '../shared/clock.ts';
+import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
+import { type Clock, createManualClock } from '../shared/clock.ts';
 import type { LogFields } from '../shared/logger.ts';
 import { createTimerRunner, type TimerHandler, type TimerRunner } from './timer-runner.ts';
 
@@ -12,6 +13,66 @@ const SECOND = 1000;
 async function reached(count: () => number, n: number): Promise<void> {
   for (let i = 0; i < 1000 && count() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
   if (count() < n) throw new Error(`expected ${n} calls, saw ${count()}`);
+}
+
+/** The store, recording the `limit` of each read of the due timers (the runner's pass) in `limits`. */
+function recordingDueReads(store: ReadStore, limits: (number | undefined)[]): ReadStore {
+  return {
+    ...store,
+    collection<T extends ReadDocument>(name: string): Collection<T> {
+      const inner = store.collection<T>(name);
+      return {
+        ...inner,
+        find(filter, options) {
+          const fireAt = filter.fireAt;
+          if (typeof fireAt === 'object' && fireAt !== null && '$lte' in fireAt) limits.push(options?.limit);
+          return inner.find(filter, options);
+        },
+      };
+    },
+  };
+}
+
+/** A runner logging nothing, stopped after the test; told of changed timers only by `changed` (a deleted timer never pokes). */
+function startRunner(
+  t: ExecutionContext,
+  deps: { clock: Clock; readStore: ReadStore; handlers: Record<string, TimerHandler> },
+): { runner: TimerRunner; changed: (...ids: string[]) => void } {
+  let told: ((ids: ReadonlySet<string>) => void) | null = null;
+  const projections = {
+    waitFor: async () => {},
+    onDocumentsChanged: (_collection: string, listener: (ids: ReadonlySet<string>) => void) => {
+      told = listener;
+      return () => {};
+    },
+  };
+  const runner = createTimerRunner({ ...deps, projections, log: () => {} });
+  runner.start();
+  t.teardown(() => runner.stop());
+  return { runner, changed: (...ids) => told?.(new Set(ids)) };
+}
+
+/** A handler whose command completes the record: its timer is removed; `seen` gets its id. */
+const completing =
+  (store: ReadStore, seen: string[]): TimerHandler =>
+  async (timer) => {
+    seen.push(timer._id);
+    await store.collection<TimerDoc>(COLLECTIONS.timers).delete(timer._id);
+    return { position: 1n };
+  };
+
+/** `count` due timers of `kind`, a millisecond apart, the last at T0. */
+async function putDue(store: ReadStore, kind: string, count: number): Promise<void> {
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  for (let i = 0; i < count; i++)
+    await timers.put({
+      _id: `${kind}:${i}`,
+      kind,
+      recordId: String(i),
+      organizationId: 'org',
+      environment: 'test',
+      fireAt: T0 - count + 1 + i,
+    });
 }
 
 test('a timer whose handler fails is retried on the clock, backing off, and does not hold up the others', async (t) => {
@@ -86,27 +147,16 @@ test('a timer whose command changed nothing is not fired again until it is resch
     version: 1,
   });
   let fired = 0;
-  let changed: ((ids: ReadonlySet<string>) => void) | null = null;
-  const runner = createTimerRunner({
+  const { changed } = startRunner(t, {
     clock,
     readStore: store,
-    projections: {
-      waitFor: async () => {},
-      onDocumentsChanged: (_collection, listener) => {
-        changed = listener;
-        return () => {};
-      },
-    },
     handlers: {
       noop: async () => {
         fired += 1;
         return { position: null };
       },
     },
-    log: () => {},
   });
-  runner.start();
-  t.teardown(() => runner.stop());
   await reached(() => fired, 1);
   clock.advanceBy(SECOND);
   await new Promise((resolve) => setImmediate(resolve));
@@ -121,7 +171,7 @@ test('a timer whose command changed nothing is not fired again until it is resch
     fireAt: T0,
     version: 2,
   });
-  changed!(new Set(['noop:1']));
+  changed('noop:1');
   await reached(() => fired, 2);
   t.pass();
 });
@@ -290,4 +340,108 @@ test('each timer fired is one structured line: its kind, id, tenant and what cam
       { ...common, level: 'debug', kind: 'later', timerId: 'later:3', outcome: 'not_yet' },
     ],
   );
+});
+
+test('more timers due than one read holds (510): the rest fire in the passes right after, not when something pokes', async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  await putDue(store, 'act', 510);
+  const fired: string[] = [];
+  startRunner(t, { clock, readStore: store, handlers: { act: completing(store, fired) } });
+  await reached(() => fired.length, 510);
+  t.deepEqual(await timers.find({}), []);
+});
+
+test('more timers due than one read holds, all spent or put off: each is looked at once, then the loop waits (no spin)', async (t) => {
+  const clock = createManualClock(T0);
+  const limits: (number | undefined)[] = [];
+  const store = createEmbeddedReadStore({});
+  await putDue(store, 'idle', 300);
+  await putDue(store, 'later', 210);
+  const calls = { idle: 0, later: 0 };
+  startRunner(t, {
+    clock,
+    readStore: recordingDueReads(store, limits),
+    handlers: {
+      async idle() {
+        calls.idle += 1;
+        return { position: null };
+      },
+      async later() {
+        calls.later += 1;
+        return { notYet: true };
+      },
+    },
+  });
+  await reached(() => calls.idle + calls.later, 510);
+  for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(calls, { idle: 300, later: 210 }, 'each looked at once');
+  // A batch, then a read on top of the 500 now skipped that is not full: the loop waits for the retry.
+  t.deepEqual(limits, [500, 1000]);
+  clock.advanceBy(60 * SECOND);
+  await reached(() => calls.later, 420);
+  t.is(calls.idle, 300, 'spent timers are not fired again');
+});
+
+test('spent timers that are gone are forgotten: the read limit comes back to a batch', async (t) => {
+  const clock = createManualClock(T0);
+  const limits: (number | undefined)[] = [];
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  await putDue(store, 'idle', 3);
+  const base = { kind: 'act', organizationId: 'org', environment: 'test' };
+  await timers.put({ _id: 'act:1', recordId: '1', ...base, fireAt: T0 + SECOND });
+  await timers.put({ _id: 'act:2', recordId: '2', ...base, fireAt: T0 + 2 * SECOND });
+  let idle = 0;
+  const acted: string[] = [];
+  startRunner(t, {
+    clock,
+    readStore: recordingDueReads(store, limits),
+    handlers: {
+      async idle() {
+        idle += 1;
+        return { position: null };
+      },
+      act: completing(store, acted),
+    },
+  });
+  await reached(() => idle, 3);
+  // Their records went on (or were deleted): the spent timers are removed.
+  for (let i = 0; i < 3; i++) await timers.delete(`idle:${i}`);
+  clock.advanceBy(SECOND);
+  await reached(() => acted.length, 1);
+  clock.advanceBy(SECOND);
+  await reached(() => acted.length, 2);
+  // The second pass's read still makes room for the three spent (gone: it forgets them); the third's does not.
+  t.deepEqual(limits, [500, 503, 500]);
+});
+
+test("a timer set while a pass runs, due by that pass's now (its read came before), fires: the change pokes", async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  const base = { organizationId: 'org', environment: 'test' };
+  const DAY = 24 * 60 * 60 * SECOND;
+  await timers.put({ _id: 'renew:1', kind: 'renew', recordId: '1', ...base, fireAt: T0 + SECOND });
+  const fired: string[] = [];
+  const { changed } = startRunner(t, {
+    clock,
+    readStore: store,
+    handlers: {
+      // Its command sets another timer, due between the loop's planned look and this pass's now
+      // (the clock jumped a day past it, as a test's clock does, or a stalled process's).
+      async renew(timer) {
+        fired.push(timer._id);
+        await timers.put({ _id: 'remind:2', kind: 'remind', recordId: '2', ...base, fireAt: T0 + DAY / 2 });
+        changed('remind:2');
+        await timers.delete(timer._id);
+        return { position: 1n };
+      },
+      remind: completing(store, fired),
+    },
+  });
+  clock.set(T0 + DAY);
+  await reached(() => fired.length, 2);
+  t.deepEqual(fired, ['renew:1', 'remind:2']);
 });

@@ -102,8 +102,15 @@ export function createTimerRunner(deps: {
   let lookAgainAt = Number.NEGATIVE_INFINITY;
   /** While the next look is being found, its find may have missed a timer set meanwhile: each change pokes. */
   let findingNext = false;
+  /**
+   * The `now` of the pass under way (till its next look is being found): a timer set meanwhile due by
+   * then may come after the pass's read, and the next look is found after it, so such a change pokes.
+   */
+  let passNow: number | null = null;
   /** Timers the last pass found due (but spent ones) that have not acted since. */
   let dueNotActed = 0;
+  /** The last pass's read was full and it fired some: more may be due beyond it. */
+  let moreDue = false;
 
   /** Fires `timer`; false when its handler answered `notYet`. */
   async function fire(timer: TimerDoc): Promise<boolean> {
@@ -150,6 +157,7 @@ export function createTimerRunner(deps: {
     work: dueWork({
       async runDue(now) {
         passRunning = true;
+        passNow = now;
         try {
           await runPass(now);
         } finally {
@@ -157,7 +165,14 @@ export function createTimerRunner(deps: {
         }
       },
       async nextDue(now) {
+        // More due than the pass read: the rest are read at once, not when a later timer falls due.
+        if (moreDue) {
+          lookAgainAt = now;
+          passNow = null;
+          return now;
+        }
         findingNext = true;
+        passNow = null;
         // After the pass's `now`, not the clock's: a timer that fell due while the pass fired others
         // (a long pass, a clock that jumped) is the next look, at once, instead of waiting for a poke.
         const upcoming = await timers.find({ fireAt: { $gt: now } }, { sort: { fireAt: 1 }, limit: 1 });
@@ -170,21 +185,30 @@ export function createTimerRunner(deps: {
     }),
   });
 
-  /** Fires the due timers, but not those spent at this scheduling or waiting for their retry. */
+  /**
+   * Fires the due timers, but not those spent at this scheduling or waiting for their retry; tells
+   * `moreDue` when the read was full and some of it was fired, so what lay beyond it is read at once.
+   */
   async function runPass(now: number): Promise<void> {
+    moreDue = false;
+    // The timers skipped below are read on top of a batch, so a full read tries at least a batch.
     const limit = BATCH + spent.size + failing.size;
     const due = await timers.find({ fireAt: { $lte: now } }, { sort: { fireAt: 1 }, limit });
-    // A retry whose timer is gone (its record completed meanwhile) or moved is forgotten: a retry
-    // time left behind in the past would have the loop look again at once, over and over.
+    // A read not full holds every due timer: one remembered that is not among them is gone (its
+    // record completed meanwhile) or moved. A retry time left behind in the past would have the loop
+    // look again at once, over and over; a spent entry would only grow the map and the read's limit.
     if (due.length < limit) {
       const dueIds = new Set(due.map((timer) => timer._id));
       for (const id of failing.keys()) if (!dueIds.has(id)) failing.delete(id);
+      for (const id of spent.keys()) if (!dueIds.has(id)) spent.delete(id);
     }
     dueNotActed = due.filter((timer) => spent.get(timer._id) !== scheduling(timer)).length;
+    let attempted = 0;
     for (const timer of due) {
       if (spent.get(timer._id) === scheduling(timer)) continue;
       const failed = failing.get(timer._id);
       if (failed && failed.scheduling === scheduling(timer) && failed.retryAt > now) continue;
+      attempted += 1;
       const retriesBefore = retryCalls;
       try {
         // Retried from this pass's `now`, so the timers put off together are looked at again together;
@@ -218,6 +242,9 @@ export function createTimerRunner(deps: {
         );
       }
     }
+    // A deleted timer never pokes, so nothing else would read past a full batch. Only after firing
+    // some: a full read of skipped timers must not have the loop look again at once, over and over.
+    moreDue = due.length === limit && attempted > 0;
   }
 
   return {
@@ -233,7 +260,7 @@ export function createTimerRunner(deps: {
         const check = async () => {
           for (const id of ids) {
             const timer = await timers.get(id);
-            if (timer && timer.fireAt < lookAgainAt) return true;
+            if (timer && (timer.fireAt < lookAgainAt || (passNow !== null && timer.fireAt <= passNow))) return true;
           }
           return findingNext;
         };
