@@ -2081,9 +2081,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2137,9 +2141,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2193,9 +2201,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2249,9 +2261,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2305,9 +2321,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2412,9 +2432,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2519,9 +2543,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2575,9 +2603,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2631,9 +2663,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2687,9 +2723,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2743,9 +2783,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2799,9 +2843,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2855,9 +2903,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2911,9 +2963,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2967,9 +3023,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3023,9 +3083,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3079,9 +3143,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3135,9 +3203,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3191,9 +3263,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3258,9 +3334,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3314,9 +3394,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3375,9 +3459,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3431,9 +3519,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3491,9 +3583,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
