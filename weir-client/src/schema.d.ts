@@ -1692,7 +1692,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a webhook endpoint
-         * @description Sends `webhook_endpoint.test`, whatever the endpoint subscribes to.
+         * @description Sends `webhook_endpoint.test`, whatever the endpoint subscribes to, even to a disabled endpoint; its delivery shows in `GET …/{id}/deliveries` like any other.
          */
         post: operations["WebhookEndpointController_test"];
         delete?: never;
@@ -7550,7 +7550,13 @@ export interface components {
                 [key: string]: unknown;
             }[];
             attempts: number;
-            canceled?: unknown;
+            /** @description When and why Weir stopped trying: the endpoint was deleted or disabled while the delivery was pending; kept after a resend */
+            canceled: {
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                reason: "endpoint_deleted" | "endpoint_disabled";
+            } | null;
             /** Format: date-time */
             createdAt: string;
             endpointId: string;
@@ -7638,6 +7644,17 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
+        /**
+         * @example {
+         *       "statusCode": 200,
+         *       "message": "test event sent to webhook endpoint 0f8fad5b-…"
+         *     }
+         */
+        WebhookTestSent: {
+            message: string;
+            /** @enum {number} */
+            statusCode: 200;
+        };
         WithdrawalAddress: {
             address: string;
             chainId: number;
@@ -19256,7 +19273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeletedMessage"];
+                    "application/json": components["schemas"]["WebhookTestSent"];
                 };
             };
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
