@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { WebhookDeliveryDoc, WebhookEndpointDoc } from '../../../projections/collections.ts';
 import type { DashboardContext } from '../../context.ts';
-import { DeliveriesCard } from './webhooks.tsx';
+import { DeliveriesCard, sinceFirst } from './webhooks.tsx';
 
 const ctx = { state: { timeZone: 'UTC', csrfToken: 'csrf' } } as unknown as DashboardContext;
 const endpoint = { id: 'ep_1' } as WebhookEndpointDoc;
@@ -45,4 +45,14 @@ test('a canceled delivery says why and when it stopped; one resent since, and de
   t.regex(html, /Canceled: the endpoint was disabled, <\/span><time datetime="2026-12-01T06:31:44.440Z">/);
   t.notRegex(html, /next try/);
   t.notRegex(await render({ ...canceled, status: 'succeeded' }), /Canceled:/);
+});
+
+test('each retry says how long after the first attempt it came, since the times show only the minute', async (t) => {
+  t.is(sinceFirst('2026-12-01T06:29:54.702Z', '2026-12-01T06:30:24.900Z'), '+30 s');
+  t.is(sinceFirst('2026-12-01T06:29:54.000Z', '2026-12-01T06:31:24.000Z'), '+1 m 30 s');
+  t.is(sinceFirst('2026-12-01T06:00:00.000Z', '2026-12-01T10:15:30.000Z'), '+4 h 15 m 30 s');
+  t.is(sinceFirst('2026-12-01T06:00:00.000Z', '2026-12-01T06:00:00.200Z'), '+0 s');
+  const html = await render(delivery({}));
+  t.notRegex(html, /06:29<\/span><span class="tz"> UTC<\/span><\/time><span class="muted">/, 'not on the first');
+  t.regex(html, /<span class="muted"> \(\+30 s\)<\/span>/);
 });

@@ -207,6 +207,25 @@ const DELIVERY_STATUS: Record<WebhookDeliveryDoc['status'], { tone: Tone; text: 
 const attemptTone = (statusCode: number | null): Tone =>
   statusCode !== null && statusCode >= 200 && statusCode < 300 ? 'success' : 'danger';
 
+/**
+ * How long after the first attempt another came ("+1 m 30 s"): the times are shown to the minute,
+ * so retries 30 s apart would otherwise look like one moment.
+ */
+export function sinceFirst(firstIso: string, iso: string): string {
+  let seconds = Math.max(0, Math.round((Date.parse(iso) - Date.parse(firstIso)) / 1000));
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
+    if (seconds >= size) parts.push(`${Math.floor(seconds / size)} ${unit}`);
+    seconds %= size;
+  }
+  if (seconds > 0 || parts.length === 0) parts.push(`${seconds} s`);
+  return `+${parts.join(' ')}`;
+}
+
 const CANCEL_REASONS: Record<string, string> = {
   endpoint_disabled: 'the endpoint was disabled',
   endpoint_deleted: 'the endpoint was deleted',
@@ -307,6 +326,11 @@ export function DeliveriesCard(props: {
                               <td class="amount nowrap" safe>{`${a.durationMs} ms`}</td>
                               <td class="hide-narrow nowrap">
                                 <DateTime iso={a.at} timeZone={ctx.state.timeZone} />
+                                {a.attempt > 1 && d.log[0] ? (
+                                  <span class="muted" safe>{` (${sinceFirst(d.log[0].at, a.at)})`}</span>
+                                ) : (
+                                  ''
+                                )}
                               </td>
                               <td class="response-cell">
                                 <code safe>{a.response ?? a.error ?? '—'}</code>
