@@ -9,3 +9,18 @@ test('`*` takes in every event type but audit.checkpoint, which an endpoint rece
   t.false(subscribes(['invoice.paid'], AUDIT_CHECKPOINT_EVENT_TYPE));
   t.true(subscribes(['invoice.paid'], TEST_WEBHOOK_EVENT_TYPE));
 });
+
+test("the README's Webhooks section names every event type Weir sends, in full or as `.name` after its family", async (t) => {
+  const { readFile } = await import('node:fs/promises');
+  const { WEBHOOK_EVENT_TYPES } = await import('./webhook-event-types.ts');
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('### Webhooks'));
+  for (const type of [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE]) {
+    const cut = type.lastIndexOf('.');
+    const family = type.slice(0, cut);
+    const named =
+      readme.includes(`\`${type}\``) ||
+      (section.includes(`\`${family}.`) && readme.includes(`\`.${type.slice(cut + 1)}\``));
+    t.true(named, type);
+  }
+});

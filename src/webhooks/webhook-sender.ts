@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Environment } from '../event-store/event-store.ts';
 import { DELIVERY_TIMEOUT_MS } from './retry-schedule.ts';
-import { bodySignature, timestampedSignature } from './signature.ts';
+import { webhookHeaders } from './webhook-headers.ts';
 import {
   checkLiteralHost,
   guardedLookup,
@@ -209,10 +209,7 @@ export function createHttpWebhookSender(
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
             'user-agent': userAgent,
-            'x-webhook-signature': bodySignature(secret, body),
-            'x-webhook-token': secret,
-            'x-weir-signature': timestampedSignature(secret, body, Math.floor(nowMs / 1000)),
-            'x-webhook-id': eventId,
+            ...webhookHeaders({ secret, body, eventId, nowMs }),
           },
         },
         (response) => answered(attempt, response),

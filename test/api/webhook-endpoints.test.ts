@@ -434,3 +434,29 @@ test('POST /:id/deliveries/:deliveryId/resend makes a new attempt, recorded in t
     code: 'resource_missing',
   });
 });
+
+test("the document says what a delivery's canceled holds and what a test send answers (it named no shape, and a test send's answer a deleted customer)", async (t) => {
+  const weir = await startTestWeir(t);
+  type Schema = {
+    properties?: Record<string, Schema>;
+    enum?: string[];
+    anyOf?: Schema[];
+    $ref?: string;
+    example?: unknown;
+  };
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as {
+    components: { schemas: Record<string, Schema> };
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content: Record<string, { schema: Schema }> }> }>
+    >;
+  };
+  const canceled = document.components.schemas.WebhookDelivery!.properties!.canceled!;
+  const shape = [canceled, ...(canceled.anyOf ?? [])].find((s) => s.properties);
+  t.deepEqual(Object.keys(shape?.properties ?? {}).sort(), ['at', 'reason']);
+  t.deepEqual(shape?.properties?.reason?.enum, ['endpoint_deleted', 'endpoint_disabled']);
+  const answer =
+    document.paths[`${ENDPOINTS}/{id}/test`]!.post!.responses['200']!.content['application/json']!.schema.$ref!;
+  const example = JSON.stringify(document.components.schemas[answer.split('/').pop()!]!.example);
+  t.regex(example, /test event sent/);
+});

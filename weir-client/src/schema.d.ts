@@ -1692,7 +1692,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a webhook endpoint
-         * @description Sends `webhook_endpoint.test`, whatever the endpoint subscribes to.
+         * @description Sends `webhook_endpoint.test`, whatever the endpoint subscribes to, even to a disabled endpoint; its delivery shows in `GET …/{id}/deliveries` like any other.
          */
         post: operations["WebhookEndpointController_test"];
         delete?: never;
@@ -2081,9 +2081,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2137,9 +2141,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2193,9 +2201,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2249,9 +2261,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2305,9 +2321,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2412,9 +2432,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2519,9 +2543,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2575,9 +2603,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2631,9 +2663,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2687,9 +2723,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2743,9 +2783,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2799,9 +2843,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2855,9 +2903,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2911,9 +2963,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2967,9 +3023,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3023,9 +3083,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3079,9 +3143,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3135,9 +3203,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3191,9 +3263,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3258,9 +3334,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3314,9 +3394,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3375,9 +3459,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3431,9 +3519,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3491,9 +3583,13 @@ export interface webhooks {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description HMAC-SHA256 of the body (the reference’s header) */
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret */
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -7457,7 +7553,13 @@ export interface components {
                 [key: string]: unknown;
             }[];
             attempts: number;
-            canceled?: unknown;
+            /** @description When and why Weir stopped trying: the endpoint was deleted or disabled while the delivery was pending; kept after a resend */
+            canceled: {
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                reason: "endpoint_deleted" | "endpoint_disabled";
+            } | null;
             /** Format: date-time */
             createdAt: string;
             endpointId: string;
@@ -7545,6 +7647,17 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
+        /**
+         * @example {
+         *       "statusCode": 200,
+         *       "message": "test event sent to webhook endpoint 0f8fad5b-…"
+         *     }
+         */
+        WebhookTestSent: {
+            message: string;
+            /** @enum {number} */
+            statusCode: 200;
+        };
         WithdrawalAddress: {
             address: string;
             chainId: number;
@@ -19183,7 +19296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeletedMessage"];
+                    "application/json": components["schemas"]["WebhookTestSent"];
                 };
             };
             /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */

@@ -35,7 +35,12 @@ import {
   withCode,
   z,
 } from '../schema/fields.ts';
-import { WebhookDeliverySchema, WebhookEndpointSchema, WebhookEventTypeSchema } from '../schema/resources.ts';
+import {
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookEventTypeSchema,
+  WebhookTestSent,
+} from '../schema/resources.ts';
 import { schemaRoutes } from '../schema/route.ts';
 import { issuing } from '../schema/validation-codes.ts';
 
@@ -312,9 +317,10 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'post',
       path: '/:id/test',
       summary: 'Send a test event to a webhook endpoint',
-      description: 'Sends `webhook_endpoint.test`, whatever the endpoint subscribes to.',
+      description:
+        'Sends `webhook_endpoint.test`, whatever the endpoint subscribes to, even to a disabled endpoint; its delivery shows in `GET …/{id}/deliveries` like any other.',
       params,
-      response: DeletedMessage,
+      response: WebhookTestSent,
       errors: [notFound('webhook endpoint')],
     },
     async (ctx) => {

@@ -19,7 +19,7 @@ import { nullableReferences } from './nullable-references.ts';
 import { withResponseHeaders } from './response-headers.ts';
 import { operationIds } from './operation-ids.ts';
 import { validationCodes } from './validation-codes.ts';
-import { webhookDefinitions } from './webhook-payloads.ts';
+import { WEBHOOKS_TAG_DESCRIPTION, webhookDefinitions } from './webhook-payloads.ts';
 
 /** The routers of each area, as `httpRouters` gives them. */
 export type MountedAreas = Record<string, Router<never> | Router<never>[] | null | undefined>;
@@ -470,7 +470,7 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
   tags.add('Webhooks');
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    tags: [...tags].map((name) => ({ name })),
+    tags: [...tags].map((name) => (name === 'Webhooks' ? { name, description: WEBHOOKS_TAG_DESCRIPTION } : { name })),
     info: {
       title: 'Weir API',
       version: info.version,

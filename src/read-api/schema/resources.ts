@@ -156,6 +156,13 @@ export const WebhookEndpointSchema = z
   })
   .openapi('WebhookEndpoint');
 
+/** The answer to a test send: the event is on its way, its delivery in the endpoint's log. */
+export const WebhookTestSent = z
+  .object({ statusCode: z.literal(200), message: z.string() })
+  .openapi('WebhookTestSent', {
+    example: { statusCode: 200, message: 'test event sent to webhook endpoint 0f8fad5b-…' },
+  });
+
 export const WebhookDeliverySchema = z
   .object({
     id: z.string(),
@@ -170,7 +177,13 @@ export const WebhookDeliverySchema = z
       description:
         'Each attempt: `attempt`, `at`, `statusCode`, `error`, `durationMs` and `response` (the start of the answer body)',
     }),
-    canceled: z.unknown().nullable(),
+    canceled: z
+      .object({ at: timestamp(), reason: z.enum(['endpoint_deleted', 'endpoint_disabled']) })
+      .nullable()
+      .openapi({
+        description:
+          'When and why Weir stopped trying: the endpoint was deleted or disabled while the delivery was pending; kept after a resend',
+      }),
     resends: z.array(z.object({ at: timestamp(), by: z.string(), attempt: z.number().int() })).openapi({
       description: 'Attempts asked for by hand: when, by whom (`user:<id>` or `api_key:<id>`) and which attempt',
     }),

@@ -5,6 +5,7 @@ import {
   TEST_WEBHOOK_EVENT_TYPE,
   WEBHOOK_EVENT_TYPES,
 } from '../../webhooks/webhook-event-types.ts';
+import { WEBHOOK_HEADER_DOCS } from '../../webhooks/webhook-headers.ts';
 import { z } from './fields.ts';
 import { CheckoutSessionSchema, IntentTransactionSchema, PaymentIntentSchema } from './checkout-session.ts';
 import { InvoiceEventObjectSchema } from './invoice.ts';
@@ -75,6 +76,22 @@ function payloadOf(type: string): { schema: z.ZodType; object: string } {
   throw new Error(`webhook payloads: no payload schema for ${type}`);
 }
 
+/** What the reference page says above the events: how a receiver checks, answers and dedupes them. */
+export const WEBHOOKS_TAG_DESCRIPTION = [
+  'Weir POSTs each event as JSON to every enabled endpoint subscribed to its type.',
+  'Verify `X-Weir-Signature` over the raw body with the endpoint’s `secret` (the whole `whsec_…` string) and refuse a `t` more than 5 minutes old; each attempt is signed anew with the secret the endpoint has then, so after `POST /api/v1/webhook-endpoints/{id}/regenerate` only the new one verifies.',
+  'Answer any 2xx within 10 s; anything else (a redirect too) is retried after 30 s, doubling, 10 attempts in all, each logged in `GET /api/v1/webhook-endpoints/{id}/deliveries`.',
+  'Events are not ordered, and one may arrive more than once: dedupe on the body’s `id` (also `X-Webhook-Id`), the same on every retry and resend.',
+  'An event that happens while its endpoint is disabled is not sent to it, then or later.',
+].join(' ');
+
+/** The headers of every delivery, from the list the sender's own headers are checked against. */
+const WebhookHeaders = z.object(
+  Object.fromEntries(
+    Object.entries(WEBHOOK_HEADER_DOCS).map(([name, description]) => [name, z.string().openapi({ description })]),
+  ),
+);
+
 /** One OpenAPI webhook per event type Weir sends: the delivered body, its signature headers. */
 export function webhookDefinitions(): RouteConfig[] {
   return [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE].map((type) => {
@@ -85,15 +102,7 @@ export function webhookDefinitions(): RouteConfig[] {
       summary: `The ${type} event`,
       tags: ['Webhooks'],
       request: {
-        headers: z.object({
-          'X-Weir-Signature': z.string().openapi({
-            description:
-              '`t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<body>` keyed with the endpoint secret',
-          }),
-          'X-Webhook-Signature': z
-            .string()
-            .openapi({ description: 'HMAC-SHA256 of the body (the reference’s header)' }),
-        }),
+        headers: WebhookHeaders,
         body: {
           content: {
             'application/json': {

@@ -207,6 +207,55 @@ const DELIVERY_STATUS: Record<WebhookDeliveryDoc['status'], { tone: Tone; text: 
 const attemptTone = (statusCode: number | null): Tone =>
   statusCode !== null && statusCode >= 200 && statusCode < 300 ? 'success' : 'danger';
 
+/**
+ * How long after the first attempt another came ("+1 m 30 s"): the times are shown to the minute,
+ * so retries 30 s apart would otherwise look like one moment.
+ */
+export function sinceFirst(firstIso: string, iso: string): string {
+  let seconds = Math.max(0, Math.round((Date.parse(iso) - Date.parse(firstIso)) / 1000));
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
+    if (seconds >= size) parts.push(`${Math.floor(seconds / size)} ${unit}`);
+    seconds %= size;
+  }
+  if (seconds > 0 || parts.length === 0) parts.push(`${seconds} s`);
+  return `+${parts.join(' ')}`;
+}
+
+const CANCEL_REASONS: Record<string, string> = {
+  endpoint_disabled: 'the endpoint was disabled',
+  endpoint_deleted: 'the endpoint was deleted',
+};
+
+/**
+ * What the attempts alone do not tell: the event id a receiver dedupes on (its `x-webhook-id`),
+ * and why a delivery stopped before succeeding.
+ */
+function DeliveryFacts({ ctx, delivery }: { ctx: DashboardContext; delivery: WebhookDeliveryDoc }): JSX.Element {
+  const { canceled } = delivery;
+  return (
+    <p class="muted delivery-facts">
+      {'Event '}
+      <code safe>{delivery.eventId}</code>
+      {' (its x-webhook-id header, the same on every attempt)'}
+      {delivery.status === 'canceled' && canceled ? (
+        <>
+          <br />
+          <span safe>{`Canceled: ${CANCEL_REASONS[canceled.reason] ?? canceled.reason}, `}</span>
+          <DateTime iso={canceled.at} timeZone={ctx.state.timeZone} />
+          {'. Nothing more is tried unless you resend it.'}
+        </>
+      ) : (
+        ''
+      )}
+    </p>
+  );
+}
+
 /** The delivery log of one endpoint: each delivery with its attempts (status, duration, answer) and Resend. */
 export function DeliveriesCard(props: {
   ctx: DashboardContext;
@@ -236,10 +285,19 @@ export function DeliveriesCard(props: {
                     <code safe>{d.eventType}</code>
                     <Badge {...DELIVERY_STATUS[d.status]} label={DELIVERY_STATUS[d.status].text} />
                     <span class="muted" safe>{`${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`}</span>
+                    {d.status === 'pending' && d.nextAttemptAt !== null ? (
+                      <span class="muted">
+                        {'next try '}
+                        <DateTime iso={new Date(d.nextAttemptAt).toISOString()} timeZone={ctx.state.timeZone} />
+                      </span>
+                    ) : (
+                      ''
+                    )}
                     <span class="muted delivery-time">
                       <DateTime iso={d.createdAt} timeZone={ctx.state.timeZone} />
                     </span>
                   </summary>
+                  <DeliveryFacts ctx={ctx} delivery={d} />
                   {d.log.length === 0 ? (
                     <p class="muted">Not tried yet.</p>
                   ) : (
@@ -268,6 +326,11 @@ export function DeliveriesCard(props: {
                               <td class="amount nowrap" safe>{`${a.durationMs} ms`}</td>
                               <td class="hide-narrow nowrap">
                                 <DateTime iso={a.at} timeZone={ctx.state.timeZone} />
+                                {a.attempt > 1 && d.log[0] ? (
+                                  <span class="muted" safe>{` (${sinceFirst(d.log[0].at, a.at)})`}</span>
+                                ) : (
+                                  ''
+                                )}
                               </td>
                               <td class="response-cell">
                                 <code safe>{a.response ?? a.error ?? '—'}</code>

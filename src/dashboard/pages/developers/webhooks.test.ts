@@ -1,0 +1,58 @@
+import test from 'ava';
+import type { WebhookDeliveryDoc, WebhookEndpointDoc } from '../../../projections/collections.ts';
+import type { DashboardContext } from '../../context.ts';
+import { DeliveriesCard, sinceFirst } from './webhooks.tsx';
+
+const ctx = { state: { timeZone: 'UTC', csrfToken: 'csrf' } } as unknown as DashboardContext;
+const endpoint = { id: 'ep_1' } as WebhookEndpointDoc;
+
+const delivery = (over: Partial<WebhookDeliveryDoc>): WebhookDeliveryDoc =>
+  ({
+    id: 'dl_1',
+    endpointId: 'ep_1',
+    eventId: 'evt_7f91ac47',
+    eventType: 'checkout_session.completed',
+    createdAt: '2026-12-01T06:29:54.695Z',
+    status: 'pending',
+    attempts: 2,
+    nextAttemptAt: Date.parse('2026-12-01T06:31:24.695Z'),
+    log: [
+      { attempt: 1, at: '2026-12-01T06:29:54.702Z', statusCode: 500, error: 'receiver answered 500', durationMs: 3 },
+      { attempt: 2, at: '2026-12-01T06:30:24.900Z', statusCode: 500, error: 'receiver answered 500', durationMs: 2 },
+    ],
+    resends: [],
+    ...over,
+  }) as WebhookDeliveryDoc;
+
+const render = async (d: WebhookDeliveryDoc) => String(await DeliveriesCard({ ctx, endpoint, deliveries: [d] }));
+
+test('a delivery waiting for a retry says when the next try is, and every delivery names the event id a receiver dedupes on', async (t) => {
+  const html = await render(delivery({}));
+  t.regex(html, /next try <time datetime="2026-12-01T06:31:24.695Z">/);
+  t.regex(html, /Event <code>evt_7f91ac47<\/code> \(its x-webhook-id header/);
+  const done = await render(delivery({ status: 'succeeded', nextAttemptAt: null }));
+  t.notRegex(done, /next try/);
+  t.regex(done, /evt_7f91ac47/);
+});
+
+test('a canceled delivery says why and when it stopped; one resent since, and delivered, no longer shows it as canceled', async (t) => {
+  const canceled = delivery({
+    status: 'canceled',
+    nextAttemptAt: null,
+    canceled: { at: '2026-12-01T06:31:44.440Z', reason: 'endpoint_disabled' },
+  });
+  const html = await render(canceled);
+  t.regex(html, /Canceled: the endpoint was disabled, <\/span><time datetime="2026-12-01T06:31:44.440Z">/);
+  t.notRegex(html, /next try/);
+  t.notRegex(await render({ ...canceled, status: 'succeeded' }), /Canceled:/);
+});
+
+test('each retry says how long after the first attempt it came, since the times show only the minute', async (t) => {
+  t.is(sinceFirst('2026-12-01T06:29:54.702Z', '2026-12-01T06:30:24.900Z'), '+30 s');
+  t.is(sinceFirst('2026-12-01T06:29:54.000Z', '2026-12-01T06:31:24.000Z'), '+1 m 30 s');
+  t.is(sinceFirst('2026-12-01T06:00:00.000Z', '2026-12-01T10:15:30.000Z'), '+4 h 15 m 30 s');
+  t.is(sinceFirst('2026-12-01T06:00:00.000Z', '2026-12-01T06:00:00.200Z'), '+0 s');
+  const html = await render(delivery({}));
+  t.notRegex(html, /06:29<\/span><span class="tz"> UTC<\/span><\/time><span class="muted">/, 'not on the first');
+  t.regex(html, /<span class="muted"> \(\+30 s\)<\/span>/);
+});

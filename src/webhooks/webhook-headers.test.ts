@@ -1,0 +1,55 @@
+import test from 'ava';
+import { openApiDocument } from '../read-api/schema/openapi-document.ts';
+import { verifyBodySignature, verifyTimestampedSignature } from './signature.ts';
+import { webhookHeaders } from './webhook-headers.ts';
+
+type Parameter = { name: string; in: string; required?: boolean };
+type Document = { webhooks: Record<string, { post: { parameters?: Parameter[] } }> };
+
+const sent = webhookHeaders({ secret: 'whsec_k', body: '{"id":"e1"}', eventId: 'e1', nowMs: 1_700_000_000_500 });
+
+test('every webhook in the document declares, as required, exactly the headers a delivery carries: the id to dedupe on among them', (t) => {
+  const document = openApiDocument({}, { version: 'test' }) as unknown as Document;
+  const names = Object.keys(sent).sort();
+  t.true(Object.keys(document.webhooks).length > 0);
+  for (const [type, webhook] of Object.entries(document.webhooks)) {
+    const headers = (webhook.post.parameters ?? []).filter((p) => p.in === 'header');
+    t.deepEqual(headers.map((p) => p.name.toLowerCase()).sort(), names, type);
+    t.true(
+      headers.every((p) => p.required),
+      `${type}: every header is always sent`,
+    );
+  }
+});
+
+test('the headers sign the raw body with the whole secret and name the event', (t) => {
+  t.is(sent['x-webhook-id'], 'e1');
+  t.true(verifyBodySignature('whsec_k', '{"id":"e1"}', sent['x-webhook-signature']));
+  t.true(sent['x-weir-signature'].startsWith('t=1700000000,'));
+  t.true(
+    verifyTimestampedSignature({
+      secret: 'whsec_k',
+      body: '{"id":"e1"}',
+      header: sent['x-weir-signature'],
+      nowSeconds: 1_700_000_100,
+    }),
+  );
+  t.false(
+    verifyTimestampedSignature({
+      secret: 'k',
+      body: '{"id":"e1"}',
+      header: sent['x-weir-signature'],
+      nowSeconds: 1_700_000_100,
+    }),
+    'the prefix is part of the key',
+  );
+});
+
+test('the reference page says above the events how to verify, answer and dedupe them', (t) => {
+  const document = openApiDocument({}, { version: 'test' }) as unknown as {
+    tags: { name: string; description?: string }[];
+  };
+  const description = document.tags.find((tag) => tag.name === 'Webhooks')?.description ?? '';
+  for (const needed of ['X-Weir-Signature', 'whsec_', '2xx within 10 s', 'X-Webhook-Id', 'regenerate', 'disabled'])
+    t.true(description.includes(needed), needed);
+});
