@@ -221,6 +221,7 @@ async function inspect(argv: string[]): Promise<void> {
       logger: createLogger({ level: config.logLevel, pretty: config.logPretty }),
       token: credential.token,
       maxDeferred: record.events.length * 2 + 10,
+      showing: 'replay',
     });
     const where = inspector.page
       ? `; open ${bridgeInvitation(inspector.page, credential, process.stderr.isTTY)}`

@@ -24,6 +24,17 @@ function statePath(value) {
     .join(', ');
 }
 
+/** A definition's machine id: the chart's root (the actor's name is its record). */
+function machineOf(definition) {
+  try {
+    const id = JSON.parse(definition).id;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
+  }
+}
+
+// Every value shown comes from Weir's records (ids, event types): each goes in as text, never as HTML.
 function show(message) {
   if (typeof message.sessionId !== 'string') return;
   let row = rows.get(message.sessionId);
@@ -39,7 +50,11 @@ function show(message) {
       rows.delete(oldest);
     }
   }
-  if (message.type === '@xstate.actor' && typeof message.name === 'string') row.cells[1].textContent = message.name;
+  if (message.type === '@xstate.actor') {
+    // Weir names an actor by its record: `cs_… (org/environment) for invoice inv_…`.
+    if (typeof message.name === 'string') row.cells[0].textContent = message.name;
+    if (typeof message.definition === 'string') row.cells[1].textContent = machineOf(message.definition);
+  }
   if (message.snapshot && 'value' in message.snapshot) row.cells[2].textContent = statePath(message.snapshot.value);
   if (message.type === '@xstate.event' && typeof message.event?.type === 'string')
     row.cells[3].textContent = message.event.type;
@@ -83,7 +98,7 @@ function connect() {
   socket.addEventListener('message', (event) => {
     const message = JSON.parse(event.data);
     received += 1;
-    count.textContent = String(received);
+    count.textContent = received === 1 ? '1 message' : `${received} messages`;
     if (connected) frame.contentWindow.postMessage(message, target);
     else {
       show(message);

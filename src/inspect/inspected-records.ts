@@ -20,15 +20,21 @@ const MACHINE_AGGREGATES = [
   webhookDeliveryAggregate,
 ] as unknown as MachineAggregate[];
 
-/** The stream of the record `id` names, whichever kind it is, with each event's actor; null when there is none. */
+/**
+ * The stream of the record `id` names, whichever kind it is, with whose it is and each event's actor;
+ * null when there is none.
+ */
 export async function findMachineRecord(eventStore: EventStore, id: string) {
   for (const aggregate of MACHINE_AGGREGATES) {
     const streamId = streamIdOf(aggregate.category, id);
     const events = await eventStore.readStream(streamId);
     if (events.length === 0) continue;
+    const { organizationId, environment } = events[0]!.metadata;
     return {
       aggregate,
+      id,
       streamId,
+      owner: { organizationId: String(organizationId), environment: String(environment) },
       events: events.map((e) => ({ type: e.type, data: e.data, actor: String(e.metadata.actor ?? 'unknown') })),
     };
   }

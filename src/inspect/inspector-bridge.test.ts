@@ -11,6 +11,7 @@ import { launchChromium } from '../../test/support/chromium.ts';
 import { eventually } from '../../test/support/api-client.ts';
 import { createLineLogger } from '../shared/logger.ts';
 import { bridgePageUrl, bridgeSocketUrl, type InspectorBridge, startInspectorBridge } from './inspector-bridge.ts';
+import { namingActors } from './machine-inspection.ts';
 
 /** Log lines of the bridges started here, dropped unless a test looks. */
 const quiet = createLineLogger(() => {});
@@ -85,6 +86,18 @@ test('the bridge listens on loopback only, answers only its own host names, and 
   t.regex(page.body, /src="https:\/\/stately\.ai\/inspect"/, 'it embeds the Stately inspector');
 
   t.is((await get(started.port, `rebound.example:${started.port}`)).status, 421, 'a rebound host name is refused');
+});
+
+test("weir inspect's page says it replays a record, not that it is live", async (t) => {
+  const { port } = await bridge(t);
+  const live = await get(port, `localhost:${port}`);
+  t.regex(live.body, /<title>Weir: statecharts, live<\/title>/);
+  const replay = await startInspectorBridge({ port: 0, logger: quiet, token: TOKEN, showing: 'replay' });
+  t.teardown(() => replay.stop());
+  const page = await get(replay.port, `localhost:${replay.port}`);
+  t.regex(page.body, /<title>Weir: a statechart, replayed<\/title>/);
+  t.regex(page.body, /<strong>Weir<\/strong>, a statechart, replayed:/);
+  t.notRegex(page.body, /live/);
 });
 
 test("sockets are taken with the token only, from the bridge's own page or a process, never from another site's page", async (t) => {
@@ -215,7 +228,7 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     received.map((m) => `${m.type} ${m.sessionId}`),
     ['@xstate.actor checkout_session-s1', '@xstate.event checkout_session-s1'],
   );
-  t.is(await page.locator('#count').textContent(), '2');
+  t.is(await page.locator('#count').textContent(), '2 messages');
   t.true(await page.locator('#states').isHidden(), 'the inspector answered: it shows the states');
   t.deepEqual(problems, [], 'no console error, CSP refusals among them');
 
@@ -243,33 +256,54 @@ test('in Chromium, where the inspector cannot be reached, the bridge page shows 
   await page.goto(bridgePageUrl(started.page, TOKEN));
   await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
 
-  const sink = createWebSocketInspector({ url: bridgeSocketUrl(started.url, TOKEN) });
-  t.teardown(() => sink.stop());
+  t.is(await page.locator('#count').textContent(), 'no messages');
+  t.is(await page.title(), 'Weir: statecharts, live');
+
+  // As `openInspector` makes it: each actor named by its record, nested under what it was made for.
+  const naming = namingActors();
+  const inspector = createWebSocketInspector({ url: bridgeSocketUrl(started.url, TOKEN), serialize: naming.serialize });
+  t.teardown(() => inspector.stop());
+  const sink = naming.sink(inspector);
   const machine = {
     id: 'checkout_session-s1',
     sessionId: 'checkout_session-s1',
+    name: 'cs_1 (org_1/test) for invoice inv_1',
     logic: { config: { id: 'checkoutSession' } },
+    _parent: { sessionId: 'invoice-inv_1' },
   };
   const actor = machine as unknown as Parameters<typeof sink.actor>[0];
   sink.actor(actor, { status: 'active', value: 'new', context: {} });
+  await page.locator('#count', { hasText: /^1 message$/ }).waitFor();
   sink.event(actor, { type: 'CheckoutSessionCreated' });
   sink.snapshot(actor, { status: 'active', value: { open: 'awaitingPayment' }, context: {} });
   sink.actor('invoice-i1', { status: 'active', value: 'draft', context: {} });
+  // What a record's id or an event's type holds is shown as text, never run as HTML.
+  const hostile = {
+    ...machine,
+    id: 'checkout_session-x',
+    sessionId: 'checkout_session-x',
+    name: '<img src=x onerror="window.ran=1"> (org_1/test)',
+  } as unknown as Parameters<typeof sink.actor>[0];
+  sink.actor(hostile, { status: 'active', value: 'new', context: {} });
+  sink.event(hostile, { type: '<img src=y onerror="window.ran=2">' });
 
   const rows = page.locator('#states tbody tr');
-  await rows.nth(1).locator('td', { hasText: 'open.awaitingPayment' }).waitFor();
+  await rows.first().locator('td', { hasText: 'onerror="window.ran=2"' }).waitFor();
   t.deepEqual(await rows.allInnerTexts(), [
-    'invoice-i1\tinvoice-i1\tdraft\t',
-    'checkout_session-s1\tcheckoutSession\topen.awaitingPayment\tCheckoutSessionCreated',
+    '<img src=x onerror="window.ran=1"> (org_1/test)\tcheckoutSession\tnew\t<img src=y onerror="window.ran=2">',
+    'invoice-i1\t\tdraft\t',
+    'cs_1 (org_1/test) for invoice inv_1\tcheckoutSession\topen.awaitingPayment\tCheckoutSessionCreated',
   ]);
+  t.is(await page.locator('#states img').count(), 0);
+  t.is(await page.evaluate('window.ran'), undefined);
   t.true(await page.locator('#states').isVisible());
 
   // Held for an inspector that never answers: the last 2,000 messages, and every actor's chart.
   for (let i = 0; i < 2100; i += 1) sink.event(actor, { type: `Step${i}` });
-  await rows.nth(1).locator('td', { hasText: 'Step2099' }).waitFor();
+  await rows.nth(2).locator('td', { hasText: 'Step2099' }).waitFor();
   const held = (await page.evaluate('waiting.map((m) => m.event?.type ?? m.type)')) as string[];
   t.is(held.length, 2000);
-  t.deepEqual(held.slice(0, 3), ['@xstate.actor', '@xstate.actor', 'Step102']);
+  t.deepEqual(held.slice(0, 4), ['@xstate.actor', '@xstate.actor', '@xstate.actor', 'Step103']);
   t.is(held.at(-1), 'Step2099');
 });
 

@@ -52,6 +52,8 @@ export type InspectorBridgeOptions = {
   inspectorUrl?: string;
   /** How many messages a page opened late is sent first (the actors they belong to are kept too). */
   keep?: number;
+  /** What the page shows: `weir serve --inspect`'s records as they change, or `weir inspect`'s one record replayed. */
+  showing?: 'live' | 'replay';
 };
 
 /**
@@ -76,7 +78,13 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, 'text/plain', 'method not allowed\n');
     const path = new URL(req.url ?? '/', 'http://bridge').pathname;
     if (path === '/')
-      return answer(res, 200, 'text/html; charset=utf-8', page(inspectorUrl), security(inspectorUrl, hosts()));
+      return answer(
+        res,
+        200,
+        'text/html; charset=utf-8',
+        page(inspectorUrl, options.showing ?? 'live'),
+        security(inspectorUrl, hosts()),
+      );
     if (path === '/bridge.js') return answer(res, 200, 'text/javascript; charset=utf-8', SCRIPT);
     if (path === '/bridge.css') return answer(res, 200, 'text/css; charset=utf-8', STYLE);
     return answer(res, 404, 'text/plain', 'not found\n');
@@ -168,22 +176,23 @@ function security(inspector: URL, hosts: string[]): Record<string, string> {
   return { 'Content-Security-Policy': policy, 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
 }
 
-function page(inspector: URL): string {
+function page(inspector: URL, showing: 'live' | 'replay'): string {
   const src = inspector.href.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+  const what = showing === 'live' ? 'statecharts, live' : 'a statechart, replayed';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>Weir: statecharts, live</title>
+<title>Weir: ${what}</title>
 <link rel="stylesheet" href="/bridge.css">
 <script src="/bridge.js" defer></script>
 </head>
 <body>
-<header><strong>Weir</strong>, statecharts live: <span id="count">0</span> messages, socket <span id="socket">connecting</span>.
+<header><strong>Weir</strong>, ${what}: <span id="count">no messages</span>, socket <span id="socket">connecting</span>.
 The inspector below loads from ${inspector.host}; it stays blank where this browser cannot reach it.</header>
 <section id="states" aria-label="Each record's state">
 <p>Until the inspector answers, each record's state as Weir sends it:</p>
-<table><thead><tr><th scope="col">Record</th><th scope="col">Machine</th><th scope="col">State</th><th scope="col">Last event</th></tr></thead><tbody></tbody></table>
+<table><thead><tr><th scope="col">Record (organization/environment)</th><th scope="col">Machine</th><th scope="col">State</th><th scope="col">Last event</th></tr></thead><tbody></tbody></table>
 </section>
 <iframe id="inspector" title="Stately inspector" src="${src}"></iframe>
 </body>

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { Logger } from '../shared/logger.ts';
 import { bridgePageUrl, bridgeSocketUrl, startInspectorBridge } from './inspector-bridge.ts';
-import type { InspectorSink } from './machine-inspection.ts';
+import { type InspectorSink, namingActors } from './machine-inspection.ts';
 
 export type OpenedInspector = {
   sink: InspectorSink;
@@ -79,18 +79,25 @@ export function bridgeInvitation(page: string, credential: BridgeCredential, ter
  */
 export async function openInspector(
   target: string,
-  options: { logger: Logger; token: string; maxDeferred?: number },
+  options: { logger: Logger; token: string; maxDeferred?: number; showing?: 'live' | 'replay' },
 ): Promise<OpenedInspector> {
   const bridge = /^\d{1,5}$/.test(target)
-    ? await startInspectorBridge({ port: Number(target), logger: options.logger, token: options.token })
+    ? await startInspectorBridge({
+        port: Number(target),
+        logger: options.logger,
+        token: options.token,
+        showing: options.showing,
+      })
     : null;
   const url = bridge?.url ?? target;
+  const naming = namingActors();
   const inspector = createWebSocketInspector({
     url: bridge ? bridgeSocketUrl(bridge.url, options.token) : target,
     maxDeferredEvents: options.maxDeferred ?? 1000,
+    serialize: naming.serialize,
   });
   return {
-    sink: inspector,
+    sink: naming.sink(inspector),
     url,
     page: bridge?.page ?? null,
     watched: bridge?.watched ?? null,

@@ -1,3 +1,4 @@
+import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import test from 'ava';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
@@ -6,7 +7,9 @@ import { organizationAggregate } from '../actors/organization.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createManualClock } from '../shared/clock.ts';
 import { findMachineRecord } from './inspected-records.ts';
-import { createMachineInspection, type InspectorSink, replayRecord } from './machine-inspection.ts';
+import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
+import { invoiceFixture } from '../../machines/invoice.fixture.ts';
+import { createMachineInspection, type InspectorSink, namingActors, replayRecord } from './machine-inspection.ts';
 
 const MERCHANT = { organizationId: 'org-1', environment: 'test' as const, actor: 'api_key:k1' };
 
@@ -96,4 +99,77 @@ test('weir inspect: a record found by its id alone is replayed through its machi
     'event checkout_session-s3 CheckoutSessionCanceled from api_key:k1',
     'snapshot checkout_session-s3 "canceled"',
   ]);
+});
+
+/** The messages `@statelyai/inspect` sends for Weir's calls, as `openInspector` makes it (with Weir's naming). */
+function sentMessages() {
+  const sent: StatelyInspectionEvent[] = [];
+  const naming = namingActors();
+  const inspector = createInspector({ send: (event) => void sent.push(event) }, { serialize: naming.serialize });
+  return { sink: naming.sink(inspector), sent };
+}
+
+test("each actor is named by its record (id, organization/environment, what it was made for); a session for an invoice is nested under the invoice's actor", async (t) => {
+  const { sink, sent } = sentMessages();
+  const { commands } = await world(createMachineInspection(sink));
+  await commands.handle(
+    invoiceAggregate,
+    'inv_1',
+    { type: 'CreateInvoice', invoice: invoiceFixture({ id: 'inv_1' }) },
+    MERCHANT,
+  );
+  for (const id of ['cs_1', 'cs_2'])
+    await commands.handle(
+      checkoutSessionAggregate,
+      id,
+      { type: 'CreateCheckoutSession', session: sessionFixture({ id, invoiceId: 'inv_1' }) },
+      MERCHANT,
+    );
+  // Made for an invoice this inspection never showed: named for it, nested under nothing the inspector lacks.
+  await commands.handle(
+    checkoutSessionAggregate,
+    'cs_3',
+    { type: 'CreateCheckoutSession', session: sessionFixture({ id: 'cs_3', invoiceId: 'inv_9' }) },
+    MERCHANT,
+  );
+  const actors = sent.flatMap((m) => (m.type === '@xstate.actor' ? [m] : []));
+  t.deepEqual(
+    actors.map(({ sessionId, name, parentId, rootId }) => ({ sessionId, name, parentId, rootId })),
+    [
+      { sessionId: 'invoice-inv_1', name: 'inv_1 (org-1/test)', parentId: undefined, rootId: undefined },
+      {
+        sessionId: 'checkout_session-cs_1',
+        name: 'cs_1 (org-1/test) for invoice inv_1',
+        parentId: 'invoice-inv_1',
+        rootId: 'invoice-inv_1',
+      },
+      {
+        sessionId: 'checkout_session-cs_2',
+        name: 'cs_2 (org-1/test) for invoice inv_1',
+        parentId: 'invoice-inv_1',
+        rootId: 'invoice-inv_1',
+      },
+      {
+        sessionId: 'checkout_session-cs_3',
+        name: 'cs_3 (org-1/test) for invoice inv_9',
+        parentId: undefined,
+        rootId: undefined,
+      },
+    ],
+  );
+  t.regex(actors[1]?.definition ?? '', /^\{"context":.*"id":"checkoutSession"/, 'the chart is the machine as it is');
+});
+
+test('weir inspect names the replayed actor as the live inspection does', async (t) => {
+  const { commands, eventStore } = await world();
+  await commands.handle(
+    checkoutSessionAggregate,
+    'cs_4',
+    { type: 'CreateCheckoutSession', session: sessionFixture({ id: 'cs_4', subscriptionId: 'sub_1' }) },
+    MERCHANT,
+  );
+  const record = await findMachineRecord(eventStore, 'cs_4');
+  const { sink, sent } = sentMessages();
+  await replayRecord(sink, record!, async () => {});
+  t.like(sent[0], { type: '@xstate.actor', name: 'cs_4 (org-1/test) for subscription sub_1', parentId: undefined });
 });

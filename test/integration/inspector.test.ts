@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import WebSocket, { WebSocketServer } from 'ws';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import { payInFull, type Session } from '../api/helpers.ts';
+import { createCustomer, payInFull, type Session } from '../api/helpers.ts';
 import { eventually } from '../support/api-client.ts';
 import { findFreePort } from '../support/free-port.ts';
 import { INSPECTOR_TOKEN_FILE } from '../../src/inspect/inspector.ts';
@@ -20,24 +20,29 @@ type Inspection = {
   sessionId: string;
   sourceId?: string;
   name?: string;
+  parentId?: string;
   definition?: string;
   event?: { type: string };
   snapshot?: { value?: unknown; status?: string };
 };
 
-test('weir serve --inspect: one real checkout shows in the inspector as its machine: the actor with its chart, then each event of its stream and the snapshot after it, in log order', async (t) => {
+/** An inspector server of its own for a test, every message it is sent, and the path each socket asked for. */
+async function inspectorServer(t: ExecutionContext) {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   t.teardown(() => server.close());
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  await once(server, 'listening');
   const received: Inspection[] = [];
   const paths: (string | undefined)[] = [];
   server.on('connection', (socket, req) => {
     paths.push(req.url);
     socket.on('message', (data) => received.push(JSON.parse(String(data)) as Inspection));
   });
-  const { port } = server.address() as AddressInfo;
+  return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`, received, paths };
+}
 
-  const weir = await startTestWeir(t, { inspect: `ws://127.0.0.1:${port}` });
+test('weir serve --inspect: one real checkout shows in the inspector as its machine: the actor with its chart, then each event of its stream and the snapshot after it, in log order', async (t) => {
+  const { url, received, paths } = await inspectorServer(t);
+  const weir = await startTestWeir(t, { inspect: url });
   const merchant = await createMerchant(weir.url);
   const created = await merchant.api.post<Session>('/api/v1/checkout/sessions', sessionRequest());
   t.is(created.status, 200);
@@ -52,7 +57,11 @@ test('weir serve --inspect: one real checkout shows in the inspector as its mach
   t.deepEqual(paths, ['/'], 'an inspector server of its own is sent no token, the admin token least of all');
   const [actor, ...steps] = ofSession;
   t.is(actor?.type, '@xstate.actor');
-  t.is(actor?.name, 'checkoutSession');
+  t.is(
+    actor?.name,
+    `${created.body.id} (${merchant.organizationId}/test)`,
+    'named by its record, one of many sessions',
+  );
   t.regex(actor?.definition ?? '', /"id":"checkoutSession"/);
   const log = await weir.eventStore.readStream(actorId);
   t.deepEqual(
@@ -70,6 +79,40 @@ test('weir serve --inspect: one real checkout shows in the inspector as its mach
     steps.filter((m) => m.type === '@xstate.snapshot').map((m) => m.snapshot?.value),
     values,
     "each snapshot is the machine's state after that event",
+  );
+});
+
+test("weir serve --inspect: the checkout session an invoice's pay page opens is shown as the invoice's child, named for it", async (t) => {
+  const inspector = await inspectorServer(t);
+  const weir = await startTestWeir(t, { inspect: inspector.url });
+  const { api, organizationId } = await createMerchant(weir.url);
+  const customerId = await createCustomer(api);
+  const lineItems = {
+    data: [{ priceData: { currency: 'usdc', unitAmount: '1000000', productData: { name: 'Hour' } }, quantity: 1 }],
+  };
+  const invoice = (await api.post<{ id: string }>('/api/v1/invoices', { customerId, lineItems })).body;
+  t.is((await api.post(`/api/v1/invoices/${invoice.id}/finalize`)).status, 200);
+  const pay = await fetch(`${weir.url}/invoices/${invoice.id}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302);
+  const sessionId = pay.headers.get('location')?.split('/').pop();
+
+  const actors = await eventually(async () => {
+    const announced = inspector.received.filter((m) => m.type === '@xstate.actor');
+    return announced.some((m) => m.sessionId === `checkout_session-${sessionId}`) ? announced : undefined;
+  }, "the inspector to see the invoice's session");
+  t.like(
+    actors.find((m) => m.sessionId === `invoice-${invoice.id}`),
+    {
+      name: `${invoice.id} (${organizationId}/test)`,
+      parentId: undefined,
+    },
+  );
+  t.like(
+    actors.find((m) => m.sessionId === `checkout_session-${sessionId}`),
+    {
+      name: `${sessionId} (${organizationId}/test) for invoice ${invoice.id}`,
+      parentId: `invoice-${invoice.id}`,
+    },
   );
 });
 
@@ -99,7 +142,7 @@ test("weir serve --inspect PORT: the bridge page's socket, on loopback and with 
   t.deepEqual(
     seen.map((m) => `${m.type} ${m.event?.type ?? m.name}`),
     [
-      '@xstate.actor checkoutSession',
+      `@xstate.actor ${created.body.id} (${merchant.organizationId}/test)`,
       '@xstate.event CheckoutSessionCreated',
       '@xstate.snapshot CheckoutSessionCreated',
     ],
