@@ -116,7 +116,7 @@ test('reports in the business’s time zone: timezone=America/New_York puts each
     headers: { authorization: `Bearer ${testSecretKey}` },
   });
   t.is(csv.status, 200);
-  t.regex((await csv.text()).split('\r\n')[1] ?? '', /^2026-03-01T05:00:00\.000Z,,usdc,2,300000000,/);
+  t.regex((await csv.text()).split('\r\n')[1] ?? '', /^2026-03-01T05:00:00\.000Z,2026-03-01,,usdc,2,300000000,/);
   for (const zone of ['Mars/Olympus_Mons', '+01:00', 'EST'])
     assertError(t, await api.get(`/api/v1/reports/volume?timezone=${encodeURIComponent(zone)}`), 400, {
       field: 'timezone',
