@@ -59,6 +59,14 @@ const lateToSettle = (session: CheckoutSession): SessionPayment[] =>
   session.payments.filter((p) => p.late && p.coveredByRefundMark !== true);
 
 /**
+ * Whether the merchant has late money to settle: a confirmed late payment no mark covers, whatever
+ * it comes to at the 10^8 scale (18-decimal dust reads 0 there, yet is money that came). Home lists
+ * such a session and the sessions list badges it, by this one rule.
+ */
+export const hasLateToSettle = (session: CheckoutSession): boolean =>
+  lateToSettle(session).some((p) => p.status === 'confirmed');
+
+/**
  * When the merchant marked the late money refunded, if that mark covers all of it (no late payment
  * confirmed after it): null otherwise. Weir holds no funds; the mark is the merchant's word, so the
  * payer is told it as such. Its comment is the merchant's own note (the dashboard's "Note"), not the payer's.
@@ -67,8 +75,7 @@ const lateToSettle = (session: CheckoutSession): SessionPayment[] =>
 export function refundMarkedAt(session: CheckoutSession): string | null {
   const at = session.paymentIntent.markRefundedAt;
   if (!session.paymentIntent.isMarkRefunded || !at) return null;
-  const afterMark = lateToSettle(session).some((p) => p.status === 'confirmed');
-  return afterMark ? null : at;
+  return hasLateToSettle(session) ? null : at;
 }
 
 /**

@@ -82,6 +82,7 @@ const DOCS: Record<string, Doc[]> = {
       completedAt: '2026-04-02T01:00:00.000Z',
       amountReceived: '300000005',
       amountOverpaid: '5',
+      payments: [{ network: 'base', late: false, coveredByRefundMark: true }],
       paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-04-03T00:00:00.000Z' },
     }),
     { ...session('foreign', {}), organizationId: 'o2' },

@@ -692,6 +692,51 @@ test('refunds by network: the money counted, each payment under its own network,
   t.regex(REPORTS.refunds.about ?? '', /by network, each payment/);
 });
 
+test('refunds: what a mark covers is told by the order events were recorded in, not timestamps: a payment confirmed after the mark in its millisecond is kept, one confirmed before it on a clock ahead is refunded', async (t) => {
+  const markedAt = '2026-03-20T12:00:00.000Z';
+  const marked: CheckoutSessionEvent = { type: 'PaymentMarkedRefunded', data: { comment: null, at: markedAt } };
+  const store = await projected([
+    // Paid 3.00 on Tron, marked; 0.50 on Base confirmed after the mark, in its millisecond.
+    [
+      'same-ms',
+      [
+        on('tron', 't-paid', '300000000'),
+        confirmed('t-paid', MARCH),
+        paidInFull('300000000'),
+        on('base', 't-after', '50000000', markedAt),
+        marked,
+        confirmed('t-after', markedAt),
+      ],
+    ],
+    // Paid 2.00 on Base, confirmed before the mark by an instance whose clock is a second ahead.
+    [
+      'skewed',
+      [
+        on('base', 't-skew', '200000000'),
+        confirmed('t-skew', '2026-03-20T12:00:01.000Z'),
+        paidInFull('200000000'),
+        marked,
+      ],
+    ],
+  ]);
+  const rows = await runReport(store, 'refunds', { ...TENANT, interval: 'all', groupBy: 'network' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.refundsMarked, row.amountRefunded]),
+    [
+      ['base', 1, '200000000'],
+      ['tron', 1, '300000000'],
+    ],
+  );
+  t.deepEqual(
+    (await runReport(store, 'refunds', { ...TENANT, interval: 'all', groupBy: 'none' })).map((row) => [
+      row.refundsMarked,
+      row.amountRefunded,
+    ]),
+    [[2, '500000000']],
+  );
+  t.regex(REPORTS.refunds.about ?? '', /not by timestamps/);
+});
+
 test('time-to-pay by network: a session counts under the network that brought most of what it had received when completed, never that of a transfer withdrawn by a reorg, still pending or confirmed after completion', async (t) => {
   const paidAt = '2026-03-02T10:07:00.000Z';
   const store = await projected([
@@ -843,7 +888,7 @@ test('amounts of different currencies are never added: volume (by none, network,
       amountReceived: amount,
       amountFee: '0',
       amountGasFee: '0',
-      payments: [{ network: 'base' }],
+      payments: [{ network: 'base', coveredByRefundMark: true }],
       sweeps: [{ network: 'base', gasCost: '7', at: '2026-03-02T11:00:00Z' }],
       paymentLinkId: 'l1',
       lineItems: { data: [{ amountTotal: amount, price: { productId: 'p1' } }] },

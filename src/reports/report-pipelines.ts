@@ -104,18 +104,26 @@ function within(field: string, p: ReportParams): Stage {
 }
 
 /**
- * A session's payments whose money a report counts: confirmed, and by `by` (a time field) when
- * given; never one still pending or withdrawn by a reorg.
+ * Which confirmed payments a report counts: all of them (null), those confirmed by a time field of
+ * the session, or those its mark of refunded covers. The mark's are told by the log's order
+ * (`coveredByRefundMark`, set as the mark is folded): a payment confirmed in the mark's millisecond,
+ * or on an instance with another clock, would tell no order or the wrong one by timestamps.
  */
-const countedPayments = (by: string | null): Expression => ({
-  $filter: {
-    input: { $ifNull: ['$payments', []] },
-    as: 'c',
-    cond: by
-      ? { $and: [{ $eq: ['$$c.status', 'confirmed'] }, { $lte: ['$$c.confirmedAt', by] }] }
-      : { $eq: ['$$c.status', 'confirmed'] },
-  },
-});
+type CountedBy = null | { confirmedBy: string } | 'refundMark';
+
+/** A session's payments whose money a report counts: confirmed, never one still pending or withdrawn by a reorg. */
+const countedPayments = (by: CountedBy): Expression => {
+  const confirmed = { $eq: ['$$c.status', 'confirmed'] };
+  const bound =
+    by === null
+      ? null
+      : by === 'refundMark'
+        ? { $eq: ['$$c.coveredByRefundMark', true] }
+        : { $lte: ['$$c.confirmedAt', by.confirmedBy] };
+  return {
+    $filter: { input: { $ifNull: ['$payments', []] }, as: 'c', cond: bound ? { $and: [confirmed, bound] } : confirmed },
+  };
+};
 
 /**
  * The network a session counts under: the one that brought most of its counted money (by the
@@ -159,9 +167,9 @@ const mainNetwork = (counted: Expression): Expression => {
 
 /**
  * The group key of a session for `groupBy`; `product` is a line item's, after `$unwind`. By network,
- * its main network (above) over the payments confirmed by `countedBy` (a time field), or all confirmed.
+ * its main network (above) over the payments `countedBy` counts, or all confirmed.
  */
-function sessionGroup(groupBy: Group, countedBy: string | null = null): Expression {
+function sessionGroup(groupBy: Group, countedBy: CountedBy = null): Expression {
   switch (groupBy) {
     case 'none':
       return null;
@@ -185,12 +193,12 @@ const below = (a: string, b: string): Expression => ({
 
 const tenant = (p: ReportParams): Stage => ({ organizationId: p.organizationId, environment: p.environment });
 /** A session's key: `countedBy` bounds the payments its network is taken from (`sessionGroup`). */
-const byPeriodAndGroup = (time: string, p: ReportParams, countedBy: string | null = null) => ({
+const byPeriodAndGroup = (time: string, p: ReportParams, countedBy: CountedBy = null) => ({
   period: period(time, p),
   group: sessionGroup(p.groupBy, countedBy),
 });
 /** A money report's key: amounts of different currencies never add up, so each group has a row per currency. */
-const byPeriodGroupAndCurrency = (time: string, p: ReportParams, countedBy: string | null = null) => ({
+const byPeriodGroupAndCurrency = (time: string, p: ReportParams, countedBy: CountedBy = null) => ({
   ...byPeriodAndGroup(time, p, countedBy),
   currency: '$currency',
 });
@@ -438,8 +446,8 @@ function volumeGroup(p: ReportParams): Stage {
 
 /**
  * A refund marked is of what the session had received then: an entry for the session (counted
- * once) and one per payment confirmed by `markRefundedAt`, late ones included, in exact units as
- * volume sums them. Its live `amountReceived` would take in money confirmed after the mark, moving
+ * once) and one per payment confirmed when it was marked (`coveredByRefundMark`, by the log's order),
+ * late ones included, in exact units as volume sums them. Its live `amountReceived` would take in money confirmed after the mark, moving
  * a closed period's figure and counting as refunded money the merchant kept.
  *
  * By network, each payment's amount counts under the network it was paid on (as in volume, so a
@@ -450,13 +458,13 @@ const MARKED = '$paymentIntent.markRefundedAt';
 const refundEntries = (p: ReportParams): Stage[] => [
   {
     $project: {
-      key: byPeriodGroupAndCurrency(MARKED, p, MARKED),
+      key: byPeriodGroupAndCurrency(MARKED, p, 'refundMark'),
       entries: {
         $concatArrays: [
           [{ sessions: { $literal: 1 }, amount: ZERO }],
           {
             $map: {
-              input: countedPayments(MARKED),
+              input: countedPayments('refundMark'),
               as: 'p',
               in: {
                 sessions: { $literal: 0 },
@@ -629,7 +637,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
       {
         $group: {
           // By network, the money received by completion: a transfer after it never moves the session.
-          _id: byPeriodAndGroup('$completedAt', p, '$completedAt'),
+          _id: byPeriodAndGroup('$completedAt', p, { confirmedBy: '$completedAt' }),
           payments: { $sum: 1 },
           // The median and p95 are taken in `rows` from each group's times: `$median` and
           // `$percentile` approximate, and answer differently on mingo and on MongoDB for small groups.
@@ -685,7 +693,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     groups: ['none', 'currency', 'network', 'paymentLink'],
     figures: ['refundsMarked', 'amountRefunded'],
     about:
-      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their confirmed payments confirmed by then, late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept; by network, each payment counted is under the network it was paid on (amountRefunded splits as the money came, so a network’s grossVolume less its amountRefunded is what was kept there) and each session is counted once in refundsMarked, under the network that brought most of its counted money (by the payments’ amounts, ties to the one detected first; a network that brought only the smaller part shows its amount with 0 refunds); a payment still pending, withdrawn by a reorg or confirmed after the mark gives no network',
+      'refundsMarked counts the sessions marked refunded (POST /payment-intents/{id}/mark-as-refund) in the period; amountRefunded is what they had received when marked: their payments confirmed before the mark in the order events were recorded (not by timestamps, so one confirmed in the mark’s millisecond or on a server with another clock is placed right), late ones included, summed exactly and cut to the 10^-8 unit once, as volume sums them; money a session receives after it was marked is not counted (the merchant refunded what it had), so a closed period’s figures never change and grossVolume less amountRefunded is what was kept; by network, each payment counted is under the network it was paid on (amountRefunded splits as the money came, so a network’s grossVolume less its amountRefunded is what was kept there) and each session is counted once in refundsMarked, under the network that brought most of its counted money (by the payments’ amounts, ties to the one detected first; a network that brought only the smaller part shows its amount with 0 refunds); a payment still pending, withdrawn by a reorg or confirmed after the mark gives no network',
     pipeline: (p) => [
       { $match: { ...tenant(p), 'paymentIntent.isMarkRefunded': true, ...within('paymentIntent.markRefundedAt', p) } },
       ...refundEntries(p),

@@ -353,7 +353,7 @@ test('a renewal whose pay page could pay only into wallets the chain cannot pay 
   );
 });
 
-test('the first invoice of a recurring series creates its subscription, its items’ products from the catalog; again, or for an invoice no longer recurring, nothing', async (t) => {
+test('the first invoice of a recurring series creates its subscription, its items’ products (and their names, as a checkout’s subscription keeps them) from the catalog; again, or for an invoice no longer recurring, nothing', async (t) => {
   const { commands, effects, stream } = await billing(t);
   const ctx = { ...tenant, actor: 'test' };
   const create = (invoiceId: string) =>
@@ -387,7 +387,7 @@ test('the first invoice of a recurring series creates its subscription, its item
   t.like(state.context.subscription, {
     status: 'incomplete',
     intervalCount: 3,
-    items: [{ priceId: 'price-1', productId: 'prod-1', quantity: 3 }],
+    items: [{ priceId: 'price-1', productId: 'prod-1', productName: 'Pro', quantity: 3 }],
     latestInvoice: { id: 'inv-r', kind: 'invoice' },
   });
   t.deepEqual(await stream(`subscription-${id}`), [['SubscriptionCreated', 'system:subscriptions', 'inv-r']]);

@@ -99,14 +99,23 @@ export function subscriptionBillingEffects(deps: {
       invoice.lineItems.data.map(async (line) => (line.priceId ? await prices.get(line.priceId) : null)),
     );
     const schedule = scheduleOf(recurring, linePrices);
-    const items: SubscriptionItem[] = invoice.lineItems.data.map((line, i) => ({
-      priceId: line.priceId ?? '',
-      productId: linePrices[i]?.productId ?? '',
-      quantity: line.quantity,
-      unitAmount: line.unitAmount,
-      currency: invoice.currency,
-      ...schedule,
-    }));
+    // Named as a checkout's subscription is (its items' products' names when it began): the dashboard
+    // and the API show the product, not a generic "Plan".
+    const lineProducts = await Promise.all(
+      linePrices.map(async (price) => (price?.productId ? await products.get(price.productId) : null)),
+    );
+    const items: SubscriptionItem[] = invoice.lineItems.data.map((line, i) => {
+      const productName = lineProducts[i]?.name;
+      return {
+        priceId: line.priceId ?? '',
+        productId: linePrices[i]?.productId ?? '',
+        ...(productName ? { productName } : {}),
+        quantity: line.quantity,
+        unitAmount: line.unitAmount,
+        currency: invoice.currency,
+        ...schedule,
+      };
+    });
     const subscription = newSubscription({
       id: text(input, 'subscriptionId'),
       organizationId: invoice.organizationId,

@@ -53,8 +53,11 @@ test("a subscription whose renewal Weir could not finalize reads 'Bill not final
   const row = page.locator('tbody tr', { hasText: 'Bill not finalized' });
   t.is(await row.count(), 1);
   t.regex((await row.textContent()) ?? '', /Active/);
+  // Named by the product it sells (a recurring invoice's subscription), not "Plan".
+  t.regex((await row.locator('td').first().textContent()) ?? '', /^\s*Hosting\s*$/);
   await screenshot(t, page, 'subscriptions-bill-not-finalized');
   await page.goto(`${dash.url}/dashboard/subscriptions/${subscriptionId}`);
+  t.is(await page.getByRole('heading', { level: 1, name: 'Hosting' }).count(), 1);
   t.is(await page.getByText('Bill not finalized').count(), 1);
   t.true((await page.getByText('Not finalized', { exact: true }).count()) >= 1);
   t.is(await page.getByText('Past due').count(), 0);

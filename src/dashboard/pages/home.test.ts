@@ -1,5 +1,5 @@
 import test from 'ava';
-import { confirmed, detected, paymentFixture } from '../../../machines/checkout-session.fixture.ts';
+import { confirmed, detected } from '../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../../machines/checkout-session.types.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
@@ -11,6 +11,7 @@ import {
   CANCELED_WHILE_CONFIRMING,
   COMPLETED_SHORT,
   CONFIRMED_AFTER_CANCEL,
+  DUST_AFTER_CANCEL,
   MARKED_REFUNDED,
   PAID_IN_FULL,
   PAID_AFTER_EXPIRY,
@@ -25,27 +26,6 @@ const PAID_LATE_AGAIN: CheckoutSessionEvent[] = [
   detected('t10', '300000000', '2026-01-01T02:05:00.000Z'),
   confirmed('t10', '2026-01-01T02:06:00.000Z'),
   { type: 'LatePaymentReceived', data: { transferId: 't10', amount: '300000000', at: '2026-01-01T02:06:00.000Z' } },
-];
-
-/** The session canceled at 00:30, then 1 wei of an 18-decimal USDC confirmed late at 00:41: 0 at the 10^8 scale. */
-const DUST_AFTER_CANCEL: CheckoutSessionEvent[] = [
-  { type: 'CheckoutSessionCanceled', data: { at: '2026-01-01T00:30:00.000Z', reason: null } },
-  {
-    type: 'PaymentDetected',
-    data: {
-      payment: {
-        ...paymentFixture('t13', '0'),
-        asset: { ...paymentFixture('t13', '0').asset, decimals: 18 },
-        amountRaw: '1',
-        status: 'pending',
-        detectedAt: '2026-01-01T00:40:00.000Z',
-        confirmedAt: null,
-        late: false,
-      },
-    },
-  },
-  confirmed('t13', '2026-01-01T00:41:00.000Z'),
-  { type: 'LatePaymentReceived', data: { transferId: 't13', amount: '0', at: '2026-01-01T00:41:00.000Z' } },
 ];
 
 const as = (id: string, session: CheckoutSessionDoc): CheckoutSessionDoc => ({ ...session, _id: id, id });

@@ -1,5 +1,5 @@
 import type { CheckoutSessionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from '../../projections/collections.ts';
-import { allSentBefore, confirmingAfterClose, lateMoney, refundMarkedAt } from '../../hosted/checkout-status.ts';
+import { allSentBefore, confirmingAfterClose, hasLateToSettle, lateMoney } from '../../hosted/checkout-status.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
@@ -561,11 +561,8 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
       { sort: { updatedAt: -1 }, limit: LIST },
     ),
   ]);
-  // Listed for late money: a confirmed late payment no mark covers, whatever it comes to at the 10^8
-  // scale (18-decimal dust reads 0 there), so a session also confirming is not listed twice.
-  const toSettle = (session: CheckoutSessionDoc) =>
-    refundMarkedAt(session) === null && lateMoney(session).payments.length > 0;
-  const late = [...unmarked, ...marked].filter(toSettle);
+  // Listed for late money to settle (dust included), so a session also confirming is not listed twice.
+  const late = [...unmarked, ...marked].filter(hasLateToSettle);
   const lastConfirmed = (payments: CheckoutSessionDoc['payments']) =>
     payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
   const notFinalized = await deps.readStore
@@ -582,7 +579,7 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
     }),
     // Once per session: one with late money to settle is listed for that.
     ...confirming
-      .filter((session) => !toSettle(session))
+      .filter((session) => !hasLateToSettle(session))
       .map((session) => {
         const { payments } = confirmingAfterClose(session);
         return { session, reason: 'confirming' as const, at: lastConfirmed(payments), payments: payments.length };

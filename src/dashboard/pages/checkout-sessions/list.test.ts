@@ -13,6 +13,7 @@ import {
   COMPLETED_SHORT,
   CONFIRMED_AFTER_CANCEL,
   customerDoc,
+  DUST_AFTER_CANCEL,
   MARKED_REFUNDED,
   PAID_AFTER_CANCEL,
   PAID_AFTER_EXPIRY,
@@ -207,6 +208,14 @@ test('an expired or canceled session with a payment still confirming after it cl
   );
   // Open and confirming: nothing beside the status.
   t.is(await statusCell(sessionAfter(seenLate)), 'Open');
+});
+
+test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) is late money as Home counts it: the row badges it, refunded once marked, and not as merely confirming', async (t) => {
+  const CONFIRMING = detected('t14', '100000000', '2026-01-01T00:50:00.000Z');
+  t.is(await statusCell(sessionAfter(...DUST_AFTER_CANCEL)), 'Canceled Paid late');
+  t.is(await statusCell(sessionAfter(...DUST_AFTER_CANCEL, MARKED_REFUNDED)), 'Canceled Paid late · refunded');
+  // Home lists this one as late (home.test.ts), so the row says the same.
+  t.is(await statusCell(sessionAfter(...DUST_AFTER_CANCEL, CONFIRMING)), 'Canceled Paid late');
 });
 
 test("a session completed short and then paid the rest says so plainly beside its status (it is the merchant's to keep); past its total, overpaid", async (t) => {

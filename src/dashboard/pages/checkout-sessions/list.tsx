@@ -3,9 +3,8 @@ import {
   allSentBefore,
   type ClosedMoney,
   confirmingAfterClose,
-  latePaid,
+  hasLateToSettle,
   lateMoney,
-  refundMarkedAt,
 } from '../../../hosted/checkout-status.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
@@ -165,18 +164,20 @@ export const lateName = (late: ClosedMoney): string =>
  * merchant's to keep, said plainly.
  */
 function MoneyBadge({ session }: { session: CheckoutSessionDoc }): JSX.Element {
-  const late = latePaid(session) > 0n;
-  const closedLate = late && session.status !== 'complete';
+  // Any confirmed late payment, whatever it comes to at the 10^8 scale, as Home counts it.
+  const late = lateMoney(session);
+  const paidLate = late.payments.length > 0;
+  const closed = session.status !== 'complete';
   const badge =
-    closedLate && !refundMarkedAt(session)
-      ? { tone: 'warning' as const, label: lateName(lateMoney(session)) }
+    closed && hasLateToSettle(session)
+      ? { tone: 'warning' as const, label: lateName(late) }
       : confirmingAfterClose(session).payments.length > 0
         ? { tone: 'info' as const, label: 'Confirming after it closed' }
-        : closedLate
-          ? { tone: 'neutral' as const, label: `${lateName(lateMoney(session))} · refunded` }
+        : closed && paidLate
+          ? { tone: 'neutral' as const, label: `${lateName(late)} · refunded` }
           : BigInt(session.amountOverpaid) > 0n
             ? { tone: 'warning' as const, label: 'Overpaid' }
-            : late
+            : paidLate
               ? { tone: 'neutral' as const, label: 'Paid after completion' }
               : null;
   if (!badge) return <></>;

@@ -1,4 +1,9 @@
-import { confirmed, detected, sessionAfterEvents } from '../../../../machines/checkout-session.fixture.ts';
+import {
+  confirmed,
+  detected,
+  paymentFixture,
+  sessionAfterEvents,
+} from '../../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../../../machines/checkout-session.types.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
@@ -116,4 +121,25 @@ export const PAID_AFTER_THE_CANCEL_TOO: CheckoutSessionEvent[] = [
   detected('t2', '100000000', '2026-01-01T00:40:00.000Z'),
   confirmed('t2', '2026-01-01T00:41:00.000Z'),
   { type: 'LatePaymentReceived', data: { transferId: 't2', amount: '100000000', at: '2026-01-01T00:41:00.000Z' } },
+];
+
+/** The session canceled at 00:30, then 1 wei of an 18-decimal USDC confirmed late at 00:41: 0 at the 10^8 scale. */
+export const DUST_AFTER_CANCEL: CheckoutSessionEvent[] = [
+  { type: 'CheckoutSessionCanceled', data: { at: '2026-01-01T00:30:00.000Z', reason: null } },
+  {
+    type: 'PaymentDetected',
+    data: {
+      payment: {
+        ...paymentFixture('t13', '0'),
+        asset: { ...paymentFixture('t13', '0').asset, decimals: 18 },
+        amountRaw: '1',
+        status: 'pending',
+        detectedAt: '2026-01-01T00:40:00.000Z',
+        confirmedAt: null,
+        late: false,
+      },
+    },
+  },
+  confirmed('t13', '2026-01-01T00:41:00.000Z'),
+  { type: 'LatePaymentReceived', data: { transferId: 't13', amount: '0', at: '2026-01-01T00:41:00.000Z' } },
 ];

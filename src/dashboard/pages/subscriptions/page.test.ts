@@ -1,7 +1,10 @@
 import test from 'ava';
 import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
 import type { InvoiceDoc } from '../../../projections/invoices.projection.ts';
-import { BillStatus, SubscriptionStatus } from './page.tsx';
+import { productFixture } from '../../../actors/catalog.fixture.ts';
+import { PRODUCTS, type ProductDoc } from '../../../projections/catalog.projection.ts';
+import { createEmbeddedReadStore } from '../../../read-store/embedded-read-store.ts';
+import { BillStatus, planOf, SubscriptionStatus, type SubscriptionView, withProductNames } from './page.tsx';
 
 /** The renewal's bill as the subscription records it: open, due at its due date, from its issue on. */
 const bill = {
@@ -48,4 +51,27 @@ test('a subscription whose latest renewal Weir could not finalize says so by its
   t.is(await status({ ...active, latestInvoice: { ...bill, status: 'draft' } }), 'Active Bill not finalized');
   t.is(await status({ ...active, latestInvoice: { ...bill, status: 'open' } }), 'Active');
   t.is(await status({ ...active, status: 'canceled', latestInvoice: { ...bill, status: 'draft' } }), 'Canceled');
+});
+
+test('a subscription reads as the product(s) it sells, as Stripe shows one: one recorded without its products\' names (null) takes them from the catalog, not "Plan"', async (t) => {
+  const readStore = createEmbeddedReadStore({});
+  const tenant = { organizationId: 'org-1', environment: 'test' } as const;
+  const products = readStore.collection<ProductDoc>(PRODUCTS);
+  for (const [id, name, organizationId] of [
+    ['prod-hosting', 'Hosting', 'org-1'],
+    ['prod-support', 'Support', 'org-1'],
+    ['prod-foreign', 'Not yours', 'org-2'],
+  ] as const)
+    await products.put({ ...productFixture({ id, name, organizationId }), _id: id });
+  const line = (productId: string, name: string | null) => ({ price: { productId, product: { id: productId, name } } });
+  const subscription = (...lines: ReturnType<typeof line>[]) =>
+    ({ id: 'sub', lineItems: { object: 'list', data: lines } }) as unknown as SubscriptionView;
+  const shown = async (s: SubscriptionView) => planOf((await withProductNames({ readStore }, tenant, [s]))[0]!);
+  // Named when it began (a checkout's): that name, the catalog not read for it.
+  t.is(await shown(subscription(line('prod-hosting', 'Hosting (2025)'))), 'Hosting (2025)');
+  // A recurring invoice's, recorded without names: its products' names from the catalog.
+  t.is(await shown(subscription(line('prod-hosting', null), line('prod-support', null))), 'Hosting, Support');
+  // Another organization's product is never read; a line with no product at all stays "Plan".
+  t.is(await shown(subscription(line('prod-foreign', null))), 'Plan');
+  t.is(await shown(subscription(line('', null))), 'Plan');
 });

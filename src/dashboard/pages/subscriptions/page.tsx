@@ -1,6 +1,7 @@
 import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
+import { PRODUCTS, type ProductDoc } from '../../../projections/catalog.projection.ts';
 import { INVOICES, type InvoiceDoc } from '../../../projections/invoices.projection.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { SubscriptionSchema } from '../../../read-api/schema/resources.ts';
@@ -8,7 +9,7 @@ import { NotFoundError } from '../../../shared/errors.ts';
 import { isUuid } from '../../../shared/ids.ts';
 import { apiFor, type PageApi } from '../../api.ts';
 import { can } from '../../auth/roles.ts';
-import type { DashboardContext } from '../../context.ts';
+import type { DashboardContext, DashboardTenant } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import {
@@ -36,8 +37,8 @@ import { SUBSCRIPTION_STATUSES } from './statuses.ts';
 type SubscriptionAnswer = z.output<typeof SubscriptionSchema>;
 type SubscriptionLine = SubscriptionAnswer['lineItems']['data'][number];
 /** The API's subscription; each line's price carries its product (as the reference nests it). */
-type SubscriptionView = Omit<SubscriptionAnswer, 'lineItems'> & {
-  lineItems: { data: (SubscriptionLine & { price: { product?: { name: string } | null } })[] };
+export type SubscriptionView = Omit<SubscriptionAnswer, 'lineItems'> & {
+  lineItems: { data: (SubscriptionLine & { price: { product?: { name: string | null } | null } })[] };
 };
 type SubscriptionList = { page: number; limit: number; count: number; data: SubscriptionView[] };
 
@@ -108,8 +109,36 @@ const customersOf = (deps: { readStore: ReadStore }, ctx: DashboardContext, list
     list.map((s) => s.customerId),
   );
 
-const planOf = (s: SubscriptionView): string =>
+/** What the merchant sold: its items' product names, as Stripe shows a subscription ("Plan" only for a line with none). */
+export const planOf = (s: SubscriptionView): string =>
   s.lineItems.data.map((l) => l.price.product?.name ?? 'Plan').join(', ') || 'Plan';
+
+/**
+ * `list` with every line's product named: one recorded before names were kept (the API's null name)
+ * takes its product's name from the tenant's catalog, read in one query, so it reads as what was
+ * sold rather than "Plan".
+ */
+export async function withProductNames(
+  deps: { readStore: ReadStore },
+  tenant: DashboardTenant,
+  list: SubscriptionView[],
+): Promise<SubscriptionView[]> {
+  type Line = SubscriptionView['lineItems']['data'][number];
+  const unnamed = (l: Line): boolean => !l.price.product?.name;
+  const wanted = [
+    ...new Set(list.flatMap((s) => s.lineItems.data.filter(unnamed).map((l) => l.price.productId)).filter(Boolean)),
+  ];
+  if (wanted.length === 0) return list;
+  const found = await deps.readStore
+    .collection<ProductDoc>(PRODUCTS)
+    .find({ organizationId: tenant.organizationId, environment: tenant.environment, id: { $in: wanted } });
+  const names = new Map(found.map((p) => [p.id, p.name]));
+  const named = (l: Line): Line => {
+    const name = l.price.product?.name ?? names.get(l.price.productId);
+    return name ? { ...l, price: { ...l.price, product: { id: l.price.productId, name } } } : l;
+  };
+  return list.map((s) => ({ ...s, lineItems: { ...s.lineItems, data: s.lineItems.data.map(named) } }));
+}
 
 function ListPage(props: {
   ctx: DashboardContext;
@@ -389,18 +418,19 @@ export const page = definePage({
       comment?: { value: string; error: string | null },
     ) => {
       const done = typeof ctx.query.done === 'string' ? ctx.query.done : '';
-      const [periods, invoices, customers] = await Promise.all([
+      const [periods, invoices, customers, [named]] = await Promise.all([
         billedPeriods(deps.eventStore, s.id),
         deps.readStore
           .collection<InvoiceDoc>(INVOICES)
           .find({ ...ctx.state.tenant, subscriptionId: s.id, deletedAt: null }, { sort: { createdAt: -1 } }),
         customersOf(deps, ctx, [s]),
+        withProductNames(deps, ctx.state.tenant, [s]),
       ]);
       await sendHtml(
         ctx,
         <DetailPage
           ctx={ctx}
-          s={s}
+          s={named ?? s}
           periods={periods}
           invoices={invoices.filter((i) => i.status in INVOICE_STATUSES)}
           customers={customers}
@@ -419,8 +449,12 @@ export const page = definePage({
         'GET',
         withQuery('/api/v1/subscriptions', { status, page: pageOf(ctx.query.page), limit: PAGE_SIZE }),
       );
-      const list = answer.status === 200 ? answer.body : { page: 1, limit: PAGE_SIZE, count: 0, data: [] };
-      const customers = await customersOf(deps, ctx, list.data);
+      const answered = answer.status === 200 ? answer.body : { page: 1, limit: PAGE_SIZE, count: 0, data: [] };
+      const [customers, data] = await Promise.all([
+        customersOf(deps, ctx, answered.data),
+        withProductNames(deps, ctx.state.tenant, answered.data),
+      ]);
+      const list = { ...answered, data };
       await sendHtml(ctx, <ListPage ctx={ctx} list={list} status={status} customers={customers} />);
     });
 
