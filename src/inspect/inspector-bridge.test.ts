@@ -298,13 +298,39 @@ test('in Chromium, where the inspector cannot be reached, the bridge page shows 
   t.is(await page.evaluate('window.ran'), undefined);
   t.true(await page.locator('#states').isVisible());
 
-  // Held for an inspector that never answers: the last 2,000 messages, and every actor's chart.
+  // Held for an inspector that never answers: the last 2,000 messages, and each shown record's chart.
   for (let i = 0; i < 2100; i += 1) sink.event(actor, { type: `Step${i}` });
   await rows.nth(2).locator('td', { hasText: 'Step2099' }).waitFor();
   const held = (await page.evaluate('waiting.map((m) => m.event?.type ?? m.type)')) as string[];
   t.is(held.length, 2000);
   t.deepEqual(held.slice(0, 4), ['@xstate.actor', '@xstate.actor', '@xstate.actor', 'Step103']);
   t.is(held.at(-1), 'Step2099');
+
+  // A record announced again (Weir restarted): its new chart takes the place of its last, ahead of its events.
+  sink.actor('invoice-i1', { status: 'active', value: 'paid', context: {} });
+  await rows
+    .nth(1)
+    .locator('td', { hasText: /^paid$/ })
+    .waitFor();
+  const invoice = "waiting.flatMap((m, i) => (m.sessionId === 'invoice-i1' ? [i + ' ' + m.snapshot.value] : []))";
+  t.deepEqual(await page.evaluate(invoice), ['1 paid']);
+
+  // A page left open for days: past a thousand records, the oldest rows go, and their charts with them.
+  for (let i = 0; i < 2500; i += 1) sink.actor(`invoice-f${i}`, { status: 'active', value: 'draft', context: {} });
+  await rows
+    .first()
+    .locator('td', { hasText: /^invoice-f2499$/ })
+    .waitFor();
+  t.is(await rows.count(), 1000);
+  const charts = (await page.evaluate(
+    "waiting.filter((m) => m.type === '@xstate.actor').map((m) => m.sessionId)",
+  )) as string[];
+  t.deepEqual(
+    charts,
+    Array.from({ length: 1000 }, (_, i) => `invoice-f${1500 + i}`),
+    'the charts of the records shown',
+  );
+  t.true(((await page.evaluate('waiting.length')) as number) <= 2000);
 });
 
 test("watched settles once a page has opened its socket, not when Weir's own (a process's) opens", async (t) => {
