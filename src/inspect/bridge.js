@@ -98,24 +98,41 @@ function wait(message) {
 }
 
 // Once connected, the page reconnects by itself when Weir restarts (its token is kept across restarts).
+// Refused REFUSALS times running (a new token: its file deleted, an admin token set), it says so, trying slowly.
 const RETRY_MS = 2000;
+const REFUSALS = 3;
+const SLOW_RETRY_MS = 10000;
 let opened = false;
+let refusals = 0;
+
+/** Why a socket never opened: a browser's socket is not told, so a wrong token or no Weir running. */
+function refusal() {
+  if (!token) return 'refused: open the address Weir printed, with #token= in it';
+  return 'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running';
+}
 
 function connect() {
   const socket = new WebSocket(`ws://${location.host}/?token=${encodeURIComponent(token)}`);
+  let open = false;
   socket.addEventListener('open', () => {
     opened = true;
+    open = true;
+    refusals = 0;
     status.textContent = 'connected';
   });
-  // A browser's socket is not told why it was refused: one never open had a wrong token or found no Weir.
   socket.addEventListener('close', () => {
-    if (opened) {
+    if (!opened) {
+      status.textContent = refusal();
+      return;
+    }
+    if (!open) refusals += 1;
+    if (refusals < REFUSALS) {
       status.textContent = 'disconnected: connecting again once Weir runs';
       setTimeout(connect, RETRY_MS);
-    } else if (token)
-      status.textContent =
-        'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running';
-    else status.textContent = 'refused: open the address Weir printed, with #token= in it';
+    } else {
+      status.textContent = `${refusal()}; trying again every ${SLOW_RETRY_MS / 1000} s`;
+      setTimeout(connect, SLOW_RETRY_MS);
+    }
   });
   socket.addEventListener('message', (event) => {
     const message = JSON.parse(event.data);

@@ -207,6 +207,8 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     if (m.type() === 'error') problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
+  // The page's timers (its reconnects) run when the test moves its clock on.
+  await page.clock.install();
   // The token in the fragment, as Weir prints the address: the browser sends it to no server.
   await page.goto(bridgePageUrl(started.page, TOKEN));
   await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
@@ -238,6 +240,7 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   await page.locator('#socket', { hasText: /^disconnected: connecting again/ }).waitFor();
   const restarted = await startInspectorBridge({ port: started.port, logger: quiet, token: TOKEN, inspectorUrl });
   t.teardown(() => restarted.stop());
+  await page.clock.runFor(2000);
   await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
   const again = createWebSocketInspector({ url: bridgeSocketUrl(restarted.url, TOKEN) });
   t.teardown(() => again.stop());
@@ -246,6 +249,30 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     const got = (await frame.evaluate('window.received')) as { sessionId: string }[];
     return got.some((m) => m.sessionId === 'checkout_session-s2') ? true : undefined;
   }, 'the inspector to get what Weir sends after its restart');
+
+  // Weir restarts asking another token (its file deleted, an admin token set): after a few refused
+  // tries the page says it is refused, not that it is connecting again, and goes on trying slowly.
+  again.stop();
+  await restarted.stop();
+  await page.locator('#socket', { hasText: /^disconnected: connecting again/ }).waitFor();
+  const other = await startInspectorBridge({ port: started.port, logger: quiet, token: 'another', inspectorUrl });
+  t.teardown(() => other.stop());
+  const socket = page.locator('#socket');
+  // The clock moved on a little at a time: each try is refused (its socket closes) before the next.
+  const refused = await eventually(async () => {
+    await page.clock.runFor(500);
+    const shown = (await socket.textContent()) ?? '';
+    return shown.startsWith('refused') ? shown : undefined;
+  }, 'the page to say it is refused');
+  t.is(
+    refused,
+    'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running; trying again every 10 s',
+  );
+  await other.stop();
+  const back = await startInspectorBridge({ port: started.port, logger: quiet, token: TOKEN, inspectorUrl });
+  t.teardown(() => back.stop());
+  await page.clock.runFor(10_000);
+  await socket.filter({ hasText: /^connected$/ }).waitFor();
 });
 
 test('in Chromium, where the inspector cannot be reached, the bridge page shows each record with its state and last event', async (t) => {
