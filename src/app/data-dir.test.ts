@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -51,6 +51,39 @@ test('prepareDataDir takes group and other access away from an existing data dir
   lines.length = 0;
   await prepareDataDir(dataDir, (line) => lines.push(line));
   t.deepEqual(lines, [], 'nothing left to tighten');
+});
+
+test('prepareDataDir skips entries removed while it walks (a running serve removes its journal, an outbox draft): no crash, none named', async (t) => {
+  const dataDir = await tempDir(t);
+  await chmod(dataDir, 0o755);
+  await mkdir(join(dataDir, 'outbox'), { mode: 0o755 });
+  await writeFile(join(dataDir, 'events.sqlite3'), '', { mode: 0o644 });
+  await writeFile(join(dataDir, 'events.sqlite3-journal'), '', { mode: 0o644 });
+  await writeFile(join(dataDir, 'draft.tmp'), '', { mode: 0o644 });
+  // Each removed just before the walk's next call on it: after readdir, after lstat, after lstat of a directory.
+  const removedBefore = { lstat: 'events.sqlite3-journal', chmod: 'draft.tmp', readdir: 'outbox' };
+  const removing = async (path: string, call: keyof typeof removedBefore) => {
+    if (path === join(dataDir, removedBefore[call])) await rm(path, { recursive: true, force: true });
+  };
+  const lines: string[] = [];
+  await prepareDataDir(dataDir, (line) => lines.push(line), {
+    lstat: (async (path: string) => {
+      await removing(path, 'lstat');
+      return lstat(path);
+    }) as typeof lstat,
+    chmod: async (path, mode) => {
+      await removing(String(path), 'chmod');
+      return chmod(path, mode);
+    },
+    readdir: async (path) => {
+      await removing(path, 'readdir');
+      return readdir(path);
+    },
+  });
+  t.deepEqual(lines, [
+    `[weir] data dir ${dataDir}: took group and other access away from 3 entries: . 0755 → 0700, events.sqlite3 0644 → 0600, outbox 0755 → 0700`,
+  ]);
+  t.is(await modeOf(join(dataDir, 'events.sqlite3')), 0o600);
 });
 
 test('one weir serve per data dir: the lock holds the pid; a second lock is refused naming it; release removes it', async (t) => {

@@ -14,29 +14,48 @@ export const SERVE_LOCK_FILE = 'serve.lock';
 /** How many tightened entries the start-up log names before it counts the rest. */
 const NAMED_IN_LOG = 8;
 
+/** The calls `prepareDataDir` walks the data dir with (a test puts a file's removal between them). */
+export type DataDirWalk = { lstat: typeof lstat; readdir: (path: string) => Promise<string[]>; chmod: typeof chmod };
+
+/** An entry removed while the walk reached it (beside a running serve: SQLite's journal, an outbox draft). */
+const gone = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
 /**
  * Creates the data dir (0700) and takes group and other access away from what it already holds
- * (left by an older Weir or another umask), logging each change. Symbolic links are left alone.
+ * (left by an older Weir or another umask), logging each change. Symbolic links are left alone, and
+ * entries removed meanwhile skipped: `weir inspect` walks it beside a running serve.
  */
-export async function prepareDataDir(dataDir: string, log: (line: string) => void): Promise<void> {
+export async function prepareDataDir(
+  dataDir: string,
+  log: (line: string) => void,
+  fs: DataDirWalk = { lstat, readdir, chmod },
+): Promise<void> {
   await makeDirectory(dataDir, PRIVATE_DIR_MODE);
   const tightened: string[] = [];
   const failed: string[] = [];
   const visit = async (path: string): Promise<void> => {
-    const stats = await lstat(path);
-    if (stats.isSymbolicLink()) return;
+    const stats = await fs.lstat(path).catch((error: unknown) => {
+      if (gone(error)) return null;
+      throw error;
+    });
+    if (!stats || stats.isSymbolicLink()) return;
     const mode = stats.mode & 0o777;
     if ((mode & 0o077) !== 0) {
       const name = relative(dataDir, path) || '.';
       const next = mode & ~0o077;
       try {
-        await chmod(path, next);
+        await fs.chmod(path, next);
         tightened.push(`${name} ${octal(mode)} → ${octal(next)}`);
       } catch (error) {
-        failed.push(`${name} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+        if (!gone(error)) failed.push(`${name} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
       }
     }
-    if (stats.isDirectory()) for (const entry of (await readdir(path)).sort()) await visit(join(path, entry));
+    if (!stats.isDirectory()) return;
+    const entries = await fs.readdir(path).catch((error: unknown) => {
+      if (gone(error)) return [];
+      throw error;
+    });
+    for (const entry of entries.sort()) await visit(join(path, entry));
   };
   await visit(dataDir);
   if (tightened.length > 0) {

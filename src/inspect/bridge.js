@@ -6,9 +6,13 @@ const count = document.getElementById('count');
 const target = new URL(frame.src).origin;
 // The address Weir printed carries the socket's token in its fragment, which reaches no server's log.
 const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
-// What the inspector is sent once it answers: the last WAITING_MAX messages, and every actor's chart.
+// What the inspector is sent once it answers: the last WAITING_MAX messages, and the latest chart of
+// each record still shown (at most ROWS_MAX: a chart is some 10 KB, and an offline page may stay open for days).
 const WAITING_MAX = 2000;
+const ROWS_MAX = 1000;
 const waiting = [];
+/** Each shown record's latest actor message (its chart), by session id: the one in `waiting` kept past the cap. */
+const charts = new Map();
 let connected = false;
 let received = 0;
 
@@ -43,11 +47,12 @@ function show(message) {
     for (let i = 0; i < 4; i += 1) row.insertCell();
     row.cells[0].textContent = message.sessionId;
     rows.set(message.sessionId, row);
-    // The newest first; past a thousand records the oldest row goes.
-    const oldest = rows.size > 1000 ? rows.keys().next().value : undefined;
+    // The newest first; past a thousand records the oldest row goes, and its chart with it.
+    const oldest = rows.size > ROWS_MAX ? rows.keys().next().value : undefined;
     if (oldest !== undefined) {
       rows.get(oldest).remove();
       rows.delete(oldest);
+      unchart(oldest);
     }
   }
   if (message.type === '@xstate.actor') {
@@ -67,33 +72,67 @@ window.addEventListener('message', (event) => {
   for (const message of waiting.splice(0)) frame.contentWindow.postMessage(message, target);
 });
 
-/** Keeps `message` for the inspector; past WAITING_MAX, the oldest that is no actor's chart goes (offline, it never answers). */
+/** Drops the chart kept for `sessionId`: its row is gone. */
+function unchart(sessionId) {
+  const index = waiting.indexOf(charts.get(sessionId));
+  if (index >= 0) waiting.splice(index, 1);
+  charts.delete(sessionId);
+}
+
+/**
+ * Keeps `message` for the inspector; past WAITING_MAX, the oldest that is no shown record's chart goes
+ * (offline, it never answers). A record's new chart takes its last one's place, ahead of its events.
+ */
 function wait(message) {
+  const charted = message.type === '@xstate.actor' && rows.has(message.sessionId);
+  const last = charted ? waiting.indexOf(charts.get(message.sessionId)) : -1;
+  if (charted) charts.set(message.sessionId, message);
+  if (last >= 0) {
+    waiting[last] = message;
+    return;
+  }
   waiting.push(message);
   if (waiting.length <= WAITING_MAX) return;
-  const oldest = waiting.findIndex((m) => m.type !== '@xstate.actor');
+  const oldest = waiting.findIndex((m) => charts.get(m.sessionId) !== m);
   if (oldest >= 0) waiting.splice(oldest, 1);
 }
 
 // Once connected, the page reconnects by itself when Weir restarts (its token is kept across restarts).
+// Refused REFUSALS times running (a new token: its file deleted, an admin token set), it says so, trying slowly.
 const RETRY_MS = 2000;
+const REFUSALS = 3;
+const SLOW_RETRY_MS = 10000;
 let opened = false;
+let refusals = 0;
+
+/** Why a socket never opened: a browser's socket is not told, so a wrong token or no Weir running. */
+function refusal() {
+  if (!token) return 'refused: open the address Weir printed, with #token= in it';
+  return 'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running';
+}
 
 function connect() {
   const socket = new WebSocket(`ws://${location.host}/?token=${encodeURIComponent(token)}`);
+  let open = false;
   socket.addEventListener('open', () => {
     opened = true;
+    open = true;
+    refusals = 0;
     status.textContent = 'connected';
   });
-  // A browser's socket is not told why it was refused: one never open had a wrong token or found no Weir.
   socket.addEventListener('close', () => {
-    if (opened) {
+    if (!opened) {
+      status.textContent = refusal();
+      return;
+    }
+    if (!open) refusals += 1;
+    if (refusals < REFUSALS) {
       status.textContent = 'disconnected: connecting again once Weir runs';
       setTimeout(connect, RETRY_MS);
-    } else if (token)
-      status.textContent =
-        'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running';
-    else status.textContent = 'refused: open the address Weir printed, with #token= in it';
+    } else {
+      status.textContent = `${refusal()}; trying again every ${SLOW_RETRY_MS / 1000} s`;
+      setTimeout(connect, SLOW_RETRY_MS);
+    }
   });
   socket.addEventListener('message', (event) => {
     const message = JSON.parse(event.data);

@@ -207,6 +207,8 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     if (m.type() === 'error') problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
+  // The page's timers (its reconnects) run when the test moves its clock on.
+  await page.clock.install();
   // The token in the fragment, as Weir prints the address: the browser sends it to no server.
   await page.goto(bridgePageUrl(started.page, TOKEN));
   await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
@@ -238,6 +240,7 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   await page.locator('#socket', { hasText: /^disconnected: connecting again/ }).waitFor();
   const restarted = await startInspectorBridge({ port: started.port, logger: quiet, token: TOKEN, inspectorUrl });
   t.teardown(() => restarted.stop());
+  await page.clock.runFor(2000);
   await page.locator('#socket', { hasText: /^connected$/ }).waitFor();
   const again = createWebSocketInspector({ url: bridgeSocketUrl(restarted.url, TOKEN) });
   t.teardown(() => again.stop());
@@ -246,6 +249,30 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     const got = (await frame.evaluate('window.received')) as { sessionId: string }[];
     return got.some((m) => m.sessionId === 'checkout_session-s2') ? true : undefined;
   }, 'the inspector to get what Weir sends after its restart');
+
+  // Weir restarts asking another token (its file deleted, an admin token set): after a few refused
+  // tries the page says it is refused, not that it is connecting again, and goes on trying slowly.
+  again.stop();
+  await restarted.stop();
+  await page.locator('#socket', { hasText: /^disconnected: connecting again/ }).waitFor();
+  const other = await startInspectorBridge({ port: started.port, logger: quiet, token: 'another', inspectorUrl });
+  t.teardown(() => other.stop());
+  const socket = page.locator('#socket');
+  // The clock moved on a little at a time: each try is refused (its socket closes) before the next.
+  const refused = await eventually(async () => {
+    await page.clock.runFor(500);
+    const shown = (await socket.textContent()) ?? '';
+    return shown.startsWith('refused') ? shown : undefined;
+  }, 'the page to say it is refused');
+  t.is(
+    refused,
+    'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running; trying again every 10 s',
+  );
+  await other.stop();
+  const back = await startInspectorBridge({ port: started.port, logger: quiet, token: TOKEN, inspectorUrl });
+  t.teardown(() => back.stop());
+  await page.clock.runFor(10_000);
+  await socket.filter({ hasText: /^connected$/ }).waitFor();
 });
 
 test('in Chromium, where the inspector cannot be reached, the bridge page shows each record with its state and last event', async (t) => {
@@ -298,13 +325,39 @@ test('in Chromium, where the inspector cannot be reached, the bridge page shows 
   t.is(await page.evaluate('window.ran'), undefined);
   t.true(await page.locator('#states').isVisible());
 
-  // Held for an inspector that never answers: the last 2,000 messages, and every actor's chart.
+  // Held for an inspector that never answers: the last 2,000 messages, and each shown record's chart.
   for (let i = 0; i < 2100; i += 1) sink.event(actor, { type: `Step${i}` });
   await rows.nth(2).locator('td', { hasText: 'Step2099' }).waitFor();
   const held = (await page.evaluate('waiting.map((m) => m.event?.type ?? m.type)')) as string[];
   t.is(held.length, 2000);
   t.deepEqual(held.slice(0, 4), ['@xstate.actor', '@xstate.actor', '@xstate.actor', 'Step103']);
   t.is(held.at(-1), 'Step2099');
+
+  // A record announced again (Weir restarted): its new chart takes the place of its last, ahead of its events.
+  sink.actor('invoice-i1', { status: 'active', value: 'paid', context: {} });
+  await rows
+    .nth(1)
+    .locator('td', { hasText: /^paid$/ })
+    .waitFor();
+  const invoice = "waiting.flatMap((m, i) => (m.sessionId === 'invoice-i1' ? [i + ' ' + m.snapshot.value] : []))";
+  t.deepEqual(await page.evaluate(invoice), ['1 paid']);
+
+  // A page left open for days: past a thousand records, the oldest rows go, and their charts with them.
+  for (let i = 0; i < 2500; i += 1) sink.actor(`invoice-f${i}`, { status: 'active', value: 'draft', context: {} });
+  await rows
+    .first()
+    .locator('td', { hasText: /^invoice-f2499$/ })
+    .waitFor();
+  t.is(await rows.count(), 1000);
+  const charts = (await page.evaluate(
+    "waiting.filter((m) => m.type === '@xstate.actor').map((m) => m.sessionId)",
+  )) as string[];
+  t.deepEqual(
+    charts,
+    Array.from({ length: 1000 }, (_, i) => `invoice-f${1500 + i}`),
+    'the charts of the records shown',
+  );
+  t.true(((await page.evaluate('waiting.length')) as number) <= 2000);
 });
 
 test("watched settles once a page has opened its socket, not when Weir's own (a process's) opens", async (t) => {

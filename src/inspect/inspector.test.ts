@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { bridgeCredential, bridgeInvitation, INSPECTOR_TOKEN_FILE } from './inspector.ts';
 
@@ -35,6 +36,39 @@ test('a token file an operator wrote is taken as it is; an empty one is filled',
   const made = bridgeCredential(undefined, undefined, file).token;
   t.regex(made, /^[\w-]{32}$/);
   t.is((await readFile(file, 'utf8')).trim(), made);
+});
+
+/**
+ * The token `bridgeCredential` holds when another process (`weir serve` beside `weir inspect`) makes
+ * the file's token just after this one first read it; and the other's.
+ */
+function racing(file: string): { mine: string; other: string } {
+  let other: string | undefined;
+  const mine = bridgeCredential(undefined, undefined, file, (path) => {
+    // Thrown or returned, this first read is what this process saw before the other wrote.
+    try {
+      return readFileSync(path, 'utf8');
+    } finally {
+      other ??= bridgeCredential(undefined, undefined, file).token;
+    }
+  }).token;
+  return { mine, other: other ?? 'the other never ran' };
+}
+
+test('two processes making the token file at once (serve and inspect share the data dir unlocked) end with one token, the one in the file', async (t) => {
+  const missing = await tokenFile(t);
+  const first = racing(missing);
+  t.is(first.mine, first.other);
+  t.is((await readFile(missing, 'utf8')).trim(), first.mine);
+  t.is((await stat(missing)).mode & 0o777, 0o600);
+
+  const empty = await tokenFile(t);
+  await writeFile(empty, '');
+  const filled = racing(empty);
+  t.regex(filled.mine, /^[\w-]{32}$/);
+  t.is(filled.mine, filled.other, 'the token the other linked in is taken, not written over');
+  t.is((await readFile(empty, 'utf8')).trim(), filled.mine);
+  t.deepEqual(await readdir(dirname(empty)), [INSPECTOR_TOKEN_FILE], 'no draft left behind');
 });
 
 test('an admin token from the command line or a file is the bridge token and shown at a terminal; one from the environment never; no token file is made', async (t) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { Logger } from '../shared/logger.ts';
 import { bridgePageUrl, bridgeSocketUrl, startInspectorBridge } from './inspector-bridge.ts';
@@ -23,6 +23,9 @@ export const INSPECTOR_TOKEN_FILE = 'inspector-token';
  */
 export type BridgeCredential = { token: string; shown: boolean; file: string | null };
 
+/** Reads the token file (a test starts another process's making of it in between). */
+export type ReadToken = (file: string) => string;
+
 /**
  * The admin token when one is configured, else the one in `tokenFile` (made there, 0600, at the first
  * start with `--inspect`, kept after): so `--inspect` works without an admin token, where no terminal
@@ -34,31 +37,59 @@ export function bridgeCredential(
   adminToken: string | undefined,
   adminTokenFrom: 'argument' | 'file' | 'environment' | undefined,
   tokenFile: string,
+  read: ReadToken = (file) => readFileSync(file, 'utf8'),
 ): BridgeCredential {
-  if (adminToken === undefined) return { token: tokenIn(tokenFile), shown: true, file: tokenFile };
+  if (adminToken === undefined) return { token: tokenIn(tokenFile, read), shown: true, file: tokenFile };
   return { token: adminToken, shown: adminTokenFrom === 'argument' || adminTokenFrom === 'file', file: null };
 }
 
-/** The token `file` holds, made there first when it holds none. */
-function tokenIn(file: string): string {
-  const held = heldToken(file);
-  if (held) return held;
-  const made = randomBytes(24).toString('base64url');
+/**
+ * The token `file` holds, made there first when it holds none. `weir inspect` runs beside `weir serve`
+ * (the data dir unlocked): a token is written whole under a private name and linked into place, never
+ * over a file, so of two processes making one at once both end with the one that is there.
+ */
+function tokenIn(file: string, read: ReadToken): string {
+  for (let tries = 0; ; tries++) {
+    const held = heldToken(file, read);
+    if (held) return held;
+    if (held === '') emptiedAside(file);
+    const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(draft, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(draft, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= 5) throw error;
+    } finally {
+      rmSync(draft, { force: true });
+    }
+  }
+}
+
+/**
+ * Takes an empty token file (an operator's, or cut short by a full disk) out of the way: moved aside
+ * under a private name first, so a token another process linked there meanwhile is put back, not lost.
+ */
+function emptiedAside(file: string): void {
+  const aside = `${file}.${process.pid}.empty`;
   try {
-    // An empty file is filled; a missing one made with 'wx', so that of two processes starting at once one token stays.
-    writeFileSync(file, `${made}\n`, { mode: 0o600, flag: held === null ? 'wx' : 'w' });
+    renameSync(file, aside);
   } catch (error) {
-    const first = (error as NodeJS.ErrnoException).code === 'EEXIST' ? heldToken(file) : null;
-    if (first) return first;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  return made;
+  try {
+    if (readFileSync(aside, 'utf8').trim()) linkSync(aside, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(aside, { force: true });
+  }
 }
 
 /** The token in `file`, '' when it is empty, null when there is no file. */
-function heldToken(file: string): string | null {
+function heldToken(file: string, read: ReadToken): string | null {
   try {
-    return readFileSync(file, 'utf8').trim();
+    return read(file).trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
