@@ -2,7 +2,7 @@ import { transition } from 'xstate';
 import { ConflictError, InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { exactToApi, isExactInDecimals, owedInChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
-import { confirmedExact, outstandingExact } from './checkout-session.received.ts';
+import { confirmedExact, outstandingExact, withoutBookkeeping } from './checkout-session.received.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
 import type {
@@ -325,14 +325,8 @@ export function decideCheckoutSession(
         detectedAt: _detectedAt,
         confirmedAt: _confirmedAt,
         late: _late,
-        seenIn: _seenIn,
-        mayReturn: _mayReturn,
-        failureSent: _failureSent,
-        settled: _settled,
-        seenBeforeCancel: _seenBeforeCancel,
-        coveredByRefundMark: _coveredByRefundMark,
         ...transfer
-      } = payment;
+      } = withoutBookkeeping(payment);
       const detected = detection(session, { ...transfer, blockNumber: block.number, blockHash: block.hash }, ctx.now);
       if (detected[0]?.type !== 'PaymentDetected') return detected;
       return [

@@ -10,6 +10,21 @@ export const paymentExact = (payment: Pick<SessionPayment, 'amountRaw' | 'asset'
   decimals: payment.asset.decimals,
 });
 
+/**
+ * A payment without the session's bookkeeping about it (the blocks a reorg took it from, whether it is
+ * awaited back, a failure sent, its settlement, its order against a cancel or a mark of refunded):
+ * what the chain says of it and its status, for events built from it and for the API.
+ */
+export const withoutBookkeeping = ({
+  seenIn: _seenIn,
+  mayReturn: _mayReturn,
+  failureSent: _failureSent,
+  settled: _settled,
+  seenBeforeCancel: _seenBeforeCancel,
+  coveredByRefundMark: _coveredByRefundMark,
+  ...payment
+}: SessionPayment) => payment;
+
 /** The exact sum of the payments in one of `statuses`. */
 export const sumOfPayments = (payments: SessionPayment[], statuses: SessionPayment['status'][]): ExactAmount =>
   payments.reduce((sum, p) => (statuses.includes(p.status) ? addExact(sum, paymentExact(p)) : sum), ZERO_EXACT);

@@ -4,6 +4,7 @@ import type {
   SessionDiscount,
   SessionPayment,
 } from '../../machines/checkout-session.types.ts';
+import { withoutBookkeeping } from '../../machines/checkout-session.received.ts';
 import { shownAddress } from '../shared/evm-address.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 import type { ApiKey } from '../actors/api-key.ts';
@@ -103,24 +104,14 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
     // The blocks a transfer was seen in before a reorg, and whether a session waits for it to come
     // back, are the matcher's bookkeeping (seen before a cancel, covered by a mark of refunded: the
     // pages' wording): a payment shows the block it is in and its status.
-    payments: session.payments.map(
-      ({
-        seenIn: _seenIn,
-        mayReturn: _mayReturn,
-        failureSent: _failureSent,
-        settled: _settled,
-        seenBeforeCancel: _seenBeforeCancel,
-        coveredByRefundMark: _coveredByRefundMark,
-        ...p
-      }) => ({
-        ...p,
-        transactionHash: shownHashOn(p.chainId, p.transactionHash),
-        blockHash: shownHashOn(p.chainId, p.blockHash),
-        fromAddress: shownAddress(p.fromAddress),
-        toAddress: shownAddress(p.toAddress),
-        asset: shownAsset(p.asset),
-      }),
-    ),
+    payments: session.payments.map(withoutBookkeeping).map((p) => ({
+      ...p,
+      transactionHash: shownHashOn(p.chainId, p.transactionHash),
+      blockHash: shownHashOn(p.chainId, p.blockHash),
+      fromAddress: shownAddress(p.fromAddress),
+      toAddress: shownAddress(p.toAddress),
+      asset: shownAsset(p.asset),
+    })),
     // Documents from before sweeps were recorded hold none.
     ...(session.sweeps && {
       sweeps: session.sweeps.map((sweep) => ({
