@@ -78,6 +78,14 @@ export const UNPAID_AFTER_DAYS = 7;
 export const isBillSettled = (bill: SubscriptionBill | null): boolean =>
   !bill || bill.status === 'paid' || bill.status === 'deleted' || bill.status === 'void';
 
+/**
+ * Whether the next period's renewal is issued at the period end: the latest bill is settled, or a
+ * draft Weir could not finalize. A draft does not stop the calendar (Stripe's rule): each period gets
+ * its own invoice, which goes through the same finalize checks; the draft stays the merchant's to finalize.
+ */
+export const letsNextRenewalIssue = (bill: SubscriptionBill | null): boolean =>
+  isBillSettled(bill) || bill?.status === 'draft';
+
 /** A subscription in one of these statuses has ended for good (both are final states of its machine). */
 export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
 const ENDED: ReadonlySet<SubscriptionStatus> = new Set(ENDED_STATUSES);
@@ -208,9 +216,9 @@ function decideRenewal(
   if (s.cancelAtPeriodEnd)
     return [{ type: 'SubscriptionCanceled', data: { atPeriodEnd: true, comment: null, at: now } }];
   // Past due and unpaid subscriptions get no new invoice until the overdue one is paid; an
-  // active one waits while its current invoice is still within its due time.
+  // active one waits while its current invoice is open (within its due time), not while it is a draft.
   if (status === 'past_due' || status === 'unpaid') return [];
-  if (!isBillSettled(s.latestInvoice)) return [];
+  if (!letsNextRenewalIssue(s.latestInvoice)) return [];
   return [
     { type: 'RenewalInvoiceIssued', data: { invoice: renewalInvoice(s, invoiceId, now), at: now, dueIsInstant: true } },
   ];

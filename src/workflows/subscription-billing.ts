@@ -412,7 +412,7 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  * - a renewal the subscription issues is created as an invoice and sent (an effect: an invoice
  *   number claimed, its lines named from the catalog; see `subscription-billing.effects.ts`); one
  *   the finalize route would refuse (`assertPayableAtFinalize`) stays a draft with why on it, and its
- *   subscription records its bill a draft (`RecordRenewalInvoiceNotFinalized`: it does not lapse); once
+ *   subscription records its bill a draft (`RecordRenewalInvoiceNotFinalized`: it does not lapse, and the next period renews at its end); once
  *   the merchant finalizes it, the bill opens due at the due date it opened with (`RecordRenewalInvoiceFinalized`);
  * - a promotion code applied to the first checkout session is recorded on the subscription's first
  *   bill (`RecordFirstBillDiscount`), at its creation when it was applied before: the bill asks

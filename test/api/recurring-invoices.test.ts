@@ -1307,3 +1307,48 @@ test("a renewal draft Weir could not finalize, sent by the merchant (POST …/se
   t.like(await untilBill(api, subscription.id, 'open'), { status: 'active', latestInvoice: { dueAt: newDue } });
   await settled(first);
 });
+
+test('a renewal draft Weir could not finalize does not stop the calendar: at the period end the next renewal is issued (a draft too while the cause stays, sent once it is fixed), each period its own invoice, the newest the latest', async (t) => {
+  const { clock, first, api, subscription, renewalId } = await renewalNotFinalized(t);
+  const stuck = await untilBill(api, subscription.id, 'draft');
+  await settled(first);
+  const timers = first.readStore.collection<TimerDoc>(COLLECTIONS.timers);
+  const renewTimers = () => timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.renew });
+  t.deepEqual(
+    (await renewTimers()).map((timer) => timer.fireAt),
+    [Date.parse(stuck.currentPeriodEnd)],
+    'the next renewal is due at the period end',
+  );
+
+  // The next period: issued at its start, and not finalized either (the wallet is still missing).
+  clock.advanceTo(Date.parse(stuck.currentPeriodEnd));
+  const secondId = nextInvoiceIdOf(renewalId);
+  const second = await eventually(async () => {
+    const got = await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`);
+    return got.body.latestInvoiceId === secondId && got.body.latestInvoice?.status === 'draft' ? got.body : undefined;
+  }, 'the second renewal to be the latest bill, a draft');
+  t.like(second, { status: 'active', currentPeriodStart: stuck.currentPeriodEnd });
+  for (const id of [renewalId, secondId])
+    t.is((await api.get<Invoice>(`/api/v1/invoices/${id}`)).body.status, 'draft', `${id} stays a draft`);
+
+  // The merchant fixes the cause: the third period's renewal is finalized and sent; the drafts stay theirs to finalize.
+  await walletBack(t, api);
+  await settled(first);
+  clock.advanceTo(Date.parse(second.currentPeriodEnd));
+  const thirdId = nextInvoiceIdOf(secondId);
+  await eventually(async () => {
+    const got = await api.get<Invoice>(`/api/v1/invoices/${thirdId}`);
+    return got.status === 200 && got.body.status === 'open' ? got.body : undefined;
+  }, 'the third renewal to be finalized and sent');
+  await settled(first);
+  const third = await untilBill(api, subscription.id, 'open');
+  t.like(third, { status: 'active', latestInvoiceId: thirdId, currentPeriodStart: second.currentPeriodEnd });
+  const drafts = (await api.get<{ data: Invoice[] }>('/api/v1/invoices?status=draft')).body.data.map((i) => i.id);
+  t.true(drafts.includes(renewalId) && drafts.includes(secondId), 'both drafts are listed');
+  await settled(first);
+  t.deepEqual(
+    (await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.pastDue })).map((timer) => timer.fireAt),
+    [Date.parse(third.latestInvoice!.dueAt)],
+    'the sent bill lapses at its due date',
+  );
+});
