@@ -21,6 +21,7 @@ import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
+import { checkWebhookBody } from '../support/response-check.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
 import {
@@ -1208,7 +1209,7 @@ async function renewalNotFinalized(t: ExecutionContext) {
   const first = await weir.start();
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const { api } = await createMerchant(first.url);
+  const { api, testSecretKey } = await createMerchant(first.url);
   const hook = { description: 'all', url: receiver.url, enabledEvents: { events: ['*'] } };
   t.is((await api.post('/api/v1/webhook-endpoints', hook)).status, 200);
   const { invoice, subscription } = await finalizedSeries(api, {
@@ -1222,7 +1223,7 @@ async function renewalNotFinalized(t: ExecutionContext) {
 
   const renewalId = invoice.nextInvoice!.id;
   clock.advanceTo(Date.parse(invoice.nextInvoice!.issueDate));
-  return { clock, weir, first, receiver, api, invoice, subscription, renewalId };
+  return { clock, weir, first, receiver, api, testSecretKey, invoice, subscription, renewalId };
 }
 
 /** The subscription once its latest bill is `status`: `draft` once it learnt Weir could not finalize its renewal. */
@@ -1351,4 +1352,42 @@ test('a renewal draft Weir could not finalize does not stop the calendar: at the
     [Date.parse(third.latestInvoice!.dueAt)],
     'the sent bill lapses at its due date',
   );
+});
+
+test('a renewal Weir could not finalize is told to an API-only merchant: one invoice.finalization_failed webhook carrying the draft and its lastFinalizationError, as documented; not sent again by a restart that rebuilds the read models', async (t) => {
+  const { clock, weir, first, receiver, testSecretKey, subscription, renewalId } = await renewalNotFinalized(t);
+  type Received = { type: string; data: { object: { id: string } } };
+  const failedHooks = () =>
+    receiver.received.filter((r) => {
+      const hook = JSON.parse(r.body) as Received;
+      return hook.type === 'invoice.finalization_failed' && hook.data.object.id === renewalId;
+    });
+  await receiver.waitFor(() => failedHooks().length > 0);
+  const body = failedHooks()[0]!.body;
+  t.notThrows(() => checkWebhookBody(body), 'as the OpenAPI webhooks section documents it');
+  t.like((JSON.parse(body) as { data: { object: object } }).data.object, {
+    id: renewalId,
+    status: 'draft',
+    subscriptionId: subscription.id,
+    lastFinalizationError: { code: 'payment_method_not_available', field: 'paymentMethods.chainIds[0]' },
+  });
+  await settled(first);
+  await first.stop();
+
+  // Restarted on the same log: the read models and the billing workflow fold it again.
+  clock.advanceBy(DAY);
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  // A later webhook marks the point by which a repeat would have been sent.
+  const created = () => receiver.received.filter((r) => r.body.includes('withdrawal_address.created')).length;
+  const before = created();
+  await walletBack(t, again);
+  await receiver.waitFor(() => created() > before);
+  await settled(second);
+  t.is(failedHooks().length, 1, 'sent once');
+  const failures = (await second.eventStore.readStream(`invoice-${renewalId}`)).filter(
+    (e) => e.type === 'InvoiceFinalizationFailed',
+  );
+  t.is(failures.length, 1, 'recorded once');
 });
