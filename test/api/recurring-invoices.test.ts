@@ -4,6 +4,7 @@ import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { createCommandHandler, type CommandHandler } from '../../src/actors/command-handler.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
+import { dueEndOfDay } from '../../machines/invoice.due.ts';
 import { openStores, type Weir } from '../../src/app/start-weir.ts';
 import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
@@ -1203,7 +1204,7 @@ test("a renewal whose network's wallet the merchant removed is not finalized nor
  * An active series whose renewal Weir could not finalize: the merchant removed the wallet of the
  * network it is restricted to. Webhooks of every type go to `receiver`.
  */
-async function renewalNotFinalized(t: ExecutionContext) {
+async function renewalNotFinalized(t: ExecutionContext, terms: Record<string, unknown> = {}) {
   const clock = createManualClock(SERIES_START);
   const weir = await restartableWeirWithMail(t, clock);
   const first = await weir.start();
@@ -1214,6 +1215,7 @@ async function renewalNotFinalized(t: ExecutionContext) {
   t.is((await api.post('/api/v1/webhook-endpoints', hook)).status, 200);
   const { invoice, subscription } = await finalizedSeries(api, {
     paymentMethods: { chainIds: [7357], assetIds: [] },
+    ...terms,
   });
   await payInvoice(first, api, invoice.id);
   await untilSubscription(api, subscription.id, 'active');
@@ -1390,4 +1392,32 @@ test('a renewal Weir could not finalize is told to an API-only merchant: one inv
     (e) => e.type === 'InvoiceFinalizationFailed',
   );
   t.is(failures.length, 1, 'recorded once');
+});
+
+test('a renewal draft of a subscription due the day it is issued (daysUntilDue 0), finalized after that day, is due at the end of the finalize day, not at that instant: not past due alongside its mail', async (t) => {
+  // Due the day it is finalized: the series, and so its subscription, bills with 0 days until due.
+  const { clock, first, api, subscription, renewalId } = await renewalNotFinalized(t, {
+    daysUntilDue: undefined,
+    dueDate: '2026-03-15',
+  });
+  await untilBill(api, subscription.id, 'draft');
+  const { daysUntilDue } = (await api.get<{ daysUntilDue: number }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+  t.is(daysUntilDue, 0);
+  const draft = (await api.get<Invoice>(`/api/v1/invoices/${renewalId}`)).body;
+  clock.advanceTo(Date.parse(draft.dueDate) + 2 * DAY);
+  await walletBack(t, api);
+  const finalizedAt = clock.now();
+  const finalized = await api.post<Invoice>(`/api/v1/invoices/${renewalId}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
+  const endOfDay = dueEndOfDay(finalizedAt);
+  t.like(finalized.body, { status: 'open', dueDate: endOfDay });
+  t.like(await untilBill(api, subscription.id, 'open'), { status: 'active', latestInvoice: { dueAt: endOfDay } });
+  await settled(first);
+  t.is((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body.status, 'active');
+  const timers = first.readStore.collection<TimerDoc>(COLLECTIONS.timers);
+  t.deepEqual(
+    (await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.pastDue })).map((timer) => timer.fireAt),
+    [Date.parse(endOfDay) + 1],
+    'it lapses at the midnight that ends its due day',
+  );
 });

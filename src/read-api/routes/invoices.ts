@@ -391,8 +391,10 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const now = deps.clock.now();
     // Overdue already: due the subscription's days after today, as Stripe dates a subscription's
     // invoice from its finalize (days_until_due), rather than refused or opened overdue (past due at once).
+    // Zero days is today, payable all of it: the instant of the finalize would lapse with its mail.
+    const today = new Date(now).toISOString();
     const redated = isOverdue(invoice, now)
-      ? { dueDate: addDays(new Date(now).toISOString(), subscription.daysUntilDue) }
+      ? { dueDate: subscription.daysUntilDue === 0 ? dueEndOfDay(now) : addDays(today, subscription.daysUntilDue) }
       : {};
     return { nextIssueDate: bill.periodEnd, ...redated };
   };
