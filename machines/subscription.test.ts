@@ -211,7 +211,10 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
     // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
     RecordRenewalInvoiceNotFinalized: [],
-    RecordRenewalInvoiceFinalized: [],
+    // Its bill lapsed while never sent (an older Weir): the billing workflow reports only a finalize of such a draft.
+    RecordRenewalInvoiceFinalized: [
+      { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt: '2026-03-08T00:00:00.000Z', at: NOW } },
+    ],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [{ type: 'SubscriptionMarkedUnpaid', data: { at: NOW } }],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -229,7 +232,10 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
     // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
     RecordRenewalInvoiceNotFinalized: [],
-    RecordRenewalInvoiceFinalized: [],
+    // Its bill lapsed while never sent (an older Weir): the billing workflow reports only a finalize of such a draft.
+    RecordRenewalInvoiceFinalized: [
+      { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt: '2026-03-08T00:00:00.000Z', at: NOW } },
+    ],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -289,6 +295,7 @@ const NEXT: Partial<Record<SubscriptionEvent['type'], SubscriptionStatus>> = {
   RenewalPaid: 'active',
   RenewalInvoiceDeleted: 'active',
   RenewalInvoiceVoided: 'active',
+  RenewalInvoiceFinalized: 'active',
 };
 
 for (const [status, row] of Object.entries(TABLE) as [SubscriptionStatus, Record<SubscriptionCommandType, Outcome>][]) {
@@ -1144,6 +1151,28 @@ test('given a renewal draft the merchant finalizes, its bill opens due at the du
   t.throws(() => given(stuck).when({ type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt: 'soon' }, NOW), {
     instanceOf: ValidationError,
   });
+});
+
+test('given a bill an older Weir let lapse while its invoice was a draft it could not finalize (no RenewalInvoiceNotFinalized, RenewalPaymentMissed), its finalize reopens it: active again, missed only at the new due date', (t) => {
+  const dueAt = '2026-02-17T09:00:00.000Z';
+  const finalize = { type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt } as const;
+  for (const history of [
+    [created(), started(), issued(), missed()],
+    [created(), started(), issued(), missed(), markedUnpaid()],
+  ]) {
+    const events = given(history).when(finalize, '2026-02-10T09:00:00.000Z');
+    t.deepEqual(events, [
+      { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt, at: '2026-02-10T09:00:00.000Z' } },
+    ]);
+    const open = [...history, ...events];
+    t.is(given(open).state().value, 'active');
+    t.like(subscriptionOf(open), { pastDueSince: null, latestInvoice: { status: 'open', dueAt } });
+    t.deepEqual(given(open).when({ type: 'MarkSubscriptionUnpaid' }, '2026-02-16T00:00:00.000Z'), []);
+    t.deepEqual(given(open).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-17T08:59:59.999Z'), []);
+    t.deepEqual(given(open).when({ type: 'MarkRenewalPaymentMissed' }, dueAt), [missed('inv-2', dueAt)]);
+    // Re-dated to a due date already past, it would only lapse again: nothing.
+    t.deepEqual(given(history).when(finalize, dueAt), []);
+  }
 });
 
 test('given a renewal draft, it can be paid, deleted or voided as an open one, in each status that bills', (t) => {
