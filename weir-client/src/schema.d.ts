@@ -698,7 +698,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then) opens due then.
+         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now (0: the end of today) instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then, or `missed` where an older Weir let it lapse) opens due then, the subscription `active` again.
          */
         post: operations["InvoiceController_finalizeInvoice"];
         delete?: never;
@@ -7362,7 +7362,7 @@ export interface components {
             /** Format: date-time */
             periodStart: string;
             /**
-             * @description `draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with
+             * @description `draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with. It does not stop the calendar: the next period’s renewal is issued at the period end and becomes the latest bill
              * @enum {string}
              */
             status: "open" | "draft" | "paid" | "missed" | "expired" | "deleted" | "void" | "uncollectible";
