@@ -1354,6 +1354,16 @@ test('a renewal draft Weir could not finalize does not stop the calendar: at the
     [Date.parse(third.latestInvoice!.dueAt)],
     'the sent bill lapses at its due date',
   );
+  // The first draft, finalized now (past its due date): due the series' days from now, its successor
+  // already issued; the subscription's bill is still the newest.
+  const late = await api.post<Invoice>(`/api/v1/invoices/${renewalId}/finalize`);
+  t.is(late.status, 200, JSON.stringify(late.body));
+  t.like(late.body, { status: 'open', dueDate: new Date(clock.now() + 10 * DAY).toISOString() });
+  await settled(first);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoiceId: thirdId,
+  });
 });
 
 test('a renewal Weir could not finalize is told to an API-only merchant: one invoice.finalization_failed webhook carrying the draft and its lastFinalizationError, as documented; not sent again by a restart that rebuilds the read models', async (t) => {

@@ -386,8 +386,10 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     if (invoice.status !== 'draft' || invoice.billingReason !== 'subscription_cycle' || !invoice.subscriptionId)
       return null;
     const subscription = await subscriptions.get(invoice.subscriptionId);
-    const bill = subscription?.latestInvoice;
-    if (!subscription || bill?.id !== invoice.id) return {};
+    if (!subscription) return {};
+    // An older draft (a later renewal was issued since, see `letsNextRenewalIssue`) is re-dated alike;
+    // its successor exists already, so it announces none.
+    const bill = subscription.latestInvoice;
     const now = deps.clock.now();
     // Overdue already: due the subscription's days after today, as Stripe dates a subscription's
     // invoice from its finalize (days_until_due), rather than refused or opened overdue (past due at once).
@@ -396,7 +398,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const redated = isOverdue(invoice, now)
       ? { dueDate: subscription.daysUntilDue === 0 ? dueEndOfDay(now) : addDays(today, subscription.daysUntilDue) }
       : {};
-    return { nextIssueDate: bill.periodEnd, ...redated };
+    return bill?.id === invoice.id ? { nextIssueDate: bill.periodEnd, ...redated } : redated;
   };
   /**
    * How finalize opens a draft: a renewal is finalized as its billing would have (`renewalTerms`),
