@@ -294,7 +294,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       const { code, field, message } = command;
       const last = invoice.lastFinalizationError;
       if (last && last.code === code && last.field === field && last.message === message) return [];
-      return [{ type: 'InvoiceFinalizationFailed', data: { code, field, message, at: now } }];
+      return [{ type: 'InvoiceFinalizationFailed', data: { code, field, message, at: now, announced: true } }];
     }
     case 'SendInvoice': {
       if (!command.mailed && (invoice.sentAt !== null || settledAtFinalize(invoice, status))) return [];

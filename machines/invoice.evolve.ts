@@ -80,8 +80,10 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         finalizedAt: event.data.at,
       };
     }
-    case 'InvoiceFinalizationFailed':
-      return { ...invoice, updatedAt: event.data.at, lastFinalizationError: event.data };
+    case 'InvoiceFinalizationFailed': {
+      const { code, field, message, at } = event.data;
+      return { ...invoice, updatedAt: at, lastFinalizationError: { code, field, message, at } };
+    }
     case 'NextRecurringInvoiceScheduled':
       return {
         ...invoice,

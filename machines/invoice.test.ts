@@ -211,12 +211,16 @@ test('given a draft Weir could not finalize, the refusal is on it once (the same
   const [failed] = given([created()]).when(failure, NOW);
   t.deepEqual(failed, {
     type: 'InvoiceFinalizationFailed',
-    data: { code: failure.code, field: failure.field, message: failure.message, at: NOW },
+    data: { code: failure.code, field: failure.field, message: failure.message, at: NOW, announced: true },
   });
   t.deepEqual(given([created(), failed!]).when(failure, NOW), [], 'the same refusal: nothing');
   const other = { ...failure, field: null, message: 'cannot be finalized: no wallet' };
   t.is(given([created(), failed!]).when(other, NOW).length, 1, 'another refusal is recorded');
-  t.like(given([created(), failed!]).state().context.invoice, { status: 'draft', lastFinalizationError: failed!.data });
+  // The error as the API shows it: without the log's `announced` (which tells webhooks it is sent).
+  const { announced: _announced, ...error } = (failed as Extract<InvoiceEvent, { type: 'InvoiceFinalizationFailed' }>)
+    .data;
+  t.deepEqual(given([created(), failed!]).state().context.invoice?.lastFinalizationError, error);
+  t.like(given([created(), failed!]).state().context.invoice, { status: 'draft' });
   const open = given([created(), failed!, finalized()]).state().context.invoice!;
   t.is(open.status, 'open');
   t.false('lastFinalizationError' in open, 'finalized: the failure no longer applies');

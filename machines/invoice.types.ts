@@ -181,7 +181,11 @@ export type InvoiceEvent =
    * Weir could not finalize the draft (a renewal): it stays a draft, with the refusal recorded, until
    * the merchant fixes the organization or the draft and finalizes it.
    */
-  | { type: 'InvoiceFinalizationFailed'; data: InvoiceFinalizationError }
+  /**
+   * `announced`: sent as the `invoice.finalization_failed` webhook. Events recorded before that webhook
+   * existed lack it, so a replay of an older log (a rebuilt read store) does not send them now.
+   */
+  | { type: 'InvoiceFinalizationFailed'; data: InvoiceFinalizationError & { announced?: true } }
   | { type: 'NextRecurringInvoiceScheduled'; data: { nextInvoiceId: string; issueDate: string; at: string } }
   /**
    * `mailed`: whether the sender already mailed it (the API's send does, inline); false when the

@@ -51,7 +51,11 @@ export type SubscriptionCommand =
    * the customer was sent no bill, so it does not lapse, and no `past_due` follows it.
    */
   | { type: 'RecordRenewalInvoiceNotFinalized'; invoiceId: string }
-  /** The merchant finalized that draft: the bill is owed from then on, due at `dueAt` (the invoice's due date then). */
+  /**
+   * The merchant finalized that draft: the bill is owed from then on, due at `dueAt` (the invoice's due
+   * date then). Also for a bill missed while its invoice was such a draft (never sent): it is owed again,
+   * not overdue, and the subscription is active again.
+   */
   | { type: 'RecordRenewalInvoiceFinalized'; invoiceId: string; dueAt: string }
   /** Timer at the open renewal invoice's due time. */
   | { type: 'MarkRenewalPaymentMissed' }
@@ -77,6 +81,14 @@ export const UNPAID_AFTER_DAYS = 7;
  */
 export const isBillSettled = (bill: SubscriptionBill | null): boolean =>
   !bill || bill.status === 'paid' || bill.status === 'deleted' || bill.status === 'void';
+
+/**
+ * Whether the next period's renewal is issued at the period end: the latest bill is settled, or a
+ * draft Weir could not finalize. A draft does not stop the calendar (Stripe's rule): each period gets
+ * its own invoice, which goes through the same finalize checks; the draft stays the merchant's to finalize.
+ */
+export const letsNextRenewalIssue = (bill: SubscriptionBill | null): boolean =>
+  isBillSettled(bill) || bill?.status === 'draft';
 
 /** A subscription in one of these statuses has ended for good (both are final states of its machine). */
 export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
@@ -208,9 +220,9 @@ function decideRenewal(
   if (s.cancelAtPeriodEnd)
     return [{ type: 'SubscriptionCanceled', data: { atPeriodEnd: true, comment: null, at: now } }];
   // Past due and unpaid subscriptions get no new invoice until the overdue one is paid; an
-  // active one waits while its current invoice is still within its due time.
+  // active one waits while its current invoice is open (within its due time), not while it is a draft.
   if (status === 'past_due' || status === 'unpaid') return [];
-  if (!isBillSettled(s.latestInvoice)) return [];
+  if (!letsNextRenewalIssue(s.latestInvoice)) return [];
   return [
     { type: 'RenewalInvoiceIssued', data: { invoice: renewalInvoice(s, invoiceId, now), at: now, dueIsInstant: true } },
   ];
@@ -268,8 +280,14 @@ export function decideSubscription(
     case 'RecordRenewalInvoiceFinalized': {
       const bill = s.latestInvoice;
       const from = command.type === 'RecordRenewalInvoiceNotFinalized' ? 'open' : 'draft';
-      if (!BILLING.has(status) || bill?.id !== command.invoiceId || bill.kind !== 'invoice' || bill.status !== from)
+      if (bill?.id !== command.invoiceId || bill.kind !== 'invoice') return [];
+      // A bill an older Weir let lapse while its invoice was a draft Weir could not finalize (never sent):
+      // its finalize reopens it too (the billing workflow reports only the finalize of a draft), when
+      // re-dated to a due date still ahead (one already past would only lapse again).
+      const lapsedDraft = command.type === 'RecordRenewalInvoiceFinalized' && bill.status === 'missed';
+      if (lapsedDraft ? status !== 'past_due' && status !== 'unpaid' : !BILLING.has(status) || bill.status !== from)
         return [];
+      if (lapsedDraft && reached(now, billLapsesAt({ kind: 'invoice', dueAt: command.dueAt }))) return [];
       if (command.type === 'RecordRenewalInvoiceNotFinalized')
         return [{ type: 'RenewalInvoiceNotFinalized', data: { invoiceId: bill.id, at: now } }];
       if (Number.isNaN(Date.parse(command.dueAt))) throw new ValidationError('dueAt', 'must be an ISO 8601 timestamp');

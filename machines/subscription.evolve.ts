@@ -82,7 +82,14 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
       };
     case 'RenewalInvoiceFinalized': {
       const { invoiceId, dueAt, at } = event.data;
-      return { ...s, updatedAt: at, latestInvoice: settleBill(s.latestInvoice, invoiceId, { status: 'open', dueAt }) };
+      // A bill missed while never sent (an older Weir) is owed from its finalize: nothing is overdue any more.
+      const lapsed = s.status === 'past_due' || s.status === 'unpaid';
+      return {
+        ...s,
+        ...(lapsed ? { status: 'active' as const, pastDueSince: null } : {}),
+        updatedAt: at,
+        latestInvoice: settleBill(s.latestInvoice, invoiceId, { status: 'open', dueAt }),
+      };
     }
     case 'RenewalPaymentMissed':
       return {

@@ -80,6 +80,7 @@ export const subscriptionMachine = setup({
     },
     past_due: {
       on: {
+        RenewalInvoiceFinalized: { target: 'active', actions: 'apply' },
         RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
         RenewalInvoiceVoided: { target: 'active', actions: 'apply' },
         RenewalPaid: { target: 'active', actions: 'apply' },
@@ -91,6 +92,7 @@ export const subscriptionMachine = setup({
     },
     unpaid: {
       on: {
+        RenewalInvoiceFinalized: { target: 'active', actions: 'apply' },
         RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
         RenewalInvoiceVoided: { target: 'active', actions: 'apply' },
         RenewalPaid: { target: 'active', actions: 'apply' },

@@ -211,7 +211,10 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
     // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
     RecordRenewalInvoiceNotFinalized: [],
-    RecordRenewalInvoiceFinalized: [],
+    // Its bill lapsed while never sent (an older Weir): the billing workflow reports only a finalize of such a draft.
+    RecordRenewalInvoiceFinalized: [
+      { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt: '2026-03-08T00:00:00.000Z', at: NOW } },
+    ],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [{ type: 'SubscriptionMarkedUnpaid', data: { at: NOW } }],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -229,7 +232,10 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
     RecordRenewalInvoiceVoided: [{ type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: NOW } }],
     // No renewal of theirs is open (nor a draft): see the tests of a renewal Weir could not finalize.
     RecordRenewalInvoiceNotFinalized: [],
-    RecordRenewalInvoiceFinalized: [],
+    // Its bill lapsed while never sent (an older Weir): the billing workflow reports only a finalize of such a draft.
+    RecordRenewalInvoiceFinalized: [
+      { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt: '2026-03-08T00:00:00.000Z', at: NOW } },
+    ],
     MarkRenewalPaymentMissed: [],
     MarkSubscriptionUnpaid: [],
     CancelSubscription: [scheduled('2026-03-01T00:00:00.000Z')],
@@ -289,6 +295,7 @@ const NEXT: Partial<Record<SubscriptionEvent['type'], SubscriptionStatus>> = {
   RenewalPaid: 'active',
   RenewalInvoiceDeleted: 'active',
   RenewalInvoiceVoided: 'active',
+  RenewalInvoiceFinalized: 'active',
 };
 
 for (const [status, row] of Object.entries(TABLE) as [SubscriptionStatus, Record<SubscriptionCommandType, Outcome>][]) {
@@ -1062,7 +1069,7 @@ const notFinalized = (at = '2026-02-01T00:00:05.000Z'): SubscriptionEvent => ({
   data: { invoiceId: 'inv-2', at },
 });
 
-test('given a renewal Weir could not finalize, its bill is a draft: never missed at its due time, and no later renewal is issued', (t) => {
+test('given a renewal Weir could not finalize, its bill is a draft: never missed at its due time', (t) => {
   const history = [created(), started(), issued()];
   const events = given(history).when(
     { type: 'RecordRenewalInvoiceNotFinalized', invoiceId: 'inv-2' },
@@ -1075,7 +1082,6 @@ test('given a renewal Weir could not finalize, its bill is a draft: never missed
   // Past its due date, and long after: the customer was sent nothing, so nothing lapsed.
   t.deepEqual(given(stuck).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'), []);
   t.deepEqual(given(stuck).when({ type: 'MarkRenewalPaymentMissed' }, '2026-05-01T00:00:00.000Z'), []);
-  t.deepEqual(given(stuck).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z'), []);
   // Recorded once; only for the latest renewal, while it is open.
   t.deepEqual(given(stuck).when({ type: 'RecordRenewalInvoiceNotFinalized', invoiceId: 'inv-2' }, NOW), []);
   t.deepEqual(given(history).when({ type: 'RecordRenewalInvoiceNotFinalized', invoiceId: 'inv-other' }, NOW), []);
@@ -1084,6 +1090,39 @@ test('given a renewal Weir could not finalize, its bill is a draft: never missed
     [],
   );
   t.is(SUBSCRIPTION_WEBHOOK_EVENTS.RenewalInvoiceNotFinalized, undefined, 'the reference has no webhook for it');
+});
+
+test('given a renewal draft, the calendar goes on: the next period is issued at its end, its own bill the latest, and each period after', (t) => {
+  const stuck = [created(), started(), issued(), notFinalized()];
+  t.deepEqual(given(stuck).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-28T23:59:59.999Z'), []);
+  const march = given(stuck).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z');
+  const marchBill = renewalBill('inv-3', '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z');
+  t.deepEqual(march, [
+    { type: 'RenewalInvoiceIssued', data: { invoice: marchBill, at: marchBill.issuedAt, dueIsInstant: true } },
+  ]);
+  const next = [...stuck, ...march];
+  t.is(given(next).state().value, 'active');
+  t.like(subscriptionOf(next), {
+    currentPeriodStart: '2026-03-01T00:00:00.000Z',
+    currentPeriodEnd: '2026-04-01T00:00:00.000Z',
+    latestInvoiceId: 'inv-3',
+    latestInvoice: { id: 'inv-3', status: 'open' },
+  });
+  // The older draft is no longer the subscription's bill: its finalize or payment changes nothing here.
+  t.deepEqual(given(next).when({ type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt: NOW }, NOW), []);
+  t.deepEqual(given(next).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, NOW), []);
+  // The new bill follows the rules of an open one (missed at its due time), or is a draft in turn.
+  t.deepEqual(given(next).when({ type: 'MarkRenewalPaymentMissed' }, '2026-03-04T00:00:00.000Z'), [
+    missed('inv-3', '2026-03-04T00:00:00.000Z'),
+  ]);
+  const again = [...next, { type: 'RenewalInvoiceNotFinalized', data: { invoiceId: 'inv-3', at: NOW } } as const];
+  t.deepEqual(given(again).when({ type: 'MarkRenewalPaymentMissed' }, '2026-03-04T00:00:00.000Z'), []);
+  const april = given(again).when({ type: 'RenewSubscription', invoiceId: 'inv-4' }, '2026-04-01T00:00:00.000Z');
+  t.like(subscriptionOf([...again, ...april]).latestInvoice, {
+    id: 'inv-4',
+    periodStart: '2026-04-01T00:00:00.000Z',
+    status: 'open',
+  });
 });
 
 test('given a renewal draft the merchant finalizes, its bill opens due at the due date then in force, and is missed only after it', (t) => {
@@ -1112,6 +1151,28 @@ test('given a renewal draft the merchant finalizes, its bill opens due at the du
   t.throws(() => given(stuck).when({ type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt: 'soon' }, NOW), {
     instanceOf: ValidationError,
   });
+});
+
+test('given a bill an older Weir let lapse while its invoice was a draft it could not finalize (no RenewalInvoiceNotFinalized, RenewalPaymentMissed), its finalize reopens it: active again, missed only at the new due date', (t) => {
+  const dueAt = '2026-02-17T09:00:00.000Z';
+  const finalize = { type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt } as const;
+  for (const history of [
+    [created(), started(), issued(), missed()],
+    [created(), started(), issued(), missed(), markedUnpaid()],
+  ]) {
+    const events = given(history).when(finalize, '2026-02-10T09:00:00.000Z');
+    t.deepEqual(events, [
+      { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt, at: '2026-02-10T09:00:00.000Z' } },
+    ]);
+    const open = [...history, ...events];
+    t.is(given(open).state().value, 'active');
+    t.like(subscriptionOf(open), { pastDueSince: null, latestInvoice: { status: 'open', dueAt } });
+    t.deepEqual(given(open).when({ type: 'MarkSubscriptionUnpaid' }, '2026-02-16T00:00:00.000Z'), []);
+    t.deepEqual(given(open).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-17T08:59:59.999Z'), []);
+    t.deepEqual(given(open).when({ type: 'MarkRenewalPaymentMissed' }, dueAt), [missed('inv-2', dueAt)]);
+    // Re-dated to a due date already past, it would only lapse again: nothing.
+    t.deepEqual(given(history).when(finalize, dueAt), []);
+  }
 });
 
 test('given a renewal draft, it can be paid, deleted or voided as an open one, in each status that bills', (t) => {

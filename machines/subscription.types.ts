@@ -121,7 +121,10 @@ export type SubscriptionEvent =
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
   /** Weir could not finalize the renewal's invoice (its `InvoiceFinalizationFailed`): the bill is a draft, not owed yet. */
   | { type: 'RenewalInvoiceNotFinalized'; data: { invoiceId: string; at: string } }
-  /** The merchant finalized that draft at last: the bill is open, due at `dueAt` (the invoice's due date then, an instant). */
+  /**
+   * The merchant finalized that draft at last: the bill is open, due at `dueAt` (the invoice's due date then, an
+   * instant). From `past_due` or `unpaid` (a bill an older Weir let lapse while a draft): active again.
+   */
   | { type: 'RenewalInvoiceFinalized'; data: { invoiceId: string; dueAt: string; at: string } }
   | { type: 'RenewalPaymentMissed'; data: { invoiceId: string; at: string } }
   | { type: 'RenewalInvoiceDeleted'; data: { invoiceId: string; at: string } }

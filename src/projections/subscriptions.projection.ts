@@ -1,5 +1,5 @@
 import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
-import { billLapsesAt, isBillSettled, UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
+import { billLapsesAt, letsNextRenewalIssue, UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
 import { addDays, evolveSubscription } from '../../machines/subscription.evolve.ts';
 import type { Subscription, SubscriptionBill, SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
@@ -68,7 +68,7 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
   }
   if (s.status === 'past_due' && s.pastDueSince !== null)
     timers.push({ kind: SUBSCRIPTION_TIMERS.unpaid, fireAt: addDays(s.pastDueSince, UNPAID_AFTER_DAYS) });
-  const renews = (s.status === 'active' || s.status === 'trialing') && isBillSettled(bill);
+  const renews = (s.status === 'active' || s.status === 'trialing') && letsNextRenewalIssue(bill);
   if (ONGOING.has(s.status) && (renews || s.cancelAtPeriodEnd)) {
     timers.push({
       kind: SUBSCRIPTION_TIMERS.renew,

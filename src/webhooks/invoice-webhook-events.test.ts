@@ -96,3 +96,18 @@ test('the invoice.paid webhook of an invoice paid on Tron before InvoicePaid rec
   streams.delete(`checkout_session-${session.id}`);
   t.is(await render(streams), `0x${txid}`, 'no session: as recorded');
 });
+
+test('a finalization failure recorded since its webhook exists is invoice.finalization_failed, carrying the invoice and lastFinalizationError; one recorded before (no announced) is never sent by a replay', (t) => {
+  const failure = { code: 'payment_method_not_available', field: 'paymentMethods.chainIds[0]', message: 'no wallet' };
+  const at = '2026-01-02T00:00:00.000Z';
+  const history = recorded([
+    created(),
+    { type: 'InvoiceFinalizationFailed', data: { ...failure, at, announced: true } },
+  ]);
+  t.deepEqual(publicEventKindsOf(history[1]!), [{ type: 'invoice.finalization_failed', object: 'invoice' }]);
+  const payload = invoicePayloadOf(history);
+  t.like(payload, { id: INVOICE_ID, status: 'draft', lastFinalizationError: { ...failure, at } });
+  t.false('announced' in (payload.lastFinalizationError ?? {}), 'the log’s flag is not on the invoice');
+  const old = recorded([created(), { type: 'InvoiceFinalizationFailed', data: { ...failure, at } }]);
+  t.deepEqual(publicEventKindsOf(old[1]!), [], 'an older Weir recorded it without sending anything');
+});

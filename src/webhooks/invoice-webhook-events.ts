@@ -17,11 +17,20 @@ export const INVOICE_WEBHOOK_EVENTS: Partial<Record<InvoiceEventType, string>> =
   InvoiceMarkedUncollectible: 'invoice.marked_uncollectible',
 };
 
-/** The public event type of an invoice log event, if it has one. */
-export const invoiceWebhookTypeOf = (event: RecordedEvent): string | null =>
-  event.streamId.startsWith(INVOICE_STREAM_PREFIX)
-    ? (INVOICE_WEBHOOK_EVENTS[event.type as InvoiceEventType] ?? null)
-    : null;
+/** Weir could not finalize a draft (a renewal): `data.object.lastFinalizationError` says why (Stripe's name). */
+const FINALIZATION_FAILED = 'invoice.finalization_failed';
+
+/**
+ * The public event type of an invoice log event, if it has one. A finalization failure announces one
+ * only when recorded since that webhook exists (`announced`): older ones were never sent, and a
+ * replay of the log must not send them late.
+ */
+export function invoiceWebhookTypeOf(event: RecordedEvent): string | null {
+  if (!event.streamId.startsWith(INVOICE_STREAM_PREFIX)) return null;
+  if (event.type === 'InvoiceFinalizationFailed')
+    return (event.data as { announced?: unknown }).announced === true ? FINALIZATION_FAILED : null;
+  return INVOICE_WEBHOOK_EVENTS[event.type as InvoiceEventType] ?? null;
+}
 
 /** The invoice as it was right after the last event of `history` (its stream up to the source event). */
 function invoiceOf(history: RecordedEvent[]): Invoice {

@@ -29,6 +29,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.marked_as_paid',
   'invoice.marked_uncollectible',
   'invoice.payment_failed',
+  'invoice.finalization_failed',
   AUDIT_CHECKPOINT_EVENT_TYPE,
 ] as const;
 

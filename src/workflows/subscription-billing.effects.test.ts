@@ -2,6 +2,7 @@ import test from 'ava';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { invoiceFixture } from '../../machines/invoice.fixture.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
+import type { Invoice } from '../../machines/invoice.types.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { itemFixture, SUBSCRIPTION_ID, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import { createCommandHandler } from '../actors/command-handler.ts';
@@ -440,4 +441,44 @@ test('a renewal created and then finalized by the merchant while its send waited
   t.deepEqual(sent, [['InvoiceSent', 'system:subscriptions', 'inv-2']]);
   await issue();
   t.is((await stream('invoice-inv-2')).filter(([type]) => type === 'InvoiceSent').length, 1, 'sent once');
+});
+
+test('the upgrade to billing v5: a renewal draft an older Weir refused (InvoiceFinalizationFailed) while its subscription kept the bill open (no RenewalInvoiceNotFinalized): the issue the workflow runs again records RenewalInvoiceNotFinalized once, leaving the draft as it is', async (t) => {
+  const restricted = invoiceFixture({ id: 'inv-1', paymentMethods: { chainIds: [OTHER_CHAIN], assetIds: [] } });
+  const ctx = { ...tenant, actor: 'test' };
+  // What the older Weir's issue recorded on the invoice: the draft and its refusal (taken from an issue now).
+  const source = await billing(t);
+  await source.commands.handle(invoiceAggregate, 'inv-1', { type: 'CreateInvoice', invoice: restricted }, ctx);
+  await source.renewed();
+  await source.issue('inv-1');
+  const [createdEvent, failedEvent] = await source.eventStore.readStream('invoice-inv-2');
+  const draft = (createdEvent!.data as { invoice: Invoice }).invoice;
+  const { code, field, message } = failedEvent!.data as { code: string; field: string | null; message: string };
+
+  const { commands, eventStore, renewed, issue } = await billing(t);
+  await commands.handle(invoiceAggregate, 'inv-1', { type: 'CreateInvoice', invoice: restricted }, ctx);
+  await renewed();
+  await commands.handle(invoiceAggregate, 'inv-2', { type: 'CreateInvoice', invoice: draft }, by('inv-2'));
+  const failure = { type: 'RecordInvoiceFinalizationFailure' as const, code, field, message };
+  await commands.handle(invoiceAggregate, 'inv-2', failure, by('inv-2'));
+  const bill = async () =>
+    (await commands.load(subscriptionAggregate, SUBSCRIPTION_ID, tenant)).state.context.subscription!.latestInvoice!;
+  t.is((await bill()).status, 'open', 'as the older Weir left it: it would lapse at its due date');
+
+  await issue('inv-1');
+  await issue('inv-1');
+  const learnt = (await eventStore.readStream(`subscription-${SUBSCRIPTION_ID}`)).filter(
+    (e) => e.type === 'RenewalInvoiceNotFinalized',
+  );
+  t.deepEqual(
+    learnt.map((e) => e.data),
+    [{ invoiceId: 'inv-2', at: PERIOD_END }],
+    'recorded once',
+  );
+  t.is((await bill()).status, 'draft');
+  t.deepEqual(
+    (await eventStore.readStream('invoice-inv-2')).map((e) => e.type),
+    ['InvoiceCreated', 'InvoiceFinalizationFailed'],
+    'neither finalized nor refused again',
+  );
 });

@@ -469,6 +469,41 @@ test('a renewal draft Weir could not finalize, finalized by the merchant, reopen
   t.deepEqual(decided(old.history(), old.invoice('inv-2', opened())), []);
 });
 
+test('a renewal draft an older Weir let its subscription miss (RenewalPaymentMissed, no RenewalInvoiceNotFinalized), finalized by the merchant, reopens its bill, once; a missed bill whose invoice was sent (open, then uncollectible) does not', (t) => {
+  const DUE = '2026-02-20T00:00:00.000Z';
+  const REOPEN = ['subscription', SUBSCRIPTION_ID, 'RecordRenewalInvoiceFinalized', 'system:subscriptions', 'inv-2'];
+  const opened: InvoiceEvent = {
+    type: 'InvoiceFinalized',
+    data: { ...(finalized() as Extract<InvoiceEvent, { type: 'InvoiceFinalized' }>).data, dueDate: DUE },
+  };
+  for (const [how, lapse] of [
+    ['past due', [missed()]],
+    ['unpaid', [missed(), markedUnpaid()]],
+  ] as const) {
+    const log = logOf();
+    log.firstSession();
+    for (const event of [created(), started(), issued()]) log.subscription(event);
+    log.renewal();
+    log.invoice('inv-2', { type: 'InvoiceFinalizationFailed', data: { code: 'c', field: null, message: 'm', at: AT } });
+    for (const event of lapse) log.subscription(event);
+    const [steps, again] = given(log.history()).whenTwice(log.invoice('inv-2', opened));
+    t.deepEqual(short(steps), [REOPEN], how);
+    t.like(steps[0], { command: { invoiceId: 'inv-2', dueAt: DUE } });
+    t.deepEqual(again, [], `${how}: a repeat decides nothing`);
+  }
+  // Sent by the issue (open), then missed: a later change of its invoice reopens nothing.
+  const sent = logOf();
+  sent.firstSession();
+  for (const event of [created(), started(), issued()]) sent.subscription(event);
+  sent.renewal();
+  sent.invoice('inv-2', opened);
+  sent.subscription(missed());
+  t.deepEqual(
+    decided(sent.history(), sent.invoice('inv-2', { type: 'InvoiceMarkedUncollectible', data: { at: AT } })),
+    [],
+  );
+});
+
 /** A line of a monthly price of 5 USDC, `quantity` of them. */
 const monthly = (quantity = 2): SessionLineItem => ({
   description: 'Pro',

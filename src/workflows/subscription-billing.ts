@@ -326,18 +326,26 @@ function decideInvoiceEvent(
   // Voided by the merchant while the subscription goes on: neither is that period billed.
   if (after.status === 'void' && bill?.id === id && !isBillSettled(bill))
     return [toSubscription(s, id, { type: 'RecordRenewalInvoiceVoided', invoiceId: id })];
-  return reopening(next, s, id);
+  return before?.status === 'draft' && after.status === 'open' ? reopening(next, s, id, true) : [];
 }
 
 /**
  * A renewal draft Weir could not finalize, since finalized by the merchant: its subscription's bill
  * opens, due at the due date it was finalized with. Decided at the finalize, or at the subscription's
  * record of the draft when that came after it (the merchant finalized while Weir recorded the refusal).
+ * At the finalize (`finalized`), a bill an older Weir let lapse while the invoice was that draft (never
+ * sent, so it could not be missed) reopens too.
  */
-function reopening(state: SubscriptionBillingState, s: Subscription, invoiceId: string): WorkflowCommand[] {
+function reopening(
+  state: SubscriptionBillingState,
+  s: Subscription,
+  invoiceId: string,
+  finalized = false,
+): WorkflowCommand[] {
   const bill = s.latestInvoice;
   const dueAt = state.invoices[invoiceId]?.openedDue;
-  if (bill?.id !== invoiceId || bill.status !== 'draft' || dueAt === undefined || hasEnded(s)) return [];
+  const reopens = bill?.status === 'draft' || (finalized && bill?.status === 'missed');
+  if (bill?.id !== invoiceId || !reopens || dueAt === undefined || hasEnded(s)) return [];
   return [toSubscription(s, invoiceId, { type: 'RecordRenewalInvoiceFinalized', invoiceId, dueAt })];
 }
 
@@ -412,7 +420,7 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  * - a renewal the subscription issues is created as an invoice and sent (an effect: an invoice
  *   number claimed, its lines named from the catalog; see `subscription-billing.effects.ts`); one
  *   the finalize route would refuse (`assertPayableAtFinalize`) stays a draft with why on it, and its
- *   subscription records its bill a draft (`RecordRenewalInvoiceNotFinalized`: it does not lapse); once
+ *   subscription records its bill a draft (`RecordRenewalInvoiceNotFinalized`: it does not lapse, and the next period renews at its end); once
  *   the merchant finalizes it, the bill opens due at the due date it opened with (`RecordRenewalInvoiceFinalized`);
  * - a promotion code applied to the first checkout session is recorded on the subscription's first
  *   bill (`RecordFirstBillDiscount`), at its creation when it was applied before: the bill asks

@@ -4,6 +4,7 @@ import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import { createCommandHandler, type CommandHandler } from '../../src/actors/command-handler.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
+import { dueEndOfDay } from '../../machines/invoice.due.ts';
 import { openStores, type Weir } from '../../src/app/start-weir.ts';
 import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
@@ -21,6 +22,7 @@ import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
+import { checkWebhookBody } from '../support/response-check.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { createMerchant, MERCHANT_WALLET, startTestWeir } from '../support/weir-harness.ts';
 import {
@@ -1202,17 +1204,18 @@ test("a renewal whose network's wallet the merchant removed is not finalized nor
  * An active series whose renewal Weir could not finalize: the merchant removed the wallet of the
  * network it is restricted to. Webhooks of every type go to `receiver`.
  */
-async function renewalNotFinalized(t: ExecutionContext) {
+async function renewalNotFinalized(t: ExecutionContext, terms: Record<string, unknown> = {}) {
   const clock = createManualClock(SERIES_START);
   const weir = await restartableWeirWithMail(t, clock);
   const first = await weir.start();
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
-  const { api } = await createMerchant(first.url);
+  const { api, testSecretKey } = await createMerchant(first.url);
   const hook = { description: 'all', url: receiver.url, enabledEvents: { events: ['*'] } };
   t.is((await api.post('/api/v1/webhook-endpoints', hook)).status, 200);
   const { invoice, subscription } = await finalizedSeries(api, {
     paymentMethods: { chainIds: [7357], assetIds: [] },
+    ...terms,
   });
   await payInvoice(first, api, invoice.id);
   await untilSubscription(api, subscription.id, 'active');
@@ -1222,7 +1225,7 @@ async function renewalNotFinalized(t: ExecutionContext) {
 
   const renewalId = invoice.nextInvoice!.id;
   clock.advanceTo(Date.parse(invoice.nextInvoice!.issueDate));
-  return { clock, weir, first, receiver, api, invoice, subscription, renewalId };
+  return { clock, weir, first, receiver, api, testSecretKey, invoice, subscription, renewalId };
 }
 
 /** The subscription once its latest bill is `status`: `draft` once it learnt Weir could not finalize its renewal. */
@@ -1306,4 +1309,125 @@ test("a renewal draft Weir could not finalize, sent by the merchant (POST …/se
   t.like(sent.body, { status: 'open', dueDate: newDue, nextInvoice: { issueDate: stuck.currentPeriodEnd } });
   t.like(await untilBill(api, subscription.id, 'open'), { status: 'active', latestInvoice: { dueAt: newDue } });
   await settled(first);
+});
+
+test('a renewal draft Weir could not finalize does not stop the calendar: at the period end the next renewal is issued (a draft too while the cause stays, sent once it is fixed), each period its own invoice, the newest the latest', async (t) => {
+  const { clock, first, api, subscription, renewalId } = await renewalNotFinalized(t);
+  const stuck = await untilBill(api, subscription.id, 'draft');
+  await settled(first);
+  const timers = first.readStore.collection<TimerDoc>(COLLECTIONS.timers);
+  const renewTimers = () => timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.renew });
+  t.deepEqual(
+    (await renewTimers()).map((timer) => timer.fireAt),
+    [Date.parse(stuck.currentPeriodEnd)],
+    'the next renewal is due at the period end',
+  );
+
+  // The next period: issued at its start, and not finalized either (the wallet is still missing).
+  clock.advanceTo(Date.parse(stuck.currentPeriodEnd));
+  const secondId = nextInvoiceIdOf(renewalId);
+  const second = await eventually(async () => {
+    const got = await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`);
+    return got.body.latestInvoiceId === secondId && got.body.latestInvoice?.status === 'draft' ? got.body : undefined;
+  }, 'the second renewal to be the latest bill, a draft');
+  t.like(second, { status: 'active', currentPeriodStart: stuck.currentPeriodEnd });
+  for (const id of [renewalId, secondId])
+    t.is((await api.get<Invoice>(`/api/v1/invoices/${id}`)).body.status, 'draft', `${id} stays a draft`);
+
+  // The merchant fixes the cause: the third period's renewal is finalized and sent; the drafts stay theirs to finalize.
+  await walletBack(t, api);
+  await settled(first);
+  clock.advanceTo(Date.parse(second.currentPeriodEnd));
+  const thirdId = nextInvoiceIdOf(secondId);
+  await eventually(async () => {
+    const got = await api.get<Invoice>(`/api/v1/invoices/${thirdId}`);
+    return got.status === 200 && got.body.status === 'open' ? got.body : undefined;
+  }, 'the third renewal to be finalized and sent');
+  await settled(first);
+  const third = await untilBill(api, subscription.id, 'open');
+  t.like(third, { status: 'active', latestInvoiceId: thirdId, currentPeriodStart: second.currentPeriodEnd });
+  const drafts = (await api.get<{ data: Invoice[] }>('/api/v1/invoices?status=draft')).body.data.map((i) => i.id);
+  t.true(drafts.includes(renewalId) && drafts.includes(secondId), 'both drafts are listed');
+  await settled(first);
+  t.deepEqual(
+    (await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.pastDue })).map((timer) => timer.fireAt),
+    [Date.parse(third.latestInvoice!.dueAt)],
+    'the sent bill lapses at its due date',
+  );
+  // The first draft, finalized now (past its due date): due the series' days from now, its successor
+  // already issued; the subscription's bill is still the newest.
+  const late = await api.post<Invoice>(`/api/v1/invoices/${renewalId}/finalize`);
+  t.is(late.status, 200, JSON.stringify(late.body));
+  t.like(late.body, { status: 'open', dueDate: new Date(clock.now() + 10 * DAY).toISOString() });
+  await settled(first);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoiceId: thirdId,
+  });
+});
+
+test('a renewal Weir could not finalize is told to an API-only merchant: one invoice.finalization_failed webhook carrying the draft and its lastFinalizationError, as documented; not sent again by a restart that rebuilds the read models', async (t) => {
+  const { clock, weir, first, receiver, testSecretKey, subscription, renewalId } = await renewalNotFinalized(t);
+  type Received = { type: string; data: { object: { id: string } } };
+  const failedHooks = () =>
+    receiver.received.filter((r) => {
+      const hook = JSON.parse(r.body) as Received;
+      return hook.type === 'invoice.finalization_failed' && hook.data.object.id === renewalId;
+    });
+  await receiver.waitFor(() => failedHooks().length > 0);
+  const body = failedHooks()[0]!.body;
+  t.notThrows(() => checkWebhookBody(body), 'as the OpenAPI webhooks section documents it');
+  t.like((JSON.parse(body) as { data: { object: object } }).data.object, {
+    id: renewalId,
+    status: 'draft',
+    subscriptionId: subscription.id,
+    lastFinalizationError: { code: 'payment_method_not_available', field: 'paymentMethods.chainIds[0]' },
+  });
+  await settled(first);
+  await first.stop();
+
+  // Restarted on the same log: the read models and the billing workflow fold it again.
+  clock.advanceBy(DAY);
+  const second = await weir.start();
+  const again = apiClient(second.url, testSecretKey);
+  await settled(second);
+  // A later webhook marks the point by which a repeat would have been sent.
+  const created = () => receiver.received.filter((r) => r.body.includes('withdrawal_address.created')).length;
+  const before = created();
+  await walletBack(t, again);
+  await receiver.waitFor(() => created() > before);
+  await settled(second);
+  t.is(failedHooks().length, 1, 'sent once');
+  const failures = (await second.eventStore.readStream(`invoice-${renewalId}`)).filter(
+    (e) => e.type === 'InvoiceFinalizationFailed',
+  );
+  t.is(failures.length, 1, 'recorded once');
+});
+
+test('a renewal draft of a subscription due the day it is issued (daysUntilDue 0), finalized after that day, is due at the end of the finalize day, not at that instant: not past due alongside its mail', async (t) => {
+  // Due the day it is finalized: the series, and so its subscription, bills with 0 days until due.
+  const { clock, first, api, subscription, renewalId } = await renewalNotFinalized(t, {
+    daysUntilDue: undefined,
+    dueDate: '2026-03-15',
+  });
+  await untilBill(api, subscription.id, 'draft');
+  const { daysUntilDue } = (await api.get<{ daysUntilDue: number }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+  t.is(daysUntilDue, 0);
+  const draft = (await api.get<Invoice>(`/api/v1/invoices/${renewalId}`)).body;
+  clock.advanceTo(Date.parse(draft.dueDate) + 2 * DAY);
+  await walletBack(t, api);
+  const finalizedAt = clock.now();
+  const finalized = await api.post<Invoice>(`/api/v1/invoices/${renewalId}/finalize`);
+  t.is(finalized.status, 200, JSON.stringify(finalized.body));
+  const endOfDay = dueEndOfDay(finalizedAt);
+  t.like(finalized.body, { status: 'open', dueDate: endOfDay });
+  t.like(await untilBill(api, subscription.id, 'open'), { status: 'active', latestInvoice: { dueAt: endOfDay } });
+  await settled(first);
+  t.is((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body.status, 'active');
+  const timers = first.readStore.collection<TimerDoc>(COLLECTIONS.timers);
+  t.deepEqual(
+    (await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.pastDue })).map((timer) => timer.fireAt),
+    [Date.parse(endOfDay) + 1],
+    'it lapses at the midnight that ends its due day',
+  );
 });

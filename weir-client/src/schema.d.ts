@@ -698,7 +698,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then) opens due then.
+         * @description Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now (0: the end of today) instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then, or `missed` where an older Weir let it lapse) opens due then, the subscription `active` again.
          */
         post: operations["InvoiceController_finalizeInvoice"];
         delete?: never;
@@ -2889,6 +2889,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.finalization_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The invoice.finalization_failed event */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    "X-Webhook-Signature": string;
+                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    "X-Webhook-Token": string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    "X-Weir-Signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        apiVersion: "2026-11-01";
+                        /** @description Milliseconds since the epoch */
+                        created: number;
+                        data: {
+                            object: components["schemas"]["InvoiceEventObject"];
+                        };
+                        id: string;
+                        /** @example invoice */
+                        object: string;
+                        /** @enum {string} */
+                        type: "invoice.finalization_failed";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "invoice.finalized": {
         parameters: {
             query?: never;
@@ -4867,8 +4927,8 @@ export interface components {
          *     }
          */
         EnabledEvents: {
-            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
-        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[] | null;
+            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
+        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[] | null;
         /**
          * @description Every failure: the HTTP status, its name, a message naming the field at fault, and a stable `code`
          * @example {
@@ -7302,7 +7362,7 @@ export interface components {
             /** Format: date-time */
             periodStart: string;
             /**
-             * @description `draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with
+             * @description `draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with. It does not stop the calendar: the next period’s renewal is issued at the period end and becomes the latest bill
              * @enum {string}
              */
             status: "open" | "draft" | "paid" | "missed" | "expired" | "deleted" | "void" | "uncollectible";
@@ -7620,8 +7680,8 @@ export interface components {
              *     }
              */
             enabledEvents: {
-                events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
-            } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint")[];
+                events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
+            } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
             /** @description true: no event is sent to it (a test event still is) and its pending deliveries are canceled */
             isDisabled?: boolean | null;
             /**
@@ -7646,7 +7706,7 @@ export interface components {
          * @description `*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it
          * @enum {string}
          */
-        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "audit.checkpoint";
+        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint";
         /**
          * @example {
          *       "statusCode": 200,

@@ -386,15 +386,19 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     if (invoice.status !== 'draft' || invoice.billingReason !== 'subscription_cycle' || !invoice.subscriptionId)
       return null;
     const subscription = await subscriptions.get(invoice.subscriptionId);
-    const bill = subscription?.latestInvoice;
-    if (!subscription || bill?.id !== invoice.id) return {};
+    if (!subscription) return {};
+    // An older draft (a later renewal was issued since, see `letsNextRenewalIssue`) is re-dated alike;
+    // its successor exists already, so it announces none.
+    const bill = subscription.latestInvoice;
     const now = deps.clock.now();
     // Overdue already: due the subscription's days after today, as Stripe dates a subscription's
     // invoice from its finalize (days_until_due), rather than refused or opened overdue (past due at once).
+    // Zero days is today, payable all of it: the instant of the finalize would lapse with its mail.
+    const today = new Date(now).toISOString();
     const redated = isOverdue(invoice, now)
-      ? { dueDate: addDays(new Date(now).toISOString(), subscription.daysUntilDue) }
+      ? { dueDate: subscription.daysUntilDue === 0 ? dueEndOfDay(now) : addDays(today, subscription.daysUntilDue) }
       : {};
-    return { nextIssueDate: bill.periodEnd, ...redated };
+    return bill?.id === invoice.id ? { nextIssueDate: bill.periodEnd, ...redated } : redated;
   };
   /**
    * How finalize opens a draft: a renewal is finalized as its billing would have (`renewalTerms`),
@@ -739,7 +743,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id/finalize',
       summary: 'Finalize a draft invoice',
       description:
-        "Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then) opens due then.",
+        "Opens it for payment: its number and lines are frozen and its hosted page (`url`) exists. An invoice with nothing to pay is paid at once. A due date before today or before its issue date is refused (400 naming `dueDate`): move it first; so is one no network would take (the organization's wallets, its `paymentMethods`, its currency and total: 400 naming the field), or whose pay page would pay into a wallet of the organization that is broken (422 `payment_method_invalid`, naming the wallet). A subscription's renewal left a draft because Weir could not finalize it (`lastFinalizationError`) is also sent: mailed to its customer, as Weir sends renewals, its next invoice on the subscription's calendar; past its due date, it is due the subscription's `daysUntilDue` from now (0: the end of today) instead of refused, and the subscription's bill (`latestInvoice`, `draft` until then, or `missed` where an older Weir let it lapse) opens due then, the subscription `active` again.",
       params,
       response: InvoiceSchema,
       errors: [notFound('invoice'), STATUS_ERRORS, NOT_PAYABLE, NO_PAYMENT_METHOD_ERRORS, WALLET_INVALID_ERRORS],

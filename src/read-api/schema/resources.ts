@@ -61,7 +61,7 @@ const SubscriptionBillSchema = z
     // An invoice settled after the subscription ended shows the invoice's own status (uncollectible too).
     status: z.enum(['open', 'draft', 'paid', 'missed', 'expired', 'deleted', 'void', 'uncollectible']).openapi({
       description:
-        '`draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with',
+        '`draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with. It does not stop the calendar: the next period’s renewal is issued at the period end and becomes the latest bill',
     }),
     paidAt: timestamp().nullable(),
   })
