@@ -9,12 +9,21 @@ export type WebhookEndpoint = {
   description: string;
   url: string;
   sealedSecret: string;
+  /** The secret a regenerate replaced, still signing beside the new one until `previousSecretExpiresAt`. */
+  previousSealedSecret?: string | null;
+  previousSecretExpiresAt?: string | null;
   isDisabled: boolean;
   enabledEvents: { events: string[] };
   createdAt: string;
   updatedAt: string;
   deleted: boolean;
 };
+
+/** When the replaced secret stops signing, or null when none signs any more at `nowMs` (none kept, or expired). */
+export function previousSecretExpiry(endpoint: WebhookEndpoint, nowMs: number): string | null {
+  const at = endpoint.previousSecretExpiresAt;
+  return endpoint.previousSealedSecret && at && Date.parse(at) > nowMs ? at : null;
+}
 
 export type WebhookEndpointChanges = Partial<
   Pick<WebhookEndpoint, 'description' | 'url' | 'isDisabled' | 'enabledEvents'>
@@ -23,14 +32,17 @@ export type WebhookEndpointChanges = Partial<
 export type WebhookEndpointEvent =
   | { type: 'WebhookEndpointCreated'; data: { endpoint: Omit<WebhookEndpoint, 'deleted' | 'updatedAt'> } }
   | { type: 'WebhookEndpointUpdated'; data: { changes: WebhookEndpointChanges; at: string } }
-  | { type: 'WebhookEndpointSecretRegenerated'; data: { sealedSecret: string; at: string } }
+  | {
+      type: 'WebhookEndpointSecretRegenerated';
+      data: { sealedSecret: string; at: string; previous?: { sealedSecret: string; expiresAt: string } };
+    }
   | { type: 'WebhookEndpointTestRequested'; data: { testId: string; at: string } }
   | { type: 'WebhookEndpointDeleted'; data: { at: string } };
 
 export type WebhookEndpointCommand =
   | { type: 'CreateWebhookEndpoint'; endpoint: Omit<WebhookEndpoint, 'deleted' | 'updatedAt' | 'createdAt'> }
   | { type: 'UpdateWebhookEndpoint'; changes: WebhookEndpointChanges }
-  | { type: 'RegenerateWebhookSecret'; sealedSecret: string }
+  | { type: 'RegenerateWebhookSecret'; sealedSecret: string; keepPreviousForSeconds?: number }
   | { type: 'SendTestWebhook'; testId: string }
   | { type: 'DeleteWebhookEndpoint' };
 
@@ -44,7 +56,15 @@ export function evolveWebhookEndpoint(
     case 'WebhookEndpointUpdated':
       return endpoint && { ...endpoint, ...event.data.changes, updatedAt: event.data.at };
     case 'WebhookEndpointSecretRegenerated':
-      return endpoint && { ...endpoint, sealedSecret: event.data.sealedSecret, updatedAt: event.data.at };
+      return (
+        endpoint && {
+          ...endpoint,
+          sealedSecret: event.data.sealedSecret,
+          previousSealedSecret: event.data.previous?.sealedSecret ?? null,
+          previousSecretExpiresAt: event.data.previous?.expiresAt ?? null,
+          updatedAt: event.data.at,
+        }
+      );
     case 'WebhookEndpointTestRequested':
       return endpoint;
     case 'WebhookEndpointDeleted':
@@ -67,8 +87,23 @@ export const webhookEndpointAggregate: Aggregate<WebhookEndpoint | null, Webhook
       switch (command.type) {
         case 'UpdateWebhookEndpoint':
           return [{ type: 'WebhookEndpointUpdated', data: { changes: command.changes, at: now } }];
-        case 'RegenerateWebhookSecret':
-          return [{ type: 'WebhookEndpointSecretRegenerated', data: { sealedSecret: command.sealedSecret, at: now } }];
+        case 'RegenerateWebhookSecret': {
+          // The secret being replaced keeps signing for the overlap asked for (a receiver not yet moved still passes).
+          const keep = command.keepPreviousForSeconds ?? 0;
+          const previous =
+            keep > 0
+              ? {
+                  sealedSecret: endpoint.sealedSecret,
+                  expiresAt: new Date(Date.parse(now) + keep * 1000).toISOString(),
+                }
+              : undefined;
+          return [
+            {
+              type: 'WebhookEndpointSecretRegenerated',
+              data: { sealedSecret: command.sealedSecret, at: now, ...(previous ? { previous } : {}) },
+            },
+          ];
+        }
         case 'SendTestWebhook':
           return [{ type: 'WebhookEndpointTestRequested', data: { testId: command.testId, at: now } }];
         case 'DeleteWebhookEndpoint':

@@ -9,7 +9,7 @@ import { shownAddress } from '../shared/evm-address.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 import type { ApiKey } from '../actors/api-key.ts';
 import type { Organization } from '../actors/organization.ts';
-import type { WebhookEndpoint } from '../actors/webhook-endpoint.ts';
+import { previousSecretExpiry, type WebhookEndpoint } from '../actors/webhook-endpoint.ts';
 
 /** The transfers the payment intent shows, in its order (`paymentIntent.transactions`): those not withdrawn. */
 export const intentTransfers = (session: Pick<CheckoutSession, 'payments'>): SessionPayment[] =>
@@ -175,12 +175,13 @@ export function publicApiKey(key: ApiKey) {
   };
 }
 
-export function publicWebhookEndpoint(endpoint: WebhookEndpoint, secret: string) {
+export function publicWebhookEndpoint(endpoint: WebhookEndpoint, secret: string, nowMs: number) {
   return {
     id: endpoint.id,
     description: endpoint.description,
     url: endpoint.url,
     secret,
+    previousSecretExpiresAt: previousSecretExpiry(endpoint, nowMs),
     isDisabled: endpoint.isDisabled,
     enabledEvents: endpoint.enabledEvents,
     createdAt: endpoint.createdAt,

@@ -4,10 +4,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const bodySignature = (secret: string, body: string): string =>
   createHmac('sha256', secret).update(body).digest('hex');
 
-/** `x-weir-signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, so receivers can refuse replays. */
-export function timestampedSignature(secret: string, body: string, unixSeconds: number): string {
-  const v1 = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
-  return `t=${unixSeconds},v1=${v1}`;
+const v1Of = (secret: string, body: string, unixSeconds: number): string =>
+  createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
+
+/**
+ * `x-weir-signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, so receivers can refuse replays;
+ * one `v1` per secret given, in order (the new secret's first while an old one still overlaps).
+ */
+export function timestampedSignature(secrets: string | readonly string[], body: string, unixSeconds: number): string {
+  const keys = typeof secrets === 'string' ? [secrets] : secrets;
+  return [`t=${unixSeconds}`, ...keys.map((secret) => `v1=${v1Of(secret, body, unixSeconds)}`)].join(',');
 }
 
 const equalHex = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -20,12 +26,14 @@ export function verifyTimestampedSignature(options: {
   nowSeconds: number;
   toleranceSeconds?: number;
 }): boolean {
-  const parts = new Map(options.header.split(',').map((kv) => kv.split('=', 2) as [string, string]));
-  const t = Number(parts.get('t'));
-  const v1 = parts.get('v1');
-  if (!Number.isInteger(t) || !v1) return false;
+  const parts = options.header.split(',').map((kv) => kv.split('=', 2) as [string, string?]);
+  const t = Number(parts.find(([key]) => key === 't')?.[1]);
+  // Any v1 may be the one: during a secret's overlap the header carries one per secret.
+  const given = parts.filter(([key, value]) => key === 'v1' && value).map(([, value]) => value!);
+  if (!Number.isInteger(t) || given.length === 0) return false;
   if (Math.abs(options.nowSeconds - t) > (options.toleranceSeconds ?? 300)) return false;
-  return equalHex(timestampedSignature(options.secret, options.body, t).split('v1=')[1]!, v1);
+  const expected = v1Of(options.secret, options.body, t);
+  return given.some((v1) => equalHex(expected, v1));
 }
 
 export const verifyBodySignature = (secret: string, body: string, signature: string): boolean =>

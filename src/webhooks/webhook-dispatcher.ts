@@ -1,5 +1,6 @@
 import { type WebhookDeliveryCommand, webhookDeliveryAggregate } from '../../machines/webhook-delivery.aggregate.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
+import { previousSecretExpiry } from '../actors/webhook-endpoint.ts';
 import type { Environment, EventStore } from '../event-store/event-store.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../projections/collections.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
@@ -36,7 +37,7 @@ export type WebhookDispatcher = {
 };
 
 type Queued = { id: string; tenant: string; endpoint: string; dueAt: number; delivery: WebhookDeliveryDoc };
-type Endpoint = { doc: WebhookEndpointDoc; secret: string } | null;
+type Endpoint = { doc: WebhookEndpointDoc; secret: string; previousSecret: string | null } | null;
 
 /**
  * Sends due webhook deliveries and records each attempt's outcome in the delivery's stream.
@@ -134,7 +135,13 @@ export function createWebhookDispatcher(deps: {
   async function endpointOf(id: string): Promise<Endpoint> {
     if (endpoints.has(id)) return endpoints.get(id)!;
     const doc = await endpointDocs.get(id);
-    const endpoint = doc ? { doc, secret: secretBox.open(doc.sealedSecret) } : null;
+    const endpoint = doc
+      ? {
+          doc,
+          secret: secretBox.open(doc.sealedSecret),
+          previousSecret: doc.previousSealedSecret ? secretBox.open(doc.previousSealedSecret) : null,
+        }
+      : null;
     endpoints.set(id, endpoint);
     return endpoint;
   }
@@ -180,12 +187,15 @@ export function createWebhookDispatcher(deps: {
     // A test goes to its endpoint even while it is disabled (that is how it was asked for).
     if (endpoint.doc.isDisabled && delivery.eventType !== TEST_WEBHOOK_EVENT_TYPE)
       return { type: 'CancelDelivery', reason: 'endpoint_disabled' };
+    const nowMs = clock.now();
     const outcome = await send({
       url: endpoint.doc.url,
       body: await Promise.race([bodyOf(delivery), halted]),
       secret: endpoint.secret,
+      // The old secret signs too until its overlap ends, as the clock says at send time (no timer).
+      previousSecret: previousSecretExpiry(endpoint.doc, nowMs) ? endpoint.previousSecret : null,
       eventId: delivery.eventId,
-      nowMs: clock.now(),
+      nowMs,
       environment: delivery.environment as Environment,
       signal,
     });

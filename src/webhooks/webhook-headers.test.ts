@@ -45,11 +45,59 @@ test('the headers sign the raw body with the whole secret and name the event', (
   );
 });
 
+test('during an overlap x-weir-signature carries a v1 for the new secret then the old; the other headers the new one only', (t) => {
+  const body = '{"id":"e2"}';
+  const both = webhookHeaders({
+    secret: 'whsec_new',
+    previousSecret: 'whsec_old',
+    body,
+    eventId: 'e2',
+    nowMs: 1_700_000_000_000,
+  });
+  const [stamp, first, second, ...rest] = both['x-weir-signature'].split(',');
+  t.is(stamp, 't=1700000000');
+  t.is(rest.length, 0);
+  t.is(
+    `${stamp},${first}`,
+    webhookHeaders({ secret: 'whsec_new', body, eventId: 'e2', nowMs: 1_700_000_000_000 })['x-weir-signature'],
+  );
+  t.is(
+    `${stamp},${second}`,
+    webhookHeaders({ secret: 'whsec_old', body, eventId: 'e2', nowMs: 1_700_000_000_000 })['x-weir-signature'],
+  );
+  const check = (secret: string, header: string) =>
+    verifyTimestampedSignature({ secret, body, header, nowSeconds: 1_700_000_000 });
+  t.true(check('whsec_new', both['x-weir-signature']));
+  t.true(check('whsec_old', both['x-weir-signature']), 'any v1 may match');
+  t.false(check('whsec_other', both['x-weir-signature']));
+  t.true(verifyBodySignature('whsec_new', body, both['x-webhook-signature']));
+  t.is(both['x-webhook-token'], 'whsec_new');
+
+  const after = webhookHeaders({
+    secret: 'whsec_new',
+    previousSecret: null,
+    body,
+    eventId: 'e2',
+    nowMs: 1_700_000_000_000,
+  });
+  t.is(after['x-weir-signature'].match(/v1=/g)?.length, 1);
+  t.false(check('whsec_old', after['x-weir-signature']));
+});
+
 test('the reference page says above the events how to verify, answer and dedupe them', (t) => {
   const document = openApiDocument({}, { version: 'test' }) as unknown as {
     tags: { name: string; description?: string }[];
   };
   const description = document.tags.find((tag) => tag.name === 'Webhooks')?.description ?? '';
-  for (const needed of ['X-Weir-Signature', 'whsec_', '2xx within 10 s', 'X-Webhook-Id', 'regenerate', 'disabled'])
+  for (const needed of [
+    'X-Weir-Signature',
+    'whsec_',
+    '2xx within 10 s',
+    'X-Webhook-Id',
+    'regenerate',
+    'disabled',
+    'previousSecretExpiresInSeconds',
+    'any `v1`',
+  ])
     t.true(description.includes(needed), needed);
 });

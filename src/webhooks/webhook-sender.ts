@@ -37,6 +37,8 @@ export type WebhookRequest = {
   url: string;
   body: string;
   secret: string;
+  /** The secret a regenerate replaced, while its overlap lasts at `nowMs`: signs beside `secret`. */
+  previousSecret?: string | null;
   eventId: string;
   nowMs: number;
   /** Whose delivery this is: decides whether internal addresses may be reached (see `WebhookTargetPolicy`). */
@@ -170,7 +172,7 @@ export function createHttpWebhookSender(
     return () => watched.delete(attempt);
   };
 
-  const send: WebhookSender = ({ url, body, secret, eventId, nowMs, environment, signal }) =>
+  const send: WebhookSender = ({ url, body, secret, previousSecret, eventId, nowMs, environment, signal }) =>
     new Promise<SendOutcome>((resolve, reject) => {
       const attempt: Attempt = {
         resolve,
@@ -209,7 +211,7 @@ export function createHttpWebhookSender(
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
             'user-agent': userAgent,
-            ...webhookHeaders({ secret, body, eventId, nowMs }),
+            ...webhookHeaders({ secret, previousSecret, body, eventId, nowMs }),
           },
         },
         (response) => answered(attempt, response),

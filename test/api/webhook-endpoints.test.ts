@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../../src/shared/clock.ts';
-import { bodySignature } from '../../src/webhooks/signature.ts';
+import { bodySignature, verifyTimestampedSignature } from '../../src/webhooks/signature.ts';
 import { eventually } from '../support/api-client.ts';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -12,6 +12,7 @@ type Endpoint = {
   description: string;
   url: string;
   secret: string;
+  previousSecretExpiresAt: string | null;
   isDisabled: boolean;
   enabledEvents: { events: string[] };
   createdAt: string;
@@ -219,6 +220,7 @@ test('create, list, get, update, regenerate, delete', async (t) => {
   t.not(regenerated.body.secret, endpoint.secret);
   t.is(regenerated.body.id, endpoint.id);
   t.is((await api.get<Endpoint>(`${ENDPOINTS}/${endpoint.id}`)).body.secret, regenerated.body.secret);
+  t.is(regenerated.body.previousSecretExpiresAt, null, 'no body: the old secret stops at once, as before');
 
   t.deepEqual((await api.delete(`${ENDPOINTS}/${endpoint.id}`)).body, {
     statusCode: 200,
@@ -279,6 +281,65 @@ test('POST /:id/test sends webhook_endpoint.test signed with the current secret'
     return page.count === 2 && page.data.every((d) => d.status === 'succeeded') ? page : undefined;
   }, 'both test deliveries to be recorded');
   t.true(deliveries.data.every((d) => d.eventType === 'webhook_endpoint.test' && d.attempts === 1));
+});
+
+test('regenerate may keep the old secret signing beside the new one until the clock passes its expiry', async (t) => {
+  const hooks = await receiver(t);
+  const clock = createManualClock(Date.parse('2026-06-01T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const endpoint = (
+    await api.post<Endpoint>(ENDPOINTS, { description: 'd', url: hooks.url, enabledEvents: { events: ['*'] } })
+  ).body;
+  t.is(endpoint.previousSecretExpiresAt, null);
+
+  const regenerate = `${ENDPOINTS}/${endpoint.id}/regenerate`;
+  for (const previousSecretExpiresInSeconds of [-1, 86_401, 1.5, '3600', true])
+    await assertRejectedWithoutWrite(t, weir, () => api.post(regenerate, { previousSecretExpiresInSeconds }), {
+      field: 'previousSecretExpiresInSeconds',
+    });
+  await assertRejectedWithoutWrite(t, weir, () => api.post(regenerate, { previousSecretExpiresIn: 60 }), {
+    field: 'previousSecretExpiresIn',
+  });
+  t.is((await api.get<Endpoint>(`${ENDPOINTS}/${endpoint.id}`)).body.secret, endpoint.secret, 'nothing changed');
+
+  const rolled = (await api.post<Endpoint>(regenerate, { previousSecretExpiresInSeconds: 3600 })).body;
+  t.not(rolled.secret, endpoint.secret);
+  t.is(rolled.previousSecretExpiresAt, '2026-06-01T11:00:00.000Z');
+  t.is(
+    (await api.get<Endpoint>(`${ENDPOINTS}/${endpoint.id}`)).body.previousSecretExpiresAt,
+    rolled.previousSecretExpiresAt,
+  );
+
+  const verifies = (hook: ReceivedWebhook, secret: string) => {
+    const header = hook.headers['x-weir-signature'] as string;
+    const nowSeconds = Number(/^t=(\d+),/.exec(header)?.[1]);
+    return verifyTimestampedSignature({ secret, body: hook.body, header, nowSeconds });
+  };
+  await api.post(`${ENDPOINTS}/${endpoint.id}/test`);
+  const [during] = await hooks.waitFor((all) => all.length >= 1);
+  t.is((during!.headers['x-weir-signature'] as string).match(/v1=/g)?.length, 2, 'a v1 for each secret');
+  t.true(verifies(during!, rolled.secret), 'the new secret passes');
+  t.true(verifies(during!, endpoint.secret), 'the old secret passes while it overlaps');
+  t.true(
+    verifyTimestampedSignature({
+      secret: rolled.secret,
+      body: during!.body,
+      header: (during!.headers['x-weir-signature'] as string).split(',v1=').slice(0, 2).join(',v1='),
+      nowSeconds: Date.parse('2026-06-01T10:00:00Z') / 1000,
+    }),
+    "the new secret's v1 comes first",
+  );
+  t.is(during!.headers['x-webhook-signature'], bodySignature(rolled.secret, during!.body), 'the new secret only');
+  t.is(during!.headers['x-webhook-token'], rolled.secret);
+
+  clock.advanceBy(60 * 60 * 1000);
+  t.is((await api.get<Endpoint>(`${ENDPOINTS}/${endpoint.id}`)).body.previousSecretExpiresAt, null, 'expired');
+  await api.post(`${ENDPOINTS}/${endpoint.id}/test`);
+  const [, after] = await hooks.waitFor((all) => all.length >= 2);
+  t.is((after!.headers['x-weir-signature'] as string).match(/v1=/g)?.length, 1, 'only the new secret once expired');
+  t.true(verifies(after!, rolled.secret));
+  t.false(verifies(after!, endpoint.secret), 'the old secret fails after its expiry');
 });
 
 test('a disabled endpoint receives nothing; enabled again, it receives new events', async (t) => {

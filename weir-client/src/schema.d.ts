@@ -1673,7 +1673,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace a webhook endpoint's signing secret */
+        /**
+         * Replace a webhook endpoint's signing secret
+         * @description Without a body (as the reference sends it) the old secret stops signing at once. With `previousSecretExpiresInSeconds` it keeps signing for that long: `X-Weir-Signature` carries a `v1` for the new secret and one for the old, so a receiver still on the old one passes while you deploy the new one.
+         */
         post: operations["WebhookEndpointController_regenerate"];
         delete?: never;
         options?: never;
@@ -2083,11 +2086,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2143,11 +2146,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2203,11 +2206,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2263,11 +2266,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2323,11 +2326,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2434,11 +2437,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2545,11 +2548,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2605,11 +2608,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2665,11 +2668,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2725,11 +2728,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2785,11 +2788,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2845,11 +2848,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2905,11 +2908,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -2965,11 +2968,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3025,11 +3028,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3085,11 +3088,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3145,11 +3148,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3205,11 +3208,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3265,11 +3268,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3325,11 +3328,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3396,11 +3399,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3456,11 +3459,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3521,11 +3524,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3581,11 +3584,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -3645,11 +3648,11 @@ export interface webhooks {
                 header: {
                     /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
                     "X-Webhook-Id": string;
-                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret` (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s `secret` itself (the reference’s header); prefer checking a signature */
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
                     "X-Webhook-Token": string;
-                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then */
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
                 path?: never;
@@ -7647,6 +7650,11 @@ export interface components {
             };
             id: string;
             isDisabled: boolean;
+            /**
+             * Format: date-time
+             * @description While the secret a regenerate replaced still signs (`previousSecretExpiresInSeconds`), when it stops: until then `X-Weir-Signature` carries a `v1` for it after the new one. null when none does
+             */
+            previousSecretExpiresAt: string | null;
             /** @description The key each delivery is signed with */
             secret: string;
             /** Format: date-time */
@@ -7707,6 +7715,14 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint";
+        /** @description All optional; no body at all is the same as `{}` */
+        WebhookSecretRegenerate: {
+            /**
+             * @description How long the old secret keeps signing beside the new one, in seconds (0 to 86400, a day); 0 or absent: it stops at once
+             * @example 3600
+             */
+            previousSecretExpiresInSeconds?: number | null;
+        };
         /**
          * @example {
          *       "statusCode": 200,
@@ -19244,7 +19260,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRegenerate"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -19257,7 +19277,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character. Codes: `parameter_invalid` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_missing` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -19302,6 +19322,26 @@ export interface operations {
                 headers: {
                     /** @description With `idempotency_request_in_progress`: seconds to wait before sending the request again */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the limit. Codes: `request_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is compressed. Codes: `unsupported_content_encoding` */
+            415: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

@@ -21,6 +21,7 @@ import {
   objectField,
   bool,
   idParams,
+  integer,
   invalidFields,
   listOf,
   listQuery,
@@ -135,6 +136,17 @@ const EndpointUpdate = bodyObject({
   enabledEvents: optional(EnabledEvents),
 }).openapi('WebhookEndpointUpdate', { description: 'Only the fields sent change' });
 
+/** The longest a replaced secret may keep signing: a day, as Stripe allows. */
+export const MAX_PREVIOUS_SECRET_SECONDS = 86_400;
+
+const RegenerateBody = bodyObject({
+  previousSecretExpiresInSeconds: optional(integer({ min: 0, max: MAX_PREVIOUS_SECRET_SECONDS })).openapi({
+    description:
+      'How long the old secret keeps signing beside the new one, in seconds (0 to 86400, a day); 0 or absent: it stops at once',
+    example: 3600,
+  }),
+}).openapi('WebhookSecretRegenerate', { description: 'All optional; no body at all is the same as `{}`' });
+
 const presentDelivery = (d: WebhookDeliveryDoc) => ({
   id: d.id,
   endpointId: d.endpointId,
@@ -166,7 +178,8 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/webhook-endpoints' });
   const endpoints = deps.readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const deliveries = deps.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
-  const present = (doc: WebhookEndpointDoc) => publicWebhookEndpoint(doc, deps.secretBox.open(doc.sealedSecret));
+  const present = (doc: WebhookEndpointDoc) =>
+    publicWebhookEndpoint(doc, deps.secretBox.open(doc.sealedSecret), deps.clock.now());
   const load = async (ctx: ApiContext) => {
     const doc = await endpoints.get(ctx.params.id!);
     if (!ownedBy(ctx, doc) || doc.deleted) throw new NotFoundError('webhook endpoint', ctx.params.id!);
@@ -298,15 +311,20 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'post',
       path: '/:id/regenerate',
       summary: "Replace a webhook endpoint's signing secret",
+      description:
+        'Without a body (as the reference sends it) the old secret stops signing at once. With `previousSecretExpiresInSeconds` it keeps signing for that long: `X-Weir-Signature` carries a `v1` for the new secret and one for the old, so a receiver still on the old one passes while you deploy the new one.',
       params,
+      body: RegenerateBody,
+      bodyOptional: true,
       response: WebhookEndpointSchema,
-      errors: [notFound('webhook endpoint')],
+      errors: [invalidFields(), notFound('webhook endpoint')],
     },
-    async (ctx) => {
+    async (ctx, { body }) => {
       const endpoint = await load(ctx);
       await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
         type: 'RegenerateWebhookSecret',
         sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
+        keepPreviousForSeconds: body.previousSecretExpiresInSeconds ?? 0,
       });
       return reload(endpoint.id);
     },

@@ -149,6 +149,10 @@ export const WebhookEndpointSchema = z
     description: z.string(),
     url: z.string(),
     secret: z.string().openapi({ description: 'The key each delivery is signed with' }),
+    previousSecretExpiresAt: timestamp().nullable().openapi({
+      description:
+        'While the secret a regenerate replaced still signs (`previousSecretExpiresInSeconds`), when it stops: until then `X-Weir-Signature` carries a `v1` for it after the new one. null when none does',
+    }),
     isDisabled: z.boolean(),
     enabledEvents: z.object({ events: z.array(z.string()) }),
     createdAt: timestamp(),

@@ -79,7 +79,7 @@ function payloadOf(type: string): { schema: z.ZodType; object: string } {
 /** What the reference page says above the events: how a receiver checks, answers and dedupes them. */
 export const WEBHOOKS_TAG_DESCRIPTION = [
   'Weir POSTs each event as JSON to every enabled endpoint subscribed to its type.',
-  'Verify `X-Weir-Signature` over the raw body with the endpoint’s `secret` (the whole `whsec_…` string) and refuse a `t` more than 5 minutes old; each attempt is signed anew with the secret the endpoint has then, so after `POST /api/v1/webhook-endpoints/{id}/regenerate` only the new one verifies.',
+  'Verify `X-Weir-Signature` over the raw body with the endpoint’s `secret` (the whole `whsec_…` string) and refuse a `t` more than 5 minutes old; each attempt is signed anew with the secret the endpoint has then, so after `POST /api/v1/webhook-endpoints/{id}/regenerate` only the new one verifies, unless it kept the old one signing (`previousSecretExpiresInSeconds`, up to a day): until the endpoint’s `previousSecretExpiresAt` the header carries a `v1` for each secret, the new one’s first, so accept a delivery when any `v1` matches.',
   'Answer any 2xx within 10 s; anything else (a redirect too) is retried after 30 s, doubling, 10 attempts in all, each logged in `GET /api/v1/webhook-endpoints/{id}/deliveries`.',
   'Events are not ordered, and one may arrive more than once: dedupe on the body’s `id` (also `X-Webhook-Id`), the same on every retry and resend.',
   'An event that happens while its endpoint is disabled is not sent to it, then or later.',

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { WebhookDeliveryDoc, WebhookEndpointDoc } from '../../../projections/collections.ts';
 import type { DashboardContext } from '../../context.ts';
-import { DeliveriesCard, sinceFirst } from './webhooks.tsx';
+import { DeliveriesCard, SigningSecretCard, sinceFirst } from './webhooks.tsx';
 
 const ctx = { state: { timeZone: 'UTC', csrfToken: 'csrf' } } as unknown as DashboardContext;
 const endpoint = { id: 'ep_1' } as WebhookEndpointDoc;
@@ -55,4 +55,33 @@ test('each retry says how long after the first attempt it came, since the times 
   const html = await render(delivery({}));
   t.notRegex(html, /06:29<\/span><span class="tz"> UTC<\/span><\/time><span class="muted">/, 'not on the first');
   t.regex(html, /<span class="muted"> \(\+30 s\)<\/span>/);
+});
+
+const signedIn = { state: { ...ctx.state, user: { twoFactorEnabled: false } } } as unknown as DashboardContext;
+
+test('the signing secret card offers how long the old secret stays valid on regenerate, and says until when while it does', async (t) => {
+  const card = (over: Partial<WebhookEndpointDoc>, nowMs: number) =>
+    String(
+      SigningSecretCard({
+        ctx: signedIn,
+        endpoint: { ...endpoint, ...over } as WebhookEndpointDoc,
+        secret: undefined,
+        nowMs,
+      }),
+    );
+  const plain = card({}, Date.parse('2026-12-01T07:00:00Z'));
+  t.regex(plain, /<select[^>]*name="previousSecretExpiresInSeconds"/);
+  for (const [value, label] of [
+    ['0', 'Now'],
+    ['3600', '1 hour'],
+    ['86400', '24 hours'],
+  ])
+    t.regex(plain, new RegExp(`<option value="${value}"[^>]*>${label}`));
+  t.regex(plain, /<option value="0" selected/, 'at once unless chosen, as the API without a body');
+  t.notRegex(plain, /previous-secret-expiry/);
+
+  const overlapping = { previousSealedSecret: 'sealed-old', previousSecretExpiresAt: '2026-12-01T08:00:00.000Z' };
+  const during = card(overlapping, Date.parse('2026-12-01T07:00:00Z'));
+  t.regex(during, /id="previous-secret-expiry"[\s\S]*until[\s\S]*2026[\s\S]*08:00/);
+  t.notRegex(card(overlapping, Date.parse('2026-12-01T08:00:00Z')), /previous-secret-expiry/, 'gone once expired');
 });

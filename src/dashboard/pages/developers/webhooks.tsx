@@ -1,5 +1,6 @@
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../../../projections/collections.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
+import { previousSecretExpiry } from '../../../actors/webhook-endpoint.ts';
 import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../../webhooks/webhook-event-types.ts';
 import { apiFor } from '../../api.ts';
 import { reauthenticate, ReauthFields, reauthPrompt } from '../../auth/reauth.tsx';
@@ -19,6 +20,7 @@ import {
   type Tone,
 } from '../../ui/components.tsx';
 import { CopyField, SecretShownOnce } from '../../ui/copy.tsx';
+import { type Option, SelectField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
 import { DEVELOPERS } from './api-keys.tsx';
@@ -384,13 +386,82 @@ function CreatedSecret({ ctx, secret }: { ctx: DashboardContext; secret: string 
   );
 }
 
+/** How long a regenerate keeps the old secret signing beside the new one, in seconds (the API allows up to a day). */
+const KEEP_OLD_SECRET: readonly Option[] = [
+  { value: '0', label: 'Now (stop the old secret at once)' },
+  { value: '3600', label: '1 hour' },
+  { value: '86400', label: '24 hours' },
+];
+
+/**
+ * The secret, hidden until revealed; regenerating it may keep the old one signing a while (so a
+ * receiver not yet moved to the new one still passes), and while it does the card says until when.
+ */
+export function SigningSecretCard(props: {
+  ctx: DashboardContext;
+  endpoint: WebhookEndpointDoc;
+  secret: EndpointExtra['secret'];
+  nowMs: number;
+}): JSX.Element {
+  const { ctx, endpoint, secret, nowMs } = props;
+  const base = `${WEBHOOKS}/${endpoint.id}`;
+  const previousUntil = previousSecretExpiry(endpoint, nowMs);
+  return (
+    <Card title="Signing secret" id="signing-secret">
+      {secret ? (
+        <>
+          {secret.regenerated ? (
+            <Alert tone="success">New secret made: deliveries are signed with it from now on.</Alert>
+          ) : (
+            ''
+          )}
+          <CopyField id="signing-secret-value" label="Signing secret" value={secret.value} />
+        </>
+      ) : (
+        <p class="muted">
+          Deliveries are signed with this secret (see the signature headers). It is hidden: Reveal secret asks you to{' '}
+          <span safe>{reauthPrompt(ctx.state.user)}</span>.
+        </p>
+      )}
+      {previousUntil ? (
+        <p class="hint" id="previous-secret-expiry">
+          The previous secret also signs deliveries (a second <code>v1</code> in x-weir-signature) until{' '}
+          <DateTime iso={previousUntil} timeZone={ctx.state.timeZone} />.
+        </p>
+      ) : (
+        ''
+      )}
+      <form method="post" action={`${base}/secret`}>
+        <CsrfField token={ctx.state.csrfToken} />
+        <button type="submit" class="button-secondary">
+          Reveal secret
+        </button>
+      </form>
+      <form method="post" action={`${base}/regenerate`}>
+        <CsrfField token={ctx.state.csrfToken} />
+        <SelectField
+          name="previousSecretExpiresInSeconds"
+          label="Keep the old secret valid for"
+          options={KEEP_OLD_SECRET}
+          value="0"
+          hint="While it lasts, each delivery is signed with both, so your receiver passes with either until you deploy the new one."
+        />
+        <button type="submit" class="button-secondary">
+          Regenerate secret
+        </button>
+      </form>
+    </Card>
+  );
+}
+
 function EndpointPage(props: {
   ctx: DashboardContext;
   endpoint: WebhookEndpointDoc;
   deliveries: WebhookDeliveryDoc[];
   extra: EndpointExtra;
+  nowMs: number;
 }): JSX.Element {
-  const { ctx, endpoint, deliveries, extra } = props;
+  const { ctx, endpoint, deliveries, extra, nowMs } = props;
   const base = `${WEBHOOKS}/${endpoint.id}`;
   const form: EndpointForm = extra.form ?? {
     url: endpoint.url,
@@ -453,37 +524,7 @@ function EndpointPage(props: {
           </form>
         </Card>
         <div>
-          <Card title="Signing secret" id="signing-secret">
-            {extra.secret ? (
-              <>
-                {extra.secret.regenerated ? (
-                  <Alert tone="success">New secret made: deliveries are signed with it from now on.</Alert>
-                ) : (
-                  ''
-                )}
-                <CopyField id="signing-secret-value" label="Signing secret" value={extra.secret.value} />
-              </>
-            ) : (
-              <p class="muted">
-                Deliveries are signed with this secret (see the signature headers). It is hidden: Reveal secret asks you
-                to <span safe>{reauthPrompt(ctx.state.user)}</span>.
-              </p>
-            )}
-            <div class="button-row">
-              <form method="post" action={`${base}/secret`}>
-                <CsrfField token={ctx.state.csrfToken} />
-                <button type="submit" class="button-secondary">
-                  Reveal secret
-                </button>
-              </form>
-              <form method="post" action={`${base}/regenerate`}>
-                <CsrfField token={ctx.state.csrfToken} />
-                <button type="submit" class="button-secondary">
-                  Regenerate secret
-                </button>
-              </form>
-            </div>
-          </Card>
+          <SigningSecretCard ctx={ctx} endpoint={endpoint} secret={extra.secret} nowMs={nowMs} />
           <Card title="Delete endpoint" id="delete-endpoint">
             <p class="muted">Nothing more is sent to it; deliveries waiting for a retry end.</p>
             <a class="button-danger" href={`${base}/delete`}>
@@ -519,7 +560,13 @@ export function webhookRoutes(routes: PageRoutes, deps: DashboardDeps): void {
     const endpoint = await load(ctx, id);
     await sendHtml(
       ctx,
-      <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={await deliveriesOf(ctx, endpoint)} extra={extra} />,
+      <EndpointPage
+        ctx={ctx}
+        endpoint={endpoint}
+        deliveries={await deliveriesOf(ctx, endpoint)}
+        extra={extra}
+        nowMs={deps.clock.now()}
+      />,
       status,
     );
   };
@@ -578,10 +625,14 @@ export function webhookRoutes(routes: PageRoutes, deps: DashboardDeps): void {
   routes.post(`${WEBHOOKS}/:id/regenerate`, 'developers', async (ctx) => {
     const endpoint = await load(ctx);
     if (!(await reauthenticate(ctx, deps, 'replace the signing secret'))) return;
+    // Carried through the password prompt; a number as the API takes it, anything else left for it to refuse.
+    const keep = ctx.state.form.get('previousSecretExpiresInSeconds') ?? '0';
     const answer = await apiFor(ctx, deps)<{ secret: string }>(
       'POST',
       `/api/v1/webhook-endpoints/${endpoint.id}/regenerate`,
+      { previousSecretExpiresInSeconds: /^\d{1,6}$/.test(keep) ? Number(keep) : keep },
     );
+    if (answer.status >= 400) return show(ctx, { error: apiMessage(answer) }, answer.status);
     await show(ctx, { secret: { value: answer.body.secret, regenerated: true } }, answer.status);
   });
 
