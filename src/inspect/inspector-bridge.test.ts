@@ -413,3 +413,17 @@ test('an error of the listening server (EMFILE on accept) is logged, and the bri
   const { socket } = await socketTo(started);
   socket.close();
 });
+
+test('a stop ends every connection, one caught half way through its upgrade (a page reconnecting) too', async (t) => {
+  const started = await startInspectorBridge({ port: 0, logger: quiet, token: TOKEN });
+  const half = connect(started.port, '127.0.0.1');
+  await once(half, 'connect');
+  // The request line and some headers of an upgrade, never finished: neither ws's nor an idle one.
+  half.write(`GET /?token=x HTTP/1.1\r\nHost: 127.0.0.1:${started.port}\r\nUpgrade: websocket\r\n`);
+  // Its end may come as a reset: an error, then the close awaited.
+  half.on('error', () => {});
+  const closed = new Promise((resolve) => half.once('close', resolve));
+  await started.stop();
+  await closed;
+  t.pass();
+});

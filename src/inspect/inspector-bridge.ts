@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../shared/logger.ts';
 import { hashSecret, secretsEqual } from '../tenancy/secrets.ts';
@@ -103,6 +103,13 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
     });
   });
   port = (http.address() as AddressInfo).port;
+  // Every connection, so a stop ends them all: one caught mid-upgrade (a page reconnecting) is in
+  // neither ws's clients nor the server's idle ones, and would hold close() open for good.
+  const connections = new Set<Socket>();
+  http.on('connection', (connection: Socket) => {
+    connections.add(connection);
+    connection.once('close', () => connections.delete(connection));
+  });
   // Once listening, an error (EMFILE on accept) is logged and the bridge goes on: an unheard one would end
   // the process. ws re-emits the server's errors: each is logged once.
   const logged = new WeakSet<Error>();
@@ -147,6 +154,7 @@ export async function startInspectorBridge(options: InspectorBridgeOptions): Pro
         for (const socket of sockets.clients) socket.terminate();
         sockets.close();
         http.close(() => resolve());
+        for (const connection of connections) connection.destroy();
       }),
   };
 }
