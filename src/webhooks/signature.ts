@@ -16,7 +16,11 @@ export function timestampedSignature(secrets: string | readonly string[], body: 
   return [`t=${unixSeconds}`, ...keys.map((secret) => `v1=${v1Of(secret, body, unixSeconds)}`)].join(',');
 }
 
-const equalHex = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+/** Compared as bytes of equal length: a header of as many characters, some not ASCII, is simply unequal. */
+const equalHex = (a: string, b: string) => {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)];
+  return x.length === y.length && timingSafeEqual(x, y);
+};
 
 /** Receiver-side check of the timestamped signature; `toleranceSeconds` bounds how old a delivery may be. */
 export function verifyTimestampedSignature(options: {

@@ -101,3 +101,10 @@ test('the reference page says above the events how to verify, answer and dedupe 
   ])
     t.true(description.includes(needed), needed);
 });
+
+test('a signature as long as the real one but not ASCII is refused, not a throw (a receiver would answer 500)', (t) => {
+  const odd = 'é'.repeat(64);
+  const header = `t=1700000000,v1=${odd}`;
+  t.false(verifyTimestampedSignature({ secret: 'whsec_x', body: '{}', header, nowSeconds: 1_700_000_000 }));
+  t.false(verifyBodySignature('whsec_x', '{}', odd));
+});
