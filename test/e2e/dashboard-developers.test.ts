@@ -364,7 +364,10 @@ test('Faucet on a server offering the local Solana alone says that chain is not 
     address: '0x52908400098527886E0F7030069857D2E4169EE7',
   });
   t.is(refused.status, 400);
-  t.regex(refused.body.message, /^no faucet on this server: it offers the local Solana \(beside Weir Testnet\), and the faucet gives on/);
+  t.regex(
+    refused.body.message,
+    /^no faucet on this server: it offers the local Solana \(beside Weir Testnet\), and the faucet gives on/,
+  );
 });
 
 test('Faucet on the local Tron alone starts on the token the API gives there by default (USDT), and sends it', async (t) => {
