@@ -4,7 +4,12 @@ import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { Collection, ReadDocument, ReadStore } from '../read-store/read-store.ts';
 import { type Clock, createManualClock } from '../shared/clock.ts';
 import type { LogFields } from '../shared/logger.ts';
-import { createTimerRunner, type TimerHandler, type TimerRunner } from './timer-runner.ts';
+import {
+  createTimerRunner,
+  MAX_RECORDED_AT_ONE_SCHEDULING,
+  type TimerHandler,
+  type TimerRunner,
+} from './timer-runner.ts';
 
 const T0 = Date.parse('2026-06-01T00:00:00.000Z');
 const SECOND = 1000;
@@ -444,4 +449,41 @@ test("a timer set while a pass runs, due by that pass's now (its read came befor
   clock.set(T0 + DAY);
   await reached(() => fired.length, 2);
   t.deepEqual(fired, ['renew:1', 'remind:2']);
+});
+
+test('a command that records events but leaves its timer due at the same scheduling stops being fired on every change: it backs off as a failure', async (t) => {
+  const clock = createManualClock(T0);
+  const store = createEmbeddedReadStore({});
+  const timers = store.collection<TimerDoc>(COLLECTIONS.timers);
+  const timer = {
+    _id: 'stuck:1',
+    kind: 'stuck',
+    recordId: '1',
+    organizationId: 'org',
+    environment: 'test',
+    fireAt: T0,
+  };
+  await timers.put(timer);
+  let fired = 0;
+  const { runner, changed } = startRunner(t, {
+    clock,
+    readStore: store,
+    handlers: {
+      // A buggy handler: its events rewrite the timer's document unchanged, which tells the runner it changed.
+      async stuck() {
+        fired += 1;
+        await timers.put(timer);
+        changed(timer._id);
+        return { position: BigInt(fired) };
+      },
+    },
+  });
+  await reached(() => runner.status().failing.length, 1);
+  t.is(fired, MAX_RECORDED_AT_ONE_SCHEDULING);
+  t.like(runner.status().failing[0], { id: 'stuck:1', kind: 'stuck', failures: 1 });
+  // Rescheduled (its record changed for real): fired again.
+  await timers.put({ ...timer, version: 2 });
+  changed(timer._id);
+  await reached(() => fired, MAX_RECORDED_AT_ONE_SCHEDULING + 1);
+  t.pass();
 });

@@ -18,6 +18,11 @@ const MAX_RETRY_MS = 60 * 60_000;
  * what it waits for calls `retryWaiting()` when it changes.
  */
 export const NOT_YET_RETRY_MS = 60_000;
+/**
+ * How often a timer's command may record events while leaving the timer due at the same scheduling:
+ * past that it is a handler bug that would fire on every change, so it backs off as a failure.
+ */
+export const MAX_RECORDED_AT_ONE_SCHEDULING = 5;
 
 /**
  * What a timer of one kind does when it falls due: send its command and answer the log position
@@ -86,6 +91,8 @@ export function createTimerRunner(deps: {
   const timers = readStore.collection<TimerDoc>(COLLECTIONS.timers);
   /** Timers whose command changed nothing at this scheduling; looked at again only if rescheduled. */
   const spent = new Map<string, string>();
+  /** How many times each timer's command recorded events at its current scheduling. */
+  const recorded = new Map<string, { scheduling: string; times: number }>();
   /**
    * Timers whose handler failed (`failures` in a row, backing off) or answered `notYet` (no
    * failure): tried again at `retryAt` on the clock, while the others run.
@@ -120,6 +127,10 @@ export function createTimerRunner(deps: {
       spent.set(timer._id, scheduling(timer));
       return true;
     }
+    const before = recorded.get(timer._id);
+    const times = before?.scheduling === scheduling(timer) ? before.times : 0;
+    if (times >= MAX_RECORDED_AT_ONE_SCHEDULING)
+      throw new Error(`its command recorded events ${times} times without moving the timer`);
     const ctx = {
       organizationId: timer.organizationId,
       environment: timer.environment as Environment,
@@ -142,8 +153,10 @@ export function createTimerRunner(deps: {
       outcome,
     });
     if ('notYet' in result) return false;
-    if (result.position !== null) await projections.waitFor(result.position);
-    else spent.set(timer._id, scheduling(timer));
+    if (result.position !== null) {
+      recorded.set(timer._id, { scheduling: scheduling(timer), times: times + 1 });
+      await projections.waitFor(result.position);
+    } else spent.set(timer._id, scheduling(timer));
     return true;
   }
 
@@ -201,6 +214,7 @@ export function createTimerRunner(deps: {
       const dueIds = new Set(due.map((timer) => timer._id));
       for (const id of failing.keys()) if (!dueIds.has(id)) failing.delete(id);
       for (const id of spent.keys()) if (!dueIds.has(id)) spent.delete(id);
+      for (const id of recorded.keys()) if (!dueIds.has(id)) recorded.delete(id);
     }
     dueNotActed = due.filter((timer) => spent.get(timer._id) !== scheduling(timer)).length;
     let attempted = 0;
