@@ -1,5 +1,13 @@
 import test from 'ava';
-import { daysUntilDue, dueCountsFrom, dueDateAsWritten, dueEndOfDay, isOverdue, overdueFrom } from './invoice.due.ts';
+import {
+  daysUntilDue,
+  dueCountsFrom,
+  dueDateAsWritten,
+  dueDaysAfter,
+  dueEndOfDay,
+  isOverdue,
+  overdueFrom,
+} from './invoice.due.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -44,4 +52,13 @@ test('a due date in an event an older Weir wrote (not marked an instant) means w
   t.is(dueDateAsWritten('2026-12-10T00:00:00.000Z', true), '2026-12-10T00:00:00.000Z', 'marked: the instant');
   t.is(overdueFrom(dueDateAsWritten('2026-12-10T00:00:00.000Z', undefined)), at('2026-12-11T00:00:00.000Z'));
   t.is(daysUntilDue(dueDateAsWritten('2026-12-10T00:00:00.000Z', undefined), at('2026-12-03T00:00:00.000Z')), 7);
+});
+
+test('days after an instant: 0 is the end of that UTC day (due on the day, payable all of it); more is that instant so many days on', (t) => {
+  const issued = at('2026-04-15T09:00:00.000Z');
+  t.is(dueDaysAfter(issued, 0), '2026-04-15T23:59:59.999Z');
+  t.false(isOverdue({ dueDate: dueDaysAfter(issued, 0) }, issued + 60_000), 'not a minute after');
+  t.true(isOverdue({ dueDate: dueDaysAfter(issued, 0) }, at('2026-04-16T00:00:00.000Z')), 'once the day has ended');
+  t.is(dueDaysAfter(issued, 7), '2026-04-22T09:00:00.000Z');
+  t.is(daysUntilDue(dueDaysAfter(issued, 0), at('2026-04-15T00:00:00.000Z')), 0, 'read back as 0 days');
 });

@@ -11,6 +11,14 @@ export const dueEndOfDay = (dayMs: number): string =>
   new Date(Math.floor(dayMs / DAY_MS) * DAY_MS + DAY_MS - 1).toISOString();
 
 /**
+ * The due date `days` whole days after `fromMs`: that instant, but for 0 days the end of that UTC day,
+ * payable all of it (Stripe's `days_until_due: 0` is due on the day). Due at the instant itself, a bill
+ * would lapse as it is sent. Renewals, re-dated renewal drafts and the invoice API's `daysUntilDue` share it.
+ */
+export const dueDaysAfter = (fromMs: number, days: number): string =>
+  days === 0 ? dueEndOfDay(fromMs) : new Date(fromMs + days * DAY_MS).toISOString();
+
+/**
  * A due date as an event holds it, read as what it meant when written. Events that carry a due date
  * say `dueIsInstant` since due dates are instants; an older Weir stored a date as its midnight and read
  * every midnight as that whole day, so an unmarked midnight is that day (its last instant, as a date is

@@ -2,7 +2,7 @@ import type { Environment } from '../src/event-store/event-store.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { deterministicId } from '../src/shared/ids.ts';
 import { addDays, addInterval, periodEndAfter } from './billing-calendar.ts';
-import { overdueFrom } from './invoice.due.ts';
+import { dueDaysAfter, overdueFrom } from './invoice.due.ts';
 import type { SubscriptionSnapshot } from './subscription.aggregate.ts';
 import type {
   Subscription,
@@ -128,7 +128,8 @@ const refuse = (status: string, why: string): never => {
  * The renewal invoice of the period that contains `now`, counting from the current period's end.
  * Normally that is the period starting at the current period's end; periods that passed without
  * a renewal (the subscription was past due or unpaid until its overdue bill was paid) are not
- * billed after the fact. The invoice is due `daysUntilDue` days after it is issued.
+ * billed after the fact. The invoice is due `daysUntilDue` days after it is issued (0: the end of that
+ * day, see `dueDaysAfter`; a renewal issued before this was due at its issue instant and keeps it).
  */
 function renewalInvoice(s: Subscription, invoiceId: string, now: string): SubscriptionBill {
   let periodStart = s.currentPeriodEnd;
@@ -144,7 +145,7 @@ function renewalInvoice(s: Subscription, invoiceId: string, now: string): Subscr
     periodStart,
     periodEnd,
     issuedAt: now,
-    dueAt: addDays(now, s.daysUntilDue),
+    dueAt: dueDaysAfter(Date.parse(now), s.daysUntilDue),
     status: 'open',
     paidAt: null,
   };

@@ -954,6 +954,31 @@ test('a renewal at the period end bills the next period, due daysUntilDue days a
   ]);
 });
 
+test('a renewal of a subscription due the day it is issued (daysUntilDue 0) is due the end of that day: not past due a minute after its issue, only once the day has ended', (t) => {
+  // Created at 09:30, so it renews at 09:30 on the 1st of each month.
+  const subscription = subscriptionFixture({ daysUntilDue: 0, createdAt: '2026-01-01T09:30:00.000Z' });
+  const at = '2026-02-01T09:30:00.000Z';
+  const [event] = given([created(subscription), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);
+  t.like(event, {
+    type: 'RenewalInvoiceIssued',
+    data: { invoice: { issuedAt: at, dueAt: '2026-02-01T23:59:59.999Z' } },
+  });
+  const history = [created(subscription), started(), event!];
+  const miss = { type: 'MarkRenewalPaymentMissed' } as const;
+  t.deepEqual(given(history).when(miss, '2026-02-01T09:31:00.000Z'), [], 'a minute after its issue');
+  t.deepEqual(given(history).when(miss, '2026-02-01T23:59:59.999Z'), [], 'payable all its due day');
+  t.deepEqual(given(history).when(miss, '2026-02-02T00:00:00.000Z'), [missed('inv-2', '2026-02-02T00:00:00.000Z')]);
+  // One an older Weir issued due at its issue instant keeps it: the log is folded as recorded.
+  const { invoice } = (event as Extract<SubscriptionEvent, { type: 'RenewalInvoiceIssued' }>).data;
+  const older: SubscriptionEvent = {
+    type: 'RenewalInvoiceIssued',
+    data: { invoice: { ...invoice, dueAt: at }, at, dueIsInstant: true },
+  };
+  t.deepEqual(given([created(subscription), started(), older]).when(miss, '2026-02-01T09:31:00.000Z'), [
+    missed('inv-2', '2026-02-01T09:31:00.000Z'),
+  ]);
+});
+
 test('a renewal issued late (after the overdue bill was paid) bills the period containing now, not the periods missed', (t) => {
   const at = '2026-04-10T00:00:00.000Z';
   const [event] = given([created(), started()]).when({ type: 'RenewSubscription', invoiceId: 'inv-2' }, at);

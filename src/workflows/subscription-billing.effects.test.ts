@@ -26,6 +26,8 @@ const by = (causationId: string): WorkflowContext => ({ ...tenant, actor: 'syste
 
 /** A second test network (chain 84532), so a merchant can be paid on one and not the other. */
 const OTHER_CHAIN = 84_532;
+/** A burn address: a wallet the chain cannot pay out to. */
+const BURNT = '0x000000000000000000000000000000000000dEaD';
 const rail: Pick<Rail, 'networks' | 'unpayableAddress'> = {
   networks: (environment) =>
     environment === 'test'
@@ -297,61 +299,100 @@ test('a renewal restricted to a network whose wallet was removed is not finalize
   );
 });
 
-test('a renewal of an organization with no wallet at all is not finalized: the refusal names the missing payment method', async (t) => {
-  const { eventStore, organizations, renewed, issue } = await billing(t);
-  await organizations.put(organizationWith([]));
-  await renewed();
-  await issue();
-  const events = await eventStore.readStream('invoice-inv-2');
-  t.deepEqual(
-    events.map((e) => e.type),
-    ['InvoiceCreated', 'InvoiceFinalizationFailed'],
-  );
-  t.like(events[1]!.data, { code: 'payment_method_not_available', field: null });
-  t.regex(String(events[1]!.data.message), /no payment method \(wallet address\) in the test environment/);
-});
+/** Whose wallets the merchant's organization has, and what the finalize route answers a renewal for them. */
+const REFUSALS: {
+  /** Which renewal, and what its draft records. */
+  which: string;
+  records: string;
+  railOf?: Pick<Rail, 'networks' | 'unpayableAddress'>;
+  organization: OrganizationDoc;
+  code: string;
+  message: RegExp | string;
+}[] = [
+  {
+    which: 'of an organization with no wallet at all',
+    records: 'the refusal naming the missing payment method',
+    organization: organizationWith([]),
+    code: 'payment_method_not_available',
+    message: /no payment method \(wallet address\) in the test environment/,
+  },
+  {
+    which: 'whose pay page would pay into a wallet failing its checksum',
+    records: 'the 422 the finalize route answers',
+    // One letter's case changed: the EIP-55 checksum fails (a wallet stored before Weir checked them).
+    organization: organizationWith(
+      [TEST_NETWORK.chainId],
+      '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'.replace('AAf5', 'aAf5'),
+    ),
+    code: 'payment_method_invalid',
+    message: /^cannot be finalized: the payment method wallet-7357 .* fails its EIP-55 checksum/,
+  },
+  {
+    which: 'whose pay page could pay only into wallets the chain cannot pay out to',
+    records: 'the 422 naming each wallet',
+    // Every wallet is one the rail refuses (no typo): the networks are left out for it, none is left.
+    railOf: { ...rail, unpayableAddress: ({ address }) => (address === BURNT ? 'is a burn address' : null) },
+    organization: organizationWith([TEST_NETWORK.chainId, OTHER_CHAIN], BURNT),
+    code: 'payment_method_invalid',
+    message: `cannot be finalized: the payment method wallet-7357 on chain 7357 has the address ${BURNT}, which is a burn address; correct it with PUT /api/v1/organization/withdrawal-addresses/wallet-7357; the payment method wallet-84532 on chain 84532 has the address ${BURNT}, which is a burn address; correct it with PUT /api/v1/organization/withdrawal-addresses/wallet-84532`,
+  },
+];
 
-test('a renewal whose pay page would pay into a wallet failing its checksum is not finalized: the 422 the finalize route answers is recorded on the draft', async (t) => {
-  const { eventStore, organizations, renewed, issue } = await billing(t);
-  // One letter's case changed: the EIP-55 checksum fails (a wallet stored before Weir checked them).
-  await organizations.put(
-    organizationWith([TEST_NETWORK.chainId], '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'.replace('AAf5', 'aAf5')),
-  );
-  await renewed();
-  await issue();
-  const events = await eventStore.readStream('invoice-inv-2');
-  t.deepEqual(
-    events.map((e) => e.type),
-    ['InvoiceCreated', 'InvoiceFinalizationFailed'],
-  );
-  t.like(events[1]!.data, { code: 'payment_method_invalid', field: null });
-  t.regex(
-    String(events[1]!.data.message),
-    /^cannot be finalized: the payment method wallet-7357 .* fails its EIP-55 checksum/,
-  );
-});
+for (const refusal of REFUSALS)
+  test(`a renewal ${refusal.which} is not finalized: its draft records ${refusal.records}`, async (t) => {
+    const { eventStore, organizations, renewed, issue } = await billing(t, refusal.railOf);
+    await organizations.put(refusal.organization);
+    await renewed();
+    await issue();
+    const events = await eventStore.readStream('invoice-inv-2');
+    t.deepEqual(
+      events.map((e) => e.type),
+      ['InvoiceCreated', 'InvoiceFinalizationFailed'],
+    );
+    t.like(events[1]!.data, { code: refusal.code, field: null });
+    const message = String(events[1]!.data.message);
+    if (typeof refusal.message === 'string') t.is(message, refusal.message);
+    else t.regex(message, refusal.message);
+  });
 
-test('a renewal whose pay page could pay only into wallets the chain cannot pay out to is not finalized: the 422 naming each wallet is recorded on the draft', async (t) => {
-  // Every wallet is one the rail refuses (no typo): the networks are left out for it, none is left.
-  const burnt = '0x000000000000000000000000000000000000dEaD';
-  const refusing = {
-    ...rail,
-    unpayableAddress: ({ address }: { address: string }) => (address === burnt ? 'is a burn address' : null),
+test("a renewal's lines and a series' subscription take nothing from another tenant's catalog: a foreign product or price is read as none, not used", async (t) => {
+  const { eventStore, readStore, price, commands, effects, renewed, issue } = await billing(t);
+  const theirs = productFixture({ id: 'prod-theirs', organizationId: 'org-2', name: 'Theirs' });
+  await readStore.collection<ProductDoc>(PRODUCTS).put({ _id: 'prod-theirs', ...theirs });
+  // The same organization's live price: another environment is another tenant too.
+  await readStore
+    .collection<PriceDoc>(PRICES)
+    .put({ ...price, _id: 'price-live', id: 'price-live', environment: 'live' });
+
+  // A series' subscription takes its items' products from its lines' prices: the foreign price gives none.
+  const ctx = { ...tenant, actor: 'test' };
+  const line = {
+    description: 'Pro',
+    priceId: 'price-live',
+    quantity: 1,
+    unitAmount: '1000000000',
+    amountTotal: '1000000000',
   };
-  const { eventStore, organizations, renewed, issue } = await billing(t, refusing);
-  await organizations.put(organizationWith([TEST_NETWORK.chainId, OTHER_CHAIN], burnt));
-  await renewed();
+  const invoice = invoiceFixture({
+    id: 'inv-r',
+    invoiceType: 'recurring',
+    recurring: { interval: 'month', intervalCount: 1 },
+    lineItems: { object: 'list', data: [line] },
+  });
+  await commands.handle(invoiceAggregate, 'inv-r', { type: 'CreateInvoice', invoice }, ctx);
+  await commands.handle(invoiceAggregate, 'inv-r', { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
+  const subscriptionId = subscriptionIdOfInvoice('inv-r');
+  await effects[SUBSCRIPTION_BILLING_EFFECTS.createFromInvoice]!({ invoiceId: 'inv-r', subscriptionId }, by('inv-r'));
+  const { state } = await commands.load(subscriptionAggregate, subscriptionId, tenant);
+  const [item] = state.context.subscription!.items;
+  t.like(item, { priceId: 'price-live', productId: '' });
+  t.is(item!.productName, undefined);
+
+  // A renewal named from its items' products: the foreign one is not, the name kept on the item is.
+  await renewed(subscriptionFixture({ items: [itemFixture({ productId: 'prod-theirs', productName: 'Ours' })] }));
   await issue();
-  const events = await eventStore.readStream('invoice-inv-2');
-  t.deepEqual(
-    events.map((e) => e.type),
-    ['InvoiceCreated', 'InvoiceFinalizationFailed'],
-  );
-  t.like(events[1]!.data, { code: 'payment_method_invalid', field: null });
-  t.is(
-    String(events[1]!.data.message),
-    `cannot be finalized: the payment method wallet-7357 on chain 7357 has the address ${burnt}, which is a burn address; correct it with PUT /api/v1/organization/withdrawal-addresses/wallet-7357; the payment method wallet-84532 on chain 84532 has the address ${burnt}, which is a burn address; correct it with PUT /api/v1/organization/withdrawal-addresses/wallet-84532`,
-  );
+  const [createdEvent] = await eventStore.readStream('invoice-inv-2');
+  t.like(createdEvent!.data, { invoice: { lineItems: { data: [{ description: 'Ours' }] } } });
 });
 
 test('the first invoice of a recurring series creates its subscription, its items’ products (and their names, as a checkout’s subscription keeps them) from the catalog; again, or for an invoice no longer recurring, nothing', async (t) => {

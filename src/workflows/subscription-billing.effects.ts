@@ -19,10 +19,11 @@ import { invoicePageUrl } from '../hosted/urls.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
-import type { ReadStore } from '../read-store/read-store.ts';
+import type { Collection, ReadStore } from '../read-store/read-store.ts';
 import { UnprocessableError, ValidationError } from '../shared/errors.ts';
 import type { JsonObject } from '../shared/json.ts';
 import type { Log } from '../shared/logger.ts';
+import { isTenants, type TenantOf } from '../tenancy/same-tenant.ts';
 import { SUBSCRIPTION_BILLING_EFFECTS } from './subscription-billing.ts';
 import type { EffectHandler, WorkflowContext } from './workflow.ts';
 
@@ -63,6 +64,19 @@ function text(input: JsonObject, key: string): string {
 const tenantOf = (ctx: WorkflowContext) => ({ organizationId: ctx.organizationId, environment: ctx.environment });
 
 /**
+ * The catalog record `id` of the tenant the effect acts for, as `commands.load` reads a stream: another
+ * tenant's is none (its ids come from the tenant's own lines, so one would be a bug, never used).
+ */
+async function tenantsRecord<T extends TenantOf & { _id: string }>(
+  collection: Collection<T>,
+  id: string,
+  ctx: WorkflowContext,
+): Promise<T | null> {
+  const record = await collection.get(id);
+  return isTenants(record, tenantOf(ctx)) ? record : null;
+}
+
+/**
  * The two steps of subscription billing that need more than the log (`workflows/subscription-billing.ts`
  * decides when): the subscription of a recurring series' first invoice (its items' products from
  * the catalog), and a renewal invoice issued (an invoice number claimed, its lines' names from the
@@ -96,13 +110,15 @@ export function subscriptionBillingEffects(deps: {
     if (!invoice || invoice.subscriptionId || invoice.invoiceType !== 'recurring' || !recurring) return;
     const issueDate = invoice.issueDate ?? invoice.finalizedAt ?? invoice.createdAt;
     const linePrices = await Promise.all(
-      invoice.lineItems.data.map(async (line) => (line.priceId ? await prices.get(line.priceId) : null)),
+      invoice.lineItems.data.map(async (line) =>
+        line.priceId ? await tenantsRecord(prices, line.priceId, ctx) : null,
+      ),
     );
     const schedule = scheduleOf(recurring, linePrices);
     // Named as a checkout's subscription is (its items' products' names when it began): the dashboard
     // and the API show the product, not a generic "Plan".
     const lineProducts = await Promise.all(
-      linePrices.map(async (price) => (price?.productId ? await products.get(price.productId) : null)),
+      linePrices.map(async (price) => (price?.productId ? await tenantsRecord(products, price.productId, ctx) : null)),
     );
     const items: SubscriptionItem[] = invoice.lineItems.data.map((line, i) => {
       const productName = lineProducts[i]?.name;
@@ -133,10 +149,10 @@ export function subscriptionBillingEffects(deps: {
     await commands.handle(subscriptionAggregate, subscription.id, { type: 'CreateSubscription', subscription }, ctx);
   }
 
-  async function lineItemsOf(s: Subscription): Promise<InvoiceLineItem[]> {
+  async function lineItemsOf(s: Subscription, ctx: WorkflowContext): Promise<InvoiceLineItem[]> {
     return Promise.all(
       s.items.map(async (item) => ({
-        description: (await products.get(item.productId))?.name ?? item.productName ?? null,
+        description: (await tenantsRecord(products, item.productId, ctx))?.name ?? item.productName ?? null,
         priceId: item.priceId || null,
         quantity: item.quantity,
         unitAmount: item.unitAmount,
@@ -163,7 +179,7 @@ export function subscriptionBillingEffects(deps: {
       currency: s.currency,
       lineItems: {
         object: 'list',
-        data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(s),
+        data: template ? template.lineItems.data.map((line) => ({ ...line })) : await lineItemsOf(s, ctx),
       },
       // A series taxes each renewal as its first invoice (its lines carry their rates).
       ...(template?.taxRateIds ? { taxRateIds: [...template.taxRateIds] } : {}),

@@ -227,7 +227,7 @@ test('a due date before the issue date, or in the past, is refused naming it at 
   t.like((await api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`)).body, { status: 'open' });
 });
 
-test('daysUntilDue and the 30-day default count from the issue date when one is sent, from now without one', async (t) => {
+test('daysUntilDue and the 30-day default count from the issue date when one is sent, from now without one; 0 is the end of that day', async (t) => {
   const clock = createManualClock(Date.parse('2026-05-10T12:00:00.000Z'));
   const app = await startInvoiceTestApp(t, { clock });
   const { api } = await createMerchant(app.url);
@@ -243,6 +243,9 @@ test('daysUntilDue and the 30-day default count from the issue date when one is 
   t.is((await create({ issueDate: '2026-12-20' })).body.dueDate, '2027-01-19T23:59:59.999Z');
   t.is((await create({ daysUntilDue: 7 })).body.dueDate, '2026-05-17T12:00:00.000Z');
   t.is((await create({})).body.dueDate, '2026-06-09T12:00:00.000Z');
+  // 0 days is due on the day, payable all of it (Stripe's `days_until_due: 0`), not at this instant.
+  t.is((await create({ daysUntilDue: 0 })).body.dueDate, '2026-05-10T23:59:59.999Z');
+  t.is((await create({ issueDate: '2026-05-20T08:00:00Z', daysUntilDue: 0 })).body.dueDate, '2026-05-20T23:59:59.999Z');
 
   // On update: from the issue date sent, else the draft's, else now.
   const draft = (await create({ dueDate: '2026-06-01' })).body;
@@ -250,6 +253,7 @@ test('daysUntilDue and the 30-day default count from the issue date when one is 
   t.is((await put({ issueDate: '2026-07-01', daysUntilDue: 14 })).body.dueDate, '2026-07-15T23:59:59.999Z');
   t.is((await put({ daysUntilDue: 3 })).body.dueDate, '2026-07-04T23:59:59.999Z');
   t.is((await put({ issueDate: null, daysUntilDue: 3 })).body.dueDate, '2026-05-13T12:00:00.000Z');
+  t.is((await put({ daysUntilDue: 0 })).body.dueDate, '2026-05-10T23:59:59.999Z');
 });
 
 test('a due date sent as a timestamp at midnight UTC is that instant: overdue from it, not a day later; one sent as a date is due all that day', async (t) => {

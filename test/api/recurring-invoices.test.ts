@@ -1431,3 +1431,32 @@ test('a renewal draft of a subscription due the day it is issued (daysUntilDue 0
     'it lapses at the midnight that ends its due day',
   );
 });
+
+test('a series due the day it is issued (daysUntilDue 0): its first invoice and each renewal are due the end of their issue day, so a renewal is not past due a minute after its issue, only once that day has ended', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  // Due at the instant it was created, the first invoice was refused at its own finalize as overdue already.
+  const { invoice, subscription } = await finalizedSeries(api, { daysUntilDue: 0 });
+  t.like(invoice, { status: 'open', dueDate: '2026-03-15T23:59:59.999Z' });
+  const { daysUntilDue } = (await api.get<{ daysUntilDue: number }>(`/api/v1/subscriptions/${subscription.id}`)).body;
+  t.is(daysUntilDue, 0);
+
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
+  t.like(renewal, { issueDate: '2026-04-15T09:00:00.000Z', dueDate: '2026-04-15T23:59:59.999Z' });
+  await settled(app);
+  const timers = app.readStore.collection<TimerDoc>(COLLECTIONS.timers);
+  t.deepEqual(
+    (await timers.find({ recordId: subscription.id, kind: SUBSCRIPTION_TIMERS.pastDue })).map((timer) => timer.fireAt),
+    [Date.parse('2026-04-16T00:00:00.000Z')],
+    'it lapses at the midnight that ends its due day, not at its issue',
+  );
+  clock.advanceTo(Date.parse('2026-04-15T09:01:00.000Z'));
+  await settled(app);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoiceId: renewal.id,
+  });
+  clock.advanceTo(Date.parse('2026-04-16T00:00:00.000Z'));
+  t.like(await untilSubscription(api, subscription.id, 'past_due'), { latestInvoiceId: renewal.id });
+});

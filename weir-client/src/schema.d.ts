@@ -5433,7 +5433,7 @@ export interface components {
              * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
              */
             customFields?: unknown;
-            /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
+            /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date; 0 is due the end of that UTC day (payable all of it) */
             daysUntilDue?: number | null;
             /** @description Shown under the heading of the hosted invoice page and its PDF */
             description?: string | null;
@@ -5799,7 +5799,7 @@ export interface components {
              * @description Ignored by Weir: an invoice shows no custom fields; put such details in its description, memo or footer
              */
             customFields?: unknown;
-            /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date */
+            /** @description Days from `issueDate` (the one sent, else the draft’s, else now) to the due date; 0 is due the end of that UTC day (payable all of it) */
             daysUntilDue?: number | null;
             /** @description Shown under the heading of the hosted invoice page and its PDF */
             description?: string | null;

@@ -6,8 +6,7 @@ import {
   newInvoiceDraft,
   type InvoiceCommand,
 } from '../../../machines/invoice.decide.ts';
-import { addDays } from '../../../machines/billing-calendar.ts';
-import { daysUntilDue, dueEndOfDay, isOverdue } from '../../../machines/invoice.due.ts';
+import { daysUntilDue, dueDaysAfter, dueEndOfDay, isOverdue } from '../../../machines/invoice.due.ts';
 import { withChanges } from '../../../machines/invoice.evolve.ts';
 import type {
   Invoice,
@@ -76,12 +75,12 @@ type InvoiceFields = Omit<InvoiceChanges, 'number' | 'customerId' | 'currency' |
 
 /**
  * The due date `days` after the invoice is issued: its issue date (a date, at midnight UTC, gives a
- * due day: payable all of it), or now without one. `daysUntilDue` and the 30-day default count so:
- * net 7 of an invoice issued later is 7 days after that, not after today.
+ * due day: payable all of it), or now without one; 0 days is the end of that day (`dueDaysAfter`).
+ * `daysUntilDue` and the 30-day default count so: net 7 of an invoice issued later is 7 days after that.
  */
 function daysAfterIssue(days: number, issueDate: string | null, nowMs: number): string {
-  const due = (issueDate === null ? nowMs : Date.parse(issueDate)) + days * DAY_MS;
-  return issueDate !== null && due % DAY_MS === 0 ? dueEndOfDay(due) : new Date(due).toISOString();
+  const from = issueDate === null ? nowMs : Date.parse(issueDate);
+  return issueDate !== null && from % DAY_MS === 0 ? dueEndOfDay(from + days * DAY_MS) : dueDaysAfter(from, days);
 }
 
 /**
@@ -393,11 +392,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     const now = deps.clock.now();
     // Overdue already: due the subscription's days after today, as Stripe dates a subscription's
     // invoice from its finalize (days_until_due), rather than refused or opened overdue (past due at once).
-    // Zero days is today, payable all of it: the instant of the finalize would lapse with its mail.
-    const today = new Date(now).toISOString();
-    const redated = isOverdue(invoice, now)
-      ? { dueDate: subscription.daysUntilDue === 0 ? dueEndOfDay(now) : addDays(today, subscription.daysUntilDue) }
-      : {};
+    // Zero days is today, payable all of it, as a renewal issued with 0 days is (`dueDaysAfter`).
+    const redated = isOverdue(invoice, now) ? { dueDate: dueDaysAfter(now, subscription.daysUntilDue) } : {};
     return bill?.id === invoice.id ? { nextIssueDate: bill.periodEnd, ...redated } : redated;
   };
   /**

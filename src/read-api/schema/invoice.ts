@@ -136,7 +136,8 @@ const dueFields = {
       'Default: 30 days after `issueDate` (from now without one); or send `daysUntilDue`. Not before today nor before `issueDate` (UTC days), checked again at finalize. A date is payable to the end of that UTC day (stored as its last instant, `2026-05-01T23:59:59.999Z`); a timestamp, midnight included, until that instant',
   }),
   daysUntilDue: optional(integer({ min: 0, max: 3650 })).openapi({
-    description: 'Days from `issueDate` (the one sent, else the draft’s, else now) to the due date',
+    description:
+      'Days from `issueDate` (the one sent, else the draft’s, else now) to the due date; 0 is due the end of that UTC day (payable all of it)',
   }),
   issueDate: clearable(invoiceDate()).openapi({ description: 'Default: the day it is finalized; null clears it' }),
 };
