@@ -207,6 +207,17 @@ test('rate limits: each has its default unless set, RATE/UNIT:BURST or off; WEIR
   });
 });
 
+test('WEIR_WEBHOOK_TOKEN_HEADER: x-webhook-token is sent unless off (the spec sends it); the flag wins; anything else is refused', (t) => {
+  t.true(readConfig([], {}).webhookTokenHeader);
+  t.false(readConfig([], { WEIR_WEBHOOK_TOKEN_HEADER: 'off' }).webhookTokenHeader);
+  t.false(readConfig(['--webhook-token-header', 'off'], {}).webhookTokenHeader);
+  t.true(readConfig(['--webhook-token-header=on'], { WEIR_WEBHOOK_TOKEN_HEADER: 'off' }).webhookTokenHeader);
+  t.throws(() => readConfig([], { WEIR_WEBHOOK_TOKEN_HEADER: 'hidden' }), {
+    instanceOf: ConfigError,
+    message: 'WEIR_WEBHOOK_TOKEN_HEADER (--webhook-token-header) must be on or off, got hidden',
+  });
+});
+
 test('WEIR_TRUST_PROXY: off unless 1 (or the bare flag); anything else is refused', (t) => {
   t.false(readConfig([], {}).trustProxy);
   t.true(readConfig([], { WEIR_TRUST_PROXY: '1' }).trustProxy);

@@ -61,6 +61,11 @@ export type WeirConfig = {
   sweepReceiptTimeoutSeconds?: number;
   /** Environments whose webhooks may go to loopback, private and link-local addresses (default: test only). */
   webhookInternalTargets?: Environment[];
+  /**
+   * false: deliveries leave out `x-webhook-token` (the endpoint's secret itself, which the spec sends
+   * and a receiver logging its request headers would keep); the signatures still go. Default true.
+   */
+  webhookTokenHeader?: boolean;
   /** Behind a reverse proxy: the client address is the last one of `X-Forwarded-For` (rate limits count by it). */
   trustProxy?: boolean;
   /** false: every rate limit below is off (a proxy in front limits instead). Default true. */
@@ -206,6 +211,13 @@ export const SETTINGS = {
     description:
       'environments whose webhooks may reach loopback, private and link-local addresses: test, live, test,live or none',
     default: 'test',
+  },
+  webhookTokenHeader: {
+    env: 'WEIR_WEBHOOK_TOKEN_HEADER',
+    flag: '--webhook-token-header',
+    description:
+      "on/off: off leaves x-webhook-token (the endpoint's secret itself) out of every delivery; the signature headers still go",
+    default: 'on',
   },
   trustProxy: {
     env: 'WEIR_TRUST_PROXY',
@@ -439,7 +451,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   const logLevel = (get('logLevel') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.some((level) => level === logLevel))
     throw new ConfigError(`${settingName('logLevel')} must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
-  const flag = (key: 'trustProxy' | 'rateLimits' | 'logPretty', fallback: string, on: string, off: string): boolean => {
+  const flag = (
+    key: 'trustProxy' | 'rateLimits' | 'logPretty' | 'webhookTokenHeader',
+    fallback: string,
+    on: string,
+    off: string,
+  ): boolean => {
     const value = (get(key) ?? fallback).toLowerCase();
     if (value === on || value === '1' || value === 'true') return true;
     if (value === off || value === '0' || value === 'false') return false;
@@ -480,6 +497,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
     chainWaitMaxSeconds: Number(chainWaitText),
     ...(sweepReceiptTimeoutText === undefined ? {} : { sweepReceiptTimeoutSeconds: Number(sweepReceiptTimeoutText) }),
     webhookInternalTargets,
+    webhookTokenHeader: flag('webhookTokenHeader', 'on', 'on', 'off'),
     trustProxy: flag('trustProxy', '0', '1', '0'),
     rateLimits: flag('rateLimits', 'on', 'on', 'off'),
     rateLimitApiKey: limit('rateLimitApiKey'),

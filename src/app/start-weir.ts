@@ -499,7 +499,9 @@ async function startLocked(
     : openMailer({ smtpUrl: config.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
   opened.add(() => mailer.close());
   const webhookTargets = webhookTargetPolicy(config.webhookInternalTargets);
-  const httpSender = overrides.webhookSender ? null : createHttpWebhookSender({ targets: webhookTargets });
+  const httpSender = overrides.webhookSender
+    ? null
+    : createHttpWebhookSender({ targets: webhookTargets, tokenHeader: config.webhookTokenHeader !== false });
   if (httpSender) opened.add(() => httpSender.close());
   // Each kind of background work runs in one instance at a time (the holder of its lease, with
   // NATS; always this one without): created anew at each acquisition, stopped when the lease moves.

@@ -142,10 +142,13 @@ export function publicEventKindsOf(event: RecordedEvent): { type: string; object
 export const publicEventOf = (event: RecordedEvent, kind: { type: string; object: string }): PublicEventRef =>
   ref(event, kind.type, kind.object);
 
+/** The id of the test event a `POST /webhook-endpoints/{id}/test` asked for as `testId`. */
+export const testEventIdOf = (testId: string): string => deterministicId(`webhook-test:${testId}`);
+
 /** The test event of `POST /webhook-endpoints/{id}/test`, for that endpoint only. */
 export function testEventOf(event: RecordedEvent & { data: { testId?: unknown } }): PublicEventRef {
   return {
-    id: deterministicId(`webhook-test:${String(event.data.testId)}`),
+    id: testEventIdOf(String(event.data.testId)),
     type: TEST_WEBHOOK_EVENT_TYPE,
     object: 'webhookEndpoint',
     created: Date.parse(event.metadata.occurredAt),

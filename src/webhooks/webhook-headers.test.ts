@@ -8,18 +8,43 @@ type Document = { webhooks: Record<string, { post: { parameters?: Parameter[] } 
 
 const sent = webhookHeaders({ secret: 'whsec_k', body: '{"id":"e1"}', eventId: 'e1', nowMs: 1_700_000_000_500 });
 
-test('every webhook in the document declares, as required, exactly the headers a delivery carries: the id to dedupe on among them', (t) => {
+const withoutToken = webhookHeaders({
+  secret: 'whsec_k',
+  body: '{"id":"e1"}',
+  eventId: 'e1',
+  nowMs: 1_700_000_000_500,
+  tokenHeader: false,
+});
+
+test('every webhook in the document declares exactly the headers a delivery carries, as required those sent whatever the setting: x-webhook-token only may be absent', (t) => {
   const document = openApiDocument({}, { version: 'test' }) as unknown as Document;
   const names = Object.keys(sent).sort();
   t.true(Object.keys(document.webhooks).length > 0);
   for (const [type, webhook] of Object.entries(document.webhooks)) {
     const headers = (webhook.post.parameters ?? []).filter((p) => p.in === 'header');
     t.deepEqual(headers.map((p) => p.name.toLowerCase()).sort(), names, type);
-    t.true(
-      headers.every((p) => p.required),
-      `${type}: every header is always sent`,
-    );
+    const required = headers.filter((p) => p.required).map((p) => p.name.toLowerCase());
+    t.deepEqual(required.sort(), Object.keys(withoutToken).sort(), `${type}: the headers always sent`);
+    const token = headers.find((p) => p.name === 'X-Webhook-Token') as Parameter & { description?: string };
+    t.regex(token.description ?? '', /WEIR_WEBHOOK_TOKEN_HEADER=off/, `${type}: says when it is absent`);
   }
+});
+
+test('tokenHeader: false leaves the secret out of the headers; the others are the same and still verify', (t) => {
+  t.false('x-webhook-token' in withoutToken);
+  t.false(Object.values(withoutToken).includes('whsec_k'), 'the secret is in no header');
+  t.is(sent['x-webhook-token'], 'whsec_k', 'sent by default');
+  const { 'x-webhook-token': _token, ...rest } = sent;
+  t.deepEqual(withoutToken, rest);
+  t.true(verifyBodySignature('whsec_k', '{"id":"e1"}', withoutToken['x-webhook-signature']));
+  t.true(
+    verifyTimestampedSignature({
+      secret: 'whsec_k',
+      body: '{"id":"e1"}',
+      header: withoutToken['x-weir-signature'],
+      nowSeconds: 1_700_000_100,
+    }),
+  );
 });
 
 test('the headers sign the raw body with the whole secret and name the event', (t) => {
@@ -98,6 +123,7 @@ test('the reference page says above the events how to verify, answer and dedupe 
     'disabled',
     'previousSecretExpiresInSeconds',
     'any `v1`',
+    'WEIR_WEBHOOK_TOKEN_HEADER=off',
   ])
     t.true(description.includes(needed), needed);
 });

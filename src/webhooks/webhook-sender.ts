@@ -127,9 +127,17 @@ function parseTarget(url: string): Target {
  * timeout is a failure.
  */
 export function createHttpWebhookSender(
-  options: { timeoutMs?: number; userAgent?: string; targets?: WebhookTargetPolicy; resolve?: Resolver } = {},
+  options: {
+    timeoutMs?: number;
+    userAgent?: string;
+    targets?: WebhookTargetPolicy;
+    resolve?: Resolver;
+    /** false: no `x-webhook-token` (the secret itself) on any delivery, the operator's choice. */
+    tokenHeader?: boolean;
+  } = {},
 ): WebhookSender & { close(): void } {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const tokenHeader = options.tokenHeader ?? true;
   const userAgent = options.userAgent ?? 'Weir-Webhooks/1';
   const targets = options.targets ?? webhookTargetPolicy();
   const lookup = guardedLookup(options.resolve);
@@ -211,7 +219,7 @@ export function createHttpWebhookSender(
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
             'user-agent': userAgent,
-            ...webhookHeaders({ secret, previousSecret, body, eventId, nowMs }),
+            ...webhookHeaders({ secret, previousSecret, body, eventId, nowMs, tokenHeader }),
           },
         },
         (response) => answered(attempt, response),

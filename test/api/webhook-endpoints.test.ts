@@ -19,6 +19,7 @@ type Endpoint = {
   updatedAt: string;
 };
 type Delivery = { id: string; eventType: string; status: string; attempts: number };
+type TestSent = { statusCode: number; message: string; deliveryId: string; eventId: string };
 type Envelope = { id: string; type: string; object: string; data: { object: { id: string } } };
 
 const typeOf = (hook: ReceivedWebhook) => (JSON.parse(hook.body) as Envelope).type;
@@ -252,12 +253,12 @@ test('POST /:id/test sends webhook_endpoint.test signed with the current secret'
     })
   ).body;
 
-  t.deepEqual((await api.post(`${ENDPOINTS}/${endpoint.id}/test`)).body, {
-    statusCode: 200,
-    message: `test event sent to webhook endpoint ${endpoint.id}`,
-  });
+  const sent = (await api.post<TestSent>(`${ENDPOINTS}/${endpoint.id}/test`)).body;
+  t.like(sent, { statusCode: 200, message: `test event sent to webhook endpoint ${endpoint.id}` });
   const [first] = await hooks.waitFor((all) => all.length >= 1);
   const envelope = JSON.parse(first!.body) as Envelope;
+  t.is(envelope.id, sent.eventId, 'the answer names the event delivered');
+  t.is(first!.headers['x-webhook-id'], sent.eventId);
   t.is(envelope.type, 'webhook_endpoint.test');
   t.is(envelope.data.object.id, endpoint.id);
   t.regex(envelope.id, /^[0-9a-f-]{36}$/);
@@ -281,6 +282,61 @@ test('POST /:id/test sends webhook_endpoint.test signed with the current secret'
     return page.count === 2 && page.data.every((d) => d.status === 'succeeded') ? page : undefined;
   }, 'both test deliveries to be recorded');
   t.true(deliveries.data.every((d) => d.eventType === 'webhook_endpoint.test' && d.attempts === 1));
+});
+
+test('POST /:id/test answers the ids its delivery has in the delivery log: found by id, by eventId, and resent by that id', async (t) => {
+  const hooks = await receiver(t);
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const endpoint = (
+    await api.post<Endpoint>(ENDPOINTS, { description: 'd', url: hooks.url, enabledEvents: { events: ['*'] } })
+  ).body;
+  const first = (await api.post<TestSent>(`${ENDPOINTS}/${endpoint.id}/test`)).body;
+  const second = (await api.post<TestSent>(`${ENDPOINTS}/${endpoint.id}/test`)).body;
+  t.not(first.deliveryId, second.deliveryId);
+  t.not(first.eventId, second.eventId);
+  // The answer comes once the log shows the delivery: no wait needed to find it.
+  const logged = await deliveriesOf(api, endpoint.id);
+  t.deepEqual(
+    logged.data.map((d) => [d.id, (d as Delivery & { eventId: string }).eventId]).sort(),
+    [
+      [first.deliveryId, first.eventId],
+      [second.deliveryId, second.eventId],
+    ].sort(),
+  );
+  const byEvent = (
+    await api.get<Page<Delivery>>(`${ENDPOINTS}/${endpoint.id}/deliveries?eventId=${encodeURIComponent(first.eventId)}`)
+  ).body.data;
+  t.deepEqual(
+    byEvent.map((d) => d.id),
+    [first.deliveryId],
+  );
+  await hooks.waitFor((all) => all.length >= 2);
+  await eventually(async () => {
+    const page = await deliveriesOf(api, endpoint.id);
+    return page.data.every((d) => d.status === 'succeeded') ? true : undefined;
+  }, 'both test deliveries to succeed');
+  const resent = await api.post<Delivery>(`${ENDPOINTS}/${endpoint.id}/deliveries/${first.deliveryId}/resend`);
+  t.is(resent.status, 200);
+  t.is(resent.body.id, first.deliveryId);
+});
+
+test('WEIR_WEBHOOK_TOKEN_HEADER off: deliveries carry no x-webhook-token, and their signatures still verify', async (t) => {
+  const hooks = await receiver(t);
+  const weir = await startTestWeir(t, { webhookTokenHeader: false });
+  const { api } = await createMerchant(weir.url);
+  const endpoint = (
+    await api.post<Endpoint>(ENDPOINTS, { description: 'd', url: hooks.url, enabledEvents: { events: ['*'] } })
+  ).body;
+  const sent = (await api.post<TestSent>(`${ENDPOINTS}/${endpoint.id}/test`)).body;
+  const [hook] = await hooks.waitFor((all) => all.length >= 1);
+  t.false('x-webhook-token' in hook!.headers);
+  t.false(Object.values(hook!.headers).includes(endpoint.secret), 'the secret is in no header');
+  t.is(hook!.headers['x-webhook-id'], sent.eventId);
+  t.is(hook!.headers['x-webhook-signature'], bodySignature(endpoint.secret, hook!.body));
+  const header = hook!.headers['x-weir-signature'] as string;
+  const nowSeconds = Number(/^t=(\d+),/.exec(header)?.[1]);
+  t.true(verifyTimestampedSignature({ secret: endpoint.secret, body: hook!.body, header, nowSeconds }));
 });
 
 test('regenerate may keep the old secret signing beside the new one until the clock passes its expiry', async (t) => {
@@ -518,6 +574,11 @@ test("the document says what a delivery's canceled holds and what a test send an
   t.deepEqual(shape?.properties?.reason?.enum, ['endpoint_deleted', 'endpoint_disabled']);
   const answer =
     document.paths[`${ENDPOINTS}/{id}/test`]!.post!.responses['200']!.content['application/json']!.schema.$ref!;
-  const example = JSON.stringify(document.components.schemas[answer.split('/').pop()!]!.example);
-  t.regex(example, /test event sent/);
+  const sentSchema = document.components.schemas[answer.split('/').pop()!]!;
+  t.regex(JSON.stringify(sentSchema.example), /test event sent/);
+  t.deepEqual(
+    Object.keys(sentSchema.properties ?? {}).sort(),
+    ['deliveryId', 'eventId', 'message', 'statusCode'],
+    "the reference's fields and the ids to find the delivery by",
+  );
 });

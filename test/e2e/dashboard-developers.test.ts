@@ -244,6 +244,49 @@ test('Developers: a webhook endpoint is added after the password and its signing
   }
 });
 
+test('Developers: a canceled delivery resent after the endpoint is enabled again, and delivered, shows Delivered, saying it was canceled before and which attempt was the resend', async (t) => {
+  const receiver = { answer: 503 };
+  const hooks = await startWebhookReceiver(() => receiver.answer);
+  t.teardown(() => hooks.close());
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const page = await dash.signedIn(browser(), await dash.user({ role: 'owner' }));
+  const endpoints = '/api/v1/webhook-endpoints';
+  const endpoint = (
+    await api.post<{ id: string }>(endpoints, { description: 'shop', url: hooks.url, enabledEvents: { events: ['*'] } })
+  ).body;
+  type Delivery = { id: string; status: string; attempts: number };
+  const deliveryWhen = (ok: (d: Delivery) => boolean, what: string) =>
+    eventually(async () => {
+      const [d] = (await api.get<Page_<Delivery>>(`${endpoints}/${endpoint.id}/deliveries`)).body.data;
+      return d && ok(d) ? d : undefined;
+    }, what);
+  await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: '0x1111111111111111111111111111111111111111',
+    name: 'second',
+  });
+  const failed = await deliveryWhen((d) => d.attempts === 1, 'the first attempt to fail');
+  await api.put(`${endpoints}/${endpoint.id}`, { isDisabled: true });
+  await deliveryWhen((d) => d.status === 'canceled', 'the delivery to be canceled');
+  await api.put(`${endpoints}/${endpoint.id}`, { isDisabled: false });
+  receiver.answer = 200;
+  t.is((await api.post(`${endpoints}/${endpoint.id}/deliveries/${failed.id}/resend`)).status, 200);
+  await deliveryWhen((d) => d.status === 'succeeded', 'the resent attempt to succeed');
+
+  await page.goto(`${dash.url}/dashboard/developers/webhooks/${endpoint.id}`);
+  const delivery = page.locator(`#delivery-${failed.id}`);
+  await delivery.locator('summary', { hasText: 'Delivered' }).click();
+  t.false(await delivery.locator('summary', { hasText: 'Canceled' }).isVisible());
+  t.regex(
+    (await delivery.locator('.delivery-facts').textContent()) ?? '',
+    /Was canceled \(the endpoint was disabled, .+\), then resent\./,
+  );
+  t.regex((await delivery.locator('table.attempts tbody tr').nth(1).textContent()) ?? '', /2 \(resent\).*HTTP 200/s);
+  await expectAccessible(t, page, 'webhook-delivery-resent-after-cancel');
+  await screenshot(t, page, 'webhook-delivery-resent-after-cancel');
+});
+
 test('Developers: every checkbox of the webhook form keeps its size at 390 and 1280 px (the All events one, beside a long label, was squeezed to a sliver)', async (t) => {
   const dash = await startDashboard(t);
   await dash.organization();

@@ -1,6 +1,7 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { COLLECTIONS, type WebhookDeliveryDoc } from '../../src/projections/collections.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
+import type { WeirOverrides } from '../../src/app/start-weir.ts';
 import { attemptDueAt } from '../../src/webhooks/retry-schedule.ts';
 import { eventually } from '../support/api-client.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -12,6 +13,32 @@ type Delivery = { id: string; status: string; attempts: number; canceled: { reas
 /** The delivery as the read model keeps it (its endpoint's delivery log answers 404 once the endpoint is gone). */
 const deliveryOf = async (weir: Awaited<ReturnType<typeof startTestWeir>>, id: string) =>
   weir.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries).get(id);
+
+/**
+ * A receiver answering `receiver.answer` (503 until changed), a Weir, and an endpoint there taking
+ * every event; `addWallet` makes a real event (a withdrawal address added).
+ */
+async function failingEndpoint(t: ExecutionContext, overrides: WeirOverrides = {}) {
+  const receiver = { answer: 503 };
+  const hooks = await startWebhookReceiver(() => receiver.answer);
+  t.teardown(() => hooks.close());
+  const weir = await startTestWeir(t, {}, overrides);
+  const { api } = await createMerchant(weir.url);
+  const endpoint = (
+    await api.post<{ id: string }>(ENDPOINTS, {
+      description: 'paused',
+      url: hooks.url,
+      enabledEvents: { events: ['*'] },
+    })
+  ).body;
+  const addWallet = () =>
+    api.post('/api/v1/organization/withdrawal-addresses', {
+      chainId: 7357,
+      address: '0x1111111111111111111111111111111111111111',
+      name: 'second',
+    });
+  return { receiver, hooks, weir, api, endpoint, addWallet };
+}
 
 test('deleting an endpoint while a delivery waits for its retry ends the delivery, recorded in the log and the delivery log, and Weir keeps answering, also after a restart', async (t) => {
   const clock = createManualClock(Date.parse('2026-05-01T10:00:00Z'));
@@ -66,19 +93,8 @@ test('deleting an endpoint while a delivery waits for its retry ends the deliver
 });
 
 test('disabling an endpoint ends its pending deliveries at once (endpoint_disabled); a test event still goes, at its own retry time', async (t) => {
-  let answer = 503;
-  const hooks = await startWebhookReceiver(() => answer);
-  t.teardown(() => hooks.close());
   const clock = createManualClock(Date.parse('2026-05-01T10:00:00Z'));
-  const weir = await startTestWeir(t, {}, { clock });
-  const { api } = await createMerchant(weir.url);
-  const endpoint = (
-    await api.post<{ id: string }>(ENDPOINTS, {
-      description: 'paused',
-      url: hooks.url,
-      enabledEvents: { events: ['*'] },
-    })
-  ).body;
+  const { receiver, hooks, weir, api, endpoint, addWallet } = await failingEndpoint(t, { clock });
   const failedOnce = (status: string) =>
     eventually(async () => {
       const page = (
@@ -90,11 +106,7 @@ test('disabling an endpoint ends its pending deliveries at once (endpoint_disabl
     }, 'both first attempts to fail');
   // A test event and a real one (a wallet added), each failed once and waiting 30 s for its retry.
   await api.post(`${ENDPOINTS}/${endpoint.id}/test`);
-  await api.post('/api/v1/organization/withdrawal-addresses', {
-    chainId: 7357,
-    address: '0x1111111111111111111111111111111111111111',
-    name: 'second',
-  });
+  await addWallet();
   const waiting = await failedOnce('pending');
   const real = waiting.find((d) => d.eventType !== 'webhook_endpoint.test')!;
   const testEvent = waiting.find((d) => d.eventType === 'webhook_endpoint.test')!;
@@ -111,11 +123,65 @@ test('disabling an endpoint ends its pending deliveries at once (endpoint_disabl
   t.like(await deliveryOf(weir, testEvent.id), { status: 'pending', attempts: 1 });
 
   // At its retry time it goes, though the endpoint is disabled: that is what a test is for.
-  answer = 200;
+  receiver.answer = 200;
   clock.set(clock.now() + 30_000);
   await hooks.waitFor((all) => all.length === 3);
   await eventually(
     async () => ((await deliveryOf(weir, testEvent.id))?.status === 'succeeded' ? true : undefined),
     'the retried test delivery to succeed',
+  );
+});
+
+test('a canceled delivery resent once its endpoint is enabled again, and delivered, shows delivered in the delivery log, its cancel and every attempt kept', async (t) => {
+  const { receiver, hooks, weir, api, endpoint, addWallet } = await failingEndpoint(t);
+  type Logged = Delivery & {
+    eventType: string;
+    attemptLog: { attempt: number; statusCode: number | null }[];
+    resends: { attempt: number }[];
+    canceled: { reason: string; at: string } | null;
+  };
+  const log = (query = '') =>
+    api.get<{ data: Logged[] }>(`${ENDPOINTS}/${endpoint.id}/deliveries${query}`).then((r) => r.body.data);
+  await addWallet();
+  const [failed] = await eventually(async () => {
+    const page = await log();
+    return page.length === 1 && page[0]!.attempts === 1 ? page : undefined;
+  }, 'the first attempt to fail');
+
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: true });
+  const canceled = await eventually(async () => {
+    const [d] = await log('?status=canceled');
+    return d;
+  }, 'the delivery to be canceled');
+  t.is(canceled.canceled?.reason, 'endpoint_disabled');
+
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: false });
+  receiver.answer = 200;
+  const resent = await api.post<Logged>(`${ENDPOINTS}/${endpoint.id}/deliveries/${failed!.id}/resend`);
+  t.is(resent.status, 200);
+  t.is(resent.body.status, 'pending', 'one more attempt is due');
+  await hooks.waitFor((all) => all.length === 2);
+  const delivered = await eventually(async () => {
+    const [d] = await log('?status=succeeded');
+    return d;
+  }, 'the resent delivery to show delivered');
+  t.is(delivered.id, failed!.id);
+  t.deepEqual(
+    delivered.attemptLog.map((a) => [a.attempt, a.statusCode]),
+    [
+      [1, 503],
+      [2, 200],
+    ],
+  );
+  t.deepEqual(
+    delivered.resends.map((r) => r.attempt),
+    [2],
+  );
+  t.deepEqual(delivered.canceled, canceled.canceled, 'the cancel is kept as history');
+  t.deepEqual(await log('?status=canceled'), [], 'no longer listed as canceled');
+  const stream = await weir.eventStore.readStream(`webhook_delivery-${failed!.id}`);
+  t.deepEqual(
+    stream.map((e) => e.type),
+    ['WebhookDeliveryAttemptFailed', 'WebhookDeliveryCanceled', 'WebhookDeliveryResent', 'WebhookDeliverySucceeded'],
   );
 });

@@ -1695,7 +1695,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a webhook endpoint
-         * @description Sends `webhook_endpoint.test`, whatever the endpoint subscribes to, even to a disabled endpoint; its delivery shows in `GET …/{id}/deliveries` like any other.
+         * @description Sends `webhook_endpoint.test`, whatever the endpoint subscribes to, even to a disabled endpoint; its delivery shows in `GET …/{id}/deliveries` like any other. The answer names that delivery (`deliveryId`) and the event (`eventId`) beside the reference’s `statusCode` and `message`.
          */
         post: operations["WebhookEndpointController_test"];
         delete?: never;
@@ -2088,8 +2088,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2148,8 +2148,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2208,8 +2208,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2268,8 +2268,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2328,8 +2328,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2439,8 +2439,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2550,8 +2550,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2610,8 +2610,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2670,8 +2670,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2730,8 +2730,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2790,8 +2790,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2850,8 +2850,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2910,8 +2910,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -2970,8 +2970,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3030,8 +3030,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3090,8 +3090,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3150,8 +3150,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3210,8 +3210,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3270,8 +3270,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3330,8 +3330,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3401,8 +3401,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3461,8 +3461,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3526,8 +3526,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3586,8 +3586,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -3650,8 +3650,8 @@ export interface webhooks {
                     "X-Webhook-Id": string;
                     /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
                     "X-Webhook-Signature": string;
-                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); prefer checking a signature */
-                    "X-Webhook-Token": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
                     /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
                     "X-Weir-Signature": string;
                 };
@@ -7616,7 +7616,7 @@ export interface components {
                 [key: string]: unknown;
             }[];
             attempts: number;
-            /** @description When and why Weir stopped trying: the endpoint was deleted or disabled while the delivery was pending; kept after a resend */
+            /** @description When and why Weir stopped trying: the endpoint was deleted or disabled while the delivery was pending. Kept as history after a resend: `status` says where the delivery stands (`succeeded` once a resent attempt got a 2xx), so a delivered one may carry it */
             canceled: {
                 /** Format: date-time */
                 at: string;
@@ -7724,12 +7724,19 @@ export interface components {
             previousSecretExpiresInSeconds?: number | null;
         };
         /**
+         * @description The test event is recorded and its delivery scheduled (sent at once by the dispatcher)
          * @example {
          *       "statusCode": 200,
-         *       "message": "test event sent to webhook endpoint 0f8fad5b-…"
+         *       "message": "test event sent to webhook endpoint 0f8fad5b-…",
+         *       "deliveryId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "eventId": "3b241101-e2bb-4255-8caf-4136c566a962"
          *     }
          */
         WebhookTestSent: {
+            /** @description The test delivery’s `id` in `GET /api/v1/webhook-endpoints/{id}/deliveries`, the one to pass to `…/deliveries/{deliveryId}/resend` */
+            deliveryId: string;
+            /** @description The test event’s id: the delivered body’s `id`, its `X-Webhook-Id` header and the delivery’s `eventId` (filter the log by it with `?eventId=`) */
+            eventId: string;
             message: string;
             /** @enum {number} */
             statusCode: 200;

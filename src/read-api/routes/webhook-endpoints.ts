@@ -11,6 +11,8 @@ import {
   WEBHOOK_EVENT_TYPES,
   isWebhookEventType,
 } from '../../webhooks/webhook-event-types.ts';
+import { testEventIdOf } from '../../webhooks/webhook-events.ts';
+import { deliveryIdOf } from '../../projections/webhooks.projection.ts';
 import { checkWebhookTarget, WebhookTargetRefusedError, webhookTargetPolicy } from '../../webhooks/webhook-target.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
@@ -336,18 +338,23 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       path: '/:id/test',
       summary: 'Send a test event to a webhook endpoint',
       description:
-        'Sends `webhook_endpoint.test`, whatever the endpoint subscribes to, even to a disabled endpoint; its delivery shows in `GET …/{id}/deliveries` like any other.',
+        'Sends `webhook_endpoint.test`, whatever the endpoint subscribes to, even to a disabled endpoint; its delivery shows in `GET …/{id}/deliveries` like any other. The answer names that delivery (`deliveryId`) and the event (`eventId`) beside the reference’s `statusCode` and `message`.',
       params,
       response: WebhookTestSent,
       errors: [notFound('webhook endpoint')],
     },
     async (ctx) => {
       const endpoint = await load(ctx);
-      await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, {
-        type: 'SendTestWebhook',
-        testId: idsOf(ctx)(),
-      });
-      return { statusCode: 200 as const, message: `test event sent to webhook endpoint ${endpoint.id}` };
+      const testId = idsOf(ctx)();
+      await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'SendTestWebhook', testId });
+      // The ids the webhooks projection gives the test event and its delivery (both derived, not stored).
+      const eventId = testEventIdOf(testId);
+      return {
+        statusCode: 200 as const,
+        message: `test event sent to webhook endpoint ${endpoint.id}`,
+        deliveryId: deliveryIdOf(eventId, endpoint.id),
+        eventId,
+      };
     },
   );
 

@@ -162,9 +162,26 @@ export const WebhookEndpointSchema = z
 
 /** The answer to a test send: the event is on its way, its delivery in the endpoint's log. */
 export const WebhookTestSent = z
-  .object({ statusCode: z.literal(200), message: z.string() })
+  .object({
+    statusCode: z.literal(200),
+    message: z.string(),
+    deliveryId: z.string().openapi({
+      description:
+        'The test delivery’s `id` in `GET /api/v1/webhook-endpoints/{id}/deliveries`, the one to pass to `…/deliveries/{deliveryId}/resend`',
+    }),
+    eventId: z.string().openapi({
+      description:
+        'The test event’s id: the delivered body’s `id`, its `X-Webhook-Id` header and the delivery’s `eventId` (filter the log by it with `?eventId=`)',
+    }),
+  })
   .openapi('WebhookTestSent', {
-    example: { statusCode: 200, message: 'test event sent to webhook endpoint 0f8fad5b-…' },
+    description: 'The test event is recorded and its delivery scheduled (sent at once by the dispatcher)',
+    example: {
+      statusCode: 200,
+      message: 'test event sent to webhook endpoint 0f8fad5b-…',
+      deliveryId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      eventId: '3b241101-e2bb-4255-8caf-4136c566a962',
+    },
   });
 
 export const WebhookDeliverySchema = z
@@ -186,7 +203,7 @@ export const WebhookDeliverySchema = z
       .nullable()
       .openapi({
         description:
-          'When and why Weir stopped trying: the endpoint was deleted or disabled while the delivery was pending; kept after a resend',
+          'When and why Weir stopped trying: the endpoint was deleted or disabled while the delivery was pending. Kept as history after a resend: `status` says where the delivery stands (`succeeded` once a resent attempt got a 2xx), so a delivered one may carry it',
       }),
     resends: z.array(z.object({ at: timestamp(), by: z.string(), attempt: z.number().int() })).openapi({
       description: 'Attempts asked for by hand: when, by whom (`user:<id>` or `api_key:<id>`) and which attempt',

@@ -5,7 +5,7 @@ import {
   TEST_WEBHOOK_EVENT_TYPE,
   WEBHOOK_EVENT_TYPES,
 } from '../../webhooks/webhook-event-types.ts';
-import { WEBHOOK_HEADER_DOCS } from '../../webhooks/webhook-headers.ts';
+import { TOKEN_HEADER_SETTING, WEBHOOK_HEADER_DOCS } from '../../webhooks/webhook-headers.ts';
 import { z } from './fields.ts';
 import { CheckoutSessionSchema, IntentTransactionSchema, PaymentIntentSchema } from './checkout-session.ts';
 import { InvoiceEventObjectSchema } from './invoice.ts';
@@ -81,14 +81,18 @@ export const WEBHOOKS_TAG_DESCRIPTION = [
   'Weir POSTs each event as JSON to every enabled endpoint subscribed to its type.',
   'Verify `X-Weir-Signature` over the raw body with the endpoint’s `secret` (the whole `whsec_…` string) and refuse a `t` more than 5 minutes old; each attempt is signed anew with the secret the endpoint has then, so after `POST /api/v1/webhook-endpoints/{id}/regenerate` only the new one verifies, unless it kept the old one signing (`previousSecretExpiresInSeconds`, up to a day): until the endpoint’s `previousSecretExpiresAt` the header carries a `v1` for each secret, the new one’s first, so accept a delivery when any `v1` matches.',
   'Answer any 2xx within 10 s; anything else (a redirect too) is retried after 30 s, doubling, 10 attempts in all, each logged in `GET /api/v1/webhook-endpoints/{id}/deliveries`.',
+  `\`X-Webhook-Token\` (the secret itself, the reference’s header) may be absent: an operator can turn it off (\`${TOKEN_HEADER_SETTING}\`) so receivers’ request logs never hold the key; the signatures are always sent.`,
   'Events are not ordered, and one may arrive more than once: dedupe on the body’s `id` (also `X-Webhook-Id`), the same on every retry and resend.',
   'An event that happens while its endpoint is disabled is not sent to it, then or later.',
 ].join(' ');
 
-/** The headers of every delivery, from the list the sender's own headers are checked against. */
+/** The headers of every delivery, from the list the sender's own headers are checked against; one the operator may leave out is not required. */
 const WebhookHeaders = z.object(
   Object.fromEntries(
-    Object.entries(WEBHOOK_HEADER_DOCS).map(([name, description]) => [name, z.string().openapi({ description })]),
+    Object.entries(WEBHOOK_HEADER_DOCS).map(([name, doc]) => {
+      const header = z.string().openapi({ description: doc.description });
+      return [name, 'optional' in doc ? header.optional() : header];
+    }),
   ),
 );
 

@@ -35,7 +35,7 @@ test('a delivery waiting for a retry says when the next try is, and every delive
   t.regex(done, /evt_7f91ac47/);
 });
 
-test('a canceled delivery says why and when it stopped; one resent since, and delivered, no longer shows it as canceled', async (t) => {
+test('a canceled delivery says why and when it stopped; one resent since, and delivered, shows delivered, the cancel said as past', async (t) => {
   const canceled = delivery({
     status: 'canceled',
     nextAttemptAt: null,
@@ -44,7 +44,15 @@ test('a canceled delivery says why and when it stopped; one resent since, and de
   const html = await render(canceled);
   t.regex(html, /Canceled: the endpoint was disabled, <\/span><time datetime="2026-12-01T06:31:44.440Z">/);
   t.notRegex(html, /next try/);
-  t.notRegex(await render({ ...canceled, status: 'succeeded' }), /Canceled:/);
+  const delivered = await render({ ...canceled, status: 'succeeded', resends: [{ at: '', by: 'user:u', attempt: 3 }] });
+  t.notRegex(delivered, /Canceled:/);
+  t.regex(delivered, /Delivered/);
+  t.regex(
+    delivered,
+    /Was canceled \(the endpoint was disabled, <\/span><time datetime="2026-12-01T06:31:44.440Z">.*\), then resent\./,
+    'the cancel kept as history',
+  );
+  t.notRegex(await render(delivery({ status: 'succeeded' })), /canceled/i, 'nothing of a cancel that never was');
 });
 
 test('each retry says how long after the first attempt it came, since the times show only the minute', async (t) => {

@@ -235,7 +235,7 @@ const CANCEL_REASONS: Record<string, string> = {
 
 /**
  * What the attempts alone do not tell: the event id a receiver dedupes on (its `x-webhook-id`),
- * and why a delivery stopped before succeeding.
+ * and why a delivery stopped before succeeding (kept, as past, once it was resent).
  */
 function DeliveryFacts({ ctx, delivery }: { ctx: DashboardContext; delivery: WebhookDeliveryDoc }): JSX.Element {
   const { canceled } = delivery;
@@ -250,6 +250,14 @@ function DeliveryFacts({ ctx, delivery }: { ctx: DashboardContext; delivery: Web
           <span safe>{`Canceled: ${CANCEL_REASONS[canceled.reason] ?? canceled.reason}, `}</span>
           <DateTime iso={canceled.at} timeZone={ctx.state.timeZone} />
           {'. Nothing more is tried unless you resend it.'}
+        </>
+      ) : canceled ? (
+        // Resent since: its status is where it stands now; the cancel stays as what happened before.
+        <>
+          <br />
+          <span safe>{`Was canceled (${CANCEL_REASONS[canceled.reason] ?? canceled.reason}, `}</span>
+          <DateTime iso={canceled.at} timeZone={ctx.state.timeZone} />
+          {'), then resent.'}
         </>
       ) : (
         ''
