@@ -356,7 +356,7 @@ export function renderCheckoutPage(input: {
     kind: 'checkout',
     org,
     business,
-    ...(session.environment === 'test' ? { badge: 'Test mode' } : {}),
+    testMode: session.environment === 'test',
     main: `  <section class="summary" aria-labelledby="summary-title">
     <h1 id="summary-title" class="muted-heading">Pay ${e(business)}</h1>
     <p class="total"><span id="amount">${e(status.amountTotalFormatted)}</span> ${e(currency)}${every(totalRecurrence(session))}</p>

@@ -27,8 +27,11 @@ export function hostedPage(page: {
   main: string;
   /** Below the card, e.g. the business details (already HTML). */
   footer?: string;
-  /** A word beside the business name, e.g. "Test mode". */
-  badge?: string;
+  /**
+   * A test-environment page: "Test mode" beside the business name. Every hosted page of a test record
+   * (checkout, invoice, payment link and its notices) says it, so a payer testing never mistakes one for live.
+   */
+  testMode?: boolean;
   script?: { name: AssetName; data?: Record<string, string> };
   /** The page's own stylesheets, after hosted.css (the invoice document's). */
   stylesheets?: AssetName[];
@@ -53,7 +56,7 @@ export function hostedPage(page: {
 <link rel="stylesheet" href="${assetUrl('hosted.css')}">
 ${page.script ? `<noscript><link rel="stylesheet" href="${assetUrl('no-script.css')}"></noscript>\n` : ''}${(page.stylesheets ?? []).map((name) => `<link rel="stylesheet" href="${assetUrl(name)}">\n`).join('')}${brand ? `<link rel="stylesheet" href="${brand}">\n` : ''}</head>
 <body class="${page.kind}">
-<header${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.header)}"` : ''}>${logo}<strong>${escapeHtml(page.business)}</strong>${page.badge ? ` <span class="badge">${escapeHtml(page.badge)}</span>` : ''}</header>
+<header${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.header)}"` : ''}>${logo}<strong>${escapeHtml(page.business)}</strong>${page.testMode ? ' <span class="badge">Test mode</span>' : ''}</header>
 <main${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.main)}"` : ''}>
 ${page.main}
 </main>

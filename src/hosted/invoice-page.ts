@@ -169,7 +169,7 @@ export function renderInvoicePage(
     kind: 'invoice',
     org,
     business: doc.business.name,
-    ...(options.testMode ? { badge: 'Test mode' } : {}),
+    testMode: options.testMode ?? false,
     stylesheets: ['invoice.css'],
     script: { name: 'invoice.js' },
     main: `<div class="invoice-layout">

@@ -6,6 +6,7 @@ import { businessFooter } from './business-footer.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { recurrence } from '../shared/recurrence.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
+import type { LinkNotice } from './payment-link-notices.ts';
 
 const SUBMIT_WORDS = { pay: 'Pay', book: 'Book', donate: 'Donate' } as const;
 
@@ -19,15 +20,31 @@ function shell(org: Organization | null, title: string, main: string, withScript
     org,
     business: org?.name ?? 'Payment',
     main,
-    ...(testMode ? { badge: 'Test mode' } : {}),
+    testMode,
     footer: businessFooter(org),
     ...(withScript ? { script: { name: 'payment-link.js' as const } } : {}),
   });
 }
 
-/** A page that only says something: an unknown or inactive link. */
-export function renderPaymentLinkNotice(org: Organization | null, heading: string, message: string): string {
-  return shell(org, heading, `  <h1>${e(heading)}</h1>\n  <p id="notice">${e(message)}</p>`);
+/**
+ * A page that only says something: an unknown or inactive link, a payment that could not be started.
+ * `link`: the link it is about, when known: a test link's notice says "Test mode" as its form does, and
+ * one the payer may try again leads back to its form.
+ */
+export function renderPaymentLinkNotice(
+  org: Organization | null,
+  notice: LinkNotice,
+  link: Pick<PaymentLink, 'id' | 'environment'> | null,
+): string {
+  const back =
+    link && notice.retry ? `\n  <p><a id="back" href="/pay/${e(link.id)}">Back to the payment page</a></p>` : '';
+  return shell(
+    org,
+    notice.heading,
+    `  <h1>${e(notice.heading)}</h1>\n  <p id="notice">${e(notice.message)}</p>${back}`,
+    false,
+    link?.environment === 'test',
+  );
 }
 
 // Prices read as the invoice and the dashboard show them (`1.50 USDC`); a suggested amount fills the input plainly.

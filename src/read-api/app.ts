@@ -17,7 +17,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { taxRateRoutes } from './routes/tax-rates.ts';
 import { couponRoutes } from './routes/coupons.ts';
-import { hostedPaymentLinkRoutes } from './routes/hosted-payment-link.ts';
+import { hostedPaymentLinkRoutes, paymentLinkErrorPages } from './routes/hosted-payment-link.ts';
 import { paymentLinkRoutes } from './routes/payment-links.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
@@ -201,8 +201,8 @@ export function createApiApp(
   // The checkout page's asset buttons without its script: a form that its route reads itself.
   const hostedForm = publicPages([], ...routers.checkout);
   const hostedInvoices = publicPages([publicJsonBody], routers.invoices);
-  // The payment link's form reads its own body (a form, not JSON).
-  const paymentLinkPages = publicPages([], routers.pay);
+  // The payment link's form reads its own body (a form, not JSON); its refusals, the limits' too, are pages.
+  const paymentLinkPages = compose<ApiState>([paymentLinkErrorPages(deps.readStore), publicPages([], routers.pay)]);
   const hostedAssets = compose<ApiState>(mounted(routers.assets));
   const logos = createBrandLogoStore(deps);
   // Uploaded brand logos live beside the bundled assets, under /assets/logos/.

@@ -8,6 +8,8 @@ import {
 import { createProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
 import type { ReadStore } from '../../src/read-store/read-store.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { MAX_PUBLIC_BODY_BYTES } from '../../src/read-api/request-body.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
   appendAsEarlierWeir,
@@ -544,6 +546,145 @@ test("a link whose product or price is gone or off shows a 410 page saying it is
   t.is((await open(link.url)).status, 200, 'sold again');
   await earlier(productStream, 'ProductDeleted', {});
   await unavailable('product deleted');
+});
+
+// --- refusals after the payer's input is read -----------------------------------------------
+
+/** What no payer page shows: the API's refusal, its codes and fields, the merchant's wallets and routes. */
+const INTERNALS =
+  /lineItems|successUrl|afterCompletion|paymentSetting|withdrawal-addresses|\/api\/v1|payment_method|parameter_invalid|rate_limited|rate limit|hosted_creates|statusCode|&quot;code|0x[0-9a-f]{40}|This payment cannot be started/i;
+const TEST_BADGE = '<span class="badge">Test mode</span>';
+const BACK = (link: Link) => `<a id="back" href="/pay/${link.id}">Back to the payment page</a>`;
+
+/** A notice page in plain words: its status, heading and words, the test badge, a way back (or none), no internals. */
+function assertNotice(
+  t: import('ava').ExecutionContext,
+  answer: Answer,
+  expected: { status: number; heading: string; says: RegExp; testMode: boolean; back: string | null },
+): void {
+  const why = `${answer.status}: ${answer.html.slice(0, 1500)}`;
+  t.is(answer.status, expected.status, why);
+  t.regex(answer.headers.get('content-type') ?? '', /^text\/html/);
+  t.is(answer.headers.get('cache-control'), 'no-store');
+  t.true(answer.html.includes(`<h1>${expected.heading}</h1>`), why);
+  t.regex(answer.html, expected.says);
+  t.is(answer.html.includes(TEST_BADGE), expected.testMode, 'the Test mode badge, as on the checkout page');
+  if (expected.back) t.true(answer.html.includes(expected.back), why);
+  else t.notRegex(answer.html, /id="back"/);
+  t.notRegex(answer.html, INTERNALS);
+  t.notRegex(answer.html, /<form/);
+}
+
+test("a refusal of the link's own settings once the payer's input is read is a 409 page in plain words (was the refusal's text on the form, naming the session's fields); nothing is written", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc' });
+  // A redirect the API refuses today, kept from an earlier Weir: its sessions' successUrl is refused.
+  await appendAsEarlierWeir(weir, organizationId, `payment_link-${link.id}`, 'PaymentLinkUpdated', {
+    changes: { afterCompletion: 'redirect', afterCompletionRedirectUrl: 'ftp://shop.example/thanks' },
+  });
+  t.is((await open(link.url)).status, 200, 'its form is shown: nothing on it is wrong');
+  const before = await logLength(weir);
+  assertNotice(t, await submit(link.url, {}), {
+    status: 409,
+    heading: 'Payment link cannot be paid right now',
+    says: /<p id="notice">This payment link cannot be paid right now: the seller&#39;s settings for it do not allow a payment at the moment\. Please contact them\.<\/p>/,
+    testMode: true,
+    back: null,
+  });
+  t.is(await logLength(weir), before);
+});
+
+test('a link the merchant’s setup cannot take (no wallet left for its currency, a price finer than its assets) is the 409 page saying so, with its badge and without the refusal', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, organizationId } = await createMerchant(weir.url);
+  const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc' });
+  const crumb = await createLink(api, { title: 'Crumb', amount: '1000000', currency: 'usdc' });
+  // A hundredth of a millionth of a USDC, finer than its 6 decimals: the API refuses such a price on a link today.
+  await appendAsEarlierWeir(weir, organizationId, `price-${crumb.priceId}`, 'PriceUpdated', {
+    changes: { unitAmount: '1' },
+  });
+  await appendAsEarlierWeir(weir, organizationId, `payment_link-${crumb.id}`, 'PaymentLinkUpdated', {
+    changes: { amount: '1' },
+  });
+  const cannot = {
+    status: 409,
+    heading: 'Payment link cannot be paid right now',
+    says: /<p id="notice">This payment link cannot be paid online right now: the seller has no way set up to take this payment\. Please contact them\.<\/p>/,
+    testMode: true,
+    back: null,
+  };
+  const before = await logLength(weir);
+  assertNotice(t, await submit(crumb.url, {}), cannot);
+  const wallets = await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses');
+  for (const wallet of wallets.body)
+    t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);
+  assertNotice(t, await submit(link.url, {}), cannot);
+  t.is(await logLength(weir), before + wallets.body.length, 'only the wallets’ removal is written');
+});
+
+test('a rate limit on the link page is a 429 page with Retry-After, in the link’s frame with its badge and a way back; for an unknown link, plainly', async (t) => {
+  const clock = createManualClock();
+  const weir = await startTestWeir(
+    t,
+    { rateLimitHosted: { perSecond: 1, burst: 4 }, rateLimitHostedCreates: { perSecond: 1, burst: 1 } },
+    { clock },
+  );
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc' });
+  t.is((await submit(link.url, {})).status, 303);
+  const tooMany = {
+    status: 429,
+    heading: 'Too many attempts',
+    says: /<p id="notice">Too many payments were started from your connection in a short time\. Wait a minute, then try again\.<\/p>/,
+  };
+  const limited = await submit(link.url, {});
+  assertNotice(t, limited, { ...tooMany, testMode: true, back: BACK(link) });
+  t.is(limited.headers.get('retry-after'), '1');
+  t.regex(limited.headers.get('content-security-policy') ?? '', /default-src/, 'the hosted pages’ headers stay');
+  t.regex(limited.html, /<strong>Corner Coffee<\/strong>/);
+  const unknown = await submit(`${weir.url}/pay/00000000-0000-4000-8000-000000000000`, {});
+  assertNotice(t, unknown, { ...tooMany, testMode: false, back: null });
+  // Reads spend the larger bucket: past it, a GET is the same page.
+  for (let i = 0; i < 3; i++) t.is((await open(link.url)).status, 200);
+  assertNotice(t, await open(link.url), { ...tooMany, testMode: true, back: BACK(link) });
+});
+
+test('a form too large to read is a 413 page with a way back, not the API error', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc', nameCollection: true });
+  const before = await logLength(weir);
+  assertNotice(t, await submit(link.url, { name: 'x'.repeat(MAX_PUBLIC_BODY_BYTES + 1) }), {
+    status: 413,
+    heading: 'Too much to send',
+    says: /What you entered is too long to send\. Go back, shorten your answers and try again\./,
+    testMode: true,
+    back: BACK(link),
+  });
+  t.is(await logLength(weir), before);
+});
+
+test('every notice of a test link says Test mode, as its form and the checkout page do; a live link’s none', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, live } = await createMerchant(weir.url);
+  for (const [client, testMode] of [
+    [api, true],
+    [live, false],
+  ] as const) {
+    // A live link without a live wallet: a price the payer enters (a fixed one is refused without one).
+    const link = await createLink(client, { title: 'Tip', currency: 'usdc' });
+    t.is((await open(link.url)).html.includes(TEST_BADGE), testMode, 'the form');
+    t.is((await client.put(`/api/v1/payment-links/${link.id}/deactivate`, {})).status, 200);
+    for (const answer of [await open(link.url), await submit(link.url, {})])
+      assertNotice(t, answer, {
+        status: 410,
+        heading: 'Payment link inactive',
+        says: /This payment link is not active/,
+        testMode,
+        back: null,
+      });
+  }
 });
 
 test('a form posted as anything but a form is refused on the page', async (t) => {

@@ -20580,7 +20580,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
@@ -20590,6 +20590,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
         };
@@ -20640,7 +20641,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The seller's setup cannot take this payment now (no payment method for the link's currency, or one that is broken): a page saying so */
+            /** @description The seller's setup or the link's settings cannot take this payment now (no payment method for the link's currency, one that is broken, a price the session refuses): a page saying so */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -20660,7 +20661,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            /** @description The form is too large to read: a page saying so */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
@@ -20670,6 +20681,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description The payment could not be started for a passing reason: a page saying so */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

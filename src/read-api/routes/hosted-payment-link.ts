@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type Koa from 'koa';
 import type { PaymentLink } from '../../../machines/payment-link.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
@@ -9,10 +10,12 @@ import {
   renderPaymentLinkNotice,
   renderPaymentLinkPage,
 } from '../../hosted/payment-link-page.ts';
+import { LINK_NOTICES, type LinkNotice } from '../../hosted/payment-link-notices.ts';
+import type { ReadStore } from '../../read-store/read-store.ts';
 import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
-import { ValidationError } from '../../shared/errors.ts';
+import { ContentTooLargeError, RateLimitedError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { readUrlEncodedForm } from '../form-body.ts';
@@ -57,15 +60,72 @@ export function checkoutRequestFor(link: PaymentLink, amount: bigint | null, pub
   };
 }
 
+type FoundLink = { link: PaymentLinkDoc; org: OrganizationDoc | null };
+
+/** The link of an id (null: none, or a deleted one) and its organization. */
+function linkFinder(readStore: ReadStore): (id: string) => Promise<FoundLink | null> {
+  const links = readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
+  const orgs = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  return async (id) => {
+    const link = isUuid(id) ? await links.get(id) : null;
+    if (!link || link.deleted) return null;
+    return { link, org: await orgs.get(organizationRecordId(link.organizationId, link.environment)) };
+  };
+}
+
+/** Answers with `notice` as a page, in the frame of the link it is `about` (unbranded when none). */
+function answerNotice(ctx: Koa.Context, notice: LinkNotice, about: FoundLink | null): void {
+  ctx.status = notice.status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set(PAYMENT_LINK_PAGE_HEADERS);
+  ctx.body = renderPaymentLinkNotice(about?.org ?? null, notice, about?.link ?? null);
+}
+
+/**
+ * The notice of a refusal that passes, after which the payer may try again: a rate limit, a form too
+ * large to read, a passing conflict, a service Weir relies on that did not answer. Null for any other.
+ */
+function passingNotice(error: unknown): LinkNotice | null {
+  if (error instanceof RateLimitedError) return LINK_NOTICES.tooManyAttempts;
+  if (error instanceof ContentTooLargeError) return LINK_NOTICES.formTooLarge;
+  if (error instanceof WeirError && (error.statusCode >= 500 || 'Retry-After' in error.headers))
+    return LINK_NOTICES.tryAgain;
+  return null;
+}
+
+/**
+ * Around every `/pay/` request, the rate limits and body limit included: a passing refusal is a page
+ * for the payer, in the link's frame when the path names one, not the API's JSON error. Its headers
+ * (Retry-After, Connection: close) stay. Reading the link costs a refused request two reads, less than
+ * a page served.
+ */
+export function paymentLinkErrorPages(readStore: ReadStore): Koa.Middleware<ApiState> {
+  const find = linkFinder(readStore);
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const notice = passingNotice(error);
+      if (!notice || !(error instanceof WeirError)) throw error;
+      ctx.set(error.headers);
+      answerNotice(ctx, notice, await find(ctx.path.split('/')[2] ?? ''));
+    }
+  };
+}
+
 /**
  * The public page of a payment link, `/pay/{id}`. GET shows the form of what the link collects;
  * POST checks the payer's input and either shows the form again with every problem (400), or
  * opens a checkout session carrying `paymentLinkId` and the collected data and sends the payer
  * to it (303). An unknown or deleted link is a 404 page, an inactive one a 410 page, and so is a
  * `one_time` link that has been paid (a 410 page saying it has been used) and one whose product or
- * price is gone or inactive (GET and POST alike, never the session's field errors). A submission the
- * merchant's setup cannot take (no wallet for the currency, a broken one) is a 409 page saying the link
- * cannot be paid right now, never the session's refusal, which names the merchant's wallets.
+ * price is gone or inactive (GET and POST alike, never the session's field errors). Once the payer's
+ * input is read, opening the session refuses nothing of theirs: a refusal then is a page in plain words
+ * (`LINK_NOTICES`), never the refusal itself, which names the merchant's wallets, prices and routes. The
+ * link changed since (deactivated, paid, its price archived) is its notice above; the merchant's setup
+ * (no wallet for the currency, a broken one) or any other setting of the link refusing it, a 409 page
+ * saying it cannot be paid right now; a rate limit, a form too large, a passing failure, a page to try
+ * again from (`paymentLinkErrorPages`).
  *
  * One_time links and concurrent payers: what is refused is a NEW session once a session of the
  * link has completed. A session opened before that stays payable, so two payers who both opened
@@ -81,8 +141,7 @@ export function hostedPaymentLinkRoutes(
   deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession },
 ): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/pay' });
-  const links = deps.readStore.collection<PaymentLinkDoc>(PAYMENT_LINKS);
-  const orgs = deps.readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  const find = linkFinder(deps.readStore);
 
   // A link made before deactivating or deleting what active links sell was refused may outlive it.
   const { whyNotSold } = paymentLinkCatalog(deps.readStore);
@@ -94,63 +153,22 @@ export function hostedPaymentLinkRoutes(
     ctx.body = body;
   };
 
-  /** The link and its organization when payers may use it; otherwise answers with a notice page and gives null. */
-  async function usable(
-    ctx: ApiContext,
-    id: string,
-  ): Promise<{ link: PaymentLinkDoc; org: OrganizationDoc | null } | null> {
-    const link = isUuid(id) ? await links.get(id) : null;
-    if (!link || link.deleted) {
-      html(
-        ctx,
-        404,
-        renderPaymentLinkNotice(
-          null,
-          'Payment link not found',
-          'This payment link does not exist. Check the address, or ask the seller for a new link.',
-        ),
-      );
-      return null;
-    }
-    const org = await orgs.get(organizationRecordId(link.organizationId, link.environment));
-    if (usedUp(link)) {
-      html(
-        ctx,
-        410,
-        renderPaymentLinkNotice(
-          org,
-          'Payment link already used',
-          'This payment link has already been used: it takes one payment only, and that payment has been made. Ask the seller for a new link.',
-        ),
-      );
-      return null;
-    }
+  /** Why payers may not use `link` now, or null when they may. */
+  async function whyUnusable(link: PaymentLinkDoc): Promise<LinkNotice | null> {
+    if (usedUp(link)) return LINK_NOTICES.used;
     // The merchant's switch: takesPayments is also false for the reasons told apart above and below.
-    if (!link.isActive) {
-      html(
-        ctx,
-        410,
-        renderPaymentLinkNotice(
-          org,
-          'Payment link inactive',
-          'This payment link is not active, so it cannot take payments. Ask the seller for a new link.',
-        ),
-      );
-      return null;
-    }
-    if ((await whyNotSold(link)) !== null) {
-      html(
-        ctx,
-        410,
-        renderPaymentLinkNotice(
-          org,
-          'Payment link not available',
-          'This payment link is not available: what it sells is no longer offered, so it cannot take payments. Ask the seller for a new link.',
-        ),
-      );
-      return null;
-    }
-    return { link, org };
+    if (!link.isActive) return LINK_NOTICES.inactive;
+    if ((await whyNotSold(link)) !== null) return LINK_NOTICES.notSold;
+    return null;
+  }
+
+  /** The link and its organization when payers may use it; otherwise answers with a notice page and gives null. */
+  async function usable(ctx: ApiContext, id: string): Promise<FoundLink | null> {
+    const found = await find(id);
+    const why = found ? await whyUnusable(found.link) : LINK_NOTICES.notFound;
+    if (why === null) return found;
+    answerNotice(ctx, why, found);
+    return null;
   }
 
   /**
@@ -182,6 +200,17 @@ export function hostedPaymentLinkRoutes(
     },
   ];
 
+  /** Refusals the payer may try again after: a page saying so (for a link, with a way back to its form). */
+  const limited: PageAnswer = {
+    status: 429,
+    description: 'Too many requests from this address (`Retry-After` says when to try again): a page saying so',
+  };
+  const passing: PageAnswer[] = [
+    { status: 413, description: 'The form is too large to read: a page saying so' },
+    limited,
+    { status: 503, description: 'The payment could not be started for a passing reason: a page saying so' },
+  ];
+
   pages.route(
     {
       method: 'get',
@@ -191,7 +220,7 @@ export function hostedPaymentLinkRoutes(
         'The form of what the link collects: the amount (when the payer chooses it), contact details, addresses, custom fields.',
       params,
       produces: 'text/html',
-      pages: [{ status: 200, description: 'The payment link page' }, ...unusable],
+      pages: [{ status: 200, description: 'The payment link page' }, ...unusable, limited],
     },
     async (ctx, { params: { id } }) => {
       const found = await usable(ctx, id);
@@ -206,14 +235,21 @@ export function hostedPaymentLinkRoutes(
     const { link, org } = found;
     const refuse = (form: PayerForm, problems: FormProblem[], message?: string) =>
       html(ctx, 400, renderPaymentLinkPage(link, org, { form, problems, ...(message ? { message } : {}) }));
-    let form: PayerForm = {};
+    let form: PayerForm;
     try {
       form = withPressedAmount(await readUrlEncodedForm(ctx));
-      const read = readPayerForm(link, form, currencyDecimals(link, org));
-      if (!read.ok) {
-        refuse(form, read.problems);
-        return;
-      }
+    } catch (error) {
+      // Only a client that is not a browser posts anything but a form: told so on the form.
+      if (error instanceof ValidationError) refuse({}, [], `This payment cannot be started: ${error.message}`);
+      else throw error;
+      return;
+    }
+    const read = readPayerForm(link, form, currencyDecimals(link, org));
+    if (!read.ok) {
+      refuse(form, read.problems);
+      return;
+    }
+    try {
       const tenant = { organizationId: link.organizationId, environment: link.environment, actor: 'payer' };
       const { session, position } = await deps.createCheckoutSession(
         parseWith(CheckoutSessionCreate, checkoutRequestFor(link, read.submission.amount, deps.publicUrl)),
@@ -224,20 +260,14 @@ export function hostedPaymentLinkRoutes(
       ctx.status = 303;
       ctx.redirect(session.url);
     } catch (error) {
-      // The merchant's setup takes no payment now (no wallet for the link's currency, one that is broken):
-      // the payer did nothing wrong, and is not shown the refusal, which names the merchant's wallets.
-      if (isMerchantSetupRefusal(error))
-        html(
-          ctx,
-          409,
-          renderPaymentLinkNotice(
-            org,
-            'Payment link cannot be paid right now',
-            'This payment link cannot be paid online right now: the seller has no way set up to take this payment. Please contact them.',
-          ),
-        );
-      // The link's price cannot be paid as it stands (an inactive product, an amount no asset can carry exactly).
-      else if (error instanceof ValidationError) refuse(form, [], `This payment cannot be started: ${error.message}`);
+      // What the payer typed was read above: a refusal now is the link's or the merchant's, never shown as it is.
+      if (passingNotice(error)) throw error;
+      // The link may have changed under the payer (deactivated, paid, its price archived): its notice says so.
+      const now = await find(link.id);
+      const why = now ? await whyUnusable(now.link) : LINK_NOTICES.notFound;
+      if (why) answerNotice(ctx, why, now);
+      else if (isMerchantSetupRefusal(error)) answerNotice(ctx, LINK_NOTICES.noPaymentMethod, found);
+      else if (error instanceof WeirError) answerNotice(ctx, LINK_NOTICES.linkSettings, found);
       else throw error;
     }
   }
@@ -261,9 +291,10 @@ export function hostedPaymentLinkRoutes(
         {
           status: 409,
           description:
-            "The seller's setup cannot take this payment now (no payment method for the link's currency, or one that is broken): a page saying so",
+            "The seller's setup or the link's settings cannot take this payment now (no payment method for the link's currency, one that is broken, a price the session refuses): a page saying so",
         },
         ...unusable,
+        ...passing,
       ],
     },
     (ctx, { params: { id } }) => submit(ctx, id),

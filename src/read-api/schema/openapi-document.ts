@@ -233,11 +233,14 @@ function addPages(
         }
       : { description: page.description, content: producedContent(type) };
     const json = responses[page.status];
+    // Both keep their headers: a 429 page says when to come back as its JSON error does.
     responses[page.status] = json
       ? {
+          ...json,
           ...answer,
           description: `${page.description}; or ${json.description}`,
           content: { ...json.content, ...answer.content },
+          ...(json.headers || 'headers' in answer ? { headers: { ...json.headers, ...answer.headers } } : {}),
         }
       : answer;
   }

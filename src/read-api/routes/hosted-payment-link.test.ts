@@ -1,0 +1,48 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import Koa from 'koa';
+import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
+import { ConflictError, UpstreamError, ValidationError } from '../../shared/errors.ts';
+import type { ApiState } from '../api-context.ts';
+import { errorMiddleware } from '../middleware.ts';
+import { paymentLinkErrorPages } from './hosted-payment-link.ts';
+
+/** `/pay/` answering with what `thrown` gives, behind the link pages' error pages as app.ts mounts them. */
+async function answerTo(t: import('ava').ExecutionContext, thrown: Error) {
+  const app = new Koa<ApiState>();
+  app.silent = true;
+  app.use(errorMiddleware());
+  app.use(paymentLinkErrorPages(createEmbeddedReadStore()));
+  app.use(() => {
+    throw thrown;
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/pay/not-a-link`, {
+    method: 'POST',
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+test('a passing failure behind a link page (a service not answering, a busy record) is a 503 page to try again, never its message', async (t) => {
+  for (const thrown of [
+    new UpstreamError('chain 7357: every RPC endpoint failed (http://10.0.0.5:8545)'),
+    new ConflictError('stream payment_link-x is being written', 'conflict', 2),
+  ]) {
+    const answer = await answerTo(t, thrown);
+    t.is(answer.status, 503, thrown.message);
+    t.regex(answer.headers.get('content-type') ?? '', /^text\/html/);
+    t.regex(answer.text, /<h1>Payment could not be started<\/h1>/);
+    t.regex(answer.text, /Nothing has been charged\. Please try again in a moment\./);
+    t.notRegex(answer.text, /RPC|10\.0\.0\.5|stream|payment_link/);
+  }
+  t.is((await answerTo(t, new ConflictError('busy', 'conflict', 2))).headers.get('retry-after'), '2');
+});
+
+test('a refusal that is not a passing one goes on to the API error as before: the route answers those itself', async (t) => {
+  const answer = await answerTo(t, new ValidationError('x', 'is wrong'));
+  t.is(answer.status, 400);
+  t.regex(answer.headers.get('content-type') ?? '', /json/);
+});

@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import test from 'ava';
+import type { Page } from 'playwright-core';
+import { appendAsEarlierWeir } from '../api/helpers.ts';
+import { axeOf, launchChromium, screenshotFolder } from '../support/chromium.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+
+type Link = { id: string; url: string };
+
+/**
+ * Every notice a payer can meet on a payment link in a browser, in the test and the live environment:
+ * what it says, its Test mode badge (test links only), a way back where trying again helps, and no
+ * serious or critical axe-core violation at 1280 and 390 px (screenshots of each: LINK_NOTICE_SCREENSHOTS
+ * keeps them where asked, otherwise only a failing run keeps them).
+ */
+test('the payment link notices in Chromium: plain words, the Test mode badge on test links only, a way back to retry, and accessible at 1280 and 390 px', async (t) => {
+  const weir = await startTestWeir(t, { rateLimitHostedCreates: { perSecond: 1 / 3600, burst: 3 } });
+  const { api, live, organizationId } = await createMerchant(weir.url, 'Corner Coffee');
+  t.is((await api.put('/api/v1/organization', { websiteUrl: 'https://corner.example' })).status, 200);
+  t.is((await api.put('/api/v1/organization/brand', { brandColor: '#4f46e5' })).status, 200);
+  const link = async (client: typeof api, body: object): Promise<Link> => {
+    const created = await client.post<Link>('/api/v1/payment-links', body);
+    if (created.status !== 200) throw new Error(JSON.stringify(created.body));
+    return created.body;
+  };
+  const tea = { title: 'Tea', amount: '100000000', currency: 'usdc' };
+  const inactive = await link(api, tea);
+  t.is((await api.put(`/api/v1/payment-links/${inactive.id}/deactivate`, {})).status, 200);
+  const stale = await link(api, tea);
+  await appendAsEarlierWeir(weir, organizationId, `payment_link-${stale.id}`, 'PaymentLinkUpdated', {
+    changes: { afterCompletion: 'redirect', afterCompletionRedirectUrl: 'ftp://corner.example/thanks' },
+  });
+  const limited = await link(api, tea);
+  // Live: no live wallet, so a price the payer enters (a fixed one is refused), and no way to take it.
+  const liveTip = await link(live, { title: 'Tip', currency: 'usdc' });
+  const liveInactive = await link(live, { title: 'Tip', currency: 'usdc' });
+  t.is((await live.put(`/api/v1/payment-links/${liveInactive.id}/deactivate`, {})).status, 200);
+
+  const shots = process.env.LINK_NOTICE_SCREENSHOTS ?? (await screenshotFolder(t, 'weir-link-notices-'));
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  const pay = async (url: string, amount?: string) => {
+    await page.goto(url);
+    if (amount) await page.getByLabel('Amount (USDC)').fill(amount);
+    const [response] = await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole('button', { name: /^Pay/ }).click(),
+    ]);
+    return response?.status();
+  };
+  const look = async (name: string, status: number | undefined, expected: Expected) => {
+    t.is(status, expected.status, name);
+    t.is(await page.locator('h1').textContent(), expected.heading, name);
+    t.regex((await page.locator('#notice').textContent()) ?? '', expected.says, name);
+    t.is(await page.locator('header .badge').count(), expected.testMode ? 1 : 0, `${name}: Test mode badge`);
+    t.is(await page.locator('#back').count(), expected.back ? 1 : 0, `${name}: a way back`);
+    await checked(t, page, shots, name);
+  };
+
+  await look('not-found', (await page.goto(`${weir.url}/pay/00000000-0000-4000-8000-000000000000`))?.status(), {
+    status: 404,
+    heading: 'Payment link not found',
+    says: /does not exist/,
+    testMode: false,
+    back: false,
+  });
+  await look('inactive-test', (await page.goto(inactive.url))?.status(), {
+    status: 410,
+    heading: 'Payment link inactive',
+    says: /not active/,
+    testMode: true,
+    back: false,
+  });
+  await look('inactive-live', (await page.goto(liveInactive.url))?.status(), {
+    status: 410,
+    heading: 'Payment link inactive',
+    says: /not active/,
+    testMode: false,
+    back: false,
+  });
+  const settings = {
+    status: 409,
+    heading: 'Payment link cannot be paid right now',
+    says: /^This payment link cannot be paid right now: the seller's settings for it do not allow a payment/,
+    testMode: true,
+    back: false,
+  };
+  await look('settings-test', await pay(stale.url), settings);
+  await look('no-payment-method-live', await pay(liveTip.url, '5'), {
+    ...settings,
+    says: /^This payment link cannot be paid online right now: the seller has no way set up/,
+    testMode: false,
+  });
+  // The creates' bucket is spent by the two payments above and this one: the next is refused.
+  t.is(await pay(limited.url), 200, 'the checkout page');
+  const tooMany = { status: 429, heading: 'Too many attempts', says: /Too many payments were started/, back: true };
+  await look('too-many-test', await pay(limited.url), { ...tooMany, testMode: true });
+  await page.locator('#back').click();
+  await page.waitForURL(limited.url);
+  t.is(await page.locator('h1').textContent(), 'Tea', 'the way back leads to the form');
+  await look('too-many-live', await pay(liveTip.url, '5'), { ...tooMany, testMode: false });
+});
+
+type Expected = { status: number; heading: string; says: RegExp; testMode: boolean; back: boolean };
+
+/** A screenshot at 1280 and 390 px, and no serious or critical axe-core violation at either. */
+async function checked(t: import('ava').ExecutionContext, page: Page, shots: string, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+    const { violations } = await axeOf(page);
+    t.deepEqual(
+      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
+      [],
+      `${name}: axe at ${width} px`,
+    );
+  }
+}
