@@ -13,7 +13,6 @@ import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from '../.
 import {
   allSentBefore,
   confirmingAfterClose,
-  latePaid,
   lateMoney,
   paymentWords,
   payerStatus,
@@ -194,7 +193,7 @@ test('what was received late is summed exactly: two DAI payments of half a 10^-8
       { ...half, transferId: 'b' },
     ],
   });
-  t.is(latePaid(session), 1n);
+  t.is(lateMoney(session).amount, 1n);
 });
 
 test('a payment seen after the checkout expired or was canceled, not yet final, is announced to the payer as arriving late and to be settled by the business; once final, as received late', (t) => {
@@ -355,4 +354,24 @@ test("whether a payment was sent before a cancel is told by the log's order, not
   // Seen after the cancel by an instance whose clock is a minute behind: after it all the same.
   const skewed = sessionAfterEvents(canceled(AT), detected('t1', '300000000', '2026-01-01T00:19:00.000Z'));
   t.like(confirmingAfterClose(skewed), { amount: 300000000n, sentBefore: 0n });
+});
+
+test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) is late money by the rule the sessions list and Home use: the payer of an expired session is told it arrived and will be settled, then that it was marked refunded', (t) => {
+  const dust = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '1', late: true };
+  const expired = sessionFixture({ status: 'expired', payments: [dust] });
+  t.like(lateMoney(expired), { amount: 0n });
+  const shown = payerStatus(expired, names, NOW);
+  t.like(shown, { state: 'expired', title: 'Payment received after closing' });
+  t.regex(shown.detail, /^Your payment of less than 0\.00000001 USDC was received after this checkout was expired\./);
+  const marked = sessionFixture({
+    status: 'expired',
+    payments: [{ ...dust, coveredByRefundMark: true }],
+    paymentIntent: {
+      ...expired.paymentIntent,
+      isMarkRefunded: true,
+      markRefundedAt: '2026-01-02T09:00:00.000Z',
+      markRefundedComment: null,
+    },
+  });
+  t.like(payerStatus(marked, names, NOW), { state: 'expired', title: 'Payment marked refunded' });
 });
