@@ -316,7 +316,7 @@ test('a payment seen before the checkout was canceled and confirming across the 
   );
 });
 
-test('the late money both pages tell of says how much of it was sent before a cancel: none after an expiry (it waits for a payment confirming), all of a payment seen before the cancel', (t) => {
+test('the late money both pages tell of says how much of it was sent before the close: all of a payment seen before the cancel, or pending at an expiry in a log from before expiry waited for it; none of one seen after either', (t) => {
   const late = [detected('t1', '300000000'), canceled(), ...confirmedLate('t1', '300000000')];
   const session = sessionAfterEvents(...late, detected('after', '100000000', '2026-01-01T00:25:00.000Z'));
   t.like(lateMoney(session), { amount: 300000000n, sentBefore: 300000000n, refundedAt: null });
@@ -328,7 +328,21 @@ test('the late money both pages tell of says how much of it was sent before a ca
     { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
     ...confirmedLate('t1', '300000000', '2026-01-01T01:05:00.000Z'),
   );
-  t.like(lateMoney(expired), { amount: 300000000n, sentBefore: 0n });
+  // Logs from before expiry waited for a payment confirming expired with one pending: sent before the
+  // expiry, told so as after a cancel, not as arriving after it.
+  t.like(lateMoney(expired), { amount: 300000000n, sentBefore: 300000000n, close: 'expiry' });
+  const told = payerStatus(expired, names, NOW);
+  t.is(told.title, 'Payment received, checkout expired');
+  t.is(
+    told.detail,
+    'Your payment of 3.00 USDC was sent before this checkout expired. This money does not complete the expired checkout: the business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
+  );
+  const afterExpiry = sessionAfterEvents(
+    { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
+    detected('t1', '300000000', '2026-01-01T01:01:00.000Z'),
+    ...confirmedLate('t1', '300000000', '2026-01-01T01:05:00.000Z'),
+  );
+  t.like(lateMoney(afterExpiry), { amount: 300000000n, sentBefore: 0n });
   // Still open: a payment confirming in time is not money after the close.
   t.like(confirmingAfterClose(sessionAfterEvents(detected('t1', '100000000'))), { amount: 0n, payments: [] });
 });

@@ -80,12 +80,13 @@ export function refundMarkedAt(session: CheckoutSession): string | null {
 
 /**
  * Money that reached a closed session, as the payer's page and the dashboard both tell it: `amount`
- * (10^8-scaled) in `payments`, of which `sentBefore` was seen before a cancel. An open session can be
- * canceled while a payment seen in time is confirming: that one was sent before the close, not after
- * it, though the machine takes it as late money once final. An expiry waits for such a payment, so
- * an expired session's is 0.
+ * (10^8-scaled) in `payments`, of which `sentBefore` was seen before the close, named `close` ("the
+ * cancel", "expiry"). An open session can be canceled while a payment seen in time is confirming:
+ * that one was sent before the close, not after it, though the machine takes it as late money once
+ * final. An expiry waits for such a payment, yet logs from before that rule expired with one pending,
+ * and one a reorg took for good may be mined again after the expiry.
  */
-export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefore: bigint };
+export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefore: bigint; close: string };
 
 /**
  * `money`'s amount as `format` writes it; "less than" the 10^-8 unit when money came that the 10^8
@@ -96,15 +97,17 @@ export const amountOf = (
   format: (amount: bigint) => string,
 ): string => (money.amount === 0n && money.payments.length > 0 ? `less than ${format(1n)}` : format(money.amount));
 
-/** Whether all of `money` was sent before a cancel, none after it. */
+/** Whether all of `money` was sent before the close, none after it. */
 export const allSentBefore = (money: ClosedMoney): boolean => money.sentBefore > 0n && money.sentBefore >= money.amount;
 
 function closedMoney(session: CheckoutSession, payments: SessionPayment[], status: SessionPayment['status']) {
   const sum = (of: SessionPayment[]) => exactToApi(sumOfPayments(of, [status]), 'down');
-  // By the log's order (the cancel marks what it found), not timestamps: a payment and a cancel in
+  // By the log's order (the close marks what it found), not timestamps: a payment and a cancel in
   // one millisecond, or on two instances' clocks, would tell no order or the wrong one.
-  const before = payments.filter((p) => session.status === 'canceled' && p.seenBeforeCancel === true);
-  return { amount: sum(payments), payments, sentBefore: sum(before) };
+  const closed = session.status === 'canceled' || session.status === 'expired';
+  const before = payments.filter((p) => closed && p.seenBeforeClose === true);
+  const close = session.status === 'expired' ? 'expiry' : 'the cancel';
+  return { amount: sum(payments), payments, sentBefore: sum(before), close };
 }
 
 /**
@@ -216,13 +219,14 @@ export function payerStatus(
   const { sentBefore: lateBefore, refundedAt } = late;
   const confirmingLate = confirmingAfterClose(session);
   const pendingBefore = confirmingLate.sentBefore;
-  // How money seen after (or confirming across) the close arrived: `before` of it was sent before the cancel.
+  // How money seen after (or confirming across) the close arrived: `before` of it was sent before the close.
+  const closedAs = session.status === 'canceled' ? 'was canceled' : 'expired';
   const arrival = (came: ClosedMoney, verb: string, [one, many]: [string, string] = ['', '']) =>
     came.sentBefore <= 0n
       ? `Your payment of ${amountOf(came, money)} ${verb} after this checkout was ${session.status}${one}`
       : came.sentBefore >= came.amount
-        ? `Your payment of ${amountOf(came, money)} was sent before this checkout was canceled${one}`
-        : `Your payments of ${money(came.amount)} reached this address (${money(came.sentBefore)} of it sent before this checkout was canceled, the rest after)${many}`;
+        ? `Your payment of ${amountOf(came, money)} was sent before this checkout ${closedAs}${one}`
+        : `Your payments of ${money(came.amount)} reached this address (${money(came.sentBefore)} of it sent before this checkout ${closedAs}, the rest after)${many}`;
 
   let state: PayerState;
   let title: string;
@@ -242,17 +246,19 @@ export function payerStatus(
   } else if (paidAfterClose(session)) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
     state = session.status === 'canceled' ? 'canceled' : 'expired';
-    title = allSentBefore(late) ? 'Payment received, checkout canceled' : 'Payment received after closing';
+    title = allSentBefore(late) ? `Payment received, checkout ${session.status}` : 'Payment received after closing';
     detail = `${arrival(late, 'was received')}. ${
-      lateBefore > 0n ? 'This money does not complete the canceled checkout: the business' : 'The business'
+      lateBefore > 0n ? `This money does not complete the ${session.status} checkout: the business` : 'The business'
     } has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if ((session.status === 'expired' || session.status === 'canceled') && pending.length > 0) {
-    // Seen after the close, or seen before a cancel and confirming after it: not final yet, the payer
+    // Seen after the close, or seen before it and confirming after it: not final yet, the payer
     // learns it arrived and what becomes of it (once final it is late money: it completes nothing).
     state = session.status;
-    title = allSentBefore(confirmingLate) ? 'Payment confirming, checkout canceled' : 'Payment arriving after closing';
+    title = allSentBefore(confirmingLate)
+      ? `Payment confirming, checkout ${session.status}`
+      : 'Payment arriving after closing';
     detail = `${arrival(confirmingLate, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once ${pendingBefore > 0n && pendingBefore < pendingAmount ? 'they are' : 'it is'}, ${
-      pendingBefore > 0n ? 'this money does not complete the canceled checkout: ' : ''
+      pendingBefore > 0n ? `this money does not complete the ${session.status} checkout: ` : ''
     }the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if (session.status === 'expired') {
     state = 'expired';

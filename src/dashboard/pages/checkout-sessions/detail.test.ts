@@ -398,3 +398,21 @@ test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) reads a
   t.regex(html, /\/mark-refunded">/);
   t.is((await factsOf(sessionAfter(...DUST_AFTER_CANCEL, MARKED_REFUNDED))).Payment, 'Paid late — marked refunded');
 });
+
+test('money pending when the session expired (a log from before expiry waited for it) and confirmed after reads as sent before the expiry, as a cancel is told, not as arriving after it', async (t) => {
+  const session = sessionAfter(
+    detected('t1', '300000000', '2026-01-01T00:50:00.000Z'),
+    { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
+    confirmed('t1', '2026-01-01T01:06:00.000Z'),
+    { type: 'LatePaymentReceived', data: { transferId: 't1', amount: '300000000', at: '2026-01-01T01:06:00.000Z' } },
+  );
+  t.like(await factsOf(session), {
+    'Received before it expired': '0.00 USDC',
+    'Confirmed after expiry': '3.00 USDC',
+    Payment: 'Confirmed after expiry — needs refund or review',
+  });
+  t.regex(
+    cardText(await bodyOf(session), 'money-to-settle'),
+    /^Confirmed after expiry — needs refund or review 3\.00 USDC was sent before this session expired and confirmed after it, so it did not complete .* The payer&#39;s checkout page told them this money does not complete the expired checkout/,
+  );
+});

@@ -288,13 +288,13 @@ const ENDED: Partial<Record<CheckoutSessionDoc['status'], string>> = {
   complete: 'was completed with the amount received',
 };
 
-/** What the payer's page told them of late money: sent before a cancel, it says the money does not complete the checkout. */
-const payerTold = (late: ClosedMoney): string =>
-  `The payer's checkout page told them ${late.sentBefore > 0n ? 'this money does not complete the canceled checkout' : 'the money arrived late'} and that you will settle it with them.`;
+/** What the payer's page told them of late money: sent before the close, it says the money does not complete the checkout. */
+const payerTold = (late: ClosedMoney, status: CheckoutSessionDoc['status']): string =>
+  `The payer's checkout page told them ${late.sentBefore > 0n ? `this money does not complete the ${status} checkout` : 'the money arrived late'} and that you will settle it with them.`;
 
 /**
  * How money reached a session after it ended (`ended`, as ENDED says it), confirmed or still confirming:
- * all after the close, all sent before a cancel and confirmed across it, or some of each, as the payer's page tells it.
+ * all after the close, all sent before it (a cancel, or an old log's expiry) and confirmed across it, or some of each, as the payer's page tells it.
  */
 function arrival(came: ClosedMoney, c: string, ended: string, confirming: boolean): string {
   const amount = amountOf(came, (a) => money(a, c));
@@ -303,11 +303,11 @@ function arrival(came: ClosedMoney, c: string, ended: string, confirming: boolea
       ? `${amount} reached the deposit address after this session ${ended}; it is being confirmed`
       : `${amount} arrived after this session ${ended}`;
   if (allSentBefore(came))
-    return `${amount} was sent before this session was canceled and ${confirming ? 'is still being confirmed' : 'confirmed after it'}`;
+    return `${amount} was sent before this session ${ended} and ${confirming ? 'is still being confirmed' : 'confirmed after it'}`;
   const before = money(came.sentBefore, c);
   return confirming
-    ? `${amount} reached the deposit address (${before} of it sent before this session was canceled, the rest after); it is being confirmed`
-    : `${amount} was confirmed after this session was canceled (${before} of it sent before the cancel, the rest after)`;
+    ? `${amount} reached the deposit address (${before} of it sent before this session ${ended}, the rest after); it is being confirmed`
+    : `${amount} was confirmed after this session ${ended} (${before} of it sent before ${came.close}, the rest after)`;
 }
 const KEEP_OR_REFUND =
   'It only makes up what was asked, so it is yours to keep: nothing to do. To refund it instead, send it from your own wallet (they paid from ';
@@ -374,7 +374,7 @@ export function MoneyToSettle({
       <Card id="money-to-settle" title={`${lateName(lateMoneyOf)} — needs refund or review`} class="card-attention">
         <p
           safe
-        >{`${arrived}, so it did not complete the session and its payment status stays unpaid. ${payerTold(lateMoneyOf)}`}</p>
+        >{`${arrived}, so it did not complete the session and its payment status stays unpaid. ${payerTold(lateMoneyOf, session.status)}`}</p>
         {markedBefore ? (
           <p>
             It was marked refunded on <DateTime iso={markedBefore} timeZone={timeZone} />, and more arrived after that:
@@ -442,7 +442,9 @@ export function MoneyToSettle({
       <Card
         id="money-to-settle"
         title={
-          allSentBefore(arriving) ? 'Payment confirming after the cancel' : 'Payment arriving after the session ended'
+          allSentBefore(arriving)
+            ? `Payment confirming after ${arriving.close}`
+            : 'Payment arriving after the session ended'
         }
         class="card-attention"
       >
