@@ -393,7 +393,7 @@ test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) reads a
   const html = await bodyOf(session, [], true);
   t.regex(
     cardText(html, 'money-to-settle'),
-    /^Paid late — needs refund or review less than 0\.00000001 USDC arrived after this session was canceled, so it did not complete/,
+    /^Paid late — needs refund or review Less than 0\.00000001 USDC arrived after this session was canceled, so it did not complete/,
   );
   t.regex(html, /\/mark-refunded">/);
   t.is((await factsOf(sessionAfter(...DUST_AFTER_CANCEL, MARKED_REFUNDED))).Payment, 'Paid late — marked refunded');

@@ -297,7 +297,9 @@ const payerTold = (late: ClosedMoney, status: CheckoutSessionDoc['status']): str
  * all after the close, all sent before it (a cancel, or an old log's expiry) and confirmed across it, or some of each, as the payer's page tells it.
  */
 function arrival(came: ClosedMoney, c: string, ended: string, confirming: boolean): string {
-  const amount = amountOf(came, (a) => money(a, c));
+  // It starts the sentence: dust reads "Less than 0.00000001 USDC".
+  const shown = amountOf(came, (a) => money(a, c));
+  const amount = `${shown.charAt(0).toUpperCase()}${shown.slice(1)}`;
   if (came.sentBefore <= 0n)
     return confirming
       ? `${amount} reached the deposit address after this session ${ended}; it is being confirmed`
