@@ -102,7 +102,7 @@ function movedTo(payment: SessionPayment, block: SeenBlock, now: string): Checko
     seenIn: _seenIn,
     mayReturn: _mayReturn,
     failureSent: _failureSent,
-    seenBeforeCancel: _seenBeforeCancel,
+    seenBeforeClose: _seenBeforeClose,
     coveredByRefundMark: _coveredByRefundMark,
     ...transfer
   } = payment;

@@ -29,10 +29,18 @@ function seenAgain(known: SessionPayment, payment: SessionPayment): SessionPayme
   const again = {
     ...payment,
     detectedAt: known.detectedAt,
-    ...(known.seenBeforeCancel ? { seenBeforeCancel: true as const } : {}),
+    ...(known.seenBeforeClose ? { seenBeforeClose: true as const } : {}),
   };
   return seenIn.length > 0 ? { ...again, seenIn } : again;
 }
+
+/**
+ * The payments not confirmed when the session closed (canceled, or expired) marked as seen before
+ * it: once final they are late money, though sent before the close. Marked in the log's order, not
+ * by timestamps, which cannot order a close and a payment in the same millisecond.
+ */
+const seenBeforeClose = (payments: SessionPayment[]): SessionPayment[] =>
+  payments.map((p) => (p.status === 'confirmed' ? p : { ...p, seenBeforeClose: true as const }));
 
 /** The exclusive tax of the lines: what their totals add to their subtotals (inclusive tax is in the price). */
 export const exclusiveTaxOfSession = (session: Pick<CheckoutSession, 'lineItems'>): bigint =>
@@ -242,6 +250,9 @@ export function evolveCheckoutSession(
       return {
         ...session,
         status: 'expired',
+        // An expiry waits for a payment confirming, or awaited back, but logs from before that rule
+        // expired with one pending; and one a reorg took for good may be mined again after it.
+        payments: seenBeforeClose(session.payments),
         updatedAt: event.data.at,
         expiredAt: event.data.at,
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
@@ -321,11 +332,8 @@ export function evolveCheckoutSession(
       return {
         ...session,
         status: 'canceled',
-        // A cancel may come while a payment confirms, or is awaited back after a reorg: once final it is
-        // late money, though sent before the cancel. Marked here, in the log's order, not by timestamps.
-        payments: session.payments.map((p) =>
-          p.status === 'confirmed' ? p : { ...p, seenBeforeCancel: true as const },
-        ),
+        // A cancel may come while a payment confirms, or is awaited back after a reorg.
+        payments: seenBeforeClose(session.payments),
         updatedAt: event.data.at,
         canceledAt: event.data.at,
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },

@@ -20,7 +20,7 @@ export const withoutBookkeeping = ({
   mayReturn: _mayReturn,
   failureSent: _failureSent,
   settled: _settled,
-  seenBeforeCancel: _seenBeforeCancel,
+  seenBeforeClose: _seenBeforeClose,
   coveredByRefundMark: _coveredByRefundMark,
   ...payment
 }: SessionPayment) => payment;

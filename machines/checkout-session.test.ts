@@ -701,7 +701,7 @@ test("given a session with a payment confirming and one awaited back after a reo
   const marks = () =>
     given(afterCancel)
       .state()
-      .context.session?.payments.map((p) => [p.transferId, p.status, p.seenBeforeCancel ?? false]);
+      .context.session?.payments.map((p) => [p.transferId, p.status, p.seenBeforeClose ?? false]);
   t.deepEqual(marks(), [
     ['t1', 'pending', true],
     ['t2', 'withdrawn', true],
@@ -710,7 +710,7 @@ test("given a session with a payment confirming and one awaited back after a reo
   const remined = { ...paymentFixture('t2', '100000000'), blockNumber: 11, blockHash: '0xb10d' };
   const again = given(afterCancel).when({ type: 'RecordTransfer', payment: remined }, NOW);
   t.is(again.length, 1);
-  t.false(JSON.stringify(again).includes('seenBeforeCancel'), 'the mark is the fold’s, not the event’s');
+  t.false(JSON.stringify(again).includes('seenBeforeClose'), 'the mark is the fold’s, not the event’s');
   afterCancel.push(...again);
   t.deepEqual(marks(), [
     ['t1', 'pending', true],
@@ -719,7 +719,7 @@ test("given a session with a payment confirming and one awaited back after a reo
   ]);
   // Final after the cancel: late money, still marked.
   afterCancel.push(...given(afterCancel).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW));
-  t.like(given(afterCancel).state().context.session?.payments[0], { late: true, seenBeforeCancel: true });
+  t.like(given(afterCancel).state().context.session?.payments[0], { late: true, seenBeforeClose: true });
 });
 
 test('given a complete session, when canceled, then refused naming the status', (t) => {
@@ -1280,6 +1280,31 @@ test('a log written before a reorg left the session waiting (a withdrawal past e
       .map((e) => e.type),
     ['PaymentConfirmed', 'LatePaymentReceived'],
   );
+});
+
+test('a payment not confirmed when the session expired is marked seen before the close, as a cancel marks it: one pending in a log from before expiry waited for it, one a reorg took for good and mined again after; one first seen after the expiry is not', (t) => {
+  // A log from before expiry waited for pending payments: expired while t1 confirmed.
+  const old = [created(), detected('t1', '300000000'), expired];
+  const marks = (history: CheckoutSessionEvent[]) =>
+    given(history)
+      .state()
+      .context.session?.payments.map((p) => [p.transferId, p.status, p.late, p.seenBeforeClose ?? false]);
+  const final = [...old, ...given(old).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY)];
+  t.deepEqual(marks(final), [['t1', 'confirmed', true, true]]);
+  // Gone for good past expiresAt (the session expires with it), then mined again in another block.
+  const history = [created(), detected('t1', '300000000')];
+  const gone = [
+    ...history,
+    ...given(history).when({ type: 'WithdrawTransfer', transferId: 't1', reason: NOT_IN_FINAL_BLOCK }, AFTER_EXPIRY),
+  ];
+  const remined = { ...paymentFixture('t1', '300000000'), blockNumber: 11, blockHash: '0xb10d' };
+  const again = [...gone, ...given(gone).when({ type: 'RecordTransfer', payment: remined }, AFTER_EXPIRY)];
+  again.push(...given(again).when({ type: 'ConfirmTransfer', transferId: 't1' }, AFTER_EXPIRY));
+  again.push(detected('t2', '100000000', AFTER_EXPIRY));
+  t.deepEqual(marks(again), [
+    ['t1', 'confirmed', true, true],
+    ['t2', 'pending', false, false],
+  ]);
 });
 
 test('a payment detected in time and withdrawn by a reorg past expiresAt counts on time when mined again, in another block or its own back: the session completes, never expired, not late', (t) => {

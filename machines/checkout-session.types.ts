@@ -196,11 +196,11 @@ export type SessionPayment = {
    */
   settled?: true;
   /**
-   * Recorded before the session was canceled (not confirmed then): money sent before the cancel,
-   * confirmed after it. Set by the cancel in the log's order, since equal timestamps tell no order.
-   * Absent otherwise.
+   * Recorded before the session was canceled or expired (not confirmed then): money sent before the
+   * close, confirmed after it. Set by the close in the log's order, since equal timestamps tell no
+   * order. Absent otherwise.
    */
-  seenBeforeCancel?: true;
+  seenBeforeClose?: true;
   /**
    * Confirmed when the merchant marked the session's payment refunded: the mark is of what had come
    * by then. Set by the mark in the log's order, since a payment confirmed in the mark's millisecond,

@@ -4,6 +4,7 @@ import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-s
 import { SOLANA_LOCALNET_CHAIN_ID } from '../chain-ingest/solana/networks.ts';
 import { toTronRailNetwork } from '../chain-ingest/tron/define-network.ts';
 import { tronLocalNetwork, tronNile } from '../chain-ingest/tron/networks.ts';
+import { evolveOrganization, type Organization } from '../actors/organization.ts';
 import { renderCheckoutPage } from './checkout-page.ts';
 import { payerStatus } from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen } from './payer-status.fixture.ts';
@@ -404,4 +405,28 @@ test("the merchant's preferred network's assets come first and say so in words, 
     t.deepEqual(order(html), ['addr-usdc', 'addr-polygon', 'addr-base'], 'no preferred network offered: as created');
     t.notRegex(html, /Preferred network/);
   }
+});
+
+test('late money is told by the one rule the sessions list and Home use: a canceled session paid only dust (18-decimal, under 10^-8) tells the payer it arrived, for less than the smallest amount shown, and whom to contact; one with nothing late, no contact', (t) => {
+  const org: Organization = {
+    ...evolveOrganization(null, {
+      type: 'OrganizationCreated',
+      data: { id: 'org-1', environment: 'test', name: 'Corner Coffee', at: '2026-01-01T00:00:00.000Z' },
+    })!,
+    supportEmail: 'help@corner.example',
+  };
+  const renderWith = (session: CheckoutSession) => {
+    const status = payerStatus(session, names, NOW, undefined, pay, org);
+    return { status, html: renderCheckoutPage({ session, org, status, names, products: new Map() }) };
+  };
+  const dust = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '1', late: true };
+  const { status, html } = renderWith(chosen({ status: 'canceled', payments: [dust] }));
+  t.like(status, { state: 'canceled', title: 'Payment received after closing' });
+  t.is(
+    status.detail,
+    'Your payment of less than 0.00000001 USDC was received after this checkout was canceled. The business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
+  );
+  t.is(text(html, 'late-contact'), 'Questions about this payment: contact Corner Coffee at ');
+  t.regex(html, /id="late-contact">[\s\S]*href="mailto:help@corner\.example"/);
+  t.is(text(renderWith(chosen({ status: 'canceled' })).html, 'late-contact'), undefined);
 });

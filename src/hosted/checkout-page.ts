@@ -4,7 +4,7 @@ import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { Organization } from '../actors/organization.ts';
 import { taxSummary } from '../shared/tax.ts';
 import { businessFooter, contactLinks, supportUrlOf } from './business-footer.ts';
-import { LIVE_CLAUSE, latePaid, type NetworkNames, type PayerStatus } from './checkout-status.ts';
+import { LIVE_CLAUSE, type NetworkNames, type PayerStatus, paidAfterClose } from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
@@ -273,7 +273,8 @@ function lateContact(org: Organization | null, business: string): string {
 /** The panel of a session that is over: what happened, and the way back to the merchant. */
 function finalPanel(session: CheckoutSession, status: PayerStatus, org: Organization | null, business: string): string {
   const message = status.message ? `<p id="confirmation-message">${e(status.message)}</p>` : '';
-  const late = session.status !== 'complete' && latePaid(session) > 0n ? lateContact(org, business) : '';
+  // By the one rule the status above tells late money by (dust included): the contact goes with its words.
+  const late = paidAfterClose(session) ? lateContact(org, business) : '';
   const back = status.returnUrl
     ? `<p><a id="return-link" class="button" href="${e(status.returnUrl)}">Return to ${e(business)}</a></p>`
     : '';

@@ -13,7 +13,6 @@ import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from '../.
 import {
   allSentBefore,
   confirmingAfterClose,
-  latePaid,
   lateMoney,
   paymentWords,
   payerStatus,
@@ -194,7 +193,7 @@ test('what was received late is summed exactly: two DAI payments of half a 10^-8
       { ...half, transferId: 'b' },
     ],
   });
-  t.is(latePaid(session), 1n);
+  t.is(lateMoney(session).amount, 1n);
 });
 
 test('a payment seen after the checkout expired or was canceled, not yet final, is announced to the payer as arriving late and to be settled by the business; once final, as received late', (t) => {
@@ -317,7 +316,7 @@ test('a payment seen before the checkout was canceled and confirming across the 
   );
 });
 
-test('the late money both pages tell of says how much of it was sent before a cancel: none after an expiry (it waits for a payment confirming), all of a payment seen before the cancel', (t) => {
+test('the late money both pages tell of says how much of it was sent before the close: all of a payment seen before the cancel, or pending at an expiry in a log from before expiry waited for it; none of one seen after either', (t) => {
   const late = [detected('t1', '300000000'), canceled(), ...confirmedLate('t1', '300000000')];
   const session = sessionAfterEvents(...late, detected('after', '100000000', '2026-01-01T00:25:00.000Z'));
   t.like(lateMoney(session), { amount: 300000000n, sentBefore: 300000000n, refundedAt: null });
@@ -329,7 +328,21 @@ test('the late money both pages tell of says how much of it was sent before a ca
     { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
     ...confirmedLate('t1', '300000000', '2026-01-01T01:05:00.000Z'),
   );
-  t.like(lateMoney(expired), { amount: 300000000n, sentBefore: 0n });
+  // Logs from before expiry waited for a payment confirming expired with one pending: sent before the
+  // expiry, told so as after a cancel, not as arriving after it.
+  t.like(lateMoney(expired), { amount: 300000000n, sentBefore: 300000000n, close: 'expiry' });
+  const told = payerStatus(expired, names, NOW);
+  t.is(told.title, 'Payment received, checkout expired');
+  t.is(
+    told.detail,
+    'Your payment of 3.00 USDC was sent before this checkout expired. This money does not complete the expired checkout: the business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
+  );
+  const afterExpiry = sessionAfterEvents(
+    { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
+    detected('t1', '300000000', '2026-01-01T01:01:00.000Z'),
+    ...confirmedLate('t1', '300000000', '2026-01-01T01:05:00.000Z'),
+  );
+  t.like(lateMoney(afterExpiry), { amount: 300000000n, sentBefore: 0n });
   // Still open: a payment confirming in time is not money after the close.
   t.like(confirmingAfterClose(sessionAfterEvents(detected('t1', '100000000'))), { amount: 0n, payments: [] });
 });
@@ -355,4 +368,24 @@ test("whether a payment was sent before a cancel is told by the log's order, not
   // Seen after the cancel by an instance whose clock is a minute behind: after it all the same.
   const skewed = sessionAfterEvents(canceled(AT), detected('t1', '300000000', '2026-01-01T00:19:00.000Z'));
   t.like(confirmingAfterClose(skewed), { amount: 300000000n, sentBefore: 0n });
+});
+
+test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) is late money by the rule the sessions list and Home use: the payer of an expired session is told it arrived and will be settled, then that it was marked refunded', (t) => {
+  const dust = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '1', late: true };
+  const expired = sessionFixture({ status: 'expired', payments: [dust] });
+  t.like(lateMoney(expired), { amount: 0n });
+  const shown = payerStatus(expired, names, NOW);
+  t.like(shown, { state: 'expired', title: 'Payment received after closing' });
+  t.regex(shown.detail, /^Your payment of less than 0\.00000001 USDC was received after this checkout was expired\./);
+  const marked = sessionFixture({
+    status: 'expired',
+    payments: [{ ...dust, coveredByRefundMark: true }],
+    paymentIntent: {
+      ...expired.paymentIntent,
+      isMarkRefunded: true,
+      markRefundedAt: '2026-01-02T09:00:00.000Z',
+      markRefundedComment: null,
+    },
+  });
+  t.like(payerStatus(marked, names, NOW), { state: 'expired', title: 'Payment marked refunded' });
 });

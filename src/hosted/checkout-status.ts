@@ -37,13 +37,13 @@ export function paymentWords(session: CheckoutSession, organizationName: string 
 export type PayAt = (address: SessionAddress, amountDue: bigint) => PaymentRequest;
 
 /**
- * What was confirmed after the session expired, was canceled or was completed short (LatePaymentReceived, 10^8-scaled):
- * the merchant is told by the `checkout_session.late_payment` webhook and settles it apart.
+ * What of the confirmed money came before the session closed (10^8-scaled): the API's amountReceived
+ * also counts money confirmed after an expiry or a cancel, which the merchant settles apart.
  */
-export const latePaid = (session: CheckoutSession): bigint =>
+export const receivedBeforeClose = (session: CheckoutSession): bigint =>
   exactToApi(
     sumOfPayments(
-      session.payments.filter((p) => p.late),
+      session.payments.filter((p) => !p.late),
       ['confirmed'],
     ),
     'down',
@@ -80,22 +80,34 @@ export function refundMarkedAt(session: CheckoutSession): string | null {
 
 /**
  * Money that reached a closed session, as the payer's page and the dashboard both tell it: `amount`
- * (10^8-scaled) in `payments`, of which `sentBefore` was seen before a cancel. An open session can be
- * canceled while a payment seen in time is confirming: that one was sent before the close, not after
- * it, though the machine takes it as late money once final. An expiry waits for such a payment, so
- * an expired session's is 0.
+ * (10^8-scaled) in `payments`, of which `sentBefore` was seen before the close, named `close` ("the
+ * cancel", "expiry"). An open session can be canceled while a payment seen in time is confirming:
+ * that one was sent before the close, not after it, though the machine takes it as late money once
+ * final. An expiry waits for such a payment, yet logs from before that rule expired with one pending,
+ * and one a reorg took for good may be mined again after the expiry.
  */
-export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefore: bigint };
+export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefore: bigint; close: string };
 
-/** Whether all of `money` was sent before a cancel, none after it. */
+/**
+ * `money`'s amount as `format` writes it; "less than" the 10^-8 unit when money came that the 10^8
+ * scale reads as 0 (18-decimal dust): late money by the one rule, never told as nothing.
+ */
+export const amountOf = (
+  money: Pick<ClosedMoney, 'amount' | 'payments'>,
+  format: (amount: bigint) => string,
+): string => (money.amount === 0n && money.payments.length > 0 ? `less than ${format(1n)}` : format(money.amount));
+
+/** Whether all of `money` was sent before the close, none after it. */
 export const allSentBefore = (money: ClosedMoney): boolean => money.sentBefore > 0n && money.sentBefore >= money.amount;
 
 function closedMoney(session: CheckoutSession, payments: SessionPayment[], status: SessionPayment['status']) {
   const sum = (of: SessionPayment[]) => exactToApi(sumOfPayments(of, [status]), 'down');
-  // By the log's order (the cancel marks what it found), not timestamps: a payment and a cancel in
+  // By the log's order (the close marks what it found), not timestamps: a payment and a cancel in
   // one millisecond, or on two instances' clocks, would tell no order or the wrong one.
-  const before = payments.filter((p) => session.status === 'canceled' && p.seenBeforeCancel === true);
-  return { amount: sum(payments), payments, sentBefore: sum(before) };
+  const closed = session.status === 'canceled' || session.status === 'expired';
+  const before = payments.filter((p) => closed && p.seenBeforeClose === true);
+  const close = session.status === 'expired' ? 'expiry' : 'the cancel';
+  return { amount: sum(payments), payments, sentBefore: sum(before), close };
 }
 
 /**
@@ -108,6 +120,14 @@ export function lateMoney(session: CheckoutSession): ClosedMoney & { refundedAt:
   const payments = late.filter((p) => p.status === 'confirmed');
   return { ...closedMoney(session, payments, 'confirmed'), refundedAt };
 }
+
+/**
+ * Expired or canceled, then paid (any confirmed late payment, dust included, settled or marked
+ * refunded): the API says `unpaid`, yet the payer's money arrived. The payer's page and the dashboard's
+ * session page tell it, as the sessions list badges it and Home lists it (`hasLateToSettle`).
+ */
+export const paidAfterClose = (session: CheckoutSession): boolean =>
+  (session.status === 'expired' || session.status === 'canceled') && lateMoney(session).payments.length > 0;
 
 /** The payments still confirming at an expired or canceled session: late money once final, nothing to settle yet. */
 export function confirmingAfterClose(session: CheckoutSession): ClosedMoney {
@@ -196,16 +216,17 @@ export function payerStatus(
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
   // Once marked, what the mark covered is settled: the page speaks of money after it alone.
   const late = lateMoney(session);
-  const { amount: lateAmount, sentBefore: lateBefore, refundedAt } = late;
+  const { sentBefore: lateBefore, refundedAt } = late;
   const confirmingLate = confirmingAfterClose(session);
   const pendingBefore = confirmingLate.sentBefore;
-  // How money seen after (or confirming across) the close arrived: `before` of `amount` was sent before the cancel.
-  const arrival = (amount: bigint, before: bigint, verb: string, [one, many]: [string, string] = ['', '']) =>
-    before <= 0n
-      ? `Your payment of ${money(amount)} ${verb} after this checkout was ${session.status}${one}`
-      : before >= amount
-        ? `Your payment of ${money(amount)} was sent before this checkout was canceled${one}`
-        : `Your payments of ${money(amount)} reached this address (${money(before)} of it sent before this checkout was canceled, the rest after)${many}`;
+  // How money seen after (or confirming across) the close arrived: `before` of it was sent before the close.
+  const closedAs = session.status === 'canceled' ? 'was canceled' : 'expired';
+  const arrival = (came: ClosedMoney, verb: string, [one, many]: [string, string] = ['', '']) =>
+    came.sentBefore <= 0n
+      ? `Your payment of ${amountOf(came, money)} ${verb} after this checkout was ${session.status}${one}`
+      : came.sentBefore >= came.amount
+        ? `Your payment of ${amountOf(came, money)} was sent before this checkout ${closedAs}${one}`
+        : `Your payments of ${money(came.amount)} reached this address (${money(came.sentBefore)} of it sent before this checkout ${closedAs}, the rest after)${many}`;
 
   let state: PayerState;
   let title: string;
@@ -217,30 +238,27 @@ export function payerStatus(
       BigInt(session.amountOverpaid) > 0n
         ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact ${contactPhrase(business)} about it.`
         : 'Payment received, thank you.';
-  } else if (
-    (session.status === 'expired' || session.status === 'canceled') &&
-    lateAmount > 0n &&
-    pending.length === 0 &&
-    refundedAt
-  ) {
+  } else if (paidAfterClose(session) && pending.length === 0 && refundedAt) {
     // Settled by the merchant: the payer learns it was marked refunded, and whom to ask if it has not reached them.
-    state = session.status;
+    state = session.status === 'canceled' ? 'canceled' : 'expired';
     title = 'Payment marked refunded';
-    detail = `${arrival(lateAmount, lateBefore, 'was received')}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}. Do not send anything more to this address.`;
-  } else if ((session.status === 'expired' || session.status === 'canceled') && lateAmount > 0n) {
+    detail = `${arrival(late, 'was received')}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}. Do not send anything more to this address.`;
+  } else if (paidAfterClose(session)) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
-    state = session.status;
-    title = allSentBefore(late) ? 'Payment received, checkout canceled' : 'Payment received after closing';
-    detail = `${arrival(lateAmount, lateBefore, 'was received')}. ${
-      lateBefore > 0n ? 'This money does not complete the canceled checkout: the business' : 'The business'
+    state = session.status === 'canceled' ? 'canceled' : 'expired';
+    title = allSentBefore(late) ? `Payment received, checkout ${session.status}` : 'Payment received after closing';
+    detail = `${arrival(late, 'was received')}. ${
+      lateBefore > 0n ? `This money does not complete the ${session.status} checkout: the business` : 'The business'
     } has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if ((session.status === 'expired' || session.status === 'canceled') && pending.length > 0) {
-    // Seen after the close, or seen before a cancel and confirming after it: not final yet, the payer
+    // Seen after the close, or seen before it and confirming after it: not final yet, the payer
     // learns it arrived and what becomes of it (once final it is late money: it completes nothing).
     state = session.status;
-    title = allSentBefore(confirmingLate) ? 'Payment confirming, checkout canceled' : 'Payment arriving after closing';
-    detail = `${arrival(pendingAmount, pendingBefore, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once ${pendingBefore > 0n && pendingBefore < pendingAmount ? 'they are' : 'it is'}, ${
-      pendingBefore > 0n ? 'this money does not complete the canceled checkout: ' : ''
+    title = allSentBefore(confirmingLate)
+      ? `Payment confirming, checkout ${session.status}`
+      : 'Payment arriving after closing';
+    detail = `${arrival(confirmingLate, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once ${pendingBefore > 0n && pendingBefore < pendingAmount ? 'they are' : 'it is'}, ${
+      pendingBefore > 0n ? `this money does not complete the ${session.status} checkout: ` : ''
     }the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if (session.status === 'expired') {
     state = 'expired';

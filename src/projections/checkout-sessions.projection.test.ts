@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import {
   canceled,
   confirmed,
@@ -9,6 +9,7 @@ import {
   paymentFixture,
   sessionFixture,
 } from '../../machines/checkout-session.fixture.ts';
+import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { created as subscriptionCreated, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { publicCheckoutSession } from './public-views.ts';
@@ -225,27 +226,34 @@ test('settling a transfer shown withdrawn already changes nothing the API shows 
   });
 });
 
-test('a payment recorded before its session was canceled reads as seen before the cancel, by the order of the log, one recorded after it in the same millisecond not; the API shows no such field (projection v12)', async (t) => {
+/** The session's payments after `write` appends to its log, each with whether it reads as seen before the close; the API shows no such field. */
+async function seenBeforeCloseAfter(
+  t: ExecutionContext,
+  write: (append: (event: CheckoutSessionEvent) => void) => void,
+): Promise<[string, boolean][] | undefined> {
   const session = sessionFixture();
   const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
   const stream = `checkout_session-${session.id}`;
-  const at = '2026-01-01T00:20:00.000Z';
   append(stream, created(session));
-  append(stream, detected('t-1', '300000000', at));
-  append(stream, canceled(at));
-  append(stream, detected('t-2', '100000000', at));
+  write((event) => append(stream, event));
   const store = createEmbeddedReadStore();
   for (const event of events) await checkoutSessionsProjection.apply(event, store);
-
   const doc = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(session.id);
-  t.deepEqual(
-    doc?.payments.map((p) => [p.transferId, p.seenBeforeCancel ?? false]),
-    [
-      ['t-1', true],
-      ['t-2', false],
-    ],
-  );
-  t.false(JSON.stringify(publicCheckoutSession(doc!)).includes('seenBeforeCancel'));
+  t.false(JSON.stringify(publicCheckoutSession(doc!)).includes('seenBeforeClose'));
+  return doc?.payments.map((p) => [p.transferId, p.seenBeforeClose ?? false]);
+}
+
+test('a payment recorded before its session was canceled reads as seen before the cancel, by the order of the log, one recorded after it in the same millisecond not; the API shows no such field (projection v12)', async (t) => {
+  const at = '2026-01-01T00:20:00.000Z';
+  const marks = await seenBeforeCloseAfter(t, (append) => {
+    append(detected('t-1', '300000000', at));
+    append(canceled(at));
+    append(detected('t-2', '100000000', at));
+  });
+  t.deepEqual(marks, [
+    ['t-1', true],
+    ['t-2', false],
+  ]);
   t.true((checkoutSessionsProjection.version ?? 0) >= 12, 'documents written before the mark are rebuilt from the log');
 });
 
@@ -273,7 +281,7 @@ test('a payment confirmed before its session was marked refunded reads as covere
     ],
   );
   t.false(JSON.stringify(publicCheckoutSession(doc!)).includes('coveredByRefundMark'));
-  t.is(checkoutSessionsProjection.version, 13, 'documents written before the mark are rebuilt from the log');
+  t.true((checkoutSessionsProjection.version ?? 0) >= 13, 'documents written before the mark are rebuilt from the log');
 });
 
 test("a subscription session given only customerData names the customer its subscription was created with; one naming its own, another's or another organization's is left as it was", async (t) => {
@@ -305,4 +313,17 @@ test("a subscription session given only customerData names the customer its subs
   t.is((await sessions.get('cs-own'))?.customerId, 'cus-own');
   t.is((await sessions.get('cs-other'))?.customerId, null);
   t.is((await sessions.get('cs-org'))?.customerId, null);
+});
+
+test('a log from before expiry waited for pending payments rebuilds with the payment pending at the expiry seen before the close, as a cancel marks it; one seen after it not (projection v14)', async (t) => {
+  const marks = await seenBeforeCloseAfter(t, (append) => {
+    append(detected('t-1', '300000000', '2026-01-01T00:50:00.000Z'));
+    append({ type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } });
+    append(detected('t-2', '100000000', '2026-01-01T01:00:00.000Z'));
+  });
+  t.deepEqual(marks, [
+    ['t-1', true],
+    ['t-2', false],
+  ]);
+  t.true((checkoutSessionsProjection.version ?? 0) >= 14, 'documents written before the mark are rebuilt from the log');
 });

@@ -66,7 +66,9 @@ export const checkoutSessionsProjection: Projection = {
   // in the same millisecond.
   // 13: a payment confirmed when its session was marked refunded says so (`coveredByRefundMark`):
   // the pages told what the mark covers by timestamps, as wrong in the mark's millisecond.
-  version: 13,
+  // 14: a payment not confirmed when its session expired says so too, the flag renamed `seenBeforeClose`:
+  // an expiry in a log from before it waited for pending payments left money sent before it told as after.
+  version: 14,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

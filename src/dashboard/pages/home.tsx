@@ -358,7 +358,7 @@ const NotFinalizedRow = ({ invoice }: { invoice: InvoiceDoc }): JSX.Element => (
 
 /**
  * Late money is not in amountReceived: the row shows what there is to settle, or what is still
- * confirming (how it came: paid late, or sent before the cancel and confirmed after it).
+ * confirming (how it came: paid late, or sent before the close and confirmed after it).
  */
 function ClosedMoneyAmount({ item }: { item: NeedsAction & { reason: 'late' | 'confirming' } }): JSX.Element {
   const { session, payments } = item;
@@ -368,7 +368,7 @@ function ClosedMoneyAmount({ item }: { item: NeedsAction & { reason: 'late' | 'c
   const note =
     item.reason === 'confirming'
       ? `${count.trim()}${count ? ', ' : ''}not final yet`
-      : `${allSentBefore(came) ? 'sent before the cancel' : 'paid late'}${count}`;
+      : `${allSentBefore(came) ? `sent before ${came.close}` : 'paid late'}${count}`;
   return (
     <>
       <span safe>{money(came.amount, session.currency)}</span>{' '}
@@ -417,7 +417,7 @@ export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.
                             tone="danger"
                             label={
                               allSentBefore(lateMoney(item.session))
-                                ? 'Confirmed after the cancel'
+                                ? `Confirmed after ${lateMoney(item.session).close}`
                                 : 'Paid after it closed'
                             }
                           />

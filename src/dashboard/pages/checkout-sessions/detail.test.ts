@@ -16,6 +16,7 @@ import {
   COMPLETED_SHORT,
   CONFIRMED_AFTER_CANCEL,
   customerDoc,
+  DUST_AFTER_CANCEL,
   MARKED_REFUNDED,
   PAID_AFTER_CANCEL,
   PAID_AFTER_EXPIRY,
@@ -226,7 +227,7 @@ test('a session that expired unpaid and was paid after reads as paid late, needi
   const session = sessionAfter(...PAID_AFTER_EXPIRY);
   t.is(session.paymentStatus, 'unpaid', 'the API keeps the reference semantics');
   t.like(await factsOf(session), {
-    Received: '3.00 USDC',
+    'Received before it expired': '0.00 USDC',
     'Paid late': '3.00 USDC',
     Payment: 'Paid late — needs refund or review',
   });
@@ -366,5 +367,52 @@ test('a payment sent before the session was canceled and still confirming is sai
   t.regex(
     cardText(await bodyOf(both), 'money-to-settle'),
     /^Payment arriving after the session ended 4\.00 USDC reached the deposit address \(3\.00 USDC of it sent before this session was canceled, the rest after\); it is being confirmed\. Once confirmed it does not complete the session: it is a late payment/,
+  );
+});
+
+test("a closed session's summary says what it received before it closed apart from the late money, as the late-money card does: a merchant does not read the money to refund as the order paid", async (t) => {
+  const canceled = await factsOf(sessionAfter(...PAID_AFTER_CANCEL));
+  t.like(canceled, { 'Received before the cancel': '0.00 USDC', 'Paid late': '3.00 USDC' });
+  t.false('Received' in canceled);
+  // Sent before the cancel, confirmed after it: named as the card names it.
+  t.like(await factsOf(sessionAfter(...CONFIRMED_AFTER_CANCEL)), {
+    'Received before the cancel': '0.00 USDC',
+    'Confirmed after the cancel': '3.00 USDC',
+  });
+  // Money after a short completion is the merchant's to keep: still in Received.
+  t.like(await factsOf(sessionAfter(...PAID_IN_FULL)), { Received: '3.00 USDC' });
+});
+
+test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) reads as late money on the session page as the list badges it and Home lists it: less than the smallest amount shown, to refund or review, and markable', async (t) => {
+  const session = sessionAfter(...DUST_AFTER_CANCEL);
+  t.like(await factsOf(session), {
+    'Received before the cancel': '0.00 USDC',
+    'Paid late': 'less than 0.00000001 USDC',
+    Payment: 'Paid late — needs refund or review',
+  });
+  const html = await bodyOf(session, [], true);
+  t.regex(
+    cardText(html, 'money-to-settle'),
+    /^Paid late — needs refund or review Less than 0\.00000001 USDC arrived after this session was canceled, so it did not complete/,
+  );
+  t.regex(html, /\/mark-refunded">/);
+  t.is((await factsOf(sessionAfter(...DUST_AFTER_CANCEL, MARKED_REFUNDED))).Payment, 'Paid late — marked refunded');
+});
+
+test('money pending when the session expired (a log from before expiry waited for it) and confirmed after reads as sent before the expiry, as a cancel is told, not as arriving after it', async (t) => {
+  const session = sessionAfter(
+    detected('t1', '300000000', '2026-01-01T00:50:00.000Z'),
+    { type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } },
+    confirmed('t1', '2026-01-01T01:06:00.000Z'),
+    { type: 'LatePaymentReceived', data: { transferId: 't1', amount: '300000000', at: '2026-01-01T01:06:00.000Z' } },
+  );
+  t.like(await factsOf(session), {
+    'Received before it expired': '0.00 USDC',
+    'Confirmed after expiry': '3.00 USDC',
+    Payment: 'Confirmed after expiry — needs refund or review',
+  });
+  t.regex(
+    cardText(await bodyOf(session), 'money-to-settle'),
+    /^Confirmed after expiry — needs refund or review 3\.00 USDC was sent before this session expired and confirmed after it, so it did not complete .* The payer&#39;s checkout page told them this money does not complete the expired checkout/,
   );
 });

@@ -29,12 +29,14 @@ import {
 import { SelectField } from '../../ui/form-parts.tsx';
 import {
   allSentBefore,
+  amountOf,
   type ClosedMoney,
   confirmingAfterClose,
-  latePaid,
   lateMoney,
+  paidAfterClose,
   type PayAt,
   payerStatus,
+  receivedBeforeClose,
 } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
@@ -217,10 +219,6 @@ const netReceived = (session: CheckoutSessionDoc): bigint => {
   return net > 0n ? net : 0n;
 };
 
-/** Expired or canceled, then paid: the API says `unpaid` (as Stripe does), yet the payer's money arrived. */
-const paidAfterClose = (session: CheckoutSessionDoc): boolean =>
-  (session.status === 'expired' || session.status === 'canceled') && latePaid(session) > 0n;
-
 /** Paid, or not: a session waiting for the rest of its amount is neither, nor one paid after it closed. */
 const paymentOf = (session: CheckoutSessionDoc): string => {
   if (paidAfterClose(session)) {
@@ -240,7 +238,18 @@ export function Summary({
   timeZone: string;
 }): JSX.Element {
   const c = session.currency;
-  const late = latePaid(session);
+  // Closed, the API's amountReceived counts late money too: a merchant read it as the order paid. The
+  // Summary splits it as the late-money card tells it; late money after a short completion is the merchant's.
+  const before = receivedBeforeClose(session);
+  const late = {
+    amount: BigInt(session.amountReceived) - before,
+    payments: session.payments.filter((p) => p.late && p.status === 'confirmed'),
+  };
+  const closed = session.status === 'expired' || session.status === 'canceled';
+  const received: [string, string] =
+    closed && late.payments.length > 0
+      ? [`Received before ${session.status === 'canceled' ? 'the cancel' : 'it expired'}`, money(before, c)]
+      : ['Received', money(session.amountReceived, c)];
   // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
   const completedAt = session.status === 'complete' ? session.completedAt : null;
   return (
@@ -248,9 +257,11 @@ export function Summary({
       <Facts
         items={[
           ['Amount', money(session.amountTotal, c)],
-          ['Received', money(session.amountReceived, c)],
+          received,
           ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
-          ...(late > 0n ? [[lateName(lateMoney(session)), money(late, c)] as const] : []),
+          ...(late.payments.length > 0
+            ? [[lateName(lateMoney(session)), amountOf(late, (a) => money(a, c))] as const]
+            : []),
           ['Fee', money(session.amountFee, c)],
           ['Net', money(netReceived(session), c)],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
@@ -277,26 +288,28 @@ const ENDED: Partial<Record<CheckoutSessionDoc['status'], string>> = {
   complete: 'was completed with the amount received',
 };
 
-/** What the payer's page told them of late money: sent before a cancel, it says the money does not complete the checkout. */
-const payerTold = (late: ClosedMoney): string =>
-  `The payer's checkout page told them ${late.sentBefore > 0n ? 'this money does not complete the canceled checkout' : 'the money arrived late'} and that you will settle it with them.`;
+/** What the payer's page told them of late money: sent before the close, it says the money does not complete the checkout. */
+const payerTold = (late: ClosedMoney, status: CheckoutSessionDoc['status']): string =>
+  `The payer's checkout page told them ${late.sentBefore > 0n ? `this money does not complete the ${status} checkout` : 'the money arrived late'} and that you will settle it with them.`;
 
 /**
  * How money reached a session after it ended (`ended`, as ENDED says it), confirmed or still confirming:
- * all after the close, all sent before a cancel and confirmed across it, or some of each, as the payer's page tells it.
+ * all after the close, all sent before it (a cancel, or an old log's expiry) and confirmed across it, or some of each, as the payer's page tells it.
  */
 function arrival(came: ClosedMoney, c: string, ended: string, confirming: boolean): string {
-  const amount = money(came.amount, c);
+  // It starts the sentence: dust reads "Less than 0.00000001 USDC".
+  const shown = amountOf(came, (a) => money(a, c));
+  const amount = `${shown.charAt(0).toUpperCase()}${shown.slice(1)}`;
   if (came.sentBefore <= 0n)
     return confirming
       ? `${amount} reached the deposit address after this session ${ended}; it is being confirmed`
       : `${amount} arrived after this session ${ended}`;
   if (allSentBefore(came))
-    return `${amount} was sent before this session was canceled and ${confirming ? 'is still being confirmed' : 'confirmed after it'}`;
+    return `${amount} was sent before this session ${ended} and ${confirming ? 'is still being confirmed' : 'confirmed after it'}`;
   const before = money(came.sentBefore, c);
   return confirming
-    ? `${amount} reached the deposit address (${before} of it sent before this session was canceled, the rest after); it is being confirmed`
-    : `${amount} was confirmed after this session was canceled (${before} of it sent before the cancel, the rest after)`;
+    ? `${amount} reached the deposit address (${before} of it sent before this session ${ended}, the rest after); it is being confirmed`
+    : `${amount} was confirmed after this session ${ended} (${before} of it sent before ${came.close}, the rest after)`;
 }
 const KEEP_OR_REFUND =
   'It only makes up what was asked, so it is yours to keep: nothing to do. To refund it instead, send it from your own wallet (they paid from ';
@@ -338,7 +351,7 @@ export function MoneyToSettle({
   const c = session.currency;
   // Marked refunded and paid late again: only the money after the mark is still to settle.
   const lateMoneyOf = lateMoney(session);
-  const { amount: late, payments: latePayments, refundedAt: refunded } = lateMoneyOf;
+  const { payments: latePayments, refundedAt: refunded } = lateMoneyOf;
   const ended = ENDED[session.status] ?? 'closed';
   const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
   // Marked refunded, then paid late again: the mark (once per session) does not cover the new money.
@@ -363,7 +376,7 @@ export function MoneyToSettle({
       <Card id="money-to-settle" title={`${lateName(lateMoneyOf)} — needs refund or review`} class="card-attention">
         <p
           safe
-        >{`${arrived}, so it did not complete the session and its payment status stays unpaid. ${payerTold(lateMoneyOf)}`}</p>
+        >{`${arrived}, so it did not complete the session and its payment status stays unpaid. ${payerTold(lateMoneyOf, session.status)}`}</p>
         {markedBefore ? (
           <p>
             It was marked refunded on <DateTime iso={markedBefore} timeZone={timeZone} />, and more arrived after that:
@@ -401,7 +414,7 @@ export function MoneyToSettle({
   // Here late money came after a short completion (LatePaymentReceived): the machine calls it late only
   // while it makes up no more than the total, so it is the merchant's to keep; past the total is the excess.
   const afterCompletion =
-    late > 0n ? (
+    latePayments.length > 0 ? (
       <p>
         <span safe>{`${arrived} (it asked ${money(session.amountTotal, c)}). ${KEEP_OR_REFUND}`}</span>
         <Payers payments={latePayments} />
@@ -419,7 +432,7 @@ export function MoneyToSettle({
         {afterCompletion}
       </Card>
     );
-  if (late > 0n)
+  if (latePayments.length > 0)
     return (
       <Card id="money-to-settle" title="Paid after completion">
         {afterCompletion}
@@ -431,7 +444,9 @@ export function MoneyToSettle({
       <Card
         id="money-to-settle"
         title={
-          allSentBefore(arriving) ? 'Payment confirming after the cancel' : 'Payment arriving after the session ended'
+          allSentBefore(arriving)
+            ? `Payment confirming after ${arriving.close}`
+            : 'Payment arriving after the session ended'
         }
         class="card-attention"
       >

@@ -151,10 +151,11 @@ const receivedApart = (s: CheckoutSessionDoc): boolean =>
 
 /**
  * What the dashboard calls late money: paid late, unless all of it was sent before a cancel and only
- * confirmed after it (the payer paid in time; the session was canceled while it confirmed).
+ * confirmed after it (the payer paid in time; the session was canceled, or expired in a log from
+ * before expiry waited, while it confirmed).
  */
 export const lateName = (late: ClosedMoney): string =>
-  allSentBefore(late) ? 'Confirmed after the cancel' : 'Paid late';
+  allSentBefore(late) ? `Confirmed after ${late.close}` : 'Paid late';
 
 /**
  * Money the merchant must settle, beside the status: paid after the session closed (its payment
