@@ -452,6 +452,21 @@ test('subscriptions report: a paused subscription is not active at the period en
     ['2026-05-01T00:00:00.000Z', 0, '0'],
     ['2026-06-01T00:00:00.000Z', 1, '1000000000'],
   ]);
+  // Day by day up to today: the quiet days keep their MRR, not a gap a chart would read as 0.
+  clock.set(Date.parse('2026-06-05T12:00:00Z'));
+  const days = await api.get<Report>(
+    '/api/v1/reports/subscriptions?interval=day&from=2026-06-02&timezone=Europe/Paris',
+  );
+  t.is(days.status, 200, JSON.stringify(days.body));
+  t.deepEqual(
+    days.body.data.map((r) => [r.localDate, r.activeAtEnd, r.mrr]),
+    [
+      ['2026-06-02', 0, '0'],
+      ['2026-06-03', 1, '1000000000'],
+      ['2026-06-04', 1, '1000000000'],
+      ['2026-06-05', 1, '1000000000'],
+    ],
+  );
 });
 
 test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named; a read-only key may query', async (t) => {
@@ -623,4 +638,63 @@ test('volume reconciles with the confirmed incoming transactions: paid exactly, 
   // Underpaid: only the one completed as is (the one paid in full late is not, nor one still waiting).
   const [issues] = await report('payment-issues?interval=month');
   t.like(issues, { underpaidSessions: 1, latePayments: 1, overpaidSessions: 1 });
+});
+
+test('volume by product counts an invoice’s lines under their own products, not one product named for the invoice: a catalog product sold on a session and billed on an invoice adds up', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const product = async (name: string, unitAmount: string) => {
+    const made = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name,
+      defaultPriceData: { currency: 'usdc', unitAmount },
+    });
+    t.is(made.status, 200, JSON.stringify(made.body));
+    return { productId: made.body.id, priceId: made.body.defaultPrice.id };
+  };
+  const audit = await product('Audit', '300000000');
+  const support = await product('Support', '50000000');
+  // 3.00 of Audit sold on a session.
+  const sale = await api.post<Session>('/api/v1/checkout/sessions', {
+    successUrl: 'https://shop.example/ok',
+    lineItems: { data: [{ priceId: audit.priceId, quantity: 1 }] },
+  });
+  t.is(sale.status, 200, JSON.stringify(sale.body));
+  await payInFull(weir, api, sale.body);
+  // An invoice of 2 × Audit and 1 × Support (6.50), paid on its pay page's session.
+  const customer = await api.post<{ id: string }>('/api/v1/customers', { email: 'buyer@example.com' });
+  const invoice = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId: customer.body.id,
+    lineItems: {
+      data: [
+        { priceId: audit.priceId, quantity: 2 },
+        { priceId: support.priceId, quantity: 1 },
+      ],
+    },
+  });
+  t.is(invoice.status, 200, JSON.stringify(invoice.body));
+  t.is((await api.post(`/api/v1/invoices/${invoice.body.id}/finalize`)).status, 200);
+  const pay = await fetch(`${weir.url}/invoices/${invoice.body.id}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302);
+  const invoiceSession = await getSession(api, pay.headers.get('location')!.split('/').pop()!);
+  await payInFull(weir, api, invoiceSession);
+  await eventually(async () => {
+    const paid = await api.get<{ status: string }>(`/api/v1/invoices/${invoice.body.id}`);
+    return paid.body.status === 'paid' ? true : undefined;
+  }, 'the invoice to be paid');
+
+  const byProduct = await api.get<Report>('/api/v1/reports/volume?groupBy=product');
+  t.is(byProduct.status, 200, JSON.stringify(byProduct.body));
+  t.deepEqual(
+    byProduct.body.data
+      .map((r) => [r.group, r.payments, r.grossVolume])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    [
+      [audit.productId, 2, '900000000'],
+      [support.productId, 1, '50000000'],
+    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  );
+  // What was sold adds up to what was received.
+  const [all] = (await api.get<Report>('/api/v1/reports/volume')).body.data;
+  t.is(all?.grossVolume, '950000000');
 });

@@ -116,7 +116,10 @@ const ReportSchema = z
       description:
         "Each row's fields in order, the CSV's header: `period`, `localDate`, `group`, `currency` in the reports that sum money, then the report's figures",
     }),
-    data: z.array(ReportRowSchema),
+    data: z.array(ReportRowSchema).openapi({
+      description:
+        'A row per period, group and currency with something in it, in order: a period with nothing has no row (chart it as 0). In subscriptions every period from the first subscription’s to `to` (never past now) has a row for each currency with a subscription begun and not ended before it, as activeAtEnd and mrr hold through quiet periods',
+    }),
   })
   .openapi('Report');
 
@@ -178,6 +181,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
         groupBy: query.groupBy,
         timeZone,
         ...range,
+        now: new Date(deps.clock.now()).toISOString(),
       };
       const rows = withLocalDates(await runReport(deps.readStore, name, params), timeZone);
       const columns = reportColumns(report);
