@@ -1202,3 +1202,29 @@ test('subscriptions: a period with no subscription begun, ended or paused still 
     ],
   );
 });
+
+test('conversion: the rate is rounded half up exactly, whatever the double nearest the quotient is (3 of 160 is 0.0188, as 1 of 32 is 0.0313)', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  const made = async (currency: string, created: number, completed: number) => {
+    for (let i = 0; i < created; i++)
+      await sessions.put({
+        ...completeSession(`${currency}-${i}`, { currency }),
+        ...(i < completed ? {} : { status: 'expired', completedAt: null }),
+      });
+  };
+  await made('a', 160, 3);
+  await made('b', 32, 1);
+  await made('c', 3, 2);
+  await made('d', 7, 7);
+  const rows = await runReport(store, 'conversion', { ...TENANT, interval: 'month', groupBy: 'currency' });
+  t.deepEqual(
+    rows.map((r) => [r.group, r.created, r.completed, r.conversionRate]),
+    [
+      ['a', 160, 3, '0.0188'],
+      ['b', 32, 1, '0.0313'],
+      ['c', 3, 2, '0.6667'],
+      ['d', 7, 7, '1.0000'],
+    ],
+  );
+});

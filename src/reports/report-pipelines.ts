@@ -288,7 +288,15 @@ const median = (sorted: number[]): number | null => {
 };
 
 /** A share as a decimal string with 4 places (0.5 → "0.5000"), exact from the two counts. */
-const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
+/**
+ * `part ÷ whole` to 4 decimals, rounded half up in integers: `(part / whole).toFixed(4)` rounds the
+ * double nearest the quotient, so 3 of 160 (0.01875) gave 0.0187 where 1 of 32 (0.03125) gave 0.0313.
+ */
+const ratio = (part: number, whole: number): string | null => {
+  if (whole === 0) return null;
+  const tenThousandths = (BigInt(part) * 20_000n + BigInt(whole)) / (2n * BigInt(whole));
+  return `${tenThousandths / 10_000n}.${(tenThousandths % 10_000n).toString().padStart(4, '0')}`;
+};
 
 /**
  * What a payment received, exact: its chain units (`amountRaw`) brought to 36 decimals (the most an
@@ -652,6 +660,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     perCurrency: false,
     groups: ['none', 'currency', 'paymentLink'],
     figures: ['created', 'completed', 'conversionRate'],
+    about:
+      'created counts the sessions created in the period, completed those of them complete now (completed as is included); conversionRate is completed ÷ created to 4 decimals, rounded half up exactly (a string: 3 of 160 is 0.0188)',
     pipeline: (p) => [
       { $match: { ...tenant(p), ...within('createdAt', p) } },
       {

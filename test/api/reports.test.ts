@@ -272,6 +272,14 @@ test('reports over a known history: volume by month, week and network, conversio
   );
 
   assertError(t, await shop.api.get('/api/v1/reports/conversion?groupBy=product'), 400, { field: 'groupBy' });
+  // A grouping no report takes is named with this report's, not every report's.
+  assertError(t, await shop.api.get('/api/v1/reports/conversion?groupBy=day'), 400, {
+    field: 'groupBy',
+    message: /^groupBy: the conversion report groups by none, currency, paymentLink$/,
+  });
+  assertError(t, await shop.api.get('/api/v1/reports/refunds?groupBy=currency&groupBy=status'), 400, {
+    message: /^groupBy: the refunds report groups by none, currency, network, paymentLink$/,
+  });
   assertError(t, await shop.api.get('/api/v1/reports/volume?interval=year'), 400, { field: 'interval' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=yesterday'), 400, { field: 'from' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=2026-03-05&to=2026-03-01'), 400, { field: 'to' });

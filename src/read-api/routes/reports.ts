@@ -21,6 +21,7 @@ import {
   reportTime,
   runReport,
   withLocalDates,
+  type ReportName,
   type ReportRow,
 } from '../../reports/report-pipelines.ts';
 import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
@@ -48,6 +49,9 @@ const ReportParams = z.object({ name: z.enum(REPORT_NAMES) });
 /** A report name is a path: one that does not exist is a 404, as any path that does not exist is. */
 const isReportName = (name: unknown): name is (typeof REPORT_NAMES)[number] =>
   (REPORT_NAMES as readonly unknown[]).includes(name);
+
+const notGrouped = (name: ReportName): ValidationError =>
+  new ValidationError('groupBy', `the ${name} report groups by ${REPORTS[name].groups.join(', ')}`);
 
 const instant = (description: string) =>
   z
@@ -165,12 +169,17 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
             'resource_missing',
             `there is no report ${ctx.params.name}: the reports are ${REPORT_NAMES.join(', ')}`,
           );
+        // Any groupBy but this report's (one no report takes too) is named with the ones it takes, not all reports'.
+        const given = ctx.query.groupBy;
+        const groupBy = Array.isArray(given) ? given.at(-1) : given;
+        const groups: readonly string[] = REPORTS[ctx.params.name].groups;
+        if (typeof groupBy === 'string' && groupBy !== '' && !groups.includes(groupBy))
+          throw notGrouped(ctx.params.name);
       },
     },
     async (ctx, { params: { name }, query }) => {
       const report = REPORTS[name];
-      if (!report.groups.includes(query.groupBy))
-        throw new ValidationError('groupBy', `the ${name} report groups by ${report.groups.join(', ')}`);
+      if (!report.groups.includes(query.groupBy)) throw notGrouped(name);
       const timeZone = query.timezone || UTC;
       const range = instantRange(query, timeZone);
       const { organizationId, environment } = ctx.state.tenant;
