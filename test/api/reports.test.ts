@@ -706,3 +706,54 @@ test('volume by product counts an invoice’s lines under their own products, no
   const [all] = (await api.get<Report>('/api/v1/reports/volume')).body.data;
   t.is(all?.grossVolume, '950000000');
 });
+
+test('volume by product: a subscription’s renewal, paid on its invoice, counts under the plan’s product with its first payment', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const plan = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Pro',
+    defaultPriceData: {
+      currency: 'usdc',
+      unitAmount: '1000000000',
+      type: 'recurring',
+      interval: 'month',
+      intervalCount: 1,
+    },
+  });
+  t.is(plan.status, 200, JSON.stringify(plan.body));
+  const first = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'subscriber@example.com' },
+  });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  await payInFull(weir, api, first.body);
+  clock.set(Date.parse('2026-06-10T12:00:00Z'));
+  const renewal = await eventually(async () => {
+    const s = await api.get<{ latestInvoiceId: string | null }>(`/api/v1/subscriptions/${first.body.subscriptionId}`);
+    return s.body.latestInvoiceId ?? undefined;
+  }, 'the renewal invoice');
+  await eventually(async () => {
+    const invoice = await api.get<{ status: string }>(`/api/v1/invoices/${renewal}`);
+    return invoice.body.status === 'open' ? true : undefined;
+  }, 'the renewal to be issued');
+  const pay = await fetch(`${weir.url}/invoices/${renewal}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302);
+  await payInFull(weir, api, await getSession(api, pay.headers.get('location')!.split('/').pop()!));
+  await eventually(async () => {
+    const invoice = await api.get<{ status: string }>(`/api/v1/invoices/${renewal}`);
+    return invoice.body.status === 'paid' ? true : undefined;
+  }, 'the renewal to be paid');
+
+  const byProduct = await api.get<Report>('/api/v1/reports/volume?groupBy=product');
+  t.is(byProduct.status, 200, JSON.stringify(byProduct.body));
+  t.deepEqual(
+    byProduct.body.data.map((r) => [r.period, r.group, r.payments, r.grossVolume]),
+    [
+      ['2026-05-01T00:00:00.000Z', plan.body.id, 1, '1000000000'],
+      ['2026-06-01T00:00:00.000Z', plan.body.id, 1, '1000000000'],
+    ],
+  );
+});
