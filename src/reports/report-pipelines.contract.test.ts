@@ -86,7 +86,32 @@ const DOCS: Record<string, Doc[]> = {
       paymentIntent: { isMarkRefunded: true, markRefundedAt: '2026-04-03T00:00:00.000Z' },
     }),
     { ...session('foreign', {}), organizationId: 'o2' },
+    // The session that paid invoice i1 sells one line of its own product; by product, the invoice's lines count.
+    session('inv', {
+      invoiceId: 'i1',
+      completedAt: '2026-03-20T00:00:00.000Z',
+      amountGasFee: '0',
+      sweeps: [],
+      amountTotal: '500000000',
+      amountReceived: '500000000',
+      lineItems: { data: [{ amountTotal: '500000000', price: { productId: 'invoice-product' } }] },
+    }),
   ],
+  invoices: [
+    {
+      _id: 'i1',
+      ...TENANT,
+      status: 'paid',
+      checkoutSessionId: 'inv',
+      lineItems: {
+        data: [
+          { priceId: 'price-p1', amountTotal: '400000000' },
+          { priceId: null, amountTotal: '100000000' },
+        ],
+      },
+    },
+  ],
+  prices: [{ _id: 'price-p1', ...TENANT, productId: 'p1' }],
   subscriptions: [
     {
       _id: 's1',
@@ -156,6 +181,17 @@ test('every report at every interval and grouping runs on the embedded store, th
     rows['volume month product']?.find((r) => r.group === 'p2'),
     { grossVolume: '23456789012345678' },
   );
+  // The invoice's lines, not the product its session was named for: p1's price, and a line with no price.
+  t.deepEqual(
+    rows['volume month product']?.map((r) => [r.period, r.group, r.currency, r.payments, r.grossVolume]),
+    [
+      ['2026-03-01T00:00:00.000Z', null, 'usdc', 1, '100000000'],
+      ['2026-03-01T00:00:00.000Z', 'p1', 'eth', 1, '100000000000000000'],
+      ['2026-03-01T00:00:00.000Z', 'p1', 'usdc', 2, '700000000'],
+      ['2026-03-01T00:00:00.000Z', 'p2', 'eth', 1, '23456789012345678'],
+      ['2026-04-01T00:00:00.000Z', 'p1', 'usdc', 1, '300000000'],
+    ],
+  );
   t.deepEqual(
     rows['volume month network']?.map((r) => [r.period, r.group, r.currency, r.operatorSweepGas]),
     [
@@ -170,7 +206,7 @@ test('every report at every interval and grouping runs on the embedded store, th
     rows['volume month none']?.map((r) => [r.period, r.currency, r.payments, r.grossVolume, r.lateVolume, r.gasFees]),
     [
       ['2026-03-01T00:00:00.000Z', 'eth', 1, '123456789012345678', '123456789012345678', '1000'],
-      ['2026-03-01T00:00:00.000Z', 'usdc', 1, '300000000', '0', '1000'],
+      ['2026-03-01T00:00:00.000Z', 'usdc', 2, '800000000', '0', '1000'],
       // The expired session's 0.000001 counts as received, when it was confirmed, and pays its gas
       // fee as far as it goes (100 of 1000): a payment never nets below 0.
       ['2026-04-01T00:00:00.000Z', 'usdc', 2, '300000105', '0', '1100'],

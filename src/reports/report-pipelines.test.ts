@@ -1011,8 +1011,16 @@ test('subscriptions: a range starting mid-period shows that period, as the other
     return rows.map((row) => [row.period, row.newSubscriptions, row.mrr]);
   };
   t.deepEqual(await run('month', '2026-03-15T00:00:00.000Z'), [['2026-03-01T00:00:00.000Z', 1, '1000000000']]);
-  t.deepEqual(await run('week', '2026-03-18T00:00:00.000Z'), [['2026-03-16T00:00:00.000Z', 1, '1000000000']]);
-  t.deepEqual(await run('day', '2026-03-20T06:00:00.000Z'), [['2026-03-20T00:00:00.000Z', 1, '1000000000']]);
+  // Then each period up to `to` with the subscription active in it, nothing new there.
+  t.deepEqual(await run('week', '2026-03-18T00:00:00.000Z'), [
+    ['2026-03-16T00:00:00.000Z', 1, '1000000000'],
+    ['2026-03-23T00:00:00.000Z', 0, '1000000000'],
+    ['2026-03-30T00:00:00.000Z', 0, '1000000000'],
+  ]);
+  const days = await run('day', '2026-03-20T06:00:00.000Z');
+  t.deepEqual(days[0], ['2026-03-20T00:00:00.000Z', 1, '1000000000']);
+  t.deepEqual(days.at(-1), ['2026-03-31T00:00:00.000Z', 0, '1000000000']);
+  t.is(days.length, 12);
   // A range after the period holds no row of it.
   t.deepEqual(await run('month', '2026-04-01T00:00:00.000Z'), []);
 });
@@ -1120,4 +1128,103 @@ test('subscriptions by month in a time zone: one started at 23:30 on 31 March in
   t.like(there, { period: '2026-03-01T05:00:00.000Z', newSubscriptions: 1, activeAtEnd: 1 });
   const [utc] = await runReport(store, 'subscriptions', params());
   t.like(utc, { period: '2026-04-01T00:00:00.000Z', newSubscriptions: 1 });
+});
+
+test('subscriptions: a period with no subscription begun, ended or paused still has its row while subscriptions are active, up to to or now, so MRR has no gap; a currency with none alive then has none', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const subscriptions = store.collection<Record<string, unknown> & { _id: string }>('subscriptions');
+  for (const doc of [
+    subscription('a', { createdAt: '2026-01-05T00:00:00Z' }),
+    subscription('b', {
+      createdAt: '2026-01-06T00:00:00Z',
+      amountTotal: '500000000',
+      status: 'canceled',
+      endedAt: '2026-04-02T00:00:00Z',
+    }),
+    subscription('dai', {
+      createdAt: '2026-01-07T00:00:00Z',
+      currency: 'dai',
+      status: 'canceled',
+      endedAt: '2026-02-01T00:00:00Z',
+    }),
+  ])
+    await subscriptions.put(doc);
+  const month = { ...TENANT, interval: 'month', groupBy: 'none' } as const;
+  const rows = async (params: Partial<ReportParams>) =>
+    (await runReport(store, 'subscriptions', { ...month, ...params })).map((r) => [
+      r.period.slice(0, 7),
+      r.currency,
+      r.newSubscriptions,
+      r.churned,
+      r.activeAtEnd,
+      r.mrr,
+    ]);
+  // February and March: nothing begun or ended, 15.00 a month all the same; May, up to now, 10.00.
+  t.deepEqual(await rows({ now: '2026-05-20T00:00:00.000Z' }), [
+    ['2026-01', 'dai', 1, 0, 1, '1000000000'],
+    ['2026-01', 'usdc', 2, 0, 2, '1500000000'],
+    ['2026-02', 'dai', 0, 1, 0, '0'],
+    ['2026-02', 'usdc', 0, 0, 2, '1500000000'],
+    ['2026-03', 'usdc', 0, 0, 2, '1500000000'],
+    ['2026-04', 'usdc', 0, 1, 1, '1000000000'],
+    ['2026-05', 'usdc', 0, 0, 1, '1000000000'],
+  ]);
+  // The MRR of March alone is asked: it is there, not an empty answer.
+  t.deepEqual(await rows({ from: '2026-03-01T00:00:00.000Z', to: '2026-03-31T23:59:59.999Z' }), [
+    ['2026-03', 'usdc', 0, 0, 2, '1500000000'],
+  ]);
+  // Never past now, whatever to says.
+  t.is(
+    (
+      await runReport(store, 'subscriptions', {
+        ...month,
+        to: '2099-12-31T00:00:00.000Z',
+        now: '2026-06-01T00:00:00.000Z',
+      })
+    ).at(-1)?.period,
+    '2026-06-01T00:00:00.000Z',
+  );
+  // By day in a zone: each day of a quiet week, at its midnight there.
+  const days = await runReport(store, 'subscriptions', {
+    ...TENANT,
+    interval: 'day',
+    groupBy: 'none',
+    timeZone: 'America/New_York',
+    from: '2026-03-07T05:00:00.000Z',
+    before: '2026-03-10T04:00:00.000Z',
+  });
+  t.deepEqual(
+    days.map((r) => [r.period, r.mrr]),
+    [
+      ['2026-03-07T05:00:00.000Z', '1500000000'],
+      ['2026-03-08T05:00:00.000Z', '1500000000'],
+      ['2026-03-09T04:00:00.000Z', '1500000000'],
+    ],
+  );
+});
+
+test('conversion: the rate is rounded half up exactly, whatever the double nearest the quotient is (3 of 160 is 0.0188, as 1 of 32 is 0.0313)', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+  const made = async (currency: string, created: number, completed: number) => {
+    for (let i = 0; i < created; i++)
+      await sessions.put({
+        ...completeSession(`${currency}-${i}`, { currency }),
+        ...(i < completed ? {} : { status: 'expired', completedAt: null }),
+      });
+  };
+  await made('a', 160, 3);
+  await made('b', 32, 1);
+  await made('c', 3, 2);
+  await made('d', 7, 7);
+  const rows = await runReport(store, 'conversion', { ...TENANT, interval: 'month', groupBy: 'currency' });
+  t.deepEqual(
+    rows.map((r) => [r.group, r.created, r.completed, r.conversionRate]),
+    [
+      ['a', 160, 3, '0.0188'],
+      ['b', 32, 1, '0.0313'],
+      ['c', 3, 2, '0.6667'],
+      ['d', 7, 7, '1.0000'],
+    ],
+  );
 });

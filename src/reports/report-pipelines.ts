@@ -1,4 +1,6 @@
 import type { Environment } from '../event-store/event-store.ts';
+import { PRICES } from '../projections/catalog.projection.ts';
+import { INVOICES } from '../projections/invoices.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { API_DECIMALS } from '../shared/money.ts';
@@ -36,6 +38,8 @@ export type ReportParams = {
   to?: string;
   /** The midnight after a date-only `to` (the API's `to=2026-11-30` takes in that whole day). */
   before?: string;
+  /** The time the report is run at: the subscriptions report shows its periods up to the one holding it. */
+  now?: string;
 };
 
 type Stage = Record<string, unknown>;
@@ -166,7 +170,7 @@ const mainNetwork = (counted: Expression): Expression => {
 };
 
 /**
- * The group key of a session for `groupBy`; `product` is a line item's, after `$unwind`. By network,
+ * The group key of a session for `groupBy`; `product` is a line sold's, after `soldLines`. By network,
  * its main network (above) over the payments `countedBy` counts, or all confirmed.
  */
 function sessionGroup(groupBy: Group, countedBy: CountedBy = null): Expression {
@@ -178,7 +182,7 @@ function sessionGroup(groupBy: Group, countedBy: CountedBy = null): Expression {
     case 'network':
       return mainNetwork(countedPayments(countedBy));
     case 'product':
-      return '$lineItems.data.price.productId';
+      return '$sold.productId';
     case 'paymentLink':
       return '$paymentLinkId';
     case 'status':
@@ -284,7 +288,15 @@ const median = (sorted: number[]): number | null => {
 };
 
 /** A share as a decimal string with 4 places (0.5 → "0.5000"), exact from the two counts. */
-const ratio = (part: number, whole: number): string | null => (whole === 0 ? null : (part / whole).toFixed(4));
+/**
+ * `part ÷ whole` to 4 decimals, rounded half up in integers: `(part / whole).toFixed(4)` rounds the
+ * double nearest the quotient, so 3 of 160 (0.01875) gave 0.0187 where 1 of 32 (0.03125) gave 0.0313.
+ */
+const ratio = (part: number, whole: number): string | null => {
+  if (whole === 0) return null;
+  const tenThousandths = (BigInt(part) * 20_000n + BigInt(whole)) / (2n * BigInt(whole));
+  return `${tenThousandths / 10_000n}.${(tenThousandths % 10_000n).toString().padStart(4, '0')}`;
+};
 
 /**
  * What a payment received, exact: its chain units (`amountRaw`) brought to 36 decimals (the most an
@@ -417,14 +429,65 @@ function touchedWithin(p: ReportParams): Stage {
   return { $or: [within('payments.confirmedAt', p), within('sweeps.at', p)] };
 }
 
-/** The volume report's `$group` over the entries (above), or by product over line items of complete sessions. */
+/**
+ * What a complete session sold, a line each (`sold`, with its product): its line items, but for the
+ * session that paid an invoice the invoice's lines, by their prices' products. That session sells one
+ * line named for the invoice, a product of its own (one per session), so a catalog product billed on
+ * invoices (a subscription's renewals) would show none of it. Another session of an invoice (one that
+ * did not pay it) keeps its own line.
+ */
+const soldLines = (): Stage[] => [
+  { $lookup: { from: INVOICES, localField: 'invoiceId', foreignField: '_id', as: 'invoice' } },
+  {
+    $project: {
+      completedAt: 1,
+      currency: 1,
+      sold: {
+        $let: {
+          vars: { invoice: { $arrayElemAt: ['$invoice', 0] } },
+          in: {
+            $cond: [
+              { $and: [{ $eq: ['$$invoice.status', 'paid'] }, { $eq: ['$$invoice.checkoutSessionId', '$_id'] }] },
+              {
+                $map: {
+                  input: '$$invoice.lineItems.data',
+                  as: 'l',
+                  in: { productId: null, priceId: { $ifNull: ['$$l.priceId', null] }, amountTotal: '$$l.amountTotal' },
+                },
+              },
+              {
+                $map: {
+                  input: '$lineItems.data',
+                  as: 'l',
+                  in: { productId: '$$l.price.productId', priceId: null, amountTotal: '$$l.amountTotal' },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  { $unwind: '$sold' },
+  // An invoice's line names its price; the price its product (none for a line without a price: group null).
+  { $lookup: { from: PRICES, localField: 'sold.priceId', foreignField: '_id', as: 'soldPrice' } },
+  {
+    $set: {
+      'sold.productId': {
+        $ifNull: ['$sold.productId', { $ifNull: [{ $arrayElemAt: ['$soldPrice.productId', 0] }, null] }],
+      },
+    },
+  },
+];
+
+/** The volume report's `$group` over the entries (above), or by product over the lines complete sessions sold. */
 function volumeGroup(p: ReportParams): Stage {
   if (p.groupBy === 'product')
     return {
       $group: {
         _id: byPeriodGroupAndCurrency('$completedAt', p),
         payments: { $sum: 1 },
-        ...sumMoney('gross', '$lineItems.data.amountTotal'),
+        ...sumMoney('gross', '$sold.amountTotal'),
       },
     };
   return {
@@ -544,14 +607,14 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     perCurrency: true,
     figures: ['payments', 'grossVolume', 'lateVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines; the session that paid an invoice counts the invoice’s lines, each under its price’s product, null for a line with no price, not the one line named for the invoice it sells), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, what was sold: a complete session's line items' totals at its completion (what was
     // received is the session's, not split between lines); fees and gas are the session's, so null there.
     pipeline: (p) =>
       p.groupBy === 'product'
         ? [
             { $match: { ...tenant(p), status: 'complete', ...within('completedAt', p) } },
-            { $unwind: '$lineItems.data' },
+            ...soldLines(),
             volumeGroup(p),
             sorted,
           ]
@@ -597,6 +660,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     perCurrency: false,
     groups: ['none', 'currency', 'paymentLink'],
     figures: ['created', 'completed', 'conversionRate'],
+    about:
+      'created counts the sessions created in the period, completed those of them complete now (completed as is included); conversionRate is completed ÷ created to 4 decimals, rounded half up exactly (a string: 3 of 160 is 0.0188)',
     pipeline: (p) => [
       { $match: { ...tenant(p), ...within('createdAt', p) } },
       {
@@ -719,7 +784,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     groups: ['none', 'currency'],
     figures: ['newSubscriptions', 'churned', 'pastDue', 'activeAtEnd', 'mrr'],
     about:
-      'activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end)',
+      'activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end); unlike the other reports, a period with nothing begun, ended or paused in it still has its row (each period from the first subscription’s to `to`, never past now, for every currency with a subscription begun by its end and not ended before it began), so MRR has no gaps',
     cohorts: true,
     // Cohorts: subscriptions that started (were paid for) in one period and ended in another (or
     // not yet), by price cadence; the rows roll them up period by period.
@@ -831,6 +896,47 @@ function periodStart(at: string, p: Pick<ReportParams, 'interval' | 'timeZone'>)
   return new Date(zonedPeriodStart(time, p.interval, p.timeZone ?? UTC)).toISOString();
 }
 
+/** The first instant of the period after the one starting at `start` (a day is 23 to 25 hours long, a month 28 to 31 days). */
+const nextPeriod = (start: number, p: ReportParams & { interval: 'day' | 'week' | 'month' }): number =>
+  zonedPeriodStart(
+    start + { day: 26, week: 7 * 24 + 2, month: 32 * 24 }[p.interval] * 3_600_000,
+    p.interval,
+    p.timeZone ?? UTC,
+  );
+
+/**
+ * The periods with no subscription event between the first event and the end of the range (its
+ * `to`, but not past `now`; the last event's period without either): subscriptions active through
+ * them bring MRR there too, so a quiet month still has its row, not a gap a chart would fill with 0.
+ */
+function quietPeriods(events: string[], p: ReportParams): string[] {
+  if (p.interval === 'all' || events.length === 0) return [];
+  const ends = [p.to, p.before ? new Date(Date.parse(p.before) - 1).toISOString() : undefined, p.now].filter(
+    (at): at is string => at !== undefined,
+  );
+  const last = Date.parse(
+    ends.length > 0
+      ? periodStart(
+          ends.reduce((a, b) => (a < b ? a : b)),
+          p,
+        )
+      : events.reduce((a, b) => (a > b ? a : b)),
+  );
+  const first = Math.max(
+    Date.parse(events.reduce((a, b) => (a < b ? a : b))),
+    p.from ? Date.parse(periodStart(p.from, p)) : Number.NEGATIVE_INFINITY,
+  );
+  const periods: string[] = [];
+  // Past the most rows a report answers it is refused anyway (a range of centuries by day).
+  for (
+    let at = first;
+    at <= last && periods.length <= MAX_REPORT_ROWS;
+    at = nextPeriod(at, { ...p, interval: p.interval })
+  )
+    periods.push(new Date(at).toISOString());
+  return periods;
+}
+
 /**
  * New, churned and past-due subscriptions per period, and the monthly recurring revenue at the end
  * of each: every subscription started by then and neither ended nor paused then, its amount brought to a month
@@ -868,15 +974,12 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
       monthly: (amount * num) / (den * BigInt(Number(id.intervalCount) || 1)),
     };
   });
-  const periods = [
-    ...new Set(
-      cohorts.flatMap((c) => [
-        c.started,
-        ...(c.ended ? [c.ended] : []),
-        ...c.paused.flatMap((pause) => [pause.from, ...(pause.to ? [pause.to] : [])]),
-      ]),
-    ),
-  ]
+  const events = cohorts.flatMap((c) => [
+    c.started,
+    ...(c.ended ? [c.ended] : []),
+    ...c.paused.flatMap((pause) => [pause.from, ...(pause.to ? [pause.to] : [])]),
+  ]);
+  const periods = [...new Set([...events, ...quietPeriods(events, p)])]
     .filter(
       (at) =>
         (!p.from || at >= periodStart(p.from, p)) &&
@@ -892,6 +995,8 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
   for (const at of periods)
     for (const { group, currency } of keys) {
       const mine = cohorts.filter((c) => c.group === group && c.currency === currency);
+      // A currency none of whose subscriptions had begun by then, or all had ended before, has nothing in the period.
+      if (!mine.some((c) => c.started <= at && (c.ended === null || c.ended >= at))) continue;
       const sum = (pick: (c: Cohort) => number) => mine.reduce((n, c) => n + pick(c), 0);
       const pausedAt = (c: Cohort) =>
         c.paused.some((pause) => pause.from <= at && (pause.to === null || pause.to > at));

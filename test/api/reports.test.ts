@@ -272,6 +272,14 @@ test('reports over a known history: volume by month, week and network, conversio
   );
 
   assertError(t, await shop.api.get('/api/v1/reports/conversion?groupBy=product'), 400, { field: 'groupBy' });
+  // A grouping no report takes is named with this report's, not every report's.
+  assertError(t, await shop.api.get('/api/v1/reports/conversion?groupBy=day'), 400, {
+    field: 'groupBy',
+    message: /^groupBy: the conversion report groups by none, currency, paymentLink$/,
+  });
+  assertError(t, await shop.api.get('/api/v1/reports/refunds?groupBy=currency&groupBy=status'), 400, {
+    message: /^groupBy: the refunds report groups by none, currency, network, paymentLink$/,
+  });
   assertError(t, await shop.api.get('/api/v1/reports/volume?interval=year'), 400, { field: 'interval' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=yesterday'), 400, { field: 'from' });
   assertError(t, await shop.api.get('/api/v1/reports/volume?from=2026-03-05&to=2026-03-01'), 400, { field: 'to' });
@@ -452,6 +460,21 @@ test('subscriptions report: a paused subscription is not active at the period en
     ['2026-05-01T00:00:00.000Z', 0, '0'],
     ['2026-06-01T00:00:00.000Z', 1, '1000000000'],
   ]);
+  // Day by day up to today: the quiet days keep their MRR, not a gap a chart would read as 0.
+  clock.set(Date.parse('2026-06-05T12:00:00Z'));
+  const days = await api.get<Report>(
+    '/api/v1/reports/subscriptions?interval=day&from=2026-06-02&timezone=Europe/Paris',
+  );
+  t.is(days.status, 200, JSON.stringify(days.body));
+  t.deepEqual(
+    days.body.data.map((r) => [r.localDate, r.activeAtEnd, r.mrr]),
+    [
+      ['2026-06-02', 0, '0'],
+      ['2026-06-03', 1, '1000000000'],
+      ['2026-06-04', 1, '1000000000'],
+      ['2026-06-05', 1, '1000000000'],
+    ],
+  );
 });
 
 test('analytics queries: an allowed pipeline runs over the tenant alone; writing stages, joins and code are refused, each named; a read-only key may query', async (t) => {
@@ -623,4 +646,114 @@ test('volume reconciles with the confirmed incoming transactions: paid exactly, 
   // Underpaid: only the one completed as is (the one paid in full late is not, nor one still waiting).
   const [issues] = await report('payment-issues?interval=month');
   t.like(issues, { underpaidSessions: 1, latePayments: 1, overpaidSessions: 1 });
+});
+
+test('volume by product counts an invoice’s lines under their own products, not one product named for the invoice: a catalog product sold on a session and billed on an invoice adds up', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const product = async (name: string, unitAmount: string) => {
+    const made = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name,
+      defaultPriceData: { currency: 'usdc', unitAmount },
+    });
+    t.is(made.status, 200, JSON.stringify(made.body));
+    return { productId: made.body.id, priceId: made.body.defaultPrice.id };
+  };
+  const audit = await product('Audit', '300000000');
+  const support = await product('Support', '50000000');
+  // 3.00 of Audit sold on a session.
+  const sale = await api.post<Session>('/api/v1/checkout/sessions', {
+    successUrl: 'https://shop.example/ok',
+    lineItems: { data: [{ priceId: audit.priceId, quantity: 1 }] },
+  });
+  t.is(sale.status, 200, JSON.stringify(sale.body));
+  await payInFull(weir, api, sale.body);
+  // An invoice of 2 × Audit and 1 × Support (6.50), paid on its pay page's session.
+  const customer = await api.post<{ id: string }>('/api/v1/customers', { email: 'buyer@example.com' });
+  const invoice = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId: customer.body.id,
+    lineItems: {
+      data: [
+        { priceId: audit.priceId, quantity: 2 },
+        { priceId: support.priceId, quantity: 1 },
+      ],
+    },
+  });
+  t.is(invoice.status, 200, JSON.stringify(invoice.body));
+  t.is((await api.post(`/api/v1/invoices/${invoice.body.id}/finalize`)).status, 200);
+  const pay = await fetch(`${weir.url}/invoices/${invoice.body.id}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302);
+  const invoiceSession = await getSession(api, pay.headers.get('location')!.split('/').pop()!);
+  await payInFull(weir, api, invoiceSession);
+  await eventually(async () => {
+    const paid = await api.get<{ status: string }>(`/api/v1/invoices/${invoice.body.id}`);
+    return paid.body.status === 'paid' ? true : undefined;
+  }, 'the invoice to be paid');
+
+  const byProduct = await api.get<Report>('/api/v1/reports/volume?groupBy=product');
+  t.is(byProduct.status, 200, JSON.stringify(byProduct.body));
+  t.deepEqual(
+    byProduct.body.data
+      .map((r) => [r.group, r.payments, r.grossVolume])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    [
+      [audit.productId, 2, '900000000'],
+      [support.productId, 1, '50000000'],
+    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  );
+  // What was sold adds up to what was received.
+  const [all] = (await api.get<Report>('/api/v1/reports/volume')).body.data;
+  t.is(all?.grossVolume, '950000000');
+});
+
+test('volume by product: a subscription’s renewal, paid on its invoice, counts under the plan’s product with its first payment', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-10T12:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const plan = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Pro',
+    defaultPriceData: {
+      currency: 'usdc',
+      unitAmount: '1000000000',
+      type: 'recurring',
+      interval: 'month',
+      intervalCount: 1,
+    },
+  });
+  t.is(plan.status, 200, JSON.stringify(plan.body));
+  const first = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'subscriber@example.com' },
+  });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  await payInFull(weir, api, first.body);
+  clock.set(Date.parse('2026-06-10T12:00:00Z'));
+  const renewal = await eventually(async () => {
+    const s = await api.get<{ latestInvoiceId: string | null }>(`/api/v1/subscriptions/${first.body.subscriptionId}`);
+    return s.body.latestInvoiceId ?? undefined;
+  }, 'the renewal invoice');
+  await eventually(async () => {
+    const invoice = await api.get<{ status: string }>(`/api/v1/invoices/${renewal}`);
+    return invoice.body.status === 'open' ? true : undefined;
+  }, 'the renewal to be issued');
+  const pay = await fetch(`${weir.url}/invoices/${renewal}/pay`, { redirect: 'manual' });
+  t.is(pay.status, 302);
+  await payInFull(weir, api, await getSession(api, pay.headers.get('location')!.split('/').pop()!));
+  await eventually(async () => {
+    const invoice = await api.get<{ status: string }>(`/api/v1/invoices/${renewal}`);
+    return invoice.body.status === 'paid' ? true : undefined;
+  }, 'the renewal to be paid');
+
+  const byProduct = await api.get<Report>('/api/v1/reports/volume?groupBy=product');
+  t.is(byProduct.status, 200, JSON.stringify(byProduct.body));
+  t.deepEqual(
+    byProduct.body.data.map((r) => [r.period, r.group, r.payments, r.grossVolume]),
+    [
+      ['2026-05-01T00:00:00.000Z', plan.body.id, 1, '1000000000'],
+      ['2026-06-01T00:00:00.000Z', plan.body.id, 1, '1000000000'],
+    ],
+  );
 });

@@ -21,6 +21,7 @@ import {
   reportTime,
   runReport,
   withLocalDates,
+  type ReportName,
   type ReportRow,
 } from '../../reports/report-pipelines.ts';
 import { PipelineTimeoutError } from '../../read-store/run-pipeline.ts';
@@ -48,6 +49,9 @@ const ReportParams = z.object({ name: z.enum(REPORT_NAMES) });
 /** A report name is a path: one that does not exist is a 404, as any path that does not exist is. */
 const isReportName = (name: unknown): name is (typeof REPORT_NAMES)[number] =>
   (REPORT_NAMES as readonly unknown[]).includes(name);
+
+const notGrouped = (name: ReportName): ValidationError =>
+  new ValidationError('groupBy', `the ${name} report groups by ${REPORTS[name].groups.join(', ')}`);
 
 const instant = (description: string) =>
   z
@@ -116,7 +120,10 @@ const ReportSchema = z
       description:
         "Each row's fields in order, the CSV's header: `period`, `localDate`, `group`, `currency` in the reports that sum money, then the report's figures",
     }),
-    data: z.array(ReportRowSchema),
+    data: z.array(ReportRowSchema).openapi({
+      description:
+        'A row per period, group and currency with something in it, in order: a period with nothing has no row (chart it as 0). In subscriptions every period from the first subscription’s to `to` (never past now) has a row for each currency with a subscription begun and not ended before it, as activeAtEnd and mrr hold through quiet periods',
+    }),
   })
   .openapi('Report');
 
@@ -162,12 +169,17 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
             'resource_missing',
             `there is no report ${ctx.params.name}: the reports are ${REPORT_NAMES.join(', ')}`,
           );
+        // Any groupBy but this report's (one no report takes too) is named with the ones it takes, not all reports'.
+        const given = ctx.query.groupBy;
+        const groupBy = Array.isArray(given) ? given.at(-1) : given;
+        const groups: readonly string[] = REPORTS[ctx.params.name].groups;
+        if (typeof groupBy === 'string' && groupBy !== '' && !groups.includes(groupBy))
+          throw notGrouped(ctx.params.name);
       },
     },
     async (ctx, { params: { name }, query }) => {
       const report = REPORTS[name];
-      if (!report.groups.includes(query.groupBy))
-        throw new ValidationError('groupBy', `the ${name} report groups by ${report.groups.join(', ')}`);
+      if (!report.groups.includes(query.groupBy)) throw notGrouped(name);
       const timeZone = query.timezone || UTC;
       const range = instantRange(query, timeZone);
       const { organizationId, environment } = ctx.state.tenant;
@@ -178,6 +190,7 @@ export function reportRoutes(deps: ApiDeps): Router<ApiState> {
         groupBy: query.groupBy,
         timeZone,
         ...range,
+        now: new Date(deps.clock.now()).toISOString(),
       };
       const rows = withLocalDates(await runReport(deps.readStore, name, params), timeZone);
       const columns = reportColumns(report);
