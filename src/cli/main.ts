@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, readConfig } from '../app/config.ts';
 import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
@@ -51,6 +52,10 @@ async function orgCreate(argv: string[]): Promise<void> {
     throw new ConfigError('org create needs --name NAME (1 to 200 characters)');
   const config = readConfig(argv, process.env);
   privateFiles();
+  // Made in a new log, the keys answer 401 on a weir serve of another data dir: said, so a mistyped --data-dir shows.
+  const { SQLITE_EVENT_STORE_FILE } = await import('../event-store/open-event-store.ts');
+  const log = config.kurrentDbUrl ? null : (config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE));
+  const newLog = log !== null && !existsSync(log);
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { createCommandHandler } = await import('../actors/command-handler.ts');
   const { createOrganization } = await import('../tenancy/create-organization.ts');
@@ -77,6 +82,10 @@ async function orgCreate(argv: string[]): Promise<void> {
         2,
       )}\n`,
     );
+    if (newLog)
+      console.error(
+        `weir: org create: no log at ${log} yet, so a new one was started there: only a weir serve on that data dir knows this organization (check --data-dir if yours runs on another)`,
+      );
   } finally {
     await eventStore.close();
   }
