@@ -388,9 +388,16 @@ test("the README's Configuration table and the settings agree: every setting has
   }
 });
 
-test('PORT is digits only: 0x1f90, 1e3 and 80.0 are refused naming PORT, where Number() took them', (t) => {
+test('PORT is digits only: 0x1f90, 1e3 and 80.0 are refused naming PORT and --port (an operator who typed the flag was told of a variable), where Number() took them', (t) => {
   for (const port of ['0x1f90', '1e3', '80.0', ' 80'])
-    t.throws(() => readConfig([], { PORT: port }), { instanceOf: ConfigError, message: /^PORT must be a port number/ });
+    t.throws(() => readConfig([], { PORT: port }), {
+      instanceOf: ConfigError,
+      message: /^PORT \(--port\) must be a port number/,
+    });
+  t.throws(() => readConfig(['--port', 'abc'], {}), {
+    instanceOf: ConfigError,
+    message: 'PORT (--port) must be a port number, got abc',
+  });
   t.is(readConfig([], { PORT: '8081' }).port, 8081);
   t.is(readConfig(['--port', '0'], {}).port, 0);
 });

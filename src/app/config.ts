@@ -386,7 +386,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
   // Digits only: Number() would take 0x1f90, 1e3 or ' 80 ' as a port.
   const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`PORT must be a port number, got ${portText}`);
+    throw new ConfigError(`${settingName('port')} must be a port number, got ${portText}`);
   const chainWaitText = get('chainWaitMaxSeconds') ?? String(DEFAULT_CHAIN_WAIT_MAX_SECONDS);
   if (!/^\d{1,9}$/.test(chainWaitText))
     throw new ConfigError(

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, readConfig } from '../app/config.ts';
 import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
@@ -51,6 +52,10 @@ async function orgCreate(argv: string[]): Promise<void> {
     throw new ConfigError('org create needs --name NAME (1 to 200 characters)');
   const config = readConfig(argv, process.env);
   privateFiles();
+  // Made in a new log, the keys answer 401 on a weir serve of another data dir: said, so a mistyped --data-dir shows.
+  const { SQLITE_EVENT_STORE_FILE } = await import('../event-store/open-event-store.ts');
+  const log = config.kurrentDbUrl ? null : (config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE));
+  const newLog = log !== null && !existsSync(log);
   if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
   const { createCommandHandler } = await import('../actors/command-handler.ts');
   const { createOrganization } = await import('../tenancy/create-organization.ts');
@@ -77,6 +82,10 @@ async function orgCreate(argv: string[]): Promise<void> {
         2,
       )}\n`,
     );
+    if (newLog)
+      console.error(
+        `weir: org create: no log at ${log} yet, so a new one was started there: only a weir serve on that data dir knows this organization (check --data-dir if yours runs on another)`,
+      );
   } finally {
     await eventStore.close();
   }
@@ -132,7 +141,12 @@ async function openCommandLog(config: ReturnType<typeof readConfig>) {
 async function replay(argv: string[]): Promise<void> {
   const config = readConfig(argv, process.env);
   privateFiles();
-  if (!config.kurrentDbUrl) await prepareDataDir(config.dataDir, (line) => console.error(line));
+  if (!config.kurrentDbUrl) {
+    // A mistyped data dir is an error, not a new empty log replayed "OK" (and a stray data dir left behind).
+    const { existingLogFile } = await import('./audit.ts');
+    existingLogFile(config, 'replay');
+    await prepareDataDir(config.dataDir, (line) => console.error(line));
+  }
   const { openStores } = await import('../app/start-weir.ts');
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
@@ -187,6 +201,23 @@ async function replay(argv: string[]): Promise<void> {
     await eventStore.close();
     await release?.();
   }
+}
+
+async function backup(argv: string[]): Promise<void> {
+  const out = option(argv, '--out');
+  if (!out) throw new ConfigError('backup needs --out DIR, a new folder to copy the data dir into');
+  const config = readConfig(argv, process.env);
+  // The log in KurrentDB is not in any file here: a copy of the data dir alone would pass for a backup.
+  if (config.kurrentDbUrl)
+    throw new ConfigError("backup: the log is in KurrentDB (KURRENTDB_URL): back it up with KurrentDB's own tools");
+  privateFiles();
+  const { backupDataDir, backupSummaryOf } = await import('./backup.ts');
+  const report = await backupDataDir({
+    dataDir: config.dataDir,
+    eventStoreFile: config.eventStoreFile,
+    out: resolve(out),
+  });
+  console.error(backupSummaryOf(report, config.dataDir));
 }
 
 async function inspect(argv: string[]): Promise<void> {
@@ -459,6 +490,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'org' && sub === 'create') return orgCreate(rest);
   if (command === 'user' && sub === 'create') return userCreate(rest);
   if (command === 'replay') return replay(argv.slice(1));
+  if (command === 'backup') return backup(argv.slice(1));
   if (command === 'audit' && sub === 'verify') return auditVerify(rest);
   if (command === 'audit' && sub === 'checkpoint') return auditCheckpoint(rest);
   if (command === 'audit' && sub === 'export') return auditExport(rest);

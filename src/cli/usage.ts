@@ -16,6 +16,9 @@ Commands:
                              WEIR_USER_PASSWORD, else asked on the terminal; prints the user's id
   replay [--json]            drop and rebuild every read model from the log; a summary on stderr (events by
                              type, documents by read model; --json: the report on stdout)
+  backup --out DIR           copy the data dir into DIR (a new folder), beside a running serve too: the SQLite
+                             files through SQLite's online backup (their -wal included), keys, chain checkpoints,
+                             mails as files; DIR is a data dir (serve --data-dir DIR starts on it)
   audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
                              walk the whole log: recompute its hash chain, check every signed checkpoint (those in
                              the log and those published in FILE), rebuild every read model and compare it with the
@@ -64,6 +67,7 @@ export const COMMAND_ARGUMENTS: Record<string, CommandArguments> = {
     switches: ['--password-stdin'],
   },
   replay: { settings: true, switches: ['--json'] },
+  backup: { settings: true, valued: ['--out'] },
   'audit verify': { settings: true, valued: ['--public-key', '--checkpoint', '--bundle'], switches: ['--json'] },
   'audit checkpoint': { settings: true, switches: ['--write'] },
   'audit export': { settings: true, valued: ['--org', '--environment', '--out'] },

@@ -77,6 +77,37 @@ test('weir audit verify of a data dir that holds no log fails (exit 2) and creat
   t.false(existsSync(dataDir));
 });
 
+test('weir replay and weir backup of a data dir that holds no log fail (exit 2) and create nothing: replay made an empty log there and said OK', async (t) => {
+  const dataDir = join(await tempDir(t), 'no-such-dir');
+  const out = join(await tempDir(t), 'backup');
+  for (const [command, args] of [
+    ['replay', ['replay']],
+    ['backup', ['backup', '--out', out]],
+  ] as const) {
+    const run = runWeir([...args, '--data-dir', dataDir]);
+    t.is(run.status, 2, run.stderr);
+    t.regex(
+      run.stderr,
+      new RegExp(`^weir: ${command}: no event log at .*no-such-dir/events\\.sqlite3: check --data-dir`),
+    );
+    t.false(existsSync(dataDir), `${command} created nothing`);
+  }
+  t.false(existsSync(out));
+});
+
+test('weir org create on a data dir with no log yet says it started a new one (a mistyped --data-dir gave keys a running serve answered 401, silently); on an existing log it says nothing', async (t) => {
+  const dataDir = join(await tempDir(t), 'fresh');
+  const first = runWeir(['org', 'create', '--name', 'First', '--data-dir', dataDir]);
+  t.is(first.status, 0, first.stderr);
+  t.is(
+    first.stderr,
+    `weir: org create: no log at ${join(dataDir, 'events.sqlite3')} yet, so a new one was started there: only a weir serve on that data dir knows this organization (check --data-dir if yours runs on another)\n`,
+  );
+  const second = runWeir(['org', 'create', '--name', 'Second', '--data-dir', dataDir]);
+  t.is(second.status, 0, second.stderr);
+  t.is(second.stderr, '');
+});
+
 test('weir audit export of a data dir that holds no log fails (exit 2) and creates nothing, as verify does', async (t) => {
   const dataDir = join(await tempDir(t), 'no-such-dir');
   const run = runWeir(['audit', 'export', '--org', crypto.randomUUID(), '--data-dir', dataDir]);
