@@ -35,6 +35,8 @@ export type CheckoutSessionCommand =
   | { type: 'DropSweepBroadcast'; network: string; transactionHash: string; mayBeMined?: boolean }
   | { type: 'EndSweepLookUp'; network: string; transactionHash: string }
   | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> }
+  /** The payer's email, given on the hosted page (checked to be one by the route). */
+  | { type: 'CollectCustomerEmail'; email: string }
   | { type: 'MarkPaymentRefunded'; comment: string | null }
   | { type: 'RequestPaymentReceipt'; to: string; receiptNumber: string };
 
@@ -111,6 +113,15 @@ function movedTo(payment: SessionPayment, block: SeenBlock, now: string): Checko
     data: { payment: { ...transfer, blockNumber: block.number, blockHash: block.hash, detectedAt: now } },
   };
 }
+
+/**
+ * A subscription session with no customer and no email: its renewal invoices would reach no one,
+ * so its page asks the payer's email before a payment method can be chosen (a payment link's page
+ * collects it on its form). Recorded with `CollectCustomerEmail`.
+ */
+export const needsCustomerEmail = (
+  session: Pick<CheckoutSession, 'mode' | 'customerId' | 'customerDetails'>,
+): boolean => session.mode === 'subscription' && !session.customerId && !session.customerDetails?.email;
 
 function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
   const session = snapshot.context.session;
@@ -213,6 +224,12 @@ export function decideCheckoutSession(
           `checkout session is ${status}; a payment method can only be chosen while it is open or incomplete`,
         );
       }
+      if (needsCustomerEmail(session))
+        throw new ValidationError(
+          'email',
+          'your email is needed before choosing how to pay, since the renewal invoices of this subscription are sent to it',
+          'parameter_missing',
+        );
       const address = session.addresses.find((a) => a.id === command.addressId);
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
       // With gas collection on, the chosen address's sweep gas is part of what the payer owes.
@@ -396,6 +413,18 @@ export function decideCheckoutSession(
           data: { amountReceived: '0', amountOverpaid: '0', transactionHash: null, partial: false, at: ctx.now },
         },
       ];
+    }
+    case 'CollectCustomerEmail': {
+      // Given once: the subscription's customer is created from it, so a repeat of the same changes nothing.
+      const given = session.customerDetails?.email;
+      if (given && given.toLowerCase() === command.email.toLowerCase()) return [];
+      if (!needsCustomerEmail(session))
+        throw new InvalidStateError(
+          given ? 'the email for this checkout was already given' : 'this checkout session does not ask for an email',
+        );
+      if (status !== 'open')
+        throw new InvalidStateError(`checkout session is ${status}; an email can only be given while it is open`);
+      return [{ type: 'CustomerEmailCollected', data: { email: command.email, at: ctx.now } }];
     }
     case 'RecordSweep': {
       if (command.sweep.reverted) {

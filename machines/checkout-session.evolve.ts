@@ -278,6 +278,10 @@ export function evolveCheckoutSession(
         discount.at,
       );
     }
+    case 'CustomerEmailCollected': {
+      const details = session.customerDetails ?? { name: null, email: null, phone: null, address: null };
+      return { ...session, updatedAt: event.data.at, customerDetails: { ...details, email: event.data.email } };
+    }
     case 'FundsSwept':
       return {
         ...withoutLookUp(

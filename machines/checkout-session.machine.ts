@@ -66,6 +66,7 @@ export const checkoutSessionMachine = setup({
       on: {
         PaymentMethodSelected: { actions: 'apply' },
         DiscountApplied: { actions: 'apply' },
+        CustomerEmailCollected: { actions: 'apply' },
         CheckoutSessionPartiallyPaid: { target: 'incomplete', actions: 'apply' },
         CheckoutSessionCompleted: { target: 'complete', actions: 'apply' },
         CheckoutSessionCanceled: { target: 'canceled', actions: 'apply' },

@@ -1708,3 +1708,60 @@ test('given a sweep broadcast dropped for its age, when its look-up ends, then S
   t.deepEqual(given([...history, ...late, ...ended]).when(end, NOW), []);
   t.deepEqual(given([...history, ...given(history).when(drop, NOW)]).when(end, NOW), []);
 });
+
+/** A subscription session created with neither a customer nor an email: its page asks the email first. */
+const unnamedSubscription = () => sessionFixture({ mode: 'subscription', customerId: null, subscriptionId: 'sub-1' });
+
+test('given a subscription session with no customer nor email, when the payer picks an asset, then refused naming the email, nothing recorded', (t) => {
+  const error = t.throws(
+    () => given([created(unnamedSubscription())]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW),
+    {
+      instanceOf: ValidationError,
+    },
+  );
+  t.is(error?.field, 'email');
+  t.is(error?.code, 'parameter_missing');
+  t.regex(error?.message ?? '', /your email is needed before choosing how to pay/);
+});
+
+test('given a subscription session with no customer nor email, when the payer gives their email, then CustomerEmailCollected: the session holds it as customerDetails.email and takes an asset; the same email again is nothing, another is refused', (t) => {
+  const session = unnamedSubscription();
+  const events = given([created(session)]).when({ type: 'CollectCustomerEmail', email: 'pat@example.com' }, NOW);
+  t.deepEqual(events, [{ type: 'CustomerEmailCollected', data: { email: 'pat@example.com', at: NOW } }]);
+  const after = given([created(session), ...events]);
+  t.deepEqual(after.state().context.session?.customerDetails, {
+    name: null,
+    email: 'pat@example.com',
+    phone: null,
+    address: null,
+  });
+  t.is(after.state().context.session?.updatedAt, NOW);
+  t.deepEqual(after.when({ type: 'CollectCustomerEmail', email: 'PAT@example.com' }, NOW), []);
+  t.throws(() => after.when({ type: 'CollectCustomerEmail', email: 'sam@example.com' }, NOW), {
+    instanceOf: InvalidStateError,
+    message: 'the email for this checkout was already given',
+  });
+  t.is(after.when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW)[0]?.type, 'PaymentMethodSelected');
+});
+
+test('given a session that names its customer, or a payment session, when an email is given, then refused: it asks none', (t) => {
+  for (const session of [
+    sessionFixture({ mode: 'subscription', customerId: 'cus-1', subscriptionId: 'sub-1' }),
+    sessionFixture({ mode: 'payment', customerId: null }),
+  ])
+    t.throws(() => given([created(session)]).when({ type: 'CollectCustomerEmail', email: 'pat@example.com' }, NOW), {
+      instanceOf: InvalidStateError,
+      message: 'this checkout session does not ask for an email',
+    });
+});
+
+test('given a canceled subscription session with no email, when the email is given, then refused: only an open session takes it', (t) => {
+  const session = unnamedSubscription();
+  t.throws(
+    () => given([created(session), canceled()]).when({ type: 'CollectCustomerEmail', email: 'pat@example.com' }, NOW),
+    {
+      instanceOf: InvalidStateError,
+      message: /checkout session is canceled/,
+    },
+  );
+});

@@ -418,6 +418,11 @@ export type CheckoutSessionEvent =
     }
   | { type: 'SweepLookUpEnded'; data: { network: string; transactionHash: string; at: string } }
   | { type: 'DiscountApplied'; data: { discount: SessionDiscount } }
+  /**
+   * The payer gave their email on the hosted page: a subscription session created without a
+   * customer asks for it first (see `needsCustomerEmail`). Kept as `customerDetails.email`.
+   */
+  | { type: 'CustomerEmailCollected'; data: { email: string; at: string } }
   | { type: 'PaymentMarkedRefunded'; data: { comment: string | null; at: string } }
   /** The merchant asked Weir to mail the payer a receipt: the mail follows from this event (see mails.projection). */
   | { type: 'PaymentReceiptRequested'; data: { to: string; receiptNumber: string; at: string } };

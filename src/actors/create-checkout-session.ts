@@ -82,10 +82,10 @@ function assertOneTimeLines(request: CheckoutSessionRequest['lineItems'], items:
  * Customers: a `customerId` in the request must name one of the tenant's customers in its
  * environment, not deleted (else a 400 naming `customerId`); an invoice's session is given its
  * customer by the system (`extra.customerId`). A subscription bills its renewals by invoices
- * mailed to its customer, so a subscription session needs one: `customerId`, or
- * `customerData.email` (the subscription billing creates the customer from it, as from the email
- * a payment link page collects; a payment link's session is not held to this, its page decides
- * what it collects). With `customerCreation: always` and no `customerId`, a payment session also
+ * mailed to its customer: with `customerId` it is that one; with `customerData.email` the
+ * subscription billing creates the customer from it (as from the email a payment link page
+ * collects); with neither, the checkout page asks the payer's email before a payment method can
+ * be chosen, and the customer and subscription are created from it then. With `customerCreation: always` and no `customerId`, a payment session also
  * gets a customer, created from `customerData.email` with the session (`if_required`, the
  * default, creates none for a payment). `customerUpdate` says which details the session collects
  * are copied onto the `customerId` customer when it completes (`workflows/customer-checkout-updates.ts`).
@@ -127,21 +127,12 @@ export function createCheckoutSessionCreator(deps: {
         'parameter_missing',
       );
     }
-    if (!customerId && !customerData?.email) {
-      if (mode === 'subscription' && !extra.paymentLinkId) {
-        throw new ValidationError(
-          'customerId',
-          'a subscription session needs customerId or customerData.email, so that its renewal invoices reach the customer',
-          'parameter_missing',
-        );
-      }
-      if (customerCreation === 'always') {
-        throw new ValidationError(
-          'customerData.email',
-          'is required with customerCreation always when no customerId is given: the customer is created from it',
-          'parameter_missing',
-        );
-      }
+    if (!customerId && !customerData?.email && customerCreation === 'always') {
+      throw new ValidationError(
+        'customerData.email',
+        'is required with customerCreation always when no customerId is given: the customer is created from it',
+        'parameter_missing',
+      );
     }
     let expiresAtMs = nowMs + DEFAULT_SESSION_LIFETIME_MS;
     if (request.expiresAt !== undefined) {

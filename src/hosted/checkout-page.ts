@@ -1,3 +1,4 @@
+import { needsCustomerEmail } from '../../machines/checkout-session.decide.ts';
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import { documentAmount } from '../shared/money.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
@@ -194,7 +195,6 @@ function payPanel(
   const choices = assetChoices(session, names, chosen, wallet, !preview);
   const reveal = request ? revealed(request) : null;
   const text = (value: string | undefined) => e(value ?? '');
-  const returnTo = session.cancelUrl ? session.cancelUrl.replace(/^https?:\/\//, '').split('/')[0]! : '';
   return `<div id="pay-controls"${nothingToSend(status) ? ' hidden' : ''}>
     <h2 id="pay-title">Choose how to pay</h2>
     ${
@@ -244,9 +244,15 @@ function payPanel(
       ${family('solana', renderSolanaWalletActions(session))}
       ${family('tron', renderTronWalletActions(session, wallet))}
     </section>
-    ${
-      session.cancelUrl
-        ? `<div class="cancel-row" id="cancel-row"${session.status === 'incomplete' ? ' hidden' : ''}><button type="button" id="cancel" class="link-button needs-script">Cancel payment</button>${preview ? '' : noScriptCancel(session.id, returnTo)}</div>
+    ${cancelControls(session, preview)}
+    </div>`;
+}
+
+/** Cancel, asked first in a dialog (checkout.js), or a disclosure and a form without it; none without a cancel URL. */
+function cancelControls(session: CheckoutSession, preview: boolean): string {
+  if (!session.cancelUrl) return '';
+  const returnTo = session.cancelUrl.replace(/^https?:\/\//, '').split('/')[0]!;
+  return `<div class="cancel-row" id="cancel-row"${session.status === 'incomplete' ? ' hidden' : ''}><button type="button" id="cancel" class="link-button needs-script">Cancel payment</button>${preview ? '' : noScriptCancel(session.id, returnTo)}</div>
     <dialog id="cancel-dialog" aria-labelledby="cancel-title" aria-describedby="cancel-text">
       <h2 id="cancel-title">Cancel this payment?</h2>
       <p id="cancel-text">${cancelWarning(returnTo)}</p>
@@ -254,9 +260,28 @@ function payPanel(
         <button type="button" id="cancel-keep" class="secondary">Keep paying</button>
         <button type="button" id="cancel-confirm" class="danger">Cancel payment</button>
       </div>
-    </dialog>`
-        : ''
-    }
+    </dialog>`;
+}
+
+/**
+ * The first step of a subscription session that names no customer: the payer's email, to which its
+ * renewal invoices are mailed, before any asset is offered. A plain form (the page with or without
+ * its script); a refused email stays in its input, marked invalid, with why under it.
+ */
+function emailPanel(session: CheckoutSession, refused: { email: string; detail: string } | null): string {
+  const invalid = refused
+    ? ' aria-invalid="true" aria-describedby="customer-email-hint customer-email-error"'
+    : ' aria-describedby="customer-email-hint"';
+  return `<div id="pay-controls">
+    <h2 id="pay-title">Your email</h2>
+    <form id="email-step" class="email-step" method="post" action="/checkout/${e(session.id)}"><input type="hidden" name="action" value="email">
+      <label for="customer-email">Email</label>
+      <p class="muted" id="customer-email-hint">This is a subscription: its renewal invoices are sent to this address. You choose how to pay next.</p>
+      <input id="customer-email" name="email" type="email" autocomplete="email" required maxlength="254" value="${e(refused?.email ?? '')}"${invalid}>
+      ${refused ? `<p class="error" id="customer-email-error">${e(refused.detail)}</p>` : ''}
+      <button type="submit" class="primary">Continue</button>
+    </form>
+    ${cancelControls(session, false)}
     </div>`;
 }
 
@@ -325,9 +350,10 @@ export function renderCheckoutPage(input: {
   qrSvg?: string | null;
   /**
    * A choice the page's form posted and the session refused: said in the status instead of its own words.
-   * `code`: the promotion code refused, kept in its input so the payer corrects it rather than types it again.
+   * `code`: the promotion code refused, kept in its input so the payer corrects it rather than types it again;
+   * `email`: likewise the email refused.
    */
-  problem?: { title: string; detail: string; code?: string } | null;
+  problem?: { title: string; detail: string; code?: string; email?: string } | null;
 }): string {
   const { session, org, status, names } = input;
   const business = org?.name ?? 'Checkout';
@@ -373,7 +399,7 @@ export function renderCheckoutPage(input: {
     </div>
     ${countdown}
     ${reloadHint}
-    ${final ? finalPanel(session, status, org, business) : payPanel(session, status, names, input.wallet ?? null, request, input.preview === true, input.problem?.code ?? '')}
+    ${final ? finalPanel(session, status, org, business) : needsCustomerEmail(session) && !input.preview ? emailPanel(session, input.problem?.email === undefined ? null : { email: input.problem.email, detail: input.problem.detail }) : payPanel(session, status, names, input.wallet ?? null, request, input.preview === true, input.problem?.code ?? '')}
     <p id="copied" class="visually-hidden" role="status" aria-live="polite"></p>
   </section>`,
     footer: businessFooter(org),

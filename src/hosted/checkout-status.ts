@@ -12,6 +12,7 @@ import {
   subtractExact,
 } from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
+import { needsCustomerEmail } from '../../machines/checkout-session.decide.ts';
 import { contactPhrase } from './business-footer.ts';
 import { documentDate } from './invoice-document.ts';
 
@@ -298,7 +299,11 @@ export function payerStatus(
   } else {
     state = 'waiting';
     title = 'Waiting for payment';
-    detail = method ? `Send the amount below; ${LIVE_BY_ITSELF}.` : 'Choose how you want to pay.';
+    detail = method
+      ? `Send the amount below; ${LIVE_BY_ITSELF}.`
+      : needsCustomerEmail(session)
+        ? 'Give your email first: the renewal invoices of this subscription are sent to it.'
+        : 'Choose how you want to pay.';
   }
 
   let payment = null;

@@ -570,6 +570,7 @@ test('a mode: subscription checkout session creates its subscription, billed fir
   const [report, ...rest] = decided(
     [],
     sessionWith({
+      customerId: 'cus-7',
       lineItems: { object: 'list', data: [{ ...monthly(), price: { ...monthly().price, type: 'one_time' } }] },
     }),
   );
@@ -580,6 +581,53 @@ test('a mode: subscription checkout session creates its subscription, billed fir
     { checkoutSessionId: 'cs-1', subscriptionId: SUBSCRIPTION_ID },
   ]);
   t.regex(String((report![2] as { reason: string }).reason), /recurring prices only/);
+});
+
+test('a mode: subscription session with neither customer nor email waits for the email its page collects: then the customer and the subscription are created as from customerData.email, once; paid without one (a 100% code), it is created without a customer; expired without one, nothing', (t) => {
+  const CREATE = ['subscription', SUBSCRIPTION_ID, 'CreateSubscription', 'system:subscriptions', 'cs-1'];
+  const customerId = deterministicId(`customer:subscription:${SUBSCRIPTION_ID}`);
+  const unnamed = () => {
+    const log = logOf();
+    const session = sessionFixture({
+      id: 'cs-1',
+      mode: 'subscription',
+      customerId: null,
+      subscriptionId: SUBSCRIPTION_ID,
+      lineItems: { object: 'list', data: [monthly()] },
+    });
+    const createdEvent = log.session('cs-1', { type: 'CheckoutSessionCreated', data: { session } });
+    return { log, createdEvent };
+  };
+  const { log, createdEvent } = unnamed();
+  t.deepEqual(decided([], createdEvent), [], 'no subscription before the email');
+  const history = log.history();
+  const collected = log.session('cs-1', {
+    type: 'CustomerEmailCollected',
+    data: { email: 'pat@example.com', at: AT },
+  });
+  t.deepEqual(once(t, history, collected, 'the email given'), [
+    ['customer', customerId, 'CreateCustomer', 'system:subscriptions', 'cs-1'],
+    CREATE,
+  ]);
+  const [customer, subscription] = given(history).when(collected);
+  t.like(customer, { command: { customer: { email: 'pat@example.com' } } });
+  t.like(subscription, {
+    command: {
+      subscription: { customerId, status: 'incomplete', latestInvoice: { id: 'cs-1', kind: 'checkout_session' } },
+    },
+  });
+  t.deepEqual(decided(log.history(), log.session('cs-1', completed)), [], 'paid after: the subscription records it');
+
+  const free = unnamed();
+  const paidWithout = free.log.session('cs-1', completed);
+  t.deepEqual(once(t, free.log.history().slice(0, -1), paidWithout, 'paid without an email'), [CREATE]);
+  t.like(given([free.createdEvent]).when(paidWithout)[0], { command: { subscription: { customerId: null } } });
+
+  const lapsed = unnamed();
+  const expiredEvent = lapsed.log.session('cs-1', sessionExpired);
+  t.deepEqual(decided([lapsed.createdEvent], expiredEvent), []);
+  const late = lapsed.log.session('cs-1', { type: 'CustomerEmailCollected', data: { email: 'p@example.com', at: AT } });
+  t.deepEqual(decided([lapsed.createdEvent, expiredEvent], late), [], 'an email after the end creates nothing');
 });
 
 test('the first invoice of a recurring series, once finalized, creates its subscription (an effect: its products are in the catalog); a draft made one-time again does not', (t) => {

@@ -1,5 +1,5 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
-import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
+import { type CheckoutSessionCommand, needsCustomerEmail } from '../../machines/checkout-session.decide.ts';
 import type {
   CheckoutSession,
   CheckoutSessionEvent,
@@ -44,14 +44,34 @@ type BillingInvoice = {
   /** The due date it was finalized with (absent before, and from a finalize of an older Weir). */
   openedDue?: string;
 };
+/** What of a `mode: subscription` session its subscription is made of (see `subscriptionOfSession`). */
+type SubscriptionSession = Pick<
+  CheckoutSession,
+  | 'id'
+  | 'organizationId'
+  | 'environment'
+  | 'mode'
+  | 'subscriptionId'
+  | 'lineItems'
+  | 'customerId'
+  | 'customerDetails'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'clientReferenceId'
+  | 'metadata'
+>;
+
 /**
  * A checkout session of the subscription: its first bill (`invoiceId` null), or a pay page of one
- * of its invoices; `discount`: the promotion code the payer applied to the first bill.
+ * of its invoices; `discount`: the promotion code the payer applied to the first bill;
+ * `awaitingEmail`: a first bill created with no customer, kept until its page collects the payer's
+ * email (the subscription is created then, as from `customerData.email`).
  */
 type BillingSession = {
   status: CheckoutSessionStatus;
   invoiceId: string | null;
   discount?: { promotionCodeId: string; amountDiscount: string };
+  awaitingEmail?: SubscriptionSession;
 };
 
 /** One subscription as its billing sees it: the subscription (null until created) and the state of its bills. */
@@ -227,10 +247,10 @@ function issueRenewal(state: SubscriptionBillingState, s: Subscription, invoiceI
 
 /**
  * A `mode: subscription` checkout session creates its subscription, the session collecting the
- * first period; with no `customerId`, the payer's email (collected by a payment link page, or the
- * API's `customerData`) becomes its customer first, so renewal invoices reach them.
+ * first period; with no `customerId`, the payer's email (collected by a payment link page or the
+ * checkout page, or the API's `customerData`) becomes its customer first, so renewal invoices reach them.
  */
-function subscriptionOfSession(session: CheckoutSession): WorkflowStep[] {
+function subscriptionOfSession(session: SubscriptionSession): WorkflowStep[] {
   const subscriptionId = session.subscriptionId;
   if (session.mode !== 'subscription' || !subscriptionId) return [];
   const context = contextOf(session, 'system:subscriptions', session.id);
@@ -380,11 +400,19 @@ function evolveSession(state: SubscriptionBillingState, event: RecordedEvent): S
   const typed = event as unknown as CheckoutSessionEvent;
   if (typed.type === 'CheckoutSessionCreated') {
     // A pay page of one of the subscription's invoices counts only within the subscription's tenant.
-    const invoiceId = typed.data.session.invoiceId ?? null;
+    const session = typed.data.session;
+    const invoiceId = session.invoiceId ?? null;
     if (state.sessions[id] || (invoiceId !== null && !sameTenant(state, event))) return state;
-    return { ...state, sessions: { ...state.sessions, [id]: { status: 'open', invoiceId } } };
+    const billing: BillingSession = { status: 'open', invoiceId };
+    if (invoiceId === null && needsCustomerEmail(session)) billing.awaitingEmail = subscriptionSession(session);
+    return { ...state, sessions: { ...state.sessions, [id]: billing } };
   }
   const known = state.sessions[id];
+  // Given its email (or over without it), the session no longer waits: its subscription was decided then.
+  if (known?.awaitingEmail && (typed.type === 'CustomerEmailCollected' || SESSION_STATUS[typed.type])) {
+    const { awaitingEmail: _decided, ...rest } = known;
+    return evolveSession({ ...state, sessions: { ...state.sessions, [id]: rest } }, event);
+  }
   if (typed.type === 'DiscountApplied') {
     if (!known || known.invoiceId !== null || known.discount) return state;
     const { promotionCodeId, amountDiscount } = typed.data.discount;
@@ -401,6 +429,36 @@ function evolveSession(state: SubscriptionBillingState, event: RecordedEvent): S
     return { ...state, sessions };
   }
   return { ...state, sessions: { ...state.sessions, [id]: { ...known, status } } };
+}
+
+const subscriptionSession = (s: CheckoutSession): SubscriptionSession => ({
+  id: s.id,
+  organizationId: s.organizationId,
+  environment: s.environment,
+  mode: s.mode,
+  subscriptionId: s.subscriptionId,
+  lineItems: s.lineItems,
+  customerId: s.customerId,
+  ...(s.customerDetails ? { customerDetails: s.customerDetails } : {}),
+  createdAt: s.createdAt,
+  expiresAt: s.expiresAt,
+  clientReferenceId: s.clientReferenceId,
+  metadata: s.metadata,
+});
+
+/**
+ * A first bill that waited for its email: given it, the subscription is created with its customer
+ * from it; paid without one (a 100% promotion code needs no payment method), it is created without
+ * a customer rather than lost (it then records the payment).
+ */
+function awaitedSubscription(state: SubscriptionBillingState, id: string, event: CheckoutSessionEvent): WorkflowStep[] {
+  const waiting = state.sessions[id]?.awaitingEmail;
+  if (!waiting || state.subscription) return [];
+  if (event.type === 'CustomerEmailCollected') {
+    const details = waiting.customerDetails ?? { name: null, email: null, phone: null, address: null };
+    return subscriptionOfSession({ ...waiting, customerDetails: { ...details, email: event.data.email } });
+  }
+  return event.type === 'CheckoutSessionCompleted' ? subscriptionOfSession(waiting) : [];
 }
 
 const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): SubscriptionBillingState =>
@@ -447,7 +505,8 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   // again, past ones are too (while that session is still the latest bill of a subscription that goes on).
   // 5: a renewal draft the merchant finalizes reopens its subscription's bill; folded again, the issues of
   // renewals still drafts Weir could not finalize tell their subscriptions so (those not past due yet).
-  version: 5,
+  // 6: a first session created with no customer nor email is kept until its page collects the email.
+  version: 6,
   categories: ['subscription', 'invoice', 'checkout_session'],
   aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
   effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),
@@ -472,7 +531,9 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
       if (session.invoiceId) return { sameAs: `${INVOICE_PREFIX}${session.invoiceId}` };
       return session.mode === 'subscription' && session.subscriptionId ? session.subscriptionId : false;
     }
-    return SESSION_STATUS[typed.type] || typed.type === 'DiscountApplied' ? null : false;
+    return SESSION_STATUS[typed.type] || typed.type === 'DiscountApplied' || typed.type === 'CustomerEmailCollected'
+      ? null
+      : false;
   },
   initialState: () => ({ tenant: null, subscription: null, invoices: {}, sessions: {} }),
   evolve(state, event) {
@@ -496,7 +557,12 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
     if (typed.type === 'CheckoutSessionCreated')
       return state.sessions[id] || state.subscription || typed.data.session.invoiceId
         ? []
-        : subscriptionOfSession(typed.data.session);
+        : // One with no customer and no email waits for the email its page asks (`awaitedSubscription`).
+          needsCustomerEmail(typed.data.session)
+          ? []
+          : subscriptionOfSession(typed.data.session);
+    const awaited = awaitedSubscription(state, id, typed);
+    if (awaited.length > 0) return awaited;
     // A promotion code applied to the first checkout session: what its bill asks.
     if (typed.type === 'DiscountApplied')
       return state.sessions[id]?.discount ? [] : discountOf(next, next.subscription, id);

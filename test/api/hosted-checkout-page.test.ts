@@ -47,6 +47,12 @@ async function promotionCheckout(t: ExecutionContext) {
   ).body;
   return { weir, api, session, post: (body: string) => postForm(session.url, body) };
 }
+/** A form refused as a page (400, HTML, never the API's JSON): its HTML. */
+async function refusedPage(t: ExecutionContext, refused: Response, body: string): Promise<string> {
+  t.is(refused.status, 400, body);
+  t.regex(refused.headers.get('content-type') ?? '', /text\/html/, body);
+  return refused.text();
+}
 /** The row of the totals whose amount has `id` (label, amount and what follows it). */
 const rowOf = (html: string, id: string) => textOf(html, `${id}-row`);
 
@@ -318,7 +324,10 @@ test("without JavaScript a form none of the page's forms sends is refused by its
   const documented = (body: string) =>
     schemaValidatorOf(document)(formSchema.schema)(Object.fromEntries(new URLSearchParams(body)));
 
-  const unknownAction = ['This form cannot be used', 'The action must be one of choose, promotion-code, cancel.'];
+  const unknownAction = [
+    'This form cannot be used',
+    'The action must be one of choose, email, promotion-code, cancel.',
+  ];
   const noAsset = ['This asset cannot be used', 'The asset is required.'];
   for (const [body, [title, detail]] of [
     ['action=refund&assetId=weir-testnet%3Ausdc', unknownAction],
@@ -386,7 +395,10 @@ test('without JavaScript the promotion code and the cancel post to the page too:
   const unknown = await post('action=refund');
   t.is(unknown.status, 400);
   t.regex(unknown.headers.get('content-type') ?? '', /text\/html/);
-  t.is(textOf(await unknown.text(), 'status-detail'), 'The action must be one of choose, promotion-code, cancel.');
+  t.is(
+    textOf(await unknown.text(), 'status-detail'),
+    'The action must be one of choose, email, promotion-code, cancel.',
+  );
 
   const canceled = await post('action=cancel');
   t.is(canceled.status, 303);
@@ -407,10 +419,7 @@ test('without JavaScript a form naming a field twice with different values (two 
     ['action=cancel&action=choose&assetId=weir-testnet%3Ausdc', 'action'],
     ['assetId=weir-testnet%3Ausdc&assetId=nowhere%3Acoin', 'asset'],
   ] as const) {
-    const refused = await post(body);
-    t.is(refused.status, 400, body);
-    t.regex(refused.headers.get('content-type') ?? '', /text\/html/, body);
-    const html = await refused.text();
+    const html = await refusedPage(t, await post(body), body);
     t.is(textOf(html, 'status-title'), 'This form cannot be used', body);
     t.is(textOf(html, 'status-detail'), `It named more than one ${what}: try again from this page.`, body);
   }
@@ -419,4 +428,129 @@ test('without JavaScript a form naming a field twice with different values (two 
 
   const same = await post('assetId=weir-testnet%3Ausdc&assetId=weir-testnet%3Ausdc');
   t.is(same.status, 303);
+});
+
+test("a subscription checkout that names no customer asks the payer's email first, as a labelled form that works without JavaScript: no asset before it (the page's form and the JSON route both say the email is needed), a bad email is refused naming the email and kept in its input, nothing recorded; a good one is recorded and the assets follow", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const product = await api.post<{ id: string }>('/api/v1/products', { name: 'Pro plan' });
+  const created = await api.post<Session & { url: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    cancelUrl: 'https://shop.example/plans',
+    lineItems: {
+      data: [
+        {
+          priceData: { currency: 'usdc', unitAmount: '1000000000', interval: 'month', productId: product.body.id },
+          quantity: 1,
+        },
+      ],
+    },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const session = created.body;
+  const post = (body: string) => postForm(session.url, body);
+
+  const before = await page(session.url);
+  t.regex(
+    before,
+    new RegExp(
+      `<form id="email-step" class="email-step" method="post" action="/checkout/${session.id}"><input type="hidden" name="action" value="email">`,
+    ),
+  );
+  t.regex(before, /<label for="customer-email">Email<\/label>/);
+  t.regex(
+    before,
+    /<input id="customer-email" name="email" type="email" autocomplete="email" required maxlength="254" value=""/,
+  );
+  t.notRegex(before, /id="assets"|name="assetId"|id="promo"/, 'no asset to choose before the email');
+  t.is(textOf(before, 'pay-title'), 'Your email');
+  t.is(
+    textOf(before, 'status-detail'),
+    'Give your email first: the renewal invoices of this subscription are sent to it.',
+  );
+  t.regex(before, /id="cancel-row"/, 'the payer may still cancel');
+
+  const head = await weir.eventStore.headPosition();
+  // An asset posted before the email (a stale or hand-made form): the page again saying the email is needed.
+  const early = await post('assetId=weir-testnet%3Ausdc');
+  t.is(early.status, 400);
+  const earlyHtml = await early.text();
+  t.is(textOf(earlyHtml, 'status-title'), 'This asset cannot be used');
+  t.is(
+    textOf(earlyHtml, 'status-detail'),
+    'Your email is needed before choosing how to pay, since the renewal invoices of this subscription are sent to it',
+  );
+  t.regex(earlyHtml, /id="email-step"/);
+  const json = await apiClient(weir.url).post<{ code: string; message: string }>(
+    `/checkout/${session.id}/payment-method`,
+    { assetId: 'weir-testnet:usdc' },
+  );
+  t.is(json.status, 400);
+  t.like(json.body, { code: 'parameter_missing' });
+  t.regex(json.body.message, /^email: your email is needed before choosing how to pay/);
+
+  for (const [body, detail, kept] of [
+    ['action=email', 'The email is required: renewal invoices are sent to it.', ''],
+    ['action=email&email=+', 'The email is required: renewal invoices are sent to it.', ' '],
+    ['action=email&email=pat', 'The email must be an email address, such as payer@example.com.', 'pat'],
+    [
+      'action=email&email=%3Cb%3Epat%40example',
+      'The email must be an email address, such as payer@example.com.',
+      '&lt;b&gt;pat@example',
+    ],
+  ] as const) {
+    const html = await refusedPage(t, await post(body), body);
+    t.is(textOf(html, 'status-title'), 'This email cannot be used', body);
+    t.is(textOf(html, 'status-detail'), detail, body);
+    t.is(textOf(html, 'customer-email-error'), detail, body);
+    t.regex(
+      html,
+      new RegExp(
+        `<input id="customer-email" name="email" [^>]*value="${kept}" aria-invalid="true" aria-describedby="customer-email-hint customer-email-error">`,
+      ),
+      body,
+    );
+  }
+  t.is(await weir.eventStore.headPosition(), head, 'no event appended');
+
+  const given = await post('action=email&email=pat%40example.com');
+  t.is(given.status, 303);
+  t.is(new URL(given.headers.get('location') ?? '', session.url).pathname, `/checkout/${session.id}`);
+  const events = (await weir.eventStore.readStream(`checkout_session-${session.id}`)).map((e) => [e.type, e.data]);
+  t.deepEqual(events.at(-1)?.[0], 'CustomerEmailCollected');
+  t.like(events.at(-1)?.[1], { email: 'pat@example.com' });
+  const read = await api.get<{ customerDetails: { email: string } }>(`/api/v1/checkout/sessions/${session.id}`);
+  t.is(read.body.customerDetails.email, 'pat@example.com');
+
+  const after = await page(session.url);
+  t.notRegex(after, /id="email-step"/);
+  t.regex(after, new RegExp(`<form method="post" action="/checkout/${session.id}"><div id="assets"`));
+  t.is(textOf(after, 'status-detail'), 'Choose how you want to pay.');
+  // Given again, the same email changes nothing; another is refused (the subscription's customer was made from the first).
+  t.is((await post('action=email&email=PAT%40example.com')).status, 303);
+  const other = await post('action=email&email=sam%40example.com');
+  t.is(other.status, 400);
+  t.is(textOf(await other.text(), 'status-detail'), 'The email for this checkout was already given');
+  const chosen = await post('assetId=weir-testnet%3Ausdc');
+  t.is(chosen.status, 303);
+  t.notRegex(await page(session.url), /id="reveal"[^>]* hidden/);
+});
+
+test('a subscription checkout that names its customer (customerId or customerData.email) asks no email: its assets show at once', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const priceId = await plan(api, 'Pro plan', 'month', 1);
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'c@example.com' })).body;
+  for (const named of [{ customerId: customer.id }, { customerData: { email: 'subscriber@example.com' } }]) {
+    const created = await api.post<Session & { url: string }>('/api/v1/checkout/sessions', {
+      mode: 'subscription',
+      successUrl: 'https://shop.example/welcome',
+      lineItems: { data: [{ priceId, quantity: 1 }] },
+      ...named,
+    });
+    const html = await page(created.body.url);
+    t.notRegex(html, /id="email-step"/, JSON.stringify(named));
+    t.regex(html, /<div id="assets"/, JSON.stringify(named));
+  }
 });

@@ -268,3 +268,29 @@ test('with JavaScript off a suggested amount on the payment link page is a submi
   await page.getByLabel('Name').press('Enter');
   await payableWithoutScript(t, page, 'Enter in the name input', '12');
 });
+
+test("with JavaScript off a subscription checkout that names no customer asks the payer's email first by a plain form, accessible; given, the assets follow", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const product = (await api.post<{ id: string }>('/api/v1/products', { name: 'Pro plan' })).body;
+  const session = (
+    await api.post<{ url: string }>('/api/v1/checkout/sessions', {
+      mode: 'subscription',
+      successUrl: 'https://shop.example/welcome',
+      cancelUrl: 'https://shop.example/plans',
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '250000000', interval: 'month', productId: product.id } }],
+      },
+    })
+  ).body;
+  const page = await noScriptPage(t, await launchChromium(t));
+  await page.goto(session.url);
+  t.is(await statusDetail(page), 'Give your email first: the renewal invoices of this subscription are sent to it.');
+  t.is(await page.getByRole('button', { name: /USDC/ }).count(), 0, 'no asset before the email');
+  await noScriptOnlyControls(t, page, 'at the email step');
+  await expectAccessibleWithoutScript(t, page, 'no-script checkout, email step');
+  await page.getByLabel('Email').fill('pat@example.com');
+  await Promise.all([page.waitForURL(session.url), page.getByRole('button', { name: 'Continue' }).click()]);
+  t.true(await page.getByRole('button', { name: /USDC/ }).isVisible());
+  t.is(await statusDetail(page), 'Choose how you want to pay.');
+});

@@ -2,9 +2,19 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import test from 'ava';
+import type { Weir } from '../../src/app/start-weir.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
-import { launchChromium, screenshotFolder } from '../support/chromium.ts';
+import { eventually } from '../support/api-client.ts';
+import { launchChromium, screenshotFolder, screenshotsWithAxe } from '../support/chromium.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+
+/** 2.5 USDC reaches `address` in block 1, which becomes final. */
+async function payFinal(weir: Pick<Weir, 'bus'>, address: string) {
+  const chain = chainPublisher(weir.bus);
+  const block = randomHash();
+  await chain.transfer({ to: address, amount: '2500000', blockNumber: 1, blockHash: block });
+  await chain.final(1, block);
+}
 
 test('the hosted page shows the order, reveals the address and QR for the chosen asset, follows the status live and redirects on completion', async (t) => {
   // The shop the payer returns to, on loopback.
@@ -53,15 +63,7 @@ test('the hosted page shows the order, reveals the address and QR for the chosen
   t.is(await page.locator('#qr svg').count(), 1);
   await page.screenshot({ path: join(await screenshotFolder(t, 'weir-hosted-checkout-'), 'checkout.png') });
 
-  const chain = chainPublisher(weir.bus);
-  const block = randomHash();
-  await chain.transfer({
-    to: session.addresses[0]!.paymentAddress,
-    amount: '2500000',
-    blockNumber: 1,
-    blockHash: block,
-  });
-  await chain.final(1, block);
+  await payFinal(weir, session.addresses[0]!.paymentAddress);
   await page.waitForURL(`${shopUrl}/thanks?session=${session.id}`, { timeout: 15_000 });
   t.regex((await page.textContent('body')) ?? '', new RegExp(session.id));
 });
@@ -144,4 +146,67 @@ test('a refused asset choice stays said through the status polls until the payer
   await page.locator('#reveal').waitFor({ state: 'visible' });
   await page.getByText('Waiting for payment').waitFor();
   t.is(await page.locator('#status-detail').textContent(), 'Send the amount below; this page updates by itself.');
+});
+
+test("a subscription checkout that names no customer asks the payer's email first (labelled, accessible at 1280 and 390 px, a bad one said beside it); given, the assets follow, the payment completes it and the subscription's customer has that email", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const product = (await api.post<{ id: string }>('/api/v1/products', { name: 'Pro plan' })).body;
+  // The spec's subscription flow: a line whose priceData carries currency, unitAmount, interval and productId; no customer.
+  const session = (
+    await api.post<{ id: string; url: string; subscriptionId: string; addresses: { paymentAddress: string }[] }>(
+      '/api/v1/checkout/sessions',
+      {
+        mode: 'subscription',
+        successUrl: 'https://shop.example/welcome',
+        cancelUrl: 'https://shop.example/plans',
+        // Paid, the page says so in place: the test's browser goes nowhere off this machine.
+        afterCompletion: 'hosted_confirmation',
+        lineItems: {
+          data: [
+            { priceData: { currency: 'usdc', unitAmount: '250000000', interval: 'month', productId: product.id } },
+          ],
+        },
+      },
+    )
+  ).body;
+
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  await page.goto(session.url);
+  const email = page.getByLabel('Email');
+  t.true(await email.isVisible());
+  t.is(await page.getByRole('button', { name: /USDC/ }).count(), 0, 'no asset before the email');
+  await screenshotsWithAxe(t, page, 'checkout-email-step');
+
+  // The browser's own check aside (type=email), the server's refusal is said beside the input.
+  await page.locator('#email-step').evaluate((form) => {
+    (form as unknown as { noValidate: boolean }).noValidate = true;
+  });
+  await email.fill('pat');
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Continue' }).click()]);
+  t.is(
+    await page.locator('#customer-email-error').textContent(),
+    'The email must be an email address, such as payer@example.com.',
+  );
+  t.is(await page.getByLabel('Email').getAttribute('aria-invalid'), 'true');
+  await screenshotsWithAxe(t, page, 'checkout-email-refused');
+
+  await page.getByLabel('Email').fill('pat@example.com');
+  await Promise.all([page.waitForURL(session.url), page.getByRole('button', { name: 'Continue' }).click()]);
+  await page.getByRole('button', { name: /USDC/ }).click();
+  await page.locator('#reveal').waitFor({ state: 'visible' });
+  t.is(await page.locator('#due').textContent(), '2.5');
+
+  await payFinal(weir, session.addresses[0]!.paymentAddress);
+  await page.locator('#status-title', { hasText: 'Paid' }).waitFor({ timeout: 15_000 });
+  const subscription = await eventually(async () => {
+    const s = (await api.get<{ status: string; customerId: string }>(`/api/v1/subscriptions/${session.subscriptionId}`))
+      .body;
+    return s.status === 'active' ? s : undefined;
+  }, 'the subscription active');
+  t.is(
+    (await api.get<{ email: string }>(`/api/v1/customers/${subscription.customerId}`)).body.email,
+    'pat@example.com',
+  );
 });

@@ -1770,7 +1770,7 @@ export interface paths {
         put?: never;
         /**
          * The checkout page's forms (the page without JavaScript)
-         * @description The checkout page's asset buttons, promotion code and cancel, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does, applies the code as `POST /checkout/{id}/promotion-code` does, or cancels as `POST /checkout/{id}/cancel` does, and sends the payer back to the page (which then shows the amount, address and QR code, or the discount), or after a cancel to the merchant's cancel URL.
+         * @description The checkout page's asset buttons, email, promotion code and cancel, posted as `application/x-www-form-urlencoded` (the only type read). Records the payer's email (the first step of a subscription session that names no customer, before any asset can be chosen), records the choice as `POST /checkout/{id}/payment-method` does, applies the code as `POST /checkout/{id}/promotion-code` does, or cancels as `POST /checkout/{id}/cancel` does, and sends the payer back to the page (which then shows the amount, address and QR code, or the discount), or after a cancel to the merchant's cancel URL.
          */
         post: operations["HostedCheckoutController_choosePaymentMethodForm"];
         delete?: never;
@@ -1810,7 +1810,7 @@ export interface paths {
         put?: never;
         /**
          * Choose the asset to pay with
-         * @description Records the choice on the payment intent with the amount due in that asset, and answers where to send it.
+         * @description Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first (the page's email form): before it is given, a 400 `parameter_missing` naming `email`.
          */
         post: operations["HostedCheckoutController_choosePaymentMethod"];
         delete?: never;
@@ -4458,7 +4458,7 @@ export interface components {
             allowPromotionCodes: boolean | null;
             /**
              * @deprecated
-             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             * @description Ignored by Weir: the checkout page asks the payer for no details (only a subscription's email, when the session names no customer): prefill them with customerData, or sell through a payment link, whose page collects them
              */
             billingAddressCollection?: unknown;
             /**
@@ -4479,7 +4479,7 @@ export interface components {
              */
             customerCreation: "if_required" | "always" | null;
             /**
-             * @description The customer's details you already have: prefilled on the hosted page and kept on the session
+             * @description The customer's details you already have: prefilled on the hosted page and kept on the session. On a `mode: subscription` session without `customerId`, `customerData.email` becomes the subscription's customer; left out, the checkout page asks the payer for it first
              * @example {
              *       "email": "ada@example.com",
              *       "name": "Ada Lovelace"
@@ -4498,7 +4498,7 @@ export interface components {
                 phone?: string | null;
                 taxIds?: components["schemas"]["TaxIdsInput"];
             } | null;
-            /** @description One of the organization's customers in this environment */
+            /** @description One of the organization's customers in this environment. A `mode: subscription` session with neither `customerId` nor `customerData.email` is accepted: its checkout page asks the payer's email before a payment method can be chosen (renewal invoices are mailed to it), shows it as `customerDetails.email`, and the subscription's customer is created from it as from `customerData.email` */
             customerId?: string | null;
             /**
              * @description With `customerId`: which collected details are copied onto that customer when the session completes
@@ -4536,7 +4536,7 @@ export interface components {
             defaultPromotionCode?: unknown;
             /**
              * @deprecated
-             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             * @description Ignored by Weir: the checkout page asks the payer for no details (only a subscription's email, when the session names no customer): prefill them with customerData, or sell through a payment link, whose page collects them
              */
             emailCollection?: unknown;
             /**
@@ -4566,7 +4566,7 @@ export interface components {
             mode: "payment" | "subscription" | null;
             /**
              * @deprecated
-             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             * @description Ignored by Weir: the checkout page asks the payer for no details (only a subscription's email, when the session names no customer): prefill them with customerData, or sell through a payment link, whose page collects them
              */
             nameCollection?: unknown;
             /**
@@ -4609,12 +4609,12 @@ export interface components {
             } | null;
             /**
              * @deprecated
-             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             * @description Ignored by Weir: the checkout page asks the payer for no details (only a subscription's email, when the session names no customer): prefill them with customerData, or sell through a payment link, whose page collects them
              */
             phoneNumberCollection?: unknown;
             /**
              * @deprecated
-             * @description Ignored by Weir: the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them
+             * @description Ignored by Weir: the checkout page asks the payer for no details (only a subscription's email, when the session names no customer): prefill them with customerData, or sell through a payment link, whose page collects them
              */
             shippingAddressCollection?: unknown;
             /**
@@ -5078,6 +5078,11 @@ export interface components {
             action?: "choose";
             /** @description The deposit address id (or its asset id) of the asset button pressed */
             assetId: string;
+        } | {
+            /** @enum {string} */
+            action: "email";
+            /** @description The payer's email, asked first by the page of a `mode: subscription` session created with neither `customerId` nor `customerData.email` (renewal invoices are mailed to it): recorded as the session's `customerDetails.email`, and the subscription's customer is created from it. One that is not an email address is answered with the page again saying why (400), the text kept in its input */
+            email?: string;
         } | {
             /** @enum {string} */
             action: "promotion-code";
@@ -19692,7 +19697,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The checkout page again, saying why the form, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it) */
+            /** @description The checkout page again, saying why the form, email, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

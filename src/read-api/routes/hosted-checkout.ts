@@ -4,6 +4,7 @@ import { scannableOf } from '../../chain-ingest/tron/payment-request.ts';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../../machines/checkout-session.decide.ts';
 import type { CheckoutSession } from '../../../machines/checkout-session.types.ts';
+import { isEmail } from '../../actors/customer.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
 import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
@@ -36,11 +37,12 @@ import { schemaRoutes, validationErrorOf } from '../schema/route.ts';
 const QR = { type: 'svg', margin: 1 } as const;
 const FINAL_STATUSES = new Set(['complete', 'expired', 'canceled']);
 /** The fields the page's forms send, as the payer knows them. */
-const FORM_FIELDS = ['action', 'assetId', 'code'] as const;
+const FORM_FIELDS = ['action', 'assetId', 'code', 'email'] as const;
 const FORM_FIELD_WORDS: Record<(typeof FORM_FIELDS)[number], string> = {
   action: 'action',
   assetId: 'asset',
   code: 'promotion code',
+  email: 'email',
 };
 const FORM_REFUSED = 'This form cannot be used';
 
@@ -103,7 +105,7 @@ export function hostedCheckoutRoutes(
   const renderPage = async (
     ctx: ApiContext,
     session: CheckoutSession,
-    problem: { title: string; detail: string; code?: string } | null,
+    problem: { title: string; detail: string; code?: string; email?: string } | null,
   ) => {
     const org = await orgOf(session);
     const views = new Map<string, ProductView>();
@@ -156,7 +158,8 @@ export function hostedCheckoutRoutes(
 
   /**
    * The page's forms, for a payer without JavaScript: an asset button (the choice is recorded as the
-   * JSON route records it), the promotion code (applied as the JSON route applies it) and the cancel.
+   * JSON route records it), the promotion code (applied as the JSON route applies it) and the cancel;
+   * and, with or without it, the email a subscription session that names no customer asks first.
    * Each sends the payer back to the page (303), the cancel to the merchant's cancel URL as the
    * script does; a refusal shows the page again saying why (400). A session that is over (or over
    * while the form was open) is shown as it is.
@@ -167,7 +170,7 @@ export function hostedCheckoutRoutes(
       path: '/:id',
       summary: "The checkout page's forms (the page without JavaScript)",
       description:
-        "The checkout page's asset buttons, promotion code and cancel, posted as `application/x-www-form-urlencoded` (the only type read). Records the choice as `POST /checkout/{id}/payment-method` does, applies the code as `POST /checkout/{id}/promotion-code` does, or cancels as `POST /checkout/{id}/cancel` does, and sends the payer back to the page (which then shows the amount, address and QR code, or the discount), or after a cancel to the merchant's cancel URL.",
+        "The checkout page's asset buttons, email, promotion code and cancel, posted as `application/x-www-form-urlencoded` (the only type read). Records the payer's email (the first step of a subscription session that names no customer, before any asset can be chosen), records the choice as `POST /checkout/{id}/payment-method` does, applies the code as `POST /checkout/{id}/promotion-code` does, or cancels as `POST /checkout/{id}/cancel` does, and sends the payer back to the page (which then shows the amount, address and QR code, or the discount), or after a cancel to the merchant's cancel URL.",
       params,
       bodyTypes: { 'application/x-www-form-urlencoded': PaymentMethodForm },
       produces: 'text/html',
@@ -180,7 +183,7 @@ export function hostedCheckoutRoutes(
         {
           status: 400,
           description:
-            'The checkout page again, saying why the form, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it)',
+            'The checkout page again, saying why the form, email, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it)',
         },
         { status: 404, description: 'No checkout session with this id: a page saying so' },
       ],
@@ -200,11 +203,12 @@ export function hostedCheckoutRoutes(
         const now = await sessions.get(session.id);
         if (!now || FINAL_STATUSES.has(now.status)) return back();
         ctx.status = 400;
-        // A refused code stays in its input (escaped as the page draws it), for the payer to correct.
+        // A refused code or email stays in its input (escaped as the page draws it), for the payer to correct.
         await renderPage(ctx, now, {
           title,
           detail,
           ...(form.action === 'promotion-code' ? { code: form.code ?? '' } : {}),
+          ...(form.action === 'email' ? { email: form.email ?? '' } : {}),
         });
       };
       let fields: URLSearchParams;
@@ -241,6 +245,17 @@ export function hostedCheckoutRoutes(
         }
       };
       const codeRefused = 'This promotion code cannot be used';
+      if (request.action === 'email') {
+        const email = (request.email ?? '').trim();
+        const emailRefused = 'This email cannot be used';
+        if (email === '') return refuse(emailRefused, 'The email is required: renewal invoices are sent to it.');
+        if (!isEmail(email))
+          return refuse(emailRefused, 'The email must be an email address, such as payer@example.com.');
+        return attempt(emailRefused, async () => {
+          await run(session, { type: 'CollectCustomerEmail', email });
+          return undefined;
+        });
+      }
       if (request.action === 'cancel')
         return attempt('Could not cancel', async () => {
           const updated = await run(session, { type: 'CancelCheckoutSession', reason: 'canceled by the payer' });
@@ -305,7 +320,7 @@ export function hostedCheckoutRoutes(
       path: '/:id/payment-method',
       summary: 'Choose the asset to pay with',
       description:
-        'Records the choice on the payment intent with the amount due in that asset, and answers where to send it.',
+        "Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first (the page's email form): before it is given, a 400 `parameter_missing` naming `email`.",
       params,
       body: PaymentMethodRequest,
       response: PaymentMethodAnswer,

@@ -317,10 +317,12 @@ export const CheckoutSessionCreate = bodyObject({
     example: 'order-6735',
   }),
   customerId: optional(text({ min: 1, max: 64 })).openapi({
-    description: "One of the organization's customers in this environment",
+    description:
+      "One of the organization's customers in this environment. A `mode: subscription` session with neither `customerId` nor `customerData.email` is accepted: its checkout page asks the payer's email before a payment method can be chosen (renewal invoices are mailed to it), shows it as `customerDetails.email`, and the subscription's customer is created from it as from `customerData.email`",
   }),
   customerData: optional(CustomerDataInput).openapi({
-    description: "The customer's details you already have: prefilled on the hosted page and kept on the session",
+    description:
+      "The customer's details you already have: prefilled on the hosted page and kept on the session. On a `mode: subscription` session without `customerId`, `customerData.email` becomes the subscription's customer; left out, the checkout page asks the payer for it first",
   }),
   customerCreation: withDefault(oneOf(['if_required', 'always'] as const), 'if_required').openapi({
     description: '`always` also creates a customer (from `customerData.email`) for a payment',
@@ -352,7 +354,7 @@ export const CheckoutSessionCreate = bodyObject({
       'billingAddressCollection',
       'shippingAddressCollection',
     ],
-    'the checkout page asks the payer for no details: prefill them with customerData, or sell through a payment link, whose page collects them',
+    "the checkout page asks the payer for no details (only a subscription's email, when the session names no customer): prefill them with customerData, or sell through a payment link, whose page collects them",
   ),
   ...ignored(['customFields'], "a checkout page asks no questions; a payment link's page does (its customFields)"),
   ...unsupported(

@@ -120,11 +120,12 @@ export const PromotionCodeRequest = bodyObject({
   code: requiredText({ max: 100 }),
 }).openapi('HostedPromotionCodeRequest', { example: { code: 'LAUNCH' } });
 
-const FORM_ACTIONS = ['choose', 'promotion-code', 'cancel'] as const;
+const FORM_ACTIONS = ['choose', 'email', 'promotion-code', 'cancel'] as const;
 
 /**
  * The checkout page's forms as posted without its script, by `action`: an asset button (`assetId`,
- * no action), the promotion code (`action=promotion-code`, `code`) or the cancel (`action=cancel`).
+ * no action), the payer's email (`action=email`, `email`), the promotion code
+ * (`action=promotion-code`, `code`) or the cancel (`action=cancel`).
  * Open, as browsers post them: another name is ignored. Fields are checked as the JSON routes check
  * them, but every refusal is the page again saying why (a browser posted it); the code is the
  * payer's typing, any text, which the route checks as the JSON route does.
@@ -140,6 +141,13 @@ export const PaymentMethodForm = z
           .openapi({ description: 'What the payer asks for; left out: `choose`, the asset named by `assetId`' }),
         assetId: PaymentMethodRequest.shape.assetId.openapi({
           description: 'The deposit address id (or its asset id) of the asset button pressed',
+        }),
+      }),
+      z.object({
+        action: z.literal('email'),
+        email: z.string().optional().openapi({
+          description:
+            "The payer's email, asked first by the page of a `mode: subscription` session created with neither `customerId` nor `customerData.email` (renewal invoices are mailed to it): recorded as the session's `customerDetails.email`, and the subscription's customer is created from it. One that is not an email address is answered with the page again saying why (400), the text kept in its input",
         }),
       }),
       z.object({
