@@ -10,7 +10,7 @@ import { priceAggregate, productAggregate, type Price, type Product } from './ca
 import type { WithdrawalAddress } from './organization.ts';
 import { walletProblem } from './session-networks.ts';
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../projections/catalog.projection.ts';
-import type { InlinePrice, LineItemsRequest } from '../read-api/schema/checkout-session-create.ts';
+import type { InlinePrice, LineItemsRequest, PriceDescription } from '../read-api/schema/checkout-session-create.ts';
 
 export const CURRENCIES = [
   'usdc',
@@ -97,6 +97,28 @@ function snapshot(price: Price, product: Product): PriceSnapshot {
     intervalCount: price.intervalCount,
     isActive: price.isActive,
   };
+}
+
+/** The fields a line's `price` beside its `priceId` may describe, in the order they are checked. */
+const DESCRIBED = ['productId', 'type', 'interval', 'intervalCount', 'currency', 'unitAmount'] as const;
+
+/**
+ * A line's `price` sent beside its `priceId` describes that price: the first field given that
+ * disagrees with the stored price is a 400 naming it (`…price.unitAmount`), never a silent pick.
+ */
+export function assertDescribes(described: PriceDescription, price: Price, path: string): void {
+  for (const key of DESCRIBED) {
+    const given = described[key];
+    if (given === undefined) continue;
+    const stored = price[key];
+    if (stored !== null && String(given) === String(stored)) continue;
+    throw new ValidationError(
+      `${path}.${key}`,
+      stored === null
+        ? `is ${String(given)}, but price ${price.id} has no ${key} (a ${price.type} price)`
+        : `is ${String(given)}, but price ${price.id} has ${key} ${String(stored)}: send the price as it is, or leave the field out`,
+    );
+  }
 }
 
 export type LineItemResolver = {
@@ -220,6 +242,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
           }
           if (!price.isActive) throw new ValidationError(`${path}.priceId`, `price ${priceId} is not active`);
           const product = await findProduct(price.productId, `${path}.priceId`, tenant);
+          if ('describedAs' in item) assertDescribes(item.describedAs, price, `${path}.price`);
           resolved.push({ ...line, price, product, createPrice: false, createProduct: false });
         } else if ('price' in item) {
           const product = await findProduct(item.price.productId, `${path}.price.productId`, tenant);

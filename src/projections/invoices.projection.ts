@@ -135,11 +135,13 @@ export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: num
 /**
  * The reference's tax fields: `subTotal` before exclusive tax (inclusive tax is in the prices),
  * `totalTax` (all of it), the invoice's `taxRateIds`, and each line's `amountSubtotal`, `amountTax`
- * and `taxRates`.
+ * and `taxRates`; with each line's `currency`, as a checkout session's lines show it.
  */
 function invoiceTaxFields(invoice: Invoice) {
   const lines = invoice.lineItems.data.map((line) => ({
     ...line,
+    // Every line is in the invoice's currency (its price's: an invoice's lines share one).
+    currency: invoice.currency,
     amountSubtotal: (BigInt(line.unitAmount) * BigInt(line.quantity)).toString(),
     amountTax: line.amountTax ?? '0',
     taxRates: line.taxRates ?? [],

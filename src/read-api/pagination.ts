@@ -57,7 +57,13 @@ function dateRangeFilter(ctx: ApiContext, field: string, zone: string): Filter {
 
 export type ListFilters = Record<
   string,
-  { field?: string; values?: readonly string[]; kind?: 'string' | 'boolean' | 'csv' | 'number' }
+  {
+    field?: string;
+    values?: readonly string[];
+    kind?: 'string' | 'boolean' | 'csv' | 'number';
+    /** Other spellings taken for a value (another document's), read as the value they name. */
+    aliases?: Readonly<Record<string, string>>;
+  }
 >;
 
 /** The reference's `visibility` filter: 10 (shown in the dashboard) or 20 (API only), stored as a number. */
@@ -78,8 +84,9 @@ export function listFilter(
   for (const field of ['createdAt', ...(options.dateFields ?? [])])
     Object.assign(filter, dateRangeFilter(ctx, field, zone));
   for (const [name, spec] of Object.entries(options.filters ?? {})) {
-    const raw = queryValue(ctx, name);
-    if (raw === undefined || raw === '') continue;
+    const sent = queryValue(ctx, name);
+    if (sent === undefined || sent === '') continue;
+    const raw = (spec.aliases && Object.hasOwn(spec.aliases, sent) ? spec.aliases[sent] : undefined) ?? sent;
     const field = spec.field ?? name;
     if (spec.kind === 'boolean') {
       if (raw !== 'true' && raw !== 'false') throw new ValidationError(name, 'must be true or false');

@@ -152,7 +152,7 @@ test('amounts are accepted as a digit string or as a number, and answered as str
   t.is(big.body.amountTotal, '900719925474099300');
 });
 
-test('a line item must use exactly one of priceId, price and priceData; an unknown priceId is refused', async (t) => {
+test('a line item must use exactly one of priceId, price and priceData (or priceId with the price it names); an unknown priceId is refused', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const product = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
@@ -168,18 +168,20 @@ test('a line item must use exactly one of priceId, price and priceData; an unkno
     lineItems: { data: [{ quantity: 1, ...item }] },
   });
 
-  for (const item of [
-    { priceId, priceData },
-    { priceId, price },
-    { price, priceData },
-    { priceId, price, priceData },
-    {},
-  ]) {
+  for (const item of [{ priceId, priceData }, { price, priceData }, { priceId, price, priceData }, {}]) {
     await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, withItem(item)), {
       field: 'lineItems.data[0]',
       message: /exactly one of priceId, price or priceData/,
     });
   }
+  // priceId with the price it names is that price; one that disagrees is refused naming the field.
+  t.is((await api.post(SESSIONS, withItem({ priceId, price }))).status, 200);
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post(SESSIONS, withItem({ priceId, price: { ...price, type: 'recurring', interval: 'month' } })),
+    { field: 'lineItems.data[0].price.type', message: /has type one_time/ },
+  );
   await assertRejectedWithoutWrite(
     t,
     weir,

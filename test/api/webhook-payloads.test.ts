@@ -497,3 +497,43 @@ test('a session paid with a promotion code shows the reference’s discount, cou
   const read = (await api.get<{ promotionCodes: { organizationId: string }[] }>(`/api/v1/coupons/${coupon.id}`)).body;
   t.is(read.promotionCodes[0]!.organizationId, coupon.organizationId);
 });
+
+test('an invoice whose pay-page session expires sends invoice.payment_failed, as documented: the invoice still open, its failed attempt naming the session and why, each line with its currency', async (t) => {
+  const { weir, api, receiver, clock } = await merchantWithReceiver(t, ['invoice.payment_failed']);
+  const draft = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId: (await api.post<{ id: string }>('/api/v1/customers', { email: 'payer@example.com' })).body.id,
+    lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Setup' } } }] },
+  });
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  const invoiceId = draft.body.id;
+  t.is((await api.post(`/api/v1/invoices/${invoiceId}/finalize`)).status, 200);
+  const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  const sessionId = page.headers.get('location')!.split('/').pop()!;
+
+  // The session expires (one hour) unpaid.
+  clock.advanceBy(2 * 60 * 60 * 1000);
+  const received = await receiver.waitFor((all) => all.length > 0);
+  t.is(received.length, 1);
+  const body = received[0]!.body;
+  t.notThrows(() => checkWebhookBody(body));
+  const hook = JSON.parse(body) as Hook;
+  t.is(hook.type, 'invoice.payment_failed');
+  const invoice = hook.data.object as {
+    id: string;
+    status: string;
+    paymentAttempts: { checkoutSessionId: string; status: string; failureReason: string | null }[];
+    lineItems: { data: { currency: string }[] };
+  };
+  t.like(invoice, {
+    id: invoiceId,
+    status: 'open',
+    paymentAttempts: [{ checkoutSessionId: sessionId, status: 'failed' }],
+  });
+  t.regex(invoice.paymentAttempts[0]!.failureReason!, /expired/);
+  t.deepEqual(
+    invoice.lineItems.data.map((line) => line.currency),
+    ['usdc'],
+  );
+  const read = (await api.get<{ paymentAttempts: unknown }>(`/api/v1/invoices/${invoiceId}`)).body;
+  t.deepEqual(invoice.paymentAttempts, read.paymentAttempts, 'as the API answers it');
+});

@@ -4604,6 +4604,13 @@ export interface components {
                 /** @description Card payments: not offered by Weir (true is refused) */
                 allowFiatPayment?: boolean | null;
                 allowSwap?: boolean | null;
+                /**
+                 * @description How the payer may pay: `wallet` (a transfer on chain) is the only type Weir takes, and the default; any other (`card`: card payments are not available in Weir) is a 400 naming it
+                 * @example [
+                 *       "wallet"
+                 *     ]
+                 */
+                paymentMethodTypes?: "wallet"[] | null;
                 /** @description The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method, each with an asset in the session's currency), else a 400. Default: the organization's, where the session offers it */
                 preferredChainId?: number | null;
             } | null;
@@ -5276,6 +5283,11 @@ export interface components {
                     amountTax: string;
                     /** @description amountSubtotal plus exclusive tax */
                     amountTotal: string;
+                    /**
+                     * @description The line's price's currency: the invoice's
+                     * @example usdc
+                     */
+                    currency: string;
                     description: string | null;
                     /** @description The catalog price */
                     price: components["schemas"]["Price"] | null;
@@ -5428,6 +5440,12 @@ export interface components {
              * @enum {string|null}
              */
             collectionMethod?: "charge_automatically" | "send_invoice" | null;
+            /**
+             * @description What the invoice is in: the currency of its line items (default), which must agree with it, else a 400 naming `currency` and the lines' currency
+             * @example usdc
+             * @enum {string|null}
+             */
+            currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
             /**
              * @description The customer billed: one of the organization's customers in this environment
              * @example 0f8fad5b-d9cb-469f-a165-70867728950e
@@ -5625,6 +5643,11 @@ export interface components {
                     amountTax: string;
                     /** @description amountSubtotal plus exclusive tax */
                     amountTotal: string;
+                    /**
+                     * @description The line's price's currency: the invoice's
+                     * @example usdc
+                     */
+                    currency: string;
                     description: string | null;
                     priceId: string | null;
                     quantity: number;
@@ -5798,6 +5821,12 @@ export interface components {
              * @enum {string|null}
              */
             collectionMethod?: "charge_automatically" | "send_invoice" | null;
+            /**
+             * @description What the invoice is in: the currency of its line items (default), which must agree with it, else a 400 naming `currency` and the lines' currency
+             * @example usdc
+             * @enum {string|null}
+             */
+            currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
             customerId?: string;
             /**
              * @deprecated
@@ -5939,7 +5968,7 @@ export interface components {
              */
             secretKey: string;
         };
-        /** @description Exactly one of `priceId`, `price` and `priceData` */
+        /** @description Exactly one of `priceId`, `price` and `priceData`; or `priceId` with a `price` describing that price (each field sent must agree with it) */
         LineItemInput: {
             /**
              * @deprecated
@@ -5985,16 +6014,16 @@ export interface components {
              */
             unitAmount: string;
         } & (unknown | unknown)) | null;
-        /** @description A new price of an existing product */
+        /** @description Alone: a new price of an existing product (`productId`, `currency` and `unitAmount` required). Beside `priceId`: the price it names, as you know it; each field sent must agree with it, else a 400 naming the first that does not */
         LineItemPriceInput: {
-            /** @enum {string} */
-            currency: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc";
+            /** @enum {string|null} */
+            currency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
             /** @enum {string|null} */
             interval?: "day" | "week" | "month" | "year" | null;
             /** @description Recurring prices only; default 1 */
             intervalCount?: number | null;
             /** Format: uuid */
-            productId: string;
+            productId?: string | null;
             /**
              * @description Default: recurring when `interval` is given
              * @enum {string|null}
@@ -6004,7 +6033,7 @@ export interface components {
              * @description A digit string. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
              * @example 150000000
              */
-            unitAmount: string;
+            unitAmount?: string | null;
         } | null;
         /** @description Replaces every line */
         LineItemsInput: {
@@ -11543,7 +11572,7 @@ export interface operations {
                 number?: string;
                 /** @description Page number, from 1 */
                 page?: string;
-                /** @description One of draft, open, paid, void, uncollectible */
+                /** @description One of draft, open, paid, void, uncollectible; `uncollectable` (the spec's spelling) is taken as `uncollectible`, the status an invoice answers with */
                 status?: string;
                 /** @description The subscription whose invoices to list (the first of its series and its renewals) */
                 subscriptionId?: string;
@@ -11670,6 +11699,7 @@ export interface operations {
                      *             "quantity": 2,
                      *             "unitAmount": "150000000",
                      *             "amountTotal": "300000000",
+                     *             "currency": "usdc",
                      *             "amountSubtotal": "300000000",
                      *             "amountTax": "0",
                      *             "taxRates": [],

@@ -205,6 +205,18 @@ function scheduleOfPrices(field: string, linePrices: readonly ScheduledPrice[]):
  * a recurring price on another schedule (every 2 years on a monthly invoice) would be billed, and
  * shown, on the invoice's. Refused, naming `field`; a one-time price is billed each period as it is.
  */
+/**
+ * An invoice is in its lines' currency: a `currency` sent must be it (the spec names the field; the
+ * lines' prices decide, so a disagreement is refused rather than one of the two silently taken).
+ */
+function assertCurrencyOfLines(sent: string | undefined, ofLines: string): void {
+  if (sent !== undefined && sent !== ofLines)
+    throw new ValidationError(
+      'currency',
+      `is ${sent}, but the line items are in ${ofLines}: an invoice is in its line items' currency`,
+    );
+}
+
 function assertScheduleFits(field: string, recurring: Invoice['recurring'], linePrices: readonly ScheduledPrice[]) {
   if (!recurring) return;
   for (const price of linePrices) {
@@ -558,6 +570,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const dueDate = fields.dueDate ?? daysAfterIssue(DEFAULT_DAYS_UNTIL_DUE, fields.issueDate ?? null, nowMs);
       assertDueDateFits({ dueDate, issueDate: fields.issueDate ?? null }, now, dueField(body));
       const { resolved, lineItems, currency } = await resolveLines(ctx, body.lineItems, now, body.taxRateIds);
+      assertCurrencyOfLines(body.currency, currency);
       if (fields.paymentMethods)
         assertAssetsPayCurrency(ctx.state.tenant.environment, currency, storedMethods(fields.paymentMethods).assets);
       await assertBodyPreferred(
@@ -678,6 +691,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       } else if (body.taxRateIds !== undefined) {
         changes.lineItems = { object: 'list', data: await retaxLines(ctx, invoice, body.taxRateIds) };
       }
+      assertCurrencyOfLines(body.currency, changes.currency ?? invoice.currency);
       if (changes.paymentMethods !== undefined || changes.currency !== undefined)
         assertAssetsPayCurrency(
           ctx.state.tenant.environment,

@@ -177,8 +177,8 @@ test('unknown keys of the body, a line, a price and paymentSetting are refused, 
     t.throws(() => parseWith(CheckoutSessionCreate, body(extra)), { instanceOf: ValidationError })?.field;
   t.is(refused({ note: 'x' }), 'note');
   t.is(
-    refused({ paymentSetting: { allowSwap: true, paymentMethodTypes: ['wallet'] } }),
-    'paymentSetting.paymentMethodTypes',
+    refused({ paymentSetting: { allowSwap: true, paymentMethodType: ['wallet'] } }),
+    'paymentSetting.paymentMethodType',
   );
   t.is(refused({ lineItems: { data: [{ ...TEA, note: 1 }] } }), 'lineItems.data[0].note');
   t.is(refused({ lineItems: { data: [TEA], hasMore: false } }), 'lineItems.hasMore');
@@ -222,4 +222,62 @@ test('invoice lines sent as lineItems are refused with the path under lineItems'
   const error = t.throws(() => parseLineItems({ data: [{ priceId: 'nope' }] }), { instanceOf: ValidationError });
   t.is(error?.message, 'lineItems.data[0].priceId: must be a uuid');
   t.is(t.throws(() => parseLineItems(null))?.message, 'lineItems: must be an object');
+});
+
+test("paymentSetting.paymentMethodTypes takes Weir's one type, wallet; another is refused naming it and wallet", (t) => {
+  const setting = (paymentMethodTypes: unknown) =>
+    parseWith(CheckoutSessionCreate, body({ paymentSetting: { paymentMethodTypes } })).paymentSetting;
+  t.deepEqual(setting(['wallet'])?.paymentMethodTypes, ['wallet']);
+  t.is(setting(null)?.paymentMethodTypes, undefined);
+  t.is(
+    refusal(body({ paymentSetting: { paymentMethodTypes: ['wallet', 'card'] } })).message,
+    'paymentSetting.paymentMethodTypes[1]: card is not taken: card payments are not available in Weir; the only payment method type is wallet',
+  );
+  t.is(
+    refusal(body({ paymentSetting: { paymentMethodTypes: ['superfluid'] } })).message,
+    'paymentSetting.paymentMethodTypes[0]: must be one of wallet (the only payment method type of Weir)',
+  );
+  t.is(
+    refusal(body({ paymentSetting: { paymentMethodTypes: [] } })).message,
+    'paymentSetting.paymentMethodTypes: must have at least 1 item',
+  );
+});
+
+test('a line may send priceId with a price describing it: only the fields sent are kept, to be checked against the stored price; priceData beside priceId stays refused', (t) => {
+  const lines = parseLineItems({
+    data: [
+      { priceId: PRICE_ID, price: { unitAmount: '5', currency: 'dai', interval: 'month', intervalCount: 3 } },
+      { priceId: PRICE_ID, price: { productId: PRICE_ID, type: 'recurring', currency: null } },
+    ],
+  }).data;
+  t.deepEqual(lines[0], {
+    quantity: 1,
+    priceId: PRICE_ID,
+    describedAs: { unitAmount: 5n, currency: 'dai', interval: 'month', intervalCount: 3 },
+  });
+  t.deepEqual(lines[1], { quantity: 1, priceId: PRICE_ID, describedAs: { productId: PRICE_ID, type: 'recurring' } });
+  const refused = (line: unknown) => refusal(body({ lineItems: { data: [line] } })).message;
+  t.is(
+    refused({ priceId: PRICE_ID, price: { unitAmount: '1.5' } }),
+    'lineItems.data[0].price.unitAmount: must be a non-negative integer of digits, scaled by 10^8',
+  );
+  t.is(
+    refused({ priceId: PRICE_ID, price: { intervalCount: 0 } }),
+    'lineItems.data[0].price.intervalCount: must be at least 1',
+  );
+  t.is(
+    refused({ priceId: PRICE_ID, price: { note: 1 } }),
+    'lineItems.data[0].price.note: is not a known field; use productId, type, interval, currency, unitAmount, intervalCount',
+  );
+  t.is(
+    refused({ priceId: PRICE_ID, price: { unitAmount: '1' }, priceData: TEA.priceData }),
+    'lineItems.data[0]: must have exactly one of priceId, price or priceData',
+  );
+  // Alone, a price is still a new price: its product, currency and amount are required.
+  t.is(refused({ price: { currency: 'usdc', unitAmount: '1' } }), 'lineItems.data[0].price.productId: is required');
+  t.is(refused({ price: { productId: PRICE_ID, unitAmount: '1' } }), 'lineItems.data[0].price.currency: is required');
+  t.is(
+    refused({ price: { productId: PRICE_ID, currency: 'usdc', type: 'recurring', unitAmount: '1' } }),
+    'lineItems.data[0].price.interval: is required for a recurring price',
+  );
 });

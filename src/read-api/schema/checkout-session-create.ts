@@ -87,12 +87,13 @@ export type InlinePrice = {
 
 const INTERVAL_COUNT = optional(integer({ min: 1, max: 36 }));
 
-function settlePrice(o: PriceFields, ctx: z.core.$RefinementCtx<unknown>): InlinePrice {
+/** `o`'s schedule settled; an issue's path is under `at` (a line's `price`, checked by the line). */
+function settlePrice(o: PriceFields, ctx: z.core.$RefinementCtx<unknown>, at: string[] = []): InlinePrice {
   const type = o.type ?? (o.interval ? 'recurring' : 'one_time');
   if (type === 'recurring' && !o.interval) {
     ctx.addIssue({
       code: 'custom',
-      path: ['interval'],
+      path: [...at, 'interval'],
       message: withCode('is required for a recurring price', 'parameter_missing'),
     });
     return z.NEVER;
@@ -101,7 +102,7 @@ function settlePrice(o: PriceFields, ctx: z.core.$RefinementCtx<unknown>): Inlin
   if (type === 'recurring') {
     const count = INTERVAL_COUNT.safeParse(o.intervalCount);
     if (!count.success) {
-      ctx.addIssue({ code: 'custom', path: ['intervalCount'], message: count.error.issues[0]!.message });
+      ctx.addIssue({ code: 'custom', path: [...at, 'intervalCount'], message: count.error.issues[0]!.message });
       return z.NEVER;
     }
     intervalCount = count.data ?? 1;
@@ -126,14 +127,55 @@ const ProductDataInput = objectField({
   ...ignored(['visibility'], 'a product made with a line is shown in the dashboard (visibility 10)'),
 }).openapi('ProductDataInput');
 
-/** `price`: a new price of an existing product. */
-const PriceInput = issuing(
-  ['parameter_missing', INTERVAL_COUNT],
-  objectField({ productId: uuidText(), ...priceFields }).transform((o, ctx) => ({
-    productId: o.productId,
-    ...settlePrice(o, ctx),
-  })),
-).openapi('LineItemPriceInput', { description: 'A new price of an existing product' });
+/**
+ * `price`: alone, a new price of an existing product (`productId`, `currency` and `unitAmount`
+ * required, checked by the line); beside `priceId`, a description of that price, whose every field
+ * given must agree with it (checked against the store by the line items' resolver).
+ */
+const PriceInput = objectField({
+  productId: optional(uuidText()),
+  ...priceFields,
+  currency: optional(oneOf(CURRENCIES)),
+  unitAmount: optional(amount()),
+}).openapi('LineItemPriceInput', {
+  description:
+    'Alone: a new price of an existing product (`productId`, `currency` and `unitAmount` required). Beside `priceId`: the price it names, as you know it; each field sent must agree with it, else a 400 naming the first that does not',
+});
+
+type PriceAsSent = z.output<typeof PriceInput>;
+
+/** What `price` beside `priceId` says of the stored price: only the fields sent, `intervalCount` checked. */
+export type PriceDescription = Partial<Omit<InlinePrice, 'intervalCount'>> & {
+  productId?: string;
+  intervalCount?: number;
+};
+
+const PRICE_REQUIRED = ['productId', 'currency', 'unitAmount'] as const;
+
+/** `price` alone: a new price of its `productId`, settled; the issues under `price`. */
+function newPriceOf(o: PriceAsSent, ctx: z.core.$RefinementCtx<unknown>) {
+  for (const key of PRICE_REQUIRED)
+    if (o[key] === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['price', key], message: REQUIRED });
+      return z.NEVER;
+    }
+  return {
+    productId: o.productId!,
+    ...settlePrice({ ...o, currency: o.currency!, unitAmount: o.unitAmount! }, ctx, ['price']),
+  };
+}
+
+/** `price` beside `priceId`: the fields sent (`intervalCount` read as a count), nothing settled or defaulted. */
+function describedPrice(o: PriceAsSent, ctx: z.core.$RefinementCtx<unknown>): PriceDescription {
+  const { intervalCount, ...rest } = o;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as PriceDescription;
+  const count = INTERVAL_COUNT.safeParse(intervalCount);
+  if (!count.success) {
+    ctx.addIssue({ code: 'custom', path: ['price', 'intervalCount'], message: count.error.issues[0]!.message });
+    return z.NEVER;
+  }
+  return count.data === undefined ? given : { ...given, intervalCount: count.data };
+}
 
 /** `priceData`: a new price of an existing product (`productId`) or of a new one (`productData`), not both. */
 const PriceDataInput = issuing(
@@ -165,14 +207,20 @@ const PriceDataInput = issuing(
 const FORMS = ['priceId', 'price', 'priceData'] as const;
 const EXCLUSIVE = withCode('must have exactly one of priceId, price or priceData', 'parameters_exclusive');
 
-/** A line: exactly one of `priceId`, `price` and `priceData`, checked before any of them is read. */
+/** The forms a line sends: one, or `priceId` with the `price` it names. */
+const formsTaken = (sent: string[]) => sent.length === 1 || (sent.length === 2 && !sent.includes('priceData'));
+
+/**
+ * A line: exactly one of `priceId`, `price` and `priceData` (or `priceId` with a `price` describing
+ * it, as the spec's recurring invoice sends), checked before any of them is read.
+ */
 const LineItemInput = issuing(
-  ['parameters_exclusive'],
+  ['parameters_exclusive', 'parameter_missing', INTERVAL_COUNT],
   z.preprocess(
     (value, ctx) => {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
       const item = value as Record<string, unknown>;
-      if (FORMS.filter((k) => !absent(item[k])).length !== 1) ctx.addIssue({ code: 'custom', message: EXCLUSIVE });
+      if (!formsTaken(FORMS.filter((k) => !absent(item[k])))) ctx.addIssue({ code: 'custom', message: EXCLUSIVE });
       return value;
     },
     objectField({
@@ -182,16 +230,25 @@ const LineItemInput = issuing(
       priceData: optional(PriceDataInput),
       taxRateIds: optional(taxRateIds()).openapi({ description: "The line's own tax rates (else the request's)" }),
       ...ignored(['periodStart', 'periodEnd'], "Weir keeps no service period on a line; say it in the product's name"),
-    }).transform(({ quantity = 1, taxRateIds, priceId, price, priceData }) => {
+    }).transform(({ quantity = 1, taxRateIds, priceId, price, priceData }, ctx) => {
       const line = { quantity, ...(taxRateIds === undefined ? {} : { taxRateIds }) };
-      if (priceId !== undefined) return { ...line, priceId };
-      if (price !== undefined) return { ...line, price };
+      if (priceId !== undefined)
+        return price === undefined
+          ? { ...line, priceId }
+          : { ...line, priceId, describedAs: describedPrice(price, ctx) };
+      if (price !== undefined) return { ...line, price: newPriceOf(price, ctx) };
       return { ...line, priceData: priceData! };
     }),
   ),
 ).openapi('LineItemInput', {
-  description: 'Exactly one of `priceId`, `price` and `priceData`',
-  oneOf: [{ required: ['priceId'] }, { required: ['price'] }, { required: ['priceData'] }],
+  description:
+    'Exactly one of `priceId`, `price` and `priceData`; or `priceId` with a `price` describing that price (each field sent must agree with it)',
+  oneOf: [
+    { required: ['priceId'] },
+    // Alone, `price` needs productId, currency and unitAmount (its description says so).
+    { required: ['price'], not: { required: ['priceId'] } },
+    { required: ['priceData'] },
+  ],
 });
 
 const lineItemList = z
@@ -258,6 +315,24 @@ const CustomerUpdateInput = closedObject(
 
 const NO_CARDS = withCode('card payments need a connected card processor, which this Weir server does not have');
 
+/** The payment method types of a session: Weir's one, a wallet paying on chain. */
+const PAYMENT_METHOD_TYPES = ['wallet'] as const;
+const CARD_TYPES = new Set(['card', 'stripe']);
+
+/** `paymentMethodTypes`: each must be one Weir takes (a card is named as such: Weir takes no cards). */
+const paymentMethodTypes = () =>
+  arrayOf(
+    z.enum(PAYMENT_METHOD_TYPES, {
+      error: (issue) =>
+        withCode(
+          typeof issue.input === 'string' && CARD_TYPES.has(issue.input)
+            ? `${issue.input} is not taken: card payments are not available in Weir; the only payment method type is wallet`
+            : `must be one of ${PAYMENT_METHOD_TYPES.join(', ')} (the only payment method type of Weir)`,
+        ),
+    }),
+    { min: 1, max: 10 },
+  );
+
 /** `paymentSetting`: the networks the session offers (default: every one with a payment method) and the preferred one. */
 const PaymentSettingInput = objectField({
   allowedChains: optional(
@@ -277,6 +352,11 @@ const PaymentSettingInput = objectField({
   preferredChainId: optional(integer({ min: 1 })).openapi({
     description:
       "The network whose assets the checkout page lists first, marked as preferred (none is chosen for the payer). One of the session's networks (those of allowedChains with a payment method, or every one with a payment method, each with an asset in the session's currency), else a 400. Default: the organization's, where the session offers it",
+  }),
+  paymentMethodTypes: optional(paymentMethodTypes()).openapi({
+    description:
+      'How the payer may pay: `wallet` (a transfer on chain) is the only type Weir takes, and the default; any other (`card`: card payments are not available in Weir) is a 400 naming it',
+    example: ['wallet'],
   }),
   allowSwap: optional(bool()),
   allowFiatPayment: optional(bool().refine((v) => !v, NO_CARDS)).openapi({

@@ -2,6 +2,7 @@ import { newInvoiceDraft } from '../../../machines/invoice.decide.ts';
 import { dueEndOfDay } from '../../../machines/invoice.due.ts';
 import type { RecurringIntervalCount } from '../../../machines/invoice.types.ts';
 import { isEmail } from '../../actors/customer.ts';
+import { CURRENCIES } from '../../actors/line-items.ts';
 import { defaultPaymentSetting } from '../../actors/organization.ts';
 import { MAX_TAX_RATES } from '../../actors/tax-rate.ts';
 import { publicInvoice } from '../../projections/invoices.projection.ts';
@@ -43,6 +44,8 @@ import { issuing } from './validation-codes.ts';
  */
 
 const STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
+/** The spec's spelling of `uncollectible` (Weir answers the reference's): taken where a status is an input. */
+const STATUS_ALIASES = { uncollectable: 'uncollectible' } as const;
 const INVOICE_TYPES = ['one_time', 'recurring'] as const;
 const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
 const NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/#-]{0,63}$/;
@@ -262,6 +265,14 @@ export const INVOICE_CREATE_EXAMPLE = {
   memo: 'Thank you for your business',
 };
 
+/** `currency`: what the invoice is in, which is its lines' currency (checked with them, when their prices are read). */
+const invoiceCurrency = () =>
+  optional(oneOf(CURRENCIES)).openapi({
+    description:
+      "What the invoice is in: the currency of its line items (default), which must agree with it, else a 400 naming `currency` and the lines' currency",
+    example: 'usdc',
+  });
+
 /** The reference's invoice fields that Weir does not use. */
 const ignoredInvoiceFields = {
   ...ignored(
@@ -327,6 +338,7 @@ export const InvoiceCreate = issuing(
     }),
     ...dueFields,
     ...invoiceFields,
+    currency: invoiceCurrency(),
     lineItems: lineItemsInput(true).openapi({
       description: "1 to 20 lines in one currency, as a checkout session's: each a `priceId`, `price` or `priceData`",
     }),
@@ -348,6 +360,7 @@ export const InvoiceUpdate = issuing(
     taxRateIds: optional(taxRateIdList()).openapi({
       description: 'Tax rates of the lines that name none of their own; the draft is taxed again',
     }),
+    currency: invoiceCurrency(),
     lineItems: lineItemsInput(false).optional().openapi({ description: 'Replaces every line' }),
     ...paymentSettingField,
     ...ignoredInvoiceFields,
@@ -377,7 +390,9 @@ export const InvoiceSendRequest = bodyObject({
 export const InvoiceListQuery = listQuery(
   {
     ids: queryFilter('Comma-separated invoice ids'),
-    status: queryFilter(`One of ${STATUSES.join(', ')}`),
+    status: queryFilter(
+      `One of ${STATUSES.join(', ')}; \`uncollectable\` (the spec's spelling) is taken as \`uncollectible\`, the status an invoice answers with`,
+    ),
     customerId: queryFilter("The customer's id"),
     invoiceType: queryFilter(`One of ${INVOICE_TYPES.join(', ')}`),
     collectionMethod: queryFilter(`One of ${COLLECTION_METHODS.join(', ')}`),
@@ -393,7 +408,7 @@ export const InvoiceListQuery = listQuery(
 
 export const INVOICE_LIST_FILTERS = {
   ids: { field: 'id', kind: 'csv' as const },
-  status: { values: STATUSES },
+  status: { values: STATUSES, aliases: STATUS_ALIASES },
   customerId: {},
   invoiceType: { values: INVOICE_TYPES },
   collectionMethod: { values: COLLECTION_METHODS },
@@ -425,6 +440,7 @@ const lineFields = {
   amountSubtotal: amountString().openapi({ description: 'quantity × unitAmount' }),
   amountTax: amountString().openapi({ description: 'All the tax of the line, inclusive and exclusive' }),
   amountTotal: amountString().openapi({ description: 'amountSubtotal plus exclusive tax' }),
+  currency: z.string().openapi({ description: "The line's price's currency: the invoice's", example: 'usdc' }),
   taxRates: z.array(AppliedTaxRateSchema),
 };
 
