@@ -2,7 +2,7 @@ import { evolveWebhookEndpoint, type WebhookEndpointEvent } from '../actors/webh
 import { deterministicId } from '../shared/ids.ts';
 import type { WebhookDeliveryEvent } from '../../machines/webhook-delivery.machine.ts';
 import { CHECKPOINT_STREAM } from '../audit/checkpoints.ts';
-import { AUDIT_CHECKPOINT_EVENT_TYPE, subscribes } from '../webhooks/webhook-event-types.ts';
+import { AUDIT_CHECKPOINT_EVENT_TYPE, deliveredAs, subscribes } from '../webhooks/webhook-event-types.ts';
 import { publicEventKindsOf, publicEventOf, testEventOf, type PublicEventRef } from '../webhooks/webhook-events.ts';
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from './collections.ts';
 import type { Projection } from './projection.ts';
@@ -63,8 +63,9 @@ async function schedule(
 ): Promise<void> {
   const deliveries = store.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
   for (const endpoint of endpoints) {
-    if (endpoint.deleted || endpoint.isDisabled || !subscribes(endpoint.enabledEvents.events, publicEvent.type))
-      continue;
+    // The name it subscribed by: one event, one delivery, under either of a kind's two names.
+    const eventType = deliveredAs(endpoint.enabledEvents.events, publicEvent.type);
+    if (endpoint.deleted || endpoint.isDisabled || eventType === null) continue;
     // Changed after this event (a retried batch meets it so): what it was then decided, and that
     // delivery, if any, was scheduled before the change.
     if (endpoint._position !== undefined && BigInt(endpoint._position) > source.position) continue;
@@ -78,7 +79,7 @@ async function schedule(
       environment: endpoint.environment,
       endpointId: endpoint.id,
       eventId: publicEvent.id,
-      eventType: publicEvent.type,
+      eventType,
       eventObject: publicEvent.object,
       source: { streamId: source.streamId, revision: source.revision },
       createdAt: source.metadata.occurredAt,

@@ -164,9 +164,9 @@ export function createWebhookDispatcher(deps: {
     queue.dueNow(id, clock.now(), (item) => endsNow(item.delivery));
   }
 
-  /** Rendered from the log once per public event: all its endpoints get the same bytes. */
+  /** Rendered from the log once per public event and name: all its endpoints that take that name get the same bytes. */
   const bodyOf = (delivery: WebhookDeliveryDoc): Promise<string> =>
-    bodies.bodyOf(delivery.eventId, () =>
+    bodies.bodyOf(`${delivery.eventId} ${delivery.eventType}`, () =>
       renderWebhookBody(
         eventStore,
         delivery.source,

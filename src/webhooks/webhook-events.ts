@@ -7,7 +7,7 @@ import { shownHashOn } from '../chain-ingest/tron/networks.ts';
 import { intentTransfers } from '../projections/public-views.ts';
 import { deterministicId } from '../shared/ids.ts';
 import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, type Checkpoint } from '../audit/checkpoints.ts';
-import { AUDIT_CHECKPOINT_EVENT_TYPE, TEST_WEBHOOK_EVENT_TYPE } from './webhook-event-types.ts';
+import { AUDIT_CHECKPOINT_EVENT_TYPE, TEST_WEBHOOK_EVENT_TYPE, referenceNameOf } from './webhook-event-types.ts';
 import { INVOICE_STREAM_PREFIX, invoiceWebhookPayloadOf, invoiceWebhookTypeOf } from './invoice-webhook-events.ts';
 import {
   discountBeforeCreation,
@@ -242,7 +242,8 @@ export async function renderWebhookBody(
   const last = history[history.length - 1];
   if (!last || last.revision !== source.revision)
     throw new Error(`${source.streamId} has no event at revision ${source.revision}`);
-  const object = await payloadOf(eventStore, history, last, event.type, present);
+  // Made by the kind, whichever of its names the endpoint receives it under.
+  const object = await payloadOf(eventStore, history, last, referenceNameOf(event.type), present);
   return JSON.stringify({
     id: event.id,
     apiVersion: WEBHOOK_API_VERSION,

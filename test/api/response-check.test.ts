@@ -14,6 +14,11 @@ test('an answer that does not match its route in the served document throws, nam
   // A literal segment wins over a template: /event-types is not /{id}.
   t.throws(() => check('GET', `${weir.url}/api/v1/webhook-endpoints/event-types`, 200, json, { events: ['nope'] }));
   t.notThrows(() => check('GET', `${weir.url}/api/v1/webhook-endpoints/event-types/`, 200, json, { events: ['*'] }));
+  t.notThrows(() =>
+    check('GET', `${weir.url}/api/v1/webhook-endpoints/event-types`, 200, json, {
+      events: ['payment_intent.failed', 'payment_intent.payment_failed'],
+    }),
+  );
   // Error bodies are checked on every route, declared or not.
   t.throws(() => check('POST', `${weir.url}/api/v1/invoices`, 401, json, { message: 'no key' }));
   t.notThrows(() =>
@@ -59,6 +64,10 @@ test('a delivered webhook that does not match its documented payload throws (a s
   t.throws(() => checkWebhookBody(event('nobody.sends.this', { id: 'x' })), { message: /not in the OpenAPI document/ });
   t.throws(() => checkWebhookBody(event('checkout_session.completed', { id: 'cs1', anything: 1 })), {
     message: /checkout_session\.completed webhook does not match the OpenAPI document: .*organizationId/,
+  });
+  // The specification's name for a failed payment intent is documented, with the failed intent's payload.
+  t.throws(() => checkWebhookBody(event('payment_intent.failed', { id: 'pi1' })), {
+    message: /payment_intent\.failed webhook does not match the OpenAPI document/,
   });
   t.notThrows(() => checkWebhookBody('plain text'));
 });

@@ -46,6 +46,33 @@ async function merchantWithReceiver(t: ExecutionContext, events: string[]) {
   return { weir, api, receiver, chain: chainPublisher(weir.bus), clock, testSecretKey, endpointId: endpoint.id };
 }
 
+/**
+ * A payment detected, then its block reorganized away and its height final in another block: the
+ * session's intent needs a payment again (`payment_intent.payment_failed`).
+ */
+async function failPayment(
+  weir: Awaited<ReturnType<typeof startTestWeir>>,
+  api: Awaited<ReturnType<typeof createMerchant>>['api'],
+  chain: ReturnType<typeof chainPublisher>,
+) {
+  const withdrawnFrom = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
+  const shown = await reveal(weir, api, withdrawnFrom);
+  const blockHash = randomHash();
+  const transfer = await chain.transfer({
+    to: shown.address,
+    amount: shown.amountDueRaw,
+    blockNumber: 7000,
+    blockHash,
+  });
+  await eventually(
+    async () => ((await getSession(api, withdrawnFrom)).paymentIntent.status === 'processing' ? true : undefined),
+    'the transfer to be detected',
+  );
+  await chain.reorg([{ number: 7000, hash: blockHash }]);
+  await chain.final(7000, randomHash());
+  return { withdrawnFrom, transfer };
+}
+
 /** Pays `address` `amount` (chain units) in block `blockNumber`, final at once. */
 const payerTo =
   (chain: ReturnType<typeof chainPublisher>, address: string) => async (amount: string, blockNumber: number) => {
@@ -72,22 +99,7 @@ test('the late payment and failed payment webhooks, as delivered, match their do
     'payment_intent.payment_failed',
   ]);
 
-  // A payment detected, then its block reorganized away and its height final in another block: the intent needs a payment again.
-  const withdrawnFrom = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
-  const shown = await reveal(weir, api, withdrawnFrom);
-  const blockHash = randomHash();
-  const transfer = await chain.transfer({
-    to: shown.address,
-    amount: shown.amountDueRaw,
-    blockNumber: 7000,
-    blockHash,
-  });
-  await eventually(
-    async () => ((await getSession(api, withdrawnFrom)).paymentIntent.status === 'processing' ? true : undefined),
-    'the transfer to be detected',
-  );
-  await chain.reorg([{ number: 7000, hash: blockHash }]);
-  await chain.final(7000, randomHash());
+  const { withdrawnFrom, transfer } = await failPayment(weir, api, chain);
 
   // A session canceled, then paid anyway.
   const canceled = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body.id;
@@ -123,6 +135,83 @@ test('the late payment and failed payment webhooks, as delivered, match their do
   const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document;
   t.true(propertiesOf(document, dataObjectOf(document, 'payment_intent.payment_failed')).includes('lastPaymentError'));
   t.true(propertiesOf(document, dataObjectOf(document, 'checkout_session.late_payment')).includes('latePayment'));
+});
+
+test('a failed payment intent goes to an endpoint subscribed by the specification’s payment_intent.failed under that name, to one by the reference’s name or `*` under payment_intent.payment_failed: one delivery each, one event id, the documented payload', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const subscriptions: Record<string, string[]> = {
+    spec: ['payment_intent.failed'],
+    reference: ['payment_intent.payment_failed'],
+    all: ['*'],
+    both: ['payment_intent.failed', 'payment_intent.payment_failed'],
+    allAndSpec: ['*', 'payment_intent.failed'],
+  };
+  const expected: Record<string, string> = {
+    spec: 'payment_intent.failed',
+    reference: 'payment_intent.payment_failed',
+    all: 'payment_intent.payment_failed',
+    both: 'payment_intent.payment_failed',
+    allAndSpec: 'payment_intent.failed',
+  };
+  const endpoints: Record<string, { id: string; receiver: Awaited<ReturnType<typeof startWebhookReceiver>> }> = {};
+  for (const [name, events] of Object.entries(subscriptions)) {
+    const receiver = await startWebhookReceiver();
+    t.teardown(() => receiver.close());
+    const created = await api.post<{ id: string; enabledEvents: { events: string[] } }>('/api/v1/webhook-endpoints', {
+      description: name,
+      url: receiver.url,
+      enabledEvents: { events },
+    });
+    t.is(created.status, 200, name);
+    t.deepEqual(created.body.enabledEvents.events, events, `${name}: answered back as sent`);
+    endpoints[name] = { id: created.body.id, receiver };
+  }
+
+  const { withdrawnFrom } = await failPayment(weir, api, chainPublisher(weir.bus));
+  const failedTypes = ['payment_intent.failed', 'payment_intent.payment_failed'];
+  const failedOf = (hooks: { body: string }[]) =>
+    hooks
+      .map((hook) => JSON.parse(hook.body) as Hook & { id: string })
+      .filter((hook) => failedTypes.includes(hook.type));
+  const ids = new Set<string>();
+  for (const [name, { id, receiver }] of Object.entries(endpoints)) {
+    await receiver.waitFor((all) => failedOf(all).length > 0);
+    // Every delivery of the endpoint done (the failed payment's among them, written with every other
+    // endpoint's): a second one for the event would be in this log.
+    const log = await eventually(async () => {
+      const page = await api.get<{ data: { eventId: string; eventType: string; status: string }[] }>(
+        `/api/v1/webhook-endpoints/${id}/deliveries`,
+      );
+      return page.body.data.every((d) => d.status === 'succeeded') ? page.body.data : undefined;
+    }, `${name}: its deliveries made`);
+    const failedDeliveries = log.filter((d) => failedTypes.includes(d.eventType));
+    t.deepEqual(
+      failedDeliveries.map((d) => d.eventType),
+      [expected[name]],
+      `${name}: one delivery, under the name subscribed`,
+    );
+    const received = failedOf(receiver.received);
+    t.deepEqual(
+      received.map((hook) => hook.type),
+      [expected[name]],
+      `${name}: received once, typed ${expected[name]}`,
+    );
+    t.is(received[0]!.id, failedDeliveries[0]!.eventId);
+    t.is(received[0]!.data.object['checkoutSessionId'], withdrawnFrom);
+    t.like(received[0]!.data.object['lastPaymentError'], { code: 'payment_withdrawn' }, name);
+    ids.add(received[0]!.id);
+  }
+  t.is(ids.size, 1, 'one event, one id, under either name');
+
+  const document = (await (await fetch(`${weir.url}/api/v1/openapi.json`)).json()) as Document & {
+    webhooks: Record<string, { post: { description?: string } }>;
+  };
+  t.deepEqual(dataObjectOf(document, 'payment_intent.failed'), dataObjectOf(document, 'payment_intent.payment_failed'));
+  t.true(propertiesOf(document, dataObjectOf(document, 'payment_intent.failed')).includes('lastPaymentError'));
+  for (const type of failedTypes)
+    t.regex(document.webhooks[type]!.post.description ?? '', /one event under two names/, type);
 });
 
 test('a payment beyond a completed session’s total sends checkout_session.overpayment, with the transfer and the amount over as integer strings, as documented', async (t) => {

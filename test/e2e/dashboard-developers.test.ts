@@ -115,6 +115,12 @@ test('Developers: a webhook endpoint is added after the password and its signing
   await page.getByLabel('Description').fill('order fulfilment');
   await page.getByLabel('checkout_session.completed').check();
   await page.getByLabel('invoice.paid').check();
+  // A failed payment intent offered once, by the name `*` sends, the specification's name beside it.
+  t.regex(
+    await page.getByLabel('payment_intent.payment_failed').evaluate((box) => box.closest('label')!.textContent!),
+    /the spec's payment_intent\.failed/,
+  );
+  t.is(await page.locator('input[name="events"][value="payment_intent.failed"]').count(), 0);
   await page.getByLabel('Your password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Add endpoint' }).click();
   await page.locator('#field-url-error').waitFor();
@@ -163,9 +169,17 @@ test('Developers: a webhook endpoint is added after the password and its signing
     ).body.data[0];
     return d?.status === 'succeeded' ? d : undefined;
   }, 'the test delivery to be recorded');
-  if ((await delivery.locator('summary', { hasText: 'Delivered' }).count()) === 0) await page.reload();
-  await delivery.locator('summary', { hasText: 'Delivered' }).waitFor();
-  await delivery.locator('summary').click();
+  const testDelivery = (
+    await merchant.api.get<Page_<{ id: string }>>(`/api/v1/webhook-endpoints/${endpoint!.id}/deliveries`)
+  ).body.data[0]!;
+  // The message links to that delivery in the log; following the link opens it.
+  t.is(await page.locator('#test-delivery-link').getAttribute('href'), `#delivery-${testDelivery.id}`);
+  const shown = page.locator(`#delivery-${testDelivery.id} summary`, { hasText: 'Delivered' });
+  if ((await shown.count()) === 0) await page.reload();
+  await shown.waitFor();
+  await page.locator('#test-delivery-link').click();
+  await page.locator(`#delivery-${testDelivery.id}[open]`).waitFor();
+  await screenshot(t, page, 'webhook-test-delivery-linked');
   const attempts = delivery.locator('table.attempts tbody tr');
   t.is(await attempts.count(), 1);
   t.regex((await attempts.first().textContent()) ?? '', /HTTP 200.*\d+ ms.*ok/s);
@@ -186,14 +200,21 @@ test('Developers: a webhook endpoint is added after the password and its signing
   t.is(await page.locator('.delivery').first().locator('table.attempts tbody tr').count(), 2);
   t.regex((await page.locator('.delivery table.attempts tbody tr').nth(1).textContent()) ?? '', /2 \(resent\)/);
 
-  // Edit the events (the URL unchanged: no password asked).
+  // Edit the events (the URL unchanged: no password asked). Subscribed through the API by the
+  // specification's name for a failed payment intent: the form shows it, and saving keeps it.
+  await merchant.api.put(`/api/v1/webhook-endpoints/${endpoint!.id}`, {
+    enabledEvents: ['checkout_session.completed', 'invoice.paid', 'payment_intent.failed'],
+  });
+  await page.reload();
+  t.true(await page.locator('input[name="events"][value="payment_intent.failed"]').isChecked());
+  t.false(await page.locator('input[name="events"][value="payment_intent.payment_failed"]').isChecked());
   await page.getByLabel('invoice.paid').uncheck();
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Endpoint saved.').waitFor();
   t.deepEqual(
     (await merchant.api.get<{ enabledEvents: { events: string[] } }>(`/api/v1/webhook-endpoints/${endpoint!.id}`)).body
       .enabledEvents.events,
-    ['checkout_session.completed'],
+    ['checkout_session.completed', 'payment_intent.failed'],
   );
 
   // A new URL asks for the password; one the API refuses is then named at its field, kept as typed, nothing saved.

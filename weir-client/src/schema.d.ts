@@ -3312,7 +3312,7 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "payment_intent.payment_failed": {
+    "payment_intent.failed": {
         parameters: {
             query?: never;
             header?: never;
@@ -3321,7 +3321,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The payment_intent.payment_failed event */
+        /**
+         * The payment_intent.failed event
+         * @description `payment_intent.failed` (the specification’s name) and `payment_intent.payment_failed` (the reference API’s) are one event under two names, with the same payload: an endpoint may subscribe by either, and gets one delivery under the name it listed, `payment_intent.payment_failed` when it listed both or only `*` (`*` with `payment_intent.failed` gets `payment_intent.failed`).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3346,18 +3349,70 @@ export interface webhooks {
                         /** @description Milliseconds since the epoch */
                         created: number;
                         data: {
-                            object: components["schemas"]["PaymentIntent"] & {
-                                lastPaymentError: {
-                                    blockNumber: number | null;
-                                    /** @enum {string} */
-                                    code: "payment_withdrawn";
-                                    message: string;
-                                    network: string | null;
-                                    transactionHash: string | null;
-                                    /** @enum {string} */
-                                    type: "chain_error";
-                                };
-                            };
+                            object: components["schemas"]["FailedPaymentIntent"];
+                        };
+                        id: string;
+                        /** @example paymentIntent */
+                        object: string;
+                        /** @enum {string} */
+                        type: "payment_intent.failed";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payment_intent.payment_failed event
+         * @description `payment_intent.failed` (the specification’s name) and `payment_intent.payment_failed` (the reference API’s) are one event under two names, with the same payload: an endpoint may subscribe by either, and gets one delivery under the name it listed, `payment_intent.payment_failed` when it listed both or only `*` (`*` with `payment_intent.failed` gets `payment_intent.failed`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event’s id, the body’s `id`: the same on every retry and resend of the event, so record it and skip an id already handled */
+                    "X-Webhook-Id": string;
+                    /** @description Hex HMAC-SHA256 of the raw body keyed with the endpoint’s `secret`, the new one only during a regenerate’s overlap (the reference’s header; it has no timestamp, so it does not guard against replays) */
+                    "X-Webhook-Signature": string;
+                    /** @description The endpoint’s current `secret` itself, never a replaced one (the reference’s header); check a signature instead. Absent where the operator turned it off (`WEIR_WEBHOOK_TOKEN_HEADER=off`), which keeps the key out of a receiver’s request logs */
+                    "X-Webhook-Token"?: string;
+                    /** @description `t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s `secret` (the whole string, `whsec_` included, as UTF-8). Recompute it over the raw bytes received, compare in constant time, and refuse a `t` more than 5 minutes from now. Each attempt is signed anew, with the secret the endpoint has then. While a regenerated secret’s old one still signs (until the endpoint’s `previousSecretExpiresAt`) the header carries a `v1` for each, the new one’s first (`t=…,v1=<new>,v1=<old>`): accept it when any `v1` matches */
+                    "X-Weir-Signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        apiVersion: "2026-11-01";
+                        /** @description Milliseconds since the epoch */
+                        created: number;
+                        data: {
+                            object: components["schemas"]["FailedPaymentIntent"];
                         };
                         id: string;
                         /** @example paymentIntent */
@@ -4937,8 +4992,8 @@ export interface components {
          *     }
          */
         EnabledEvents: {
-            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
-        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[] | null;
+            events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
+        } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[] | null;
         /**
          * @description Every failure: the HTTP status, its name, a message naming the field at fault, and a stable `code`
          * @example {
@@ -4953,6 +5008,18 @@ export interface components {
             error: string;
             message: string;
             statusCode: number;
+        };
+        FailedPaymentIntent: components["schemas"]["PaymentIntent"] & {
+            lastPaymentError: {
+                blockNumber: number | null;
+                /** @enum {string} */
+                code: "payment_withdrawn";
+                message: string;
+                network: string | null;
+                transactionHash: string | null;
+                /** @enum {string} */
+                type: "chain_error";
+            };
         };
         FaucetAnswer: {
             address: string;
@@ -7723,8 +7790,8 @@ export interface components {
              *     }
              */
             enabledEvents: {
-                events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
-            } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
+                events?: ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
+            } | ("*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint")[];
             /** @description true: no event is sent to it (a test event still is) and its pending deliveries are canceled */
             isDisabled?: boolean | null;
             /**
@@ -7746,10 +7813,10 @@ export interface components {
             url?: string | null;
         };
         /**
-         * @description `*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it
+         * @description `*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it. `payment_intent.failed` (the specification’s name) and `payment_intent.payment_failed` (the reference’s) are one event under two names, sent under the one listed (the reference’s when both are, or only `*`)
          * @enum {string}
          */
-        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint";
+        WebhookEventType: "*" | "withdrawal_address.created" | "withdrawal_address.updated" | "withdrawal_address.deleted" | "checkout_session.completed" | "checkout_session.expired" | "checkout_session.canceled" | "checkout_session.late_payment" | "checkout_session.overpayment" | "customer.subscription.created" | "customer.subscription.started" | "customer.subscription.deleted" | "customer.subscription.past_due" | "customer.subscription.unpaid" | "customer.subscription.incomplete_expired" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.succeeded" | "invoice.finalized" | "invoice.paid" | "invoice.marked_as_paid" | "invoice.marked_uncollectible" | "invoice.payment_failed" | "invoice.finalization_failed" | "audit.checkpoint";
         /** @description All optional; no body at all is the same as `{}` */
         WebhookSecretRegenerate: {
             /**
@@ -19106,7 +19173,7 @@ export interface operations {
                 "createdAt[notnull]"?: string;
                 /** @description The event's id */
                 eventId?: string;
-                /** @description An event type */
+                /** @description An event type, the name it was sent under (`payment_intent.failed` or `payment_intent.payment_failed`, as subscribed) */
                 eventType?: string;
                 /** @description Items per page, 1 to 200 (default 200) */
                 limit?: string;

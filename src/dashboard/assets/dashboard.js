@@ -82,3 +82,17 @@
     }
   });
 })();
+
+// A link to a collapsed section (the test delivery, #delivery-…, after Send test event) opens it:
+// the browser scrolls to a <details> but leaves it closed. Again once a live refresh draws it (it
+// may not be in the log yet when the link is followed; a refresh draws it closed).
+(() => {
+  const openTarget = () => {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    const target = id ? document.getElementById(id) : null;
+    if (target instanceof HTMLDetailsElement) target.open = true;
+  };
+  openTarget();
+  window.addEventListener('hashchange', openTarget);
+  document.body.addEventListener('htmx:afterSwap', openTarget);
+})();

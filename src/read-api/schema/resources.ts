@@ -140,7 +140,7 @@ export const SubscriptionSchema = z
 
 export const WebhookEventTypeSchema = z.enum(['*', ...WEBHOOK_EVENT_TYPES]).openapi('WebhookEventType', {
   description:
-    '`*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it',
+    '`*` is every event type but `audit.checkpoint`: a signed checkpoint of the whole log’s hash chain (no tenant’s; its position tells the log’s size), sent to the endpoints of every organization that name it. `payment_intent.failed` (the specification’s name) and `payment_intent.payment_failed` (the reference’s) are one event under two names, sent under the one listed (the reference’s when both are, or only `*`)',
 });
 
 export const WebhookEndpointSchema = z

@@ -4,6 +4,8 @@ import {
   AUDIT_CHECKPOINT_EVENT_TYPE,
   TEST_WEBHOOK_EVENT_TYPE,
   WEBHOOK_EVENT_TYPES,
+  referenceNameOf,
+  specNameOf,
 } from '../../webhooks/webhook-event-types.ts';
 import { TOKEN_HEADER_SETTING, WEBHOOK_HEADER_DOCS } from '../../webhooks/webhook-headers.ts';
 import { z } from './fields.ts';
@@ -58,7 +60,7 @@ const FailedPaymentIntent = PaymentIntentSchema.extend({
     network: z.string().nullable(),
     blockNumber: z.number().int().nullable(),
   }),
-});
+}).openapi('FailedPaymentIntent');
 
 /** The `data.object` of an event type, and the name of its `object`. */
 function payloadOf(type: string): { schema: z.ZodType; object: string } {
@@ -96,14 +98,24 @@ const WebhookHeaders = z.object(
   ),
 );
 
+/** What a kind with two names says under each: they are one event, and how an endpoint gets one name or the other. */
+function twoNamesOf(type: string): string | undefined {
+  const reference = referenceNameOf(type);
+  const spec = specNameOf(reference);
+  if (spec === undefined) return undefined;
+  return `\`${spec}\` (the specification’s name) and \`${reference}\` (the reference API’s) are one event under two names, with the same payload: an endpoint may subscribe by either, and gets one delivery under the name it listed, \`${reference}\` when it listed both or only \`*\` (\`*\` with \`${spec}\` gets \`${spec}\`).`;
+}
+
 /** One OpenAPI webhook per event type Weir sends: the delivered body, its signature headers. */
 export function webhookDefinitions(): RouteConfig[] {
   return [...WEBHOOK_EVENT_TYPES, TEST_WEBHOOK_EVENT_TYPE].map((type) => {
-    const { schema, object } = payloadOf(type);
+    const { schema, object } = payloadOf(referenceNameOf(type));
+    const description = twoNamesOf(type);
     return {
       method: 'post',
       path: type,
       summary: `The ${type} event`,
+      ...(description ? { description } : {}),
       tags: ['Webhooks'],
       request: {
         headers: WebhookHeaders,

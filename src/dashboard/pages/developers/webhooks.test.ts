@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { WebhookDeliveryDoc, WebhookEndpointDoc } from '../../../projections/collections.ts';
 import type { DashboardContext } from '../../context.ts';
-import { DeliveriesCard, SigningSecretCard, sinceFirst } from './webhooks.tsx';
+import { DeliveriesCard, offeredEventTypes, SigningSecretCard, sinceFirst, TestSent } from './webhooks.tsx';
 
 const ctx = { state: { timeZone: 'UTC', csrfToken: 'csrf' } } as unknown as DashboardContext;
 const endpoint = { id: 'ep_1' } as WebhookEndpointDoc;
@@ -92,4 +92,25 @@ test('the signing secret card offers how long the old secret stays valid on rege
   const during = card(overlapping, Date.parse('2026-12-01T07:00:00Z'));
   t.regex(during, /id="previous-secret-expiry"[\s\S]*until[\s\S]*2026[\s\S]*08:00/);
   t.notRegex(card(overlapping, Date.parse('2026-12-01T08:00:00Z')), /previous-secret-expiry/, 'gone once expired');
+});
+
+test('after Send test event, the message links to the test delivery in the log, by the id the API answered (only an id of its form)', (t) => {
+  const id = '0b7e3c52-9a4f-5d1e-8c2b-6f0a1d2e3b4c';
+  const sent = (query: Record<string, string>) =>
+    String(TestSent({ ctx: { ...ctx, query } as unknown as DashboardContext }));
+  t.regex(
+    sent({ done: 'test', delivery: id }),
+    new RegExp(`Test event \\(webhook_endpoint.test\\) sent: .*<a href="#delivery-${id}"`),
+  );
+  const bad = sent({ done: 'test', delivery: '"><script>x</script>' });
+  t.regex(bad, /sent: .*see it under Deliveries/);
+  t.notRegex(bad, /<a |script/);
+  t.is(sent({ done: 'saved', delivery: id }), '');
+});
+
+test('the events form offers a failed payment intent once, by the reference name, noting the specification’s; the specification’s name only to an endpoint that lists it, so saving keeps it', (t) => {
+  const offered = offeredEventTypes(['*']);
+  t.true(offered.includes('payment_intent.payment_failed'));
+  t.false(offered.includes('payment_intent.failed'));
+  t.true(offeredEventTypes(['payment_intent.failed']).includes('payment_intent.failed'));
 });

@@ -1,7 +1,12 @@
 import { COLLECTIONS, type WebhookDeliveryDoc, type WebhookEndpointDoc } from '../../../projections/collections.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
 import { previousSecretExpiry } from '../../../actors/webhook-endpoint.ts';
-import { TEST_WEBHOOK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../../webhooks/webhook-event-types.ts';
+import {
+  referenceNameOf,
+  specNameOf,
+  TEST_WEBHOOK_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+} from '../../../webhooks/webhook-event-types.ts';
 import { apiFor } from '../../api.ts';
 import { reauthenticate, ReauthFields, reauthPrompt } from '../../auth/reauth.tsx';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../../context.ts';
@@ -109,6 +114,34 @@ function FormAlert({ errors }: { errors: FormErrors }): JSX.Element {
   );
 }
 
+/**
+ * The kinds offered as checkboxes: a kind with two names once, by the reference API's (the one `*`
+ * sends), noted with the specification's; that one only for an endpoint already subscribed by it
+ * through the API, so that saving the form keeps it.
+ */
+export const offeredEventTypes = (events: readonly string[]): string[] =>
+  WEBHOOK_EVENT_TYPES.filter((type) => referenceNameOf(type) === type || events.includes(type));
+
+/** What a kind's checkbox says beside its name when it has another. */
+function OtherName({ type }: { type: string }): JSX.Element {
+  const spec = specNameOf(type);
+  const reference = referenceNameOf(type);
+  if (spec !== undefined)
+    return (
+      <span class="muted">
+        {" (the spec's "}
+        <code>{spec}</code>)
+      </span>
+    );
+  if (reference === type) return '';
+  return (
+    <span class="muted">
+      {" (the spec's name for "}
+      <code safe>{reference}</code>)
+    </span>
+  );
+}
+
 /** URL, description, enabled and the event types (every one as a checkbox, or all with `*`). */
 function EndpointFields({ form }: { form: EndpointForm }): JSX.Element {
   const error = form.errors.events;
@@ -144,10 +177,13 @@ function EndpointFields({ form }: { form: EndpointForm }): JSX.Element {
           </span>
         </label>
         <div class="event-grid">
-          {WEBHOOK_EVENT_TYPES.map((type) => (
+          {offeredEventTypes(form.events).map((type) => (
             <label class="choice">
               <input type="checkbox" name="events" value={type} checked={form.events.includes(type)} />
-              <code>{type}</code>
+              <span>
+                <code safe>{type}</code>
+                <OtherName type={type} />
+              </span>
             </label>
           ))}
         </div>
@@ -462,6 +498,28 @@ export function SigningSecretCard(props: {
   );
 }
 
+/** A delivery id as the API makes them (a UUID): only such a one, from the address, goes into a link. */
+const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** After Send test event: a link to its delivery in the log below (its id, from the API's answer, is in the address). */
+export function TestSent({ ctx }: { ctx: DashboardContext }): JSX.Element {
+  if (ctx.query.done !== 'test') return '';
+  const id = ctx.query.delivery;
+  return (
+    <Alert tone="success">
+      <span>{`Test event (${TEST_WEBHOOK_EVENT_TYPE}) sent: `}</span>
+      {typeof id === 'string' && DELIVERY_ID.test(id) ? (
+        <a href={`#delivery-${id}`} id="test-delivery-link">
+          see its delivery under Deliveries
+        </a>
+      ) : (
+        'see it under Deliveries'
+      )}
+      .
+    </Alert>
+  );
+}
+
 function EndpointPage(props: {
   ctx: DashboardContext;
   endpoint: WebhookEndpointDoc;
@@ -497,11 +555,11 @@ function EndpointPage(props: {
         <a href={DEVELOPERS}>← Developers</a>
       </p>
       {extra.created ? <CreatedSecret ctx={ctx} secret={extra.created.secret} /> : ''}
+      <TestSent ctx={ctx} />
       <DoneAlert
         ctx={ctx}
         messages={{
           saved: 'Endpoint saved.',
-          test: `Test event (${TEST_WEBHOOK_EVENT_TYPE}) sent: see it under Deliveries.`,
           resent: 'Sent again: the new attempt shows under Deliveries.',
         }}
       />
@@ -646,9 +704,12 @@ export function webhookRoutes(routes: PageRoutes, deps: DashboardDeps): void {
 
   routes.post(`${WEBHOOKS}/:id/test`, 'developers', async (ctx) => {
     const endpoint = await load(ctx);
-    const answer = await apiFor(ctx, deps)('POST', `/api/v1/webhook-endpoints/${endpoint.id}/test`);
+    const answer = await apiFor(ctx, deps)<{ deliveryId: string }>(
+      'POST',
+      `/api/v1/webhook-endpoints/${endpoint.id}/test`,
+    );
     if (answer.status >= 400) return show(ctx, { error: apiMessage(answer) }, answer.status);
-    redirectTo(ctx, `${WEBHOOKS}/${endpoint.id}?done=test`);
+    redirectTo(ctx, withQuery(`${WEBHOOKS}/${endpoint.id}`, { done: 'test', delivery: answer.body.deliveryId }));
   });
 
   routes.post(`${WEBHOOKS}/:id/deliveries/:deliveryId/resend`, 'developers', async (ctx) => {
