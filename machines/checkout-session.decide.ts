@@ -388,6 +388,13 @@ export function decideCheckoutSession(
         throw new InvalidStateError(
           `checkout session is ${status}; a promotion code can only be applied while it is open`,
         );
+      // A 100% code completes the session at once: the subscription it starts needs the email its renewals go to.
+      if (needsCustomerEmail(session))
+        throw new ValidationError(
+          'email',
+          'your email is needed before applying a promotion code, since the renewal invoices of this subscription are sent to it',
+          'parameter_missing',
+        );
       // Pending, or taken away by a reorg and awaited back: counted against the discounted total, it would read as over.
       if (session.payments.some((p) => p.status !== 'withdrawn' || p.mayReturn === true)) {
         throw new ConflictError(

@@ -1724,6 +1724,22 @@ test('given a subscription session with no customer nor email, when the payer pi
   t.regex(error?.message ?? '', /your email is needed before choosing how to pay/);
 });
 
+test('given a subscription session with no customer nor email that allows promotion codes, when a code is applied, then refused naming the email: a 100% code would start the subscription with no one to bill; after the email it applies', (t) => {
+  const session = { ...unnamedSubscription(), allowPromotionCodes: true };
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'FREE', amountDiscount: session.amountTotal };
+  const error = t.throws(() => given([created(session)]).when({ type: 'ApplyDiscount', discount }, NOW), {
+    instanceOf: ValidationError,
+  });
+  t.is(error?.field, 'email');
+  t.is(error?.code, 'parameter_missing');
+  t.regex(error?.message ?? '', /your email is needed before applying a promotion code/);
+  const named = given([
+    created(session),
+    { type: 'CustomerEmailCollected', data: { email: 'pat@example.com', at: NOW } },
+  ]);
+  t.is(named.when({ type: 'ApplyDiscount', discount }, NOW)[0]?.type, 'DiscountApplied');
+});
+
 test('given a subscription session with no customer nor email, when the payer gives their email, then CustomerEmailCollected: the session holds it as customerDetails.email and takes an asset; the same email again is nothing, another is refused', (t) => {
   const session = unnamedSubscription();
   const events = given([created(session)]).when({ type: 'CollectCustomerEmail', email: 'pat@example.com' }, NOW);

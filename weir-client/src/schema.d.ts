@@ -4459,7 +4459,7 @@ export interface components {
             /** @enum {string} */
             status: "open" | "complete" | "incomplete" | "expired" | "canceled";
             submitType: string;
-            /** @description The subscription the session bills: the one a `mode: subscription` session creates, or the subscription of the invoice whose pay page opened it (a renewal's, or the one the first invoice of a recurring series creates) */
+            /** @description The subscription the session bills: the one a `mode: subscription` session creates, or the subscription of the invoice whose pay page opened it (a renewal's, or the one the first invoice of a recurring series creates). A session made with neither customer nor email creates its subscription only once the payer gives their email on its page: if it expires or is canceled before that, no subscription with this id ever exists */
             subscriptionId: string | null;
             successUrl: string;
             sweeps: components["schemas"]["SessionSweep"][];

@@ -402,7 +402,7 @@ export const CheckoutSessionSchema = z
     invoiceId: z.string().nullable().openapi({ description: 'The invoice whose hosted pay page opened the session' }),
     subscriptionId: z.string().nullable().openapi({
       description:
-        "The subscription the session bills: the one a `mode: subscription` session creates, or the subscription of the invoice whose pay page opened it (a renewal's, or the one the first invoice of a recurring series creates)",
+        "The subscription the session bills: the one a `mode: subscription` session creates, or the subscription of the invoice whose pay page opened it (a renewal's, or the one the first invoice of a recurring series creates). A session made with neither customer nor email creates its subscription only once the payer gives their email on its page: if it expires or is canceled before that, no subscription with this id ever exists",
     }),
     url: z.string(),
     lineItems: z.object({ object: z.literal('list'), data: z.array(LineItemSchema) }),
