@@ -73,32 +73,56 @@ const secretFile = (t: ExecutionContext, content: string, mode = 0o600): string 
   return file;
 };
 const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
+/** An admin token of the least length taken (MIN_ADMIN_TOKEN_LENGTH). */
+const TOKEN = 'op-token-0123456789abcdef-012345';
 
 test('--admin-token-file / WEIR_ADMIN_TOKEN_FILE and --master-key-file / WEIR_MASTER_KEY_FILE: the secret is read from the file, its trailing newline trimmed', (t) => {
-  const token = secretFile(t, 'op-token-0123456789\n');
+  const token = secretFile(t, `${TOKEN}\n`);
   const key = secretFile(t, `${MASTER_KEY}\r\n`);
   t.like(readConfig(['--admin-token-file', token, `--master-key-file=${key}`], {}), {
-    adminToken: 'op-token-0123456789',
+    adminToken: TOKEN,
     masterKey: MASTER_KEY,
   });
   t.like(readConfig([], { WEIR_ADMIN_TOKEN_FILE: token, WEIR_MASTER_KEY_FILE: key }), {
-    adminToken: 'op-token-0123456789',
+    adminToken: TOKEN,
     masterKey: MASTER_KEY,
   });
   t.like(
-    readConfig([], { WEIR_ADMIN_TOKEN: 'plain', WEIR_ADMIN_TOKEN_FILE: '' }),
-    { adminToken: 'plain' },
+    readConfig([], { WEIR_ADMIN_TOKEN: TOKEN, WEIR_ADMIN_TOKEN_FILE: '' }),
+    { adminToken: TOKEN },
     'empty is unset',
   );
   t.like(readConfig([], { WEIR_MASTER_KEY: MASTER_KEY }), { masterKey: MASTER_KEY });
 });
 
+test('an admin token shorter than 32 characters is refused, naming the setting that gave it and the minimum, never the token; unset, the admin API is off and nothing is asked', (t) => {
+  const short = TOKEN.slice(1);
+  const expected = (setting: string) =>
+    `${setting}: the admin token must be at least 32 characters, got 31 (make one with openssl rand -hex 32; leave it unset to keep the admin API off)`;
+  for (const [argv, env] of [
+    [['--admin-token', short], {}],
+    [[`--admin-token=${short}`], {}],
+    [[], { WEIR_ADMIN_TOKEN: short }],
+  ] as const) {
+    const error = t.throws(() => readConfig([...argv], env), { instanceOf: ConfigError });
+    t.is(error.message, expected('WEIR_ADMIN_TOKEN (--admin-token)'));
+  }
+  const file = secretFile(t, `${short}\n`);
+  t.throws(() => readConfig(['--admin-token-file', file], {}), {
+    instanceOf: ConfigError,
+    message: expected('WEIR_ADMIN_TOKEN_FILE (--admin-token-file)'),
+  });
+  t.is(readConfig([], { WEIR_ADMIN_TOKEN: TOKEN }).adminToken, TOKEN, '32 characters are enough');
+  t.is(readConfig([], {}).adminToken, undefined);
+  t.is(readConfig([], { WEIR_ADMIN_TOKEN: '' }).adminToken, undefined, 'empty is unset');
+});
+
 test('the config says where the admin token came from: the inspector shows a terminal one from the command line or a file only', (t) => {
-  const token = secretFile(t, 'op-token-0123456789\n');
+  const token = secretFile(t, `${TOKEN}\n`);
   t.is(readConfig(['--admin-token-file', token], {}).adminTokenFrom, 'file');
   t.is(readConfig([], { WEIR_ADMIN_TOKEN_FILE: token }).adminTokenFrom, 'file');
-  t.is(readConfig(['--admin-token', 'op'], { WEIR_ADMIN_TOKEN: 'env' }).adminTokenFrom, 'argument');
-  t.is(readConfig([], { WEIR_ADMIN_TOKEN: 'env' }).adminTokenFrom, 'environment');
+  t.is(readConfig(['--admin-token', TOKEN], { WEIR_ADMIN_TOKEN: `env-${TOKEN}` }).adminTokenFrom, 'argument');
+  t.is(readConfig([], { WEIR_ADMIN_TOKEN: TOKEN }).adminTokenFrom, 'environment');
   t.is(readConfig([], {}).adminTokenFrom, undefined);
 });
 

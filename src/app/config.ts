@@ -87,6 +87,11 @@ export const DEFAULT_CHAIN_WAIT_MAX_SECONDS = 3600;
 /** The longest a sweep may wait for its receipt: a stop waits for it. */
 export const MAX_SWEEP_RECEIPT_SECONDS = 600;
 export const DEFAULT_AUDIT_CHECKPOINT_SECONDS = 3600;
+/**
+ * The shortest admin token taken: it opens every organization's creation and /metrics, so it must
+ * not be guessable (a random one: `openssl rand -hex 32`). Unset, the admin API is off, as in development.
+ */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 export type SettingSpec = { env: string; flag: string; description: string; default?: string };
 
@@ -157,7 +162,7 @@ export const SETTINGS = {
     env: 'WEIR_ADMIN_TOKEN',
     flag: '--admin-token',
     description:
-      'operator token for POST /admin/organizations and, beyond loopback, GET /metrics; unset: admin API off',
+      'operator token (at least 32 characters) for POST /admin/organizations and, beyond loopback, GET /metrics; unset: admin API off',
   },
   adminTokenFile: {
     env: 'WEIR_ADMIN_TOKEN_FILE',
@@ -361,6 +366,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): WeirConfig {
         : flags.has(SETTINGS.adminToken.flag)
           ? 'argument'
           : 'environment';
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
+    throw new ConfigError(
+      `${settingName(adminTokenFrom === 'file' ? 'adminTokenFile' : 'adminToken')}: the admin token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, got ${adminToken.length} (make one with openssl rand -hex 32; leave it unset to keep the admin API off)`,
+    );
   const masterKey = secret('masterKey', 'masterKeyFile');
   const auditKey = secret('auditKey', 'auditKeyFile');
   /** The flag or variable that gave a setting (flags win, as `get` reads them). */

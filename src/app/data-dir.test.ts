@@ -3,6 +3,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
+import { createLineLogger, logTo } from '../shared/logger.ts';
 import { DataDirInUseError, lockDataDir, prepareDataDir, SERVE_LOCK_FILE } from './data-dir.ts';
 
 // What an operator's shell usually has: without Weir's care, new files would be readable by all.
@@ -127,4 +128,31 @@ test('a lock held by another live process is refused, whether or not this user m
     { instanceOf: DataDirInUseError },
   );
   t.is(refused.pid, 1);
+});
+
+/** A `Log` onto pino, as weir serve gives, and the JSON lines it wrote. */
+const pinoLines = () => {
+  const lines: Record<string, unknown>[] = [];
+  return { lines, log: logTo(createLineLogger((line) => lines.push(JSON.parse(line) as Record<string, unknown>))) };
+};
+
+test('the lock and permission lines are structured: each has its event, the data dir and what it is about, so an operator can filter them', async (t) => {
+  const dataDir = await tempDir(t);
+  const stale = deadPid();
+  await writeFile(join(dataDir, SERVE_LOCK_FILE), `${stale}\n`, { mode: 0o644 });
+  const { lines, log } = pinoLines();
+  await prepareDataDir(dataDir, log);
+  const release = await lockDataDir(dataDir, log);
+  await release();
+  t.is(lines.length, 2, JSON.stringify(lines));
+  t.like(lines[0], { level: 30, component: 'weir', event: 'data_dir.access_tightened', dataDir, entries: 1 });
+  t.like(lines[1], {
+    level: 30,
+    component: 'weir',
+    event: 'data_dir.lock_taken_over',
+    dataDir,
+    lockFile: join(dataDir, SERVE_LOCK_FILE),
+    stalePid: stale,
+    msg: `data dir ${dataDir}: taking over the lock of weir serve pid ${stale}, which is no longer running`,
+  });
 });

@@ -1,5 +1,6 @@
 import { chmod, link, lstat, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import type { Log } from '../shared/logger.ts';
 import { makeDirectory } from '../shared/make-directory.ts';
 
 /** Everything in the data dir is for its owner alone: the log, the master key, mails, checkpoints. */
@@ -27,7 +28,7 @@ const gone = (error: unknown): boolean => (error as NodeJS.ErrnoException).code 
  */
 export async function prepareDataDir(
   dataDir: string,
-  log: (line: string) => void,
+  log: Log,
   fs: DataDirWalk = { lstat, readdir, chmod },
 ): Promise<void> {
   await makeDirectory(dataDir, PRIVATE_DIR_MODE);
@@ -62,10 +63,15 @@ export async function prepareDataDir(
     const more = tightened.length > NAMED_IN_LOG ? `, and ${tightened.length - NAMED_IN_LOG} more` : '';
     log(
       `[weir] data dir ${dataDir}: took group and other access away from ${tightened.length} ${tightened.length === 1 ? 'entry' : 'entries'}: ${tightened.slice(0, NAMED_IN_LOG).join(', ')}${more}`,
+      { event: 'data_dir.access_tightened', dataDir, entries: tightened.length },
     );
   }
   if (failed.length > 0)
-    log(`[weir] data dir ${dataDir}: could not take group and other access away from ${failed.join(', ')}`);
+    log(`[weir] data dir ${dataDir}: could not take group and other access away from ${failed.join(', ')}`, {
+      event: 'data_dir.access_not_tightened',
+      dataDir,
+      entries: failed.length,
+    });
 }
 
 const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
@@ -100,11 +106,7 @@ const heldHere = new Set<string>();
  * whose process is gone (killed with -9, a crash) is taken over, logged. Resolves with the release,
  * which removes the lock if it is still this process's.
  */
-export async function lockDataDir(
-  dataDir: string,
-  log: (line: string) => void,
-  by: LockHolder = 'serve',
-): Promise<() => Promise<void>> {
+export async function lockDataDir(dataDir: string, log: Log, by: LockHolder = 'serve'): Promise<() => Promise<void>> {
   const lockFile = join(dataDir, SERVE_LOCK_FILE);
   const mine = `${process.pid}\n`;
   // Written whole under a private name, then linked into place: the lock never exists half written.
@@ -164,7 +166,7 @@ function isAlive(pid: number, dataDir: string): boolean {
  * Moves a stale lock aside under a name of this process's own, so of two servers taking it over at
  * once only one gets it; a lock found fresh there (taken over by another meanwhile) is put back.
  */
-async function takeOver(lockFile: string, stalePid: number | null, log: (line: string) => void): Promise<void> {
+async function takeOver(lockFile: string, stalePid: number | null, log: Log): Promise<void> {
   const aside = `${lockFile}.${process.pid}.stale`;
   try {
     await rename(lockFile, aside);
@@ -181,5 +183,6 @@ async function takeOver(lockFile: string, stalePid: number | null, log: (line: s
   await rm(aside, { force: true });
   log(
     `[weir] data dir ${dirname(lockFile)}: taking over the lock of weir serve pid ${stalePid ?? '(unknown)'}, which is no longer running`,
+    { event: 'data_dir.lock_taken_over', dataDir: dirname(lockFile), lockFile, stalePid },
   );
 }

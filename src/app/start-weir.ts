@@ -89,7 +89,7 @@ import {
 import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, localChainsOf, rateLimitsOf, type WeirConfig } from './config.ts';
-import { lockDataDir, prepareDataDir } from './data-dir.ts';
+import { DataDirInUseError, lockDataDir, prepareDataDir } from './data-dir.ts';
 import { createActivityLog } from './activity-log.ts';
 import { createShutdownStack, type ShutdownStack } from './shutdown-stack.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
@@ -260,7 +260,12 @@ export async function startWeir(config: WeirConfig, overrides: WeirOverrides = {
     `weir ${VERSION} starting`,
   );
   await prepareDataDir(config.dataDir, log);
-  const releaseLock = await lockDataDir(config.dataDir, log);
+  const releaseLock = await lockDataDir(config.dataDir, log).catch((error: unknown) => {
+    // The last line a log collector gets from a server that exits: why it did not start.
+    if (error instanceof DataDirInUseError)
+      logger.error({ event: 'data_dir.in_use', dataDir: config.dataDir, heldBy: error.pid }, error.message);
+    throw error;
+  });
   const opened = createShutdownStack((error) =>
     logger.error({ event: 'weir.close_failed', err: error }, `could not close: ${(error as Error).message}`),
   );

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { createLineLogger, logTo } from '../shared/logger.ts';
 import { HardhatNodeStartError } from './evm/devnet/errors.ts';
 import { startLocalChainOrWarn } from './evm/devnet/local-chain.ts';
 import { localChainWarning } from './local-chain-warning.ts';
@@ -107,3 +108,43 @@ test.serial(
     }
   },
 );
+
+test('each warning is a structured line: event local_chain.start_failed, its family, level warn, so an operator can filter it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-local-chain-unit-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dataDir = join(dir, 'file');
+  await writeFile(dataDir, '');
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  const address = taken.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const lines: Record<string, unknown>[] = [];
+  const log = logTo(createLineLogger((line) => lines.push(JSON.parse(line) as Record<string, unknown>)));
+  t.is(await startLocalChainOrWarn({ dataDir, log, port: 0 }), null);
+  t.is(await startEmbeddedLocalTronOrWarn({ dataDir, log }), null);
+  t.is(await startLocalSolanaOrWarn(log, { port }), null);
+  t.is(lines.length, 3);
+  for (const [i, [family, component]] of [
+    ['evm', 'local chain'],
+    ['tron', 'local tron'],
+    ['solana', 'local solana'],
+  ].entries())
+    t.like(lines[i], { level: 40, component, event: 'local_chain.start_failed', family });
+});
+
+test('a local Solana that starts says so in a structured line: event local_chain.started, family solana, its RPC URL', async (t) => {
+  const lines: Record<string, unknown>[] = [];
+  const log = logTo(createLineLogger((line) => lines.push(JSON.parse(line) as Record<string, unknown>)));
+  const cluster = await startLocalSolanaOrWarn(log, { port: 0 });
+  t.teardown(() => cluster?.stop());
+  t.truthy(cluster);
+  t.is(lines.length, 1);
+  t.like(lines[0], {
+    level: 30,
+    component: 'local solana',
+    event: 'local_chain.started',
+    family: 'solana',
+    rpcUrl: cluster?.rpcUrl,
+  });
+});

@@ -1,4 +1,5 @@
 import type { LocalChainFamily } from '../app/config.ts';
+import type { LogFields } from '../shared/logger.ts';
 import { HardhatNodeStartError } from './evm/devnet/errors.ts';
 
 const FAMILIES: readonly LocalChainFamily[] = ['evm', 'tron', 'solana'];
@@ -16,3 +17,10 @@ export function localChainWarning(family: LocalChainFamily, label: string, name:
   const what = noAnvil ? `out the chains that need anvil (${NEED_ANVIL.join(', ')})` : 'it out';
   return `[${label}] could not start, so test keys have no ${name}: ${error instanceof Error ? error.message : String(error)} (WEIR_LOCAL_CHAIN=${list} leaves ${what}, off turns every local chain off)`;
 }
+
+/** The fields of that line: operators filter on its event and family. */
+export const startFailed = (family: LocalChainFamily): LogFields => ({
+  event: 'local_chain.start_failed',
+  level: 'warn',
+  family,
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, open, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,8 @@ import type { NewEvent } from '../event-store/event-store.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
 import { backupDataDir, backupSummaryOf } from './backup.ts';
+import { BackupCheckError } from './backup-check-error.ts';
+import { backupCheckSummaryOf, checkBackup } from './check-backup.ts';
 
 const tempDir = async (t: ExecutionContext): Promise<string> => {
   const dir = await mkdtemp(join(tmpdir(), 'weir-backup-'));
@@ -49,7 +51,8 @@ async function liveDataDir(t: ExecutionContext) {
     await eventStore.close();
     await readStore.close();
   });
-  for (let n = 0; n < 20; n++) await eventStore.append(`organization-${n}`, [newEvent(n)], 'no_stream');
+  // org_1 is the read models' organization: a backup checks its stream is in the log.
+  for (let n = 0; n < 20; n++) await eventStore.append(`organization-org_${n}`, [newEvent(n)], 'no_stream');
   await readStore.collection('organizations').put({ _id: 'org_1', organizationId: 'org_1' });
   await readStore.setCheckpoint('projections', 20n);
   await writeFile(join(dataDir, 'master.key'), 'bWFzdGVy\n');
@@ -136,4 +139,103 @@ test('a backup never overwrites: an --out that exists is refused, and a data dir
   });
   t.false(existsSync(nowhere));
   t.false(existsSync(mistyped));
+});
+
+/** Overwrites `length` bytes of `file` at `offset` with 0xff, as a failing disk or a bad copy does. */
+async function overwrite(file: string, offset: number, length: number): Promise<void> {
+  const handle = await open(file, 'r+');
+  try {
+    await handle.write(Buffer.alloc(length, 0xff), 0, length, offset);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A copy of the backup `out` to spoil. */
+async function copyOf(t: ExecutionContext, out: string): Promise<string> {
+  const copy = join(await tempDir(t), 'restored');
+  await cp(out, copy, { recursive: true });
+  return copy;
+}
+
+test('a backup verifies what it wrote before it reports success, and weir backup --verify finds a copy whose bytes were overwritten or cut short, naming the file', async (t) => {
+  const { dataDir } = await liveDataDir(t);
+  const out = join(await tempDir(t), 'backup');
+  const report = await backupDataDir({ dataDir, out });
+  t.deepEqual(report.check.problems, []);
+  t.deepEqual(report.check.files, [
+    { name: 'events.sqlite3', note: 'integrity_check ok, 20 events up to log position 20' },
+    {
+      name: 'read-models.sqlite3',
+      note: 'integrity_check ok, read models at log position 20 of 20, 1 organization all in the log',
+    },
+  ]);
+  t.regex(backupSummaryOf(report, dataDir), /^verified: events\.sqlite3 integrity_check ok, 20 events/m);
+  t.false(
+    (await listing(out)).some((name) => /-(wal|shm)$/.test(name)),
+    'the check left no -wal or -shm',
+  );
+  const again = checkBackup(out);
+  t.deepEqual(again.problems, []);
+  t.regex(backupCheckSummaryOf(again), /\nOK: every SQLite file is whole and the read models belong to the log/);
+
+  // A page of the log overwritten; the read models' header overwritten; the log cut short.
+  const scribbled = await copyOf(t, out);
+  const logSize = (await stat(join(scribbled, 'events.sqlite3'))).size;
+  await overwrite(join(scribbled, 'events.sqlite3'), logSize - 4096, 4096);
+  await overwrite(join(scribbled, 'read-models.sqlite3'), 0, 16);
+  const spoiled = checkBackup(scribbled);
+  t.is(spoiled.problems.length, 2, spoiled.problems.join('\n'));
+  t.regex(spoiled.problems[0]!, /^events\.sqlite3: SQLite's integrity_check fails: /);
+  t.is(spoiled.problems[1], "read-models.sqlite3: SQLite's integrity_check fails: file is not a database");
+  t.regex(backupCheckSummaryOf(spoiled), /\nNOT OK: 2 problems:\n {2}events\.sqlite3: /);
+
+  const cut = await copyOf(t, out);
+  await truncate(join(cut, 'events.sqlite3'), Math.floor(logSize / 2));
+  const short = checkBackup(cut);
+  t.is(short.problems.length, 1, short.problems.join('\n'));
+  t.regex(short.problems[0]!, /^events\.sqlite3: SQLite's integrity_check fails: /);
+
+  const nowhere = join(await tempDir(t), 'none');
+  t.throws(() => checkBackup(nowhere), {
+    instanceOf: ConfigError,
+    message: `backup --verify: no folder at ${nowhere}`,
+  });
+});
+
+test('weir backup --verify says when the log and the read models are not from one backup: read models past the end of the log, or holding organizations it never recorded', async (t) => {
+  const { dataDir } = await liveDataDir(t);
+  const out = join(await tempDir(t), 'backup');
+  await backupDataDir({ dataDir, out });
+
+  const ahead = await copyOf(t, out);
+  const later = createSqliteReadStore({ path: join(ahead, 'read-models.sqlite3') });
+  await later.setCheckpoint('projections', 25n);
+  await later.close();
+  t.deepEqual(checkBackup(ahead).problems, [
+    'read-models.sqlite3 has read the log up to position 25, but events.sqlite3 ends at position 20: they are not from the same backup (or the log lost its last events); restore both files from the same backup, or move read-models.sqlite3 aside and weir serve rebuilds it from the log',
+  ]);
+
+  const foreign = await copyOf(t, out);
+  const other = createSqliteReadStore({ path: join(foreign, 'read-models.sqlite3') });
+  await other.collection('organizations').put({ _id: 'org_elsewhere', organizationId: 'org_elsewhere', _revision: 0 });
+  await other.close();
+  t.deepEqual(checkBackup(foreign).problems, [
+    'read-models.sqlite3 holds organization org_elsewhere as events.sqlite3 never recorded it: they are not from the same data dir; restore both files from the same backup, or move read-models.sqlite3 aside and weir serve rebuilds it from the log',
+  ]);
+});
+
+test('a data dir whose copy does not verify gets no backup: the error names the file, and no folder is left to pass for one', async (t) => {
+  const { dataDir } = await liveDataDir(t);
+  // The data dir itself is the restore mistake: read models of a later log than the one beside them.
+  const readModels = createSqliteReadStore({ path: join(dataDir, 'read-models.sqlite3') });
+  await readModels.setCheckpoint('projections', 99n);
+  await readModels.close();
+  const out = join(await tempDir(t), 'backup');
+  const error = await t.throwsAsync(backupDataDir({ dataDir, out }), { instanceOf: BackupCheckError });
+  t.regex(
+    error.message,
+    /^backup: the copy does not verify, so none is kept: read-models\.sqlite3 has read the log up to position 99, but events\.sqlite3 ends at position 20/,
+  );
+  t.false(existsSync(out));
 });

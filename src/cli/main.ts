@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, readConfig } from '../app/config.ts';
 import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
 import { SettingError } from '../shared/setting-error.ts';
+import { BackupCheckError } from './backup-check-error.ts';
 import { checkHealth, healthUrlProblem } from './check-health.ts';
 import { argumentProblem } from './command-arguments.ts';
 import { option } from './option-values.ts';
@@ -205,7 +206,19 @@ async function replay(argv: string[]): Promise<void> {
 
 async function backup(argv: string[]): Promise<void> {
   const out = option(argv, '--out');
-  if (!out) throw new ConfigError('backup needs --out DIR, a new folder to copy the data dir into');
+  const verify = option(argv, '--verify');
+  if (out && verify) throw new ConfigError('backup takes --out DIR (make one) or --verify DIR (check one), not both');
+  if (verify) {
+    const { backupCheckSummaryOf, checkBackup } = await import('./check-backup.ts');
+    const check = checkBackup(resolve(verify));
+    console.error(backupCheckSummaryOf(check));
+    process.exitCode = check.problems.length === 0 ? 0 : 1;
+    return;
+  }
+  if (!out)
+    throw new ConfigError(
+      'backup needs --out DIR, a new folder to copy the data dir into (or --verify DIR to check a backup)',
+    );
   const config = readConfig(argv, process.env);
   // The log in KurrentDB is not in any file here: a copy of the data dir alone would pass for a backup.
   if (config.kurrentDbUrl)
@@ -521,7 +534,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(`weir: ${system}`);
     process.exit(1);
   }
-  if (error instanceof DataDirInUseError) {
+  if (error instanceof DataDirInUseError || error instanceof BackupCheckError) {
     console.error(`weir: ${error.message}`);
     process.exit(1);
   }

@@ -18,7 +18,11 @@ Commands:
                              type, documents by read model; --json: the report on stdout)
   backup --out DIR           copy the data dir into DIR (a new folder), beside a running serve too: the SQLite
                              files through SQLite's online backup (their -wal included), keys, chain checkpoints,
-                             mails as files; DIR is a data dir (serve --data-dir DIR starts on it)
+                             mails as files; DIR is a data dir (serve --data-dir DIR starts on it), checked as
+                             --verify does before it is reported (a copy that fails is removed, exit 1)
+  backup --verify DIR        check a backup, or a data dir restored from one: SQLite's integrity_check on each
+                             .sqlite3 file, and that its read models belong to its log (not past its end, their
+                             organizations in it); names the file at fault; exit 0 only when it holds
   audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
                              walk the whole log: recompute its hash chain, check every signed checkpoint (those in
                              the log and those published in FILE), rebuild every read model and compare it with the
@@ -67,7 +71,7 @@ export const COMMAND_ARGUMENTS: Record<string, CommandArguments> = {
     switches: ['--password-stdin'],
   },
   replay: { settings: true, switches: ['--json'] },
-  backup: { settings: true, valued: ['--out'] },
+  backup: { settings: true, valued: ['--out', '--verify'] },
   'audit verify': { settings: true, valued: ['--public-key', '--checkpoint', '--bundle'], switches: ['--json'] },
   'audit checkpoint': { settings: true, switches: ['--write'] },
   'audit export': { settings: true, valued: ['--org', '--environment', '--out'] },

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -189,6 +189,20 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
   const verified = runWeir(['audit', 'verify', '--data-dir', out]);
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /^read models: .*: match the rebuild$/m);
+  // The backup checked itself; weir backup --verify checks it (or a restore of it) again, and finds a spoiled copy.
+  t.regex(
+    backup.stderr,
+    /^verified: events\.sqlite3 integrity_check ok, \d+ events .*; read-models\.sqlite3 integrity_check ok, read models at log position (\d+) of \1, \d+ organizations? all in the log$/m,
+  );
+  const checked = runWeir(['backup', '--verify', out]);
+  t.is(checked.status, 0, checked.stderr);
+  t.regex(checked.stderr, /^OK: every SQLite file is whole and the read models belong to the log/m);
+  const spoiled = join(await tempDir(t), 'spoiled');
+  await cp(out, spoiled, { recursive: true });
+  await writeFile(join(spoiled, 'events.sqlite3'), 'not the log any more');
+  const refused = runWeir(['backup', '--verify', spoiled]);
+  t.is(refused.status, 1, refused.stderr);
+  t.regex(refused.stderr, /^ {2}events\.sqlite3: SQLite's integrity_check fails: file is not a database$/m);
   const replayOf = (dir: string) => {
     const run = runWeir(['replay', '--json', '--data-dir', dir]);
     t.is(run.status, 0, run.stderr);
@@ -247,7 +261,7 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
 
 test('weir serve reads the admin token and the master key from files (--admin-token-file, WEIR_MASTER_KEY_FILE): neither is in its command line or environment', async (t) => {
   const dir = await tempDir(t);
-  const token = 'op-token-from-a-file-0123456789';
+  const token = 'op-token-from-a-file-0123456789abcdef';
   const masterKey = Buffer.alloc(32, 9).toString('base64');
   await writeFile(join(dir, 'admin-token'), `${token}\n`, { mode: 0o600 });
   await writeFile(join(dir, 'master-key'), `${masterKey}\n`, { mode: 0o600 });
@@ -301,7 +315,16 @@ test('weir serve with a secret given twice, or in an empty or missing file, refu
   const notAKey = runWeir(['serve', '--master-key-file', join(dir, 'token')], env);
   t.is(notAKey.status, 2);
   t.is(notAKey.stderr.trim(), 'weir: WEIR_MASTER_KEY_FILE (--master-key-file) must hold 32 bytes encoded in base64');
-  for (const result of [twice, empty, missing, notAKey]) t.false(`${result.stdout}${result.stderr}`.includes('s3cr3t'));
+  // A guessable admin token: the file's 15 characters are refused before anything starts, never shown.
+  const short = runWeir(['serve', '--admin-token-file', join(dir, 'token')], env);
+  t.is(short.status, 2);
+  t.is(
+    short.stderr.trim(),
+    'weir: WEIR_ADMIN_TOKEN_FILE (--admin-token-file): the admin token must be at least 32 characters, got 15 (make one with openssl rand -hex 32; leave it unset to keep the admin API off)',
+  );
+  t.false(existsSync(join(dir, 'data')), 'nothing was started');
+  for (const result of [twice, empty, missing, notAKey, short])
+    t.false(`${result.stdout}${result.stderr}`.includes('s3cr3t'));
 });
 
 test('weir user create makes a dashboard user who can sign in; the password comes from standard input or WEIR_USER_PASSWORD, never the command line', async (t) => {

@@ -1,9 +1,11 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DataDirInUseError, lockDataDir, SERVE_LOCK_FILE } from '../../src/app/data-dir.ts';
+import { startWeir } from '../../src/app/start-weir.ts';
 import { eventually } from '../support/api-client.ts';
 import { recordingMailer } from '../support/recording-mailer.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -193,4 +195,33 @@ test('weir serve: JSON lines on stdout by default; --log-pretty prints readable 
   await quiet.kill('SIGTERM');
   t.false(quiet.output().includes('"weir.started"'), quiet.output());
   t.false(quiet.output().includes('"http.request"'), quiet.output());
+});
+
+test("the data dir lock's lines carry their event: a stale lock taken over (data_dir.lock_taken_over), a held one refused (data_dir.in_use, error) before the process exits", async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-lock-logs-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  // A pid no process holds: a weir serve killed with -9 left its lock.
+  const gone = 2 ** 22 + 1;
+  await writeFile(join(dataDir, SERVE_LOCK_FILE), `${gone}\n`);
+  const lines: Line[] = [];
+  const weir = await startTestWeir(t, { dataDir }, { log: (line) => lines.push(JSON.parse(line) as Line) });
+  t.like(
+    lines.find((line) => line.event === 'data_dir.lock_taken_over'),
+    { level: 30, component: 'weir', dataDir, stalePid: gone, lockFile: join(dataDir, SERVE_LOCK_FILE) },
+    JSON.stringify(lines.slice(0, 5)),
+  );
+  await weir.stop();
+
+  const release = await lockDataDir(dataDir, () => {});
+  t.teardown(release);
+  const refused: Line[] = [];
+  await t.throwsAsync(
+    startWeir(
+      { port: 0, host: '127.0.0.1', dataDir, chainEnv: {} },
+      { log: (line) => refused.push(JSON.parse(line) as Line) },
+    ),
+    { instanceOf: DataDirInUseError },
+  );
+  t.like(refused.at(-1), { level: 50, event: 'data_dir.in_use', dataDir, heldBy: process.pid });
+  t.regex(refused.at(-1)!.msg, /^another weir serve \(pid \d+\) is using the data dir /);
 });

@@ -8,7 +8,7 @@ import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { apiClient } from './api-client.ts';
 import { createLineLogger } from '../../src/shared/logger.ts';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
 
 /**

@@ -2,7 +2,8 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LocalChainFamily } from '../../../app/config.ts';
 import { createFileCheckpointStore } from '../follower/file-checkpoint-store.ts';
-import { localChainWarning } from '../../local-chain-warning.ts';
+import type { Log } from '../../../shared/logger.ts';
+import { localChainWarning, startFailed } from '../../local-chain-warning.ts';
 import { startAnvilNode, freeLoopbackPort, type AnvilNode } from './anvil-node.ts';
 import { parseDevnetInfo, writeDevnetInfo, type DevnetInfo } from './devnet-info.ts';
 import { HardhatNodeStartError } from './errors.ts';
@@ -48,6 +49,9 @@ export const LOCAL_EVM_CHAIN: LocalChainKind = {
   deploys: 'the forwarder factory and test USDC, USDT and DAI',
 };
 
+/** A local chain's line with its `event` (the family is added). */
+type LocalChainLog = (line: string, fields: { event: string; [field: string]: unknown }) => void;
+
 /** Seconds between anvil's state writes while running: a kill -9 of anvil loses at most about this much. */
 const STATE_INTERVAL_SECONDS = 1;
 
@@ -61,7 +65,7 @@ export type LocalChain = {
 
 export type StartLocalChainOptions = {
   dataDir: string;
-  log: (line: string) => void;
+  log: Log;
   /** Port to listen on at 127.0.0.1: the kind's when free, else one the OS picks. */
   port?: number;
   /** {@link LOCAL_EVM_CHAIN} unless given. */
@@ -82,7 +86,9 @@ export type StartLocalChainOptions = {
 export async function startLocalChain(options: StartLocalChainOptions): Promise<LocalChain> {
   const { dataDir } = options;
   const kind = options.kind ?? LOCAL_EVM_CHAIN;
-  const log = (line: string) => options.log(`[${kind.label}] ${line}`);
+  // Each line names its family, so an operator can filter one local chain's lines (and its `event`).
+  const log: LocalChainLog = (line, fields) =>
+    options.log(`[${kind.label}] ${line}`, { family: kind.family, ...fields });
   const dir = join(dataDir, kind.dir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const pidFile = join(dir, 'anvil.pid');
@@ -115,7 +121,11 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
     if (!(error instanceof HardhatNodeStartError && /failed to parse/i.test(error.log))) throw error;
     const aside = `${stateFile}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     await rename(stateFile, aside);
-    log(`anvil cannot read its state file (moved to ${aside}): starting a new chain`);
+    log(`anvil cannot read its state file (moved to ${aside}): starting a new chain`, {
+      event: 'anvil.state_unreadable',
+      level: 'warn',
+      movedTo: aside,
+    });
     node = await start();
   }
   try {
@@ -127,11 +137,21 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
       info = { ...known, rpcUrl: node.rpcUrl, wsUrl: node.wsUrl, startedAt: new Date().toISOString() };
     } else {
       info = await (kind.deploy ?? deployDevnet)(node);
-      log(`deployed ${kind.deploys}; funded ${info.accounts.filter((a) => a.role === 'payer').length} payer accounts`);
+      log(`deployed ${kind.deploys}; funded ${info.accounts.filter((a) => a.role === 'payer').length} payer accounts`, {
+        event: 'local_chain.deployed',
+        chainId: kind.chainId,
+      });
     }
     await writeDevnetInfo(infoFile, info);
     await catchUpWithFollower(rpc, dataDir, kind, log);
-    log(`anvil on ${node.rpcUrl} (chain id ${kind.chainId}, test environment only; state in ${stateFile})`);
+    log(`anvil on ${node.rpcUrl} (chain id ${kind.chainId}, test environment only; state in ${stateFile})`, {
+      event: 'anvil.started',
+      // Not `pid`: every line's pid is Weir's own.
+      anvilPid: node.pid,
+      rpcUrl: node.rpcUrl,
+      chainId: kind.chainId,
+      stateFile,
+    });
     return { info, stop: () => stopNode(node, pidFile), kill: node.kill };
   } catch (error) {
     await stopNode(node, pidFile);
@@ -148,7 +168,7 @@ export async function startLocalChainOrWarn(options: StartLocalChainOptions): Pr
     return await startLocalChain(options);
   } catch (error) {
     const { family, label, name } = options.kind ?? LOCAL_EVM_CHAIN;
-    options.log(localChainWarning(family, label, name, error));
+    options.log(localChainWarning(family, label, name, error), startFailed(family));
     return null;
   }
 }
@@ -176,7 +196,7 @@ async function deployed(rpc: ReturnType<typeof createJsonRpc>, info: DevnetInfo)
 }
 
 /** An anvil of this data dir still running (its Weir was killed with -9): SIGTERM makes it write its state and go. */
-async function stopLeftOver(pidFile: string, stateFile: string, log: (line: string) => void): Promise<void> {
+async function stopLeftOver(pidFile: string, stateFile: string, log: LocalChainLog): Promise<void> {
   let pid: number;
   try {
     pid = Number((await readFile(pidFile, 'utf8')).trim());
@@ -192,7 +212,10 @@ async function stopLeftOver(pidFile: string, stateFile: string, log: (line: stri
     return;
   }
   if (!commandLine.includes('anvil') || !commandLine.includes(stateFile)) return;
-  log(`stopping the anvil (pid ${pid}) a previous weir serve left running; it writes its state first`);
+  log(`stopping the anvil (pid ${pid}) a previous weir serve left running; it writes its state first`, {
+    event: 'anvil.left_over_stopped',
+    anvilPid: pid,
+  });
   process.kill(pid, 'SIGTERM');
   for (let waited = 0; waited < 10_000 && alive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
   if (alive(pid)) process.kill(pid, 'SIGKILL');
@@ -213,7 +236,7 @@ async function catchUpWithFollower(
   rpc: ReturnType<typeof createJsonRpc>,
   dataDir: string,
   kind: LocalChainKind,
-  log: (line: string) => void,
+  log: LocalChainLog,
 ): Promise<void> {
   const checkpoint = await createFileCheckpointStore(join(dataDir, 'ingest'))
     .get(kind.checkpoint)
@@ -229,5 +252,6 @@ async function catchUpWithFollower(
   await rpc('anvil_mine', [`0x${missing.toString(16)}`]);
   log(
     `the chain is at block ${head} but Weir had read up to block ${readUpTo} (anvil stopped before writing its state): mined ${missing} empty blocks so the follower reports the lost blocks as a reorg`,
+    { event: 'local_chain.blocks_mined', level: 'warn', head, readUpTo, mined: missing },
   );
 }

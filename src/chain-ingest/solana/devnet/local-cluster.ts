@@ -1,4 +1,5 @@
-import { localChainWarning } from '../../local-chain-warning.ts';
+import type { Log } from '../../../shared/logger.ts';
+import { localChainWarning, startFailed } from '../../local-chain-warning.ts';
 import { startLocalSolana, type LocalSolanaServer } from './rpc-server.ts';
 
 export type LocalSolanaCluster = LocalSolanaServer & {
@@ -30,17 +31,18 @@ export async function startLocalSolanaCluster(
 
 /** The local cluster for `weir serve`'s test chains (on any free port unless given), or null (logged) when it cannot start. */
 export async function startLocalSolanaOrWarn(
-  log: (line: string) => void,
+  log: Log,
   options: { port?: number } = {},
 ): Promise<LocalSolanaCluster | null> {
   try {
     const cluster = await startLocalSolanaCluster(options);
     log(
       `[local solana] running on ${cluster.rpcUrl} (test USDC ${cluster.info.mints.usdc}, USDT ${cluster.info.mints.usdt})`,
+      { event: 'local_chain.started', family: 'solana', rpcUrl: cluster.rpcUrl },
     );
     return cluster;
   } catch (error) {
-    log(localChainWarning('solana', 'local solana', 'local Solana', error));
+    log(localChainWarning('solana', 'local solana', 'local Solana', error), startFailed('solana'));
     return null;
   }
 }

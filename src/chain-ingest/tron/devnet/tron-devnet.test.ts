@@ -5,6 +5,7 @@ import test from 'ava';
 import { createPublicClient, erc20Abi, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { payTrc20WithoutFee } from '../../../../test/support/tron-devnet.ts';
+import type { LogFields } from '../../../shared/logger.ts';
 import { FaucetError } from '../../evm/devnet/errors.ts';
 import { evmToTron, tronToEvm } from '../address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
@@ -15,11 +16,21 @@ test("npm start's local Tron: deployed once and kept in the data dir, read throu
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-local-tron-unit-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const lines: string[] = [];
-  const log = (line: string) => lines.push(line);
+  const fields: LogFields[] = [];
+  const log = (line: string, given: LogFields = {}) => {
+    lines.push(line);
+    fields.push(given);
+  };
 
   const first = await startEmbeddedLocalTron({ dataDir, log });
   t.teardown(() => first.stop());
   t.is(first.devnet.chainId, TRON_LOCAL_CHAIN_ID);
+  // Its anvil's lines and its own carry an event and the family, as weir serve's structured lines do.
+  const events = fields.map((given) => [given['event'], given['family']]);
+  t.deepEqual(events.slice(-1), [['local_chain.started', 'tron']]);
+  t.true(events.some(([event, family]) => event === 'anvil.started' && family === 'tron'));
+  t.true(events.some(([event, family]) => event === 'local_chain.deployed' && family === 'tron'));
+  t.like(fields.at(-1), { rpcUrl: first.proxyUrl });
   // What it offers, as the README lists it: not the EVM devnet's DAI.
   t.true(
     lines.some((line) =>

@@ -1,5 +1,6 @@
 import { devnetAccount, type DevnetInfo } from '../../evm/devnet/devnet-info.ts';
-import { localChainWarning } from '../../local-chain-warning.ts';
+import { localChainWarning, startFailed } from '../../local-chain-warning.ts';
+import type { Log } from '../../../shared/logger.ts';
 import { startLocalChain, type LocalChainKind } from '../../evm/devnet/local-chain.ts';
 import type { HardhatNode } from '../../evm/devnet/hardhat-node.ts';
 import { deployDevnet } from '../../evm/devnet/start-devnet.ts';
@@ -151,13 +152,14 @@ export const LOCAL_TRON_CHAIN: LocalChainKind = {
  */
 export async function startEmbeddedLocalTron(options: {
   dataDir: string;
-  log: (line: string) => void;
+  log: Log;
 }): Promise<TronDevnet & { kill(): void }> {
   const chain = await startLocalChain({ ...options, kind: LOCAL_TRON_CHAIN });
   try {
     const tron = await startLocalTron({ upstreamUrl: chain.info.rpcUrl, finalizedDepth: DEVELOPMENT_DEPTH });
     options.log(
       `[local tron] Tron JSON-RPC on ${tron.proxy.url} (test environment only): test USDT ${tronDevnetAddresses(chain.info).tokens.usdt}`,
+      { event: 'local_chain.started', family: 'tron', rpcUrl: tron.proxy.url },
     );
     return {
       info: tronLocalInfo(chain.info, tron.proxy.url, DEVELOPMENT_CONFIRMATIONS),
@@ -181,13 +183,13 @@ export async function startEmbeddedLocalTron(options: {
 /** {@link startEmbeddedLocalTron}, or null (logged) when it cannot start: Weir goes on without it. */
 export async function startEmbeddedLocalTronOrWarn(options: {
   dataDir: string;
-  log: (line: string) => void;
+  log: Log;
 }): Promise<(TronDevnet & { kill(): void }) | null> {
   try {
     return await startEmbeddedLocalTron(options);
   } catch (error) {
     const { family, label, name } = LOCAL_TRON_CHAIN;
-    options.log(localChainWarning(family, label, name, error));
+    options.log(localChainWarning(family, label, name, error), startFailed(family));
     return null;
   }
 }
