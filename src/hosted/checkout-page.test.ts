@@ -430,3 +430,33 @@ test('late money is told by the one rule the sessions list and Home use: a cance
   t.regex(html, /id="late-contact">[\s\S]*href="mailto:help@corner\.example"/);
   t.is(text(renderWith(chosen({ status: 'canceled' })).html, 'late-contact'), undefined);
 });
+
+test('a closed checkout that money reached after it closed lists what was paid before the close apart from the late money, never adding the late money into Paid; dust reads as less than the smallest amount shown, and an open checkout keeps one Paid row', (t) => {
+  const onTime = payment('100000000', 'confirmed');
+  const late = { ...payment('300000000', 'confirmed'), transferId: 't-late', late: true };
+  const label = (html: string, id: string) => new RegExp(`<dt>([^<]*)</dt><dd><span id="${id}">`).exec(html)?.[1];
+  const expired = render(chosen({ status: 'expired', amountReceived: '400000000', payments: [onTime, late] })).html;
+  t.is(label(expired, 'paid'), 'Paid before it expired');
+  t.is(text(expired, 'paid'), '1.00');
+  t.is(label(expired, 'paid-late'), 'Received after closing');
+  t.is(text(expired, 'paid-late'), '3.00');
+  t.notRegex(expired, />4\.00</, 'the late money is not added to what was paid');
+
+  // Sent before the cancel and confirmed after it: said as the status says it.
+  const confirmedAfter = render(
+    chosen({ status: 'canceled', amountReceived: '300000000', payments: [{ ...late, seenBeforeClose: true }] }),
+  ).html;
+  t.is(label(confirmedAfter, 'paid'), 'Paid before it was canceled');
+  t.is(text(confirmedAfter, 'paid'), '0.00');
+  t.is(label(confirmedAfter, 'paid-late'), 'Confirmed after closing');
+
+  const dust = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '1', late: true };
+  t.is(text(render(chosen({ status: 'canceled', payments: [dust] })).html, 'paid-late'), 'less than 0.00000001');
+
+  const open = render(chosen({ amountReceived: '100000000', payments: [onTime] })).html;
+  t.is(label(open, 'paid'), 'Paid');
+  t.is(text(open, 'paid'), '1.00');
+  t.false(open.includes('id="paid-late"'));
+  // Closed with nothing late: one Paid row, as before.
+  t.is(label(render(chosen({ status: 'expired' })).html, 'paid'), 'Paid');
+});

@@ -5,7 +5,15 @@ import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { Organization } from '../actors/organization.ts';
 import { taxSummary } from '../shared/tax.ts';
 import { businessFooter, contactLinks, supportUrlOf } from './business-footer.ts';
-import { LIVE_CLAUSE, type NetworkNames, type PayerStatus, paidAfterClose } from './checkout-status.ts';
+import {
+  allSentBefore,
+  amountOf,
+  LIVE_CLAUSE,
+  type NetworkNames,
+  type PayerStatus,
+  paidAfterClose,
+  receivedSplit,
+} from './checkout-status.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
@@ -81,13 +89,34 @@ function totals(session: CheckoutSession, status: PayerStatus): string {
   if (BigInt(session.amountGasFee ?? '0') > 0n)
     rows.push(row('Network fee', documentAmount(BigInt(session.amountGasFee))));
   rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong', false, totalRecurrence(session)));
-  rows.push(row('Paid', status.amountReceivedFormatted, 'paid'));
+  rows.push(...paidRows(session, status, row));
   // Seen, not confirmed: shown apart, so Paid + Confirming + Remaining make the total due.
   rows.push(row('Confirming', status.amountPendingFormatted, 'confirming', '', status.amountPending === '0'));
   // Expired or canceled, nothing is left to pay: no "Remaining" beside "do not send a payment".
   const over = session.status === 'expired' || session.status === 'canceled';
   rows.push(row('Remaining', status.amountLeftFormatted, 'remaining', 'strong remaining', over));
   return `<dl class="totals" id="totals">${rows.join('')}</dl>`;
+}
+
+/**
+ * What was paid: one row, or for a closed session that money reached after its close, what came
+ * before the close (what counts toward the order) and the late money apart, so a payer never reads
+ * late money as paying the order. Worded as the status tells it: sent before the close, "confirmed after".
+ */
+function paidRows(
+  session: CheckoutSession,
+  status: PayerStatus,
+  row: (label: string, amount: string, id?: string) => string,
+): string[] {
+  const { beforeClose, afterClose } = receivedSplit(session);
+  const closed = session.status === 'expired' || session.status === 'canceled';
+  if (!closed || afterClose.payments.length === 0) return [row('Paid', status.amountReceivedFormatted, 'paid')];
+  const before = session.status === 'canceled' ? 'Paid before it was canceled' : 'Paid before it expired';
+  const after = allSentBefore(afterClose) ? 'Confirmed after closing' : 'Received after closing';
+  return [
+    row(before, documentAmount(beforeClose.amount), 'paid'),
+    row(after, amountOf(afterClose, documentAmount), 'paid-late'),
+  ];
 }
 
 /** The wallets that pay an address: its network's kind (evm, solana, tron); '' when no wallet action serves it. */

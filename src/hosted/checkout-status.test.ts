@@ -16,6 +16,7 @@ import {
   lateMoney,
   paymentWords,
   payerStatus,
+  receivedSplit,
   refundMarkedAt,
 } from './checkout-status.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
@@ -388,4 +389,39 @@ test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) is late
     },
   });
   t.like(payerStatus(marked, names, NOW), { state: 'expired', title: 'Payment marked refunded' });
+});
+
+test('the money a session received is split at its close: before it, and every late payment after it (dust, and what a mark of refunded covered, included), each summed exactly; nothing pending or withdrawn', (t) => {
+  const half = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '5000000000', late: true };
+  const session = sessionFixture({
+    status: 'canceled',
+    amountReceived: '100000001',
+    payments: [
+      payment('100000000', 'confirmed'),
+      { ...payment('200000000', 'pending'), late: true },
+      { ...payment('50000000', 'withdrawn'), transferId: 'gone' },
+      { ...half, transferId: 'a', coveredByRefundMark: true },
+      { ...half, transferId: 'b', seenBeforeClose: true },
+    ],
+  });
+  const { beforeClose, afterClose } = receivedSplit(session);
+  t.is(beforeClose.amount, 100000000n);
+  t.deepEqual(
+    beforeClose.payments.map((p) => p.transferId),
+    [session.payments[0]!.transferId],
+  );
+  t.is(afterClose.amount, 1n, 'two half-units are one unit, not nothing');
+  t.deepEqual(
+    afterClose.payments.map((p) => p.transferId),
+    ['a', 'b'],
+  );
+  t.like(afterClose, { sentBefore: 0n, close: 'the cancel' });
+  const dust = receivedSplit(
+    sessionFixture({
+      status: 'expired',
+      payments: [{ ...fineGrainedPayment('0', 'confirmed'), amountRaw: '1', late: true }],
+    }),
+  );
+  t.like(dust, { beforeClose: { amount: 0n, payments: [] }, afterClose: { amount: 0n, close: 'expiry' } });
+  t.is(dust.afterClose.payments.length, 1, 'dust is late money, though 0 at the 10^8 scale');
 });

@@ -38,19 +38,6 @@ export function paymentWords(session: CheckoutSession, organizationName: string 
 export type PayAt = (address: SessionAddress, amountDue: bigint) => PaymentRequest;
 
 /**
- * What of the confirmed money came before the session closed (10^8-scaled): the API's amountReceived
- * also counts money confirmed after an expiry or a cancel, which the merchant settles apart.
- */
-export const receivedBeforeClose = (session: CheckoutSession): bigint =>
-  exactToApi(
-    sumOfPayments(
-      session.payments.filter((p) => !p.late),
-      ['confirmed'],
-    ),
-    'down',
-  );
-
-/**
  * The late payments the merchant still has to settle: those no mark of refunded covers (once per
  * session: it covers what had been confirmed by then, `coveredByRefundMark`), all of them when there
  * is no mark. By the log's order, not timestamps: a payment confirmed in the mark's millisecond, or
@@ -109,6 +96,28 @@ function closedMoney(session: CheckoutSession, payments: SessionPayment[], statu
   const before = payments.filter((p) => closed && p.seenBeforeClose === true);
   const close = session.status === 'expired' ? 'expiry' : 'the cancel';
   return { amount: sum(payments), payments, sentBefore: sum(before), close };
+}
+
+/**
+ * A session's confirmed money split at its close (the API's amountReceived counts both), as the
+ * payer's page and the dashboard's Summary list it: `beforeClose` (10^8-scaled) counts toward the
+ * order; `afterClose` is every late payment (dust, and what a mark of refunded covered, included),
+ * never added to what a closed session was paid. Each part summed exactly, then cut to 10^8.
+ */
+export function receivedSplit(session: CheckoutSession): {
+  beforeClose: Pick<ClosedMoney, 'amount' | 'payments'>;
+  afterClose: ClosedMoney;
+} {
+  const confirmed = session.payments.filter((p) => p.status === 'confirmed');
+  const onTime = confirmed.filter((p) => !p.late);
+  return {
+    beforeClose: { amount: exactToApi(sumOfPayments(onTime, ['confirmed']), 'down'), payments: onTime },
+    afterClose: closedMoney(
+      session,
+      confirmed.filter((p) => p.late),
+      'confirmed',
+    ),
+  };
 }
 
 /**

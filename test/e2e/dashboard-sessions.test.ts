@@ -254,6 +254,8 @@ test('Checkout sessions: a session paid in part and a payment after its session 
     await page.locator('#session-summary dt:text-is("Payment") + dd').textContent(),
     'Paid late — needs refund or review',
   );
+  // Net is what came before the cancel (nothing), the late money said apart.
+  t.regex((await net.textContent()) ?? '', /^0\.00 USDC\s*Late money \(10\.00 USDC\) is not in it\./);
   t.regex(
     (await page.locator('#money-to-settle').textContent()) ?? '',
     /10\.00 USDC arrived after this session was canceled/,

@@ -228,6 +228,8 @@ for (const [kind, open] of [
     t.regex(rows[0]!, /Confirming after it closed 1\.00 USDC not final yet$/);
     t.regex(rows[1]!, /Confirming after it closed 4\.00 USDC in 2 payments, not final yet$/);
     t.regex(rows[2]!, /Paid after it closed 3\.00 USDC paid late$/);
+    // Dust is late money, never told as 0.00.
+    t.regex(rows[3]!, /Paid after it closed less than 0\.00000001 USDC paid late$/);
     t.regex(rows[4]!, /Confirmed after the cancel 3\.00 USDC sent before the cancel$/);
     t.regex(rows[5]!, /Confirming after it closed 3\.00 USDC not final yet$/);
   });

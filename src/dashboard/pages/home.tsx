@@ -1,5 +1,11 @@
 import type { CheckoutSessionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from '../../projections/collections.ts';
-import { allSentBefore, confirmingAfterClose, hasLateToSettle, lateMoney } from '../../hosted/checkout-status.ts';
+import {
+  allSentBefore,
+  amountOf,
+  confirmingAfterClose,
+  hasLateToSettle,
+  lateMoney,
+} from '../../hosted/checkout-status.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
@@ -10,7 +16,17 @@ import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
-import { Badge, Card, DateTime, EmptyState, Live, money, ShortId, TableScroll } from '../ui/components.tsx';
+import {
+  Badge,
+  Card,
+  DateTime,
+  EmptyState,
+  Live,
+  money,
+  paymentAmountOf,
+  ShortId,
+  TableScroll,
+} from '../ui/components.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 import { FilterForm, withQuery } from '../ui/list-controls.tsx';
 import { chooseTimeZone, TimeZoneField } from '../ui/time-zone-field.tsx';
@@ -292,10 +308,10 @@ function RecentPayments({
                   <td class="amount">
                     <a
                       href={sessionPath(p.checkoutSessionId)}
-                      aria-label={`${money(p.amount, p.currency)}, session ${p.checkoutSessionId}`}
+                      aria-label={`${paymentAmountOf(p, p.currency)}, session ${p.checkoutSessionId}`}
                       safe
                     >
-                      {money(p.amount, p.currency)}
+                      {paymentAmountOf(p, p.currency)}
                     </a>
                   </td>
                   {/* Late goes under Confirmed when narrow, rather than pushing Seen out of the card. */}
@@ -371,7 +387,7 @@ function ClosedMoneyAmount({ item }: { item: NeedsAction & { reason: 'late' | 'c
       : `${allSentBefore(came) ? `sent before ${came.close}` : 'paid late'}${count}`;
   return (
     <>
-      <span safe>{money(came.amount, session.currency)}</span>{' '}
+      <span safe>{amountOf(came, (a) => money(a, session.currency))}</span>{' '}
       <div class="muted small" safe>
         {note}
       </div>

@@ -109,6 +109,18 @@ export const money = (amount: string | bigint, currency: string): string =>
 export const assetMoney = (amount: bigint, decimals: number, symbol: string): string =>
   `${documentAmount(amount, '−', decimals)} ${symbol}`;
 
+/**
+ * A payment's amount as its row shows it: `money` of its 10^8 amount, or, for dust that scale reads
+ * as 0 (an 18-decimal transfer under 10^-8), its exact amount in the asset's decimals, never "0.00".
+ */
+export const paymentAmountOf = (
+  payment: { amount: string; amountRaw: string | null; asset: { decimals: number } | null },
+  currency: string,
+): string =>
+  BigInt(payment.amount) === 0n && payment.asset && BigInt(payment.amountRaw ?? '0') > 0n
+    ? assetMoney(BigInt(payment.amountRaw ?? '0'), payment.asset.decimals, currency.toUpperCase())
+    : money(payment.amount, currency);
+
 const dateTimes = formatPerZone(
   (timeZone) =>
     new Intl.DateTimeFormat('en-GB', {

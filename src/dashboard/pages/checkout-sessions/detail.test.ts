@@ -416,3 +416,45 @@ test('money pending when the session expired (a log from before expiry waited fo
     /^Confirmed after expiry — needs refund or review 3\.00 USDC was sent before this session expired and confirmed after it, so it did not complete .* The payer&#39;s checkout page told them this money does not complete the expired checkout/,
   );
 });
+
+test("a closed session that got late money nets what came before the close less Weir's fee (never below nothing), saying late money is not in it; an open or complete session's Net is as before, with no note", async (t) => {
+  // The API's amountNet of an open or closed session is the total less the fee.
+  const withFee = (session: CheckoutSessionDoc, amountFee: string) => ({
+    ...session,
+    amountFee,
+    amountNet: (BigInt(session.amountTotal) - BigInt(amountFee)).toString(),
+  });
+  const netOf = async (session: CheckoutSessionDoc) => (await factsOf(session)).Net?.replaceAll('&#39;', "'");
+  t.is(
+    await netOf(sessionAfter(...PAID_AFTER_CANCEL)),
+    "0.00 USDCLate money (3.00 USDC) is not in it. The API's amountNet (3.00 USDC) is what it would have netted if paid in full.",
+  );
+  // Some paid before the close (an old log's expiry of a session paid in part), a fee, then late money.
+  const before = sessionAfter(detected('t1', '100000000'), confirmed('t1'), ...PAID_AFTER_EXPIRY);
+  t.like(await factsOf(withFee(before, '1000000')), {
+    'Received before it expired': '1.00 USDC',
+    'Paid late': '3.00 USDC',
+  });
+  t.is(
+    await netOf(withFee(before, '1000000')),
+    "0.99 USDCLate money (3.00 USDC) is not in it. The API's amountNet (2.99 USDC) is what it would have netted if paid in full.",
+  );
+  t.regex((await factsOf(withFee(sessionAfter(...PAID_AFTER_EXPIRY), '1000000'))).Net ?? '', /^0\.00 USDCLate money/);
+  t.regex((await factsOf(sessionAfter(...DUST_AFTER_CANCEL))).Net ?? '', /Late money \(less than 0\.00000001 USDC\)/);
+  // Open, paid in part: what arrived, less the fee, and no note though amountNet (of the total) differs.
+  t.is((await factsOf(withFee(sessionAfter(...PARTLY_PAID), '1000000'))).Net, '0.99 USDC');
+  t.is((await factsOf(sessionAfter())).Net, '0.00 USDC');
+  t.is((await factsOf(sessionAfter(...PAID_IN_FULL))).Net, '3.00 USDC');
+  // Closed with nothing late, the note says only why amountNet differs.
+  t.is(
+    await netOf(sessionAfter({ type: 'CheckoutSessionExpired', data: { at: '2026-01-01T01:00:00.000Z' } })),
+    "0.00 USDCThe API's amountNet (3.00 USDC) is what it would have netted if paid in full.",
+  );
+});
+
+test('a dust payment (an 18-decimal transfer under 10^-8) shows its exact amount in the payments table, never 0.00', async (t) => {
+  const html = cardText(await bodyOf(sessionAfter(...DUST_AFTER_CANCEL)), 'transactions');
+  t.regex(html, /0\.000000000000000001 USDC/);
+  t.notRegex(html, /\b0\.00 USDC/);
+  t.regex(cardText(await bodyOf(sessionAfter(...PAID_AFTER_CANCEL)), 'transactions'), /3\.00 USDC/);
+});

@@ -21,6 +21,7 @@ import {
   Field,
   liveRefresh,
   money,
+  paymentAmountOf,
   ShortId,
   TableScroll,
   type Tone,
@@ -36,7 +37,7 @@ import {
   paidAfterClose,
   type PayAt,
   payerStatus,
-  receivedBeforeClose,
+  receivedSplit,
 } from '../../../hosted/checkout-status.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
@@ -209,15 +210,33 @@ function Actions({
 }
 
 /**
- * What the merchant has received, after Weir's fee. The API's amountNet is of the total until the
- * session completes (what it will net), which read as money in hand for a session paid in part or
- * not at all; before completion it is worked out from what has arrived, never below nothing.
+ * What the merchant has received, after Weir's fee, never below nothing: once complete the API's
+ * amountNet (all it received); closed, what came before the close (late money is the payer's to
+ * settle, not the order's); open or underpaid, what has arrived so far.
  */
 const netReceived = (session: CheckoutSessionDoc): bigint => {
   if (session.status === 'complete') return BigInt(session.amountNet);
-  const net = BigInt(session.amountReceived) - BigInt(session.amountFee);
+  const received = isClosed(session) ? receivedSplit(session).beforeClose.amount : BigInt(session.amountReceived);
+  const net = received - BigInt(session.amountFee);
   return net > 0n ? net : 0n;
 };
+
+const isClosed = (session: CheckoutSessionDoc): boolean =>
+  session.status === 'expired' || session.status === 'canceled';
+
+/**
+ * Why Net is not the API's amountNet, said only where they differ at a closed session: amountNet stays
+ * of the total (what it would have netted paid in full), and late money is never in Net. An open
+ * session's Net grows toward amountNet as it is paid, which needs no note.
+ */
+function netNotes(session: CheckoutSessionDoc, late: ClosedMoney, net: bigint): string[] {
+  if (!isClosed(session)) return [];
+  const c = session.currency;
+  const notes = late.payments.length > 0 ? [`Late money (${amountOf(late, (a) => money(a, c))}) is not in it.`] : [];
+  if (net !== BigInt(session.amountNet))
+    notes.push(`The API's amountNet (${money(session.amountNet, c)}) is what it would have netted if paid in full.`);
+  return notes;
+}
 
 /** Paid, or not: a session waiting for the rest of its amount is neither, nor one paid after it closed. */
 const paymentOf = (session: CheckoutSessionDoc): string => {
@@ -240,16 +259,13 @@ export function Summary({
   const c = session.currency;
   // Closed, the API's amountReceived counts late money too: a merchant read it as the order paid. The
   // Summary splits it as the late-money card tells it; late money after a short completion is the merchant's.
-  const before = receivedBeforeClose(session);
-  const late = {
-    amount: BigInt(session.amountReceived) - before,
-    payments: session.payments.filter((p) => p.late && p.status === 'confirmed'),
-  };
-  const closed = session.status === 'expired' || session.status === 'canceled';
+  const { beforeClose, afterClose: late } = receivedSplit(session);
   const received: [string, string] =
-    closed && late.payments.length > 0
-      ? [`Received before ${session.status === 'canceled' ? 'the cancel' : 'it expired'}`, money(before, c)]
+    isClosed(session) && late.payments.length > 0
+      ? [`Received before ${session.status === 'canceled' ? 'the cancel' : 'it expired'}`, money(beforeClose.amount, c)]
       : ['Received', money(session.amountReceived, c)];
+  const net = netReceived(session);
+  const notes = netNotes(session, late, net);
   // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
   const completedAt = session.status === 'complete' ? session.completedAt : null;
   return (
@@ -259,11 +275,21 @@ export function Summary({
           ['Amount', money(session.amountTotal, c)],
           received,
           ...(BigInt(session.amountOverpaid) > 0n ? [['Overpaid', money(session.amountOverpaid, c)] as const] : []),
-          ...(late.payments.length > 0
-            ? [[lateName(lateMoney(session)), amountOf(late, (a) => money(a, c))] as const]
-            : []),
+          ...(late.payments.length > 0 ? [[lateName(late), amountOf(late, (a) => money(a, c))] as const] : []),
           ['Fee', money(session.amountFee, c)],
-          ['Net', money(netReceived(session), c)],
+          notes.length === 0
+            ? ['Net', money(net, c)]
+            : [
+                'Net',
+                () => (
+                  <>
+                    <span safe>{money(net, c)}</span>
+                    <div class="muted small" id="net-note" safe>
+                      {notes.join(' ')}
+                    </div>
+                  </>
+                ),
+              ],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
           ['Payment', paymentOf(session)],
           ['Created', () => <DateTime iso={session.createdAt} timeZone={timeZone} />],
@@ -623,7 +649,7 @@ function Transactions({ detail, timeZone }: { detail: SessionDetail; timeZone: s
               {payments.map((p) => (
                 <tr>
                   <td class="amount" safe>
-                    {money(p.amount, p.asset.symbol)}
+                    {paymentAmountOf(p, p.asset.symbol)}
                   </td>
                   <td class="nowrap">
                     <Badge tone={PAYMENT_STATUS[p.status].tone} label={PAYMENT_STATUS[p.status].text} />
