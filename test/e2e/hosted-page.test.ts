@@ -210,3 +210,43 @@ test("a subscription checkout that names no customer asks the payer's email firs
     'pat@example.com',
   );
 });
+
+test("a refused email stays said in the status through the page's status polls, with its script running", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const product = (await api.post<{ id: string }>('/api/v1/products', { name: 'Pro plan' })).body;
+  // A subscription that names neither a customer nor an email: the page asks the payer's email first.
+  const session = (
+    await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', {
+      mode: 'subscription',
+      successUrl: 'https://shop.example/welcome',
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '250000000', interval: 'month', productId: product.id } }],
+      },
+    })
+  ).body;
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  await page.goto(session.url);
+  await page.locator('#status[data-state]').waitFor();
+  // The browser's own check aside (type=email): the server refuses it.
+  await page.locator('#email-step').evaluate((form) => {
+    (form as unknown as { noValidate: boolean }).noValidate = true;
+  });
+  await page.getByLabel('Email').fill('pat');
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/checkout/${session.id}`)),
+    page.getByRole('button', { name: 'Continue' }).click(),
+  ]);
+  await page.locator('#customer-email-error').waitFor();
+  t.is(await page.locator('#status-title').textContent(), 'This email cannot be used');
+
+  // Two polls answered after it: the first has been applied to the page before the second was asked for.
+  let polls = 0;
+  await page.waitForResponse((r) => r.url().endsWith(`/checkout/${session.id}/status`) && ++polls === 2);
+  t.is(await page.locator('#status-title').textContent(), 'This email cannot be used');
+  t.is(
+    await page.locator('#status-detail').textContent(),
+    'The email must be an email address, such as payer@example.com.',
+  );
+});

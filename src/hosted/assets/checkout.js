@@ -42,8 +42,9 @@ function say(title, detail) {
 /**
  * A refusal the payer must read, and the state the session was in when it was shown (null: none): the
  * status poll leaves it until the payer acts again, or the session itself moves on (a payment, the end).
+ * The email step's refusal is drawn by the server (its form posts, script or not): kept the same way.
  */
-let problem = null;
+let problem = $('customer-email-error') ? statusEl.dataset.state : null;
 function sayProblem(title, detail) {
   problem = statusEl.dataset.state;
   say(title, detail);
@@ -195,6 +196,15 @@ async function poll(again = true) {
     statusEl.dataset.state = s.state;
     if (problem !== null && problem !== s.state) problem = null;
     if (problem === null) say(s.title, s.detail);
+    // Expired or canceled (or complete with nowhere to go), the server's page is what the payer sees: it
+    // tells what was paid before the close apart from late money, which the status's totals add together,
+    // so none of them is written here first. Not while a cancel's answer is awaited: a poll that saw the
+    // cancel first would keep the payer from its cancel URL.
+    if (FINAL.includes(s.status) && !(s.status === 'complete' && s.redirectUrl)) {
+      if (!leaving) return location.reload();
+      if (again) setTimeout(poll, 1000);
+      return;
+    }
     $('amount').textContent = s.amountTotalFormatted;
     $('total-due').textContent = s.amountTotalFormatted;
     $('paid').textContent = s.amountReceivedFormatted;
@@ -221,12 +231,6 @@ async function poll(again = true) {
       // Shown as the server renders it (paid on, the way back) in case the redirect does not happen.
       await showFinal();
       setTimeout(() => location.assign(s.redirectUrl), 1500);
-      return;
-    }
-    // A finished session is shown by the server's page: no controls, the way back. Not while a
-    // cancel's answer is awaited: a poll that saw the cancel first would keep the payer from its cancel URL.
-    if (FINAL.includes(s.status) && !leaving) {
-      location.reload();
       return;
     }
   } catch {
