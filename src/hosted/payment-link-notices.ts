@@ -1,10 +1,12 @@
+import type { PageNotice } from './page-notices.ts';
+
 /**
  * What a payment link's page says instead of its form, and with which status: the link cannot be
  * used, or a payment could not be started from it. Plain words for the payer, never the refusal
  * behind it (that names the merchant's wallets, prices and API routes). `retry`: the link still
  * takes payments, so the page offers a way back to its form.
  */
-export type LinkNotice = { status: number; heading: string; message: string; retry?: boolean };
+export type LinkNotice = PageNotice;
 
 const ASK_FOR_A_NEW_ONE = 'Ask the seller for a new link.';
 

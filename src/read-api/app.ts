@@ -5,7 +5,13 @@ import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware, keylessPost } from './idempotency.ts';
-import { apiKeyAuthentication, errorMiddleware, jsonBodyMiddleware, requestLogMiddleware } from './middleware.ts';
+import {
+  apiKeyAuthentication,
+  errorMiddleware,
+  jsonBodyMiddleware,
+  requestLogMiddleware,
+  unexpectedErrorLog,
+} from './middleware.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createRateLimiting, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.ts';
 import { type ApiBridge, createApiBridge } from './api-bridge.ts';
@@ -20,7 +26,7 @@ import { couponRoutes } from './routes/coupons.ts';
 import { hostedPaymentLinkRoutes, paymentLinkErrorPages } from './routes/hosted-payment-link.ts';
 import { paymentLinkRoutes } from './routes/payment-links.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
-import { hostedInvoiceRoutes } from './routes/hosted-invoice.ts';
+import { hostedInvoiceRoutes, invoiceErrorPages } from './routes/hosted-invoice.ts';
 import { hostedAssetRoutes } from '../hosted/assets.ts';
 import { createBrandLogoStore } from './brand-logo.ts';
 import { hostedPageHeaders } from '../hosted/headers.ts';
@@ -31,7 +37,7 @@ import { customerRoutes } from './routes/customers.ts';
 import { teamRoutes } from './routes/team.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { checkoutSessionRoutes } from './routes/checkout-sessions.ts';
-import { hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
+import { checkoutErrorPages, hostedCheckoutRoutes } from './routes/hosted-checkout.ts';
 import { hostedTestWalletRoutes } from './routes/hosted-test-wallet.ts';
 import { hostedSolanaWalletRoutes } from './routes/hosted-solana-wallet.ts';
 import { organizationRoutes } from './routes/organization.ts';
@@ -77,13 +83,14 @@ export type HttpDeps = ApiDeps & {
   documentServerUrl?: string;
 };
 
+/** The checkout page's own path (`/checkout/{id}`): the page a browser opens, and where its forms post. */
+const CHECKOUT_PAGE = /^\/checkout\/[^/]+\/?$/;
+
 /**
  * Every router Weir serves, by the area it is mounted under (`/health` is the one route outside
  * them). `createApiApp` mounts exactly these, and the hostile suite reads its route list from them,
  * so a new route cannot escape either.
  */
-/** The checkout page's own path (`/checkout/{id}`), where its form posts. */
-const CHECKOUT_PAGE = /^\/checkout\/[^/]+\/?$/;
 
 export function httpRouters(deps: HttpDeps) {
   const areas = {
@@ -197,12 +204,23 @@ export function createApiApp(
       ...body,
       ...routers.flatMap(mounted),
     ]);
+  // A browser's pages answer their refusals (the limits' too) and unexpected errors as pages, not the
+  // API's JSON (hosted-error-pages.ts); the page scripts' JSON routes keep JSON answers.
+  const logUnexpected = unexpectedErrorLog(deps.logger);
   const hosted = publicPages([publicJsonBody], ...routers.checkout);
+  const checkoutPages = checkoutErrorPages(deps.readStore, logUnexpected);
+  const checkoutPage = compose<ApiState>([checkoutPages, hosted]);
   // The checkout page's asset buttons without its script: a form that its route reads itself.
-  const hostedForm = publicPages([], ...routers.checkout);
-  const hostedInvoices = publicPages([publicJsonBody], routers.invoices);
-  // The payment link's form reads its own body (a form, not JSON); its refusals, the limits' too, are pages.
-  const paymentLinkPages = compose<ApiState>([paymentLinkErrorPages(deps.readStore), publicPages([], routers.pay)]);
+  const checkoutForm = compose<ApiState>([checkoutPages, publicPages([], ...routers.checkout)]);
+  const hostedInvoices = compose<ApiState>([
+    invoiceErrorPages(deps.readStore, logUnexpected),
+    publicPages([publicJsonBody], routers.invoices),
+  ]);
+  // The payment link's form reads its own body (a form, not JSON).
+  const paymentLinkPages = compose<ApiState>([
+    paymentLinkErrorPages(deps.readStore, logUnexpected),
+    publicPages([], routers.pay),
+  ]);
   const hostedAssets = compose<ApiState>(mounted(routers.assets));
   const logos = createBrandLogoStore(deps);
   // Uploaded brand logos live beside the bundled assets, under /assets/logos/.
@@ -233,8 +251,10 @@ export function createApiApp(
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (isDocsPath(ctx.path)) return docs(ctx, next);
     if (ctx.path.startsWith('/api/')) return api(ctx, next);
-    if (ctx.path.startsWith('/checkout/'))
-      return (ctx.method === 'POST' && CHECKOUT_PAGE.test(ctx.path) ? hostedForm : hosted)(ctx, next);
+    if (ctx.path.startsWith('/checkout/')) {
+      if (!CHECKOUT_PAGE.test(ctx.path)) return hosted(ctx, next);
+      return (ctx.method === 'POST' ? checkoutForm : checkoutPage)(ctx, next);
+    }
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);
     if (ctx.path.startsWith('/pay/')) return paymentLinkPages(ctx, next);
     if (ctx.path.startsWith('/assets/') || ctx.path === '/favicon.ico') return assets(ctx, next);

@@ -57,12 +57,40 @@ const errorFields = (error: unknown) =>
     ? { type: error.name, message: scrubUrls(error.message), stack: error.stack && scrubUrls(error.stack) }
     : { message: scrubUrls(String(error)) };
 
+/** Logs an unexpected error of a request: the error middleware's, and the hosted pages' (hosted-error-pages.ts). */
+export type UnexpectedErrorLog = (ctx: Koa.ParameterizedContext<ApiState>, error: unknown) => void;
+
+/** Logs an unexpected error (with the request's id) to `logger`, or to stderr without one. */
+export function unexpectedErrorLog(logger?: Logger): UnexpectedErrorLog {
+  const http = logger?.child({ component: 'http' });
+  return (ctx, error) => {
+    if (http)
+      http.error(
+        {
+          event: 'http.error',
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path.slice(0, MAX_LOGGED_PATH),
+          err: errorFields(error),
+        },
+        `${ctx.method} ${ctx.path.slice(0, MAX_LOGGED_PATH)} failed`,
+      );
+    else console.error(`[api] ${ctx.method} ${ctx.path} failed:`, error);
+  };
+}
+
+/** A client error that is not Weir's own (`error.status` 4xx, as koa's `ctx.throw` makes): a 400 of the API. */
+export const clientHttpStatus = (error: unknown): number | null => {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+};
+
 /**
  * Every error leaves as `{statusCode, error, message, code}`; unexpected ones as a bare 500,
  * logged (with the request's id) to `logger`.
  */
 export function errorMiddleware(logger?: Logger): Koa.Middleware<ApiState> {
-  const http = logger?.child({ component: 'http' });
+  const logUnexpected = unexpectedErrorLog(logger);
   return async (ctx, next) => {
     try {
       await next();
@@ -95,8 +123,8 @@ export function errorMiddleware(logger?: Logger): Koa.Middleware<ApiState> {
         ctx.body = error.toBody();
         return;
       }
-      const status = (error as { status?: number }).status;
-      if (status && status >= 400 && status < 500) {
+      const status = clientHttpStatus(error);
+      if (status) {
         ctx.status = status;
         ctx.body = {
           statusCode: status,
@@ -106,18 +134,7 @@ export function errorMiddleware(logger?: Logger): Koa.Middleware<ApiState> {
         };
         return;
       }
-      if (http)
-        http.error(
-          {
-            event: 'http.error',
-            requestId: ctx.state.requestId,
-            method: ctx.method,
-            path: ctx.path.slice(0, MAX_LOGGED_PATH),
-            err: errorFields(error),
-          },
-          `${ctx.method} ${ctx.path.slice(0, MAX_LOGGED_PATH)} failed`,
-        );
-      else console.error(`[api] ${ctx.method} ${ctx.path} failed:`, error);
+      logUnexpected(ctx, error);
       ctx.status = 500;
       ctx.body = {
         statusCode: 500,

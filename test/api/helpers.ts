@@ -93,6 +93,20 @@ export function assertError(
   return body;
 }
 
+/** A 429 in the error shape, with `Retry-After` in whole seconds and a message naming the limit. */
+export function assertRateLimited(
+  t: ExecutionContext,
+  response: ApiResponse<unknown>,
+  limit: string,
+  retryAfter: number,
+): ErrorBody {
+  const body = assertError(t, response, 429, { code: 'rate_limited' });
+  t.is(body.error, 'Too Many Requests');
+  t.true(body.message.startsWith(`rate limit ${limit}: `), body.message);
+  t.is(response.headers.get('retry-after'), String(retryAfter));
+  return body;
+}
+
 /** A new customer of the key's tenant and environment: its id. */
 export async function createCustomer(api: Api, email = 'customer@example.com'): Promise<string> {
   const created = await api.post<{ id: string }>('/api/v1/customers', { email });

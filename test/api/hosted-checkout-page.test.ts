@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import type { Rail } from '../../src/chain-ingest/rail.ts';
 import { solanaLocalNetwork } from '../../src/chain-ingest/solana/networks.ts';
@@ -10,7 +11,13 @@ import { schemaValidatorOf } from '../support/response-check.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { payLate, reveal, type Api, type Session } from './helpers.ts';
+import { PRODUCTS } from '../../src/projections/catalog.projection.ts';
+import { MAX_PUBLIC_BODY_BYTES } from '../../src/read-api/request-body.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { ReadModelsBehindError } from '../../src/shared/errors.ts';
+import { faultyReadStore } from '../support/faulty-read-store.ts';
+import { assertNoticePage, pageAnswer } from '../support/notice-page.ts';
+import { assertRateLimited, payLate, reveal, type Api, type ErrorBody, type Session } from './helpers.ts';
 
 /** The hosted checkout page `/checkout/{id}` over HTTP, as the server renders it. */
 
@@ -553,4 +560,106 @@ test('a subscription checkout that names its customer (customerId or customerDat
     t.notRegex(html, /id="email-step"/, JSON.stringify(named));
     t.regex(html, /<div id="assets"/, JSON.stringify(named));
   }
+});
+
+const CHECKOUT_BACK = (session: { id: string }) =>
+  `<a id="back" href="/checkout/${session.id}">Back to the checkout</a>`;
+
+test("a rate limit on the checkout page and its form is a 429 page with Retry-After, in the session's frame with its Test mode badge and a way back (was the API's JSON); the page script's JSON routes keep the JSON 429", async (t) => {
+  const clock = createManualClock();
+  const weir = await startTestWeir(t, { rateLimitHosted: { perSecond: 1, burst: 3 } }, { clock });
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  for (let i = 0; i < 3; i++) t.is((await fetch(session.url)).status, 200);
+  const tooMany = {
+    status: 429,
+    heading: 'Too many requests',
+    says: /<p id="notice">Too many requests came from your connection in a short time\. Wait a minute, then try again\.<\/p>/,
+    testMode: true,
+    back: CHECKOUT_BACK(session),
+  };
+  const page = await pageAnswer(await fetch(session.url));
+  assertNoticePage(t, page, tooMany);
+  t.is(page.headers.get('retry-after'), '1');
+  t.regex(page.html, /<strong>Corner Coffee<\/strong>/);
+  const form = await pageAnswer(await postForm(session.url, 'action=choose&assetId=x'));
+  assertNoticePage(t, form, tooMany);
+  t.is(form.headers.get('retry-after'), '1');
+  assertNoticePage(t, await pageAnswer(await fetch(`${weir.url}/checkout/${randomUUID()}`)), {
+    ...tooMany,
+    testMode: false,
+    back: null,
+  });
+  const payer = apiClient(weir.url);
+  assertRateLimited(t, await payer.get(`/checkout/${session.id}/status`), 'hosted', 1);
+  assertRateLimited(t, await payer.post(`/checkout/${session.id}/payment-method`, { assetId: 'x' }), 'hosted', 1);
+  clock.advanceBy(1000);
+  t.is((await fetch(session.url)).status, 200, 'once Retry-After has passed');
+});
+
+test('a checkout form too large to read is a 413 page with a way back, the connection closed (was the API error); a JSON route keeps its JSON 413', async (t) => {
+  const { weir, session, post } = await promotionCheckout(t);
+  const refused = await pageAnswer(await post(`action=promotion-code&code=${'x'.repeat(MAX_PUBLIC_BODY_BYTES)}`));
+  assertNoticePage(t, refused, {
+    status: 413,
+    heading: 'Too much to send',
+    says: /What you entered is too long to send\. Go back, shorten it and try again\./,
+    testMode: true,
+    back: CHECKOUT_BACK(session),
+  });
+  t.is(refused.headers.get('connection'), 'close');
+  const json = await apiClient(weir.url).post<ErrorBody>(`/checkout/${session.id}/promotion-code`, {
+    code: 'x'.repeat(MAX_PUBLIC_BODY_BYTES),
+  });
+  t.is(json.status, 413);
+  t.is(json.body.code, 'request_too_large');
+});
+
+test("a passing failure on the checkout page is a 503 page and an unexpected error a 500 page saying it was ours, logged, without its words (both were JSON); the API's 500 stays JSON", async (t) => {
+  const fault: { error: Error | null } = { error: null };
+  const lines: string[] = [];
+  const weir = await startTestWeir(
+    t,
+    {},
+    {
+      log: (line) => lines.push(line),
+      wrapReadStore: (store) => faultyReadStore(store, { get: (name) => (name === PRODUCTS ? fault.error : null) }),
+    },
+  );
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const productId = session.lineItems.data[0]!.price.productId;
+
+  fault.error = new ReadModelsBehindError('read models behind at position 42');
+  assertNoticePage(t, await pageAnswer(await fetch(session.url)), {
+    status: 503,
+    heading: 'Checkout not available just now',
+    says: /This checkout cannot be reached just now\. Please try again in a moment\./,
+    testMode: true,
+    back: CHECKOUT_BACK(session),
+  });
+
+  fault.error = new TypeError("Cannot read properties of undefined (reading 'images')");
+  const failed = await pageAnswer(await fetch(session.url));
+  assertNoticePage(t, failed, {
+    status: 500,
+    heading: 'Something went wrong',
+    says: /Something went wrong on our side\. Please try again later\./,
+    testMode: true,
+    back: CHECKOUT_BACK(session),
+  });
+  t.notRegex(failed.html, /images|TypeError/);
+  const logged = lines.map((line) => JSON.parse(line) as { event?: string; path?: string; err?: { message: string } });
+  t.true(
+    logged.some(
+      (l) =>
+        l.event === 'http.error' &&
+        l.path === `/checkout/${session.id}` &&
+        /reading 'images'/.test(l.err?.message ?? ''),
+    ),
+    'logged as before',
+  );
+  const apiFailed = await api.get<ErrorBody>(`/api/v1/products/${productId}`);
+  t.is(apiFailed.status, 500);
+  t.is(apiFailed.body.code, 'processing_error');
 });

@@ -3,7 +3,12 @@ import test from 'ava';
 import type { Api } from './helpers.ts';
 import { startInvoiceTestApp } from '../support/invoice-test-app.ts';
 import { pdfText } from '../support/pdf-text.ts';
-import { createMerchant } from '../support/weir-harness.ts';
+import { CUSTOMERS } from '../../src/projections/customers.projection.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { ReadModelsBehindError } from '../../src/shared/errors.ts';
+import { faultyReadStore } from '../support/faulty-read-store.ts';
+import { assertNoticePage, pageAnswer } from '../support/notice-page.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 
 type Invoice = { id: string; number: string; status: string; url: string | null };
 
@@ -247,5 +252,76 @@ test('a voided invoice is shown as void, its pay link answers 410; unknown and m
   for (const id of [randomUUID(), 'not-an-id']) {
     t.is((await fetch(`${app.url}/invoices/${id}`)).status, 404, id);
     t.is((await fetch(`${app.url}/invoices/${id}/pdf`)).status, 404, id);
+  }
+});
+
+/** A finalized invoice of `api`'s merchant, in its test environment. */
+async function finalizedInvoice(url: string): Promise<{ api: Api; invoice: Invoice }> {
+  const { api, customerId, priceId, ok } = await merchantWithInvoiceParts(url);
+  const draft = await ok(
+    api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: { data: [{ priceId }] } }),
+    'invoice',
+  );
+  return { api, invoice: await ok(api.post<Invoice>(`/api/v1/invoices/${draft.id}/finalize`), 'finalize') };
+}
+const INVOICE_BACK = (invoice: Invoice) => `<a id="back" href="/invoices/${invoice.id}">Back to the invoice</a>`;
+
+test("a rate limit on the invoice page, its PDF link and its pay link is a 429 page with Retry-After, in the invoice's frame with its Test mode badge and a way back (was the API's JSON)", async (t) => {
+  const clock = createManualClock();
+  const weir = await startTestWeir(t, { rateLimitHosted: { perSecond: 1, burst: 2 } }, { clock });
+  const { invoice } = await finalizedInvoice(weir.url);
+  t.is((await fetch(`${weir.url}/invoices/${invoice.id}`)).status, 200);
+  t.is((await fetch(`${weir.url}/invoices/${invoice.id}/pdf`)).status, 200);
+  const tooMany = {
+    status: 429,
+    heading: 'Too many requests',
+    says: /Too many requests came from your connection in a short time\. Wait a minute, then try again\./,
+    testMode: true,
+    back: INVOICE_BACK(invoice),
+  };
+  for (const path of ['', '/pdf', '/pay']) {
+    const answer = await pageAnswer(await fetch(`${weir.url}/invoices/${invoice.id}${path}`, { redirect: 'manual' }));
+    assertNoticePage(t, answer, tooMany);
+    t.is(answer.headers.get('retry-after'), '1', path);
+    t.is(answer.headers.get('content-disposition'), null, `${path}: a page, not a download`);
+    t.regex(answer.html, /<strong>Northwind Studio<\/strong>/);
+  }
+  assertNoticePage(t, await pageAnswer(await fetch(`${weir.url}/invoices/${randomUUID()}`)), {
+    ...tooMany,
+    testMode: false,
+    back: null,
+  });
+  clock.advanceBy(1000);
+  t.is((await fetch(`${weir.url}/invoices/${invoice.id}`)).status, 200, 'once Retry-After has passed');
+});
+
+test('a passing failure on the invoice page is a 503 page and an unexpected error on it or its PDF a 500 page saying it was ours, without its words (were JSON)', async (t) => {
+  const fault: { error: Error | null } = { error: null };
+  const weir = await startTestWeir(
+    t,
+    {},
+    { wrapReadStore: (store) => faultyReadStore(store, { get: (name) => (name === CUSTOMERS ? fault.error : null) }) },
+  );
+  const { invoice } = await finalizedInvoice(weir.url);
+  fault.error = new ReadModelsBehindError('read models behind at position 42');
+  assertNoticePage(t, await pageAnswer(await fetch(`${weir.url}/invoices/${invoice.id}`)), {
+    status: 503,
+    heading: 'Invoice not available just now',
+    says: /This invoice cannot be shown or paid just now\. Nothing has been charged\. Please try again in a moment\./,
+    testMode: true,
+    back: INVOICE_BACK(invoice),
+  });
+  fault.error = new TypeError("Cannot read properties of undefined (reading 'address')");
+  for (const path of ['', '/pdf']) {
+    const failed = await pageAnswer(await fetch(`${weir.url}/invoices/${invoice.id}${path}`));
+    assertNoticePage(t, failed, {
+      status: 500,
+      heading: 'Something went wrong',
+      says: /Something went wrong on our side\. Please try again later\./,
+      testMode: true,
+      back: INVOICE_BACK(invoice),
+    });
+    t.notRegex(failed.html, /address'|TypeError/, path);
+    t.is(failed.headers.get('content-disposition'), null, path);
   }
 });

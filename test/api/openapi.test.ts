@@ -331,6 +331,18 @@ test('pages are documented as HTML with their redirects, the invoice PDF as a fi
     format: 'binary',
   });
   t.deepEqual(types(answers('/invoices/{id}/pdf', 'get')['404']), ['application/json']);
+  // A browser's pages answer their passing refusals as pages (hosted-error-pages.ts), the PDF link too.
+  for (const [path, method, statuses] of [
+    ['/checkout/{id}', 'get', ['429', '503']],
+    ['/checkout/{id}', 'post', ['413', '429', '503']],
+    ['/invoices/{id}', 'get', ['429', '503']],
+    ['/invoices/{id}/pdf', 'get', ['429', '503']],
+    ['/invoices/{id}/pay', 'get', ['429', '503']],
+  ] as const)
+    for (const status of statuses)
+      t.true(types(answers(path, method)[status]).includes('text/html'), `${method} ${path} ${status}`);
+  t.false(types(answers('/invoices/{id}/pdf', 'get')['429']).includes('application/pdf'), 'a refusal is no PDF');
+  t.false(types(answers('/checkout/{id}/status', 'get')['429']).includes('text/html'), "the page script's JSON");
 
   const submit = answers('/pay/{id}', 'post');
   t.truthy(submit['303']!.headers?.Location);

@@ -3,7 +3,8 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import { appendAsEarlierWeir } from '../api/helpers.ts';
 import { axeOf, launchChromium, screenshotFolder } from '../support/chromium.ts';
-import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
 type Link = { id: string; url: string };
 
@@ -48,14 +49,8 @@ test('the payment link notices in Chromium: plain words, the Test mode badge on 
     ]);
     return response?.status();
   };
-  const look = async (name: string, status: number | undefined, expected: Expected) => {
-    t.is(status, expected.status, name);
-    t.is(await page.locator('h1').textContent(), expected.heading, name);
-    t.regex((await page.locator('#notice').textContent()) ?? '', expected.says, name);
-    t.is(await page.locator('header .badge').count(), expected.testMode ? 1 : 0, `${name}: Test mode badge`);
-    t.is(await page.locator('#back').count(), expected.back ? 1 : 0, `${name}: a way back`);
-    await checked(t, page, shots, name);
-  };
+  const look = (name: string, status: number | undefined, expected: Expected) =>
+    lookAt(t, page, shots, name, status, expected);
 
   await look('not-found', (await page.goto(`${weir.url}/pay/00000000-0000-4000-8000-000000000000`))?.status(), {
     status: 404,
@@ -101,7 +96,62 @@ test('the payment link notices in Chromium: plain words, the Test mode badge on 
   await look('too-many-live', await pay(liveTip.url, '5'), { ...tooMany, testMode: false });
 });
 
+/**
+ * The checkout and invoice pages' refusals are pages too (hosted-error-pages.ts): a rate limit on
+ * each, in its frame with the Test mode badge and a way back, accessible at 1280 and 390 px.
+ */
+test('the checkout and invoice pages rate limited in Chromium: a 429 page in plain words with the Test mode badge and a way back, accessible at 1280 and 390 px', async (t) => {
+  const clock = createManualClock();
+  const weir = await startTestWeir(t, { rateLimitHosted: { perSecond: 1, burst: 1 } }, { clock });
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  t.is((await api.put('/api/v1/organization/brand', { brandColor: '#4f46e5' })).status, 200);
+  const session = (await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com' })).body;
+  const draft = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId: customer.id,
+    lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Hour' } } }] },
+  });
+  t.is((await api.post(`/api/v1/invoices/${draft.body.id}/finalize`)).status, 200);
+  const invoiceUrl = `${weir.url}/invoices/${draft.body.id}`;
+
+  const shots = process.env.LINK_NOTICE_SCREENSHOTS ?? (await screenshotFolder(t, 'weir-page-notices-'));
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  // The one request of the burst: the checkout page (its script's polls are refused as JSON, as before).
+  t.is((await page.goto(session.url))?.status(), 200);
+  const tooMany = { status: 429, heading: 'Too many requests', says: /^Too many requests came from your connection/ };
+  for (const [name, url, back] of [
+    ['checkout-429', session.url, 'Back to the checkout'],
+    ['invoice-429', invoiceUrl, 'Back to the invoice'],
+  ] as const) {
+    const answer = await page.goto(url);
+    t.is(answer?.headers()['retry-after'], '1', name);
+    t.is(await page.locator('#back').textContent(), back, name);
+    await lookAt(t, page, shots, name, answer?.status(), { ...tooMany, testMode: true, back: true });
+  }
+  clock.advanceBy(1000);
+  await Promise.all([page.waitForURL(invoiceUrl), page.locator('#back').click()]);
+  t.regex((await page.locator('h1').textContent()) ?? '', /^Invoice/, 'the way back leads to the invoice');
+});
+
 type Expected = { status: number; heading: string; says: RegExp; testMode: boolean; back: boolean };
+
+/** A notice page as expected: its status, heading, words, Test mode badge, way back; then `checked`. */
+async function lookAt(
+  t: import('ava').ExecutionContext,
+  page: Page,
+  shots: string,
+  name: string,
+  status: number | undefined,
+  expected: Expected,
+): Promise<void> {
+  t.is(status, expected.status, name);
+  t.is(await page.locator('h1').textContent(), expected.heading, name);
+  t.regex((await page.locator('#notice').textContent()) ?? '', expected.says, name);
+  t.is(await page.locator('header .badge').count(), expected.testMode ? 1 : 0, `${name}: Test mode badge`);
+  t.is(await page.locator('#back').count(), expected.back ? 1 : 0, `${name}: a way back`);
+  await checked(t, page, shots, name);
+}
 
 /** A screenshot at 1280 and 390 px, and no serious or critical axe-core violation at either. */
 async function checked(t: import('ava').ExecutionContext, page: Page, shots: string, name: string): Promise<void> {

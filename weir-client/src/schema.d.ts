@@ -19754,7 +19754,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
@@ -19764,6 +19764,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description The checkout could not be shown for a passing reason: a page saying so */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -19814,7 +19825,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            /** @description The form is too large to read: a page saying so */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
@@ -19824,6 +19845,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description The form could not be taken for a passing reason: a page saying so */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -20442,7 +20474,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
@@ -20452,6 +20484,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description The invoice could not be shown for a passing reason: a page saying so */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -20518,7 +20561,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
@@ -20528,6 +20571,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description The payment could not be started for a passing reason: a page saying so */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -20544,7 +20598,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The invoice as a PDF */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -20564,7 +20618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
+            /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */
             429: {
                 headers: {
                     /** @description With `rate_limited`: seconds to wait before sending a request again */
@@ -20574,6 +20628,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description The PDF could not be drawn for a passing reason: a page saying so */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

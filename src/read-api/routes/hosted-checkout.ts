@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type Koa from 'koa';
 import QRCode from 'qrcode';
 import { scannableOf } from '../../chain-ingest/tron/payment-request.ts';
 import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
@@ -10,6 +11,7 @@ import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts
 import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
 import { type PayAt, paymentWords, payerStatus } from '../../hosted/checkout-status.ts';
 import { answerNotFoundPage } from '../../hosted/error-page.ts';
+import { CHECKOUT_NOTICES } from '../../hosted/page-notices.ts';
 import { walletDue } from '../../hosted/wallet-actions.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
 import { PRODUCTS, type ProductDoc } from '../../projections/catalog.projection.ts';
@@ -19,18 +21,24 @@ import { shownAddress } from '../../shared/evm-address.ts';
 import { NotFoundError, ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { formatAmount } from '../../shared/money.ts';
+import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import type { UnexpectedErrorLog } from '../middleware.ts';
+import { recordErrorPages } from './hosted-error-pages.ts';
 import { readUrlEncodedFields } from '../form-body.ts';
 import { idParams, invalidFields } from '../schema/fields.ts';
 import {
   CancelAnswer,
   hostedNotFound,
+  limitedPage,
   PayerStatusSchema,
   PaymentMethodAnswer,
   PaymentMethodForm,
   PaymentMethodRequest,
   PromotionCodeAnswer,
   PromotionCodeRequest,
+  tooLargePage,
+  unavailablePage,
 } from '../schema/hosted.ts';
 import { schemaRoutes, validationErrorOf } from '../schema/route.ts';
 
@@ -51,6 +59,20 @@ const payerWords = (message: string): string => {
   const text = message.replace(/^[A-Za-z][\w.[\]]*: /, '');
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
+
+/**
+ * Around the checkout page's own routes (`GET` and the forms' `POST /checkout/{id}`), not its script's
+ * JSON routes: a passing refusal or an unexpected error is a page in the session's frame with a way
+ * back to it (hosted-error-pages.ts).
+ */
+export function checkoutErrorPages(readStore: ReadStore, logUnexpected: UnexpectedErrorLog): Koa.Middleware<ApiState> {
+  const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+  return recordErrorPages(readStore, logUnexpected, {
+    find: async (id) => (isUuid(id) ? await sessions.get(id) : null),
+    back: (id) => ({ href: `/checkout/${id}`, words: 'Back to the checkout' }),
+    notices: CHECKOUT_NOTICES,
+  });
+}
 
 /**
  * Public routes of the hosted checkout page. They need no key: a session id is an unguessable
@@ -146,6 +168,8 @@ export function hostedCheckoutRoutes(
       pages: [
         { status: 200, description: 'The checkout page' },
         { status: 404, description: 'No checkout session with this id: a page saying so' },
+        limitedPage,
+        unavailablePage('The checkout could not be shown'),
       ],
     },
     async (ctx, { params: { id } }) => {
@@ -186,6 +210,9 @@ export function hostedCheckoutRoutes(
             'The checkout page again, saying why the form, email, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it)',
         },
         { status: 404, description: 'No checkout session with this id: a page saying so' },
+        tooLargePage,
+        limitedPage,
+        unavailablePage('The form could not be taken'),
       ],
     },
     async (ctx, { params: { id } }) => {
@@ -215,7 +242,7 @@ export function hostedCheckoutRoutes(
       try {
         fields = await readUrlEncodedFields(ctx);
       } catch (error) {
-        // A body too large or compressed is the transport's 413 / 415, as on every route.
+        // A body too large is the 413 page (checkoutErrorPages), one compressed the transport's 415.
         if (!(error instanceof ValidationError)) throw error;
         return refuse(FORM_REFUSED, 'It was not sent as a web form: use the buttons below.');
       }

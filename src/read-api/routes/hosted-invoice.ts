@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
+import type Koa from 'koa';
 import { invoiceAggregate } from '../../../machines/invoice.aggregate.ts';
 import type { Invoice } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { answerNotFoundPage } from '../../hosted/error-page.ts';
+import { INVOICE_NOTICES } from '../../hosted/page-notices.ts';
 import { type InvoiceDocument, invoiceDocument } from '../../hosted/invoice-document.ts';
 import { renderInvoicePage } from '../../hosted/invoice-page.ts';
 import { renderInvoicePdf } from '../../hosted/invoice-pdf.ts';
@@ -14,14 +16,17 @@ import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../.
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
+import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
+import type { UnexpectedErrorLog } from '../middleware.ts';
+import { recordErrorPages } from './hosted-error-pages.ts';
 import { isMerchantSetupRefusal } from '../merchant-setup.ts';
 import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import { parseWith } from '../schema/route.ts';
 import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
 import { recordOf } from '../../projections/record-document.ts';
 import { idParams } from '../schema/fields.ts';
-import { hostedNotFound } from '../schema/hosted.ts';
+import { hostedNotFound, limitedPage, unavailablePage } from '../schema/hosted.ts';
 import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
 import { isTenants, type TenantOf } from '../../tenancy/same-tenant.ts';
 
@@ -54,11 +59,31 @@ function paymentSettingOf(invoice: Invoice) {
   };
 }
 
+/** Whether a payer may see the invoice: finalized once (not a draft) and not deleted. */
+const isPublic = (doc: InvoiceDoc): boolean => doc.deletedAt === null && doc.status !== 'draft';
+
 /** Rendered PDFs kept, newest last: drawing one takes tens of milliseconds, asking again for it takes none. */
 const PDF_CACHE_SIZE = 64;
 
 /** Where the payer downloads an invoice. */
 const invoicePdfPath = (invoiceId: string): string => `/invoices/${invoiceId}/pdf`;
+
+/**
+ * Around every `/invoices/` route (all of them pages a browser opens, the PDF included): a passing
+ * refusal or an unexpected error is a page in the invoice's frame with a way back to it
+ * (hosted-error-pages.ts). Only an invoice a payer may see lends its frame.
+ */
+export function invoiceErrorPages(readStore: ReadStore, logUnexpected: UnexpectedErrorLog): Koa.Middleware<ApiState> {
+  const invoices = readStore.collection<InvoiceDoc>(INVOICES);
+  return recordErrorPages(readStore, logUnexpected, {
+    find: async (id) => {
+      const invoice = isUuid(id) ? await invoices.get(id) : null;
+      return invoice && isPublic(invoice) ? invoice : null;
+    },
+    back: (id) => ({ href: `/invoices/${id}`, words: 'Back to the invoice' }),
+    notices: INVOICE_NOTICES,
+  });
+}
 
 /**
  * The public pages of an invoice. `/invoices/{id}`: the invoice as a document, with the pay action
@@ -97,7 +122,7 @@ export function hostedInvoiceRoutes(
   /** The invoice a payer may see: finalized once (not a draft) and not deleted. */
   async function publicInvoice(id: string): Promise<Invoice> {
     const doc = isUuid(id) ? await invoices.get(id) : null;
-    if (!doc || doc.deletedAt !== null || doc.status === 'draft') throw new NotFoundError('invoice', id);
+    if (!doc || !isPublic(doc)) throw new NotFoundError('invoice', id);
     return recordOf<Invoice>(doc);
   }
 
@@ -200,7 +225,12 @@ export function hostedInvoiceRoutes(
       description: 'The invoice as a document, with the pay action while something is due.',
       params,
       produces: 'text/html',
-      pages: [{ status: 200, description: 'The invoice page' }, notFoundPage],
+      pages: [
+        { status: 200, description: 'The invoice page' },
+        notFoundPage,
+        limitedPage,
+        unavailablePage('The invoice could not be shown'),
+      ],
     },
     async (ctx, { params: { id } }) => {
       const invoice = await pageInvoice(ctx, id);
@@ -218,6 +248,12 @@ export function hostedInvoiceRoutes(
       description: 'The same document as the page, as a download named after the invoice number.',
       params,
       produces: 'application/pdf',
+      // A browser follows the PDF link: its passing refusals are pages, as the invoice page's.
+      pages: [
+        { status: 200, description: 'The invoice as a PDF' },
+        { ...limitedPage, produces: 'text/html' },
+        { ...unavailablePage('The PDF could not be drawn'), produces: 'text/html' },
+      ],
       errors: [hostedNotFound('invoice (or only a draft or deleted one)')],
     },
     async (ctx, { params: { id } }) => {
@@ -324,6 +360,8 @@ export function hostedInvoiceRoutes(
           description: 'The business has no way set up to take this payment now: the invoice page saying so',
         },
         { status: 410, description: 'The invoice is void: the invoice page saying so' },
+        limitedPage,
+        unavailablePage('The payment could not be started'),
       ],
     },
     (ctx, { params: { id } }) => payInvoice(ctx, id),

@@ -9,11 +9,11 @@ import { errorMiddleware } from '../middleware.ts';
 import { paymentLinkErrorPages } from './hosted-payment-link.ts';
 
 /** `/pay/` answering with what `thrown` gives, behind the link pages' error pages as app.ts mounts them. */
-async function answerTo(t: import('ava').ExecutionContext, thrown: Error) {
+async function answerTo(t: import('ava').ExecutionContext, thrown: Error, logged: unknown[] = []) {
   const app = new Koa<ApiState>();
   app.silent = true;
   app.use(errorMiddleware());
-  app.use(paymentLinkErrorPages(createEmbeddedReadStore()));
+  app.use(paymentLinkErrorPages(createEmbeddedReadStore(), (_ctx, error) => logged.push(error)));
   app.use(() => {
     throw thrown;
   });
@@ -45,4 +45,16 @@ test('a refusal that is not a passing one goes on to the API error as before: th
   const answer = await answerTo(t, new ValidationError('x', 'is wrong'));
   t.is(answer.status, 400);
   t.regex(answer.headers.get('content-type') ?? '', /json/);
+});
+
+test('an unexpected error behind a link page is a 500 page saying it was ours, logged, without its message or stack (was the JSON 500)', async (t) => {
+  const logged: unknown[] = [];
+  const bug = new TypeError("Cannot read properties of undefined (reading 'amountDue')");
+  const answer = await answerTo(t, bug, logged);
+  t.is(answer.status, 500);
+  t.regex(answer.headers.get('content-type') ?? '', /^text\/html/);
+  t.regex(answer.text, /<h1>Something went wrong<\/h1>/);
+  t.regex(answer.text, /Something went wrong on our side\. Please try again later\./);
+  t.notRegex(answer.text, /amountDue|TypeError|\.ts:\d+|processing_error/);
+  t.deepEqual(logged, [bug], 'logged as the error middleware logs it');
 });

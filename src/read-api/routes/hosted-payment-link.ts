@@ -15,14 +15,16 @@ import type { ReadStore } from '../../read-store/read-store.ts';
 import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
-import { ContentTooLargeError, RateLimitedError, ValidationError, WeirError } from '../../shared/errors.ts';
+import { ValidationError, WeirError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { readUrlEncodedForm } from '../form-body.ts';
 import { isMerchantSetupRefusal } from '../merchant-setup.ts';
+import type { UnexpectedErrorLog } from '../middleware.ts';
+import { hostedErrorPages, isPassingRefusal, pathId } from './hosted-error-pages.ts';
 import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import { idParams } from '../schema/fields.ts';
-import { PayerFormSchema } from '../schema/hosted.ts';
+import { limitedPage, PayerFormSchema, tooLargePage, unavailablePage } from '../schema/hosted.ts';
 import { type PageAnswer, parseWith, schemaRoutes } from '../schema/route.ts';
 
 /** The create-session request a payer's submission makes: the link's price (or the amount entered) and its options. */
@@ -81,36 +83,29 @@ function answerNotice(ctx: Koa.Context, notice: LinkNotice, about: FoundLink | n
   ctx.body = renderPaymentLinkNotice(about?.org ?? null, notice, about?.link ?? null);
 }
 
-/**
- * The notice of a refusal that passes, after which the payer may try again: a rate limit, a form too
- * large to read, a passing conflict, a service Weir relies on that did not answer. Null for any other.
- */
-function passingNotice(error: unknown): LinkNotice | null {
-  if (error instanceof RateLimitedError) return LINK_NOTICES.tooManyAttempts;
-  if (error instanceof ContentTooLargeError) return LINK_NOTICES.formTooLarge;
-  if (error instanceof WeirError && (error.statusCode >= 500 || 'Retry-After' in error.headers))
-    return LINK_NOTICES.tryAgain;
-  return null;
-}
+/** The link's passing refusals: its own words, with a way back to its form. */
+const LINK_REFUSALS = {
+  rateLimited: LINK_NOTICES.tooManyAttempts,
+  tooLarge: LINK_NOTICES.formTooLarge,
+  unavailable: LINK_NOTICES.tryAgain,
+};
 
 /**
- * Around every `/pay/` request, the rate limits and body limit included: a passing refusal is a page
- * for the payer, in the link's frame when the path names one, not the API's JSON error. Its headers
- * (Retry-After, Connection: close) stay. Reading the link costs a refused request two reads, less than
- * a page served.
+ * Around every `/pay/` request, the rate limits and body limit included (hosted-error-pages.ts): a
+ * passing refusal or an unexpected error is a page for the payer, in the link's frame when the path
+ * names one, not the API's JSON error.
  */
-export function paymentLinkErrorPages(readStore: ReadStore): Koa.Middleware<ApiState> {
+export function paymentLinkErrorPages(
+  readStore: ReadStore,
+  logUnexpected: UnexpectedErrorLog,
+): Koa.Middleware<ApiState> {
   const find = linkFinder(readStore);
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      const notice = passingNotice(error);
-      if (!notice || !(error instanceof WeirError)) throw error;
-      ctx.set(error.headers);
-      answerNotice(ctx, notice, await find(ctx.path.split('/')[2] ?? ''));
-    }
-  };
+  return hostedErrorPages({
+    frameOf: (ctx) => find(pathId(ctx)),
+    render: (found, notice) => renderPaymentLinkNotice(found?.org ?? null, notice, found?.link ?? null),
+    notices: LINK_REFUSALS,
+    logUnexpected,
+  });
 }
 
 /**
@@ -200,16 +195,8 @@ export function hostedPaymentLinkRoutes(
     },
   ];
 
-  /** Refusals the payer may try again after: a page saying so (for a link, with a way back to its form). */
-  const limited: PageAnswer = {
-    status: 429,
-    description: 'Too many requests from this address (`Retry-After` says when to try again): a page saying so',
-  };
-  const passing: PageAnswer[] = [
-    { status: 413, description: 'The form is too large to read: a page saying so' },
-    limited,
-    { status: 503, description: 'The payment could not be started for a passing reason: a page saying so' },
-  ];
+  /** Refusals the payer may try again after: a page saying so, with a way back to the link's form. */
+  const passing: PageAnswer[] = [tooLargePage, limitedPage, unavailablePage('The payment could not be started')];
 
   pages.route(
     {
@@ -220,7 +207,7 @@ export function hostedPaymentLinkRoutes(
         'The form of what the link collects: the amount (when the payer chooses it), contact details, addresses, custom fields.',
       params,
       produces: 'text/html',
-      pages: [{ status: 200, description: 'The payment link page' }, ...unusable, limited],
+      pages: [{ status: 200, description: 'The payment link page' }, ...unusable, limitedPage],
     },
     async (ctx, { params: { id } }) => {
       const found = await usable(ctx, id);
@@ -261,7 +248,7 @@ export function hostedPaymentLinkRoutes(
       ctx.redirect(session.url);
     } catch (error) {
       // What the payer typed was read above: a refusal now is the link's or the merchant's, never shown as it is.
-      if (passingNotice(error)) throw error;
+      if (isPassingRefusal(error)) throw error;
       // The link may have changed under the payer (deactivated, paid, its price archived): its notice says so.
       const now = await find(link.id);
       const why = now ? await whyUnusable(now.link) : LINK_NOTICES.notFound;

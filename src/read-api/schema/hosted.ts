@@ -12,6 +12,7 @@ import {
   withCode,
   z,
 } from './fields.ts';
+import type { PageAnswer } from './route.ts';
 
 /** Request and answer schemas of the public hosted pages' JSON routes (the checkout page's script calls them). */
 
@@ -25,6 +26,21 @@ const PAYER_STATES = [
 ] as const satisfies readonly PayerState[];
 
 const session = CheckoutSessionSchema.shape;
+
+/** A hosted page's rate limit, answered as a page (hosted-error-pages.ts); its JSON 429 is documented for every hosted route. */
+export const limitedPage: PageAnswer = {
+  status: 429,
+  description: 'Too many requests from this address (`Retry-After` says when to try again): a page saying so',
+};
+
+/** A form a hosted page posts, too large to read: a page saying so (hosted-error-pages.ts). */
+export const tooLargePage: PageAnswer = { status: 413, description: 'The form is too large to read: a page saying so' };
+
+/** A passing failure on a hosted page, `what` failing: a page to try again from (hosted-error-pages.ts). */
+export const unavailablePage = (what: string): PageAnswer => ({
+  status: 503,
+  description: `${what} for a passing reason: a page saying so`,
+});
 
 /** The 404 of a public route: its id is the only key there is. */
 export const hostedNotFound = (what: string) => ({

@@ -231,7 +231,7 @@ function addPages(
           description: page.description,
           headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' as const } } },
         }
-      : { description: page.description, content: producedContent(type) };
+      : { description: page.description, content: producedContent(page.produces ?? type) };
     const json = responses[page.status];
     // Both keep their headers: a 429 page says when to come back as its JSON error does.
     responses[page.status] = json

@@ -20,7 +20,13 @@ export type ErrorSpec = {
 export type Produces = 'text/html' | 'application/pdf' | 'text/javascript' | 'text/css' | 'image/svg+xml';
 
 /** A non-JSON answer: a page in the route's `produces` type at this status, or a redirect (`Location`). */
-export type PageAnswer = { status: number; description: string; redirect?: true };
+export type PageAnswer = {
+  status: number;
+  description: string;
+  redirect?: true;
+  /** A page of another type than the route's own (a PDF route's refusals are HTML pages). */
+  produces?: Produces;
+};
 
 /** A request body's media types: JSON (what `body` parses), a form, or a form with files. */
 export type BodyType = 'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data';

@@ -1,0 +1,116 @@
+import type Koa from 'koa';
+import { renderErrorPage } from '../../hosted/error-page.ts';
+import type { Branding } from '../../hosted/html.ts';
+import { type PageNotice, type RefusalNotices, SOMETHING_WENT_WRONG } from '../../hosted/page-notices.ts';
+import { ContentTooLargeError, RateLimitedError, WeirError } from '../../shared/errors.ts';
+import { organizationRecordId } from '../../actors/organization.ts';
+import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
+import type { ReadStore } from '../../read-store/read-store.ts';
+import type { ApiState } from '../api-context.ts';
+import { clientHttpStatus, type UnexpectedErrorLog } from '../middleware.ts';
+
+/** What a hosted page's notice shows of the record its path names: its business, its mode, the way back to it. */
+export type NoticeFrame = { org: Branding | null; testMode: boolean; back: { href: string; words: string } };
+
+/**
+ * Whether `error` is a refusal that passes, after which the payer may try again: a rate limit, a form
+ * too large to read, a passing conflict, a service Weir relies on that did not answer.
+ */
+export const isPassingRefusal = (error: unknown): error is WeirError =>
+  error instanceof WeirError &&
+  (error instanceof RateLimitedError ||
+    error instanceof ContentTooLargeError ||
+    error.statusCode >= 500 ||
+    'Retry-After' in error.headers);
+
+const passingNotice = (error: WeirError, notices: RefusalNotices): PageNotice =>
+  error instanceof RateLimitedError
+    ? notices.rateLimited
+    : error instanceof ContentTooLargeError
+      ? notices.tooLarge
+      : notices.unavailable;
+
+/** The id a hosted path names: `/checkout/{id}`, `/invoices/{id}/pay`, `/pay/{id}`. */
+export const pathId = (ctx: Koa.Context): string => ctx.path.split('/')[2] ?? '';
+
+/** A notice in the hosted frame of `frame` (unbranded when none), with its way back when trying again helps. */
+export const renderNotice = (frame: NoticeFrame | null, notice: PageNotice): string =>
+  renderErrorPage({
+    org: frame?.org ?? null,
+    heading: notice.heading,
+    message: notice.message,
+    testMode: frame?.testMode ?? false,
+    back: notice.retry ? (frame?.back ?? null) : null,
+  });
+
+/**
+ * Around a browser's hosted pages, the rate limits and body limit included: a passing refusal (429
+ * with its Retry-After, 413 keeping Connection: close, 503) is a page in plain words in the frame of
+ * the record the path names, and an unexpected error a 500 page saying it was ours, logged as the
+ * error middleware logs it, its message and stack never shown. Other refusals (the API's 4xx) go on
+ * to the error middleware. Mounted on page routes only: the page scripts' JSON routes keep JSON
+ * answers. Finding the frame costs a refused request a read or two, less than a page served; when
+ * that fails too, the notice is drawn unbranded.
+ */
+export function hostedErrorPages<F>(page: {
+  frameOf: (ctx: Koa.Context) => Promise<F | null>;
+  render: (frame: F | null, notice: PageNotice) => string;
+  notices: RefusalNotices;
+  logUnexpected: UnexpectedErrorLog;
+}): Koa.Middleware<ApiState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      let notice: PageNotice;
+      if (isPassingRefusal(error)) {
+        ctx.set(error.headers);
+        notice = passingNotice(error, page.notices);
+      } else if (error instanceof WeirError || clientHttpStatus(error) !== null) throw error;
+      else {
+        page.logUnexpected(ctx, error);
+        notice = SOMETHING_WENT_WRONG;
+      }
+      const frame = await page.frameOf(ctx).catch(() => null);
+      ctx.status = notice.status;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.set('Cache-Control', 'no-store');
+      // A file's answer (the invoice PDF) may have named its download before it failed.
+      ctx.remove('Content-Disposition');
+      ctx.body = page.render(frame, notice);
+    }
+  };
+}
+
+/** A record a hosted page shows (a checkout session, an invoice): whose it is, and in which environment. */
+type HostedRecord = Pick<OrganizationDoc, 'organizationId' | 'environment'> & { id: string };
+
+/**
+ * `hostedErrorPages` for the pages of one kind of record: the record the path names, when `find`
+ * gives it, lends its organization's branding, its Test mode badge and the way back to its page.
+ */
+export function recordErrorPages(
+  readStore: ReadStore,
+  logUnexpected: UnexpectedErrorLog,
+  pages: {
+    find: (id: string) => Promise<HostedRecord | null>;
+    back: (id: string) => NoticeFrame['back'];
+    notices: RefusalNotices;
+  },
+): Koa.Middleware<ApiState> {
+  const orgs = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
+  return hostedErrorPages({
+    frameOf: async (ctx): Promise<NoticeFrame | null> => {
+      const record = await pages.find(pathId(ctx));
+      if (!record) return null;
+      return {
+        org: await orgs.get(organizationRecordId(record.organizationId, record.environment)),
+        testMode: record.environment === 'test',
+        back: pages.back(record.id),
+      };
+    },
+    render: renderNotice,
+    notices: pages.notices,
+    logUnexpected,
+  });
+}
