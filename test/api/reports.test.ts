@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Rail } from '../../src/chain-ingest/rail.ts';
 import { createTestRail, TEST_NETWORK } from '../../src/chain-ingest/test-rail.ts';
 import { toTronRailNetwork } from '../../src/chain-ingest/tron/define-network.ts';
@@ -20,6 +20,34 @@ const MINUTE = 60_000;
  * 15 minutes after they were made; a week later one of 10.00 paid after 1 minute; one never paid;
  * the first marked refunded. Another merchant's paid session must count nowhere.
  */
+/** A 10 USDC monthly plan, subscribed to through a checkout session paid in full: its product and subscription. */
+async function subscribedToMonthlyPlan(
+  t: ExecutionContext,
+  weir: Awaited<ReturnType<typeof startTestWeir>>,
+  api: ReturnType<typeof apiClient>,
+): Promise<{ productId: string; subscriptionId: string }> {
+  const plan = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Pro',
+    defaultPriceData: {
+      currency: 'usdc',
+      unitAmount: '1000000000',
+      type: 'recurring',
+      interval: 'month',
+      intervalCount: 1,
+    },
+  });
+  t.is(plan.status, 200, JSON.stringify(plan.body));
+  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'subscriber@example.com' },
+  });
+  t.is(session.status, 200, JSON.stringify(session.body));
+  await payInFull(weir, api, session.body);
+  return { productId: plan.body.id, subscriptionId: session.body.subscriptionId };
+}
+
 async function history(t: Parameters<typeof startTestWeir>[0]) {
   const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
@@ -420,26 +448,7 @@ test('subscriptions report: a paused subscription is not active at the period en
   const clock = createManualClock(Date.parse('2026-05-10T12:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url, 'Shop');
-  const product = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
-    name: 'Pro',
-    defaultPriceData: {
-      currency: 'usdc',
-      unitAmount: '1000000000',
-      type: 'recurring',
-      interval: 'month',
-      intervalCount: 1,
-    },
-  });
-  t.is(product.status, 200, JSON.stringify(product.body));
-  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
-    mode: 'subscription',
-    successUrl: 'https://shop.example/welcome',
-    lineItems: { data: [{ priceId: product.body.defaultPrice.id, quantity: 1 }] },
-    customerData: { email: 'subscriber@example.com' },
-  });
-  t.is(session.status, 200, JSON.stringify(session.body));
-  const id = session.body.subscriptionId;
-  await payInFull(weir, api, session.body);
+  const { subscriptionId: id } = await subscribedToMonthlyPlan(t, weir, api);
   await eventually(
     async () =>
       (await api.get<{ status: string }>(`/api/v1/subscriptions/${id}`)).body.status === 'active' ? true : undefined,
@@ -711,28 +720,10 @@ test('volume by product: a subscription’s renewal, paid on its invoice, counts
   const clock = createManualClock(Date.parse('2026-05-10T12:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url, 'Shop');
-  const plan = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
-    name: 'Pro',
-    defaultPriceData: {
-      currency: 'usdc',
-      unitAmount: '1000000000',
-      type: 'recurring',
-      interval: 'month',
-      intervalCount: 1,
-    },
-  });
-  t.is(plan.status, 200, JSON.stringify(plan.body));
-  const first = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
-    mode: 'subscription',
-    successUrl: 'https://shop.example/welcome',
-    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
-    customerData: { email: 'subscriber@example.com' },
-  });
-  t.is(first.status, 200, JSON.stringify(first.body));
-  await payInFull(weir, api, first.body);
+  const first = await subscribedToMonthlyPlan(t, weir, api);
   clock.set(Date.parse('2026-06-10T12:00:00Z'));
   const renewal = await eventually(async () => {
-    const s = await api.get<{ latestInvoiceId: string | null }>(`/api/v1/subscriptions/${first.body.subscriptionId}`);
+    const s = await api.get<{ latestInvoiceId: string | null }>(`/api/v1/subscriptions/${first.subscriptionId}`);
     return s.body.latestInvoiceId ?? undefined;
   }, 'the renewal invoice');
   await eventually(async () => {
@@ -752,8 +743,8 @@ test('volume by product: a subscription’s renewal, paid on its invoice, counts
   t.deepEqual(
     byProduct.body.data.map((r) => [r.period, r.group, r.payments, r.grossVolume]),
     [
-      ['2026-05-01T00:00:00.000Z', plan.body.id, 1, '1000000000'],
-      ['2026-06-01T00:00:00.000Z', plan.body.id, 1, '1000000000'],
+      ['2026-05-01T00:00:00.000Z', first.productId, 1, '1000000000'],
+      ['2026-06-01T00:00:00.000Z', first.productId, 1, '1000000000'],
     ],
   );
 });
