@@ -72,6 +72,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/web
 import { presentersOnceKnown } from '../webhooks/webhook-events.ts';
 import { sessionPresenter } from '../read-api/routes/checkout-sessions.ts';
 import { paymentIntentPresenter } from '../read-api/routes/payment-intents.ts';
+import type { OpenApiDocuments } from '../read-api/routes/api-docs.ts';
 import { openOwnership } from '../ownership/open-ownership.ts';
 import { publicKeyFingerprint, secretKeyFingerprint } from '../ownership/shared-keys.ts';
 import { ownWorkflows, type WorkflowPositions } from '../workflows/all-workflows.ts';
@@ -171,6 +172,8 @@ export type WeirOverrides = {
    * `projections` work only. Not closed by `stop`: it is the caller's.
    */
   sharedReadStore?: ReadStore;
+  /** OpenAPI documents other Weirs of this process built, to serve theirs when the routes are the same (tests). */
+  openApiDocuments?: OpenApiDocuments;
   /** Where spans go instead of OTLP/HTTP (tests: an InMemorySpanExporter); tracing is on with one. */
   spanExporter?: SpanExporter;
   /** Wraps the read store the whole process uses (tests of a store outage). */
@@ -812,6 +815,7 @@ async function startLocked(
     publicUrl,
     // Only a URL the operator set: the listening address may be one no client reaches (behind a proxy).
     ...(config.publicUrl === undefined ? {} : { documentServerUrl: publicUrl }),
+    ...(overrides.openApiDocuments === undefined ? {} : { openApiDocuments: overrides.openApiDocuments }),
     createCheckoutSession,
     mailer,
     adminToken: config.adminToken,

@@ -47,7 +47,7 @@ import { transactionRoutes } from './routes/transactions.ts';
 import { analyticsRoutes, reportRoutes } from './routes/reports.ts';
 import { auditRoutes, eventRoutes } from './routes/audit.ts';
 import { scopeGuard } from './scopes.ts';
-import { apiDocsRoutes, isDocsPath } from './routes/api-docs.ts';
+import { apiDocsRoutes, isDocsPath, type OpenApiDocuments } from './routes/api-docs.ts';
 import type { MountedAreas } from './schema/openapi-document.ts';
 import { httpMetricsMiddleware, type MetricsEndpoint, metricsRoute } from './http-metrics.ts';
 import { noMetrics, type Metrics } from '../shared/metrics.ts';
@@ -81,6 +81,8 @@ export type HttpDeps = ApiDeps & {
   tronDevnet?: DevnetInfo | null;
   /** The operator's public URL (`WEIR_PUBLIC_URL`), the document's server; unset: `/`, wherever it was fetched. */
   documentServerUrl?: string;
+  /** OpenAPI documents other Weirs of this process built (tests start hundreds): see `routeTableKey`. */
+  openApiDocuments?: OpenApiDocuments;
 };
 
 /** The checkout page's own path (`/checkout/{id}`): the page a browser opens, and where its forms post. */
@@ -130,10 +132,10 @@ export function httpRouters(deps: HttpDeps) {
     admin: deps.adminToken ? adminRoutes(deps) : null,
   };
   /** `/api/v1/openapi.json` (every route above, and its own) and the `/docs` page: no key needed. */
-  const docs = apiDocsRoutes(
-    () => ({ ...areas, docs }) as unknown as MountedAreas,
-    deps.documentServerUrl === undefined ? {} : { serverUrl: deps.documentServerUrl },
-  );
+  const docs = apiDocsRoutes(() => ({ ...areas, docs }) as unknown as MountedAreas, {
+    ...(deps.documentServerUrl === undefined ? {} : { serverUrl: deps.documentServerUrl }),
+    ...(deps.openApiDocuments === undefined ? {} : { documents: deps.openApiDocuments }),
+  });
   return { ...areas, docs };
 }
 

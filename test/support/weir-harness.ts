@@ -7,9 +7,13 @@ import type { WeirConfig } from '../../src/app/config.ts';
 import { createTestRail } from '../../src/chain-ingest/test-rail.ts';
 import { apiClient } from './api-client.ts';
 import { createLineLogger } from '../../src/shared/logger.ts';
+import type { OpenApiDocuments } from '../../src/read-api/routes/api-docs.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const MERCHANT_WALLET = '0x5Ea1Fee5EA1fEe5EA1feE5EA1Fee5Ea1Fee5Ea1F';
+
+/** The OpenAPI documents of this test file's Weirs: each route table's is built once, not by every Weir. */
+const openApiDocuments: OpenApiDocuments = new Map();
 
 /**
  * A Weir on a free port with a fresh data dir, stopped and removed when the test ends. It offers
@@ -30,6 +34,7 @@ export async function startTestWeir(
       // Quiet unless the test captures the log lines itself or fails (then its last lines are printed).
       ...(overrides.log || overrides.logger ? {} : { logger: createLineLogger(recent) }),
       ...(testRail ? { extraRails: [createTestRail()] } : {}),
+      openApiDocuments,
       ...overrides,
     },
   );

@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { ApiState } from '../api-context.ts';
 import { type MountedAreas, OPENAPI_PATH, openApiDocument } from '../schema/openapi-document.ts';
 import { schemaRoutes } from '../schema/route.ts';
+import { routeTableKey } from '../schema/document-key.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -53,17 +54,36 @@ const bundle = () =>
     .replace(REDOC_CDN, 'data:,')
     .replace(SOURCE_MAP_COMMENT, ''));
 
+/** Documents built by the Weirs of one process, by route table (`routeTableKey`): tests start hundreds. */
+export type OpenApiDocuments = Map<string, string>;
+
 /**
  * `GET /api/v1/openapi.json` (no key needed): the OpenAPI 3.1 document of every route `areas`
- * mounts, built once on first request, naming `serverUrl` (the operator's public URL) as its server; `GET /docs`: the API reference page rendering it, offline.
+ * mounts, built once on first request (or taken from `documents`), naming `serverUrl` (the operator's
+ * public URL) as its server; `GET /docs`: the API reference page rendering it, offline.
  */
-export function apiDocsRoutes(areas: () => MountedAreas, served: { serverUrl?: string } = {}): Router<ApiState> {
+export function apiDocsRoutes(
+  areas: () => MountedAreas,
+  served: { serverUrl?: string; documents?: OpenApiDocuments } = {},
+): Router<ApiState> {
   const router = new Router<ApiState>();
   const routes = schemaRoutes(router, { tag: 'Docs', auth: 'public' });
   let document: string | undefined;
+  const { documents, serverUrl } = served;
+  const info = { ...(serverUrl === undefined ? {} : { serverUrl }), version: VERSION };
+  const build = (): string => {
+    if (!documents) return JSON.stringify(openApiDocument(areas(), info));
+    const key = routeTableKey(areas(), info);
+    let built = documents.get(key);
+    if (built === undefined) {
+      built = JSON.stringify(openApiDocument(areas(), info));
+      documents.set(key, built);
+    }
+    return built;
+  };
 
   routes.route({ method: 'get', path: OPENAPI_PATH, summary: 'This OpenAPI 3.1 document' }, (ctx) => {
-    document ??= JSON.stringify(openApiDocument(areas(), { ...served, version: VERSION }));
+    document ??= build();
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.type = 'application/json';
