@@ -233,6 +233,27 @@ async function backup(argv: string[]): Promise<void> {
   console.error(backupSummaryOf(report, config.dataDir));
 }
 
+async function restore(argv: string[]): Promise<void> {
+  const from = option(argv, '--from');
+  if (!from) throw new ConfigError('restore needs --from BACKUP, a folder weir backup --out made');
+  const config = readConfig(argv, process.env);
+  // The restored log is the data dir's events.sqlite3: a log kept elsewhere would not be the one restored.
+  if (config.kurrentDbUrl || config.eventStoreFile)
+    throw new ConfigError(
+      'restore: the log is not the data dir’s events.sqlite3 (KURRENTDB_URL or WEIR_EVENT_STORE_FILE): restore it with the tools that keep it',
+    );
+  privateFiles();
+  const { restoreDataDir, restoreSummaryOf } = await import('./restore.ts');
+  const report = await restoreDataDir({
+    from,
+    dataDir: config.dataDir,
+    force: argv.includes('--force'),
+    now: Date.now(),
+    log: (line) => console.error(line),
+  });
+  console.error(restoreSummaryOf(report));
+}
+
 async function inspect(argv: string[]): Promise<void> {
   const id = argv[0];
   if (!id || id.startsWith('--')) throw new ConfigError(`inspect needs a record id\n\n${USAGE}`);
@@ -504,6 +525,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'user' && sub === 'create') return userCreate(rest);
   if (command === 'replay') return replay(argv.slice(1));
   if (command === 'backup') return backup(argv.slice(1));
+  if (command === 'restore') return restore(argv.slice(1));
   if (command === 'audit' && sub === 'verify') return auditVerify(rest);
   if (command === 'audit' && sub === 'checkpoint') return auditCheckpoint(rest);
   if (command === 'audit' && sub === 'export') return auditExport(rest);

@@ -23,6 +23,11 @@ Commands:
   backup --verify DIR        check a backup, or a data dir restored from one: SQLite's integrity_check on each
                              .sqlite3 file, and that its read models belong to its log (not past its end, their
                              organizations in it); names the file at fault; exit 0 only when it holds
+  restore --from BACKUP [--force]
+                             copy a backup into the data dir (--data-dir), once it verifies as --verify checks (else
+                             exit 2 naming the problem); refused while a weir serve holds the data dir, and when it
+                             holds anything unless --force moves that aside to DATA_DIR.before-restore-<time>
+                             (nothing is deleted); the result checked again before OK
   audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
                              walk the whole log: recompute its hash chain, check every signed checkpoint (those in
                              the log and those published in FILE), rebuild every read model and compare it with the
@@ -72,6 +77,7 @@ export const COMMAND_ARGUMENTS: Record<string, CommandArguments> = {
   },
   replay: { settings: true, switches: ['--json'] },
   backup: { settings: true, valued: ['--out', '--verify'] },
+  restore: { settings: true, valued: ['--from'], switches: ['--force'] },
   'audit verify': { settings: true, valued: ['--public-key', '--checkpoint', '--bundle'], switches: ['--json'] },
   'audit checkpoint': { settings: true, switches: ['--write'] },
   'audit export': { settings: true, valued: ['--org', '--environment', '--out'] },

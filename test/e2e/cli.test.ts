@@ -182,8 +182,18 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
   t.is(backup.status, 0, backup.stderr);
   t.regex(backup.stderr, /^ {2}events\.sqlite3 +SQLite online backup, \d+ bytes$/m);
   t.regex(backup.stderr, new RegExp(`^OK: \\d+ files; to start on it: weir serve --data-dir ${out}$`, 'm'));
+  const inUse = runWeir(['restore', '--from', out, '--data-dir', dataDir, '--force']);
+  t.is(inUse.status, 1, inUse.stderr);
+  t.regex(
+    inUse.stderr,
+    /^weir: another weir serve \(pid \d+\) is using the data dir .*weir restore replaces what it serves/,
+  );
   await server.kill('SIGTERM');
   t.false(existsSync(join(out, 'serve.lock')), "the running server's lock is not copied");
+  const restoredDir = join(await tempDir(t), 'restored');
+  const restoredRun = runWeir(['restore', '--from', out, '--data-dir', restoredDir]);
+  t.is(restoredRun.status, 0, restoredRun.stderr);
+  t.regex(restoredRun.stderr, new RegExp(`^OK: to start on it: weir serve --data-dir ${restoredDir}$`, 'm'));
   t.deepEqual(await readFile(join(out, 'master.key')), await readFile(join(dataDir, 'master.key')));
 
   const verified = runWeir(['audit', 'verify', '--data-dir', out]);
