@@ -432,6 +432,9 @@ function devnetPortProblem(reason: unknown, option: string, port: number): unkno
 async function devnet(argv: string[]): Promise<void> {
   const port = portOption(argv, '--port', 8545);
   const out = option(argv, '--out');
+  const { devnetLogger, logDevnetRunning } = await import('./devnet-log.ts');
+  // Settings first: a bad log level starts no chain.
+  const logger = devnetLogger(argv, process.env);
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
   const { prepareDevnetInfoFile, writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
   const { startLocalSolanaCluster } = await import('../chain-ingest/solana/devnet/local-cluster.ts');
@@ -474,24 +477,27 @@ async function devnet(argv: string[]): Promise<void> {
   const info = { ...net.info, tron: devnetFileTron(tron) };
   if (out) await writeDevnetInfo(resolve(out), info);
   process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
-  console.error(
-    `[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`,
-  );
-  console.error(
-    `[weir] local Solana running on ${solana.rpcUrl} (give Weir WEIR_RPC_1399811148=${solana.rpcUrl},${solana.info.wsUrl}): test USDC ${solana.info.mints.usdc}, test USDT ${solana.info.mints.usdt}, faucet ${solana.info.faucet} (requestAirdrop; weir_mintTo(owner, "usdc"|"usdt", amount))`,
-  );
   const tronTokens = tronDevnetAddresses(tron.devnet).tokens;
-  console.error(
-    `[weir] local Tron running on ${tron.proxyUrl} (chain id 1416785484, test environment only; serve --devnet FILE offers it): test USDT ${tronTokens.usdt}, test USDC ${tronTokens.usdc}; its node (payments, no fee) ${tron.devnet.rpcUrl}`,
-  );
-  const stop = () => {
+  logDevnetRunning(logger, {
+    evm: { rpcUrl: net.info.rpcUrl, out: out ? resolve(out) : null },
+    solana: {
+      rpcUrl: solana.rpcUrl,
+      wsUrl: solana.info.wsUrl,
+      usdc: solana.info.mints.usdc,
+      usdt: solana.info.mints.usdt,
+      faucet: solana.info.faucet,
+    },
+    tron: { proxyUrl: tron.proxyUrl, nodeUrl: tron.devnet.rpcUrl, usdt: tronTokens.usdt, usdc: tronTokens.usdc },
+  });
+  const stop = (signal: string) => {
+    logger.info({ event: 'devnet.stopping', signal }, `devnet stopping (${signal})`);
     Promise.all([net.stop(), solana.stop(), tron.stop()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
 async function health(argv: string[]): Promise<void> {

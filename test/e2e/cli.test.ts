@@ -240,8 +240,12 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   });
   t.teardown(() => killWithWhatItStarted(child));
   let stdout = '';
+  let stderr = '';
   child.stdout.on('data', (d: Buffer) => {
     stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
   });
   const info = await eventually(
     async () => {
@@ -266,6 +270,22 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   t.true(info.accounts.some((a) => a.role === 'payer'));
   t.deepEqual(JSON.parse(await readFile(out, 'utf8')), info);
   t.is(await createJsonRpc(info.rpcUrl, { timeoutMs: 60_000 })('eth_chainId'), '0x7a69');
+  // Logged as serve logs: pino JSON lines on stderr, each chain's with its event; stdout is the JSON alone.
+  const running = await eventually(async () => {
+    // Whole lines only: the last may still be arriving.
+    const lines = stderr
+      .split('\n')
+      .slice(0, -1)
+      .filter((line) => line.startsWith('{'));
+    const parsed = lines.map((line) => JSON.parse(line) as { event?: string; chain?: string; rpcUrl?: string });
+    const found = parsed.filter((line) => line.event === 'devnet.running');
+    return found.length === 3 ? found : undefined;
+  }, 'the devnet.running lines on stderr');
+  t.deepEqual(
+    running.map((line) => line.chain),
+    ['evm', 'solana', 'tron'],
+  );
+  t.is(running[0]!.rpcUrl, info.rpcUrl);
   t.is(await stopCleanly(child), 0, 'its anvil stopped with it');
 });
 
