@@ -76,8 +76,8 @@ export async function prepareDataDir(
 
 const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
 
-/** Who takes the data dir's lock: a server, or a replay rebuilding the read models it keeps. */
-export type LockHolder = 'serve' | 'replay';
+/** Who takes the data dir's lock: a server, a replay rebuilding the read models it keeps, or a restore replacing it. */
+export type LockHolder = 'serve' | 'replay' | 'restore';
 
 /** Thrown when another `weir serve` holds the data dir. */
 export class DataDirInUseError extends Error {
@@ -88,10 +88,11 @@ export class DataDirInUseError extends Error {
     by: LockHolder = 'serve',
   ) {
     // Another data dir is another log: a replay must run on this one, so only stopping the server helps.
-    const remedy =
-      by === 'serve'
-        ? 'stop it first, or give this one its own --data-dir'
-        : 'stop it first: weir replay rebuilds the read models it serves';
+    const remedy = {
+      serve: 'stop it first, or give this one its own --data-dir',
+      replay: 'stop it first: weir replay rebuilds the read models it serves',
+      restore: 'stop it first: weir restore replaces what it serves',
+    }[by];
     super(
       `another weir serve (pid ${pid}) is using the data dir ${dataDir}; ${remedy} (lock file ${join(dataDir, SERVE_LOCK_FILE)})`,
     );

@@ -36,7 +36,7 @@ import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection }
 import { createSweeper, sweepMetrics } from '../sweeper/sweeper.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { EventStore } from '../event-store/event-store.ts';
-import { openEventStore } from '../event-store/open-event-store.ts';
+import { openEventStore, SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
 import { ALL_PROJECTIONS, READ_MODEL_INDEXES } from '../projections/all-projections.ts';
 import { createProjectionRunner, registerLagMetrics, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createSharedProjections } from '../projections/shared-projections.ts';
@@ -91,6 +91,7 @@ import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, localChainsOf, rateLimitsOf, type WeirConfig } from './config.ts';
 import { DataDirInUseError, lockDataDir, prepareDataDir } from './data-dir.ts';
+import { setAsideForeignReadModels } from './foreign-read-models.ts';
 import { createActivityLog } from './activity-log.ts';
 import { createShutdownStack, type ShutdownStack } from './shutdown-stack.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
@@ -308,6 +309,14 @@ async function startLocked(
         : `statecharts shown live through the inspector at ${inspector.url}`,
     );
   }
+  // Read models of another backup or data dir would be served as this log's: set aside, they are built anew from it.
+  if (!overrides.sharedReadStore && !config.mongoDbUrl && !config.kurrentDbUrl)
+    await setAsideForeignReadModels({
+      dataDir: config.dataDir,
+      log: config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE),
+      now: clock.now(),
+      logger,
+    });
   const stores = await openStores(config, waiting, overrides.sharedReadStore);
   opened.add(() => stores.eventStore.close());
   // A shared read store is the caller's.

@@ -1,9 +1,9 @@
-import { copyFile, lstat, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, lstat, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
 import { SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { ConfigError } from '../app/config.ts';
-import { PRIVATE_DIR_MODE, SERVE_LOCK_FILE } from '../app/data-dir.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, SERVE_LOCK_FILE } from '../app/data-dir.ts';
 import { makeDirectory } from '../shared/make-directory.ts';
 import { openReadOnlySqlite } from '../shared/read-only-sqlite.ts';
 import { BackupCheckError } from './backup-check-error.ts';
@@ -53,12 +53,57 @@ async function backupSqlite(from: string, to: string): Promise<void> {
 }
 
 /**
- * Copies a data dir into `out` (a new folder), beside a running `weir serve` too: the SQLite files
- * through the online backup API (a plain copy of `events.sqlite3` misses what is still in its
- * `-wal`), the rest (keys, chain checkpoints, mails, local chain state) as files. The read models go
- * after the other files and the log last, so nothing in the copy is ahead of the copied log: a
- * follower checkpoint past it would skip payments the copy never recorded. `out` is a data dir:
- * `weir serve --data-dir OUT` starts on it.
+ * Copies a data dir's files into `out` (a folder there already), beside a running `weir serve` too:
+ * the SQLite files through the online backup API (a plain copy of `events.sqlite3` misses what is
+ * still in its `-wal`), the rest (keys, chain checkpoints, mails, local chain state) as files, each
+ * for its owner alone. The read models go after the other files and the log (`log`, copied in as
+ * `events.sqlite3`) last, so nothing in the copy is ahead of the copied log: a follower checkpoint
+ * past it would skip payments the copy never recorded.
+ */
+export async function copyDataDir(
+  dataDir: string,
+  log: string,
+  out: string,
+): Promise<{ files: BackedUpFile[]; skipped: string[] }> {
+  const all = await filesUnder(dataDir);
+  const skipped = all.filter((name) => LEFT_OUT.some((pattern) => pattern.test(name)));
+  const kept = all.filter((name) => !skipped.includes(name));
+  const plain = kept.filter((name) => !isSqlite(name));
+  // The read models before the log (their position is then at most the copied log's head), any other SQLite file with them.
+  const databases = kept
+    .filter((name) => isSqlite(name) && name !== SQLITE_EVENT_STORE_FILE)
+    .sort((a, b) => Number(a !== SQLITE_READ_STORE_FILE) - Number(b !== SQLITE_READ_STORE_FILE));
+  const files: BackedUpFile[] = [];
+  for (const name of plain) {
+    await makeDirectory(join(out, name, '..'), PRIVATE_DIR_MODE);
+    // Gone since the listing (a mail sent): not part of this copy.
+    const copied = await copyFile(join(dataDir, name), join(out, name)).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false;
+        throw error;
+      },
+    );
+    if (!copied) continue;
+    // A copy takes its source's mode: a file left readable by others is not, once copied.
+    await chmod(join(out, name), PRIVATE_FILE_MODE);
+    files.push({ name, how: 'copy', bytes: (await stat(join(out, name))).size });
+  }
+  for (const [from, name] of [
+    ...databases.map((name) => [join(dataDir, name), name] as const),
+    [log, SQLITE_EVENT_STORE_FILE] as const,
+  ]) {
+    await makeDirectory(join(out, name, '..'), PRIVATE_DIR_MODE);
+    await backupSqlite(from, join(out, name));
+    await chmod(join(out, name), PRIVATE_FILE_MODE);
+    files.push({ name, how: 'sqlite', bytes: (await stat(join(out, name))).size });
+  }
+  return { files, skipped };
+}
+
+/**
+ * Copies a data dir into `out` (a new folder) as `copyDataDir` does, and checks the copy. `out` is
+ * a data dir: `weir serve --data-dir OUT` starts on it.
  */
 export async function backupDataDir(options: {
   dataDir: string;
@@ -80,35 +125,7 @@ export async function backupDataDir(options: {
     throw new ConfigError(`backup: ${out} exists already: name a new folder with --out (a backup never overwrites)`);
   await makeDirectory(out, PRIVATE_DIR_MODE);
   try {
-    const all = await filesUnder(dataDir);
-    const skipped = all.filter((name) => LEFT_OUT.some((pattern) => pattern.test(name)));
-    const kept = all.filter((name) => !skipped.includes(name));
-    const plain = kept.filter((name) => !isSqlite(name));
-    // The read models before the log (their position is then at most the copied log's head), any other SQLite file with them.
-    const databases = kept
-      .filter((name) => isSqlite(name) && name !== SQLITE_EVENT_STORE_FILE)
-      .sort((a, b) => Number(a !== SQLITE_READ_STORE_FILE) - Number(b !== SQLITE_READ_STORE_FILE));
-    const files: BackedUpFile[] = [];
-    for (const name of plain) {
-      await makeDirectory(join(out, name, '..'), PRIVATE_DIR_MODE);
-      // Gone since the listing (a mail sent): not part of this backup.
-      const copied = await copyFile(join(dataDir, name), join(out, name)).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return false;
-          throw error;
-        },
-      );
-      if (copied) files.push({ name, how: 'copy', bytes: (await stat(join(out, name))).size });
-    }
-    for (const [from, name] of [
-      ...databases.map((name) => [join(dataDir, name), name] as const),
-      [log, SQLITE_EVENT_STORE_FILE] as const,
-    ]) {
-      await makeDirectory(join(out, name, '..'), PRIVATE_DIR_MODE);
-      await backupSqlite(from, join(out, name));
-      files.push({ name, how: 'sqlite', bytes: (await stat(join(out, name))).size });
-    }
+    const { files, skipped } = await copyDataDir(dataDir, log, out);
     // What was written, read back as a restore would start on it: a copy that does not hold is no backup.
     const check = checkBackup(out);
     if (check.problems.length > 0)

@@ -233,6 +233,27 @@ async function backup(argv: string[]): Promise<void> {
   console.error(backupSummaryOf(report, config.dataDir));
 }
 
+async function restore(argv: string[]): Promise<void> {
+  const from = option(argv, '--from');
+  if (!from) throw new ConfigError('restore needs --from BACKUP, a folder weir backup --out made');
+  const config = readConfig(argv, process.env);
+  // The restored log is the data dir's events.sqlite3: a log kept elsewhere would not be the one restored.
+  if (config.kurrentDbUrl || config.eventStoreFile)
+    throw new ConfigError(
+      'restore: the log is not the data dir’s events.sqlite3 (KURRENTDB_URL or WEIR_EVENT_STORE_FILE): restore it with the tools that keep it',
+    );
+  privateFiles();
+  const { restoreDataDir, restoreSummaryOf } = await import('./restore.ts');
+  const report = await restoreDataDir({
+    from,
+    dataDir: config.dataDir,
+    force: argv.includes('--force'),
+    now: Date.now(),
+    log: (line) => console.error(line),
+  });
+  console.error(restoreSummaryOf(report));
+}
+
 async function inspect(argv: string[]): Promise<void> {
   const id = argv[0];
   if (!id || id.startsWith('--')) throw new ConfigError(`inspect needs a record id\n\n${USAGE}`);
@@ -411,6 +432,9 @@ function devnetPortProblem(reason: unknown, option: string, port: number): unkno
 async function devnet(argv: string[]): Promise<void> {
   const port = portOption(argv, '--port', 8545);
   const out = option(argv, '--out');
+  const { devnetLogger, logDevnetRunning } = await import('./devnet-log.ts');
+  // Settings first: a bad log level starts no chain.
+  const logger = devnetLogger(argv, process.env);
   const { startDevnet } = await import('../chain-ingest/evm/devnet/start-devnet.ts');
   const { prepareDevnetInfoFile, writeDevnetInfo } = await import('../chain-ingest/evm/devnet/devnet-info.ts');
   const { startLocalSolanaCluster } = await import('../chain-ingest/solana/devnet/local-cluster.ts');
@@ -453,24 +477,27 @@ async function devnet(argv: string[]): Promise<void> {
   const info = { ...net.info, tron: devnetFileTron(tron) };
   if (out) await writeDevnetInfo(resolve(out), info);
   process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
-  console.error(
-    `[weir] devnet running on ${net.info.rpcUrl}${out ? `; details in ${resolve(out)}` : ''}; Ctrl-C to stop`,
-  );
-  console.error(
-    `[weir] local Solana running on ${solana.rpcUrl} (give Weir WEIR_RPC_1399811148=${solana.rpcUrl},${solana.info.wsUrl}): test USDC ${solana.info.mints.usdc}, test USDT ${solana.info.mints.usdt}, faucet ${solana.info.faucet} (requestAirdrop; weir_mintTo(owner, "usdc"|"usdt", amount))`,
-  );
   const tronTokens = tronDevnetAddresses(tron.devnet).tokens;
-  console.error(
-    `[weir] local Tron running on ${tron.proxyUrl} (chain id 1416785484, test environment only; serve --devnet FILE offers it): test USDT ${tronTokens.usdt}, test USDC ${tronTokens.usdc}; its node (payments, no fee) ${tron.devnet.rpcUrl}`,
-  );
-  const stop = () => {
+  logDevnetRunning(logger, {
+    evm: { rpcUrl: net.info.rpcUrl, out: out ? resolve(out) : null },
+    solana: {
+      rpcUrl: solana.rpcUrl,
+      wsUrl: solana.info.wsUrl,
+      usdc: solana.info.mints.usdc,
+      usdt: solana.info.mints.usdt,
+      faucet: solana.info.faucet,
+    },
+    tron: { proxyUrl: tron.proxyUrl, nodeUrl: tron.devnet.rpcUrl, usdt: tronTokens.usdt, usdc: tronTokens.usdc },
+  });
+  const stop = (signal: string) => {
+    logger.info({ event: 'devnet.stopping', signal }, `devnet stopping (${signal})`);
     Promise.all([net.stop(), solana.stop(), tron.stop()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
 async function health(argv: string[]): Promise<void> {
@@ -504,6 +531,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'user' && sub === 'create') return userCreate(rest);
   if (command === 'replay') return replay(argv.slice(1));
   if (command === 'backup') return backup(argv.slice(1));
+  if (command === 'restore') return restore(argv.slice(1));
   if (command === 'audit' && sub === 'verify') return auditVerify(rest);
   if (command === 'audit' && sub === 'checkpoint') return auditCheckpoint(rest);
   if (command === 'audit' && sub === 'export') return auditExport(rest);

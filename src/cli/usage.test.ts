@@ -1,5 +1,6 @@
 import test from 'ava';
-import { isSettingFlag, LOCAL_CHAIN_FAMILIES } from '../app/config.ts';
+import { LOCAL_CHAIN_FAMILIES } from '../app/config.ts';
+import { argumentProblem, takesSetting } from './command-arguments.ts';
 import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
 
 /** The flags on a command's own lines of the usage (`  audit verify --bundle FILE …`), not its description's. */
@@ -16,7 +17,7 @@ test('the usage lists every option each command takes, and none it refuses', (t)
       t.true(listed.has(own), `${command}: ${own} is in the usage`);
     for (const flag of listed)
       t.true(
-        takes.valued?.includes(flag) || takes.switches?.includes(flag) || (takes.settings && isSettingFlag(flag)),
+        takes.valued?.includes(flag) || takes.switches?.includes(flag) || takesSetting(takes, flag),
         `${command}: the usage offers ${flag}, which it refuses`,
       );
   }
@@ -28,4 +29,11 @@ test("devnet's note on serve's own local chains says --local-chain takes a list 
     note.replace(/\s+/g, ' ').includes(`--local-chain lists some of ${LOCAL_CHAIN_FAMILIES.join(',')} or is off`),
     note,
   );
+});
+
+test('weir devnet takes the log settings serve reads, and no other setting', (t) => {
+  const devnet = COMMAND_ARGUMENTS['devnet']!;
+  t.is(argumentProblem(['--port', '8545', '--log-level', 'debug', '--log-pretty'], devnet), null);
+  t.is(argumentProblem(['--log-pretty', '1', '--log-level=warn'], devnet), null);
+  t.is(argumentProblem(['--data-dir', 'x'], devnet), 'unknown option --data-dir (weir --help lists the options)');
 });

@@ -1,6 +1,9 @@
 import { LOCAL_CHAIN_FAMILIES, SETTINGS } from '../app/config.ts';
 import type { CommandArguments } from './command-arguments.ts';
 
+/** The only settings `weir devnet` takes: its log's, as serve reads them. */
+export const DEVNET_SETTING_FLAGS: readonly string[] = [SETTINGS.logLevel.flag, SETTINGS.logPretty.flag];
+
 /** Column widths of the options list: the longest flag and the longest variable name. */
 const FLAG_WIDTH = Math.max(...Object.values(SETTINGS).map((s) => s.flag.length));
 const ENV_WIDTH = Math.max(...Object.values(SETTINGS).map((s) => s.env.length));
@@ -23,6 +26,11 @@ Commands:
   backup --verify DIR        check a backup, or a data dir restored from one: SQLite's integrity_check on each
                              .sqlite3 file, and that its read models belong to its log (not past its end, their
                              organizations in it); names the file at fault; exit 0 only when it holds
+  restore --from BACKUP [--force]
+                             copy a backup into the data dir (--data-dir), once it verifies as --verify checks (else
+                             exit 2 naming the problem); refused while a weir serve holds the data dir, and when it
+                             holds anything unless --force moves that aside to DATA_DIR.before-restore-<time>
+                             (nothing is deleted); the result checked again before OK
   audit verify [--public-key KEY]... [--checkpoint FILE]... [--json]
                              walk the whole log: recompute its hash chain, check every signed checkpoint (those in
                              the log and those published in FILE), rebuild every read model and compare it with the
@@ -49,10 +57,12 @@ Commands:
                              and the forwarder factory, for serve --devnet FILE, a local Solana (127.0.0.1:8899,
                              chain id 1399811148, WEIR_RPC_1399811148) with test USDC/USDT, and a local Tron (chain
                              id 1416785484, a free port unless given; in FILE) with test USDT/USDC; prints its JSON
-                             (and writes FILE); runs until stopped (serve runs its own local chains, all of them unless
+                             (and writes FILE) on stdout, logs its chains on stderr as serve logs (JSON lines, event
+                             devnet.running); runs until stopped (serve runs its own local chains, all of them unless
                              --local-chain lists some of ${LOCAL_CHAIN_FAMILIES.join(',')} or is off)
 
-Options of every command but devnet and machines export (each also an environment variable):
+Options of every command but devnet (${DEVNET_SETTING_FLAGS.join(' and ')} alone) and machines export (each also an
+environment variable):
 ${Object.values(SETTINGS)
   .map(
     (s) =>
@@ -72,10 +82,11 @@ export const COMMAND_ARGUMENTS: Record<string, CommandArguments> = {
   },
   replay: { settings: true, switches: ['--json'] },
   backup: { settings: true, valued: ['--out', '--verify'] },
+  restore: { settings: true, valued: ['--from'], switches: ['--force'] },
   'audit verify': { settings: true, valued: ['--public-key', '--checkpoint', '--bundle'], switches: ['--json'] },
   'audit checkpoint': { settings: true, switches: ['--write'] },
   'audit export': { settings: true, valued: ['--org', '--environment', '--out'] },
-  devnet: { settings: false, valued: ['--port', '--out', '--solana-port', '--tron-port'] },
+  devnet: { settings: DEVNET_SETTING_FLAGS, valued: ['--port', '--out', '--solana-port', '--tron-port'] },
   health: { settings: true, valued: ['--url'] },
   inspect: { settings: true, valued: ['--step-ms'], positionals: 1 },
   'machines export': { settings: false, valued: ['--out'] },

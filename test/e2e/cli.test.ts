@@ -182,8 +182,18 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
   t.is(backup.status, 0, backup.stderr);
   t.regex(backup.stderr, /^ {2}events\.sqlite3 +SQLite online backup, \d+ bytes$/m);
   t.regex(backup.stderr, new RegExp(`^OK: \\d+ files; to start on it: weir serve --data-dir ${out}$`, 'm'));
+  const inUse = runWeir(['restore', '--from', out, '--data-dir', dataDir, '--force']);
+  t.is(inUse.status, 1, inUse.stderr);
+  t.regex(
+    inUse.stderr,
+    /^weir: another weir serve \(pid \d+\) is using the data dir .*weir restore replaces what it serves/,
+  );
   await server.kill('SIGTERM');
   t.false(existsSync(join(out, 'serve.lock')), "the running server's lock is not copied");
+  const restoredDir = join(await tempDir(t), 'restored');
+  const restoredRun = runWeir(['restore', '--from', out, '--data-dir', restoredDir]);
+  t.is(restoredRun.status, 0, restoredRun.stderr);
+  t.regex(restoredRun.stderr, new RegExp(`^OK: to start on it: weir serve --data-dir ${restoredDir}$`, 'm'));
   t.deepEqual(await readFile(join(out, 'master.key')), await readFile(join(dataDir, 'master.key')));
 
   const verified = runWeir(['audit', 'verify', '--data-dir', out]);
@@ -230,8 +240,12 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   });
   t.teardown(() => killWithWhatItStarted(child));
   let stdout = '';
+  let stderr = '';
   child.stdout.on('data', (d: Buffer) => {
     stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
   });
   const info = await eventually(
     async () => {
@@ -256,6 +270,22 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   t.true(info.accounts.some((a) => a.role === 'payer'));
   t.deepEqual(JSON.parse(await readFile(out, 'utf8')), info);
   t.is(await createJsonRpc(info.rpcUrl, { timeoutMs: 60_000 })('eth_chainId'), '0x7a69');
+  // Logged as serve logs: pino JSON lines on stderr, each chain's with its event; stdout is the JSON alone.
+  const running = await eventually(async () => {
+    // Whole lines only: the last may still be arriving.
+    const lines = stderr
+      .split('\n')
+      .slice(0, -1)
+      .filter((line) => line.startsWith('{'));
+    const parsed = lines.map((line) => JSON.parse(line) as { event?: string; chain?: string; rpcUrl?: string });
+    const found = parsed.filter((line) => line.event === 'devnet.running');
+    return found.length === 3 ? found : undefined;
+  }, 'the devnet.running lines on stderr');
+  t.deepEqual(
+    running.map((line) => line.chain),
+    ['evm', 'solana', 'tron'],
+  );
+  t.is(running[0]!.rpcUrl, info.rpcUrl);
   t.is(await stopCleanly(child), 0, 'its anvil stopped with it');
 });
 

@@ -1,0 +1,82 @@
+import { chmod, mkdir, readdir, rename } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../app/config.ts';
+import { lockDataDir, PRIVATE_DIR_MODE, SERVE_LOCK_FILE } from '../app/data-dir.ts';
+import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
+import type { Log } from '../shared/logger.ts';
+import { makeDirectory } from '../shared/make-directory.ts';
+import { BackupCheckError } from './backup-check-error.ts';
+import { copyDataDir, type BackedUpFile } from './backup.ts';
+import { checkBackup, type BackupCheck } from './check-backup.ts';
+
+/** What was restored where, where the data dir's earlier entries went (with --force), and the check of the result. */
+export type RestoreReport = {
+  from: string;
+  dataDir: string;
+  files: BackedUpFile[];
+  movedAside: string | null;
+  check: BackupCheck;
+};
+
+/**
+ * Restores a backup into a data dir: the backup checked first (as `weir backup --verify`, else
+ * refused naming the problem), the data dir locked as a `weir serve` locks it (refused while one
+ * runs there, and none can start on it meanwhile), refused when it holds anything unless `force`
+ * moves what it holds aside to `<dataDir>.before-restore-<time>` (never deleted), then the backup
+ * copied in (0700 folders, 0600 files) and the result checked before it is reported.
+ */
+export async function restoreDataDir(options: {
+  from: string;
+  dataDir: string;
+  force: boolean;
+  now: number;
+  log: Log;
+}): Promise<RestoreReport> {
+  const from = resolve(options.from);
+  const dataDir = resolve(options.dataDir);
+  if (from === dataDir) throw new ConfigError(`restore: --from and --data-dir are the same folder (${from})`);
+  const backup = checkBackup(from);
+  if (backup.problems.length > 0)
+    throw new ConfigError(
+      `restore: the backup ${from} does not verify, so nothing was restored: ${backup.problems.join('; ')}`,
+    );
+  await makeDirectory(dataDir, PRIVATE_DIR_MODE);
+  const release = await lockDataDir(dataDir, options.log, 'restore');
+  try {
+    const held = (await readdir(dataDir)).filter((name) => name !== SERVE_LOCK_FILE).sort();
+    let movedAside: string | null = null;
+    if (held.length > 0) {
+      const named = `${held.slice(0, 5).join(', ')}${held.length > 5 ? `, and ${held.length - 5} more` : ''}`;
+      if (!options.force)
+        throw new ConfigError(
+          `restore: the data dir ${dataDir} is not empty (${named}): give --force to move what it holds aside to ${dataDir}.before-restore-<time> first (nothing is deleted), or name an empty or new folder`,
+        );
+      movedAside = `${dataDir}.before-restore-${new Date(options.now).toISOString().replace(/:/g, '-')}`;
+      // Entry by entry, the data dir itself staying (and locked): a mount point cannot be renamed.
+      await mkdir(movedAside, { mode: PRIVATE_DIR_MODE });
+      for (const name of held) await rename(join(dataDir, name), join(movedAside, name));
+    }
+    await chmod(dataDir, PRIVATE_DIR_MODE);
+    const { files } = await copyDataDir(from, join(from, SQLITE_EVENT_STORE_FILE), dataDir);
+    // Read back as a start would read it: a copy that does not hold is said, not reported restored.
+    const check = checkBackup(dataDir);
+    if (check.problems.length > 0)
+      throw new BackupCheckError(
+        `restore: the restored data dir ${dataDir} does not verify: ${check.problems.join('; ')}; start nothing on it (weir restore --force moves it aside)`,
+      );
+    return { from, dataDir, files, movedAside, check };
+  } finally {
+    await release();
+  }
+}
+
+/** The summary `weir restore` prints: what was copied, where the old data dir went, and how to start. */
+export function restoreSummaryOf(report: RestoreReport): string {
+  return [
+    `restore of ${report.from} into ${report.dataDir}:`,
+    ...(report.movedAside ? [`what the data dir held moved aside to ${report.movedAside}`] : []),
+    `copied ${report.files.length} files`,
+    `verified: ${report.check.files.map((file) => `${file.name} ${file.note}`).join('; ')}`,
+    `OK: to start on it: weir serve --data-dir ${report.dataDir}`,
+  ].join('\n');
+}
