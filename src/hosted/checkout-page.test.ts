@@ -321,19 +321,16 @@ test('a Solana request drawn by the server shows its reference, which the paymen
   t.is(text(html, 'reference'), solana.addresses[0]!.paymentAddress);
 });
 
-test('a choice the form posted and the session refused is said in the status', (t) => {
+test('a choice the form posted and the session refused is said in the status, marked data-problem for the script to keep through its polls; a page with no refusal has no mark', (t) => {
   const session = sessionFixture();
   const status = payerStatus(session, names, NOW, undefined, pay);
-  const html = renderCheckoutPage({
-    session,
-    org: null,
-    status,
-    names,
-    products: new Map(),
-    problem: { title: 'This asset cannot be used', detail: 'USDC cannot represent the amount due exactly' },
-  });
+  const page = (problem: { title: string; detail: string } | null) =>
+    renderCheckoutPage({ session, org: null, status, names, products: new Map(), problem });
+  const html = page({ title: 'This asset cannot be used', detail: 'USDC cannot represent the amount due exactly' });
   t.is(text(html, 'status-title'), 'This asset cannot be used');
   t.is(text(html, 'status-detail'), 'USDC cannot represent the amount due exactly');
+  t.regex(html, /<div id="status" [^>]*data-state="[^"]+" data-problem>/);
+  t.notRegex(page(null), /data-problem/);
 });
 
 test('a promotion code the form posted and the session refused stays in its input, escaped; with none refused the input is empty', (t) => {

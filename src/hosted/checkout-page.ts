@@ -421,7 +421,7 @@ export function renderCheckoutPage(input: {
     ${totals(session, status)}
   </section>
   <section class="pay" aria-label="Payment">
-    <div id="status" class="status" role="status" aria-live="polite" data-status="${e(session.status)}" data-state="${e(status.state)}">
+    <div id="status" class="status" role="status" aria-live="polite" data-status="${e(session.status)}" data-state="${e(status.state)}"${input.problem ? ' data-problem' : ''}>
       <span class="status-dot" aria-hidden="true"></span>
       <span class="status-text"><strong id="status-title">${e(title)}</strong>
       <span id="status-detail">${statusDetail(detail)}</span></span>

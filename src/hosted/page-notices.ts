@@ -7,7 +7,7 @@ export type PageNotice = { status: number; heading: string; message: string; ret
 
 /** The passing refusals of the checkout and invoice pages (the payment link's own are LINK_NOTICES). */
 export type RefusalNotices = {
-  /** 429: `Retry-After` says when, in seconds; the words say it for a person. */
+  /** 429: its message says what happened; the page adds when to try again (`tryAgainIn`), as `Retry-After` says. */
   rateLimited: PageNotice;
   /** 413: a form too large to read. */
   tooLarge: PageNotice;
@@ -18,9 +18,24 @@ export type RefusalNotices = {
 const TOO_MANY_REQUESTS: PageNotice = {
   status: 429,
   heading: 'Too many requests',
-  message: 'Too many requests came from your connection in a short time. Wait a minute, then try again.',
+  message: 'Too many requests came from your connection in a short time.',
   retry: true,
 };
+
+/**
+ * When to try again, in a person's words, from `Retry-After`'s whole seconds: rounded up, so the payer
+ * who waits that long is let in ("Try again in 5 seconds.", "in about a minute", "in 3 minutes").
+ */
+export function tryAgainIn(seconds: number): string {
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  const whole = Math.max(1, Math.ceil(seconds));
+  if (whole < 60) return `Try again in ${count(whole, 'second')}.`;
+  const minutes = Math.ceil(whole / 60);
+  if (minutes === 1) return 'Try again in about a minute.';
+  if (minutes < 120) return `Try again in ${count(minutes, 'minute')}.`;
+  const hours = Math.ceil(minutes / 60);
+  return `Try again in ${count(hours, 'hour')}.`;
+}
 
 const TOO_MUCH_TO_SEND: PageNotice = {
   status: 413,
@@ -56,5 +71,13 @@ export const SOMETHING_WENT_WRONG: PageNotice = {
   status: 500,
   heading: 'Something went wrong',
   message: 'Something went wrong on our side. Please try again later.',
+  retry: true,
+};
+
+/** A method a hosted page does not take (`PUT /checkout/{id}`): the page says so; its `Allow` header names the methods. */
+export const NOT_THIS_WAY: PageNotice = {
+  status: 405,
+  heading: 'This page cannot be used this way',
+  message: 'This page only opens as a link in your browser and through its own buttons and forms.',
   retry: true,
 };

@@ -45,10 +45,11 @@ export const LINK_NOTICES = {
     message:
       "This payment link cannot be paid right now: the seller's settings for it do not allow a payment at the moment. Please contact them.",
   },
+  /** Its message is followed by when to try again, as `Retry-After` says (`tryAgainIn`). */
   tooManyAttempts: {
     status: 429,
     heading: 'Too many attempts',
-    message: 'Too many payments were started from your connection in a short time. Wait a minute, then try again.',
+    message: 'Too many payments were started from your connection in a short time.',
     retry: true,
   },
   formTooLarge: {

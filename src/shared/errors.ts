@@ -61,7 +61,11 @@ export class NotFoundError extends WeirError {
   }
 }
 
-/** 409; with `retryAfterSeconds` the conflict is passing (a request still running), and `Retry-After` says when to ask again. */
+/**
+ * 409. With `retryAfterSeconds` the conflict is passing (a request still running), and `Retry-After`
+ * says when to ask again. Without it, it is passing too when its code is `PASSING_CONFLICT_CODES`'
+ * (a record busy or changing under the request); every other code names a lasting state of a record.
+ */
 export class ConflictError extends WeirError {
   override readonly name = 'ConflictError';
   override readonly headers: Readonly<Record<string, string>>;
@@ -69,7 +73,18 @@ export class ConflictError extends WeirError {
     super(409, 'Conflict', code, message);
     this.headers = retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) };
   }
+  /** Whether asking again soon may succeed: nothing the client sent or the record's settings refuse it. */
+  get passing(): boolean {
+    return 'Retry-After' in this.headers || PASSING_CONFLICT_CODES.has(this.code);
+  }
 }
+
+/**
+ * Conflict codes that pass: the plain `conflict` (a record busy, written by another request at the
+ * same moment) and a chain reorganizing under the request. The others (`payment_link_used`,
+ * `product_in_use`, `payment_pending`…) say what the record is and stay until someone changes it.
+ */
+export const PASSING_CONFLICT_CODES: ReadonlySet<string> = new Set(['conflict', 'chain_reorganizing']);
 
 /**
  * 413: the body is over the limit of its route. The connection is closed after the answer: the

@@ -495,7 +495,11 @@ test("a subscription checkout that names no customer asks the payer's email firs
   );
   t.is(json.status, 400);
   t.like(json.body, { code: 'parameter_missing' });
-  t.regex(json.body.message, /^email: your email is needed before choosing how to pay/);
+  // The JSON route takes no email: it names what the session lacks, and where it is given.
+  t.is(
+    json.body.message,
+    `customerDetails.email: is missing: the payer's email must be given first, with the checkout page's email form (POST /checkout/${session.id} with action=email and email), since the renewal invoices of this subscription are sent to it`,
+  );
 
   for (const [body, detail, kept] of [
     ['action=email', 'The email is required: renewal invoices are sent to it.', ''],
@@ -544,6 +548,41 @@ test("a subscription checkout that names no customer asks the payer's email firs
   t.notRegex(await page(session.url), /id="reveal"[^>]* hidden/);
 });
 
+test("before a subscription checkout's email is given, the JSON routes that take none (payment-method, promotion-code) name what is missing as customerDetails.email and where it is given (named email, a field they do not take)", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  await api.post('/api/v1/coupons', {
+    name: 'Launch',
+    percentOff: 10,
+    promotionCodeData: { data: [{ code: 'LAUNCH' }] },
+  });
+  const priceId = await plan(api, 'Pro plan', 'month', 1);
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      mode: 'subscription',
+      successUrl: 'https://shop.example/welcome',
+      allowPromotionCodes: true,
+      lineItems: { data: [{ priceId, quantity: 1 }] },
+    })
+  ).body;
+  const payer = apiClient(weir.url);
+  for (const [path, body] of [
+    ['payment-method', { assetId: 'weir-testnet:usdc' }],
+    ['promotion-code', { code: 'LAUNCH' }],
+  ] as const) {
+    const refused = await payer.post<ErrorBody>(`/checkout/${session.id}/${path}`, body);
+    t.is(refused.status, 400, path);
+    t.is(refused.body.code, 'parameter_missing', path);
+    t.regex(
+      refused.body.message,
+      new RegExp(
+        `^customerDetails\\.email: is missing: the payer's email must be given first, with the checkout page's email form \\(POST /checkout/${session.id} with action=email and email\\)`,
+      ),
+      path,
+    );
+  }
+});
+
 test('a subscription checkout that names its customer (customerId or customerData.email) asks no email: its assets show at once', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
@@ -565,7 +604,7 @@ test('a subscription checkout that names its customer (customerId or customerDat
 const CHECKOUT_BACK = (session: { id: string }) =>
   `<a id="back" href="/checkout/${session.id}">Back to the checkout</a>`;
 
-test("a rate limit on the checkout page and its form is a 429 page with Retry-After, in the session's frame with its Test mode badge and a way back (was the API's JSON); the page script's JSON routes keep the JSON 429", async (t) => {
+test("a rate limit on the checkout page and its form is a 429 page with Retry-After, in the session's frame with its Test mode badge and a way back (was the API's JSON), saying to try again in 1 second as Retry-After does (was \"Wait a minute\"); the page script's JSON routes keep the JSON 429", async (t) => {
   const clock = createManualClock();
   const weir = await startTestWeir(t, { rateLimitHosted: { perSecond: 1, burst: 3 } }, { clock });
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
@@ -574,7 +613,7 @@ test("a rate limit on the checkout page and its form is a 429 page with Retry-Af
   const tooMany = {
     status: 429,
     heading: 'Too many requests',
-    says: /<p id="notice">Too many requests came from your connection in a short time\. Wait a minute, then try again\.<\/p>/,
+    says: /<p id="notice">Too many requests came from your connection in a short time\. Try again in 1 second\.<\/p>/,
     testMode: true,
     back: CHECKOUT_BACK(session),
   };

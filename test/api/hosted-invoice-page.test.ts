@@ -221,7 +221,7 @@ test('the hosted invoice page shows the invoice as a document: number, dates, bi
   );
 });
 
-test('a voided invoice is shown as void, its pay link answers 410; unknown and malformed ids are 404 for the page and the PDF', async (t) => {
+test("a voided invoice is shown as void, its pay link answers 410; unknown and malformed ids are the 404 page for the page and the PDF (the PDF's was the JSON error), the API's 404 stays JSON", async (t) => {
   const app = await startInvoiceTestApp(t);
   const { api, customerId, ok } = await merchantWithInvoiceParts(app.url);
   const invoice = await ok(
@@ -250,8 +250,18 @@ test('a voided invoice is shown as void, its pay link answers 410; unknown and m
   t.regex(await payLink.text(), /voided and can no longer be paid/);
 
   for (const id of [randomUUID(), 'not-an-id']) {
-    t.is((await fetch(`${app.url}/invoices/${id}`)).status, 404, id);
-    t.is((await fetch(`${app.url}/invoices/${id}/pdf`)).status, 404, id);
+    for (const path of [`/invoices/${id}`, `/invoices/${id}/pdf`]) {
+      const answer = await fetch(`${app.url}${path}`);
+      t.is(answer.status, 404, path);
+      t.regex(answer.headers.get('content-type') ?? '', /^text\/html/, path);
+      t.is(answer.headers.get('content-disposition'), null, `${path}: a page, not a download`);
+      const notFound = await answer.text();
+      t.true(notFound.includes('<h1>Invoice not found</h1>'), path);
+      t.regex(notFound, /This invoice does not exist or is no longer available\./, path);
+    }
+    const json = await api.get<{ code: string }>(`/api/v1/invoices/${id}`);
+    t.is(json.status, 404, id);
+    t.is(json.body.code, 'resource_missing', id);
   }
 });
 
@@ -266,23 +276,24 @@ async function finalizedInvoice(url: string): Promise<{ api: Api; invoice: Invoi
 }
 const INVOICE_BACK = (invoice: Invoice) => `<a id="back" href="/invoices/${invoice.id}">Back to the invoice</a>`;
 
-test("a rate limit on the invoice page, its PDF link and its pay link is a 429 page with Retry-After, in the invoice's frame with its Test mode badge and a way back (was the API's JSON)", async (t) => {
+test('a rate limit on the invoice page, its PDF link and its pay link is a 429 page with Retry-After, in the invoice\'s frame with its Test mode badge and a way back (was the API\'s JSON); its words say when to try again as Retry-After does (were "Wait a minute" whatever it said)', async (t) => {
   const clock = createManualClock();
-  const weir = await startTestWeir(t, { rateLimitHosted: { perSecond: 1, burst: 2 } }, { clock });
+  // A token each minute: Retry-After says 60.
+  const weir = await startTestWeir(t, { rateLimitHosted: { perSecond: 1 / 60, burst: 2 } }, { clock });
   const { invoice } = await finalizedInvoice(weir.url);
   t.is((await fetch(`${weir.url}/invoices/${invoice.id}`)).status, 200);
   t.is((await fetch(`${weir.url}/invoices/${invoice.id}/pdf`)).status, 200);
   const tooMany = {
     status: 429,
     heading: 'Too many requests',
-    says: /Too many requests came from your connection in a short time\. Wait a minute, then try again\./,
+    says: /Too many requests came from your connection in a short time\. Try again in about a minute\./,
     testMode: true,
     back: INVOICE_BACK(invoice),
   };
   for (const path of ['', '/pdf', '/pay']) {
     const answer = await pageAnswer(await fetch(`${weir.url}/invoices/${invoice.id}${path}`, { redirect: 'manual' }));
     assertNoticePage(t, answer, tooMany);
-    t.is(answer.headers.get('retry-after'), '1', path);
+    t.is(answer.headers.get('retry-after'), '60', path);
     t.is(answer.headers.get('content-disposition'), null, `${path}: a page, not a download`);
     t.regex(answer.html, /<strong>Northwind Studio<\/strong>/);
   }
@@ -291,7 +302,7 @@ test("a rate limit on the invoice page, its PDF link and its pay link is a 429 p
     testMode: false,
     back: null,
   });
-  clock.advanceBy(1000);
+  clock.advanceBy(60_000);
   t.is((await fetch(`${weir.url}/invoices/${invoice.id}`)).status, 200, 'once Retry-After has passed');
 });
 

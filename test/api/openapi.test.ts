@@ -330,7 +330,7 @@ test('pages are documented as HTML with their redirects, the invoice PDF as a fi
     type: 'string',
     format: 'binary',
   });
-  t.deepEqual(types(answers('/invoices/{id}/pdf', 'get')['404']), ['application/json']);
+  t.deepEqual(types(answers('/invoices/{id}/pdf', 'get')['404']), ['text/html'], 'an unknown invoice is a page');
   // A browser's pages answer their passing refusals as pages (hosted-error-pages.ts), the PDF link too.
   for (const [path, method, statuses] of [
     ['/checkout/{id}', 'get', ['429', '503']],

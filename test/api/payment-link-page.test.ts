@@ -623,11 +623,11 @@ test('a link the merchant’s setup cannot take (no wallet left for its currency
   t.is(await logLength(weir), before + wallets.body.length, 'only the wallets’ removal is written');
 });
 
-test('a rate limit on the link page is a 429 page with Retry-After, in the link’s frame with its badge and a way back; for an unknown link, plainly', async (t) => {
+test('a rate limit on the link page is a 429 page with Retry-After, in the link’s frame with its badge and a way back; for an unknown link, plainly; its words say when to try again as Retry-After does (5 seconds for a payment started, 1 second for a read; were "Wait a minute")', async (t) => {
   const clock = createManualClock();
   const weir = await startTestWeir(
     t,
-    { rateLimitHosted: { perSecond: 1, burst: 4 }, rateLimitHostedCreates: { perSecond: 1, burst: 1 } },
+    { rateLimitHosted: { perSecond: 1, burst: 4 }, rateLimitHostedCreates: { perSecond: 1 / 5, burst: 1 } },
     { clock },
   );
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
@@ -636,18 +636,25 @@ test('a rate limit on the link page is a 429 page with Retry-After, in the link�
   const tooMany = {
     status: 429,
     heading: 'Too many attempts',
-    says: /<p id="notice">Too many payments were started from your connection in a short time\. Wait a minute, then try again\.<\/p>/,
+    says: /<p id="notice">Too many payments were started from your connection in a short time\. Try again in 5 seconds\.<\/p>/,
   };
   const limited = await submit(link.url, {});
   assertNotice(t, limited, { ...tooMany, testMode: true, back: BACK(link) });
-  t.is(limited.headers.get('retry-after'), '1');
+  t.is(limited.headers.get('retry-after'), '5');
   t.regex(limited.headers.get('content-security-policy') ?? '', /default-src/, 'the hosted pages’ headers stay');
   t.regex(limited.html, /<strong>Corner Coffee<\/strong>/);
   const unknown = await submit(`${weir.url}/pay/00000000-0000-4000-8000-000000000000`, {});
   assertNotice(t, unknown, { ...tooMany, testMode: false, back: null });
   // Reads spend the larger bucket: past it, a GET is the same page.
   for (let i = 0; i < 3; i++) t.is((await open(link.url)).status, 200);
-  assertNotice(t, await open(link.url), { ...tooMany, testMode: true, back: BACK(link) });
+  const read = await open(link.url);
+  assertNotice(t, read, {
+    ...tooMany,
+    says: /<p id="notice">Too many payments were started from your connection in a short time\. Try again in 1 second\.<\/p>/,
+    testMode: true,
+    back: BACK(link),
+  });
+  t.is(read.headers.get('retry-after'), '1');
 });
 
 test('a form too large to read is a 413 page with a way back, not the API error', async (t) => {

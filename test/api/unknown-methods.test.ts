@@ -37,7 +37,7 @@ function ask(
   });
 }
 
-test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on /api/v1, the hosted pages, /admin, /health and /metrics', async (t) => {
+test("unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on /api/v1, the hosted pages, /admin, /health and /metrics; a hosted page a browser opens as a page saying so in its frame (was the JSON error), the page scripts' JSON routes and the rest as JSON", async (t) => {
   const weir = await startTestWeir(t);
   const { api, testSecretKey } = await createMerchant(weir.url);
   const session = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
@@ -51,23 +51,46 @@ test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on 
     ['/api/v1/checkout/sessions', key, 'HEAD, GET, POST'],
     [`/api/v1/checkout/sessions/${session.id}`, key, 'HEAD, GET'],
     ['/api/v1/customers', key, 'HEAD, GET, POST'],
-    [`/checkout/${session.id}`, {}, 'HEAD, GET, POST'],
     [`/checkout/${session.id}/status`, {}, 'HEAD, GET'],
     [`/checkout/${session.id}/cancel`, {}, 'POST'],
-    [`/pay/${link.id}`, {}, 'HEAD, GET, POST'],
-    ['/invoices/00000000-0000-4000-8000-000000000000/pay', {}, 'HEAD, GET'],
     ['/admin/organizations', { authorization: `Bearer ${ADMIN_TOKEN}` }, 'POST'],
     ['/health', {}, 'GET, HEAD'],
     ['/metrics', {}, 'GET, HEAD'],
   ];
-  for (const method of ['PROPFIND', 'TRACE', 'QUERY', 'MKCOL', 'PURGE']) {
+  /** The pages a browser opens, and the way back their 405 page offers (none where the path names no record). */
+  const pages: [string, string, string | null][] = [
+    [
+      `/checkout/${session.id}`,
+      'HEAD, GET, POST',
+      `<a id="back" href="/checkout/${session.id}">Back to the checkout</a>`,
+    ],
+    [`/pay/${link.id}`, 'HEAD, GET, POST', `<a id="back" href="/pay/${link.id}">`],
+    ['/invoices/00000000-0000-4000-8000-000000000000/pay', 'HEAD, GET', null],
+  ];
+  const sameMethods = (answer: { headers: Headers }, allowed: string, what: string) =>
+    t.is(answer.headers.get('allow')?.split(', ').sort().join(', '), allowed.split(', ').sort().join(', '), what);
+  for (const method of ['PROPFIND', 'TRACE', 'QUERY', 'MKCOL', 'PURGE', 'PUT', 'DELETE']) {
     for (const [path, headers, allowed] of paths) {
       const answer = await ask(weir.url, method, path, headers);
       const what = `${method} ${path}`;
       const body = assertError(t, answer, 405, { code: 'method_not_allowed' });
-      t.is(answer.headers.get('allow')?.split(', ').sort().join(', '), allowed.split(', ').sort().join(', '), what);
+      sameMethods(answer, allowed, what);
       t.is(body.error, 'Method Not Allowed', what);
       t.true(body.message.startsWith(`${method} ${path}: method not allowed; allowed: `), body.message);
+    }
+    for (const [path, allowed, back] of pages) {
+      const answer = await ask(weir.url, method, path);
+      const what = `${method} ${path}`;
+      t.is(answer.status, 405, what);
+      sameMethods(answer, allowed, what);
+      t.regex(answer.headers.get('content-type') ?? '', /^text\/html/, what);
+      t.regex(answer.headers.get('content-security-policy') ?? '', /default-src/, what);
+      const html = String(answer.body);
+      t.true(html.includes('<h1>This page cannot be used this way</h1>'), `${what}: ${html.slice(0, 300)}`);
+      t.true(html.includes('only opens as a link in your browser'), what);
+      t.notRegex(html, /method_not_allowed|statusCode/, what);
+      if (back) t.true(html.includes(back), what);
+      else t.notRegex(html, /id="back"/, what);
     }
   }
   // A path nothing has stays a 404 whatever the method, and the key is still checked first under /api.

@@ -6,7 +6,7 @@ import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { expectAccessible } from '../support/dashboard.ts';
 import { SUPPORT_LINK } from '../support/hosted-pages.ts';
-import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { createMerchant, sessionRequest, startTestWeir, promotionSession } from '../support/weir-harness.ts';
 
 /** A page of `browser` with JavaScript off, as a payer who disabled it (or whose browser has none). */
 async function noScriptPage(t: ExecutionContext, browser: Browser): Promise<Page> {
@@ -115,12 +115,7 @@ test('with JavaScript off a promotion code is applied by a plain form: a refused
     maxRedemptions: 10,
     promotionCodeData: { data: [{ code: 'LAUNCH' }] },
   });
-  const session = (
-    await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', {
-      ...sessionRequest('250000000', 1),
-      allowPromotionCodes: true,
-    })
-  ).body;
+  const session = await promotionSession(api);
   const browser = await launchChromium(t);
   const page = await noScriptPage(t, browser);
   await page.goto(session.url);

@@ -6,7 +6,7 @@ import type { Weir } from '../../src/app/start-weir.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { eventually } from '../support/api-client.ts';
 import { launchChromium, screenshotFolder, screenshotsWithAxe } from '../support/chromium.ts';
-import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { createMerchant, sessionRequest, startTestWeir, promotionSession } from '../support/weir-harness.ts';
 
 /** 2.5 USDC reaches `address` in block 1, which becomes final. */
 async function payFinal(weir: Pick<Weir, 'bus'>, address: string) {
@@ -249,4 +249,31 @@ test("a refused email stays said in the status through the page's status polls, 
     await page.locator('#status-detail').textContent(),
     'The email must be an email address, such as payer@example.com.',
   );
+});
+
+test("a refused promotion code the page's form posted before its script ran (marked by the server) stays said in the status through the status polls, until the payer acts again", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = await promotionSession(api);
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  await page.goto(session.url);
+  await page.getByLabel('Promotion code').fill('NOSUCHCODE');
+  // Posted as the page without its script posts it (submit() skips the script's handler): the server draws the refusal.
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/checkout/${session.id}`)),
+    page.locator('#promo').evaluate((form) => (form as unknown as { submit(): void }).submit()),
+  ]);
+  await page.waitForLoadState('load');
+  const detail = 'NOSUCHCODE is not a valid promotion code';
+
+  // Two polls answered after it: the first has been applied to the page before the second was asked for.
+  let polls = 0;
+  await page.waitForResponse((r) => r.url().endsWith(`/checkout/${session.id}/status`) && ++polls === 2);
+  t.is(await page.locator('#status-title').textContent(), 'This promotion code cannot be used');
+  t.is(await page.locator('#status-detail').textContent(), detail);
+
+  // The payer chooses an asset: the refusal gives way to what to send.
+  await page.getByRole('button', { name: /USDC/ }).click();
+  await page.getByText('Waiting for payment').waitFor();
 });

@@ -119,7 +119,11 @@ test('the checkout and invoice pages rate limited in Chromium: a 429 page in pla
   const page = await browser.newPage();
   // The one request of the burst: the checkout page (its script's polls are refused as JSON, as before).
   t.is((await page.goto(session.url))?.status(), 200);
-  const tooMany = { status: 429, heading: 'Too many requests', says: /^Too many requests came from your connection/ };
+  const tooMany = {
+    status: 429,
+    heading: 'Too many requests',
+    says: /^Too many requests came from your connection in a short time\. Try again in 1 second\.$/,
+  };
   for (const [name, url, back] of [
     ['checkout-429', session.url, 'Back to the checkout'],
     ['invoice-429', invoiceUrl, 'Back to the invoice'],
@@ -132,6 +136,39 @@ test('the checkout and invoice pages rate limited in Chromium: a 429 page in pla
   clock.advanceBy(1000);
   await Promise.all([page.waitForURL(invoiceUrl), page.locator('#back').click()]);
   t.regex((await page.locator('h1').textContent()) ?? '', /^Invoice/, 'the way back leads to the invoice');
+});
+
+test("an unknown invoice's PDF and a method a hosted page does not take are pages in Chromium (were JSON): in the frame, the 405 with its Allow and a way back, accessible at 1280 and 390 px", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const shots = process.env.LINK_NOTICE_SCREENSHOTS ?? (await screenshotFolder(t, 'weir-page-notices-'));
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+
+  const pdf = await page.goto(`${weir.url}/invoices/00000000-0000-4000-8000-000000000000/pdf`);
+  await lookAt(t, page, shots, 'invoice-pdf-404', pdf?.status(), {
+    status: 404,
+    heading: 'Invoice not found',
+    says: /^This invoice does not exist or is no longer available\./,
+    testMode: false,
+    back: false,
+  });
+
+  // The browser sends the page's request as a PUT, as a hand-made or stray request would.
+  await page.route(session.url, (route) => route.continue({ method: 'PUT' }));
+  const put = await page.goto(session.url);
+  t.is(put?.headers().allow?.split(', ').sort().join(', '), 'GET, HEAD, POST');
+  await lookAt(t, page, shots, 'checkout-405', put?.status(), {
+    status: 405,
+    heading: 'This page cannot be used this way',
+    says: /^This page only opens as a link in your browser and through its own buttons and forms\.$/,
+    testMode: true,
+    back: true,
+  });
+  await page.unroute(session.url);
+  await Promise.all([page.waitForURL(session.url), page.locator('#back').click()]);
+  t.regex((await page.locator('h1').textContent()) ?? '', /^Pay Corner Coffee/, 'the way back leads to the checkout');
 });
 
 type Expected = { status: number; heading: string; says: RegExp; testMode: boolean; back: boolean };

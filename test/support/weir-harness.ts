@@ -90,3 +90,13 @@ export const sessionRequest = (unitAmount = '150000000', quantity = 2) => ({
     data: [{ priceData: { currency: 'usdc', unitAmount, productData: { name: 'Weir T-shirt' } }, quantity }],
   },
 });
+
+/** A checkout session of `api`'s merchant for 2.50 USDC that takes promotion codes. */
+export async function promotionSession(api: ReturnType<typeof apiClient>): Promise<{ id: string; url: string }> {
+  const created = await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', {
+    ...sessionRequest('250000000', 1),
+    allowPromotionCodes: true,
+  });
+  if (created.status !== 200) throw new Error(`session create failed: ${JSON.stringify(created.body)}`);
+  return created.body;
+}

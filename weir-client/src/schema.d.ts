@@ -1810,7 +1810,7 @@ export interface paths {
         put?: never;
         /**
          * Choose the asset to pay with
-         * @description Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first (the page's email form): before it is given, a 400 `parameter_missing` naming `email`.
+         * @description Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first, with the page's email form (`POST /checkout/{id}` with `action=email`): before it is given, a 400 `parameter_missing` naming `customerDetails.email`, what the session lacks (this route takes no email).
          */
         post: operations["HostedCheckoutController_choosePaymentMethod"];
         delete?: never;
@@ -1828,7 +1828,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apply a promotion code */
+        /**
+         * Apply a promotion code
+         * @description A subscription session that names no customer takes a code only once the payer's email is given (the page's email form, `POST /checkout/{id}` with `action=email`): before, a 400 `parameter_missing` naming `customerDetails.email`.
+         */
         post: operations["HostedCheckoutController_applyPromotionCode"];
         delete?: never;
         options?: never;
@@ -20608,14 +20611,14 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description No invoice (or only a draft or deleted one) with this id. Codes: `resource_missing` */
+            /** @description No invoice with this id, or a draft or deleted one: a page saying so */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this address (`Retry-After` says when to try again): a page saying so; or Too many requests to the payment pages, or payments started, from this address: see Retry-After. Codes: `rate_limited` */

@@ -42,9 +42,10 @@ function say(title, detail) {
 /**
  * A refusal the payer must read, and the state the session was in when it was shown (null: none): the
  * status poll leaves it until the payer acts again, or the session itself moves on (a payment, the end).
- * The email step's refusal is drawn by the server (its form posts, script or not): kept the same way.
+ * A refusal the server drew (a form posted before this script ran, or the email step's, script or not)
+ * is marked `data-problem` on the status: kept the same way.
  */
-let problem = $('customer-email-error') ? statusEl.dataset.state : null;
+let problem = 'problem' in statusEl.dataset ? statusEl.dataset.state : null;
 function sayProblem(title, detail) {
   problem = statusEl.dataset.state;
   say(title, detail);
@@ -116,6 +117,8 @@ const promo = $('promo');
 if (promo)
   promo.addEventListener('submit', async (e) => {
     e.preventDefault();
+    // The payer acts again: a refusal shown before gives way to the status (this one is said beside the code).
+    problem = null;
     const res = await fetch(`${base}/promotion-code`, {
       method: 'POST',
       headers: json,

@@ -24,7 +24,7 @@ import { formatAmount } from '../../shared/money.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import type { UnexpectedErrorLog } from '../middleware.ts';
-import { recordErrorPages } from './hosted-error-pages.ts';
+import { isPassingRefusal, recordErrorPages } from './hosted-error-pages.ts';
 import { readUrlEncodedFields } from '../form-body.ts';
 import { idParams, invalidFields } from '../schema/fields.ts';
 import {
@@ -59,6 +59,22 @@ const payerWords = (message: string): string => {
   const text = message.replace(/^[A-Za-z][\w.[\]]*: /, '');
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
+
+/**
+ * The decider asks a subscription's email first naming `email`, the field of the page's email form;
+ * the JSON routes take no email, so their refusal names what the session lacks and where it is given.
+ */
+const emailFirst =
+  (sessionId: string) =>
+  (error: unknown): never => {
+    if (error instanceof ValidationError && error.field === 'email' && error.code === 'parameter_missing')
+      throw new ValidationError(
+        'customerDetails.email',
+        `is missing: the payer's email must be given first, with the checkout page's email form (POST /checkout/${sessionId} with action=email and email), since the renewal invoices of this subscription are sent to it`,
+        'parameter_missing',
+      );
+    throw error;
+  };
 
 /**
  * Around the checkout page's own routes (`GET` and the forms' `POST /checkout/{id}`), not its script's
@@ -262,12 +278,15 @@ export function hostedCheckoutRoutes(
         );
       }
       const request = parsed.data;
-      /** A refusal of the command (a 4xx WeirError) is the payer's to read; anything else is the server's. */
+      /**
+       * A refusal of the command (a 4xx WeirError) is the payer's to read; a passing one (a busy record) is
+       * the page to try again from, as on the invoice and link pages; anything else is the server's.
+       */
       const attempt = async (title: string, act: () => Promise<string | undefined>) => {
         try {
           return back(await act());
         } catch (error) {
-          if (!(error instanceof WeirError) || error.statusCode >= 500) throw error;
+          if (isPassingRefusal(error) || !(error instanceof WeirError)) throw error;
           await refuse(title, payerWords(error.message));
         }
       };
@@ -347,7 +366,7 @@ export function hostedCheckoutRoutes(
       path: '/:id/payment-method',
       summary: 'Choose the asset to pay with',
       description:
-        "Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first (the page's email form): before it is given, a 400 `parameter_missing` naming `email`.",
+        "Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first, with the page's email form (`POST /checkout/{id}` with `action=email`): before it is given, a 400 `parameter_missing` naming `customerDetails.email`, what the session lacks (this route takes no email).",
       params,
       body: PaymentMethodRequest,
       response: PaymentMethodAnswer,
@@ -357,7 +376,9 @@ export function hostedCheckoutRoutes(
       const session = await load(id);
       const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
-      const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
+      const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id }).catch(
+        emailFirst(session.id),
+      );
       const method = updated.paymentIntent.paymentMethod!;
       const { uri, payee } = (await payAt(updated))(address, BigInt(method.amountDue));
       return {
@@ -383,6 +404,8 @@ export function hostedCheckoutRoutes(
       method: 'post',
       path: '/:id/promotion-code',
       summary: 'Apply a promotion code',
+      description:
+        "A subscription session that names no customer takes a code only once the payer's email is given (the page's email form, `POST /checkout/{id}` with `action=email`): before, a 400 `parameter_missing` naming `customerDetails.email`.",
       params,
       body: PromotionCodeRequest,
       response: PromotionCodeAnswer,
@@ -413,7 +436,7 @@ export function hostedCheckoutRoutes(
     },
     async (_ctx, { params: { id }, body: { code } }) => {
       const session = await load(id);
-      const applied = await applyPromotionCode(session, code);
+      const applied = await applyPromotionCode(session, code).catch(emailFirst(session.id));
       if (applied.position !== null) await deps.projections.waitFor(applied.position);
       const updated = (await sessions.get(session.id))!;
       return {

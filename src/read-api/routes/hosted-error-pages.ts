@@ -1,8 +1,14 @@
 import type Koa from 'koa';
 import { renderErrorPage } from '../../hosted/error-page.ts';
 import type { Branding } from '../../hosted/html.ts';
-import { type PageNotice, type RefusalNotices, SOMETHING_WENT_WRONG } from '../../hosted/page-notices.ts';
-import { ContentTooLargeError, RateLimitedError, WeirError } from '../../shared/errors.ts';
+import {
+  type PageNotice,
+  type RefusalNotices,
+  NOT_THIS_WAY,
+  SOMETHING_WENT_WRONG,
+  tryAgainIn,
+} from '../../hosted/page-notices.ts';
+import { ConflictError, ContentTooLargeError, RateLimitedError, WeirError } from '../../shared/errors.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
@@ -14,18 +20,21 @@ export type NoticeFrame = { org: Branding | null; testMode: boolean; back: { hre
 
 /**
  * Whether `error` is a refusal that passes, after which the payer may try again: a rate limit, a form
- * too large to read, a passing conflict, a service Weir relies on that did not answer.
+ * too large to read, a passing conflict (a busy record: `ConflictError.passing`), a service Weir relies
+ * on that did not answer. Every hosted page answers these with its 503 (429, 413) page to try again
+ * from, never with the words of a lasting refusal.
  */
 export const isPassingRefusal = (error: unknown): error is WeirError =>
   error instanceof WeirError &&
   (error instanceof RateLimitedError ||
     error instanceof ContentTooLargeError ||
+    (error instanceof ConflictError && error.passing) ||
     error.statusCode >= 500 ||
     'Retry-After' in error.headers);
 
 const passingNotice = (error: WeirError, notices: RefusalNotices): PageNotice =>
   error instanceof RateLimitedError
-    ? notices.rateLimited
+    ? { ...notices.rateLimited, message: `${notices.rateLimited.message} ${tryAgainIn(error.retryAfterSeconds)}` }
     : error instanceof ContentTooLargeError
       ? notices.tooLarge
       : notices.unavailable;
@@ -47,10 +56,11 @@ export const renderNotice = (frame: NoticeFrame | null, notice: PageNotice): str
  * Around a browser's hosted pages, the rate limits and body limit included: a passing refusal (429
  * with its Retry-After, 413 keeping Connection: close, 503) is a page in plain words in the frame of
  * the record the path names, and an unexpected error a 500 page saying it was ours, logged as the
- * error middleware logs it, its message and stack never shown. Other refusals (the API's 4xx) go on
- * to the error middleware. Mounted on page routes only: the page scripts' JSON routes keep JSON
- * answers. Finding the frame costs a refused request a read or two, less than a page served; when
- * that fails too, the notice is drawn unbranded.
+ * error middleware logs it, its message and stack never shown; a method the page does not take (405)
+ * a page saying so, its `Allow` header kept. Other refusals (the API's 4xx) go on to the error
+ * middleware. Mounted on page routes only: the page scripts' JSON routes keep JSON answers. Finding
+ * the frame costs a refused request a read or two, less than a page served; when that fails too, the
+ * notice is drawn unbranded.
  */
 export function hostedErrorPages<F>(page: {
   frameOf: (ctx: Koa.Context) => Promise<F | null>;
@@ -58,6 +68,15 @@ export function hostedErrorPages<F>(page: {
   notices: RefusalNotices;
   logUnexpected: UnexpectedErrorLog;
 }): Koa.Middleware<ApiState> {
+  const answer = async (ctx: Koa.Context, notice: PageNotice) => {
+    const frame = await page.frameOf(ctx).catch(() => null);
+    ctx.status = notice.status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    // A file's answer (the invoice PDF) may have named its download before it failed.
+    ctx.remove('Content-Disposition');
+    ctx.body = page.render(frame, notice);
+  };
   return async (ctx, next) => {
     try {
       await next();
@@ -71,14 +90,10 @@ export function hostedErrorPages<F>(page: {
         page.logUnexpected(ctx, error);
         notice = SOMETHING_WENT_WRONG;
       }
-      const frame = await page.frameOf(ctx).catch(() => null);
-      ctx.status = notice.status;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.set('Cache-Control', 'no-store');
-      // A file's answer (the invoice PDF) may have named its download before it failed.
-      ctx.remove('Content-Disposition');
-      ctx.body = page.render(frame, notice);
+      return answer(ctx, notice);
     }
+    // The router's 405 (its Allow header kept), which the error middleware would write as JSON.
+    if (ctx.status === 405 && (ctx.body === undefined || ctx.body === null)) await answer(ctx, NOT_THIS_WAY);
   };
 }
 

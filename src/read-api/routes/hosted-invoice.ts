@@ -14,7 +14,6 @@ import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.project
 import { PRICES, PRODUCTS, type PriceDoc, type ProductDoc } from '../../projections/catalog.projection.ts';
 import { COLLECTIONS, type CheckoutSessionDoc, type OrganizationDoc } from '../../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../../projections/invoices.projection.ts';
-import { NotFoundError } from '../../shared/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
@@ -26,7 +25,7 @@ import { parseWith } from '../schema/route.ts';
 import { invoicePageUrl, invoicePayUrl } from '../../hosted/urls.ts';
 import { recordOf } from '../../projections/record-document.ts';
 import { idParams } from '../schema/fields.ts';
-import { hostedNotFound, limitedPage, unavailablePage } from '../schema/hosted.ts';
+import { limitedPage, unavailablePage } from '../schema/hosted.ts';
 import { type PageAnswer, schemaRoutes } from '../schema/route.ts';
 import { isTenants, type TenantOf } from '../../tenancy/same-tenant.ts';
 
@@ -104,26 +103,19 @@ export function hostedInvoiceRoutes(
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
 
-  /** For the pages a browser opens: an unknown or removed invoice is an HTML page, not the API's JSON error. */
+  /**
+   * The invoice a payer may see (finalized once, not a draft, not deleted); otherwise, as every route
+   * here is a page a browser opens (the PDF too), answers with the not-found page, not the API's JSON, and gives null.
+   */
   async function pageInvoice(ctx: ApiContext, id: string): Promise<Invoice | null> {
-    try {
-      return await publicInvoice(id);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      answerNotFoundPage(ctx, {
-        heading: 'Invoice not found',
-        message:
-          'This invoice does not exist or is no longer available. Check the link, or contact the business that sent it.',
-      });
-      return null;
-    }
-  }
-
-  /** The invoice a payer may see: finalized once (not a draft) and not deleted. */
-  async function publicInvoice(id: string): Promise<Invoice> {
     const doc = isUuid(id) ? await invoices.get(id) : null;
-    if (!doc || !isPublic(doc)) throw new NotFoundError('invoice', id);
-    return recordOf<Invoice>(doc);
+    if (doc && isPublic(doc)) return recordOf<Invoice>(doc);
+    answerNotFoundPage(ctx, {
+      heading: 'Invoice not found',
+      message:
+        'This invoice does not exist or is no longer available. Check the link, or contact the business that sent it.',
+    });
+    return null;
   }
 
   /** Everything the document shows beyond the invoice: its organization, customer and products, of its own tenant only. */
@@ -248,16 +240,17 @@ export function hostedInvoiceRoutes(
       description: 'The same document as the page, as a download named after the invoice number.',
       params,
       produces: 'application/pdf',
-      // A browser follows the PDF link: its passing refusals are pages, as the invoice page's.
+      // A browser follows the PDF link: an unknown invoice and its passing refusals are pages, as the invoice page's.
       pages: [
         { status: 200, description: 'The invoice as a PDF' },
+        { ...notFoundPage, produces: 'text/html' },
         { ...limitedPage, produces: 'text/html' },
         { ...unavailablePage('The PDF could not be drawn'), produces: 'text/html' },
       ],
-      errors: [hostedNotFound('invoice (or only a draft or deleted one)')],
     },
     async (ctx, { params: { id } }) => {
-      const invoice = await publicInvoice(id);
+      const invoice = await pageInvoice(ctx, id);
+      if (!invoice) return;
       const { document } = await documentOf(invoice);
       ctx.set('Cache-Control', 'no-store');
       // The number is the merchant's text: only what is safe in a quoted filename is kept.

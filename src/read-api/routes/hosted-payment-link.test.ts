@@ -26,10 +26,12 @@ async function answerTo(t: import('ava').ExecutionContext, thrown: Error, logged
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-test('a passing failure behind a link page (a service not answering, a busy record) is a 503 page to try again, never its message', async (t) => {
+test('a passing failure behind a link page (a service not answering, a busy record with or without Retry-After, a chain reorganizing) is a 503 page to try again, never its message', async (t) => {
   for (const thrown of [
     new UpstreamError('chain 7357: every RPC endpoint failed (http://10.0.0.5:8545)'),
     new ConflictError('stream payment_link-x is being written', 'conflict', 2),
+    new ConflictError('stream payment_link-x is being written'),
+    new ConflictError('the chain is reorganizing around block 7, which holds payment_link x', 'chain_reorganizing'),
   ]) {
     const answer = await answerTo(t, thrown);
     t.is(answer.status, 503, thrown.message);
@@ -41,10 +43,16 @@ test('a passing failure behind a link page (a service not answering, a busy reco
   t.is((await answerTo(t, new ConflictError('busy', 'conflict', 2))).headers.get('retry-after'), '2');
 });
 
-test('a refusal that is not a passing one goes on to the API error as before: the route answers those itself', async (t) => {
+test('a refusal that is not a passing one goes on to the API error as before: the route answers those itself; a lasting conflict too', async (t) => {
   const answer = await answerTo(t, new ValidationError('x', 'is wrong'));
   t.is(answer.status, 400);
   t.regex(answer.headers.get('content-type') ?? '', /json/);
+  const lasting = await answerTo(
+    t,
+    new ConflictError('payment link x is one_time and has been paid', 'payment_link_used'),
+  );
+  t.is(lasting.status, 409);
+  t.regex(lasting.headers.get('content-type') ?? '', /json/);
 });
 
 test('an unexpected error behind a link page is a 500 page saying it was ours, logged, without its message or stack (was the JSON 500)', async (t) => {
