@@ -5,15 +5,8 @@ import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { Organization } from '../actors/organization.ts';
 import { taxSummary } from '../shared/tax.ts';
 import { businessFooter, contactLinks, supportUrlOf } from './business-footer.ts';
-import {
-  allSentBefore,
-  amountOf,
-  LIVE_CLAUSE,
-  type NetworkNames,
-  type PayerStatus,
-  paidAfterClose,
-  receivedSplit,
-} from './checkout-status.ts';
+import { LIVE_CLAUSE, type NetworkNames, type PayerStatus } from './checkout-status.ts';
+import { allSentBefore, paidAfterClose, paidAtClose } from '../../machines/checkout-session.late.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { assetIconUrl, networkIconUrl } from './icons.ts';
 import { renderWalletActions, type WalletContext } from './wallet-actions.ts';
@@ -108,14 +101,14 @@ function paidRows(
   status: PayerStatus,
   row: (label: string, amount: string, id?: string) => string,
 ): string[] {
-  const { beforeClose, afterClose } = receivedSplit(session);
-  const closed = session.status === 'expired' || session.status === 'canceled';
-  if (!closed || afterClose.payments.length === 0) return [row('Paid', status.amountReceivedFormatted, 'paid')];
+  // The amounts are the status's own, so the page and its poll never tell two splits.
+  const { afterClose } = paidAtClose(session);
+  if (!afterClose) return [row('Paid', status.amountReceivedBeforeCloseFormatted, 'paid')];
   const before = session.status === 'canceled' ? 'Paid before it was canceled' : 'Paid before it expired';
   const after = allSentBefore(afterClose) ? 'Confirmed after closing' : 'Received after closing';
   return [
-    row(before, documentAmount(beforeClose.amount), 'paid'),
-    row(after, amountOf(afterClose, documentAmount), 'paid-late'),
+    row(before, status.amountReceivedBeforeCloseFormatted, 'paid'),
+    row(after, status.amountReceivedAfterCloseFormatted, 'paid-late'),
   ];
 }
 

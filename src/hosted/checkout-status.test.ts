@@ -10,15 +10,14 @@ import {
   sessionFixture,
 } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from '../../machines/checkout-session.types.ts';
+import { paymentWords, payerStatus } from './checkout-status.ts';
 import {
   allSentBefore,
   confirmingAfterClose,
   lateMoney,
-  paymentWords,
-  payerStatus,
   receivedSplit,
   refundMarkedAt,
-} from './checkout-status.ts';
+} from '../../machines/checkout-session.late.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
 
 test('the payer is told the state in words: waiting, confirming, partly paid, paid, expired, canceled', (t) => {
@@ -424,4 +423,33 @@ test('the money a session received is split at its close: before it, and every l
   );
   t.like(dust, { beforeClose: { amount: 0n, payments: [] }, afterClose: { amount: 0n, close: 'expiry' } });
   t.is(dust.afterClose.payments.length, 1, 'dust is late money, though 0 at the 10^8 scale');
+});
+
+test("the status poll carries the page's split of a closed session's money: what came before the close and the late money, raw and formatted; all of it before the close when nothing came late", (t) => {
+  const late = { ...payment('200000000', 'confirmed'), transferId: 't-late', late: true };
+  const expired = sessionFixture({
+    status: 'expired',
+    amountReceived: '300000000',
+    payments: [payment('100000000', 'confirmed'), late],
+  });
+  t.like(payerStatus(expired, names, NOW), {
+    amountReceived: '300000000',
+    amountReceivedFormatted: '3.00',
+    amountReceivedBeforeClose: '100000000',
+    amountReceivedBeforeCloseFormatted: '1.00',
+    amountReceivedAfterClose: '200000000',
+    amountReceivedAfterCloseFormatted: '2.00',
+  });
+  const dust = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '1', late: true };
+  t.like(payerStatus(sessionFixture({ status: 'canceled', payments: [dust] }), names, NOW), {
+    amountReceivedAfterClose: '0',
+    amountReceivedAfterCloseFormatted: 'less than 0.00000001',
+  });
+  const open = sessionFixture({ amountReceived: '100000000', payments: [payment('100000000', 'confirmed')] });
+  t.like(payerStatus(open, names, NOW), {
+    amountReceivedBeforeClose: '100000000',
+    amountReceivedBeforeCloseFormatted: '1.00',
+    amountReceivedAfterClose: '0',
+    amountReceivedAfterCloseFormatted: '0.00',
+  });
 });

@@ -1,4 +1,4 @@
-import type { CheckoutSession, SessionAddress, SessionPayment } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
 import type { BusinessDetails } from '../actors/organization.ts';
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
@@ -12,6 +12,15 @@ import {
   subtractExact,
 } from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
+import {
+  allSentBefore,
+  amountOf,
+  type ClosedMoney,
+  confirmingAfterClose,
+  lateMoney,
+  paidAfterClose,
+  paidAtClose,
+} from '../../machines/checkout-session.late.ts';
 import { needsCustomerEmail } from '../../machines/checkout-session.decide.ts';
 import { contactPhrase } from './business-footer.ts';
 import { documentDate } from './invoice-document.ts';
@@ -36,114 +45,6 @@ export function paymentWords(session: CheckoutSession, organizationName: string 
 
 /** The request a rail makes of the payer's wallet for `amountDue` (chain units) at a session's address. */
 export type PayAt = (address: SessionAddress, amountDue: bigint) => PaymentRequest;
-
-/**
- * The late payments the merchant still has to settle: those no mark of refunded covers (once per
- * session: it covers what had been confirmed by then, `coveredByRefundMark`), all of them when there
- * is no mark. By the log's order, not timestamps: a payment confirmed in the mark's millisecond, or
- * on an instance with another clock, would tell no order or the wrong one.
- */
-const lateToSettle = (session: CheckoutSession): SessionPayment[] =>
-  session.payments.filter((p) => p.late && p.coveredByRefundMark !== true);
-
-/**
- * Whether the merchant has late money to settle: a confirmed late payment no mark covers, whatever
- * it comes to at the 10^8 scale (18-decimal dust reads 0 there, yet is money that came). Home lists
- * such a session and the sessions list badges it, by this one rule.
- */
-export const hasLateToSettle = (session: CheckoutSession): boolean =>
-  lateToSettle(session).some((p) => p.status === 'confirmed');
-
-/**
- * When the merchant marked the late money refunded, if that mark covers all of it (no late payment
- * confirmed after it): null otherwise. Weir holds no funds; the mark is the merchant's word, so the
- * payer is told it as such. Its comment is the merchant's own note (the dashboard's "Note"), not the payer's.
- * The dashboard reads it too: money confirmed after the mark still needs the merchant.
- */
-export function refundMarkedAt(session: CheckoutSession): string | null {
-  const at = session.paymentIntent.markRefundedAt;
-  if (!session.paymentIntent.isMarkRefunded || !at) return null;
-  return hasLateToSettle(session) ? null : at;
-}
-
-/**
- * Money that reached a closed session, as the payer's page and the dashboard both tell it: `amount`
- * (10^8-scaled) in `payments`, of which `sentBefore` was seen before the close, named `close` ("the
- * cancel", "expiry"). An open session can be canceled while a payment seen in time is confirming:
- * that one was sent before the close, not after it, though the machine takes it as late money once
- * final. An expiry waits for such a payment, yet logs from before that rule expired with one pending,
- * and one a reorg took for good may be mined again after the expiry.
- */
-export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefore: bigint; close: string };
-
-/**
- * `money`'s amount as `format` writes it; "less than" the 10^-8 unit when money came that the 10^8
- * scale reads as 0 (18-decimal dust): late money by the one rule, never told as nothing.
- */
-export const amountOf = (
-  money: Pick<ClosedMoney, 'amount' | 'payments'>,
-  format: (amount: bigint) => string,
-): string => (money.amount === 0n && money.payments.length > 0 ? `less than ${format(1n)}` : format(money.amount));
-
-/** Whether all of `money` was sent before the close, none after it. */
-export const allSentBefore = (money: ClosedMoney): boolean => money.sentBefore > 0n && money.sentBefore >= money.amount;
-
-function closedMoney(session: CheckoutSession, payments: SessionPayment[], status: SessionPayment['status']) {
-  const sum = (of: SessionPayment[]) => exactToApi(sumOfPayments(of, [status]), 'down');
-  // By the log's order (the close marks what it found), not timestamps: a payment and a cancel in
-  // one millisecond, or on two instances' clocks, would tell no order or the wrong one.
-  const closed = session.status === 'canceled' || session.status === 'expired';
-  const before = payments.filter((p) => closed && p.seenBeforeClose === true);
-  const close = session.status === 'expired' ? 'expiry' : 'the cancel';
-  return { amount: sum(payments), payments, sentBefore: sum(before), close };
-}
-
-/**
- * A session's confirmed money split at its close (the API's amountReceived counts both), as the
- * payer's page and the dashboard's Summary list it: `beforeClose` (10^8-scaled) counts toward the
- * order; `afterClose` is every late payment (dust, and what a mark of refunded covered, included),
- * never added to what a closed session was paid. Each part summed exactly, then cut to 10^8.
- */
-export function receivedSplit(session: CheckoutSession): {
-  beforeClose: Pick<ClosedMoney, 'amount' | 'payments'>;
-  afterClose: ClosedMoney;
-} {
-  const confirmed = session.payments.filter((p) => p.status === 'confirmed');
-  const onTime = confirmed.filter((p) => !p.late);
-  return {
-    beforeClose: { amount: exactToApi(sumOfPayments(onTime, ['confirmed']), 'down'), payments: onTime },
-    afterClose: closedMoney(
-      session,
-      confirmed.filter((p) => p.late),
-      'confirmed',
-    ),
-  };
-}
-
-/**
- * The confirmed late money a page speaks of: all of it once a mark of refunded covers it (`refundedAt`,
- * the page says it is settled), else what the merchant still has to settle (a mark's money is not asked twice).
- */
-export function lateMoney(session: CheckoutSession): ClosedMoney & { refundedAt: string | null } {
-  const refundedAt = refundMarkedAt(session);
-  const late = refundedAt ? session.payments.filter((p) => p.late) : lateToSettle(session);
-  const payments = late.filter((p) => p.status === 'confirmed');
-  return { ...closedMoney(session, payments, 'confirmed'), refundedAt };
-}
-
-/**
- * Expired or canceled, then paid (any confirmed late payment, dust included, settled or marked
- * refunded): the API says `unpaid`, yet the payer's money arrived. The payer's page and the dashboard's
- * session page tell it, as the sessions list badges it and Home lists it (`hasLateToSettle`).
- */
-export const paidAfterClose = (session: CheckoutSession): boolean =>
-  (session.status === 'expired' || session.status === 'canceled') && lateMoney(session).payments.length > 0;
-
-/** The payments still confirming at an expired or canceled session: late money once final, nothing to settle yet. */
-export function confirmingAfterClose(session: CheckoutSession): ClosedMoney {
-  const closed = session.status === 'expired' || session.status === 'canceled';
-  return closedMoney(session, closed ? session.payments.filter((p) => p.status === 'pending') : [], 'pending');
-}
 
 /** What the payer is told, in the words of the page (`state` picks them). */
 export type PayerState = 'waiting' | 'confirming' | 'partly_paid' | 'paid' | 'expired' | 'canceled';
@@ -315,6 +216,7 @@ export function payerStatus(
         : 'Choose how you want to pay.';
   }
 
+  const paid = paidAtClose(session);
   let payment = null;
   // No request while what was sent covers the rest: a request for 0 is no request (the page asks for nothing).
   if (pay && address && method && toSend > 0n && (session.status === 'open' || session.status === 'incomplete')) {
@@ -350,8 +252,13 @@ export function payerStatus(
     currency,
     amountTotal: session.amountTotal,
     amountTotalFormatted: documentAmount(total),
+    // All confirmed money, late money included (the API's amountReceived); the page's Paid rows read the split below.
     amountReceived: session.amountReceived,
     amountReceivedFormatted: documentAmount(received),
+    amountReceivedBeforeClose: paid.beforeClose.toString(),
+    amountReceivedBeforeCloseFormatted: documentAmount(paid.beforeClose),
+    amountReceivedAfterClose: (paid.afterClose?.amount ?? 0n).toString(),
+    amountReceivedAfterCloseFormatted: paid.afterClose ? amountOf(paid.afterClose, documentAmount) : documentAmount(0n),
     amountRemaining: remaining.toString(),
     amountRemainingFormatted: documentAmount(remaining),
     // A payment waited for again after a reorg is on its way too: Paid, Confirming and Remaining still make the total.

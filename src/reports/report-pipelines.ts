@@ -4,6 +4,7 @@ import { INVOICES } from '../projections/invoices.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { API_DECIMALS } from '../shared/money.ts';
+import { quotientHalfUp } from '../shared/decimal.ts';
 import { PERIOD_KEY_FORMATS, periodKeyStart, UTC, zonedDate, zonedPeriodStart } from '../shared/time-zone.ts';
 
 /**
@@ -288,15 +289,7 @@ const median = (sorted: number[]): number | null => {
 };
 
 /** A share as a decimal string with 4 places (0.5 → "0.5000"), exact from the two counts. */
-/**
- * `part ÷ whole` to 4 decimals, rounded half up in integers: `(part / whole).toFixed(4)` rounds the
- * double nearest the quotient, so 3 of 160 (0.01875) gave 0.0187 where 1 of 32 (0.03125) gave 0.0313.
- */
-const ratio = (part: number, whole: number): string | null => {
-  if (whole === 0) return null;
-  const tenThousandths = (BigInt(part) * 20_000n + BigInt(whole)) / (2n * BigInt(whole));
-  return `${tenThousandths / 10_000n}.${(tenThousandths % 10_000n).toString().padStart(4, '0')}`;
-};
+const ratio = (part: number, whole: number): string | null => quotientHalfUp(part, whole, 4);
 
 /**
  * What a payment received, exact: its chain units (`amountRaw`) brought to 36 decimals (the most an

@@ -59,3 +59,17 @@ export function decimalAmount(text: string): { amount: string } | { error: strin
     throw error;
   }
 }
+
+/**
+ * `part ÷ whole` (counts, not negative) to `places` decimals, rounded half up in integers: a float's
+ * `toFixed` rounds the double nearest the quotient, so 3 of 160 (0.01875) gave 0.0187 where 1 of 32
+ * (0.03125) gave 0.0313, and 23 of 2000 as a percent (1.15) gave 1.1. The reports' shares and Home's
+ * percentages both use it, so they never disagree at a boundary. Null when `whole` is 0.
+ */
+export function quotientHalfUp(part: number, whole: number, places: number): string | null {
+  if (whole === 0) return null;
+  const scale = 10n ** BigInt(places);
+  const units = (BigInt(part) * scale * 2n + BigInt(whole)) / (2n * BigInt(whole));
+  if (places === 0) return units.toString();
+  return `${units / scale}.${(units % scale).toString().padStart(places, '0')}`;
+}

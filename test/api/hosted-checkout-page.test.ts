@@ -126,7 +126,20 @@ test('a payment confirmed after the checkout was canceled: the page says it was 
     const canceled = await apiClient(weir.url).post(`/checkout/${session.id}/cancel`, {});
     t.is(canceled.status, 200, JSON.stringify(canceled.body));
     await payLate(weir, api, session.id, revealed);
-    return page(session.url);
+    // The poll tells the split the page shows: nothing paid before the cancel, all of it late.
+    const status = (await apiClient(weir.url).get<Record<string, string>>(`/checkout/${session.id}/status`)).body;
+    t.like(status, {
+      amountReceived: '5223456700',
+      amountReceivedFormatted: '52.234567',
+      amountReceivedBeforeClose: '0',
+      amountReceivedBeforeCloseFormatted: '0.00',
+      amountReceivedAfterClose: '5223456700',
+      amountReceivedAfterCloseFormatted: '52.234567',
+    });
+    const html = await page(session.url);
+    t.is(textOf(html, 'paid'), status.amountReceivedBeforeCloseFormatted);
+    t.is(textOf(html, 'paid-late'), status.amountReceivedAfterCloseFormatted);
+    return html;
   };
 
   const html = await canceledThenPaid(withSupport.api);

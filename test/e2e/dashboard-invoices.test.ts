@@ -380,3 +380,26 @@ test('Subscriptions: the list and the detail name the customer; a quarterly plan
   t.is(await summary.getByRole('link').count(), 0);
   t.deepEqual(problems(), [], 'no console error or CSP violation');
 });
+
+test('a status filter naming no status (an old link, a typo) is said, with the statuses there are, on a 400 page listing every invoice, not read as a filter; the subscriptions list does the same', async (t) => {
+  const dash = await startDashboard(t);
+  const page = await dash.signedIn(browser(), await dash.user({ role: 'owner' }));
+  for (const [path, records, statuses] of [
+    ['invoices', 'invoices', 'draft, open, paid, void, uncollectible'],
+    ['subscriptions', 'subscriptions', null],
+  ] as const) {
+    for (const asked of ['overdue', 'constructor']) {
+      const response = await page.goto(`${dash.url}/dashboard/${path}?status=${asked}`);
+      t.is(response?.status(), 400, `${path}?status=${asked}`);
+      const alert = (await page.getByRole('alert').textContent()) ?? '';
+      t.regex(alert, new RegExp(`There is no status "${asked}"\\. Pick a status: .*\\. Showing all ${records}\\.`));
+      if (statuses) t.true(alert.includes(`Pick a status: ${statuses}.`), alert);
+      // "All" is the filter in force, as shown.
+      t.is(await page.getByRole('link', { name: 'All', exact: true }).getAttribute('aria-current'), 'page');
+      t.true(await page.getByText(`No ${records} yet.`).isVisible());
+    }
+  }
+  // A known status filters and says nothing.
+  t.is((await page.goto(`${dash.url}/dashboard/invoices?status=paid`))?.status(), 200);
+  t.is(await page.getByRole('alert').count(), 0);
+});

@@ -5065,8 +5065,16 @@ export interface components {
             amountPending: string;
             /** @description Seen on the network, not yet confirmed: the page shows it as Confirming */
             amountPendingFormatted: string;
-            /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
+            /** @description All the confirmed money, late money included (the session's `amountReceived`): a closed session's page does not show it as Paid, see `amountReceivedBeforeClose` */
             amountReceived: string;
+            /** @description Late money: what was confirmed after the session expired or was canceled ("Received after closing" on the page), completing nothing; 0 when none. Each part is summed exactly and cut to 10^-8 on its own */
+            amountReceivedAfterClose: string;
+            /** @description `amountReceivedAfterClose` as the page writes it: "less than 0.00000001" when money came that the 10^8 scale reads as 0 */
+            amountReceivedAfterCloseFormatted: string;
+            /** @description What the page shows as Paid: all of `amountReceived`, unless the session expired or was canceled and money was confirmed after that; then only what came before the close ("Paid before it expired") */
+            amountReceivedBeforeClose: string;
+            amountReceivedBeforeCloseFormatted: string;
+            /** @description `amountReceived` as the page writes amounts */
             amountReceivedFormatted: string;
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountRemaining: string;

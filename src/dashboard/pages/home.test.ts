@@ -234,33 +234,44 @@ for (const [kind, open] of [
     t.regex(rows[5]!, /Confirming after it closed 3\.00 USDC not final yet$/);
   });
 
-test("Home's conversion says the sessions were completed, not paid: a session completed with the amount received counts too", async (t) => {
-  const day = (n: number, created = 0, completed = 0) => ({
+/** Home's conversion section for 30 days whose first created `created` sessions and completed `completed`. */
+async function conversionOf(created: number, completed: number): Promise<string> {
+  const day = (n: number, made = 0, done = 0) => ({
     day: `2026-01-${String(n).padStart(2, '0')}`,
     volume: 0n,
     otherVolumes: [],
     payments: 0,
-    created,
-    completed,
+    created: made,
+    completed: done,
     medianSeconds: null,
     p95Seconds: null,
   });
   const html = await OverviewPanel({
     data: {
       currency: null,
-      days: [day(1, 10, 3), ...Array.from({ length: 29 }, (_, i) => day(i + 2))],
+      days: [day(1, created, completed), ...Array.from({ length: 29 }, (_, i) => day(i + 2))],
       volume: 0n,
       payments: 0,
       others: [],
-      created: 10,
-      completed: 3,
+      created,
+      completed,
       timeToPay: { payments: 0, medianSeconds: null, p95Seconds: null },
     },
   });
-  const conversion = /<section[^>]*id="conversion"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+  return /<section[^>]*id="conversion"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+}
+
+test("Home's conversion says the sessions were completed, not paid: a session completed with the amount received counts too", async (t) => {
+  const conversion = await conversionOf(10, 3);
   t.regex(conversion, /3 of 10 checkout sessions created were completed: paid in full, or with the amount received/);
   t.regex(conversion, /3 of 10 completed \(30\.0%\)/);
   t.notRegex(conversion, /were paid|\bpaid \(/);
+});
+
+test("Home's conversion rounds half up in integers as the reports do: 23 of 2000 is 1.2% (the report's 0.0115), not toFixed's 1.1%", async (t) => {
+  const conversion = await conversionOf(2000, 23);
+  t.regex(conversion, /23 of 2000 completed \(1\.2%\)/);
+  t.notRegex(conversion, /1\.1%/);
 });
 
 test("Home's time to pay says completed sessions, not paid ones: it runs from creation to completion, a session completed with the amount received included", async (t) => {

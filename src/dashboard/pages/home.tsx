@@ -5,7 +5,7 @@ import {
   confirmingAfterClose,
   hasLateToSettle,
   lateMoney,
-} from '../../hosted/checkout-status.ts';
+} from '../../../machines/checkout-session.late.ts';
 import { runReport } from '../../reports/report-pipelines.ts';
 import { COLLECTIONS } from '../../projections/collections.ts';
 import { TRANSACTIONS, type PaymentTransactionDoc } from '../../projections/transactions.projection.ts';
@@ -15,6 +15,7 @@ import type { DashboardContext, DashboardDeps, DashboardTenant } from '../contex
 import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
 import { zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
+import { quotientHalfUp } from '../../shared/decimal.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
 import {
   Badge,
@@ -144,8 +145,8 @@ function duration(total: number): string {
   return h % 24 === 0 ? `${h / 24} d` : `${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
-/** A share of two counts with one decimal, from integers (2 of 3: 66.7%). */
-const percent = (part: number, whole: number): string => `${((part * 100) / whole).toFixed(1)}%`;
+/** A share of two counts with one decimal, rounded half up in integers as the reports round theirs (2 of 3: 66.7%). */
+const percent = (part: number, whole: number): string => `${quotientHalfUp(part * 100, whole, 1) ?? '—'}%`;
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 export function OverviewPanel({ data }: { data: Overview }): JSX.Element {

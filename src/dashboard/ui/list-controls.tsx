@@ -1,5 +1,6 @@
 import type { Children } from '@kitajs/html';
 import { instantRange, parseIsoInstant, rangeCondition } from '../../read-api/instant-range.ts';
+import { Alert } from './components.tsx';
 
 /**
  * What a list screen puts around its table: filters (a GET form, or a status filter as links: both
@@ -98,29 +99,57 @@ export const FilterForm = ({
   </form>
 );
 
-/** A status filter as links, "All" first, the current one marked. */
+/**
+ * A list's `?status=` among `statuses`; one naming none of them is no filter: the list shows every
+ * record and `error` says so (the page answers 400, as the sessions list does a bad filter), never
+ * an unfiltered list that reads as filtered. Own keys only: `?status=constructor` is no status.
+ */
+export function statusFilterOf(
+  query: ListQuery,
+  statuses: Record<string, unknown>,
+  records: string,
+): { status: string; error: string | null } {
+  const asked = queryValue(query, 'status');
+  if (!asked || Object.hasOwn(statuses, asked)) return { status: asked, error: null };
+  return {
+    status: '',
+    error: `There is no status "${asked}". Pick a status: ${Object.keys(statuses).join(', ')}. Showing all ${records}.`,
+  };
+}
+
+/** A status filter as links, "All" first, the current one marked; `error` (see statusFilterOf) above it. */
 export function StatusFilter(props: {
   path: string;
   label: string;
   current: string;
   statuses: readonly { value: string; label: string }[];
+  error?: string | null;
 }): JSX.Element {
   return (
-    <nav class="status-filter" aria-label={props.label}>
-      <ul>
-        {[{ value: '', label: 'All' }, ...props.statuses].map((s) => (
-          <li>
-            <a
-              href={withQuery(props.path, { status: s.value })}
-              aria-current={s.value === props.current ? 'page' : undefined}
-              safe
-            >
-              {s.label}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </nav>
+    <>
+      {props.error ? (
+        <Alert tone="danger">
+          <span safe>{props.error}</span>
+        </Alert>
+      ) : (
+        ''
+      )}
+      <nav class="status-filter" aria-label={props.label}>
+        <ul>
+          {[{ value: '', label: 'All' }, ...props.statuses].map((s) => (
+            <li>
+              <a
+                href={withQuery(props.path, { status: s.value })}
+                aria-current={s.value === props.current ? 'page' : undefined}
+                safe
+              >
+                {s.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </>
   );
 }
 

@@ -1,5 +1,13 @@
 import test from 'ava';
-import { paymentFixture, sessionFixture } from '../../../machines/checkout-session.fixture.ts';
+import {
+  canceled,
+  confirmed,
+  confirmedLate,
+  detected,
+  paymentFixture,
+  sessionAfterEvents,
+  sessionFixture,
+} from '../../../machines/checkout-session.fixture.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
@@ -173,4 +181,35 @@ test("an export reads a batch's linked customers a few at a time, not all at onc
   // Newest first, each with its own customer's name.
   for (const cells of rows) t.is(cells[header.indexOf('customerName')], `Name ${Number(cells[0]!.slice(3))}`);
   t.is(rows[0]![0], `cs_${String(total - 1).padStart(5, '0')}`);
+});
+
+test("an export tells which part of amountReceived came after the session closed (the late money the payer's page and the dashboard split off), 0 when none", async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const stored = store.collection<CheckoutSessionDoc>('checkout_sessions');
+  // 1 USDC paid in time, the cancel, then 2 USDC confirmed after it: unpaid, 3 received, 2 of them late.
+  const late = sessionAfterEvents(
+    detected('t1', '100000000'),
+    confirmed('t1'),
+    canceled(),
+    detected('t2', '200000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('t2', '200000000'),
+  );
+  const onTime = sessionAfterEvents(detected('t3', '100000000'), confirmed('t3'));
+  const sessions = [
+    { ...late, id: 'cs_late', createdAt: '2026-01-01T00:00:02.000Z' },
+    { ...onTime, id: 'cs_on_time', createdAt: '2026-01-01T00:00:01.000Z' },
+  ];
+  for (const session of sessions) await stored.put({ ...session, _id: session.id });
+  const lines: string[] = [];
+  for await (const line of sessionRows(stored, store.collection<CustomerDoc>(CUSTOMERS), {})) lines.push(line);
+  const header = lines[0]!.trim().split(',');
+  const cells = lines.slice(1).map((line) => {
+    const row = line.trim().split(',');
+    const at = (name: string) => row[header.indexOf(name)];
+    return [at('id'), at('status'), at('paymentStatus'), at('amountReceived'), at('amountReceivedAfterClose')];
+  });
+  t.deepEqual(cells, [
+    ['cs_late', 'canceled', 'unpaid', '300000000', '200000000'],
+    ['cs_on_time', 'open', 'unpaid', '100000000', '0'],
+  ]);
 });

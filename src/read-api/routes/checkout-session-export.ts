@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { paidAtClose } from '../../../machines/checkout-session.late.ts';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import type { CustomerDoc } from '../../projections/customers.projection.ts';
 import { shownSessionHash } from '../../projections/public-views.ts';
@@ -94,6 +95,8 @@ const COLUMNS = [
   'completedAt',
   'expiresAt',
   'metadata',
+  // Last, so files read by position keep their columns.
+  'amountReceivedAfterClose',
 ] as const;
 
 /**
@@ -134,6 +137,8 @@ function row(s: CheckoutSessionDoc, customer: CustomerDoc | undefined): string {
     completedAt: s.completedAt,
     expiresAt: s.expiresAt,
     metadata: Object.keys(s.metadata ?? {}).length ? JSON.stringify(s.metadata) : null,
+    // The part of amountReceived that came after the close, as the payer's page splits it.
+    amountReceivedAfterClose: (paidAtClose(s).afterClose?.amount ?? 0n).toString(),
   };
   return csvRow(COLUMNS.map((c) => cells[c]));
 }

@@ -79,8 +79,24 @@ export const PayerStatusSchema = z
     currency: z.string().openapi({ description: 'Upper case, as the page shows it', example: 'USDC' }),
     amountTotal: amountString(),
     amountTotalFormatted: z.string(),
-    amountReceived: amountString(),
-    amountReceivedFormatted: z.string(),
+    amountReceived: amountString().openapi({
+      description:
+        "All the confirmed money, late money included (the session's `amountReceived`): a closed session's page does not show it as Paid, see `amountReceivedBeforeClose`",
+    }),
+    amountReceivedFormatted: z.string().openapi({ description: '`amountReceived` as the page writes amounts' }),
+    amountReceivedBeforeClose: amountString().openapi({
+      description:
+        'What the page shows as Paid: all of `amountReceived`, unless the session expired or was canceled and money was confirmed after that; then only what came before the close ("Paid before it expired")',
+    }),
+    amountReceivedBeforeCloseFormatted: z.string(),
+    amountReceivedAfterClose: amountString().openapi({
+      description:
+        'Late money: what was confirmed after the session expired or was canceled ("Received after closing" on the page), completing nothing; 0 when none. Each part is summed exactly and cut to 10^-8 on its own',
+    }),
+    amountReceivedAfterCloseFormatted: z.string().openapi({
+      description:
+        '`amountReceivedAfterClose` as the page writes it: "less than 0.00000001" when money came that the 10^8 scale reads as 0',
+    }),
     amountRemaining: amountString(),
     amountRemainingFormatted: z.string(),
     amountPending: amountString(),

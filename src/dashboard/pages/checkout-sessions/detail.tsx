@@ -28,6 +28,7 @@ import {
   assetMoney,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
+import { type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
 import {
   allSentBefore,
   amountOf,
@@ -35,10 +36,8 @@ import {
   confirmingAfterClose,
   lateMoney,
   paidAfterClose,
-  type PayAt,
-  payerStatus,
   receivedSplit,
-} from '../../../hosted/checkout-status.ts';
+} from '../../../../machines/checkout-session.late.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';

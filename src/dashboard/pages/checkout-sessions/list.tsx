@@ -5,7 +5,7 @@ import {
   confirmingAfterClose,
   hasLateToSettle,
   lateMoney,
-} from '../../../hosted/checkout-status.ts';
+} from '../../../../machines/checkout-session.late.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import { UTC } from '../../../shared/time-zone.ts';

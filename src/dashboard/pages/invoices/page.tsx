@@ -14,7 +14,7 @@ import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { money } from '../../ui/components.tsx';
 import { currenciesOf } from '../../ui/currency-field.tsx';
-import { pageOf, withQuery } from '../../ui/list-controls.tsx';
+import { pageOf, statusFilterOf, withQuery } from '../../ui/list-controls.tsx';
 import { payableNetworks } from '../../../actors/line-items.ts';
 import { type EditorChoices, InvoiceEditor } from './editor.tsx';
 import {
@@ -224,8 +224,7 @@ export const page = definePage({
     };
 
     routes.get(LIST, 'read', async (ctx) => {
-      const status =
-        typeof ctx.query.status === 'string' && ctx.query.status in INVOICE_STATUSES ? ctx.query.status : '';
+      const { status, error } = statusFilterOf(ctx.query, INVOICE_STATUSES, 'invoices');
       const page = pageOf(ctx.query.page);
       const answer = await apiFor(ctx, deps)<InvoiceList>(
         'GET',
@@ -238,9 +237,11 @@ export const page = definePage({
           ctx={ctx}
           list={list}
           status={status}
+          statusError={error}
           canManage={can(ctx.state.user.role, 'manage')}
           notice={ctx.query.done === 'deleted' ? NOTICES.deleted! : null}
         />,
+        error ? 400 : 200,
       );
     });
 

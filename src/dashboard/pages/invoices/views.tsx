@@ -121,6 +121,8 @@ export function InvoiceListPage(props: {
   ctx: DashboardContext;
   list: InvoiceList;
   status: string;
+  /** A `?status=` that names no invoice status (see statusFilterOf): said above the filter. */
+  statusError: string | null;
   canManage: boolean;
   notice: string | null;
 }): JSX.Element {
@@ -153,6 +155,7 @@ export function InvoiceListPage(props: {
           label="Invoice status"
           current={status}
           statuses={Object.entries(INVOICE_STATUSES).map(([value, s]) => ({ value, label: s.label }))}
+          error={props.statusError}
         />
         {list.data.length === 0 ? (
           <EmptyState

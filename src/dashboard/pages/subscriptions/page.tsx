@@ -26,7 +26,7 @@ import {
   TableScroll,
   type Tone,
 } from '../../ui/components.tsx';
-import { Pager, StatusFilter, pageOf, withQuery } from '../../ui/list-controls.tsx';
+import { Pager, StatusFilter, pageOf, statusFilterOf, withQuery } from '../../ui/list-controls.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { CustomerLink, customersById } from '../../ui/customer-link.tsx';
 import { INVOICE_STATUSES, InvoiceStatus, InvoiceTable } from '../invoices/views.tsx';
@@ -144,6 +144,7 @@ function ListPage(props: {
   ctx: DashboardContext;
   list: SubscriptionList;
   status: string;
+  statusError: string | null;
   customers: Map<string, CustomerDoc>;
 }): JSX.Element {
   const { ctx, list, status, customers } = props;
@@ -155,6 +156,7 @@ function ListPage(props: {
           label="Subscription status"
           current={status}
           statuses={Object.entries(SUBSCRIPTION_STATUSES).map(([value, s]) => ({ value, label: s.label }))}
+          error={props.statusError}
         />
         {list.data.length === 0 ? (
           <EmptyState
@@ -443,8 +445,7 @@ export const page = definePage({
     };
 
     routes.get(LIST, 'read', async (ctx) => {
-      const status =
-        typeof ctx.query.status === 'string' && ctx.query.status in SUBSCRIPTION_STATUSES ? ctx.query.status : '';
+      const { status, error } = statusFilterOf(ctx.query, SUBSCRIPTION_STATUSES, 'subscriptions');
       const answer = await apiFor(ctx, deps)<SubscriptionList>(
         'GET',
         withQuery('/api/v1/subscriptions', { status, page: pageOf(ctx.query.page), limit: PAGE_SIZE }),
@@ -455,7 +456,11 @@ export const page = definePage({
         withProductNames(deps, ctx.state.tenant, answered.data),
       ]);
       const list = { ...answered, data };
-      await sendHtml(ctx, <ListPage ctx={ctx} list={list} status={status} customers={customers} />);
+      await sendHtml(
+        ctx,
+        <ListPage ctx={ctx} list={list} status={status} statusError={error} customers={customers} />,
+        error ? 400 : 200,
+      );
     });
 
     routes.get(`${LIST}/:id`, 'read', async (ctx) => {
