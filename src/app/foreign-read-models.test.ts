@@ -98,3 +98,18 @@ test('a start on read models ahead of the log rebuilds them from the log; read m
     new RegExp(`has read the log up to position ${head + 5n}, but events\\.sqlite3 ends at position ${head}`),
   );
 });
+
+test('a start whose log is gone (deleted, or WEIR_EVENT_STORE_FILE naming a new one) sets the read models aside: they would have hidden the new log’s first events', async (t) => {
+  const { dataDir } = await dataDirWith(t, 'Before');
+  await rm(join(dataDir, 'events.sqlite3'));
+  const lines: Record<string, unknown>[] = [];
+  const weir = await start(t, dataDir, lines);
+  t.deepEqual(await organizationIds(weir), [], 'a new log: none of the old organizations served');
+  const { organizationId: fresh } = await createOrganization(weir.commands, 'After');
+  await weir.projections.waitFor((await weir.eventStore.headPosition()) ?? 0n);
+  t.deepEqual(await organizationIds(weir), recordsOf(fresh), 'the new log’s first events are read');
+  t.regex(
+    String(lines.find((line) => line['event'] === 'read_models.foreign')?.['msg']),
+    /has read the log up to position [1-9]\d*, but events\.sqlite3 ends at position 0/,
+  );
+});

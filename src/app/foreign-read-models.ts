@@ -13,7 +13,7 @@ const COMPANIONS = ['', '-wal', '-shm'];
  * log (restored from another backup, ahead of the log, another log's organizations), it is moved
  * aside, with its -wal and -shm, to `read-models.sqlite3.foreign-<time>`; the read store then opens
  * a new file and the projections build it from the log, as for a new data dir. Nothing is deleted.
- * Returns where it went, or null when the read models belong (or there are none, or no log yet).
+ * Returns where it went, or null when the read models belong (or there are none).
  */
 export async function setAsideForeignReadModels(options: {
   dataDir: string;
@@ -24,14 +24,16 @@ export async function setAsideForeignReadModels(options: {
 }): Promise<string | null> {
   const { dataDir, log, logger } = options;
   const readModels = join(dataDir, SQLITE_READ_STORE_FILE);
-  if (!existsSync(readModels) || !existsSync(log)) return null;
-  const head = withDatabase(log, (db) =>
-    hasTable(db, 'events')
-      ? ((db.prepare('SELECT max(position) FROM events').pluck().safeIntegers().get() as bigint | null) ?? 0n)
-      : null,
-  );
-  if (head === null) return null;
-  const { reason } = readModelsBelonging(readModels, log, head);
+  if (!existsSync(readModels)) return null;
+  // No log (yet) is a log at position 0: read models past it, or holding organizations, are not its.
+  const head = existsSync(log)
+    ? withDatabase(log, (db) =>
+        hasTable(db, 'events')
+          ? ((db.prepare('SELECT max(position) FROM events').pluck().safeIntegers().get() as bigint | null) ?? 0n)
+          : null,
+      )
+    : null;
+  const { reason } = readModelsBelonging(readModels, head === null ? null : log, head ?? 0n);
   if (reason === null) return null;
   const stamp = new Date(options.now).toISOString().replace(/:/g, '-');
   let aside = `${readModels}.foreign-${stamp}`;

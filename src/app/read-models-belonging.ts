@@ -27,11 +27,12 @@ export const hasTable = (db: Database.Database, table: string): boolean =>
  * Whether the read models belong to this log, in bounded lookups (`weir backup --verify`, and every
  * start): their position is not past its head (else they are from a later copy or another data dir,
  * or the log lost its tail), and the organizations they hold are in it (another data dir's are not:
- * their ids are random). `reason` is null when they belong.
+ * their ids are random). `reason` is null when they belong. `log` null: there is none yet (head 0,
+ * no organization in it).
  */
 export function readModelsBelonging(
   readModels: string,
-  log: string,
+  log: string | null,
   head: bigint,
 ): { note: string; reason: string | null } {
   return withDatabase(readModels, (db) => {
@@ -49,14 +50,22 @@ export function readModelsBelonging(
       .prepare('SELECT id, body FROM documents WHERE collection = ? ORDER BY id LIMIT ?')
       .raw()
       .all(COLLECTIONS.organizations, ORGANIZATIONS_LOOKED_UP) as [string, string][];
-    const foreign = withDatabase(log, (events) => {
-      const recorded = events.prepare('SELECT 1 FROM events WHERE stream_id = ? AND (? IS NULL OR revision = ?)');
-      return organizations.filter(([id, body]) => {
-        const revision = (JSON.parse(body) as { _revision?: unknown })._revision;
-        const at = typeof revision === 'number' ? revision : null;
-        return recorded.get(`organization-${id}`, at, at) === undefined;
-      });
-    });
+    if (organizations.length > 0 && log === null)
+      return {
+        note: at,
+        reason: `${SQLITE_READ_STORE_FILE} holds organization ${organizations[0]![0]}${organizations.length > 1 ? ` and ${organizations.length - 1} more` : ''} but there is no log beside it: they are not from the same data dir`,
+      };
+    const foreign =
+      organizations.length === 0 || log === null
+        ? []
+        : withDatabase(log, (events) => {
+            const recorded = events.prepare('SELECT 1 FROM events WHERE stream_id = ? AND (? IS NULL OR revision = ?)');
+            return organizations.filter(([id, body]) => {
+              const revision = (JSON.parse(body) as { _revision?: unknown })._revision;
+              const at = typeof revision === 'number' ? revision : null;
+              return recorded.get(`organization-${id}`, at, at) === undefined;
+            });
+          });
     if (foreign.length > 0)
       return {
         note: at,
