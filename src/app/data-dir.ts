@@ -1,4 +1,5 @@
 import { chmod, link, lstat, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { Log } from '../shared/logger.ts';
 import { makeDirectory } from '../shared/make-directory.ts';
@@ -11,6 +12,19 @@ export const PRIVATE_UMASK = 0o077;
 
 /** The file `weir serve` holds while it uses a data dir: its pid. */
 export const SERVE_LOCK_FILE = 'serve.lock';
+
+/** Written by `weir restore` before it copies, removed once the copy verifies: a data dir holding it is not whole. */
+export const RESTORE_UNFINISHED_FILE = 'restore-unfinished';
+
+/** A data dir a `weir restore` left unfinished (a copy cut short, a result that did not verify). */
+export class UnfinishedRestoreError extends Error {
+  constructor(readonly dataDir: string) {
+    super(
+      `a weir restore into the data dir ${dataDir} did not finish (${join(dataDir, RESTORE_UNFINISHED_FILE)}): it may hold part of a backup; run weir restore again with --force, which moves it aside`,
+    );
+    this.name = 'UnfinishedRestoreError';
+  }
+}
 
 /** How many tightened entries the start-up log names before it counts the rest. */
 const NAMED_IN_LOG = 8;
@@ -130,6 +144,11 @@ export async function lockDataDir(dataDir: string, log: Log, by: LockHolder = 's
     await rm(draft, { force: true });
   }
   heldHere.add(dataDir);
+  if (by !== 'restore' && existsSync(join(dataDir, RESTORE_UNFINISHED_FILE))) {
+    heldHere.delete(dataDir);
+    await unlink(lockFile).catch(() => undefined);
+    throw new UnfinishedRestoreError(dataDir);
+  }
   let released = false;
   return async () => {
     if (released) return;

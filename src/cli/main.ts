@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, readConfig } from '../app/config.ts';
-import { DataDirInUseError, lockDataDir, PRIVATE_UMASK, prepareDataDir } from '../app/data-dir.ts';
+import {
+  DataDirInUseError,
+  lockDataDir,
+  PRIVATE_UMASK,
+  prepareDataDir,
+  UnfinishedRestoreError,
+} from '../app/data-dir.ts';
 import { SettingError } from '../shared/setting-error.ts';
 import { BackupCheckError } from './backup-check-error.ts';
 import { checkHealth, healthUrlProblem } from './check-health.ts';
@@ -562,7 +568,11 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(`weir: ${system}`);
     process.exit(1);
   }
-  if (error instanceof DataDirInUseError || error instanceof BackupCheckError) {
+  if (
+    error instanceof DataDirInUseError ||
+    error instanceof BackupCheckError ||
+    error instanceof UnfinishedRestoreError
+  ) {
     console.error(`weir: ${error.message}`);
     process.exit(1);
   }

@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { createCommandHandler } from '../actors/command-handler.ts';
 import { ConfigError } from '../app/config.ts';
-import { DataDirInUseError, lockDataDir } from '../app/data-dir.ts';
+import { DataDirInUseError, lockDataDir, RESTORE_UNFINISHED_FILE, UnfinishedRestoreError } from '../app/data-dir.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
@@ -105,4 +105,44 @@ test('weir restore refuses a data dir a weir serve holds, and one that holds any
   t.deepEqual(report.check.problems, []);
   t.is((await stat(dataDir)).mode & 0o777, 0o700);
   t.false(existsSync(join(dataDir, 'serve.lock')), 'the restore let go of the data dir');
+});
+
+test('weir restore refuses a backup and a data dir of which one holds the other, symbolic links followed, and touches neither', async (t) => {
+  const from = await backupFolder(t);
+  const parent = dirname(from);
+  const before = (await readdir(from, { recursive: true })).sort();
+  const link = join(await tempDir(t), 'link-to-backup');
+  await symlink(from, link);
+  for (const [source, dataDir] of [
+    [from, parent],
+    [from, join(from, 'data')],
+    [link, from],
+    [from, join(link, 'data')],
+  ] as const) {
+    const error = await t.throwsAsync(restore(source, dataDir, true), { instanceOf: ConfigError });
+    t.regex(error.message, /are the same folder or one holds the other/, `${source} into ${dataDir}`);
+  }
+  t.deepEqual((await readdir(from, { recursive: true })).sort(), before, 'the backup is as it was');
+  t.false(existsSync(`${parent}.before-restore-2026-12-02T03-30-00.000Z`));
+});
+
+test('a data dir a weir restore left unfinished is refused by a start until a restore with --force finishes it, the unfinished one moved aside', async (t) => {
+  const from = await backupFolder(t);
+  const dataDir = join(await tempDir(t), 'data');
+  await mkdir(dataDir, { mode: 0o700 });
+  // What a copy cut short leaves: the mark, and part of a backup.
+  await writeFile(join(dataDir, RESTORE_UNFINISHED_FILE), '2026-12-02T03:00:00.000Z\n');
+  await writeFile(join(dataDir, 'master.key'), 'half');
+  const error = await t.throwsAsync(
+    lockDataDir(dataDir, () => {}),
+    { instanceOf: UnfinishedRestoreError },
+  );
+  t.regex(error.message, /a weir restore into the data dir .* did not finish .*run weir restore again with --force/);
+  t.false(existsSync(join(dataDir, 'serve.lock')), 'the refused start holds no lock');
+
+  const report = await restore(from, dataDir, true);
+  t.true(existsSync(join(report.movedAside!, RESTORE_UNFINISHED_FILE)));
+  t.false(existsSync(join(dataDir, RESTORE_UNFINISHED_FILE)), 'finished: the mark is gone');
+  const release = await lockDataDir(dataDir, () => {});
+  await release();
 });

@@ -1,7 +1,13 @@
-import { chmod, mkdir, readdir, rename } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { chmod, mkdir, readdir, realpath, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../app/config.ts';
-import { lockDataDir, PRIVATE_DIR_MODE, SERVE_LOCK_FILE } from '../app/data-dir.ts';
+import {
+  lockDataDir,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  RESTORE_UNFINISHED_FILE,
+  SERVE_LOCK_FILE,
+} from '../app/data-dir.ts';
 import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
 import type { Log } from '../shared/logger.ts';
 import { makeDirectory } from '../shared/make-directory.ts';
@@ -34,7 +40,12 @@ export async function restoreDataDir(options: {
 }): Promise<RestoreReport> {
   const from = resolve(options.from);
   const dataDir = resolve(options.dataDir);
-  if (from === dataDir) throw new ConfigError(`restore: --from and --data-dir are the same folder (${from})`);
+  // Through symbolic links: one inside the other would move the backup aside, or copy the old data in.
+  const [realFrom, realDataDir] = [await realPathOf(from), await realPathOf(dataDir)];
+  if (within(realFrom, realDataDir) || within(realDataDir, realFrom))
+    throw new ConfigError(
+      `restore: --from ${from} and --data-dir ${dataDir} are the same folder or one holds the other: restore into a folder beside the backup`,
+    );
   const backup = checkBackup(from);
   if (backup.problems.length > 0)
     throw new ConfigError(
@@ -54,21 +65,54 @@ export async function restoreDataDir(options: {
       movedAside = `${dataDir}.before-restore-${new Date(options.now).toISOString().replace(/:/g, '-')}`;
       // Entry by entry, the data dir itself staying (and locked): a mount point cannot be renamed.
       await mkdir(movedAside, { mode: PRIVATE_DIR_MODE });
-      for (const name of held) await rename(join(dataDir, name), join(movedAside, name));
+      for (const name of held)
+        await rename(join(dataDir, name), join(movedAside, name)).catch(async (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+          // The first entry already cannot move: nothing moved, the empty folder goes.
+          await rmdir(movedAside!).catch(() => undefined);
+          throw new ConfigError(
+            `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: empty it yourself (keep a copy), or restore into another folder`,
+          );
+        });
     }
     await chmod(dataDir, PRIVATE_DIR_MODE);
-    const { files } = await copyDataDir(from, join(from, SQLITE_EVENT_STORE_FILE), dataDir);
+    // Until the copy verifies, nothing starts on it (lockDataDir refuses): a copy cut short is no data dir.
+    const unfinished = join(dataDir, RESTORE_UNFINISHED_FILE);
+    await writeFile(unfinished, `${new Date(options.now).toISOString()}\n`, { mode: PRIVATE_FILE_MODE });
+    const aside = movedAside ? ` (what it held is in ${movedAside})` : '';
+    const { files } = await copyDataDir(from, join(from, SQLITE_EVENT_STORE_FILE), dataDir).catch((error: unknown) => {
+      throw new BackupCheckError(
+        `restore: copying ${from} into ${dataDir} failed: ${(error as Error).message}; nothing will start on it until weir restore --force is run again${aside}`,
+      );
+    });
     // Read back as a start would read it: a copy that does not hold is said, not reported restored.
     const check = checkBackup(dataDir);
     if (check.problems.length > 0)
       throw new BackupCheckError(
-        `restore: the restored data dir ${dataDir} does not verify: ${check.problems.join('; ')}; start nothing on it (weir restore --force moves it aside)`,
+        `restore: the restored data dir ${dataDir} does not verify: ${check.problems.join('; ')}; nothing will start on it until weir restore --force is run again${aside}`,
       );
+    await rm(unfinished);
     return { from, dataDir, files, movedAside, check };
   } finally {
     await release();
   }
 }
+
+/** `path` with its symbolic links resolved, as far as it exists (a new data dir does not yet). */
+async function realPathOf(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(path) === path) throw error;
+    return join(await realPathOf(dirname(path)), basename(path));
+  }
+}
+
+/** Whether `inner` is `outer` or a folder inside it. */
+const within = (inner: string, outer: string): boolean => {
+  const path = relative(outer, inner);
+  return path === '' || (!path.startsWith('..') && !isAbsolute(path));
+};
 
 /** The summary `weir restore` prints: what was copied, where the old data dir went, and how to start. */
 export function restoreSummaryOf(report: RestoreReport): string {
