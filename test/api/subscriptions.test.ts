@@ -639,7 +639,10 @@ test("a subscription session with neither customerId nor customerData.email (the
   );
   t.is(early.status, 400);
   t.like(early.body, { code: 'parameter_missing' });
-  t.regex(early.body.message, /^email: your email is needed before choosing how to pay/);
+  t.regex(
+    early.body.message,
+    /^customerDetails\.email: is missing: the payer's email must be given first, with the checkout page's email form/,
+  );
   const unchosen = await api.get<{ paymentIntent: { paymentMethod: unknown } }>(
     `/api/v1/checkout/sessions/${session.id}`,
   );
