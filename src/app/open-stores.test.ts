@@ -6,7 +6,8 @@ import test from 'ava';
 import { SETUP_TOKEN_FILE } from '../dashboard/auth/setup-token.ts';
 import { SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { silentLogger } from '../shared/logger.ts';
-import { openStores, startWeir } from './start-weir.ts';
+import { openStores } from './open-stores.ts';
+import { startWeir } from './start-weir.ts';
 
 test('a read store that cannot open closes the log opened before it: nothing is left open behind the error', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'weir-open-stores-'));

@@ -17,7 +17,9 @@ import { createLineItemResolver } from '../actors/line-items.ts';
 import type { Bus } from '../bus/bus.ts';
 import { BusConnectionError } from '../bus/errors.ts';
 import { openBus } from '../bus/open-bus.ts';
-import { looksUnreachable, untilReachable } from '../shared/until-reachable.ts';
+import { untilReachable } from '../shared/until-reachable.ts';
+import type { WaitingLog } from './open-event-log.ts';
+import { openStores } from './open-stores.ts';
 import { createMatcher } from '../chain-ingest/matcher.ts';
 import { combineRails, combinedRecovery, everyNetwork, type Rail, type RailFollower } from '../chain-ingest/rail.ts';
 import { createEvmRail } from '../chain-ingest/evm/evm-rail.ts';
@@ -36,8 +38,8 @@ import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection }
 import { createSweeper, sweepMetrics } from '../sweeper/sweeper.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
 import type { EventStore } from '../event-store/event-store.ts';
-import { openEventStore, SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
-import { ALL_PROJECTIONS, READ_MODEL_INDEXES } from '../projections/all-projections.ts';
+import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
+import { ALL_PROJECTIONS } from '../projections/all-projections.ts';
 import { createProjectionRunner, registerLagMetrics, type ProjectionRunner } from '../projections/projection-runner.ts';
 import { createSharedProjections } from '../projections/shared-projections.ts';
 import type { ApiBridge } from '../read-api/api-bridge.ts';
@@ -53,7 +55,6 @@ import { USERS } from '../projections/team.projection.ts';
 import { continueWhenRead } from '../read-api/request-body.ts';
 import { createHealth } from './health.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
-import { openReadStore } from '../read-store/open-read-store.ts';
 import { createSystemClock, type Clock } from '../shared/clock.ts';
 import { settleWithin } from '../shared/settle-within.ts';
 import { createSecretBox, loadMasterKey } from '../tenancy/secrets.ts';
@@ -197,55 +198,6 @@ const listenUrlOf = (host: string, port: number) => `http://${host.includes(':')
 /** Where payers and receivers reach Weir: the configured public URL, else where it listens. */
 const publicUrlOf = (config: Pick<WeirConfig, 'publicUrl' | 'host'>, port: number) =>
   (config.publicUrl ?? listenUrlOf(config.host, port)).replace(/\/$/, '');
-
-/** What a service not up yet is logged as while Weir waits for it. */
-export type WaitingLog = Parameters<typeof untilReachable>[2]['log'];
-
-const stderrWaiting: WaitingLog = (line) => console.error(`[weir] ${line}`);
-
-/** The event log, waited for while a configured KurrentDB is unreachable. */
-export function openEventLog(
-  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'eventStoreFile'>,
-  waiting: WaitingLog = stderrWaiting,
-) {
-  return untilReachable(
-    'KurrentDB',
-    () => openEventStore({ kurrentDbUrl: config.kurrentDbUrl, dataDir: config.dataDir, file: config.eventStoreFile }),
-    { retryable: (error) => !!config.kurrentDbUrl && looksUnreachable(error), log: waiting },
-  );
-}
-
-/**
- * Open the stores (embedded defaults when no URL is set). A KurrentDB or MongoDB that does not
- * answer yet (a container starting beside Weir) is waited for, with backoff, and said so.
- */
-export async function openStores(
-  config: Pick<WeirConfig, 'dataDir' | 'kurrentDbUrl' | 'mongoDbUrl' | 'eventStoreFile'>,
-  waiting: WaitingLog = stderrWaiting,
-  /** A read store given instead of opening one. */
-  given?: ReadStore,
-) {
-  const retry = { retryable: looksUnreachable, log: waiting };
-  const eventStore = await openEventLog(config, waiting);
-  if (given) return { eventStore, readStore: given };
-  // Projections build a new object for every change and never mutate a stored one.
-  const readStore = await untilReachable(
-    'MongoDB',
-    () =>
-      openReadStore({
-        mongoDbUrl: config.mongoDbUrl,
-        ...READ_MODEL_INDEXES,
-        embeddedWrites: 'trusted',
-        dataDir: config.dataDir,
-      }),
-    { ...retry, retryable: (error) => !!config.mongoDbUrl && looksUnreachable(error) },
-  ).catch(async (error: unknown) => {
-    // The log opened first is closed: a failed open leaves nothing open behind it.
-    await eventStore.close();
-    throw error;
-  });
-  return { eventStore, readStore };
-}
 
 /**
  * Everything in one process: API, projections, matcher, webhook dispatcher and timers. Read

@@ -141,7 +141,7 @@ async function userCreate(argv: string[]): Promise<void> {
  * to write (it projects what the command appended), so a command never opens them beside it.
  */
 async function openCommandLog(config: ReturnType<typeof readConfig>) {
-  const { openEventLog } = await import('../app/start-weir.ts');
+  const { openEventLog } = await import('../app/open-event-log.ts');
   return openEventLog(config);
 }
 
@@ -154,7 +154,7 @@ async function replay(argv: string[]): Promise<void> {
     existingLogFile(config, 'replay');
     await prepareDataDir(config.dataDir, (line) => console.error(line));
   }
-  const { openStores } = await import('../app/start-weir.ts');
+  const { openStores } = await import('../app/open-stores.ts');
   const { ALL_PROJECTIONS } = await import('../projections/all-projections.ts');
   const { createProjectionRunner } = await import('../projections/projection-runner.ts');
   const { documentCounts, replaySummaryOf, replayTally } = await import('./replay.ts');
@@ -271,7 +271,7 @@ async function inspect(argv: string[]): Promise<void> {
   privateFiles();
   await prepareDataDir(config.dataDir, (line) => console.error(line));
   // Read only, so beside a running `weir serve` too: the data dir is not locked.
-  const { openStores } = await import('../app/start-weir.ts');
+  const { openStores } = await import('../app/open-stores.ts');
   const { findMachineRecord } = await import('../inspect/inspected-records.ts');
   const { bridgeCredential, bridgeInvitation, INSPECTOR_TOKEN_FILE, openInspector } = await import(
     '../inspect/inspector.ts'

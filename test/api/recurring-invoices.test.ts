@@ -5,7 +5,8 @@ import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts'
 import { createCommandHandler, type CommandHandler } from '../../src/actors/command-handler.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import { dueEndOfDay } from '../../machines/invoice.due.ts';
-import { openStores, type Weir } from '../../src/app/start-weir.ts';
+import { openStores } from '../../src/app/open-stores.ts';
+import type { Weir } from '../../src/app/start-weir.ts';
 import { ALL_PROJECTIONS } from '../../src/projections/all-projections.ts';
 import { COLLECTIONS, type TimerDoc } from '../../src/projections/collections.ts';
 import { REMINDER_TIMER } from '../../src/projections/invoice-reminder-timers.ts';
