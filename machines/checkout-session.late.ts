@@ -126,3 +126,28 @@ export function confirmingAfterClose(session: CheckoutSession): ClosedMoney {
   const closed = session.status === 'expired' || session.status === 'canceled';
   return closedMoney(session, closed ? session.payments.filter((p) => p.status === 'pending') : [], 'pending');
 }
+
+/**
+ * A session's money around its close, derived once by the rules above: the payer's status poll and
+ * the dashboard's session page read these same figures, so they cannot tell it two ways.
+ */
+export type MoneyAtClose = {
+  /** What it was paid, split at the close (`paidAtClose`). */
+  paid: ReturnType<typeof paidAtClose>;
+  /** Every confirmed late payment, after a short completion too, settled or not (`receivedSplit`'s `afterClose`). */
+  lateReceived: ClosedMoney;
+  /** The confirmed late money a page speaks of, and when a mark of refunded covered it (`lateMoney`). */
+  late: ReturnType<typeof lateMoney>;
+  /** Payments still confirming at an expired or canceled session (`confirmingAfterClose`). */
+  confirming: ClosedMoney;
+  /** Expired or canceled, then paid (`paidAfterClose`). */
+  paidAfterClose: boolean;
+};
+
+export const moneyAtClose = (session: CheckoutSession): MoneyAtClose => ({
+  paid: paidAtClose(session),
+  lateReceived: receivedSplit(session).afterClose,
+  late: lateMoney(session),
+  confirming: confirmingAfterClose(session),
+  paidAfterClose: paidAfterClose(session),
+});

@@ -213,7 +213,7 @@ test('weir backup --verify says when the log and the read models are not from on
   await later.setCheckpoint('projections', 25n);
   await later.close();
   t.deepEqual(checkBackup(ahead).problems, [
-    'read-models.sqlite3 has read the log up to position 25, but events.sqlite3 ends at position 20: they are not from the same backup (or the log lost its last events); restore both files from the same backup, or move read-models.sqlite3 aside and weir serve rebuilds it from the log',
+    'read-models.sqlite3 has read the log up to position 25, but events.sqlite3 ends at position 20: they are not from the same backup (or the log lost its last events); restore both files from the same backup, or start weir serve, which sets read-models.sqlite3 aside and rebuilds it from the log',
   ]);
 
   const foreign = await copyOf(t, out);
@@ -221,7 +221,7 @@ test('weir backup --verify says when the log and the read models are not from on
   await other.collection('organizations').put({ _id: 'org_elsewhere', organizationId: 'org_elsewhere', _revision: 0 });
   await other.close();
   t.deepEqual(checkBackup(foreign).problems, [
-    'read-models.sqlite3 holds organization org_elsewhere as events.sqlite3 never recorded it: they are not from the same data dir; restore both files from the same backup, or move read-models.sqlite3 aside and weir serve rebuilds it from the log',
+    'read-models.sqlite3 holds organization org_elsewhere as events.sqlite3 never recorded it: they are not from the same data dir; restore both files from the same backup, or start weir serve, which sets read-models.sqlite3 aside and rebuilds it from the log',
   ]);
 });
 

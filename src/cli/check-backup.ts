@@ -9,7 +9,7 @@ import { hasTable, readModelsBelonging, withDatabase } from '../app/read-models-
 export type BackupCheck = { dir: string; files: { name: string; note: string }[]; problems: string[] };
 
 const RESTORE_BOTH =
-  'restore both files from the same backup, or move read-models.sqlite3 aside and weir serve rebuilds it from the log';
+  'restore both files from the same backup, or start weir serve, which sets read-models.sqlite3 aside and rebuilds it from the log';
 
 /** SQLite's `PRAGMA integrity_check` of one file: null when it holds, else what is wrong (its first lines). */
 function integrityProblem(path: string): string | null {

@@ -107,6 +107,48 @@ test('weir restore refuses a data dir a weir serve holds, and one that holds any
   t.false(existsSync(join(dataDir, 'serve.lock')), 'the restore let go of the data dir');
 });
 
+test('weir restore --force on a data dir that is a mount point (its entries cannot be renamed beside it, EXDEV) says so and that nothing was moved or restored, and leaves the data dir as it was', async (t) => {
+  const from = await backupFolder(t);
+  const dataDir = join(await tempDir(t), 'data');
+  await mkdir(join(dataDir, 'ingest'), { recursive: true });
+  await writeFile(join(dataDir, 'events.sqlite3'), 'the log it held before');
+  await writeFile(join(dataDir, 'ingest', 'devnet.evm-follower.json'), '{"block":7}');
+  const tried: string[] = [];
+  // As the kernel answers a rename out of a mounted file system.
+  const acrossDevices = async (source: string, target: string): Promise<void> => {
+    tried.push(source);
+    throw Object.assign(new Error(`EXDEV: cross-device link not permitted, rename '${source}' -> '${target}'`), {
+      code: 'EXDEV',
+    });
+  };
+
+  const error = await t.throwsAsync(
+    restoreDataDir({ from, dataDir, force: true, now: NOW, log: () => {}, rename: acrossDevices }),
+    { instanceOf: ConfigError },
+  );
+  t.is(
+    error.message,
+    `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
+  );
+  t.deepEqual(tried, [join(dataDir, 'events.sqlite3')], 'it stops at the first entry that cannot move');
+  t.deepEqual((await readdir(dataDir, { recursive: true })).sort(), [
+    'events.sqlite3',
+    'ingest',
+    'ingest/devnet.evm-follower.json',
+  ]);
+  t.is(await readFile(join(dataDir, 'events.sqlite3'), 'utf8'), 'the log it held before');
+  t.is(await readFile(join(dataDir, 'ingest', 'devnet.evm-follower.json'), 'utf8'), '{"block":7}');
+  t.false(existsSync(join(dataDir, RESTORE_UNFINISHED_FILE)), 'no restore began: nothing to mark unfinished');
+  t.deepEqual(
+    (await readdir(dirname(dataDir))).filter((name) => name.startsWith('data.before-restore-')),
+    [],
+    'the folder made to move it into is gone',
+  );
+  // Nothing holds the data dir: a start (or a restore into another folder's copy) may take it.
+  const release = await lockDataDir(dataDir, () => {});
+  await release();
+});
+
 test('weir restore refuses a backup and a data dir of which one holds the other, symbolic links followed, and touches neither', async (t) => {
   const from = await backupFolder(t);
   const parent = dirname(from);

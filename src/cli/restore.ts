@@ -37,7 +37,10 @@ export async function restoreDataDir(options: {
   force: boolean;
   now: number;
   log: Log;
+  /** How an entry of the data dir moves aside: `fs.rename`, or a test's that fails as a mount point makes it. */
+  rename?: (from: string, to: string) => Promise<void>;
 }): Promise<RestoreReport> {
+  const move = options.rename ?? rename;
   const from = resolve(options.from);
   const dataDir = resolve(options.dataDir);
   // Through symbolic links: one inside the other would move the backup aside, or copy the old data in.
@@ -66,12 +69,12 @@ export async function restoreDataDir(options: {
       // Entry by entry, the data dir itself staying (and locked): a mount point cannot be renamed.
       await mkdir(movedAside, { mode: PRIVATE_DIR_MODE });
       for (const name of held)
-        await rename(join(dataDir, name), join(movedAside, name)).catch(async (error: unknown) => {
+        await move(join(dataDir, name), join(movedAside, name)).catch(async (error: unknown) => {
           if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
           // The first entry already cannot move: nothing moved, the empty folder goes.
           await rmdir(movedAside!).catch(() => undefined);
           throw new ConfigError(
-            `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: empty it yourself (keep a copy), or restore into another folder`,
+            `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
           );
         });
     }

@@ -12,15 +12,7 @@ import {
   subtractExact,
 } from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
-import {
-  allSentBefore,
-  amountOf,
-  type ClosedMoney,
-  confirmingAfterClose,
-  lateMoney,
-  paidAfterClose,
-  paidAtClose,
-} from '../../machines/checkout-session.late.ts';
+import { allSentBefore, amountOf, type ClosedMoney, moneyAtClose } from '../../machines/checkout-session.late.ts';
 import { needsCustomerEmail } from '../../machines/checkout-session.decide.ts';
 import { contactPhrase } from './business-footer.ts';
 import { documentDate } from './invoice-document.ts';
@@ -126,9 +118,8 @@ export function payerStatus(
       : null;
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
   // Once marked, what the mark covered is settled: the page speaks of money after it alone.
-  const late = lateMoney(session);
+  const { late, confirming: confirmingLate, paidAfterClose, paid } = moneyAtClose(session);
   const { sentBefore: lateBefore, refundedAt } = late;
-  const confirmingLate = confirmingAfterClose(session);
   const pendingBefore = confirmingLate.sentBefore;
   // How money seen after (or confirming across) the close arrived: `before` of it was sent before the close.
   const closedAs = session.status === 'canceled' ? 'was canceled' : 'expired';
@@ -149,12 +140,12 @@ export function payerStatus(
       BigInt(session.amountOverpaid) > 0n
         ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact ${contactPhrase(business)} about it.`
         : 'Payment received, thank you.';
-  } else if (paidAfterClose(session) && pending.length === 0 && refundedAt) {
+  } else if (paidAfterClose && pending.length === 0 && refundedAt) {
     // Settled by the merchant: the payer learns it was marked refunded, and whom to ask if it has not reached them.
     state = session.status === 'canceled' ? 'canceled' : 'expired';
     title = 'Payment marked refunded';
     detail = `${arrival(late, 'was received')}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}. Do not send anything more to this address.`;
-  } else if (paidAfterClose(session)) {
+  } else if (paidAfterClose) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
     state = session.status === 'canceled' ? 'canceled' : 'expired';
     title = allSentBefore(late) ? `Payment received, checkout ${session.status}` : 'Payment received after closing';
@@ -216,7 +207,6 @@ export function payerStatus(
         : 'Choose how you want to pay.';
   }
 
-  const paid = paidAtClose(session);
   let payment = null;
   // No request while what was sent covers the rest: a request for 0 is no request (the page asks for nothing).
   if (pay && address && method && toSend > 0n && (session.status === 'open' || session.status === 'incomplete')) {

@@ -1,5 +1,5 @@
 import { declarationOf } from './route.ts';
-import type { MountedAreas } from './openapi-document.ts';
+import { type MountedAreas, mountedRoutes } from './openapi-document.ts';
 
 /**
  * The route table `openApiDocument` documents, as text: each layer's area, path, methods and
@@ -9,11 +9,7 @@ import type { MountedAreas } from './openapi-document.ts';
  */
 export function routeTableKey(areas: MountedAreas, info: { version: string; serverUrl?: string }): string {
   const lines = [JSON.stringify(info)];
-  for (const [area, mounted] of Object.entries(areas)) {
-    const routers = mounted ? (Array.isArray(mounted) ? mounted : [mounted]) : [];
-    for (const router of routers)
-      for (const layer of router.stack)
-        lines.push(JSON.stringify([area, layer.path, layer.methods, declarationOf(layer) !== undefined]));
-  }
+  for (const { area, layer } of mountedRoutes(areas))
+    lines.push(JSON.stringify([area, layer.path, layer.methods, declarationOf(layer) !== undefined]));
   return lines.join('\n');
 }

@@ -24,6 +24,20 @@ import { WEBHOOKS_TAG_DESCRIPTION, webhookDefinitions } from './webhook-payloads
 /** The routers of each area, as `httpRouters` gives them. */
 export type MountedAreas = Record<string, Router<never> | Router<never>[] | null | undefined>;
 
+/** One route (a router's layer) of the area that mounts it. */
+export type MountedRoute = { area: string; layer: Router<never>['stack'][number] };
+
+/**
+ * Every route the areas' routers hold, in mount order: the one walk the document and its cache key
+ * (`routeTableKey`) both take, so they cannot disagree on which routes exist.
+ */
+export function* mountedRoutes(areas: MountedAreas): Generator<MountedRoute> {
+  for (const [area, mounted] of Object.entries(areas)) {
+    const routers = mounted ? (Array.isArray(mounted) ? mounted : [mounted]) : [];
+    for (const router of routers) for (const layer of router.stack) yield { area, layer };
+  }
+}
+
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 type Method = RouteConfig['method'];
@@ -440,28 +454,23 @@ export function openApiDocument(areas: MountedAreas, info: { version: string; se
     ...route,
     operationId: idOf(route.method, route.path, route.tags?.[0] ?? ''),
   });
-  for (const [area, mounted] of Object.entries(areas)) {
-    const routers = mounted ? (Array.isArray(mounted) ? mounted : [mounted]) : [];
-    for (const router of routers) {
-      for (const layer of router.stack) {
-        const declared = declarationOf(layer);
-        const { path, names } = openApiPath(layer.path as string);
-        for (const upper of layer.methods) {
-          const method = upper.toLowerCase() as Method;
-          if (!METHODS.includes(method)) continue;
-          // The first router that has a method and path answers it (dispatch tries them in order).
-          const key = `${method} ${path}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          registry.registerPath(
-            named(
-              declared
-                ? declaredOperation(area, declared, method, path, names)
-                : undeclaredOperation(area, method, path, names),
-            ),
-          );
-        }
-      }
+  for (const { area, layer } of mountedRoutes(areas)) {
+    const declared = declarationOf(layer);
+    const { path, names } = openApiPath(layer.path as string);
+    for (const upper of layer.methods) {
+      const method = upper.toLowerCase() as Method;
+      if (!METHODS.includes(method)) continue;
+      // The first router that has a method and path answers it (dispatch tries them in order).
+      const key = `${method} ${path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      registry.registerPath(
+        named(
+          declared
+            ? declaredOperation(area, declared, method, path, names)
+            : undeclaredOperation(area, method, path, names),
+        ),
+      );
     }
   }
   for (const route of EXTRA_ROUTES) registry.registerPath(named(route));

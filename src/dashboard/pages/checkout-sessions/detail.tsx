@@ -33,10 +33,8 @@ import {
   allSentBefore,
   amountOf,
   type ClosedMoney,
-  confirmingAfterClose,
-  lateMoney,
-  paidAfterClose,
-  receivedSplit,
+  type MoneyAtClose,
+  moneyAtClose,
 } from '../../../../machines/checkout-session.late.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
@@ -213,10 +211,9 @@ function Actions({
  * amountNet (all it received); closed, what came before the close (late money is the payer's to
  * settle, not the order's); open or underpaid, what has arrived so far.
  */
-const netReceived = (session: CheckoutSessionDoc): bigint => {
+const netReceived = (session: CheckoutSessionDoc, paid: MoneyAtClose['paid']): bigint => {
   if (session.status === 'complete') return BigInt(session.amountNet);
-  const received = isClosed(session) ? receivedSplit(session).beforeClose.amount : BigInt(session.amountReceived);
-  const net = received - BigInt(session.amountFee);
+  const net = paid.beforeClose - BigInt(session.amountFee);
   return net > 0n ? net : 0n;
 };
 
@@ -228,19 +225,18 @@ const isClosed = (session: CheckoutSessionDoc): boolean =>
  * of the total (what it would have netted paid in full), and late money is never in Net. An open
  * session's Net grows toward amountNet as it is paid, which needs no note.
  */
-function netNotes(session: CheckoutSessionDoc, late: ClosedMoney, net: bigint): string[] {
+function netNotes(session: CheckoutSessionDoc, late: ClosedMoney | null, net: bigint): string[] {
   if (!isClosed(session)) return [];
   const c = session.currency;
-  const notes = late.payments.length > 0 ? [`Late money (${amountOf(late, (a) => money(a, c))}) is not in it.`] : [];
+  const notes = late ? [`Late money (${amountOf(late, (a) => money(a, c))}) is not in it.`] : [];
   if (net !== BigInt(session.amountNet))
     notes.push(`The API's amountNet (${money(session.amountNet, c)}) is what it would have netted if paid in full.`);
   return notes;
 }
 
 /** Paid, or not: a session waiting for the rest of its amount is neither, nor one paid after it closed. */
-const paymentOf = (session: CheckoutSessionDoc): string => {
-  if (paidAfterClose(session)) {
-    const late = lateMoney(session);
+const paymentOf = (session: CheckoutSessionDoc, { paidAfterClose, late }: MoneyAtClose): string => {
+  if (paidAfterClose) {
     return `${lateName(late)} — ${late.refundedAt ? 'marked refunded' : 'needs refund or review'}`;
   }
   return session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
@@ -258,13 +254,13 @@ export function Summary({
   const c = session.currency;
   // Closed, the API's amountReceived counts late money too: a merchant read it as the order paid. The
   // Summary splits it as the late-money card tells it; late money after a short completion is the merchant's.
-  const { beforeClose, afterClose: late } = receivedSplit(session);
-  const received: [string, string] =
-    isClosed(session) && late.payments.length > 0
-      ? [`Received before ${session.status === 'canceled' ? 'the cancel' : 'it expired'}`, money(beforeClose.amount, c)]
-      : ['Received', money(session.amountReceived, c)];
-  const net = netReceived(session);
-  const notes = netNotes(session, late, net);
+  const atClose = moneyAtClose(session);
+  const { paid, lateReceived: late } = atClose;
+  const received: [string, string] = paid.afterClose
+    ? [`Received before ${session.status === 'canceled' ? 'the cancel' : 'it expired'}`, money(paid.beforeClose, c)]
+    : ['Received', money(session.amountReceived, c)];
+  const net = netReceived(session, paid);
+  const notes = netNotes(session, paid.afterClose, net);
   // Partly paid, a session no longer expires (its timer is dropped); complete, when it would have is moot.
   const completedAt = session.status === 'complete' ? session.completedAt : null;
   return (
@@ -290,7 +286,7 @@ export function Summary({
                 ),
               ],
           ['Status', () => <Badge tone={STATUS[session.status].tone} label={STATUS[session.status].text} />],
-          ['Payment', paymentOf(session)],
+          ['Payment', paymentOf(session, atClose)],
           ['Created', () => <DateTime iso={session.createdAt} timeZone={timeZone} />],
           completedAt
             ? ['Completed', () => <DateTime iso={completedAt} timeZone={timeZone} />]
@@ -375,14 +371,14 @@ export function MoneyToSettle({
 }): JSX.Element {
   const c = session.currency;
   // Marked refunded and paid late again: only the money after the mark is still to settle.
-  const lateMoneyOf = lateMoney(session);
+  const { late: lateMoneyOf, paidAfterClose, confirming: arriving } = moneyAtClose(session);
   const { payments: latePayments, refundedAt: refunded } = lateMoneyOf;
   const ended = ENDED[session.status] ?? 'closed';
   const base = `${LIST_PATH}/${encodeURIComponent(session.id)}`;
   // Marked refunded, then paid late again: the mark (once per session) does not cover the new money.
   const markedBefore = refunded === null ? session.paymentIntent.markRefundedAt : null;
   const arrived = arrival(lateMoneyOf, c, ended, false);
-  if (paidAfterClose(session) && refunded)
+  if (paidAfterClose && refunded)
     return (
       <Card id="money-to-settle" title={`${lateName(lateMoneyOf)} — refunded`}>
         <p>
@@ -396,7 +392,7 @@ export function MoneyToSettle({
         )}
       </Card>
     );
-  if (paidAfterClose(session))
+  if (paidAfterClose)
     return (
       <Card id="money-to-settle" title={`${lateName(lateMoneyOf)} — needs refund or review`} class="card-attention">
         <p
@@ -463,7 +459,6 @@ export function MoneyToSettle({
         {afterCompletion}
       </Card>
     );
-  const arriving = confirmingAfterClose(session);
   if (arriving.payments.length > 0)
     return (
       <Card
