@@ -7,8 +7,12 @@ import { paymentFixture, sessionFixture } from '../../machines/checkout-session.
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { createManualClock } from '../shared/clock.ts';
-import { NotFoundError } from '../shared/errors.ts';
-import { conflictCountingStore, readCountingStore } from '../../test/support/counting-stores.ts';
+import { ConflictError, NotFoundError } from '../shared/errors.ts';
+import {
+  alwaysConflictingStore,
+  conflictCountingStore,
+  readCountingStore,
+} from '../../test/support/counting-stores.ts';
 import { createCommandHandler } from './command-handler.ts';
 
 const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
@@ -60,6 +64,26 @@ test('concurrent commands on one stream: the stale append is rejected and retrie
   const { state } = await commands.load(checkoutSessionAggregate, session.id, null);
   t.deepEqual(state.context.session?.payments.map((p) => p.transferId).sort(), ['a', 'b']);
   t.is((await eventStore.readStream(`checkout_session-${session.id}`)).length, 3);
+});
+
+test('a record still busy after every retry is a passing 409 with Retry-After, not the bare revision error (a logged 500)', async (t) => {
+  const busy = alwaysConflictingStore(await store(t));
+  // Three attempts: the random pause between retries starts only after the second.
+  const commands = createCommandHandler({ eventStore: busy, clock: createManualClock(), maxAttempts: 3 });
+  const session = sessionFixture();
+  const error = await t.throwsAsync(
+    commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, tenant),
+    { instanceOf: ConflictError },
+  );
+  t.is(busy.appends(), 3, 'tried as often as maxAttempts says');
+  t.is(error.statusCode, 409);
+  t.is(error.code, 'conflict');
+  t.true(error.passing, 'a hosted page answers it with its 503 try-again page');
+  t.deepEqual(error.headers, { 'Retry-After': '1' });
+  t.is(
+    error.message,
+    `checkout session ${session.id} is being changed by other requests at the same moment; try again in a moment`,
+  );
 });
 
 test("a command on another tenant's record is a not-found and writes nothing", async (t) => {

@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.ts';
-import { NotFoundError } from '../shared/errors.ts';
+import { ConflictError, NotFoundError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import {
   WrongExpectedRevisionError,
@@ -71,6 +71,9 @@ export type CommandHandler = {
   ): Promise<LoadedRecord<TState>>;
 };
 
+/** When a client may ask again after a record stayed busy through every retry (`Retry-After`). */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
 export function createCommandHandler(deps: {
   eventStore: EventStore;
   clock: Clock;
@@ -99,6 +102,8 @@ export function createCommandHandler(deps: {
 
   const handle: CommandHandler['handle'] = async (aggregate, id, command, ctx, given) => {
     const streamId = streamIdOf(aggregate.category, id);
+    /** The kind of record as a refusal names it (`checkout session`). */
+    const what = aggregate.category.replace(/_/g, ' ');
     for (let attempt = 1; ; attempt++) {
       const loaded =
         attempt === 1 && given
@@ -111,7 +116,7 @@ export function createCommandHandler(deps: {
         first &&
         (first.metadata.organizationId !== ctx.organizationId || first.metadata.environment !== ctx.environment)
       ) {
-        throw new NotFoundError(aggregate.category.replace(/_/g, ' '), id);
+        throw new NotFoundError(what, id);
       }
       const now = new Date(clock.now()).toISOString();
       const decided = aggregate.decide(loaded.state, command, { now });
@@ -165,6 +170,14 @@ export function createCommandHandler(deps: {
             await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
           continue;
         }
+        // Still losing the race after every retry: a busy record, which passes (a 409 to ask again after, a
+        // hosted page's 503), not the unexpected 500 of a bare revision error.
+        if (error instanceof WrongExpectedRevisionError)
+          throw new ConflictError(
+            `${what} ${id} is being changed by other requests at the same moment; try again in a moment`,
+            'conflict',
+            BUSY_RETRY_AFTER_SECONDS,
+          );
         throw error;
       }
     }

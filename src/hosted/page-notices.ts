@@ -9,13 +9,16 @@ export type PageNotice = { status: number; heading: string; message: string; ret
 export type RefusalNotices = {
   /** 429: its message says what happened; the page adds when to try again (`tryAgainIn`), as `Retry-After` says. */
   rateLimited: PageNotice;
+  /** 429 of the tighter limit on requests that start a payment (`hosted_creates`), as `rateLimited`; absent: `rateLimited`. */
+  startsLimited?: PageNotice;
   /** 413: a form too large to read. */
   tooLarge: PageNotice;
   /** 503: a service Weir relies on did not answer, a record was busy. */
   unavailable: PageNotice;
 };
 
-const TOO_MANY_REQUESTS: PageNotice = {
+/** A rate limit on reading the pages: the words of every hosted page, the payment link's too. */
+export const TOO_MANY_REQUESTS: PageNotice = {
   status: 429,
   heading: 'Too many requests',
   message: 'Too many requests came from your connection in a short time.',
@@ -79,5 +82,16 @@ export const NOT_THIS_WAY: PageNotice = {
   status: 405,
   heading: 'This page cannot be used this way',
   message: 'This page only opens as a link in your browser and through its own buttons and forms.',
+  retry: true,
+};
+
+/**
+ * A path under a hosted page that no route has (`/pay/{id}/foo`): a page saying so, with the way back
+ * to the page of the record the path names, when it names one.
+ */
+export const NO_SUCH_PAGE: PageNotice = {
+  status: 404,
+  heading: 'Page not found',
+  message: 'There is no page at this address. Check the link you followed, or ask whoever sent it for a new one.',
   retry: true,
 };

@@ -1,4 +1,4 @@
-import type { PageNotice } from './page-notices.ts';
+import { type PageNotice, TOO_MANY_REQUESTS } from './page-notices.ts';
 
 /**
  * What a payment link's page says instead of its form, and with which status: the link cannot be
@@ -45,13 +45,18 @@ export const LINK_NOTICES = {
     message:
       "This payment link cannot be paid right now: the seller's settings for it do not allow a payment at the moment. Please contact them.",
   },
-  /** Its message is followed by when to try again, as `Retry-After` says (`tryAgainIn`). */
+  /**
+   * The limit on starting payments (a POST of the form) spent; its message is followed by when to try
+   * again, as `Retry-After` says (`tryAgainIn`). A page view past the read limit is `tooManyRequests`.
+   */
   tooManyAttempts: {
     status: 429,
     heading: 'Too many attempts',
     message: 'Too many payments were started from your connection in a short time.',
     retry: true,
   },
+  /** The read limit spent (viewing the page, or a form sent past it): followed by when to try again, as above. */
+  tooManyRequests: TOO_MANY_REQUESTS,
   formTooLarge: {
     status: 413,
     heading: 'Too much to send',

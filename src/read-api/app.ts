@@ -210,6 +210,8 @@ export function createApiApp(
   // API's JSON (hosted-error-pages.ts); the page scripts' JSON routes keep JSON answers.
   const logUnexpected = unexpectedErrorLog(deps.logger);
   const hosted = publicPages([publicJsonBody], ...routers.checkout);
+  // The script's routes keep JSON; a path under /checkout/ no route has, where a browser lands, is a page.
+  const checkoutScripts = compose<ApiState>([checkoutErrorPages(deps.readStore, logUnexpected, true), hosted]);
   const checkoutPages = checkoutErrorPages(deps.readStore, logUnexpected);
   const checkoutPage = compose<ApiState>([checkoutPages, hosted]);
   // The checkout page's asset buttons without its script: a form that its route reads itself.
@@ -254,7 +256,7 @@ export function createApiApp(
     if (isDocsPath(ctx.path)) return docs(ctx, next);
     if (ctx.path.startsWith('/api/')) return api(ctx, next);
     if (ctx.path.startsWith('/checkout/')) {
-      if (!CHECKOUT_PAGE.test(ctx.path)) return hosted(ctx, next);
+      if (!CHECKOUT_PAGE.test(ctx.path)) return checkoutScripts(ctx, next);
       return (ctx.method === 'POST' ? checkoutForm : checkoutPage)(ctx, next);
     }
     if (ctx.path.startsWith('/invoices/')) return hostedInvoices(ctx, next);

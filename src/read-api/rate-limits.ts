@@ -80,7 +80,13 @@ const describe = (limit: TokenBucketLimit) => {
   const [rate, burst] = formatTokenBucketLimit(limit).split(':');
   return `${rate}, bursts of ${burst}`;
 };
-const retryIn = (seconds: number) => `try again in ${seconds} s`;
+
+/** The limits as refusals name them (`RateLimitedError.limit`). */
+export type RateLimitName = 'api_key' | 'hosted' | 'hosted_creates' | 'auth_failures';
+
+/** The refusal of the limit `limit`, spent for `wait` more seconds: its message names the limit and why. */
+const limited = (limit: RateLimitName, why: string, wait: number) =>
+  new RateLimitedError(`rate limit ${limit}: ${why}; try again in ${wait} s`, wait, limit);
 
 /** The rate limits of the HTTP edge, on the injected clock; a limit that is off lets everything through. */
 export function createRateLimiting(deps: { clock: Clock; limits: RateLimits; maxBuckets?: number }): RateLimiting {
@@ -96,10 +102,7 @@ export function createRateLimiting(deps: { clock: Clock; limits: RateLimits; max
     perApiKey: (ctx, next) => {
       const wait = perKey?.take(ctx.state.tenant.keyId) ?? 0;
       if (wait > 0)
-        throw new RateLimitedError(
-          `rate limit api_key: too many requests with this API key (at most ${describe(limits.apiKey!)}); ${retryIn(wait)}`,
-          wait,
-        );
+        throw limited('api_key', `too many requests with this API key (at most ${describe(limits.apiKey!)})`, wait);
       return next();
     },
     hosted: (ctx, next) => {
@@ -108,14 +111,16 @@ export function createRateLimiting(deps: { clock: Clock; limits: RateLimits; max
       const creates = hostedCreates !== null && createsRecords(ctx) ? hostedCreates : null;
       const createWait = creates?.wait(address) ?? 0;
       if (createWait > 0)
-        throw new RateLimitedError(
-          `rate limit hosted_creates: too many payments started from this address (at most ${describe(limits.hostedCreates!)}); ${retryIn(createWait)}`,
+        throw limited(
+          'hosted_creates',
+          `too many payments started from this address (at most ${describe(limits.hostedCreates!)})`,
           createWait,
         );
       const wait = hostedReads?.take(address) ?? 0;
       if (wait > 0)
-        throw new RateLimitedError(
-          `rate limit hosted: too many requests to the payment pages from this address (at most ${describe(limits.hosted!)}); ${retryIn(wait)}`,
+        throw limited(
+          'hosted',
+          `too many requests to the payment pages from this address (at most ${describe(limits.hosted!)})`,
           wait,
         );
       creates?.take(address);
@@ -126,8 +131,9 @@ export function createRateLimiting(deps: { clock: Clock; limits: RateLimits; max
         const address = clientAddressKey(ctx.ip);
         const blocked = authFailures.wait(address);
         if (blocked > 0)
-          throw new RateLimitedError(
-            `rate limit auth_failures: too many failed authentications from this address (at most ${describe(limits.authFailures!)}); every request from it waits, with a valid key too; ${retryIn(blocked)}`,
+          throw limited(
+            'auth_failures',
+            `too many failed authentications from this address (at most ${describe(limits.authFailures!)}); every request from it waits, with a valid key too`,
             blocked,
           );
         try {

@@ -113,6 +113,8 @@ export class RateLimitedError extends WeirError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+    /** Which of the HTTP edge's limits was spent (`hosted_creates`…): a hosted page's words depend on it. */
+    readonly limit: string | null = null,
   ) {
     super(429, 'Too Many Requests', 'rate_limited', message);
     this.headers = { 'Retry-After': String(retryAfterSeconds) };

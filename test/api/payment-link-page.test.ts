@@ -623,7 +623,7 @@ test('a link the merchant’s setup cannot take (no wallet left for its currency
   t.is(await logLength(weir), before + wallets.body.length, 'only the wallets’ removal is written');
 });
 
-test('a rate limit on the link page is a 429 page with Retry-After, in the link’s frame with its badge and a way back; for an unknown link, plainly; its words say when to try again as Retry-After does (5 seconds for a payment started, 1 second for a read; were "Wait a minute")', async (t) => {
+test('a rate limit on the link page is a 429 page with Retry-After, in the link’s frame with its badge and a way back; for an unknown link, plainly; its words say which limit was spent (payments started, or page reads: were the payments’ words for a read too) and when to try again as Retry-After does (5 seconds for a payment started, 1 second for a read; were "Wait a minute")', async (t) => {
   const clock = createManualClock();
   const weir = await startTestWeir(
     t,
@@ -645,12 +645,13 @@ test('a rate limit on the link page is a 429 page with Retry-After, in the link�
   t.regex(limited.html, /<strong>Corner Coffee<\/strong>/);
   const unknown = await submit(`${weir.url}/pay/00000000-0000-4000-8000-000000000000`, {});
   assertNotice(t, unknown, { ...tooMany, testMode: false, back: null });
-  // Reads spend the larger bucket: past it, a GET is the same page.
+  // Reads spend the larger bucket: past it, a GET is a 429 page in the read limit’s own words.
   for (let i = 0; i < 3; i++) t.is((await open(link.url)).status, 200);
   const read = await open(link.url);
   assertNotice(t, read, {
-    ...tooMany,
-    says: /<p id="notice">Too many payments were started from your connection in a short time\. Try again in 1 second\.<\/p>/,
+    status: 429,
+    heading: 'Too many requests',
+    says: /<p id="notice">Too many requests came from your connection in a short time\. Try again in 1 second\.<\/p>/,
     testMode: true,
     back: BACK(link),
   });

@@ -4,6 +4,7 @@ import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, logLength, type ErrorBody } from './helpers.ts';
+import { assertNoticePage } from '../support/notice-page.ts';
 
 /** One request with any method (fetch refuses TRACE), answered as status, headers and parsed body. */
 function ask(
@@ -96,7 +97,62 @@ test("unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on 
   // A path nothing has stays a 404 whatever the method, and the key is still checked first under /api.
   assertError(t, await ask(weir.url, 'PROPFIND', '/api/v1/nothing-here', key), 404, { code: 'resource_missing' });
   assertError(t, await ask(weir.url, 'PROPFIND', '/api/v1/customers'), 401);
-  assertError(t, await ask(weir.url, 'PROPFIND', '/checkout/a/b/c'), 404);
+  t.is((await ask(weir.url, 'PROPFIND', '/checkout/a/b/c')).status, 404, 'a page: see the test below');
+  t.is(await logLength(weir), before, 'nothing written');
+});
+
+test('a path no route has under a hosted page (/pay, /invoices, /checkout) is a 404 page in plain words in the frame of the record it names, with the way back to it (was the JSON error); /api/v1 and the checkout script’s routes keep JSON', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api, testSecretKey } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const link = (
+    await api.post<{ id: string }>('/api/v1/payment-links', { title: 'Tea', amount: '100', currency: 'usdc' })
+  ).body;
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com' })).body;
+  const draft = (
+    await api.post<{ id: string }>('/api/v1/invoices', {
+      customerId: customer.id,
+      lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100', productData: { name: 'Hour' } } }] },
+    })
+  ).body;
+  t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  const before = await logLength(weir);
+
+  const notFound = { status: 404, heading: 'Page not found', says: /There is no page at this address\./ };
+  const pages: [string, string | null][] = [
+    [`/pay/${link.id}/foo`, `<a id="back" href="/pay/${link.id}">Back to the payment page</a>`],
+    [`/invoices/${draft.id}/whatever`, `<a id="back" href="/invoices/${draft.id}">Back to the invoice</a>`],
+    [`/checkout/${session.id}/nope`, `<a id="back" href="/checkout/${session.id}">Back to the checkout</a>`],
+    [`/pay/${unknown}/foo`, null],
+    [`/invoices/${unknown}/whatever`, null],
+    [`/checkout/${unknown}/nope`, null],
+    ['/checkout/a/b/c', null],
+    ['/pay/', null],
+  ];
+  for (const [path, back] of pages) {
+    for (const method of ['GET', 'POST', 'PROPFIND']) {
+      const answer = await ask(weir.url, method, path);
+      const html = String(answer.body);
+      assertNoticePage(
+        t,
+        { status: answer.status, headers: answer.headers, html },
+        {
+          ...notFound,
+          testMode: back !== null,
+          back,
+        },
+      );
+      t.true(html.includes('<strong>Corner Coffee</strong>') === (back !== null), `${method} ${path}: its frame`);
+    }
+  }
+  // JSON where a client, not a browser, asks: the API, and the script's routes of an unknown session.
+  const key = { authorization: `Bearer ${testSecretKey}` };
+  assertError(t, await ask(weir.url, 'GET', '/api/v1/nothing-here', key), 404, { code: 'resource_missing' });
+  assertError(t, await ask(weir.url, 'GET', `/api/v1/payment-links/${link.id}/foo`, key), 404, {
+    code: 'resource_missing',
+  });
+  assertError(t, await ask(weir.url, 'GET', `/checkout/${unknown}/status`), 404, { code: 'resource_missing' });
   t.is(await logLength(weir), before, 'nothing written');
 });
 

@@ -29,3 +29,16 @@ export function readCountingStore(eventStore: EventStore): EventStore & { reads:
     reads,
   };
 }
+
+/** An event store whose every append loses a race: it counts the appends, and refuses each as a stale revision. */
+export function alwaysConflictingStore(eventStore: EventStore): EventStore & { appends(): number } {
+  let appends = 0;
+  return {
+    ...eventStore,
+    async append(streamId, _events, expected) {
+      appends++;
+      throw new WrongExpectedRevisionError(streamId, expected, 0);
+    },
+    appends: () => appends,
+  };
+}

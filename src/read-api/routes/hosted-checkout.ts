@@ -77,16 +77,22 @@ const emailFirst =
   };
 
 /**
- * Around the checkout page's own routes (`GET` and the forms' `POST /checkout/{id}`), not its script's
- * JSON routes: a passing refusal or an unexpected error is a page in the session's frame with a way
- * back to it (hosted-error-pages.ts).
+ * Around the checkout page's own routes (`GET` and the forms' `POST /checkout/{id}`): a passing refusal
+ * or an unexpected error is a page in the session's frame with a way back to it (hosted-error-pages.ts).
+ * With `scriptRoutes`, around the other paths under `/checkout/`: only a path no route has is that page,
+ * the script's JSON routes keep their JSON answers.
  */
-export function checkoutErrorPages(readStore: ReadStore, logUnexpected: UnexpectedErrorLog): Koa.Middleware<ApiState> {
+export function checkoutErrorPages(
+  readStore: ReadStore,
+  logUnexpected: UnexpectedErrorLog,
+  scriptRoutes = false,
+): Koa.Middleware<ApiState> {
   const sessions = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   return recordErrorPages(readStore, logUnexpected, {
     find: async (id) => (isUuid(id) ? await sessions.get(id) : null),
     back: (id) => ({ href: `/checkout/${id}`, words: 'Back to the checkout' }),
     notices: CHECKOUT_NOTICES,
+    scriptRoutes,
   });
 }
 

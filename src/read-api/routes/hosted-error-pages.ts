@@ -4,6 +4,7 @@ import type { Branding } from '../../hosted/html.ts';
 import {
   type PageNotice,
   type RefusalNotices,
+  NO_SUCH_PAGE,
   NOT_THIS_WAY,
   SOMETHING_WENT_WRONG,
   tryAgainIn,
@@ -13,6 +14,7 @@ import { organizationRecordId } from '../../actors/organization.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiState } from '../api-context.ts';
+import type { RateLimitName } from '../rate-limits.ts';
 import { clientHttpStatus, type UnexpectedErrorLog } from '../middleware.ts';
 
 /** What a hosted page's notice shows of the record its path names: its business, its mode, the way back to it. */
@@ -32,9 +34,17 @@ export const isPassingRefusal = (error: unknown): error is WeirError =>
     error.statusCode >= 500 ||
     'Retry-After' in error.headers);
 
+/** A rate limit's notice, of the limit that was spent, then when to try again. */
+const rateLimitedNotice = (error: RateLimitedError, notices: RefusalNotices): PageNotice => {
+  const notice =
+    (error.limit === ('hosted_creates' satisfies RateLimitName) ? notices.startsLimited : undefined) ??
+    notices.rateLimited;
+  return { ...notice, message: `${notice.message} ${tryAgainIn(error.retryAfterSeconds)}` };
+};
+
 const passingNotice = (error: WeirError, notices: RefusalNotices): PageNotice =>
   error instanceof RateLimitedError
-    ? { ...notices.rateLimited, message: `${notices.rateLimited.message} ${tryAgainIn(error.retryAfterSeconds)}` }
+    ? rateLimitedNotice(error, notices)
     : error instanceof ContentTooLargeError
       ? notices.tooLarge
       : notices.unavailable;
@@ -53,20 +63,34 @@ export const renderNotice = (frame: NoticeFrame | null, notice: PageNotice): str
   });
 
 /**
+ * What the router answered without a body, which the error middleware would write as JSON, as a page
+ * says it: a method the page does not take (405, its Allow header kept), a path no route has (404).
+ * Around the page scripts' JSON routes (`scriptRoutes`) only the 404: a browser lands on a mistyped path,
+ * while a script asking a route the wrong way keeps its JSON.
+ */
+const routerNotice = (ctx: Koa.Context, scriptRoutes: boolean): PageNotice | null => {
+  if (ctx.body !== undefined && ctx.body !== null) return null;
+  if (ctx.status === 404) return NO_SUCH_PAGE;
+  return ctx.status === 405 && !scriptRoutes ? NOT_THIS_WAY : null;
+};
+
+/**
  * Around a browser's hosted pages, the rate limits and body limit included: a passing refusal (429
  * with its Retry-After, 413 keeping Connection: close, 503) is a page in plain words in the frame of
  * the record the path names, and an unexpected error a 500 page saying it was ours, logged as the
  * error middleware logs it, its message and stack never shown; a method the page does not take (405)
- * a page saying so, its `Allow` header kept. Other refusals (the API's 4xx) go on to the error
- * middleware. Mounted on page routes only: the page scripts' JSON routes keep JSON answers. Finding
- * the frame costs a refused request a read or two, less than a page served; when that fails too, the
- * notice is drawn unbranded.
+ * and a path no route has (404) a page saying so (`routerNotice`). Other refusals (the API's 4xx) go
+ * on to the error middleware. Mounted on page routes; around the page scripts' JSON routes with
+ * `scriptRoutes`, where only a path no route has is a page and everything else keeps its JSON answer.
+ * Finding the frame costs a refused request a read or two, less than a page served; when that fails
+ * too, the notice is drawn unbranded.
  */
 export function hostedErrorPages<F>(page: {
   frameOf: (ctx: Koa.Context) => Promise<F | null>;
   render: (frame: F | null, notice: PageNotice) => string;
   notices: RefusalNotices;
   logUnexpected: UnexpectedErrorLog;
+  scriptRoutes?: boolean;
 }): Koa.Middleware<ApiState> {
   const answer = async (ctx: Koa.Context, notice: PageNotice) => {
     const frame = await page.frameOf(ctx).catch(() => null);
@@ -77,10 +101,12 @@ export function hostedErrorPages<F>(page: {
     ctx.remove('Content-Disposition');
     ctx.body = page.render(frame, notice);
   };
+  const scriptRoutes = page.scriptRoutes ?? false;
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
+      if (scriptRoutes) throw error;
       let notice: PageNotice;
       if (isPassingRefusal(error)) {
         ctx.set(error.headers);
@@ -92,8 +118,8 @@ export function hostedErrorPages<F>(page: {
       }
       return answer(ctx, notice);
     }
-    // The router's 405 (its Allow header kept), which the error middleware would write as JSON.
-    if (ctx.status === 405 && (ctx.body === undefined || ctx.body === null)) await answer(ctx, NOT_THIS_WAY);
+    const notice = routerNotice(ctx, scriptRoutes);
+    if (notice) await answer(ctx, notice);
   };
 }
 
@@ -111,6 +137,8 @@ export function recordErrorPages(
     find: (id: string) => Promise<HostedRecord | null>;
     back: (id: string) => NoticeFrame['back'];
     notices: RefusalNotices;
+    /** Around the page scripts' JSON routes: see `hostedErrorPages`. */
+    scriptRoutes?: boolean;
   },
 ): Koa.Middleware<ApiState> {
   const orgs = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
@@ -127,5 +155,6 @@ export function recordErrorPages(
     render: renderNotice,
     notices: pages.notices,
     logUnexpected,
+    scriptRoutes: pages.scriptRoutes ?? false,
   });
 }

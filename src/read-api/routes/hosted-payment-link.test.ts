@@ -2,7 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import Koa from 'koa';
+import { checkoutSessionAggregate } from '../../../machines/checkout-session.aggregate.ts';
+import { sessionFixture } from '../../../machines/checkout-session.fixture.ts';
+import { alwaysConflictingStore } from '../../../test/support/counting-stores.ts';
+import { createCommandHandler } from '../../actors/command-handler.ts';
+import { createSqliteEventStore } from '../../event-store/sqlite-event-store.ts';
 import { createEmbeddedReadStore } from '../../read-store/embedded-read-store.ts';
+import { createManualClock } from '../../shared/clock.ts';
 import { ConflictError, UpstreamError, ValidationError } from '../../shared/errors.ts';
 import type { ApiState } from '../api-context.ts';
 import { errorMiddleware } from '../middleware.ts';
@@ -65,4 +71,25 @@ test('an unexpected error behind a link page is a 500 page saying it was ours, l
   t.regex(answer.text, /Something went wrong on our side\. Please try again later\./);
   t.notRegex(answer.text, /amountDue|TypeError|\.ts:\d+|processing_error/);
   t.deepEqual(logged, [bug], 'logged as the error middleware logs it');
+});
+
+test('a record still busy after the command handler’s retries is the 503 page to try again with Retry-After, not logged (was the bare revision error: the 500 page, logged)', async (t) => {
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const commands = createCommandHandler({
+    eventStore: alwaysConflictingStore(eventStore),
+    clock: createManualClock(),
+    maxAttempts: 2,
+  });
+  const session = sessionFixture();
+  const tenant = { organizationId: 'org-1', environment: 'test' as const, actor: 'payer' };
+  const thrown = await t.throwsAsync(
+    commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, tenant),
+  );
+  const logged: unknown[] = [];
+  const answer = await answerTo(t, thrown, logged);
+  t.is(answer.status, 503);
+  t.regex(answer.text, /<h1>Payment could not be started<\/h1>/);
+  t.is(answer.headers.get('retry-after'), '1');
+  t.deepEqual(logged, [], 'a passing refusal, not an unexpected error');
 });

@@ -85,7 +85,8 @@ function answerNotice(ctx: Koa.Context, notice: LinkNotice, about: FoundLink | n
 
 /** The link's passing refusals: its own words, with a way back to its form. */
 const LINK_REFUSALS = {
-  rateLimited: LINK_NOTICES.tooManyAttempts,
+  rateLimited: LINK_NOTICES.tooManyRequests,
+  startsLimited: LINK_NOTICES.tooManyAttempts,
   tooLarge: LINK_NOTICES.formTooLarge,
   unavailable: LINK_NOTICES.tryAgain,
 };
