@@ -166,11 +166,13 @@ export function Pager(props: {
   const last = Math.min(count, page * pageSize);
   const pages = Math.max(1, Math.ceil(count / pageSize));
   const link = (to: number) => withQuery(props.path, { ...props.params, page: to });
+  // An empty first page has its list's own empty message above: a second "Nothing to show" said it twice.
+  if (count === 0 && page === 1) return '';
   return (
     <nav class="pager" aria-label="Pages">
       <span class="muted" safe>
         {count === 0
-          ? 'Nothing to show'
+          ? 'Nothing on this page'
           : `${first.toLocaleString('en')}–${last.toLocaleString('en')} of ${count.toLocaleString('en')}`}
       </span>
       <span class="pager-links">
