@@ -67,6 +67,8 @@ export function decimalAmount(text: string): { amount: string } | { error: strin
  * percentages both use it, so they never disagree at a boundary. Null when `whole` is 0.
  */
 export function quotientHalfUp(part: number, whole: number, places: number): string | null {
+  // Counts only: BigInt() refuses fractions itself, and a negative one would round toward zero.
+  if (part < 0 || whole < 0) throw new RangeError(`quotientHalfUp takes counts, not ${part} of ${whole}`);
   if (whole === 0) return null;
   const scale = 10n ** BigInt(places);
   const units = (BigInt(part) * scale * 2n + BigInt(whole)) / (2n * BigInt(whole));
