@@ -40,7 +40,10 @@ test('weir org create and weir replay load the log and the read models, not the 
 
   const created = await modulesOf(['org', 'create', '--name', 'Module Count Shop'], dataDir);
   t.is(created.status, 0, created.stderr);
-  t.true(created.loaded.includes('src/event-store/open-event-store.ts'), 'the recorder saw the command load its modules');
+  t.true(
+    created.loaded.includes('src/event-store/open-event-store.ts'),
+    'the recorder saw the command load its modules',
+  );
   for (const path of [...server, 'src/projections/all-projections.ts', 'node_modules/mingo/'])
     t.false(
       created.loaded.some((loaded) => loaded.startsWith(path)),
