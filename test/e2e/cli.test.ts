@@ -22,7 +22,7 @@ test('weir org create on the data dir of a running weir serve: the server picks 
   const dataDir = await tempDir(t);
   const server = await spawnWeir({ dataDir });
   t.teardown(() => server.kill());
-  const created = runWeir(['org', 'create', '--name', 'Late Bakery'], { WEIR_DATA_DIR: dataDir });
+  const created = await runWeir(['org', 'create', '--name', 'Late Bakery'], { WEIR_DATA_DIR: dataDir });
   t.is(created.status, 0, created.stderr);
   const org = JSON.parse(created.stdout) as { organizationId: string; testSecretKey: string; liveSecretKey: string };
   t.regex(org.testSecretKey, /^sk_test_[0-9A-Za-z]{40}$/);
@@ -44,7 +44,7 @@ test('weir health asks a running weir serve (by --url, or by PORT and HOST as se
   const dataDir = await tempDir(t);
   const server = await spawnWeir({ dataDir });
   t.teardown(() => server.kill());
-  const byUrl = runWeir(['health', '--url', server.url]);
+  const byUrl = await runWeir(['health', '--url', server.url]);
   t.is(byUrl.status, 0, byUrl.stderr);
   const report = JSON.parse(byUrl.stdout) as { status: string; checks: { name: string; status: string }[] };
   t.is(report.status, 'ok');
@@ -53,15 +53,15 @@ test('weir health asks a running weir serve (by --url, or by PORT and HOST as se
     ['event_store', 'projections', 'matcher', 'timers', 'webhooks'],
   );
   const port = new URL(server.url).port;
-  t.is(runWeir(['health'], { PORT: port, HOST: '0.0.0.0' }).status, 0);
+  t.is((await runWeir(['health'], { PORT: port, HOST: '0.0.0.0' })).status, 0);
   await server.kill();
-  const down = runWeir(['health', '--port', port]);
+  const down = await runWeir(['health', '--port', port]);
   t.is(down.status, 1);
   t.regex(down.stderr, new RegExp(`weir health: http://127\\.0\\.0\\.1:${port}/health: no answer`));
 });
 
-test('weir org create without a name fails with a clear message', (t) => {
-  const result = runWeir(['org', 'create'], { WEIR_DATA_DIR: '/nonexistent-never-created' });
+test('weir org create without a name fails with a clear message', async (t) => {
+  const result = await runWeir(['org', 'create'], { WEIR_DATA_DIR: '/nonexistent-never-created' });
   t.is(result.status, 2);
   t.regex(result.stderr, /--name/);
 });
@@ -69,7 +69,7 @@ test('weir org create without a name fails with a clear message', (t) => {
 test('--help after a command prints the usage and starts nothing (weir serve --help used to start a server)', async (t) => {
   const dataDir = await tempDir(t);
   for (const args of [['serve', '--help'], ['org', 'create', '-h'], ['--help']]) {
-    const result = runWeir(args, { WEIR_DATA_DIR: join(dataDir, 'data'), PORT: '0', WEIR_LOCAL_CHAIN: 'off' });
+    const result = await runWeir(args, { WEIR_DATA_DIR: join(dataDir, 'data'), PORT: '0', WEIR_LOCAL_CHAIN: 'off' });
     t.is(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
     t.regex(result.stdout, /^Usage: weir <command> \[options\]/, args.join(' '));
     t.regex(result.stdout, /--data-dir/, 'the options are listed');
@@ -79,7 +79,7 @@ test('--help after a command prints the usage and starts nothing (weir serve --h
 
 test('weir machines export writes Stately-importable JSON for every machine', async (t) => {
   const out = await tempDir(t);
-  const result = runWeir(['machines', 'export', '--out', out]);
+  const result = await runWeir(['machines', 'export', '--out', out]);
   t.is(result.status, 0, result.stderr);
   const session = JSON.parse(await readFile(join(out, 'checkout-session.json'), 'utf8')) as {
     id: string;
@@ -97,9 +97,9 @@ test('weir machines export writes Stately-importable JSON for every machine', as
 
 test('weir replay rebuilds the read models from the log: a summary for a person by default, the report as JSON with --json', async (t) => {
   const dataDir = await tempDir(t);
-  t.is(runWeir(['org', 'create', '--name', 'A'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  t.is(runWeir(['org', 'create', '--name', 'B'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  const read = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  t.is((await runWeir(['org', 'create', '--name', 'A'], { WEIR_DATA_DIR: dataDir })).status, 0);
+  t.is((await runWeir(['org', 'create', '--name', 'B'], { WEIR_DATA_DIR: dataDir })).status, 0);
+  const read = await runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
   t.is(read.status, 0, read.stderr);
   t.is(read.stdout, '', 'no JSON unless asked');
   t.regex(read.stderr, /^log: 8 events in \d+ streams, through position 8$/m);
@@ -114,7 +114,7 @@ test('weir replay rebuilds the read models from the log: a summary for a person 
   t.notRegex(read.stderr, /[[\]%\r]|\n\n/);
   t.false(read.stderr.includes('\u001b'), 'no escape sequence');
 
-  const result = runWeir(['replay', '--json'], { WEIR_DATA_DIR: dataDir });
+  const result = await runWeir(['replay', '--json'], { WEIR_DATA_DIR: dataDir });
   t.is(result.status, 0, result.stderr);
   const summary = JSON.parse(result.stdout) as {
     events: number;
@@ -153,7 +153,7 @@ test('weir replay refuses the data dir of a running weir serve, whose read model
   const dataDir = await tempDir(t);
   const server = await spawnWeir({ dataDir });
   t.teardown(() => server.kill());
-  const result = runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
+  const result = await runWeir(['replay'], { WEIR_DATA_DIR: dataDir });
   t.is(result.status, 1);
   t.regex(result.stderr, /another weir serve \(pid \d+\) is using the data dir/);
   // Another data dir would be another log: only stopping the server lets this one be replayed.
@@ -165,7 +165,7 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
   const dataDir = await tempDir(t);
   const server = await spawnWeir({ dataDir });
   t.teardown(() => server.kill());
-  const created = runWeir(['org', 'create', '--name', 'Backed Up'], { WEIR_DATA_DIR: dataDir });
+  const created = await runWeir(['org', 'create', '--name', 'Backed Up'], { WEIR_DATA_DIR: dataDir });
   t.is(created.status, 0, created.stderr);
   const { testSecretKey } = JSON.parse(created.stdout) as { testSecretKey: string };
   // Written through the server: in its -wal until SQLite checkpoints it.
@@ -178,11 +178,11 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
   });
   t.is(added.status, 200, JSON.stringify(added.body));
   const out = join(await tempDir(t), 'backup');
-  const backup = runWeir(['backup', '--out', out], { WEIR_DATA_DIR: dataDir });
+  const backup = await runWeir(['backup', '--out', out], { WEIR_DATA_DIR: dataDir });
   t.is(backup.status, 0, backup.stderr);
   t.regex(backup.stderr, /^ {2}events\.sqlite3 +SQLite online backup, \d+ bytes$/m);
   t.regex(backup.stderr, new RegExp(`^OK: \\d+ files; to start on it: weir serve --data-dir ${out}$`, 'm'));
-  const inUse = runWeir(['restore', '--from', out, '--data-dir', dataDir, '--force']);
+  const inUse = await runWeir(['restore', '--from', out, '--data-dir', dataDir, '--force']);
   t.is(inUse.status, 1, inUse.stderr);
   t.regex(
     inUse.stderr,
@@ -191,12 +191,12 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
   await server.kill('SIGTERM');
   t.false(existsSync(join(out, 'serve.lock')), "the running server's lock is not copied");
   const restoredDir = join(await tempDir(t), 'restored');
-  const restoredRun = runWeir(['restore', '--from', out, '--data-dir', restoredDir]);
+  const restoredRun = await runWeir(['restore', '--from', out, '--data-dir', restoredDir]);
   t.is(restoredRun.status, 0, restoredRun.stderr);
   t.regex(restoredRun.stderr, new RegExp(`^OK: to start on it: weir serve --data-dir ${restoredDir}$`, 'm'));
   t.deepEqual(await readFile(join(out, 'master.key')), await readFile(join(dataDir, 'master.key')));
 
-  const verified = runWeir(['audit', 'verify', '--data-dir', out]);
+  const verified = await runWeir(['audit', 'verify', '--data-dir', out]);
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /^read models: .*: match the rebuild$/m);
   // The backup checked itself; weir backup --verify checks it (or a restore of it) again, and finds a spoiled copy.
@@ -204,22 +204,22 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
     backup.stderr,
     /^verified: events\.sqlite3 integrity_check ok, \d+ events .*; read-models\.sqlite3 integrity_check ok, read models at log position (\d+) of \1, \d+ organizations? all in the log$/m,
   );
-  const checked = runWeir(['backup', '--verify', out]);
+  const checked = await runWeir(['backup', '--verify', out]);
   t.is(checked.status, 0, checked.stderr);
   t.regex(checked.stderr, /^OK: every SQLite file is whole and the read models belong to the log/m);
   const spoiled = join(await tempDir(t), 'spoiled');
   await cp(out, spoiled, { recursive: true });
   await writeFile(join(spoiled, 'events.sqlite3'), 'not the log any more');
-  const refused = runWeir(['backup', '--verify', spoiled]);
+  const refused = await runWeir(['backup', '--verify', spoiled]);
   t.is(refused.status, 1, refused.stderr);
   t.regex(refused.stderr, /^ {2}events\.sqlite3: SQLite's integrity_check fails: file is not a database$/m);
-  const replayOf = (dir: string) => {
-    const run = runWeir(['replay', '--json', '--data-dir', dir]);
+  const replayOf = async (dir: string) => {
+    const run = await runWeir(['replay', '--json', '--data-dir', dir]);
     t.is(run.status, 0, run.stderr);
     return JSON.parse(run.stdout) as { events: number; types: Record<string, number> };
   };
-  const original = replayOf(dataDir);
-  const restored = replayOf(out);
+  const original = await replayOf(dataDir);
+  const restored = await replayOf(out);
   t.is(restored.types['WebhookEndpointCreated'], 1, 'the write the server made is in the copy');
   // The original went on only to sign its head at the stop: every other event is in the copy.
   const { AuditCheckpointSigned: _o, ...originalTypes } = original.types;
@@ -327,26 +327,29 @@ test('weir serve with a secret given twice, or in an empty or missing file, refu
   await writeFile(join(dir, 'token'), 'op-token-s3cr3t\n');
   await writeFile(join(dir, 'empty'), '\n');
   const env = { WEIR_DATA_DIR: join(dir, 'data'), PORT: '0' };
-  const twice = runWeir(['serve', '--admin-token-file', join(dir, 'token')], { ...env, WEIR_ADMIN_TOKEN: 'other' });
+  const twice = await runWeir(['serve', '--admin-token-file', join(dir, 'token')], {
+    ...env,
+    WEIR_ADMIN_TOKEN: 'other',
+  });
   t.is(twice.status, 2);
   t.is(
     twice.stderr.trim(),
     'weir: WEIR_ADMIN_TOKEN (--admin-token) and WEIR_ADMIN_TOKEN_FILE (--admin-token-file) are both set; give the admin token once',
   );
-  const empty = runWeir(['serve'], { ...env, WEIR_MASTER_KEY_FILE: join(dir, 'empty') });
+  const empty = await runWeir(['serve'], { ...env, WEIR_MASTER_KEY_FILE: join(dir, 'empty') });
   t.is(empty.status, 2);
   t.is(empty.stderr.trim(), `weir: WEIR_MASTER_KEY_FILE (--master-key-file): ${join(dir, 'empty')} is empty`);
-  const missing = runWeir(['serve', '--admin-token-file', join(dir, 'nope')], env);
+  const missing = await runWeir(['serve', '--admin-token-file', join(dir, 'nope')], env);
   t.is(missing.status, 2);
   t.is(
     missing.stderr.trim(),
     `weir: WEIR_ADMIN_TOKEN_FILE (--admin-token-file): cannot read ${join(dir, 'nope')} (ENOENT)`,
   );
-  const notAKey = runWeir(['serve', '--master-key-file', join(dir, 'token')], env);
+  const notAKey = await runWeir(['serve', '--master-key-file', join(dir, 'token')], env);
   t.is(notAKey.status, 2);
   t.is(notAKey.stderr.trim(), 'weir: WEIR_MASTER_KEY_FILE (--master-key-file) must hold 32 bytes encoded in base64');
   // A guessable admin token: the file's 15 characters are refused before anything starts, never shown.
-  const short = runWeir(['serve', '--admin-token-file', join(dir, 'token')], env);
+  const short = await runWeir(['serve', '--admin-token-file', join(dir, 'token')], env);
   t.is(short.status, 2);
   t.is(
     short.stderr.trim(),
@@ -360,7 +363,9 @@ test('weir serve with a secret given twice, or in an empty or missing file, refu
 test('weir user create makes a dashboard user who can sign in; the password comes from standard input or WEIR_USER_PASSWORD, never the command line', async (t) => {
   const dataDir = await tempDir(t);
   const env = { WEIR_DATA_DIR: dataDir };
-  const org = JSON.parse(runWeir(['org', 'create', '--name', 'Quay Books'], env).stdout) as { organizationId: string };
+  const org = JSON.parse((await runWeir(['org', 'create', '--name', 'Quay Books'], env)).stdout) as {
+    organizationId: string;
+  };
   // Started before any user exists: it prints the first-run link, and takes users made while it runs.
   const server = await spawnWeir({ dataDir });
   t.teardown(() => server.kill());
@@ -393,22 +398,22 @@ test('weir user create makes a dashboard user who can sign in; the password come
       { ...env, ...extra },
       input,
     );
-  const none = user('ada@quay.example', 'owner');
+  const none = await user('ada@quay.example', 'owner');
   t.is(none.status, 2);
   t.regex(none.stderr, /user create needs a password: --password-stdin .*WEIR_USER_PASSWORD/);
-  const created = user('ada@quay.example', 'owner', 'correct horse battery\n');
+  const created = await user('ada@quay.example', 'owner', 'correct horse battery\n');
   t.is(created.status, 0, created.stderr);
   t.like(JSON.parse(created.stdout), { organizationId: org.organizationId, email: 'ada@quay.example', role: 'owner' });
   t.regex(
-    user('Ada@Quay.example', 'viewer', 'another long password').stderr,
+    (await user('Ada@Quay.example', 'viewer', 'another long password')).stderr,
     /email: Ada@Quay.example is already a user's/,
   );
   t.regex(
-    user('bo@quay.example', 'boss', 'another long password').stderr,
+    (await user('bo@quay.example', 'boss', 'another long password')).stderr,
     /role: must be one of owner, admin, developer, viewer/,
   );
-  t.regex(user('bo@quay.example', 'viewer', 'short').stderr, /password: must be at least 10 characters/);
-  t.is(user('bo@quay.example', 'viewer', undefined, { WEIR_USER_PASSWORD: 'viewer password 1' }).status, 0);
+  t.regex((await user('bo@quay.example', 'viewer', 'short')).stderr, /password: must be at least 10 characters/);
+  t.is((await user('bo@quay.example', 'viewer', undefined, { WEIR_USER_PASSWORD: 'viewer password 1' })).status, 0);
 
   // With a user, the first-run page is closed and the token's file goes.
   t.is((await fetch(`${server.url}/dashboard/setup`)).status, 404);
@@ -437,16 +442,16 @@ test('weir user create makes a dashboard user who can sign in; the password come
 
 test('weir audit checkpoint signs and prints the head; weir audit verify exits 0 on the log as written and 1, naming the position, once a row is edited', async (t) => {
   const dataDir = await tempDir(t);
-  t.is(runWeir(['org', 'create', '--name', 'Audited'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  t.is(runWeir(['audit', 'checkpoint'], { WEIR_DATA_DIR: dataDir }).status, 1, 'no checkpoint yet');
-  const signed = runWeir(['audit', 'checkpoint', '--write'], { WEIR_DATA_DIR: dataDir });
+  t.is((await runWeir(['org', 'create', '--name', 'Audited'], { WEIR_DATA_DIR: dataDir })).status, 0);
+  t.is((await runWeir(['audit', 'checkpoint'], { WEIR_DATA_DIR: dataDir })).status, 1, 'no checkpoint yet');
+  const signed = await runWeir(['audit', 'checkpoint', '--write'], { WEIR_DATA_DIR: dataDir });
   t.is(signed.status, 0, signed.stderr);
   const checkpoint = JSON.parse(signed.stdout) as { position: string; hash: string; publicKey: string };
   t.regex(checkpoint.hash, /^[0-9a-f]{64}$/);
   const published = join(dataDir, 'published-checkpoint.json');
   await writeFile(published, signed.stdout);
 
-  const verified = runWeir(['audit', 'verify', '--json', '--checkpoint', published], { WEIR_DATA_DIR: dataDir });
+  const verified = await runWeir(['audit', 'verify', '--json', '--checkpoint', published], { WEIR_DATA_DIR: dataDir });
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /OK: everything checked holds/);
   // Which checkpoints the auditor gave, which the log holds, and the key they were checked against.
@@ -470,7 +475,7 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
   const db = new Database(join(dataDir, 'events.sqlite3'));
   db.prepare("UPDATE events SET data = json_set(data, '$.name', 'Someone else') WHERE position = 1").run();
   db.close();
-  const tampered = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  const tampered = await runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
   t.is(tampered.status, 1);
   t.regex(tampered.stderr, /content_changed at 1: /);
   t.regex(tampered.stderr, /FAILED/);
@@ -482,12 +487,12 @@ test('weir audit checkpoint signs and prints the head; weir audit verify exits 0
 test("weir audit verify --public-key trusts that key alone: a checkpoint signed with a key put in the data dir's place fails; without it the data dir's key is named. A --write with nothing new says so", async (t) => {
   const dataDir = await tempDir(t);
   const env = { WEIR_DATA_DIR: dataDir };
-  t.is(runWeir(['org', 'create', '--name', 'Pinned'], env).status, 0);
-  const signed = runWeir(['audit', 'checkpoint', '--write'], env);
+  t.is((await runWeir(['org', 'create', '--name', 'Pinned'], env)).status, 0);
+  const signed = await runWeir(['audit', 'checkpoint', '--write'], env);
   t.is(signed.status, 0, signed.stderr);
   const original = JSON.parse(signed.stdout) as { position: string; loggedAt: string; publicKey: string };
   t.is(signed.stderr, '');
-  const again = runWeir(['audit', 'checkpoint', '--write'], env);
+  const again = await runWeir(['audit', 'checkpoint', '--write'], env);
   t.is(again.status, 0, again.stderr);
   t.is(
     again.stderr.trim(),
@@ -495,7 +500,7 @@ test("weir audit verify --public-key trusts that key alone: a checkpoint signed 
   );
   t.deepEqual(JSON.parse(again.stdout), original, 'the latest is still printed');
 
-  const trusting = runWeir(['audit', 'verify'], env);
+  const trusting = await runWeir(['audit', 'verify'], env);
   t.is(trusting.status, 0, trusting.stderr);
   t.true(
     trusting.stderr.includes(
@@ -508,34 +513,34 @@ test("weir audit verify --public-key trusts that key alone: a checkpoint signed 
   const { generateKeyPairSync } = await import('node:crypto');
   const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   await writeFile(join(dataDir, 'audit-operator.key'), pem, { mode: 0o600 });
-  t.is(runWeir(['org', 'create', '--name', 'Intruder'], env).status, 0);
-  const forged = runWeir(['audit', 'checkpoint', '--write'], env);
+  t.is((await runWeir(['org', 'create', '--name', 'Intruder'], env)).status, 0);
+  const forged = await runWeir(['audit', 'checkpoint', '--write'], env);
   t.is(forged.status, 0, forged.stderr);
   const forgedKey = (JSON.parse(forged.stdout) as { publicKey: string }).publicKey;
   t.not(forgedKey, original.publicKey);
 
-  const pinned = runWeir(['audit', 'verify', '--public-key', original.publicKey], env);
+  const pinned = await runWeir(['audit', 'verify', '--public-key', original.publicKey], env);
   t.is(pinned.status, 1, pinned.stderr);
   t.regex(pinned.stderr, /checkpoint_forged at \d+: /);
   t.notRegex(pinned.stderr, /checkpoints are checked against/);
   t.true(pinned.stderr.includes(`\noperator key: ${original.publicKey}, given with --public-key\n`), pinned.stderr);
-  const unpinned = runWeir(['audit', 'verify'], env);
+  const unpinned = await runWeir(['audit', 'verify'], env);
   t.true(unpinned.stderr.includes(`checkpoints are checked against ${forgedKey}`), unpinned.stderr);
 
   // A trailing --public-key (its value lost to a shell variable left empty) trusts nothing in its place.
-  const valueless = runWeir(['audit', 'verify', '--public-key'], env);
+  const valueless = await runWeir(['audit', 'verify', '--public-key'], env);
   t.is(valueless.status, 2, valueless.stderr);
   t.is(valueless.stderr.trim(), 'weir: --public-key needs a value');
 });
 
 test("weir audit verify compares the data dir's read models with a rebuild: they match as written, an edited document is named", async (t) => {
   const dataDir = await tempDir(t);
-  t.is(runWeir(['org', 'create', '--name', 'Audited models'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  const before = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  t.is((await runWeir(['org', 'create', '--name', 'Audited models'], { WEIR_DATA_DIR: dataDir })).status, 0);
+  const before = await runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
   t.regex(before.stderr, /read models: not compared \(no read models in /);
-  t.is(runWeir(['replay'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  t.is((await runWeir(['replay'], { WEIR_DATA_DIR: dataDir })).status, 0);
 
-  const verified = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  const verified = await runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
   t.is(verified.status, 0, verified.stderr);
   const report = JSON.parse(verified.stdout) as { readModels: { compared: boolean; documents: number } };
   t.true(report.readModels.compared);
@@ -550,7 +555,7 @@ test("weir audit verify compares the data dir's read models with a rebuild: they
     .run();
   db.close();
   t.true(edited.changes > 0);
-  const tampered = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
+  const tampered = await runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: dataDir });
   t.is(tampered.status, 1);
   // The organization's test and live documents.
   t.regex(tampered.stderr, /read models: .* 2 difference\(s\)/);
@@ -558,8 +563,8 @@ test("weir audit verify compares the data dir's read models with a rebuild: they
 
   // An indexed column edited, its body left alone: queries by the organization miss the key.
   const copy = await tempDir(t);
-  t.is(runWeir(['org', 'create', '--name', 'Indexed'], { WEIR_DATA_DIR: copy }).status, 0);
-  t.is(runWeir(['replay'], { WEIR_DATA_DIR: copy }).status, 0);
+  t.is((await runWeir(['org', 'create', '--name', 'Indexed'], { WEIR_DATA_DIR: copy })).status, 0);
+  t.is((await runWeir(['replay'], { WEIR_DATA_DIR: copy })).status, 0);
   const columns = new Database(join(copy, 'read-models.sqlite3'));
   const key = columns
     .prepare("SELECT id FROM documents WHERE collection = 'api_keys' AND json_extract(body, '$.environment') = 'test'")
@@ -570,7 +575,7 @@ test("weir audit verify compares the data dir's read models with a rebuild: they
     .prepare(`UPDATE documents SET ${organizationColumn} = 'org_someone_else' WHERE collection = 'api_keys' AND id = ?`)
     .run(key);
   columns.close();
-  const misindexed = runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: copy });
+  const misindexed = await runWeir(['audit', 'verify', '--json'], { WEIR_DATA_DIR: copy });
   t.is(misindexed.status, 1, misindexed.stderr);
   t.regex(misindexed.stderr, /read models: .* 1 difference\(s\)/);
   t.true(misindexed.stderr.includes(`api_keys/${key}: misindexed (organizationId)`), misindexed.stderr);
@@ -578,15 +583,15 @@ test("weir audit verify compares the data dir's read models with a rebuild: they
 
 test('weir audit verify reads the data dir without writing it: a wrong --data-dir is an error (not an empty log that holds), modes stay, read models of another layout are not dropped', async (t) => {
   const missing = join(await tempDir(t), 'typo');
-  const nowhere = runWeir(['audit', 'verify'], { WEIR_DATA_DIR: missing });
+  const nowhere = await runWeir(['audit', 'verify'], { WEIR_DATA_DIR: missing });
   t.is(nowhere.status, 2, 'a usage error, not "OK" over an empty log');
   t.regex(nowhere.stderr, /no event log at .*typo\/events\.sqlite3: check --data-dir/);
   t.notRegex(nowhere.stderr, /OK: everything checked holds/);
   await t.throwsAsync(stat(missing), { code: 'ENOENT' }, 'no data dir was created');
 
   const dataDir = await tempDir(t);
-  t.is(runWeir(['org', 'create', '--name', 'Copied'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  t.is(runWeir(['replay'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  t.is((await runWeir(['org', 'create', '--name', 'Copied'], { WEIR_DATA_DIR: dataDir })).status, 0);
+  t.is((await runWeir(['replay'], { WEIR_DATA_DIR: dataDir })).status, 0);
   // An auditor's copy: readable by the group, which weir serve would take away.
   const { chmod } = await import('node:fs/promises');
   await chmod(join(dataDir, 'events.sqlite3'), 0o444);
@@ -596,7 +601,7 @@ test('weir audit verify reads the data dir without writing it: a wrong --data-di
   models.prepare("UPDATE layout SET description = 'an older layout'").run();
   models.close();
 
-  const verified = runWeir(['audit', 'verify'], { WEIR_DATA_DIR: dataDir });
+  const verified = await runWeir(['audit', 'verify'], { WEIR_DATA_DIR: dataDir });
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /read models: not compared \(.* in another layout than this version's/);
   t.is((await stat(dataDir)).mode & 0o777, 0o755, 'the directory keeps its mode');
@@ -611,9 +616,9 @@ test('weir audit verify reads the data dir without writing it: a wrong --data-di
 
 test('weir audit verify into a piped stderr (a CI log) prints no progress bars: at most a plain line per phase, no redrawn 0% and 100% frames', async (t) => {
   const dataDir = await tempDir(t);
-  t.is(runWeir(['org', 'create', '--name', 'Piped'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  t.is(runWeir(['replay'], { WEIR_DATA_DIR: dataDir }).status, 0);
-  const verified = runWeir(['audit', 'verify'], { WEIR_DATA_DIR: dataDir });
+  t.is((await runWeir(['org', 'create', '--name', 'Piped'], { WEIR_DATA_DIR: dataDir })).status, 0);
+  t.is((await runWeir(['replay'], { WEIR_DATA_DIR: dataDir })).status, 0);
+  const verified = await runWeir(['audit', 'verify'], { WEIR_DATA_DIR: dataDir });
   t.is(verified.status, 0, verified.stderr);
   t.regex(verified.stderr, /OK: everything checked holds/);
   // No bar, no percentage, no escape or carriage return, no blank line a stopped bar leaves.
@@ -630,13 +635,15 @@ test('weir audit verify into a piped stderr (a CI log) prints no progress bars: 
 test('weir audit export --org writes a bundle of one organization that weir audit verify --bundle checks offline: exit 0 as written, 1 once an event is edited', async (t) => {
   const dataDir = await tempDir(t);
   const orgIdOf = (stdout: string) => (JSON.parse(stdout) as { organizationId: string }).organizationId;
-  const own = orgIdOf(runWeir(['org', 'create', '--name', 'Audited'], { WEIR_DATA_DIR: dataDir }).stdout);
-  const other = orgIdOf(runWeir(['org', 'create', '--name', 'Someone Else'], { WEIR_DATA_DIR: dataDir }).stdout);
-  const signed = runWeir(['audit', 'checkpoint', '--write'], { WEIR_DATA_DIR: dataDir });
+  const own = orgIdOf((await runWeir(['org', 'create', '--name', 'Audited'], { WEIR_DATA_DIR: dataDir })).stdout);
+  const other = orgIdOf(
+    (await runWeir(['org', 'create', '--name', 'Someone Else'], { WEIR_DATA_DIR: dataDir })).stdout,
+  );
+  const signed = await runWeir(['audit', 'checkpoint', '--write'], { WEIR_DATA_DIR: dataDir });
   t.is(signed.status, 0, signed.stderr);
   const publicKey = (JSON.parse(signed.stdout) as { publicKey: string }).publicKey;
   const bundle = join(dataDir, 'bundle.ndjson');
-  const exported = runWeir(['audit', 'export', '--org', own, '--out', bundle], { WEIR_DATA_DIR: dataDir });
+  const exported = await runWeir(['audit', 'export', '--org', own, '--out', bundle], { WEIR_DATA_DIR: dataDir });
   t.is(exported.status, 0, exported.stderr);
   t.regex(
     exported.stderr,
@@ -647,7 +654,7 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   t.false(text.includes(other), "nothing of the other organization's");
   t.false(text.includes('Someone Else'));
 
-  const unknown = runWeir(['audit', 'export', '--org', 'org_nobody', '--out', join(dataDir, 'none.ndjson')], {
+  const unknown = await runWeir(['audit', 'export', '--org', 'org_nobody', '--out', join(dataDir, 'none.ndjson')], {
     WEIR_DATA_DIR: dataDir,
   });
   t.is(unknown.status, 2, 'a wrong --org is a usage error');
@@ -655,7 +662,7 @@ test('weir audit export --org writes a bundle of one organization that weir audi
 
   // Offline: another directory, no data dir of its own, the operator's key given.
   const elsewhere = await tempDir(t);
-  const verified = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey, '--json'], {
+  const verified = await runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey, '--json'], {
     WEIR_DATA_DIR: elsewhere,
   });
   t.is(verified.status, 0, verified.stderr);
@@ -668,7 +675,7 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   );
   t.regex(verified.stderr, /^ {2}1 found in the bundle\n {2}none given with --checkpoint: /m);
   // Without --public-key the summary says the key trusted is the one the bundle names.
-  const unpinned = runWeir(['audit', 'verify', '--bundle', bundle], { WEIR_DATA_DIR: elsewhere });
+  const unpinned = await runWeir(['audit', 'verify', '--bundle', bundle], { WEIR_DATA_DIR: elsewhere });
   t.is(unpinned.status, 0, unpinned.stderr);
   t.true(
     unpinned.stderr.includes(
@@ -678,7 +685,7 @@ test('weir audit export --org writes a bundle of one organization that weir audi
   );
 
   await writeFile(bundle, text.replace('"Audited', '"Audit3d'));
-  const tampered = runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey], {
+  const tampered = await runWeir(['audit', 'verify', '--bundle', bundle, '--public-key', publicKey], {
     WEIR_DATA_DIR: elsewhere,
   });
   t.is(tampered.status, 1);

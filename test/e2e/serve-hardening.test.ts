@@ -109,7 +109,7 @@ test('one weir serve per data dir: a second refuses to start (exit 1) with a mes
   const first = await spawnWeir({ dataDir });
   t.teardown(() => first.kill());
   t.is(await readFile(join(dataDir, 'serve.lock'), 'utf8'), `${first.child.pid}\n`);
-  const second = runWeir(['serve'], { WEIR_DATA_DIR: dataDir, PORT: '0', WEIR_LOCAL_CHAIN: 'off' });
+  const second = await runWeir(['serve'], { WEIR_DATA_DIR: dataDir, PORT: '0', WEIR_LOCAL_CHAIN: 'off' });
   t.is(second.status, 1, second.stderr);
   t.is(
     second.stderr.trim(),
@@ -117,7 +117,7 @@ test('one weir serve per data dir: a second refuses to start (exit 1) with a mes
   );
   t.is((await fetch(`${first.url}/health`)).status, 200, 'the first goes on');
   t.is(await readFile(join(dataDir, 'serve.lock'), 'utf8'), `${first.child.pid}\n`);
-  t.is(runWeir(['org', 'create', '--name', 'Beside'], { WEIR_DATA_DIR: dataDir }).status, 0);
+  t.is((await runWeir(['org', 'create', '--name', 'Beside'], { WEIR_DATA_DIR: dataDir })).status, 0);
 });
 
 test('one weir serve per data dir: a lock left by a weir serve killed with -9 is taken over, logged, and removed at a clean stop', async (t) => {

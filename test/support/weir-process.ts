@@ -1,7 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { connectionPerRequest } from '../../src/chain-ingest/evm/devnet/local-node-transport.ts';
 import { onProcessExit } from '../../src/shared/stoppable-child.ts';
 import { fileURLToPath } from 'node:url';
+import { childWeirSlots } from './child-weir-slots.ts';
 import { findFreePort } from './free-port.ts';
 import type { ExecutionContext } from 'ava';
 import {
@@ -63,12 +64,14 @@ type SpawnedWeir = {
  * list of families ('evm', 'tron', 'solana', 'evm,solana', …) for those alone; `--devnet FILE` in
  * `args` replaces them with the chains that file names. `testRail: true` runs
  * serve-with-test-rail.ts instead of bin/weir.js, for tests that publish test-rail transfers by
- * hand. Tried again on another port if its port was taken before it listened.
+ * hand. Tried again on another port if its port was taken before it listened. It holds one of the
+ * worker's child slots until /health answers or it fails, never while it keeps running (a test may
+ * run several at once).
  */
 export async function spawnWeir(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnWeirOnce(options);
+      return await childWeirSlots.run(() => spawnWeirOnce(options));
     } catch (error) {
       // The free port found was bound by another process before Weir listened (other tests run alongside).
       if (attempt >= 3 || !(error instanceof Error && /EADDRINUSE/.test(error.message))) throw error;
@@ -110,19 +113,14 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
     forget();
   });
   const url = `http://127.0.0.1:${port}`;
-  // Generous: in a fresh clone under a full test run, the first start compiles every module. Counted
-  // in this loop's own time: a test beside it that blocks the worker (spawnSync) stalls the loop, and
-  // the child too once its output pipe is full, so wall time while stalled is no wait for /health.
-  let waitedMs = 0;
-  let lastTurn = Date.now();
+  // Generous: in a fresh clone under a full test run, the first start compiles every module.
+  const startedAt = Date.now();
   let lastAnswer = 'none';
   for (;;) {
-    waitedMs += Math.min(Date.now() - lastTurn, 1_000);
-    lastTurn = Date.now();
     if (child.exitCode !== null) throw new Error(`weir serve exited early:\n${output}`);
     try {
-      // No kept-alive connection is left behind: a test that then blocks its loop (spawnSync) past the
-      // server's idle timeout would send its next request on a socket the server has closed.
+      // No kept-alive connection is left behind: the test's next request could otherwise go out on
+      // a socket the server is closing as idle.
       const response = await fetch(`${url}/health`, { headers: connectionPerRequest });
       const text = await response.text();
       if (response.ok) break;
@@ -130,7 +128,7 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
     } catch {
       /* not listening yet */
     }
-    if (waitedMs > 150_000) {
+    if (Date.now() - startedAt > 150_000) {
       child.kill('SIGKILL');
       throw new Error(`weir serve did not start (last /health answer: ${lastAnswer}):\n${output}`);
     }
@@ -172,21 +170,64 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   };
 }
 
-/** Run a `weir` command to completion. */
+export type WeirRun = { status: number | null; stdout: string; stderr: string };
+
+/**
+ * Run a `weir` command to completion, holding one of the worker's child slots. The worker is not
+ * blocked meanwhile: the file's other tests go on, and their servers' output is still read.
+ */
 export function runWeir(
   args: string[],
   env: Record<string, string> = {},
   /** What the command reads on standard input (nothing: it is closed at once). */
   input?: string,
-): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [WEIR_BIN, ...args], {
-    cwd: ROOT,
-    env: childEnv(env),
-    encoding: 'utf8',
-    timeout: 60_000,
-    ...(input === undefined ? {} : { input }),
+): Promise<WeirRun> {
+  return childWeirSlots.run(() => runWeirChild(args, env, input));
+}
+
+/** Past this the command is stopped (SIGTERM, then SIGKILL if it lingers) and its status is null. */
+const RUN_TIMEOUT_MS = 60_000;
+
+function runWeirChild(args: string[], env: Record<string, string>, input: string | undefined): Promise<WeirRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [WEIR_BIN, ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    // A command that exits without reading its input closes the pipe: not this run's failure.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(input);
+    const forget = onProcessExit(() => killTreeNow(child));
+    let lingering: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      lingering = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    }, RUN_TIMEOUT_MS);
+    let settled = false;
+    const done = (status: number | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(lingering);
+      forget();
+      resolve({ status, stdout, stderr });
+    };
+    // 'close': exited and its output read to the end; 'error': it could not be started.
+    child.once('close', (code) => done(code));
+    child.once('error', (error) => {
+      stderr += String(error);
+      done(null);
+    });
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** At once, synchronously (this process is exiting): SIGKILL to `child`, SIGTERM to what it started. */
