@@ -48,10 +48,10 @@ export function createSlots(size: number): Slots {
   };
 }
 
-/** Slots for a test worker's child Weirs from WEIR_TEST_CHILD_SLOTS, 3 when unset or not a positive integer. */
+/** Slots for a test worker's child Weirs from WEIR_TEST_CHILD_SLOTS, 2 when unset or not a positive integer. */
 export function slotsFromEnv(value: string | undefined): number {
   const parsed = Number(value);
-  return value !== undefined && Number.isInteger(parsed) && parsed >= 1 ? parsed : 3;
+  return value !== undefined && Number.isInteger(parsed) && parsed >= 1 ? parsed : 2;
 }
 
 /**
