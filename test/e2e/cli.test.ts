@@ -230,11 +230,12 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
 test('weir devnet starts a local chain with test tokens and the factory, prints its JSON, writes --out FILE, and runs until stopped', async (t) => {
   const { spawn } = await import('node:child_process');
   const { findFreePort } = await import('../support/free-port.ts');
-  const { ROOT, WEIR_BIN, killWithWhatItStarted, stopCleanly } = await import('../support/weir-process.ts');
+  const { ROOT, killWithWhatItStarted, stopCleanly } = await import('../support/weir-process.ts');
+  const { childCommands } = await import('../support/compiled-weir.ts');
   const dir = await tempDir(t);
   const out = join(dir, 'devnet.json');
   const port = await findFreePort();
-  const child = spawn(process.execPath, [WEIR_BIN, 'devnet', '--port', String(port), '--out', out], {
+  const child = spawn(process.execPath, [...childCommands().weir, 'devnet', '--port', String(port), '--out', out], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,6 +3,7 @@ import { connectionPerRequest } from '../../src/chain-ingest/evm/devnet/local-no
 import { onProcessExit } from '../../src/shared/stoppable-child.ts';
 import { fileURLToPath } from 'node:url';
 import { childWeirSlots } from './child-weir-slots.ts';
+import { childCommands } from './compiled-weir.ts';
 import { findFreePort } from './free-port.ts';
 import type { ExecutionContext } from 'ava';
 import {
@@ -16,9 +17,8 @@ import {
 import { ADMIN_TOKEN } from './weir-harness.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** `weir` as a user runs it (README commands); child Weirs started here run `childCommands()` instead. */
 export const WEIR_BIN = fileURLToPath(new URL('../../bin/weir.js', import.meta.url));
-/** `weir serve` with the test rail injected (no operator setting offers it): see serve-with-test-rail.ts. */
-const SERVE_WITH_TEST_RAIL = fileURLToPath(new URL('./serve-with-test-rail.ts', import.meta.url));
 
 /** Environment for a child Weir: only what it needs, never the parent's service URLs. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -81,9 +81,10 @@ export async function spawnWeir(options: SpawnWeirOptions): Promise<SpawnedWeir>
 
 async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   const port = await findFreePort();
+  // The test rail is injected by serve-with-test-rail.ts (no operator setting offers it).
   const command = options.testRail
-    ? ['--import', 'tsx', SERVE_WITH_TEST_RAIL, ...(options.args ?? [])]
-    : [WEIR_BIN, 'serve', ...(options.args ?? [])];
+    ? [...childCommands().testRail, ...(options.args ?? [])]
+    : [...childCommands().weir, 'serve', ...(options.args ?? [])];
   const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: childEnv({
@@ -190,7 +191,7 @@ const RUN_TIMEOUT_MS = 60_000;
 
 function runWeirChild(args: string[], env: Record<string, string>, input: string | undefined): Promise<WeirRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [WEIR_BIN, ...args], {
+    const child = spawn(process.execPath, [...childCommands().weir, ...args], {
       cwd: ROOT,
       env: childEnv(env),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -272,7 +273,7 @@ export async function stopCleanly(child: ChildProcess, signal: NodeJS.Signals = 
 
 /** `weir devnet ARGS` as a child process, killed with what it started when the test ends; what it wrote to stderr so far. */
 export function spawnWeirDevnet(t: ExecutionContext, args: string[]) {
-  const child = spawn(process.execPath, [WEIR_BIN, 'devnet', ...args], {
+  const child = spawn(process.execPath, [...childCommands().weir, 'devnet', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,6 @@
 import { readdirSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DashboardPage } from '../page.ts';
 
 /**
@@ -9,14 +11,18 @@ import type { DashboardPage } from '../page.ts';
  * no shared file. Tests (`*.test.ts`) and other files of a screen's folder are not pages.
  */
 const here = new URL('./', import.meta.url);
+const registry = basename(fileURLToPath(import.meta.url));
+// Pages are `.tsx` run through tsx, or `.js` where the tree was compiled (the tests' child Weirs),
+// and then this module is `.js` too: it is the one such module of the folder that is not a page.
+const pageFile = extname(registry) === '.js' ? '.js' : '.tsx';
 
 function pageModules(): URL[] {
   const found: URL[] = [];
   for (const entry of readdirSync(here, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.isFile() && entry.name.endsWith('.tsx') && !entry.name.includes('.test.'))
+    if (entry.isFile() && entry.name.endsWith(pageFile) && entry.name !== registry && !entry.name.includes('.test.'))
       found.push(new URL(entry.name, here));
-    if (entry.isDirectory() && readdirSync(new URL(`${entry.name}/`, here)).includes('page.tsx'))
-      found.push(new URL(`${entry.name}/page.tsx`, here));
+    if (entry.isDirectory() && readdirSync(new URL(`${entry.name}/`, here)).includes(`page${pageFile}`))
+      found.push(new URL(`${entry.name}/page${pageFile}`, here));
   }
   return found;
 }
