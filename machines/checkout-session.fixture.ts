@@ -128,22 +128,16 @@ export const created = (session = sessionFixture()): CheckoutSessionEvent => ({
   type: 'CheckoutSessionCreated',
   data: { session },
 });
-export const detected = (
-  transferId: string,
-  amount: string,
-  at = '2026-01-01T00:10:00.000Z',
+/** `payment` seen, not yet final, at `at`. */
+const seen = (
+  payment: Omit<SessionPayment, 'status' | 'detectedAt' | 'confirmedAt' | 'late'>,
+  at: string,
 ): CheckoutSessionEvent => ({
   type: 'PaymentDetected',
-  data: {
-    payment: {
-      ...paymentFixture(transferId, amount),
-      status: 'pending',
-      detectedAt: at,
-      confirmedAt: null,
-      late: false,
-    },
-  },
+  data: { payment: { ...payment, status: 'pending', detectedAt: at, confirmedAt: null, late: false } },
 });
+export const detected = (transferId: string, amount: string, at = '2026-01-01T00:10:00.000Z'): CheckoutSessionEvent =>
+  seen(paymentFixture(transferId, amount), at);
 export const confirmed = (transferId: string, at = '2026-01-01T00:11:00.000Z'): CheckoutSessionEvent => ({
   type: 'PaymentConfirmed',
   data: { transferId, at },
@@ -184,6 +178,13 @@ export const daiPaymentFixture = (
   amountRaw,
   amount: (BigInt(amountRaw) / 10n ** 10n).toString(),
 });
+
+/** `amountRaw` wei of DAI (18 decimals, finer than the 10^8 scale) seen at the fixture's address at `at`. */
+export const detectedDai = (
+  transferId: string,
+  amountRaw: string,
+  at = '2026-01-01T00:10:00.000Z',
+): CheckoutSessionEvent => seen(daiPaymentFixture(transferId, amountRaw), at);
 
 /** The fixture's session after `events`, folded as the machine and the projection fold them. */
 export function sessionAfterEvents(...events: CheckoutSessionEvent[]): CheckoutSession {

@@ -3,6 +3,7 @@ import {
   canceled,
   confirmed,
   confirmedLate,
+  detectedDai,
   detected,
   markedRefunded,
   paymentFixture,
@@ -10,6 +11,7 @@ import {
   sessionFixture,
 } from './checkout-session.fixture.ts';
 import {
+  allSentBefore,
   confirmingAfterClose,
   lateMoney,
   moneyAtClose,
@@ -75,4 +77,66 @@ test("money after a short completion is received, not split: the paid figure is 
   t.false(money.paidAfterClose);
   t.deepEqual(ids(money.confirming), []);
   t.deepEqual(moneyAtClose(sessionFixture()).paid, { beforeClose: 0n, afterClose: null });
+});
+
+test('an 18-decimal session split at its close adds up to its amountReceived to the unit: only the part before the close is rounded down, the late part is the rest', (t) => {
+  // 1.000000005 in time, the cancel, 2.000000005 late: 3.00000001 received. Each part cut on its own
+  // came to 1.00000000 + 2.00000000, a unit short.
+  const session = sessionAfterEvents(
+    detectedDai('a', '1000000005000000000'),
+    confirmed('a'),
+    canceled(),
+    detectedDai('b', '2000000005000000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('b', '200000000'),
+  );
+  t.is(session.amountReceived, '300000001');
+  const { paid, lateReceived } = moneyAtClose(session);
+  t.is(paid.beforeClose, 100000000n);
+  t.like(paid.afterClose, { amount: 200000001n, sentBefore: 0n });
+  t.is(paid.beforeClose + (paid.afterClose?.amount ?? 0n), 300000001n);
+  t.is(lateReceived.amount, 200000001n, "the dashboard's late row is the same rest");
+  // Sent before the cancel and confirmed after it: all of the late part, the carried unit included.
+  const sentBefore = sessionAfterEvents(
+    detectedDai('a', '1000000005000000000'),
+    confirmed('a'),
+    detectedDai('b', '2000000005000000000'),
+    canceled(),
+    ...confirmedLate('b', '200000000'),
+  );
+  const late = paidAtClose(sentBefore).afterClose!;
+  t.like(late, { amount: 200000001n, sentBefore: 200000001n });
+  t.true(allSentBefore(late), 'still "Confirmed after closing"');
+});
+
+test('late dust is never below nothing: it reads 0 with its payment listed when it carries no unit, the rest of amountReceived when it does', (t) => {
+  const dust = (onTime: string) =>
+    paidAtClose(
+      sessionAfterEvents(
+        detectedDai('a', onTime),
+        confirmed('a'),
+        canceled(),
+        detectedDai('b', '1', '2026-01-01T00:21:00.000Z'),
+        ...confirmedLate('b', '0'),
+      ),
+    );
+  const none = dust('1000000000000000000');
+  t.is(none.beforeClose, 100000000n);
+  t.is(none.afterClose?.amount, 0n);
+  t.deepEqual(ids(none.afterClose), ['b'], 'the page says "less than 0.00000001"');
+  // 1 wei short of 1.00000001 in time: the late wei makes the unit, and the late part carries it.
+  const carried = dust('1000000009999999999');
+  t.is(carried.beforeClose, 100000000n);
+  t.is(carried.afterClose?.amount, 1n);
+  // An amountReceived below the exact sum before the close (a log from before the exact sums): nothing late, never less.
+  const short = paidAtClose({
+    ...sessionAfterEvents(
+      detectedDai('a', '1000000010000000000'),
+      confirmed('a'),
+      canceled(),
+      detectedDai('b', '1'),
+      ...confirmedLate('b', '0'),
+    ),
+    amountReceived: '100000000',
+  });
+  t.deepEqual([short.beforeClose, short.afterClose?.amount], [100000000n, 0n]);
 });

@@ -56,21 +56,33 @@ export const amountOf = (
 /** Whether all of `money` was sent before the close, none after it. */
 export const allSentBefore = (money: ClosedMoney): boolean => money.sentBefore > 0n && money.sentBefore >= money.amount;
 
-function closedMoney(session: CheckoutSession, payments: SessionPayment[], status: SessionPayment['status']) {
+/** `payments` as ClosedMoney; `amount` when the caller cut their sum itself (`receivedSplit`). */
+function closedMoney(
+  session: CheckoutSession,
+  payments: SessionPayment[],
+  status: SessionPayment['status'],
+  amount?: bigint,
+) {
   const sum = (of: SessionPayment[]) => exactToApi(sumOfPayments(of, [status]), 'down');
   // By the log's order (the close marks what it found), not timestamps: a payment and a cancel in
   // one millisecond, or on two instances' clocks, would tell no order or the wrong one.
   const closed = session.status === 'canceled' || session.status === 'expired';
   const before = payments.filter((p) => closed && p.seenBeforeClose === true);
   const close = session.status === 'expired' ? 'expiry' : 'the cancel';
-  return { amount: sum(payments), payments, sentBefore: sum(before), close };
+  const total = amount ?? sum(payments);
+  // All of it sent before: the whole amount, as cut, so `allSentBefore` holds whatever unit the cut carried.
+  const sentBefore = before.length > 0 && before.length === payments.length ? total : sum(before);
+  return { amount: total, payments, sentBefore, close };
 }
 
 /**
  * A session's confirmed money split at its close (the API's amountReceived counts both), as the
  * payer's page and the dashboard's Summary list it: `beforeClose` (10^8-scaled) counts toward the
  * order; `afterClose` is every late payment (dust, and what a mark of refunded covered, included),
- * never added to what a closed session was paid. Each part summed exactly, then cut to 10^8.
+ * never added to what a closed session was paid. One cut only: `beforeClose` is its exact sum cut
+ * down to 10^8, `afterClose` the rest of amountReceived, so the two add up to it to the unit (each
+ * cut on its own, an 18-decimal session's parts came to a unit short). Late dust that carries no
+ * unit over reads 0 with its payments listed, as before.
  */
 export function receivedSplit(session: CheckoutSession): {
   beforeClose: Pick<ClosedMoney, 'amount' | 'payments'>;
@@ -78,12 +90,17 @@ export function receivedSplit(session: CheckoutSession): {
 } {
   const confirmed = session.payments.filter((p) => p.status === 'confirmed');
   const onTime = confirmed.filter((p) => !p.late);
+  const received = BigInt(session.amountReceived);
+  const counted = exactToApi(sumOfPayments(onTime, ['confirmed']), 'down');
+  // Never above amountReceived, so the late part is never below nothing.
+  const before = counted < received ? counted : received;
   return {
-    beforeClose: { amount: exactToApi(sumOfPayments(onTime, ['confirmed']), 'down'), payments: onTime },
+    beforeClose: { amount: before, payments: onTime },
     afterClose: closedMoney(
       session,
       confirmed.filter((p) => p.late),
       'confirmed',
+      received - before,
     ),
   };
 }
@@ -93,6 +110,7 @@ export function receivedSplit(session: CheckoutSession): {
  * tell it: closed (expired or canceled) with late money, `beforeClose` is what came before the close
  * and `afterClose` the late money; otherwise `beforeClose` is all it received (the API's amountReceived)
  * and `afterClose` null. A short completion's late money is the merchant's to keep: received, not split.
+ * Split or not, the two add up to amountReceived exactly (`receivedSplit`).
  */
 export function paidAtClose(session: CheckoutSession): { beforeClose: bigint; afterClose: ClosedMoney | null } {
   const { beforeClose, afterClose } = receivedSplit(session);

@@ -457,3 +457,18 @@ test('a closed checkout that money reached after it closed lists what was paid b
   // Closed with nothing late: one Paid row, as before.
   t.is(label(render(chosen({ status: 'expired' })).html, 'paid'), 'Paid');
 });
+
+test("an 18-decimal checkout's Paid rows add up to what it received to the 10^-8 unit: the late row carries the unit both parts' fractions make, and is still told as sent before the close when it was", (t) => {
+  // 1.000000005 in time, 2.000000005 sent before the cancel and confirmed after it: 3.00000001 received.
+  const halfOver = (amount: string) => {
+    const paid = fineGrainedPayment(amount, 'confirmed');
+    return { ...paid, amountRaw: (BigInt(paid.amountRaw) + 5n * 10n ** 9n).toString() };
+  };
+  const late = { ...halfOver('200000000'), transferId: 't-late', late: true, seenBeforeClose: true as const };
+  const { html } = render(
+    chosen({ status: 'canceled', amountReceived: '300000001', payments: [halfOver('100000000'), late] }),
+  );
+  t.is(text(html, 'paid'), '1.00');
+  t.is(text(html, 'paid-late'), '2.00000001');
+  t.regex(html, /<dt>Confirmed after closing<\/dt><dd><span id="paid-late">/);
+});

@@ -453,3 +453,25 @@ test("the status poll carries the page's split of a closed session's money: what
     amountReceivedAfterCloseFormatted: '0.00',
   });
 });
+
+test("the status poll's split of an 18-decimal session adds up to its amountReceived to the unit: the late part is the rest, not a second rounding down", (t) => {
+  // 1.000000005 in time, 2.000000005 late: 3.00000001 received, each part half a unit over.
+  const halfOver = (amount: string) => {
+    const paid = fineGrainedPayment(amount, 'confirmed');
+    return { ...paid, amountRaw: (BigInt(paid.amountRaw) + 5n * 10n ** 9n).toString() };
+  };
+  const session = sessionFixture({
+    status: 'expired',
+    amountReceived: '300000001',
+    payments: [halfOver('100000000'), { ...halfOver('200000000'), transferId: 't-late', late: true }],
+  });
+  const status = payerStatus(session, names, NOW);
+  t.like(status, {
+    amountReceived: '300000001',
+    amountReceivedBeforeClose: '100000000',
+    amountReceivedBeforeCloseFormatted: '1.00',
+    amountReceivedAfterClose: '200000001',
+    amountReceivedAfterCloseFormatted: '2.00000001',
+  });
+  t.is(BigInt(status.amountReceivedBeforeClose) + BigInt(status.amountReceivedAfterClose), 300000001n);
+});

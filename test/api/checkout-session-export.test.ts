@@ -64,6 +64,7 @@ test('GET /checkout/sessions/export answers the filtered sessions as CSV, quoted
   t.is(p[column('paymentStatus')], 'paid');
   t.is(p[column('amountReceived')], '100000000');
   t.is(p[column('amountReceivedAfterClose')], '0', 'none of it came after a close');
+  t.is(p[column('receivedAfterClose')], 'false');
   t.regex(p[column('transactionHash')]!, /^0x[0-9a-f]{64}$/);
   // Newest first, as the list.
   t.deepEqual(

@@ -3,11 +3,13 @@ import {
   canceled,
   confirmed,
   confirmedLate,
+  detectedDai,
   detected,
   paymentFixture,
   sessionAfterEvents,
   sessionFixture,
 } from '../../../machines/checkout-session.fixture.ts';
+import { payerStatus } from '../../hosted/checkout-status.ts';
 import { publicCheckoutSession } from '../../projections/public-views.ts';
 import type { CheckoutSessionDoc } from '../../projections/collections.ts';
 import { CUSTOMERS, type CustomerDoc } from '../../projections/customers.projection.ts';
@@ -195,9 +197,26 @@ test("an export tells which part of amountReceived came after the session closed
     ...confirmedLate('t2', '200000000'),
   );
   const onTime = sessionAfterEvents(detected('t3', '100000000'), confirmed('t3'));
+  // An 18-decimal token: 1.000000005 in time, the cancel, 2.000000005 late (3.00000001 received, each
+  // part half a unit over: cut apart they made 2.00000000 late, a unit short of the rest).
+  const fine = sessionAfterEvents(
+    detectedDai('t4', '1000000005000000000'),
+    confirmed('t4'),
+    canceled(),
+    detectedDai('t5', '2000000005000000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('t5', '200000000'),
+  );
+  // Late dust (1 wei): 0 at the 10^8 scale, yet late money, as the page's "less than 0.00000001".
+  const dust = sessionAfterEvents(
+    canceled(),
+    detectedDai('t6', '1', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('t6', '0'),
+  );
   const sessions = [
     { ...late, id: 'cs_late', createdAt: '2026-01-01T00:00:02.000Z' },
     { ...onTime, id: 'cs_on_time', createdAt: '2026-01-01T00:00:01.000Z' },
+    { ...fine, id: 'cs_fine', createdAt: '2026-01-01T00:00:00.500Z' },
+    { ...dust, id: 'cs_dust', createdAt: '2026-01-01T00:00:00.250Z' },
   ];
   for (const session of sessions) await stored.put({ ...session, _id: session.id });
   const lines: string[] = [];
@@ -206,10 +225,22 @@ test("an export tells which part of amountReceived came after the session closed
   const cells = lines.slice(1).map((line) => {
     const row = line.trim().split(',');
     const at = (name: string) => row[header.indexOf(name)];
-    return [at('id'), at('status'), at('paymentStatus'), at('amountReceived'), at('amountReceivedAfterClose')];
+    return [
+      at('id'),
+      at('status'),
+      at('paymentStatus'),
+      at('amountReceived'),
+      at('amountReceivedAfterClose'),
+      at('receivedAfterClose'),
+    ];
   });
   t.deepEqual(cells, [
-    ['cs_late', 'canceled', 'unpaid', '300000000', '200000000'],
-    ['cs_on_time', 'open', 'unpaid', '100000000', '0'],
+    ['cs_late', 'canceled', 'unpaid', '300000000', '200000000', 'true'],
+    ['cs_on_time', 'open', 'unpaid', '100000000', '0', 'false'],
+    ['cs_fine', 'canceled', 'unpaid', '300000001', '200000001', 'true'],
+    ['cs_dust', 'canceled', 'unpaid', '0', '0', 'true'],
   ]);
+  // What came before the close is amountReceived less the late part, as the page's Paid row shows it.
+  const fineStatus = payerStatus(sessions[2]!, (network) => network, Date.parse('2026-01-01T01:00:00.000Z'));
+  t.is(fineStatus.amountReceivedBeforeClose, (300000001n - 200000001n).toString());
 });

@@ -97,6 +97,7 @@ const COLUMNS = [
   'metadata',
   // Last, so files read by position keep their columns.
   'amountReceivedAfterClose',
+  'receivedAfterClose',
 ] as const;
 
 /**
@@ -106,6 +107,7 @@ const COLUMNS = [
 function row(s: CheckoutSessionDoc, customer: CustomerDoc | undefined): string {
   const paid = s.payments.filter((p) => p.status === 'confirmed');
   const last = paid[paid.length - 1];
+  const late = paidAtClose(s).afterClose;
   const cells: Record<(typeof COLUMNS)[number], string | boolean | null> = {
     id: s.id,
     createdAt: s.createdAt,
@@ -137,8 +139,11 @@ function row(s: CheckoutSessionDoc, customer: CustomerDoc | undefined): string {
     completedAt: s.completedAt,
     expiresAt: s.expiresAt,
     metadata: Object.keys(s.metadata ?? {}).length ? JSON.stringify(s.metadata) : null,
-    // The part of amountReceived that came after the close, as the payer's page splits it.
-    amountReceivedAfterClose: (paidAtClose(s).afterClose?.amount ?? 0n).toString(),
+    // The part of amountReceived that came after the close, as the payer's page splits it (the rest
+    // of amountReceived, so the two parts add up to it), and whether any came: late dust reads 0 with
+    // true, where the page says "less than 0.00000001".
+    amountReceivedAfterClose: (late?.amount ?? 0n).toString(),
+    receivedAfterClose: late !== null,
   };
   return csvRow(COLUMNS.map((c) => cells[c]));
 }

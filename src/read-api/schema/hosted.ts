@@ -86,16 +86,16 @@ export const PayerStatusSchema = z
     amountReceivedFormatted: z.string().openapi({ description: '`amountReceived` as the page writes amounts' }),
     amountReceivedBeforeClose: amountString().openapi({
       description:
-        'What the page shows as Paid: all of `amountReceived`, unless the session expired or was canceled and money was confirmed after that; then only what came before the close ("Paid before it expired")',
+        'What the page shows as Paid: all of `amountReceived`, unless the session expired or was canceled and money was confirmed after that; then only what came before the close ("Paid before it expired"), its exact sum rounded down to 10^-8',
     }),
     amountReceivedBeforeCloseFormatted: z.string(),
     amountReceivedAfterClose: amountString().openapi({
       description:
-        'Late money: what was confirmed after the session expired or was canceled ("Received after closing" on the page), completing nothing; 0 when none. Each part is summed exactly and cut to 10^-8 on its own',
+        'Late money: what was confirmed after the session expired or was canceled ("Received after closing" on the page), completing nothing; 0 when none. The rest of `amountReceived` once `amountReceivedBeforeClose` is taken, so the two add up to `amountReceived` exactly (only `amountReceivedBeforeClose` is rounded, down, so the late part takes any unit that the fractions of both parts make together). Late money under 10^-8 that carries no unit reads 0: `amountReceivedAfterCloseFormatted` tells it',
     }),
     amountReceivedAfterCloseFormatted: z.string().openapi({
       description:
-        '`amountReceivedAfterClose` as the page writes it: "less than 0.00000001" when money came that the 10^8 scale reads as 0',
+        '`amountReceivedAfterClose` as the page writes it: "less than 0.00000001" when late money came and `amountReceivedAfterClose` is 0 (late dust; the sessions export marks it `receivedAfterClose` true)',
     }),
     amountRemaining: amountString(),
     amountRemainingFormatted: z.string(),
