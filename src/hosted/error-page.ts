@@ -13,6 +13,8 @@ export function renderErrorPage(input: {
   testMode?: boolean;
   /** A way back to the page it stands in for, where trying again helps. */
   back?: { href: string; words: string } | null;
+  /** Below the card, as on the page it stands in for (the payment link's business details). */
+  footer?: string;
 }): string {
   const back = input.back ? `\n  <p><a id="back" href="${e(input.back.href)}">${e(input.back.words)}</a></p>` : '';
   return hostedPage({
@@ -21,6 +23,7 @@ export function renderErrorPage(input: {
     org: input.org ?? null,
     business: input.org?.name ?? 'Weir',
     testMode: input.testMode ?? false,
+    ...(input.footer ? { footer: input.footer } : {}),
     main: `  <h1>${e(input.heading)}</h1>
   <p id="notice">${e(input.message)}</p>${back}`,
   });

@@ -13,6 +13,13 @@ import { documentAmount, isExactInDecimals } from '../shared/money.ts';
 /** The page's form as posted: input name → value. */
 export type PayerForm = Record<string, string>;
 
+/**
+ * What the form says above itself when what was posted could not be read as the page's form (another
+ * content type, a body cut short): plain words, never the refusal behind it.
+ */
+export const FORM_NOT_READ =
+  'Your answers could not be read: they were not sent from this page. Fill in the form below and press the button again.';
+
 /** One thing wrong with the payer's input: the input's name, and a message that starts with its label. */
 export type FormProblem = { input: string; message: string };
 

@@ -14,7 +14,8 @@ export const LINK_NOTICES = {
   notFound: {
     status: 404,
     heading: 'Payment link not found',
-    message: 'This payment link does not exist. Check the address, or ask the seller for a new link.',
+    message:
+      'This payment link does not exist or is no longer available. Check the address, or ask the seller for a new link.',
   },
   used: {
     status: 410,

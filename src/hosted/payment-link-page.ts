@@ -3,6 +3,7 @@ import type { PaymentLink } from '../../machines/payment-link.types.ts';
 import type { Organization } from '../actors/organization.ts';
 import { documentAmount, formatAmount } from '../shared/money.ts';
 import { businessFooter } from './business-footer.ts';
+import { renderErrorPage } from './error-page.ts';
 import { escapeHtml as e, hostedPage } from './html.ts';
 import { recurrence } from '../shared/recurrence.ts';
 import { ADDRESS_INPUTS, addressTitle, INPUT, type FormProblem, type PayerForm } from './payment-link-form.ts';
@@ -28,23 +29,24 @@ function shell(org: Organization | null, title: string, main: string, withScript
 
 /**
  * A page that only says something: an unknown or inactive link, a payment that could not be started.
- * `link`: the link it is about, when known: a test link's notice says "Test mode" as its form does, and
- * one the payer may try again leads back to its form.
+ * The notice page every hosted page shows (error-page.ts), as `/checkout/{id}` does; `link`: the link
+ * it is about, when known: its notice has its business details below, says "Test mode" as its form
+ * does, and one the payer may try again leads back to its form. Of no link (an unknown id), the notice
+ * of an unknown checkout or invoice: no business to frame it in.
  */
 export function renderPaymentLinkNotice(
   org: Organization | null,
   notice: LinkNotice,
   link: Pick<PaymentLink, 'id' | 'environment'> | null,
 ): string {
-  const back =
-    link && notice.retry ? `\n  <p><a id="back" href="/pay/${e(link.id)}">Back to the payment page</a></p>` : '';
-  return shell(
+  return renderErrorPage({
     org,
-    notice.heading,
-    `  <h1>${e(notice.heading)}</h1>\n  <p id="notice">${e(notice.message)}</p>${back}`,
-    false,
-    link?.environment === 'test',
-  );
+    heading: notice.heading,
+    message: notice.message,
+    testMode: link?.environment === 'test',
+    back: link && notice.retry ? { href: `/pay/${link.id}`, words: 'Back to the payment page' } : null,
+    ...(link ? { footer: businessFooter(org) } : {}),
+  });
 }
 
 // Prices read as the invoice and the dashboard show them (`1.50 USDC`); a suggested amount fills the input plainly.

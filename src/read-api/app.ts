@@ -94,7 +94,7 @@ const CHECKOUT_PAGE = /^\/checkout\/[^/]+\/?$/;
  * so a new route cannot escape either.
  */
 
-export function httpRouters(deps: HttpDeps) {
+export function httpRouters(deps: HttpDeps & { logger?: Logger }) {
   const areas = {
     /** `/api/v1/*`, in the order they are tried. */
     api: [

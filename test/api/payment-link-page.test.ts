@@ -511,6 +511,41 @@ test('an inactive link shows a 410 page and takes no payment; an unknown or dele
   }
 });
 
+/** A page's frame: its HTML with the title and the card's words left out, to tell one kind of page from another. */
+const frameOf = (html: string) =>
+  html
+    .replace(/<title>[^<]*<\/title>/, '<title></title>')
+    .replace(/<h1>[^<]*<\/h1>/, '<h1></h1>')
+    .replace(/<p id="notice">[^<]*<\/p>/, '<p id="notice"></p>');
+
+test('an unknown or deleted link is the 404 notice page an unknown checkout and invoice are, in its words (was a left-aligned page headed "Payment")', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc' });
+  t.is((await api.delete(`/api/v1/payment-links/${link.id}`)).status, 200);
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  const checkout = await open(`${weir.url}/checkout/${unknown}`);
+  t.is(checkout.status, 404);
+  t.regex(checkout.html, /<body class="error">/);
+  t.is(
+    frameOf((await open(`${weir.url}/invoices/${unknown}`)).html),
+    frameOf(checkout.html),
+    'the invoice’s is the same',
+  );
+  for (const url of [`${weir.url}/pay/${unknown}`, link.url, `${weir.url}/pay/not-a-link`])
+    for (const answer of [await open(url), await submit(url, {})]) {
+      t.is(answer.status, 404, url);
+      t.is(frameOf(answer.html), frameOf(checkout.html), url);
+      t.true(answer.html.includes('<title>Payment link not found</title>'), url);
+      t.true(answer.html.includes('<h1>Payment link not found</h1>'), url);
+      t.regex(
+        answer.html,
+        /<p id="notice">This payment link does not exist or is no longer available\. Check the address, or ask the seller for a new link\.<\/p>/,
+      );
+      t.notRegex(answer.html, /Corner Coffee|<form/, 'nothing of the merchant whose link it was');
+    }
+});
+
 test("a link whose product or price is gone or off shows a 410 page saying it is not available, on GET and POST alike, where POST was a 400 naming the session's fields", async (t) => {
   const weir = await startTestWeir(t);
   const { api, organizationId } = await createMerchant(weir.url);
@@ -575,8 +610,9 @@ function assertNotice(
   t.notRegex(answer.html, /<form/);
 }
 
-test("a refusal of the link's own settings once the payer's input is read is a 409 page in plain words (was the refusal's text on the form, naming the session's fields); nothing is written", async (t) => {
-  const weir = await startTestWeir(t);
+test("a refusal of the link's own settings once the payer's input is read is a 409 page in plain words (was the refusal's text on the form, naming the session's fields), the refusal itself in the log only (was nowhere); nothing is written", async (t) => {
+  const lines: string[] = [];
+  const weir = await startTestWeir(t, {}, { log: (line) => lines.push(line) });
   const { api, organizationId } = await createMerchant(weir.url);
   const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc' });
   // A redirect the API refuses today, kept from an earlier Weir: its sessions' successUrl is refused.
@@ -593,6 +629,12 @@ test("a refusal of the link's own settings once the payer's input is read is a 4
     back: null,
   });
   t.is(await logLength(weir), before);
+  const refused = lines
+    .map((line) => JSON.parse(line) as { event?: string; level?: number; paymentLinkId?: string; refusal?: string })
+    .filter((l) => l.event === 'payment_link.refused');
+  t.is(refused.length, 1, 'the refusal, for the merchant, in the log');
+  t.like(refused[0], { level: 40, paymentLinkId: link.id });
+  t.regex(refused[0]?.refusal ?? '', /successUrl/, 'in its own words, which the page does not show');
 });
 
 test('a link the merchant’s setup cannot take (no wallet left for its currency, a price finer than its assets) is the 409 page saying so, with its badge and without the refusal', async (t) => {
@@ -695,13 +737,18 @@ test('every notice of a test link says Test mode, as its form and the checkout p
   }
 });
 
-test('a form posted as anything but a form is refused on the page', async (t) => {
+test('a form posted as anything but a form is refused on the form in plain words (was the refusal naming the content type the route reads)', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
   const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc' });
   const answer = await submit(link.url, {}, 'application/json');
   t.is(answer.status, 400);
-  t.regex(answer.html, /This payment cannot be started: the form must be posted as application\/x-www-form-urlencoded/);
+  t.regex(
+    answer.html,
+    /<div id="problems" role="alert"><p>Your answers could not be read: they were not sent from this page\. Fill in the form below and press the button again\.<\/p><\/div>/,
+  );
+  t.regex(answer.html, /<form method="post"/, 'the form to send again');
+  t.notRegex(answer.html, /x-www-form-urlencoded|posted as|content.type|invalid_content_type/i);
 });
 
 // --- one_time and multiple links ------------------------------------------------------------

@@ -1,6 +1,7 @@
 import type { Children, PropsWithChildren } from '@kitajs/html';
 import { documentAmount } from '../../shared/money.ts';
 import { formatPerZone, UTC } from '../../shared/time-zone.ts';
+import { inAttribute } from './attribute.ts';
 
 /** The hidden CSRF field every state-changing form carries (the area refuses a POST without it). */
 export const CsrfField = ({ token }: { token: string }): JSX.Element => (
@@ -45,7 +46,7 @@ export function Card(
  */
 /** Attributes that redraw this element whole (`outerHTML`) from `url` when the server announces one of `topics`. */
 export const liveRefresh = (url: string, topics: string[]) => ({
-  'hx-get': url,
+  'hx-get': inAttribute(url),
   'hx-trigger': topics.map((topic) => `weir:${topic} from:body delay:150ms`).join(', '),
   'hx-swap': 'outerHTML',
   'hx-sync': 'this:queue last',
@@ -59,7 +60,7 @@ export const Live = ({
 }: PropsWithChildren<{ url: string; topics: string[]; class?: string }>): JSX.Element => (
   <div
     class={['live', extra]}
-    hx-get={url}
+    hx-get={inAttribute(url)}
     hx-trigger={topics.map((topic) => `weir:${topic} from:body delay:150ms`).join(', ')}
     hx-swap="innerHTML"
     hx-sync="this:queue last"

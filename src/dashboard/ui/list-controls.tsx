@@ -1,5 +1,6 @@
 import type { Children } from '@kitajs/html';
 import { instantRange, parseIsoInstant, rangeCondition } from '../../read-api/instant-range.ts';
+import { inAttribute } from './attribute.ts';
 import { Alert } from './components.tsx';
 
 /**
@@ -7,7 +8,7 @@ import { Alert } from './components.tsx';
  * work without JavaScript) and page links under it, the filters kept from page to page.
  */
 
-/** `path` with `query` as its query string, empty values and page 1 left out. */
+/** `path` with `query` as its query string, empty values and page 1 left out. In an attribute: `inAttribute`. */
 export function withQuery(path: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query))
@@ -139,7 +140,7 @@ export function StatusFilter(props: {
           {[{ value: '', label: 'All' }, ...props.statuses].map((s) => (
             <li>
               <a
-                href={withQuery(props.path, { status: s.value })}
+                href={inAttribute(withQuery(props.path, { status: s.value }))}
                 aria-current={s.value === props.current ? 'page' : undefined}
                 safe
               >
@@ -165,7 +166,7 @@ export function Pager(props: {
   const first = count === 0 ? 0 : (page - 1) * pageSize + 1;
   const last = Math.min(count, page * pageSize);
   const pages = Math.max(1, Math.ceil(count / pageSize));
-  const link = (to: number) => withQuery(props.path, { ...props.params, page: to });
+  const link = (to: number) => inAttribute(withQuery(props.path, { ...props.params, page: to }));
   // An empty first page has its list's own empty message above: a second "Nothing to show" said it twice.
   if (count === 0 && page === 1) return '';
   return (

@@ -4,7 +4,13 @@ import type { PaymentLink } from '../../../machines/payment-link.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { offersAsset, payableSessionNetworks, sessionNetworks } from '../../actors/session-networks.ts';
-import { readPayerForm, withPressedAmount, type FormProblem, type PayerForm } from '../../hosted/payment-link-form.ts';
+import {
+  FORM_NOT_READ,
+  readPayerForm,
+  withPressedAmount,
+  type FormProblem,
+  type PayerForm,
+} from '../../hosted/payment-link-form.ts';
 import {
   PAYMENT_LINK_PAGE_HEADERS,
   renderPaymentLinkNotice,
@@ -16,6 +22,7 @@ import { paymentLinkCatalog } from '../payment-link-catalog.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import { PAYMENT_LINKS, usedUp, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import { ValidationError, WeirError } from '../../shared/errors.ts';
+import { scrubUrls, type Logger } from '../../shared/logger.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import { readUrlEncodedForm } from '../form-body.ts';
@@ -134,10 +141,31 @@ export function paymentLinkErrorPages(
  * ago may not be seen yet by a request racing it; that too ends at most in a second payment.
  */
 export function hostedPaymentLinkRoutes(
-  deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession },
+  deps: ApiDeps & { createCheckoutSession: CreateCheckoutSession; logger?: Logger },
 ): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/pay' });
   const find = linkFinder(deps.readStore);
+  const log = deps.logger?.child({ component: 'payment-link-page' });
+
+  /**
+   * A refusal the payer is told of in plain words (`LINK_NOTICES`): the refusal itself, for the operator
+   * and merchant to see why the link takes no payment, goes to the log only (its URLs cut, as every logged error's).
+   */
+  const answerRefused = (ctx: ApiContext, notice: LinkNotice, found: FoundLink, error: WeirError) => {
+    const refusal = scrubUrls(error.message);
+    log?.warn(
+      {
+        event: 'payment_link.refused',
+        requestId: ctx.state.requestId,
+        paymentLinkId: found.link.id,
+        status: error.statusCode,
+        code: error.code,
+        refusal,
+      },
+      `payment link ${found.link.id}: a payment could not be started: ${refusal}`,
+    );
+    answerNotice(ctx, notice, found);
+  };
 
   // A link made before deactivating or deleting what active links sell was refused may outlive it.
   const { whyNotSold } = paymentLinkCatalog(deps.readStore);
@@ -227,8 +255,9 @@ export function hostedPaymentLinkRoutes(
     try {
       form = withPressedAmount(await readUrlEncodedForm(ctx));
     } catch (error) {
-      // Only a client that is not a browser posts anything but a form: told so on the form.
-      if (error instanceof ValidationError) refuse({}, [], `This payment cannot be started: ${error.message}`);
+      // Only a client that is not a browser posts anything but a form (or one gone mid-form): told so on
+      // the form in plain words, not the refusal's, which names the content type the route reads.
+      if (error instanceof ValidationError) refuse({}, [], FORM_NOT_READ);
       else throw error;
       return;
     }
@@ -254,8 +283,8 @@ export function hostedPaymentLinkRoutes(
       const now = await find(link.id);
       const why = now ? await whyUnusable(now.link) : LINK_NOTICES.notFound;
       if (why) answerNotice(ctx, why, now);
-      else if (isMerchantSetupRefusal(error)) answerNotice(ctx, LINK_NOTICES.noPaymentMethod, found);
-      else if (error instanceof WeirError) answerNotice(ctx, LINK_NOTICES.linkSettings, found);
+      else if (isMerchantSetupRefusal(error)) answerRefused(ctx, LINK_NOTICES.noPaymentMethod, found, error);
+      else if (error instanceof WeirError) answerRefused(ctx, LINK_NOTICES.linkSettings, found, error);
       else throw error;
     }
   }
