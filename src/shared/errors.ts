@@ -106,6 +106,9 @@ export class UnsupportedMediaTypeError extends WeirError {
   }
 }
 
+/** The HTTP edge's limits as refusals name them (`RateLimitedError.limit`); here, beside the error, so src/read-api/rate-limits.ts and the error both use it. */
+export type RateLimitName = 'api_key' | 'hosted' | 'hosted_creates' | 'auth_failures';
+
 /** 429: a rate limit is spent; `Retry-After` says in whole seconds when the next request is taken. */
 export class RateLimitedError extends WeirError {
   override readonly name = 'RateLimitedError';
@@ -114,7 +117,7 @@ export class RateLimitedError extends WeirError {
     message: string,
     readonly retryAfterSeconds: number,
     /** Which of the HTTP edge's limits was spent (`hosted_creates`…): a hosted page's words depend on it. */
-    readonly limit: string | null = null,
+    readonly limit: RateLimitName | null = null,
   ) {
     super(429, 'Too Many Requests', 'rate_limited', message);
     this.headers = { 'Retry-After': String(retryAfterSeconds) };
