@@ -56,8 +56,9 @@ export class ForbiddenError extends WeirError {
 
 export class NotFoundError extends WeirError {
   override readonly name = 'NotFoundError';
-  constructor(what: string, id: string) {
-    super(404, 'Not Found', 'resource_missing', `${what} ${id} not found`);
+  /** `why`, when known, says why it is gone (`it was deleted`), so the id is not taken for mistyped. */
+  constructor(what: string, id: string, why?: string) {
+    super(404, 'Not Found', 'resource_missing', `${what} ${id} not found${why ? `: ${why}` : ''}`);
   }
 }
 
