@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { createOrganization } from '../tenancy/create-organization.ts';
 import { createSqliteReadStore, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
+import { foreignCheckSkipped } from './foreign-read-models.ts';
 import { startWeir, type Weir } from './start-weir.ts';
 
 const NOW = Date.parse('2026-12-02T03:00:00.000Z');
@@ -77,8 +78,10 @@ test('a start on read models ahead of the log rebuilds them from the log; read m
   const head = (await again.eventStore.headPosition()) ?? 0n;
   await again.stop();
   t.false(
-    lines.some((line) => line['event'] === 'read_models.foreign'),
-    'its own read models stay',
+    lines.some(
+      (line) => line['event'] === 'read_models.foreign' || line['event'] === 'read_models.belonging_unchecked',
+    ),
+    'its own read models stay, checked',
   );
   t.deepEqual(
     (await readdir(dataDir)).filter((name) => name.includes('.foreign-')),
@@ -112,4 +115,39 @@ test('a start whose log is gone (deleted, or WEIR_EVENT_STORE_FILE naming a new 
     String(lines.find((line) => line['event'] === 'read_models.foreign')?.['msg']),
     /has read the log up to position [1-9]\d*, but events\.sqlite3 ends at position 0/,
   );
+});
+
+test('the check covers an SQLite log with the data dir’s own read models; MongoDB, KurrentDB and a shared read store are named as not checked', (t) => {
+  const setup = { kurrentDb: false, mongoDb: false, sharedReadStore: false };
+  t.is(foreignCheckSkipped(setup), null);
+  t.regex(foreignCheckSkipped({ ...setup, mongoDb: true }) ?? '', /^the read models are in MongoDB, not SQLite files/);
+  t.regex(foreignCheckSkipped({ ...setup, kurrentDb: true }) ?? '', /^the log is in KurrentDB, /);
+  t.regex(foreignCheckSkipped({ ...setup, kurrentDb: true, mongoDb: true }) ?? '', /^the read models are in MongoDB/);
+  t.regex(
+    foreignCheckSkipped({ ...setup, sharedReadStore: true }) ?? '',
+    /^the read store is shared .*: weir audit verify compares them with a rebuild from the log$/,
+  );
+});
+
+test('a start on a shared read store leaves it as it is and says in one info line that it was not checked, and why (nothing said before)', async (t) => {
+  const elsewhere = await dataDirWith(t, 'Elsewhere');
+  const shared = createSqliteReadStore({ path: join(elsewhere.dataDir, SQLITE_READ_STORE_FILE) });
+  const dataDir = await mkdtemp(join(tmpdir(), 'weir-foreign-read-models-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const lines: Record<string, unknown>[] = [];
+  const weir = await startWeir(
+    { port: 0, host: '127.0.0.1', dataDir, chainEnv: {}, localChain: false },
+    {
+      log: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+      clock: createManualClock(NOW),
+      sharedReadStore: shared,
+    },
+  );
+  await weir.stop();
+  await shared.close();
+  const said = lines.filter((line) => line['event'] === 'read_models.belonging_unchecked');
+  t.is(said.length, 1);
+  t.like(said[0], { level: 30 });
+  t.regex(String(said[0]!['msg']), /^read models not checked against the log at start: the read store is shared/);
+  t.false(lines.some((line) => line['event'] === 'read_models.foreign'));
 });

@@ -5,6 +5,22 @@ import { SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import type { Logger } from '../shared/logger.ts';
 import { hasTable, readModelsBelonging, withDatabase } from './read-models-belonging.ts';
 
+/**
+ * Why a start cannot check that the read models belong to the log, or null when it can (an SQLite
+ * log and the data dir's own read-models.sqlite3). In MongoDB or a shared store they are no file of
+ * this data dir to move aside, and their rebuild is the operator's call (`weir replay`), not a start's.
+ */
+export function foreignCheckSkipped(setup: { kurrentDb: boolean; mongoDb: boolean; sharedReadStore: boolean }) {
+  const why = setup.sharedReadStore
+    ? 'the read store is shared with other Weir instances'
+    : setup.mongoDb
+      ? 'the read models are in MongoDB'
+      : setup.kurrentDb
+        ? 'the log is in KurrentDB'
+        : null;
+  return why && `${why}, not SQLite files of the data dir: weir audit verify compares them with a rebuild from the log`;
+}
+
 /** SQLite's files beside a database: moved with it, so the moved file opens with what its -wal held. */
 const COMPANIONS = ['', '-wal', '-shm'];
 

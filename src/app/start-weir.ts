@@ -92,7 +92,7 @@ import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, localChainsOf, rateLimitsOf, type WeirConfig } from './config.ts';
 import { DataDirInUseError, lockDataDir, prepareDataDir } from './data-dir.ts';
-import { setAsideForeignReadModels } from './foreign-read-models.ts';
+import { foreignCheckSkipped, setAsideForeignReadModels } from './foreign-read-models.ts';
 import { createActivityLog } from './activity-log.ts';
 import { createShutdownStack, type ShutdownStack } from './shutdown-stack.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
@@ -262,13 +262,23 @@ async function startLocked(
     );
   }
   // Read models of another backup or data dir would be served as this log's: set aside, they are built anew from it.
-  if (!overrides.sharedReadStore && !config.mongoDbUrl && !config.kurrentDbUrl)
+  const unchecked = foreignCheckSkipped({
+    kurrentDb: !!config.kurrentDbUrl,
+    mongoDb: !!config.mongoDbUrl,
+    sharedReadStore: !!overrides.sharedReadStore,
+  });
+  if (unchecked === null)
     await setAsideForeignReadModels({
       dataDir: config.dataDir,
       log: config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE),
       now: clock.now(),
       logger,
     });
+  else
+    logger.info(
+      { event: 'read_models.belonging_unchecked', reason: unchecked },
+      `read models not checked against the log at start: ${unchecked}`,
+    );
   const stores = await openStores(config, waiting, overrides.sharedReadStore);
   opened.add(() => stores.eventStore.close());
   // A shared read store is the caller's.

@@ -9,7 +9,6 @@ import { auditBundleLines, type BundleCounts } from '../audit/audit-bundle.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import { bundleSummaryOf, verifyBundle } from '../audit/verify-bundle.ts';
 import type { EventStore } from '../event-store/event-store.ts';
-import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
 import { EventLogUnreadableError, createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { READ_MODEL_INDEXES } from '../projections/all-projections.ts';
 import { PROJECTIONS_CHECKPOINT } from '../projections/projection-runner.ts';
@@ -18,6 +17,7 @@ import type { LiveReadModels } from '../audit/verify-read-models.ts';
 import { ReadModelsUnreadableError, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, isPublicKeyText, operatorPublicKey } from '../audit/operator-key.ts';
+import { existingLogFile } from './existing-log-file.ts';
 import { organizationRecordId } from '../actors/organization.ts';
 import { options } from './option-values.ts';
 
@@ -45,14 +45,6 @@ export async function readPublishedCheckpoints(file: string): Promise<LoggedChec
     if (!checkpoint) throw new ConfigError(`--checkpoint: entry ${index + 1} of ${resolve(file)} is not a checkpoint`);
     return checkpoint;
   });
-}
-
-/** The embedded log's file, which must be there: a mistyped --data-dir is a usage error, never a new empty log. */
-export function existingLogFile(config: WeirConfig, command: string): string {
-  const path = config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE);
-  if (!existsSync(path))
-    throw new ConfigError(`${command}: no event log at ${path}: check --data-dir (or --event-store-file)`);
-  return path;
 }
 
 /**

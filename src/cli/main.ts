@@ -150,7 +150,7 @@ async function replay(argv: string[]): Promise<void> {
   privateFiles();
   if (!config.kurrentDbUrl) {
     // A mistyped data dir is an error, not a new empty log replayed "OK" (and a stray data dir left behind).
-    const { existingLogFile } = await import('./audit.ts');
+    const { existingLogFile } = await import('./existing-log-file.ts');
     existingLogFile(config, 'replay');
     await prepareDataDir(config.dataDir, (line) => console.error(line));
   }
@@ -364,7 +364,8 @@ async function auditCheckpoint(argv: string[]): Promise<void> {
   // way the log must be there: a mistyped data dir is an error, not a new empty log.
   const openToWrite = async () => {
     if (!config.kurrentDbUrl) {
-      audit.existingLogFile(config, 'audit checkpoint');
+      const { existingLogFile } = await import('./existing-log-file.ts');
+      existingLogFile(config, 'audit checkpoint');
       await prepareDataDir(config.dataDir, (line) => console.error(line));
     }
     return openCommandLog(config);

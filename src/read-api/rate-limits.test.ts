@@ -1,4 +1,5 @@
 import test from 'ava';
+import { type RateLimitName, RateLimitedError } from '../shared/errors.ts';
 import { clientAddressKey } from './rate-limits.ts';
 
 test('a client address is counted as IPv4 as it is, IPv4-mapped IPv6 as IPv4, and IPv6 by its /64', (t) => {
@@ -13,4 +14,13 @@ test('a client address is counted as IPv4 as it is, IPv4-mapped IPv6 as IPv4, an
   t.is(clientAddressKey('64:ff9b:1:2:3:4:1.2.3.4'), '64:ff9b:1:2::/64');
   t.is(clientAddressKey(''), '', 'a socket already gone has no address');
   t.is(clientAddressKey('not an address'), 'not an address', 'whatever a proxy wrote is its own key');
+});
+
+test('a refusal names one of the limits: its limit is typed by their names (tsc refuses another)', (t) => {
+  const refusal = new RateLimitedError('rate limit hosted_creates: spent', 3, 'hosted_creates');
+  const limit: RateLimitName | null = refusal.limit;
+  t.is(limit, 'hosted_creates');
+  t.is(refusal.headers['Retry-After'], '3');
+  // @ts-expect-error: not a limit the HTTP edge has
+  t.is(new RateLimitedError('rate limit nonsense', 1, 'nonsense').limit, 'nonsense');
 });

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type Koa from 'koa';
-import { RateLimitedError, UnauthorizedError } from '../shared/errors.ts';
+import { type RateLimitName, RateLimitedError, UnauthorizedError } from '../shared/errors.ts';
 import type { Clock } from '../shared/clock.ts';
 import {
   createTokenBuckets,
@@ -80,9 +80,6 @@ const describe = (limit: TokenBucketLimit) => {
   const [rate, burst] = formatTokenBucketLimit(limit).split(':');
   return `${rate}, bursts of ${burst}`;
 };
-
-/** The limits as refusals name them (`RateLimitedError.limit`). */
-export type RateLimitName = 'api_key' | 'hosted' | 'hosted_creates' | 'auth_failures';
 
 /** The refusal of the limit `limit`, spent for `wait` more seconds: its message names the limit and why. */
 const limited = (limit: RateLimitName, why: string, wait: number) =>

@@ -56,8 +56,9 @@ export class ForbiddenError extends WeirError {
 
 export class NotFoundError extends WeirError {
   override readonly name = 'NotFoundError';
-  constructor(what: string, id: string) {
-    super(404, 'Not Found', 'resource_missing', `${what} ${id} not found`);
+  /** `why`, when known, says why it is gone (`it was deleted`), so the id is not taken for mistyped. */
+  constructor(what: string, id: string, why?: string) {
+    super(404, 'Not Found', 'resource_missing', `${what} ${id} not found${why ? `: ${why}` : ''}`);
   }
 }
 
@@ -106,6 +107,9 @@ export class UnsupportedMediaTypeError extends WeirError {
   }
 }
 
+/** The HTTP edge's limits as refusals name them (`RateLimitedError.limit`); here, beside the error, so src/read-api/rate-limits.ts and the error both use it. */
+export type RateLimitName = 'api_key' | 'hosted' | 'hosted_creates' | 'auth_failures';
+
 /** 429: a rate limit is spent; `Retry-After` says in whole seconds when the next request is taken. */
 export class RateLimitedError extends WeirError {
   override readonly name = 'RateLimitedError';
@@ -114,7 +118,7 @@ export class RateLimitedError extends WeirError {
     message: string,
     readonly retryAfterSeconds: number,
     /** Which of the HTTP edge's limits was spent (`hosted_creates`…): a hosted page's words depend on it. */
-    readonly limit: string | null = null,
+    readonly limit: RateLimitName | null = null,
   ) {
     super(429, 'Too Many Requests', 'rate_limited', message);
     this.headers = { 'Retry-After': String(retryAfterSeconds) };

@@ -1,4 +1,5 @@
-import { getAddress } from 'viem';
+import { getAddress } from 'viem/utils';
+// From viem/utils, not the viem root: the root loads all of viem (340 modules, seconds through tsx) for weir replay and audit.
 
 /** `0x` and 40 hex digits, in any case: the shape of an EVM address, checksum not checked. */
 export const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;

@@ -556,6 +556,53 @@ test('POST /:id/deliveries/:deliveryId/resend makes a new attempt, recorded in t
   });
 });
 
+test('resend on a disabled endpoint is refused (400 endpoint_disabled, nothing logged) and works once it is enabled; on a deleted one it is a 404 saying it was deleted (it said only not found)', async (t) => {
+  const receiver = { answer: 503 };
+  const hooks = await startWebhookReceiver(() => receiver.answer);
+  t.teardown(() => hooks.close());
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const endpoint = (
+    await api.post<Endpoint>(ENDPOINTS, { description: 'd', url: hooks.url, enabledEvents: { events: ['*'] } })
+  ).body;
+  // A real event (a withdrawal address added), its first attempt failed, then canceled by the disabling.
+  await api.post('/api/v1/organization/withdrawal-addresses', {
+    chainId: 7357,
+    address: '0x1111111111111111111111111111111111111111',
+    name: 'second',
+  });
+  const deliveryWhen = (ok: (d: Delivery) => boolean, what: string) =>
+    eventually(async () => {
+      const [d] = (await deliveriesOf(api, endpoint.id)).data;
+      return d && ok(d) ? d : undefined;
+    }, what);
+  const failed = await deliveryWhen((d) => d.attempts === 1, 'the first attempt to fail');
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: true });
+  await deliveryWhen((d) => d.status === 'canceled', 'the delivery to be canceled');
+  const resend = `${ENDPOINTS}/${endpoint.id}/deliveries/${failed.id}/resend`;
+  await assertRejectedWithoutWrite(t, weir, () => api.post(resend), {
+    status: 400,
+    code: 'endpoint_disabled',
+    message: new RegExp(`^webhook endpoint ${endpoint.id} is disabled: enable it before resending$`),
+  });
+  t.is((await weir.eventStore.readStream(`webhook_delivery-${failed.id}`)).at(-1)?.type, 'WebhookDeliveryCanceled');
+
+  await api.put(`${ENDPOINTS}/${endpoint.id}`, { isDisabled: false });
+  receiver.answer = 200;
+  t.is((await api.post(resend)).status, 200);
+  await hooks.waitFor((all) => all.length === 2);
+  await deliveryWhen((d) => d.status === 'succeeded' && d.attempts === 2, 'the resent attempt to succeed');
+
+  t.is((await api.delete(`${ENDPOINTS}/${endpoint.id}`)).status, 200);
+  await assertRejectedWithoutWrite(t, weir, () => api.post(resend), {
+    status: 404,
+    code: 'resource_missing',
+    message: new RegExp(`^webhook endpoint ${endpoint.id} not found: it was deleted$`),
+  });
+  await eventually(async () => (weir.webhooks.status().inFlight === 0 ? true : undefined), 'nothing in flight');
+  t.is(hooks.received.length, 2, 'nothing more was sent');
+});
+
 test("the document says what a delivery's canceled holds and what a test send answers (it named no shape, and a test send's answer a deleted customer)", async (t) => {
   const weir = await startTestWeir(t);
   type Schema = {

@@ -8,6 +8,12 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECORDER = fileURLToPath(new URL('../support/loaded-modules.mjs', import.meta.url));
 
+/** A loaded file's path inside the repository; node_modules may be a link to another checkout's. */
+const inRepository = (path: string) => {
+  const packages = path.indexOf('/node_modules/');
+  return packages >= 0 ? path.slice(packages + 1) : path.slice(ROOT.length);
+};
+
 /** The modules `weir …args` loads (paths inside the repository), and how it exited. */
 async function modulesOf(args: string[], dataDir: string) {
   const list = join(dataDir, '..', `${Date.now()}-modules.txt`);
@@ -24,7 +30,7 @@ async function modulesOf(args: string[], dataDir: string) {
   const loaded = (await readFile(list, 'utf8'))
     .trim()
     .split('\n')
-    .map((url) => fileURLToPath(url).slice(ROOT.length));
+    .map((url) => inRepository(fileURLToPath(url)));
   await rm(list, { force: true });
   return { status, stderr, loaded };
 }
@@ -63,4 +69,12 @@ test('weir org create and weir replay load the log and the read models, not the 
       replayed.loaded.some((loaded) => loaded.startsWith(path)),
       `weir replay loads ${path}`,
     );
+  // The viem root re-exports all of viem (340 modules, loaded for one getAddress); viem/utils is 163.
+  const viem = replayed.loaded.filter((loaded) => loaded.startsWith('node_modules/viem/')).length;
+  t.true(viem <= 170, `weir replay loads ${viem} viem modules`);
+  // zod (95 modules) is the audit bundle's, not replay's.
+  t.false(
+    replayed.loaded.some((loaded) => loaded.startsWith('node_modules/zod/')),
+    'weir replay loads node_modules/zod/',
+  );
 });

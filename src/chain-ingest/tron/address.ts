@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { getAddress, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
+import { getAddress } from 'viem/utils';
+// viem/utils, not the viem root, which loads all of viem: see src/shared/evm-address.ts.
 
 /*
  * Tron addresses (Tron developer docs, "Accounts and keys" and "Encoding addresses and data"):

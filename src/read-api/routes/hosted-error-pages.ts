@@ -14,7 +14,6 @@ import { organizationRecordId } from '../../actors/organization.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiState } from '../api-context.ts';
-import type { RateLimitName } from '../rate-limits.ts';
 import { clientHttpStatus, type UnexpectedErrorLog } from '../middleware.ts';
 
 /** What a hosted page's notice shows of the record its path names: its business, its mode, the way back to it. */
@@ -36,9 +35,7 @@ export const isPassingRefusal = (error: unknown): error is WeirError =>
 
 /** A rate limit's notice, of the limit that was spent, then when to try again. */
 const rateLimitedNotice = (error: RateLimitedError, notices: RefusalNotices): PageNotice => {
-  const notice =
-    (error.limit === ('hosted_creates' satisfies RateLimitName) ? notices.startsLimited : undefined) ??
-    notices.rateLimited;
+  const notice = (error.limit === 'hosted_creates' ? notices.startsLimited : undefined) ?? notices.rateLimited;
   return { ...notice, message: `${notice.message} ${tryAgainIn(error.retryAfterSeconds)}` };
 };
 

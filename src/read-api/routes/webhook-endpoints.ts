@@ -181,7 +181,8 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
     publicWebhookEndpoint(doc, deps.secretBox.open(doc.sealedSecret), deps.clock.now());
   const load = async (ctx: ApiContext) => {
     const doc = await endpoints.get(ctx.params.id!);
-    if (!ownedBy(ctx, doc) || doc.deleted) throw new NotFoundError('webhook endpoint', ctx.params.id!);
+    if (!ownedBy(ctx, doc)) throw new NotFoundError('webhook endpoint', ctx.params.id!);
+    if (doc.deleted) throw new NotFoundError('webhook endpoint', doc.id, 'it was deleted');
     return doc;
   };
   const reload = async (id: string) => present((await endpoints.get(id))!);
