@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import test from 'ava';
 import { eventually } from '../support/api-client.ts';
+import { REPOSITORY_ROOT } from '../support/compiled-tree.ts';
 import { type BodyDocument, type BodySchema, requestSchema, resolved } from '../support/request-schemas.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import type { Weir } from '../../src/app/start-weir.ts';
@@ -17,7 +18,7 @@ import { REFERENCE_OPERATION_IDS } from '../../src/read-api/schema/reference-ope
  * reference's types, except for the differences listed once in DIFFERENCES.
  */
 
-const REFERENCE = fileURLToPath(new URL('../../../shared/reference/copperx-openapi.json', import.meta.url));
+const REFERENCE = join(REPOSITORY_ROOT, '../shared/reference/copperx-openapi.json');
 
 /** Operations Weir does not serve, with the reason. */
 const LEFT_OUT: Record<string, string> = {

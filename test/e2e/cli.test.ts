@@ -231,7 +231,7 @@ test('weir devnet starts a local chain with test tokens and the factory, prints 
   const { spawn } = await import('node:child_process');
   const { findFreePort } = await import('../support/free-port.ts');
   const { ROOT, killWithWhatItStarted, stopCleanly } = await import('../support/weir-process.ts');
-  const { childCommands } = await import('../support/compiled-weir.ts');
+  const { childCommands } = await import('../support/compiled-tree.ts');
   const dir = await tempDir(t);
   const out = join(dir, 'devnet.json');
   const port = await findFreePort();

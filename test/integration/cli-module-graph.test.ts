@@ -2,16 +2,17 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPOSITORY_ROOT } from '../support/compiled-tree.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = REPOSITORY_ROOT;
 const RECORDER = fileURLToPath(new URL('../support/loaded-modules.mjs', import.meta.url));
 
 /** A loaded file's path inside the repository; node_modules may be a link to another checkout's. */
 const inRepository = (path: string) => {
   const packages = path.indexOf('/node_modules/');
-  return packages >= 0 ? path.slice(packages + 1) : path.slice(ROOT.length);
+  return packages >= 0 ? path.slice(packages + 1) : relative(ROOT, path);
 };
 
 /** The modules `weir …args` loads (paths inside the repository), and how it exited. */

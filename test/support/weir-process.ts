@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connectionPerRequest } from '../../src/chain-ingest/evm/devnet/local-node-transport.ts';
 import { onProcessExit } from '../../src/shared/stoppable-child.ts';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { childWeirSlots } from './child-weir-slots.ts';
-import { childCommands } from './compiled-weir.ts';
+import { childCommands, REPOSITORY_ROOT } from './compiled-tree.ts';
 import { findFreePort } from './free-port.ts';
 import type { ExecutionContext } from 'ava';
 import {
@@ -16,9 +16,9 @@ import {
 } from './child-processes.ts';
 import { ADMIN_TOKEN } from './weir-harness.ts';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ROOT = REPOSITORY_ROOT;
 /** `weir` as a user runs it (README commands); child Weirs started here run `childCommands()` instead. */
-export const WEIR_BIN = fileURLToPath(new URL('../../bin/weir.js', import.meta.url));
+export const WEIR_BIN = join(REPOSITORY_ROOT, 'bin/weir.js');
 
 /** Environment for a child Weir: only what it needs, never the parent's service URLs. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
