@@ -282,3 +282,41 @@ test('a count and a find of one filter in one turn share a scan, never across a 
   await orders.delete('o1');
   t.is(await orders.count(filter), 1);
 });
+
+test("a $lookup reads and clones only the documents it joins, not the rest of the foreign collection (other tenants')", async (t) => {
+  const store = createEmbeddedReadStore({ indexedFields: ['organizationId', 'tag'] });
+  const sessions = store.collection('sessions');
+  const invoices = store.collection('invoices');
+  for (let i = 0; i < 200; i++) await invoices.put({ _id: `other_${i}`, organizationId: 'org_other', tag: 't' });
+  await invoices.put({ _id: 'inv_1', organizationId: 'org', tag: 't', total: 5 });
+  await invoices.put({ _id: 'inv_2', organizationId: 'org', tag: ['t', 'u'], total: 7 });
+  await sessions.put({ _id: 's1', organizationId: 'org', invoiceId: 'inv_1', tags: ['u'] });
+  await sessions.put({ _id: 's2', organizationId: 'org', invoiceIds: ['inv_2', 'inv_1', 'inv_2'] });
+  await sessions.put({ _id: 's3', organizationId: 'org' });
+
+  const cloned: unknown[] = [];
+  const clone = globalThis.structuredClone;
+  globalThis.structuredClone = (value, options) => {
+    cloned.push((value as ReadDocument)._id);
+    return clone(value, options);
+  };
+  let results: Record<string, unknown>[];
+  try {
+    results = await sessions.aggregate([
+      { $match: { organizationId: 'org' } },
+      { $lookup: { from: 'invoices', localField: 'invoiceId', foreignField: '_id', as: 'one' } },
+      { $lookup: { from: 'invoices', localField: 'invoiceIds', foreignField: '_id', as: 'many' } },
+      { $lookup: { from: 'invoices', localField: 'tags', foreignField: 'tag', as: 'tagged' } },
+      { $project: { one: '$one.total', many: '$many._id', tagged: '$tagged._id' } },
+    ]);
+  } finally {
+    globalThis.structuredClone = clone;
+  }
+  t.deepEqual(results, [
+    { _id: 's1', one: [5], many: [], tagged: ['inv_2'] },
+    // No invoice has a missing or null tag: a session without tags joins none (the scan reads, never clones).
+    { _id: 's2', one: [], many: ['inv_2', 'inv_1'], tagged: [] },
+    { _id: 's3', one: [], many: [], tagged: [] },
+  ]);
+  t.deepEqual(cloned.sort(), ['inv_1', 'inv_1', 'inv_2', 'inv_2'], 'one clone a joined invoice a stage');
+});

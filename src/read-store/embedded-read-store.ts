@@ -181,7 +181,7 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
     return isEmpty(without(filter, candidates.exact)) ? candidates.size : matching(state, filter).length;
   };
 
-  /** For $lookup, $graphLookup and $unionWith: clones, as stages may write into them. */
+  /** For $graphLookup, $unionWith and a $lookup with a pipeline: clones, as stages may write into them. */
   const resolveCollection = (name: string): Record<string, unknown>[] =>
     Array.from(collections.get(name)?.docs.values() ?? [], (doc) => structuredClone(doc));
 
@@ -191,6 +191,10 @@ export const createEmbeddedReadStore = (options: EmbeddedReadStoreOptions = {}):
         matching: (filter) => matching(state, filter),
         all: () => state.docs.values(),
         resolveCollection,
+        matchingIn: (name, filter) => {
+          const other = collections.get(name);
+          return other === undefined ? [] : matching(other, filter);
+        },
       },
       pipeline,
       maxTimeMs === undefined ? {} : { maxTimeMs },

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { Aggregator, ProcessingMode, Query } from 'mingo';
 import type { ReadDocument } from './read-store.ts';
 import { PipelineTimeoutError, runPipeline } from './run-pipeline.ts';
 
@@ -11,6 +12,7 @@ const source = {
   matching: (filter: Record<string, unknown>) => docs.filter((d) => d.status === filter.status),
   all: () => docs,
   resolveCollection: () => [],
+  matchingIn: () => [],
 };
 
 /** A clock that moves one millisecond each time it is read: the pipeline's own work advances it. */
@@ -57,4 +59,48 @@ test('an accumulator over many documents is stopped too', (t) => {
       }),
     { instanceOf: PipelineTimeoutError },
   );
+});
+
+test('$lookup by local and foreign field joins what mingo joins over the whole collection, asking only for the values it meets', (t) => {
+  const values = ['a', 'b', 1, 2, true, null, undefined, ['a', 2], [null], []];
+  const pick = (i: number) => values[(i * 7 + 3) % values.length];
+  const foreign: ReadDocument[] = Array.from({ length: 40 }, (_, i) => {
+    const doc: ReadDocument = { _id: `f${i}`, n: i };
+    if (pick(i) !== undefined) doc['key'] = pick(i);
+    return doc;
+  });
+  const local: ReadDocument[] = Array.from({ length: 30 }, (_, i) => {
+    const doc: ReadDocument = { _id: `l${i}`, ref: i % 4 === 0 ? `f${i}` : i % 4 === 1 ? [`f${i}`, 'f0'] : null };
+    if (pick(i + 5) !== undefined) doc['value'] = pick(i + 5);
+    return doc;
+  });
+  const asked: Record<string, unknown>[] = [];
+  const source = {
+    matching: () => local,
+    all: () => local,
+    resolveCollection: () => {
+      throw new Error('the whole foreign collection is never asked for');
+    },
+    matchingIn: (_name: string, filter: Record<string, unknown>) => {
+      asked.push(filter);
+      return new Query(filter).find<ReadDocument>(foreign).all();
+    },
+  };
+  const pipeline = [
+    { $lookup: { from: 'foreign', localField: 'value', foreignField: 'key', as: 'byValue' } },
+    { $lookup: { from: 'foreign', localField: 'ref', foreignField: '_id', as: 'byId' } },
+    { $unwind: { path: '$byId', preserveNullAndEmptyArrays: true } },
+    { $set: { 'byId.n': -1 } },
+  ];
+  const whole = new Aggregator(pipeline, {
+    processingMode: ProcessingMode.CLONE_INPUT,
+    collectionResolver: () => structuredClone(foreign),
+  }).run(local);
+  t.true(whole.filter((doc) => (doc['byValue'] as unknown[]).length > 1).length > 5, 'the data joins');
+  t.deepEqual(runPipeline(source, pipeline), whole);
+  t.true(
+    asked.every((filter) => !Object.hasOwn(filter, '_id') || typeof filter['_id'] === 'string'),
+    'an _id is a string: a null one is not looked for',
+  );
+  t.is(foreign[0]!['n'], 0, 'a stage writing into a joined document leaves the stored one alone');
 });

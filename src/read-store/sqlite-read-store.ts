@@ -569,6 +569,7 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
         matching: (filter) => matching(state, filter),
         all: () => allDocuments(state.name),
         resolveCollection: (name) => allDocuments(name).map((doc) => structuredClone(doc)),
+        matchingIn: (name, filter) => matching(stateOf(name), filter),
       },
       pipeline,
       maxTimeMs === undefined ? {} : { maxTimeMs },
@@ -702,16 +703,21 @@ export const createSqliteReadStore = (options: SqliteReadStoreOptions): ReadStor
     return state;
   };
 
+  /** A collection's state, made on first use (its rows may be in the file from an earlier run). */
+  const stateOf = (name: string): CollectionState => {
+    let state = collections.get(name);
+    if (state === undefined) {
+      assertCollectionName(name);
+      state = createCollectionState(name);
+      collections.set(name, state);
+    }
+    return state;
+  };
+
   return {
     durable: true,
     collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T> {
-      let state = collections.get(name);
-      if (state === undefined) {
-        assertCollectionName(name);
-        state = createCollectionState(name);
-        collections.set(name, state);
-      }
-      return state.handle as Collection<T>;
+      return stateOf(name).handle as Collection<T>;
     },
     misindexed,
     async getCheckpoint(name) {
