@@ -137,16 +137,16 @@ test('the list offers its sessions as CSV with the filters it shows, in a link t
   const html = await SessionsTable({ sessions: [sessionAfter()], count: 1, customers: new Map(), query });
   t.regex(
     html,
-    /<a class="button button-quiet" href="\/dashboard\/checkout-sessions\/export\?status=complete&q=INV-1" download="">Download CSV<\/a>/,
+    /<a class="button button-quiet" href="\/dashboard\/checkout-sessions\/export\?status=complete&amp;q=INV-1" download="">Download CSV<\/a>/,
   );
 });
 
 test('the CSV link, the pages and the live refresh carry the time zone the list counts days in; UTC, the default, is left out', async (t) => {
   const { query } = parseSessionsQuery({ from: '2026-11-30', timezone: 'Asia/Tokyo' });
   const html = await SessionsTable({ sessions: [sessionAfter()], count: 60, customers: new Map(), query });
-  t.regex(html, /href="\/dashboard\/checkout-sessions\/export\?from=2026-11-30&timezone=Asia%2FTokyo" download=""/);
-  t.regex(html, /hx-get="\/dashboard\/checkout-sessions\?from=2026-11-30&timezone=Asia%2FTokyo"/);
-  t.regex(html, /href="\/dashboard\/checkout-sessions\?from=2026-11-30&timezone=Asia%2FTokyo&page=2"/);
+  t.regex(html, /href="\/dashboard\/checkout-sessions\/export\?from=2026-11-30&amp;timezone=Asia%2FTokyo" download=""/);
+  t.regex(html, /hx-get="\/dashboard\/checkout-sessions\?from=2026-11-30&amp;timezone=Asia%2FTokyo"/);
+  t.regex(html, /href="\/dashboard\/checkout-sessions\?from=2026-11-30&amp;timezone=Asia%2FTokyo&amp;page=2"/);
   const utc = await SessionsTable({
     sessions: [],
     count: 0,
