@@ -18,11 +18,11 @@ import {
 } from './compiled-tree.ts';
 
 const root = REPOSITORY_ROOT;
-if (currentBuild(root)) {
-  console.log(`compiled tree: up to date (${sourcesHash(root)})`);
+const hash = sourcesHash(root);
+if (currentBuild(root, hash)) {
+  console.log(`compiled tree: up to date (${hash})`);
 } else {
   const startedAt = Date.now();
-  const hash = sourcesHash(root);
   mkdirSync(treeParent(root), { recursive: true });
   // Built aside and renamed into place, so the tree is always a whole build.
   const building = join(treeParent(root), `building-${process.pid}`);

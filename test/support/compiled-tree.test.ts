@@ -37,7 +37,7 @@ test('the tree counts only for the sources it was built from: an edited, added o
   write('machines/session.ts', 'export const a = 1;');
   t.is(currentBuild(root), treeFolder(root), 'back as built');
 
-  write('test/e2e/cli.test.ts', 'test.only();');
+  write('test/e2e/cli.test.ts', 'test.serial();');
   t.is(currentBuild(root), null, 'a test edited after the build');
   write('test/e2e/cli.test.ts', 'test();');
   write('src/hosted/assets/wallet.css', 'body {}');

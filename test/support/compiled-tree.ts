@@ -47,10 +47,10 @@ export function sourcesHash(root = REPOSITORY_ROOT): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The compiled tree, if it was built from the sources as they are now. */
-export function currentBuild(root = REPOSITORY_ROOT): string | null {
+/** The compiled tree, if it was built from the sources as they are now (`hash`, when already taken). */
+export function currentBuild(root = REPOSITORY_ROOT, hash = sourcesHash(root)): string | null {
   const hashFile = join(treeFolder(root), HASH_FILE);
-  return existsSync(hashFile) && readFileSync(hashFile, 'utf8') === sourcesHash(root) ? treeFolder(root) : null;
+  return existsSync(hashFile) && readFileSync(hashFile, 'utf8') === hash ? treeFolder(root) : null;
 }
 
 export type ChildCommands = {
