@@ -177,6 +177,12 @@ test('weir backup beside a running weir serve copies what its SQLite files hold,
     enabledEvents: { events: ['*'] },
   });
   t.is(added.status, 200, JSON.stringify(added.body));
+  // The backup copies the read models where they are: the server may still be projecting an event it
+  // appended on its own, and the position the backup reports is checked below.
+  await eventually(async () => {
+    const { position, head } = (await api.get<{ position: string | null; head: string | null }>('/health')).body;
+    return position !== null && position === head ? true : undefined;
+  }, 'the read models at the log head');
   const out = join(await tempDir(t), 'backup');
   const backup = await runWeir(['backup', '--out', out], { WEIR_DATA_DIR: dataDir });
   t.is(backup.status, 0, backup.stderr);
