@@ -5,9 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, type WeirConfig } from '../app/config.ts';
-import { auditBundleLines, type BundleCounts } from '../audit/audit-bundle.ts';
+import type { BundleCounts } from '../audit/audit-bundle.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
-import { bundleSummaryOf, verifyBundle } from '../audit/verify-bundle.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { EventLogUnreadableError, createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { READ_MODEL_INDEXES } from '../projections/all-projections.ts';
@@ -326,6 +325,8 @@ export async function exportBundle(deps: {
   if (!created.includes(true)) throw noEventOf(organizationId, environment);
   const out = deps.option('--out');
   const totals: BundleCounts = { own: 0, checkpoints: 0, withheld: 0 };
+  // The bundle's schemas are zod's (95 modules): loaded by the bundle commands alone, not by a verify of the log.
+  const { auditBundleLines } = await import('../audit/audit-bundle.ts');
   const lines = auditBundleLines({
     eventStore: deps.eventStore,
     scope: { organizationId, environment },
@@ -356,6 +357,7 @@ export async function verifyBundleFile(argv: string[], file: string): Promise<vo
   });
   const trustedKeys = publicKeyOptions(argv);
   const given = await givenCheckpointsOf(argv);
+  const { bundleSummaryOf, verifyBundle } = await import('../audit/verify-bundle.ts');
   const report = await verifyBundle({ text, trustedKeys, published: given.flatMap((file) => file.checkpoints) });
   const named = report.header?.publicKeys ?? [];
   const trust =

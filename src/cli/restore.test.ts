@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -107,12 +107,18 @@ test('weir restore refuses a data dir a weir serve holds, and one that holds any
   t.false(existsSync(join(dataDir, 'serve.lock')), 'the restore let go of the data dir');
 });
 
-test('weir restore --force on a data dir that is a mount point (its entries cannot be renamed beside it, EXDEV) says so and that nothing was moved or restored, and leaves the data dir as it was', async (t) => {
-  const from = await backupFolder(t);
+/** A data dir holding a log and a folder (a follower's state) for --force to move aside: events.sqlite3, then ingest. */
+async function heldDataDir(t: ExecutionContext): Promise<string> {
   const dataDir = join(await tempDir(t), 'data');
   await mkdir(join(dataDir, 'ingest'), { recursive: true });
   await writeFile(join(dataDir, 'events.sqlite3'), 'the log it held before');
   await writeFile(join(dataDir, 'ingest', 'devnet.evm-follower.json'), '{"block":7}');
+  return dataDir;
+}
+
+test('weir restore --force on a data dir that is a mount point (its entries cannot be renamed beside it, EXDEV) says so and that nothing was moved or restored, and leaves the data dir as it was', async (t) => {
+  const from = await backupFolder(t);
+  const dataDir = await heldDataDir(t);
   const tried: string[] = [];
   // As the kernel answers a rename out of a mounted file system.
   const acrossDevices = async (source: string, target: string): Promise<void> => {
@@ -145,6 +151,33 @@ test('weir restore --force on a data dir that is a mount point (its entries cann
     'the folder made to move it into is gone',
   );
   // Nothing holds the data dir: a start (or a restore into another folder's copy) may take it.
+  const release = await lockDataDir(dataDir, () => {});
+  await release();
+});
+
+test('weir restore --force where a later entry is a mount point of its own (EXDEV after others moved) says what moved where and what stayed, not that nothing moved', async (t) => {
+  const from = await backupFolder(t);
+  const dataDir = await heldDataDir(t);
+  // events.sqlite3 moves (entries go in name order); ingest, mounted on its own, cannot.
+  const ingestMounted = async (source: string, target: string): Promise<void> => {
+    if (source !== join(dataDir, 'ingest')) return rename(source, target);
+    throw Object.assign(new Error(`EXDEV: cross-device link not permitted, rename '${source}' -> '${target}'`), {
+      code: 'EXDEV',
+    });
+  };
+
+  const error = await t.throwsAsync(
+    restoreDataDir({ from, dataDir, force: true, now: NOW, log: () => {}, rename: ingestMounted }),
+    { instanceOf: ConfigError },
+  );
+  const aside = `${dataDir}.before-restore-2026-12-02T03-30-00.000Z`;
+  t.is(
+    error.message,
+    `restore: ${join(dataDir, 'ingest')} is a mount point of its own, so --force cannot move it beside the data dir: nothing was restored; events.sqlite3 moved to ${aside} before it, the rest (ingest) is still in the data dir; put them back or empty the data dir yourself (keep a copy), or restore into another folder`,
+  );
+  t.is(await readFile(join(aside, 'events.sqlite3'), 'utf8'), 'the log it held before', 'what moved is kept');
+  t.deepEqual((await readdir(dataDir, { recursive: true })).sort(), ['ingest', 'ingest/devnet.evm-follower.json']);
+  t.false(existsSync(join(dataDir, RESTORE_UNFINISHED_FILE)), 'no restore began: nothing to mark unfinished');
   const release = await lockDataDir(dataDir, () => {});
   await release();
 });

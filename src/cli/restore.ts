@@ -60,23 +60,32 @@ export async function restoreDataDir(options: {
     const held = (await readdir(dataDir)).filter((name) => name !== SERVE_LOCK_FILE).sort();
     let movedAside: string | null = null;
     if (held.length > 0) {
-      const named = `${held.slice(0, 5).join(', ')}${held.length > 5 ? `, and ${held.length - 5} more` : ''}`;
       if (!options.force)
         throw new ConfigError(
-          `restore: the data dir ${dataDir} is not empty (${named}): give --force to move what it holds aside to ${dataDir}.before-restore-<time> first (nothing is deleted), or name an empty or new folder`,
+          `restore: the data dir ${dataDir} is not empty (${namesOf(held)}): give --force to move what it holds aside to ${dataDir}.before-restore-<time> first (nothing is deleted), or name an empty or new folder`,
         );
-      movedAside = `${dataDir}.before-restore-${new Date(options.now).toISOString().replace(/:/g, '-')}`;
+      const aside = `${dataDir}.before-restore-${new Date(options.now).toISOString().replace(/:/g, '-')}`;
+      movedAside = aside;
       // Entry by entry, the data dir itself staying (and locked): a mount point cannot be renamed.
-      await mkdir(movedAside, { mode: PRIVATE_DIR_MODE });
-      for (const name of held)
-        await move(join(dataDir, name), join(movedAside, name)).catch(async (error: unknown) => {
+      await mkdir(aside, { mode: PRIVATE_DIR_MODE });
+      const moved: string[] = [];
+      for (const name of held) {
+        await move(join(dataDir, name), join(aside, name)).catch(async (error: unknown) => {
           if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-          // The first entry already cannot move: nothing moved, the empty folder goes.
-          await rmdir(movedAside!).catch(() => undefined);
+          if (moved.length === 0) {
+            // Nothing moved: the empty folder goes, and the data dir holds what it held.
+            await rmdir(aside).catch(() => undefined);
+            throw new ConfigError(
+              `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
+            );
+          }
+          // An entry that is a mount point of its own, after others moved: what is where must be said.
           throw new ConfigError(
-            `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
+            `restore: ${join(dataDir, name)} is a mount point of its own, so --force cannot move it beside the data dir: nothing was restored; ${namesOf(moved)} moved to ${aside} before it, the rest (${namesOf(held.slice(moved.length))}) is still in the data dir; put them back or empty the data dir yourself (keep a copy), or restore into another folder`,
           );
         });
+        moved.push(name);
+      }
     }
     await chmod(dataDir, PRIVATE_DIR_MODE);
     // Until the copy verifies, nothing starts on it (lockDataDir refuses): a copy cut short is no data dir.
@@ -100,6 +109,10 @@ export async function restoreDataDir(options: {
     await release();
   }
 }
+
+/** The first five names, and how many more: a message names a folder's entries without listing thousands. */
+const namesOf = (names: readonly string[]): string =>
+  `${names.slice(0, 5).join(', ')}${names.length > 5 ? `, and ${names.length - 5} more` : ''}`;
 
 /** `path` with its symbolic links resolved, as far as it exists (a new data dir does not yet). */
 async function realPathOf(path: string): Promise<string> {

@@ -93,7 +93,6 @@ const CHECKOUT_PAGE = /^\/checkout\/[^/]+\/?$/;
  * them). `createApiApp` mounts exactly these, and the hostile suite reads its route list from them,
  * so a new route cannot escape either.
  */
-
 export function httpRouters(deps: HttpDeps & { logger?: Logger }) {
   const areas = {
     /** `/api/v1/*`, in the order they are tried. */

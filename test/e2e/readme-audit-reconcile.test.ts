@@ -94,7 +94,7 @@ test("the README's audit reconciliation on the local chain: every payment and sw
   const publicKey = operatorPublicKey({ keyFile: join(dataDir, OPERATOR_KEY_FILE) });
   t.truthy(publicKey);
   await writeFile(join(work, 'reconcile.mjs'), script!);
-  const stdout = runBlock(commands!.replaceAll('npx weir ', `node ${WEIR_BIN} `), {
+  const stdout = await runBlock(commands!.replaceAll('npx weir ', `node ${WEIR_BIN} `), {
     dataDir,
     cwd: work,
     // Four processes in a row (three of them Weir's CLI, each loading its TypeScript): roomy on a busy machine.

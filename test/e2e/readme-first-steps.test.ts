@@ -11,7 +11,7 @@ import { launchChromium } from '../support/chromium.ts';
 import { findFreePort } from '../support/free-port.ts';
 import { injectedWallet } from '../support/injected-wallet.ts';
 import { codeBlocks, readmeSection, runBlock as runReadmeBlock } from '../support/readme.ts';
-import { ROOT } from '../support/weir-process.ts';
+import { collectOutput, ROOT } from '../support/weir-process.ts';
 
 /**
  * The README's "Run it" and "First steps", followed as written: `npm start` on a fresh data dir
@@ -41,13 +41,7 @@ async function npmStart(t: ExecutionContext, dataDir: string): Promise<{ url: st
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
+  const output = collectOutput(child).both;
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   t.teardown(async () => {
     try {
@@ -60,11 +54,11 @@ async function npmStart(t: ExecutionContext, dataDir: string): Promise<{ url: st
   const url = `http://127.0.0.1:${port}`;
   await eventually(
     async () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`npm start exited:\n${output()}`);
       const health = await fetch(`${url}/health`).catch(() => null);
       return health?.ok ? true : undefined;
     },
-    `npm start to answer /health ok\n${output}`,
+    `npm start to answer /health ok\n${output()}`,
     90_000,
   );
   return { url, port };
@@ -77,7 +71,7 @@ const runBlock = (
   dataDir: string,
   fill: Record<string, string> = {},
   env: Record<string, string> = {},
-): string => runReadmeBlock(block, { port, dataDir, fill, env });
+): Promise<string> => runReadmeBlock(block, { port, dataDir, fill, env });
 
 /** The JSON documents a block printed, one per line (the README's curl calls end each with a newline). */
 const jsonLines = (stdout: string): Record<string, unknown>[] =>
@@ -105,11 +99,11 @@ test('the README, followed as written: npm start on a fresh data dir, an organiz
   const weir = await npmStart(t, dataDir);
 
   // 1. The organization.
-  const org = JSON.parse(runBlock(orgBlock!, weir.port, dataDir)) as { testSecretKey: string };
+  const org = JSON.parse(await runBlock(orgBlock!, weir.port, dataDir)) as { testSecretKey: string };
   t.regex(org.testSecretKey, /^sk_test_/);
   // 2.–4. The key, the wallet on the local chain, the session.
   const key = { 'KEY=sk_test_…': `KEY=${org.testSecretKey}` };
-  const [wallet, created] = jsonLines(runBlock(apiBlock!, weir.port, dataDir, key));
+  const [wallet, created] = jsonLines(await runBlock(apiBlock!, weir.port, dataDir, key));
   t.like(wallet, { chainId: 31337 }, JSON.stringify(wallet));
   const session = created as Session;
   t.is(session.status, 'open', JSON.stringify(session));
@@ -151,7 +145,7 @@ test('the README, followed as written: npm start on a fresh data dir, an organiz
   const payer = devnet.accounts.find((a) => a.role === 'payer')!.address;
   const sessionOnly = apiBlock!.slice(apiBlock!.indexOf('# 4.'));
   const [second] = jsonLines(
-    runBlock(sessionOnly, weir.port, dataDir, { 'order-1001': 'order-1002' }, { KEY: org.testSecretKey }),
+    await runBlock(sessionOnly, weir.port, dataDir, { 'order-1001': 'order-1002' }, { KEY: org.testSecretKey }),
   ) as Session[];
   t.not(second!.id, session.id);
   const walletPage = await context.newPage();
@@ -168,9 +162,11 @@ test('the README, followed as written: npm start on a fresh data dir, an organiz
 
   // Without a browser: the asset chosen and the test wallet's payment sent by the two calls of the third block.
   const [third] = jsonLines(
-    runBlock(sessionOnly, weir.port, dataDir, { 'order-1001': 'order-1003' }, { KEY: org.testSecretKey }),
+    await runBlock(sessionOnly, weir.port, dataDir, { 'order-1001': 'order-1003' }, { KEY: org.testSecretKey }),
   ) as Session[];
-  const [chosen, sent] = jsonLines(runBlock(shellBlocks(steps)[2]!, weir.port, dataDir, { 'ID=…': `ID=${third!.id}` }));
+  const [chosen, sent] = jsonLines(
+    await runBlock(shellBlocks(steps)[2]!, weir.port, dataDir, { 'ID=…': `ID=${third!.id}` }),
+  );
   t.like(chosen, { amountDue: '3' }, JSON.stringify(chosen));
   t.truthy(sent?.transactionHash, JSON.stringify(sent));
   t.is((await completed(third!.id)).amountReceived, '300000000');

@@ -38,7 +38,7 @@ async function modulesOf(args: string[], dataDir: string) {
 
 // Each command costs what it loads: through tsx, the whole server (koa, the chains, the dashboard)
 // was 4,000 modules and 7 s of CPU for `weir org create`, which only appends to the log.
-test('weir org create and weir replay load the log and the read models, not the server', async (t) => {
+test('weir org create, weir replay and weir audit verify load the log and the read models, not the server', async (t) => {
   const parent = await mkdtemp(join(tmpdir(), 'weir-modules-'));
   t.teardown(() => rm(parent, { recursive: true, force: true }));
   const dataDir = join(parent, 'data');
@@ -77,5 +77,14 @@ test('weir org create and weir replay load the log and the read models, not the 
   t.false(
     replayed.loaded.some((loaded) => loaded.startsWith('node_modules/zod/')),
     'weir replay loads node_modules/zod/',
+  );
+
+  // Nor is it a verify's of the log: only a bundle (--bundle, audit export) is read or written through it.
+  const verified = await modulesOf(['audit', 'verify'], dataDir);
+  t.is(verified.status, 0, verified.stderr);
+  t.true(verified.loaded.includes('src/audit/audit-verify.ts'));
+  t.false(
+    verified.loaded.some((loaded) => loaded.startsWith('node_modules/zod/')),
+    'weir audit verify loads node_modules/zod/',
   );
 });

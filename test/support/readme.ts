@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT } from './weir-process.ts';
+import { ROOT, runToEnd } from './weir-process.ts';
 
 /** The README's text, and its parts as the tests that follow it as written read them. */
 export const README = await readFile(join(ROOT, 'README.md'), 'utf8');
@@ -20,9 +20,10 @@ export const codeBlocks = (text: string, language: 'sh' | 'js'): string[] =>
 
 /**
  * A README shell block run by bash as written (`set -euo pipefail`), with `localhost:8080` pointing
- * at this run's port and each `fill` key (which the block must still hold) replaced once.
+ * at this run's port and each `fill` key (which the block must still hold) replaced once. The worker
+ * goes on meanwhile: a server it started beside the block has its output read (a full pipe would block it).
  */
-export function runBlock(
+export async function runBlock(
   block: string,
   options: {
     port?: number;
@@ -33,18 +34,18 @@ export function runBlock(
     /** Milliseconds the block may take (default 60 s). */
     timeout?: number;
   },
-): string {
+): Promise<string> {
   let script = options.port === undefined ? block : block.replaceAll('localhost:8080', `127.0.0.1:${options.port}`);
   for (const [from, to] of Object.entries(options.fill ?? {})) {
     if (!script.includes(from)) throw new Error(`the README block no longer has ${from}:\n${block}`);
     script = script.replace(from, to);
   }
-  const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env, WEIR_DATA_DIR: options.dataDir },
-    encoding: 'utf8',
-    timeout: options.timeout ?? 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const result = await runToEnd(child, options.timeout ?? 60_000);
   if (result.status !== 0)
     throw new Error(`README block failed (${result.status}):\n${script}\n${result.stdout}\n${result.stderr}`);
   return result.stdout;

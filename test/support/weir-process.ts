@@ -97,13 +97,7 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
+  const output = collectOutput(child).both;
   // 'close': the process has exited and its output has been read to the end.
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   liveWeirs.add(child);
@@ -118,7 +112,7 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   const startedAt = Date.now();
   let lastAnswer = 'none';
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`weir serve exited early:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`weir serve exited early:\n${output()}`);
     try {
       // No kept-alive connection is left behind: the test's next request could otherwise go out on
       // a socket the server is closing as idle.
@@ -131,7 +125,7 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
     }
     if (Date.now() - startedAt > 150_000) {
       child.kill('SIGKILL');
-      throw new Error(`weir serve did not start (last /health answer: ${lastAnswer}):\n${output}`);
+      throw new Error(`weir serve did not start (last /health answer: ${lastAnswer}):\n${output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -146,7 +140,7 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   return {
     url,
     child,
-    output: () => output,
+    output,
     async crash() {
       crashedOut.push(...(await signalWeir('SIGKILL')));
     },
@@ -166,7 +160,7 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
           ? `still running, naming the data dir ${options.dataDir} (stopped now):\n${describe(strays)}`
           : '',
       ].filter(Boolean);
-      if (problems.length > 0) throw new Error(`${problems.join('\n')}\n${output}`);
+      if (problems.length > 0) throw new Error(`${problems.join('\n')}\n${output()}`);
     },
   };
 }
@@ -190,29 +184,49 @@ export function runWeir(
 const RUN_TIMEOUT_MS = 60_000;
 
 function runWeirChild(args: string[], env: Record<string, string>, input: string | undefined): Promise<WeirRun> {
+  const child = spawn(process.execPath, [...childCommands().weir, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const ended = runToEnd(child, RUN_TIMEOUT_MS);
+  // A command that exits without reading its input closes the pipe: not this run's failure.
+  child.stdin!.on('error', () => {});
+  child.stdin!.end(input);
+  return ended;
+}
+
+/** What `child` writes, read as it comes (a pipe left unread fills and blocks it): each stream, and both as they came. */
+export function collectOutput(child: ChildProcess): { stdout: () => string; stderr: () => string; both: () => string } {
+  let stdout = '';
+  let stderr = '';
+  let both = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    both += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    both += d;
+  });
+  return { stdout: () => stdout, stderr: () => stderr, both: () => both };
+}
+
+/**
+ * `child`, just spawned, run to its end without blocking this worker: its exit status (null when
+ * a signal ended it or it could not start) and its output. Past `timeoutMs` it is stopped (SIGTERM,
+ * then SIGKILL if it lingers); if this process exits first, it goes too.
+ */
+export function runToEnd(child: ChildProcess, timeoutMs: number): Promise<WeirRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...childCommands().weir, ...args], {
-      cwd: ROOT,
-      env: childEnv(env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    // A command that exits without reading its input closes the pipe: not this run's failure.
-    child.stdin!.on('error', () => {});
-    child.stdin!.end(input);
+    const written = collectOutput(child);
+    let failedToStart = '';
     const forget = onProcessExit(() => killTreeNow(child));
     let lingering: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       child.kill('SIGTERM');
       lingering = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    }, RUN_TIMEOUT_MS);
+    }, timeoutMs);
     let settled = false;
     const done = (status: number | null) => {
       if (settled) return;
@@ -220,12 +234,12 @@ function runWeirChild(args: string[], env: Record<string, string>, input: string
       clearTimeout(timer);
       clearTimeout(lingering);
       forget();
-      resolve({ status, stdout, stderr });
+      resolve({ status, stdout: written.stdout(), stderr: written.stderr() + failedToStart });
     };
     // 'close': exited and its output read to the end; 'error': it could not be started.
     child.once('close', (code) => done(code));
     child.once('error', (error) => {
-      stderr += String(error);
+      failedToStart = String(error);
       done(null);
     });
   });
@@ -280,9 +294,6 @@ export function spawnWeirDevnet(t: ExecutionContext, args: string[]) {
   const forget = onProcessExit(() => killTreeNow(child));
   child.once('exit', forget);
   t.teardown(() => killWithWhatItStarted(child));
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return { child, stderr: () => stderr, stop: (signal?: NodeJS.Signals) => stopCleanly(child, signal) };
+  const { stderr } = collectOutput(child);
+  return { child, stderr, stop: (signal?: NodeJS.Signals) => stopCleanly(child, signal) };
 }
