@@ -213,3 +213,40 @@ test("Customers: a customer's page lists the sessions that are theirs, a subscri
   t.is(await sessions.locator('tbody tr').count(), 1);
   t.is(await page.locator('#customer-subscriptions tbody tr').count(), 1);
 });
+
+test('An edit form shows stored text with &, entities and quotes as stored, and saving it unchanged changes nothing (a raw & in value="" was decoded: Tom &amp; Jerry read Tom & Jerry)', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const stored = {
+    name: 'Tom &amp; Jerry',
+    organizationName: 'R&D &copy; "Acme" <Labs>',
+    customerReferenceId: 'crm?a=1&copy=2&lt',
+  };
+  const customer = await merchant.api.post<Customer>('/api/v1/customers', { email: 'tom@example.com', ...stored });
+  t.is(customer.status, 200);
+  const product = await merchant.api.post<Product>('/api/v1/products', {
+    name: 'Tom &amp; Jerry',
+    unitLabel: '&lt;bag&gt;',
+    defaultPriceData: { currency: 'usdc', unitAmount: '1000000000' },
+  });
+  t.is(product.status, 200);
+  const page = await dash.signedIn(browser(), await dash.user({ role: 'owner' }));
+  const problems = await watchPage(page);
+
+  await page.goto(`${dash.url}/dashboard/customers/${customer.body.id}`);
+  t.is(await page.getByLabel('Name').inputValue(), stored.name);
+  t.is(await page.getByLabel('Company').inputValue(), stored.organizationName);
+  t.is(await page.getByLabel('Your reference').inputValue(), stored.customerReferenceId);
+  await submit(page, 'Save');
+  t.like((await merchant.api.get<Customer>(`/api/v1/customers/${customer.body.id}`)).body, stored);
+
+  await page.goto(`${dash.url}/dashboard/products/${product.body.id}`);
+  t.is(await page.getByLabel('Name').inputValue(), 'Tom &amp; Jerry');
+  t.is(await page.getByLabel('Unit label').inputValue(), '&lt;bag&gt;');
+  await submit(page, 'Save');
+  t.like((await merchant.api.get<Product>(`/api/v1/products/${product.body.id}`)).body, {
+    name: 'Tom &amp; Jerry',
+    unitLabel: '&lt;bag&gt;',
+  });
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});

@@ -1,7 +1,6 @@
 import type { Children, PropsWithChildren } from '@kitajs/html';
 import { documentAmount } from '../../shared/money.ts';
 import { formatPerZone, UTC } from '../../shared/time-zone.ts';
-import { inAttribute } from './attribute.ts';
 
 /** The hidden CSRF field every state-changing form carries (the area refuses a POST without it). */
 export const CsrfField = ({ token }: { token: string }): JSX.Element => (
@@ -46,7 +45,7 @@ export function Card(
  */
 /** Attributes that redraw this element whole (`outerHTML`) from `url` when the server announces one of `topics`. */
 export const liveRefresh = (url: string, topics: string[]) => ({
-  'hx-get': inAttribute(url),
+  'hx-get': url,
   'hx-trigger': topics.map((topic) => `weir:${topic} from:body delay:150ms`).join(', '),
   'hx-swap': 'outerHTML',
   'hx-sync': 'this:queue last',
@@ -60,7 +59,7 @@ export const Live = ({
 }: PropsWithChildren<{ url: string; topics: string[]; class?: string }>): JSX.Element => (
   <div
     class={['live', extra]}
-    hx-get={inAttribute(url)}
+    hx-get={url}
     hx-trigger={topics.map((topic) => `weir:${topic} from:body delay:150ms`).join(', ')}
     hx-swap="innerHTML"
     hx-sync="this:queue last"

@@ -1,5 +1,5 @@
-import { createElement } from '@kitajs/html';
 import test from 'ava';
+import { jsx } from '../jsx/jsx-runtime.ts';
 import { liveRefresh } from './components.tsx';
 import { Pager, StatusFilter } from './list-controls.tsx';
 
@@ -69,6 +69,6 @@ test('the status filter’s links and a live region’s refresh URL are written 
     [null, 'a&b"<'],
   );
   const live = liveRefresh('/dashboard/checkout-sessions?q=a%26b&page=2', ['checkout-sessions']);
-  const html = await createElement('div', live);
+  const html = await jsx('div', live);
   t.deepEqual(attributes(t, html, 'hx-get'), ['/dashboard/checkout-sessions?q=a%26b&page=2']);
 });

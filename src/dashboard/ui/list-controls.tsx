@@ -1,6 +1,5 @@
 import type { Children } from '@kitajs/html';
 import { instantRange, parseIsoInstant, rangeCondition } from '../../read-api/instant-range.ts';
-import { inAttribute } from './attribute.ts';
 import { Alert } from './components.tsx';
 
 /**
@@ -8,7 +7,7 @@ import { Alert } from './components.tsx';
  * work without JavaScript) and page links under it, the filters kept from page to page.
  */
 
-/** `path` with `query` as its query string, empty values and page 1 left out. In an attribute: `inAttribute`. */
+/** `path` with `query` as its query string, empty values and page 1 left out. */
 export function withQuery(path: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query))
@@ -140,7 +139,7 @@ export function StatusFilter(props: {
           {[{ value: '', label: 'All' }, ...props.statuses].map((s) => (
             <li>
               <a
-                href={inAttribute(withQuery(props.path, { status: s.value }))}
+                href={withQuery(props.path, { status: s.value })}
                 aria-current={s.value === props.current ? 'page' : undefined}
                 safe
               >
@@ -166,7 +165,7 @@ export function Pager(props: {
   const first = count === 0 ? 0 : (page - 1) * pageSize + 1;
   const last = Math.min(count, page * pageSize);
   const pages = Math.max(1, Math.ceil(count / pageSize));
-  const link = (to: number) => inAttribute(withQuery(props.path, { ...props.params, page: to }));
+  const link = (to: number) => withQuery(props.path, { ...props.params, page: to });
   // An empty first page has its list's own empty message above: a second "Nothing to show" said it twice.
   if (count === 0 && page === 1) return '';
   return (

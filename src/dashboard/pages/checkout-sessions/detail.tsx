@@ -39,7 +39,6 @@ import {
 import { describeType } from '../audit-trail/changes.ts';
 import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
-import { inAttribute } from '../../ui/attribute.ts';
 import { customersById } from '../../ui/customer-link.tsx';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 
@@ -854,13 +853,11 @@ function Timeline({
       </ol>
       <p class="small">
         <a
-          href={inAttribute(
-            withQuery('/dashboard/audit-trail', {
-              recordType: 'checkout_session',
-              system: 'show',
-              recordId: session.id,
-            }),
-          )}
+          href={withQuery('/dashboard/audit-trail', {
+            recordType: 'checkout_session',
+            system: 'show',
+            recordId: session.id,
+          })}
         >
           What each event changed, in the audit trail
         </a>

@@ -26,7 +26,6 @@ import {
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 import { FilterForm, Pager, withQuery } from '../../ui/list-controls.tsx';
-import { inAttribute } from '../../ui/attribute.ts';
 import { TimeZoneField } from '../../ui/time-zone-field.tsx';
 import {
   PAGE_SIZE,
@@ -204,7 +203,7 @@ export function SessionsTable(props: {
       id="sessions"
       title="Sessions"
       actions={
-        <a class="button button-quiet" href={inAttribute(withQuery(EXPORT_PATH, params))} download="">
+        <a class="button button-quiet" href={withQuery(EXPORT_PATH, params)} download="">
           Download CSV
         </a>
       }
