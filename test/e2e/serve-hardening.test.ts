@@ -140,3 +140,12 @@ test('one weir serve per data dir: a lock left by a weir serve killed with -9 is
   t.is(second.child.exitCode, 0, second.output());
   await t.throwsAsync(stat(join(dataDir, 'serve.lock')), { code: 'ENOENT' });
 });
+
+test('weir serve started by bin/weir.js from another folder (as a service manager runs it) renders the dashboard: tsx reads Weir’s tsconfig, with its JSX runtime, not one in the working directory', async (t) => {
+  const folder = await tempDir(t);
+  const server = await spawnWeir({ dataDir: join(folder, 'data'), startedFrom: folder });
+  t.teardown(() => server.kill());
+  const login = await fetch(`${server.url}/dashboard/login`);
+  t.is(login.status, 200, server.output());
+  t.regex(await login.text(), /<form[^>]* method="post"/i);
+});

@@ -41,6 +41,8 @@ type SpawnWeirOptions = {
   /** Options after `serve` on the command line. */
   args?: string[];
   testRail?: boolean;
+  /** Started from this folder by bin/weir.js, as an operator outside the repository runs it (not the compiled tree). */
+  startedFrom?: string;
 };
 type SpawnedWeir = {
   url: string;
@@ -84,9 +86,9 @@ async function spawnWeirOnce(options: SpawnWeirOptions): Promise<SpawnedWeir> {
   // The test rail is injected by serve-with-test-rail.ts (no operator setting offers it).
   const command = options.testRail
     ? [...childCommands().testRail, ...(options.args ?? [])]
-    : [...childCommands().weir, 'serve', ...(options.args ?? [])];
+    : [...(options.startedFrom === undefined ? childCommands().weir : [WEIR_BIN]), 'serve', ...(options.args ?? [])];
   const child = spawn(process.execPath, command, {
-    cwd: ROOT,
+    cwd: options.startedFrom ?? ROOT,
     env: childEnv({
       PORT: String(port),
       HOST: '127.0.0.1',
