@@ -217,3 +217,24 @@ export const markedRefunded = (
   type: 'PaymentMarkedRefunded',
   data: { comment, at },
 });
+
+/** 1.000000005 DAI in time, then the cancel: half a 10^-8 unit over, for late money's fraction to make up. */
+export const halfOverThenCanceled = (): CheckoutSessionEvent[] => [
+  detectedDai('a', '1000000005000000000'),
+  confirmed('a'),
+  canceled(),
+];
+
+/** `halfOverThenCanceled`, then 0.000000005 DAI late: 1.00000001 received, the late part carrying the halves' unit. */
+export const lateHalfMakesAUnit = (): CheckoutSessionEvent[] => [
+  ...halfOverThenCanceled(),
+  detectedDai('b', '5000000000', '2026-01-01T00:21:00.000Z'),
+  ...confirmedLate('b', '0'),
+];
+
+/** 1 wei of DAI seen before the cancel and confirmed after it: dust sent before the close, 0 at the 10^8 scale. */
+export const dustSentBeforeCancel = (): CheckoutSessionEvent[] => [
+  detectedDai('a', '1'),
+  canceled(),
+  ...confirmedLate('a', '0'),
+];

@@ -5,6 +5,9 @@ import {
   confirmedLate,
   detectedDai,
   detected,
+  dustSentBeforeCancel,
+  halfOverThenCanceled,
+  lateHalfMakesAUnit,
   markedRefunded,
   paymentFixture,
   sessionAfterEvents,
@@ -139,4 +142,57 @@ test('late dust is never below nothing: it reads 0 with its payment listed when 
     amountReceived: '100000000',
   });
   t.deepEqual([short.beforeClose, short.afterClose?.amount], [100000000n, 0n]);
+});
+
+test('the late money a page tells is the Paid row after the close to the unit when no mark splits it: the fractions in time and late make a unit, and it carries it as the row does', (t) => {
+  // 0.000000005 late: the two halves make the unit the late row carries.
+  const unit = sessionAfterEvents(...lateHalfMakesAUnit());
+  t.is(receivedSplit(unit).afterClose.amount, 1n);
+  t.like(lateMoney(unit), { amount: 1n, refundedAt: null }, 'not "less than 0.00000001"');
+  const marked = sessionAfterEvents(...lateHalfMakesAUnit(), markedRefunded());
+  t.like(lateMoney(marked), { amount: 1n, refundedAt: '2026-01-02T09:00:00.000Z' });
+});
+
+test("what a mark of refunded covered and the late money still to settle after it make the Paid row after the close to the unit: the rest is the split's late part less the covered payments cut down", (t) => {
+  // 1.000000003 late and marked refunded, then 1.000000003 more: 3.00000001 received, 2.00000001 of it late.
+  const partly = sessionAfterEvents(
+    ...halfOverThenCanceled(),
+    detectedDai('b', '1000000003000000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('b', '100000000'),
+    markedRefunded(),
+    detectedDai('c', '1000000003000000000', '2026-01-02T10:00:00.000Z'),
+    ...confirmedLate('c', '100000000', '2026-01-02T10:05:00.000Z'),
+  );
+  const split = receivedSplit(partly).afterClose.amount;
+  t.is(split, 200000001n);
+  const toSettle = lateMoney(partly);
+  t.deepEqual(ids(toSettle), ['c']);
+  const covered = 100000000n; // b, cut down
+  t.is(covered + toSettle.amount, split, 'what the mark covered and what is still to settle make the late row');
+});
+
+test('dust sent before the close is told as sent before it, by its payments, though it reads 0 at the 10^8 scale; some of each is both', (t) => {
+  // 1 wei seen before the cancel, confirmed after it.
+  const dust = sessionAfterEvents(...dustSentBeforeCancel());
+  const late = lateMoney(dust);
+  t.like(late, { amount: 0n, sentBefore: 0n });
+  t.true(allSentBefore(late), '"Confirmed after closing", not "Received after closing"');
+  t.true(allSentBefore(paidAtClose(dust).afterClose!));
+  t.true(allSentBefore(moneyAtClose(dust).lateReceived));
+  // The dust seen before, 1 USDC after: some of each.
+  const both = sessionAfterEvents(
+    ...dustSentBeforeCancel(),
+    detected('b', '100000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('b', '100000000'),
+  );
+  t.false(allSentBefore(lateMoney(both)));
+  t.deepEqual(ids({ payments: lateMoney(both).paymentsBefore }), ['a']);
+  // Seen after the cancel: none of it before.
+  const after = sessionAfterEvents(
+    canceled(),
+    detectedDai('a', '1', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('a', '0'),
+  );
+  t.false(allSentBefore(lateMoney(after)));
+  t.deepEqual(lateMoney(after).paymentsBefore, []);
 });

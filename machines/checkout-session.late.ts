@@ -42,7 +42,14 @@ export function refundMarkedAt(session: CheckoutSession): string | null {
  * final. An expiry waits for such a payment, yet logs from before that rule expired with one pending,
  * and one a reorg took for good may be mined again after the expiry.
  */
-export type ClosedMoney = { amount: bigint; payments: SessionPayment[]; sentBefore: bigint; close: string };
+export type ClosedMoney = {
+  amount: bigint;
+  payments: SessionPayment[];
+  sentBefore: bigint;
+  /** The payments of `payments` seen before the close: what tells how it was sent (`howSent`), not `sentBefore`. */
+  paymentsBefore: SessionPayment[];
+  close: string;
+};
 
 /**
  * `money`'s amount as `format` writes it; "less than" the 10^-8 unit when money came that the 10^8
@@ -53,8 +60,21 @@ export const amountOf = (
   format: (amount: bigint) => string,
 ): string => (money.amount === 0n && money.payments.length > 0 ? `less than ${format(1n)}` : format(money.amount));
 
-/** Whether all of `money` was sent before the close, none after it. */
-export const allSentBefore = (money: ClosedMoney): boolean => money.sentBefore > 0n && money.sentBefore >= money.amount;
+/**
+ * How `money` was sent: all of it before the close, all after it, or both. By its payments, not its
+ * amounts: 18-decimal dust seen before the close reads 0 at the 10^8 scale, yet was sent before it.
+ */
+export const howSent = ({ payments, paymentsBefore }: ClosedMoney): 'before' | 'after' | 'both' =>
+  paymentsBefore.length === 0 ? 'after' : paymentsBefore.length === payments.length ? 'before' : 'both';
+
+/** Whether all of `money` was sent before the close, none after it (at least one payment). */
+export const allSentBefore = (money: ClosedMoney): boolean => howSent(money) === 'before';
+
+/** What of `money` was sent before the close, to tell with `amountOf` ("less than" when it is dust). */
+export const sentBeforeMoney = (money: ClosedMoney): Pick<ClosedMoney, 'amount' | 'payments'> => ({
+  amount: money.sentBefore,
+  payments: money.paymentsBefore,
+});
 
 /** `payments` as ClosedMoney; `amount` when the caller cut their sum itself (`receivedSplit`). */
 function closedMoney(
@@ -70,9 +90,9 @@ function closedMoney(
   const before = payments.filter((p) => closed && p.seenBeforeClose === true);
   const close = session.status === 'expired' ? 'expiry' : 'the cancel';
   const total = amount ?? sum(payments);
-  // All of it sent before: the whole amount, as cut, so `allSentBefore` holds whatever unit the cut carried.
+  // All of it sent before: the whole amount, as cut, so "sent before" tells whatever unit the cut carried.
   const sentBefore = before.length > 0 && before.length === payments.length ? total : sum(before);
-  return { amount: total, payments, sentBefore, close };
+  return { amount: total, payments, sentBefore, paymentsBefore: before, close };
 }
 
 /**
@@ -123,12 +143,17 @@ export function paidAtClose(session: CheckoutSession): { beforeClose: bigint; af
 /**
  * The confirmed late money a page speaks of: all of it once a mark of refunded covers it (`refundedAt`,
  * the page says it is settled), else what the merchant still has to settle (a mark's money is not asked twice).
+ * Its amount is cut from `receivedSplit`'s late part, never on its own, so it is the Paid "after" row to
+ * the unit: all of that part, or when a mark covered some, that part less the covered payments cut down.
  */
 export function lateMoney(session: CheckoutSession): ClosedMoney & { refundedAt: string | null } {
   const refundedAt = refundMarkedAt(session);
-  const late = refundedAt ? session.payments.filter((p) => p.late) : lateToSettle(session);
-  const payments = late.filter((p) => p.status === 'confirmed');
-  return { ...closedMoney(session, payments, 'confirmed'), refundedAt };
+  const { afterClose } = receivedSplit(session);
+  const payments = refundedAt ? afterClose.payments : lateToSettle(session).filter((p) => p.status === 'confirmed');
+  const covered = afterClose.payments.filter((p) => !payments.includes(p));
+  const rest = afterClose.amount - exactToApi(sumOfPayments(covered, ['confirmed']), 'down');
+  // Below nothing only in a log whose amountReceived is short of its exact sums (see `receivedSplit`).
+  return { ...closedMoney(session, payments, 'confirmed', rest > 0n ? rest : 0n), refundedAt };
 }
 
 /**

@@ -449,6 +449,10 @@ test('a closed checkout that money reached after it closed lists what was paid b
 
   const dust = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '1', late: true };
   t.is(text(render(chosen({ status: 'canceled', payments: [dust] })).html, 'paid-late'), 'less than 0.00000001');
+  // Dust sent before the cancel is told so too, by its payment, though it reads 0 at the 10^8 scale.
+  const dustBefore = render(chosen({ status: 'canceled', payments: [{ ...dust, seenBeforeClose: true }] })).html;
+  t.is(label(dustBefore, 'paid-late'), 'Confirmed after closing');
+  t.is(text(dustBefore, 'paid-late'), 'less than 0.00000001');
 
   const open = render(chosen({ amountReceived: '100000000', payments: [onTime] })).html;
   t.is(label(open, 'paid'), 'Paid');

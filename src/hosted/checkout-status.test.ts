@@ -5,6 +5,8 @@ import {
   daiPaymentFixture,
   daiSessionFixture,
   detected,
+  dustSentBeforeCancel,
+  lateHalfMakesAUnit,
   markedRefunded,
   sessionAfterEvents,
   sessionFixture,
@@ -186,8 +188,10 @@ test('a DAI session 1 wei short shows 0.00000001 DAI left (the least the page sh
 
 test('what was received late is summed exactly: two DAI payments of half a 10^-8 unit each are one unit, not nothing', (t) => {
   const half = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '5000000000', late: true };
+  // amountReceived as the machine sums it: late money is cut from it (`receivedSplit`), not on its own.
   const session = sessionFixture({
     status: 'canceled',
+    amountReceived: '1',
     payments: [
       { ...half, transferId: 'a' },
       { ...half, transferId: 'b' },
@@ -474,4 +478,47 @@ test("the status poll's split of an 18-decimal session adds up to its amountRece
     amountReceivedAfterCloseFormatted: '2.00000001',
   });
   t.is(BigInt(status.amountReceivedBeforeClose) + BigInt(status.amountReceivedAfterClose), 300000001n);
+});
+
+test('the late amount the payer\'s status tells is its Paid row after the close to the unit: an 18-decimal session\'s on-time and late fractions make a unit, told as 0.00000001 in both, not "less than" in one', (t) => {
+  // 1.000000005 in time, the cancel, 0.000000005 late: 1.00000001 received.
+  const session = sessionAfterEvents(...lateHalfMakesAUnit());
+  const status = payerStatus(session, names, NOW);
+  t.like(status, {
+    title: 'Payment received after closing',
+    amountReceivedBeforeCloseFormatted: '1.00',
+    amountReceivedAfterClose: '1',
+    amountReceivedAfterCloseFormatted: '0.00000001',
+  });
+  t.regex(status.detail, /^Your payment of 0\.00000001 USDC was received after this checkout was canceled\./);
+  t.is(lateMoney(session).amount, receivedSplit(session).afterClose.amount);
+});
+
+test('dust seen before the checkout was canceled and confirmed after it is told as sent before the cancel, as 3 USDC would be, though it reads 0 at the 10^8 scale', (t) => {
+  const session = sessionAfterEvents(...dustSentBeforeCancel());
+  const status = payerStatus(session, names, NOW);
+  t.like(status, {
+    state: 'canceled',
+    title: 'Payment received, checkout canceled',
+    amountReceivedAfterCloseFormatted: 'less than 0.00000001',
+  });
+  t.is(
+    status.detail,
+    'Your payment of less than 0.00000001 USDC was sent before this checkout was canceled. This money does not complete the canceled checkout: the business has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.',
+  );
+  // Dust seen before the cancel, 1 USDC after: some of each, the dust not told as 0.00.
+  const both = payerStatus(
+    sessionAfterEvents(
+      ...dustSentBeforeCancel(),
+      detected('b', '100000000', '2026-01-01T00:21:00.000Z'),
+      ...confirmedLate('b', '100000000'),
+    ),
+    names,
+    NOW,
+  );
+  t.is(both.title, 'Payment received after closing');
+  t.regex(
+    both.detail,
+    /^Your payments of 1\.00 USDC reached this address \(less than 0\.00000001 USDC of it sent before this checkout was canceled, the rest after\)\. This money does not complete/,
+  );
 });

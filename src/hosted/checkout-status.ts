@@ -12,7 +12,14 @@ import {
   subtractExact,
 } from '../shared/money.ts';
 import { confirmedExact, outstandingExact, sumOfPayments } from '../../machines/checkout-session.received.ts';
-import { allSentBefore, amountOf, type ClosedMoney, moneyAtClose } from '../../machines/checkout-session.late.ts';
+import {
+  allSentBefore,
+  amountOf,
+  type ClosedMoney,
+  howSent,
+  moneyAtClose,
+  sentBeforeMoney,
+} from '../../machines/checkout-session.late.ts';
 import { needsCustomerEmail } from '../../machines/checkout-session.decide.ts';
 import { contactPhrase } from './business-footer.ts';
 import { documentDate } from './invoice-document.ts';
@@ -119,16 +126,17 @@ export function payerStatus(
   const money = (amount: bigint) => `${documentAmount(amount)} ${currency}`;
   // Once marked, what the mark covered is settled: the page speaks of money after it alone.
   const { late, confirming: confirmingLate, paidAfterClose, paid } = moneyAtClose(session);
-  const { sentBefore: lateBefore, refundedAt } = late;
-  const pendingBefore = confirmingLate.sentBefore;
-  // How money seen after (or confirming across) the close arrived: `before` of it was sent before the close.
+  const { refundedAt } = late;
+  const lateBefore = howSent(late) !== 'after';
+  const pendingBefore = howSent(confirmingLate);
+  // How money seen after (or confirming across) the close arrived: told by its payments, dust seen before included.
   const closedAs = session.status === 'canceled' ? 'was canceled' : 'expired';
   const arrival = (came: ClosedMoney, verb: string, [one, many]: [string, string] = ['', '']) =>
-    came.sentBefore <= 0n
+    howSent(came) === 'after'
       ? `Your payment of ${amountOf(came, money)} ${verb} after this checkout was ${session.status}${one}`
-      : came.sentBefore >= came.amount
+      : allSentBefore(came)
         ? `Your payment of ${amountOf(came, money)} was sent before this checkout ${closedAs}${one}`
-        : `Your payments of ${money(came.amount)} reached this address (${money(came.sentBefore)} of it sent before this checkout ${closedAs}, the rest after)${many}`;
+        : `Your payments of ${amountOf(came, money)} reached this address (${amountOf(sentBeforeMoney(came), money)} of it sent before this checkout ${closedAs}, the rest after)${many}`;
 
   let state: PayerState;
   let title: string;
@@ -150,7 +158,7 @@ export function payerStatus(
     state = session.status === 'canceled' ? 'canceled' : 'expired';
     title = allSentBefore(late) ? `Payment received, checkout ${session.status}` : 'Payment received after closing';
     detail = `${arrival(late, 'was received')}. ${
-      lateBefore > 0n ? `This money does not complete the ${session.status} checkout: the business` : 'The business'
+      lateBefore ? `This money does not complete the ${session.status} checkout: the business` : 'The business'
     } has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if ((session.status === 'expired' || session.status === 'canceled') && pending.length > 0) {
     // Seen after the close, or seen before it and confirming after it: not final yet, the payer
@@ -159,8 +167,8 @@ export function payerStatus(
     title = allSentBefore(confirmingLate)
       ? `Payment confirming, checkout ${session.status}`
       : 'Payment arriving after closing';
-    detail = `${arrival(confirmingLate, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once ${pendingBefore > 0n && pendingBefore < pendingAmount ? 'they are' : 'it is'}, ${
-      pendingBefore > 0n ? `this money does not complete the ${session.status} checkout: ` : ''
+    detail = `${arrival(confirmingLate, 'reached this address', [' and is being confirmed', ' and are being confirmed'])}. Once ${pendingBefore === 'both' ? 'they are' : 'it is'}, ${
+      pendingBefore !== 'after' ? `this money does not complete the ${session.status} checkout: ` : ''
     }the business is notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
   } else if (session.status === 'expired') {
     state = 'expired';

@@ -1,5 +1,10 @@
 import test from 'ava';
-import { confirmed, detected } from '../../../../machines/checkout-session.fixture.ts';
+import {
+  confirmed,
+  detected,
+  dustSentBeforeCancel,
+  lateHalfMakesAUnit,
+} from '../../../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionDoc } from '../../../projections/collections.ts';
 import type { RecordedEvent } from '../../../event-store/event-store.ts';
 import type {
@@ -397,6 +402,25 @@ test('late dust (an 18-decimal payment under 10^-8, 0 at the 10^8 scale) reads a
   );
   t.regex(html, /\/mark-refunded">/);
   t.is((await factsOf(sessionAfter(...DUST_AFTER_CANCEL, MARKED_REFUNDED))).Payment, 'Paid late — marked refunded');
+});
+
+test("the late-money card tells the Summary's late row to the unit: an 18-decimal session's on-time and late fractions make a unit, 0.00000001 in both; dust sent before the cancel is named and told as sent before it", async (t) => {
+  // 1.000000005 in time, the cancel, 0.000000005 late: 1.00000001 received.
+  const unit = sessionAfter(...lateHalfMakesAUnit());
+  t.like(await factsOf(unit), { 'Received before the cancel': '1.00 USDC', 'Paid late': '0.00000001 USDC' });
+  t.regex(
+    cardText(await bodyOf(unit), 'money-to-settle'),
+    /^Paid late — needs refund or review 0\.00000001 USDC arrived after this session was canceled/,
+  );
+  const dustBefore = sessionAfter(...dustSentBeforeCancel());
+  t.like(await factsOf(dustBefore), {
+    'Confirmed after the cancel': 'less than 0.00000001 USDC',
+    Payment: 'Confirmed after the cancel — needs refund or review',
+  });
+  t.regex(
+    cardText(await bodyOf(dustBefore), 'money-to-settle'),
+    /^Confirmed after the cancel — needs refund or review Less than 0\.00000001 USDC was sent before this session was canceled and confirmed after it, .* told them this money does not complete the canceled checkout/,
+  );
 });
 
 test('money pending when the session expired (a log from before expiry waited for it) and confirmed after reads as sent before the expiry, as a cancel is told, not as arriving after it', async (t) => {

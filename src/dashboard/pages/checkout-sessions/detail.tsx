@@ -33,8 +33,10 @@ import {
   allSentBefore,
   amountOf,
   type ClosedMoney,
+  howSent,
   type MoneyAtClose,
   moneyAtClose,
+  sentBeforeMoney,
 } from '../../../../machines/checkout-session.late.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
@@ -311,7 +313,7 @@ const ENDED: Partial<Record<CheckoutSessionDoc['status'], string>> = {
 
 /** What the payer's page told them of late money: sent before the close, it says the money does not complete the checkout. */
 const payerTold = (late: ClosedMoney, status: CheckoutSessionDoc['status']): string =>
-  `The payer's checkout page told them ${late.sentBefore > 0n ? `this money does not complete the ${status} checkout` : 'the money arrived late'} and that you will settle it with them.`;
+  `The payer's checkout page told them ${howSent(late) !== 'after' ? `this money does not complete the ${status} checkout` : 'the money arrived late'} and that you will settle it with them.`;
 
 /**
  * How money reached a session after it ended (`ended`, as ENDED says it), confirmed or still confirming:
@@ -321,13 +323,13 @@ function arrival(came: ClosedMoney, c: string, ended: string, confirming: boolea
   // It starts the sentence: dust reads "Less than 0.00000001 USDC".
   const shown = amountOf(came, (a) => money(a, c));
   const amount = `${shown.charAt(0).toUpperCase()}${shown.slice(1)}`;
-  if (came.sentBefore <= 0n)
+  if (howSent(came) === 'after')
     return confirming
       ? `${amount} reached the deposit address after this session ${ended}; it is being confirmed`
       : `${amount} arrived after this session ${ended}`;
   if (allSentBefore(came))
     return `${amount} was sent before this session ${ended} and ${confirming ? 'is still being confirmed' : 'confirmed after it'}`;
-  const before = money(came.sentBefore, c);
+  const before = amountOf(sentBeforeMoney(came), (a) => money(a, c));
   return confirming
     ? `${amount} reached the deposit address (${before} of it sent before this session ${ended}, the rest after); it is being confirmed`
     : `${amount} was confirmed after this session ${ended} (${before} of it sent before ${came.close}, the rest after)`;
@@ -472,7 +474,7 @@ export function MoneyToSettle({
       >
         <p safe>
           {`${arrival(arriving, c, ended, true)}. Once confirmed it ${
-            arriving.sentBefore > 0n ? 'does not complete the session: it ' : ''
+            howSent(arriving) !== 'after' ? 'does not complete the session: it ' : ''
           }is a late payment, to refund or settle with the payer.`}
         </p>
       </Card>
