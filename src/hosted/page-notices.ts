@@ -15,6 +15,8 @@ export type RefusalNotices = {
   tooLarge: PageNotice;
   /** 503: a service Weir relies on did not answer, a record was busy. */
   unavailable: PageNotice;
+  /** A body that could not be read (compressed, of another type, malformed): shown with the refusal's status, 415 or 400. */
+  unreadable: PageNotice;
 };
 
 /** A rate limit on reading the pages: the words of every hosted page, the payment link's too. */
@@ -47,9 +49,18 @@ const TOO_MUCH_TO_SEND: PageNotice = {
   retry: true,
 };
 
+/** Only a client that is not a browser, or something between it and Weir, sends a page what it cannot read. */
+const NOT_READ: PageNotice = {
+  status: 400,
+  heading: 'What was sent could not be read',
+  message: 'It was not sent the way this page sends it. Go back to the page and try again from there.',
+  retry: true,
+};
+
 export const CHECKOUT_NOTICES: RefusalNotices = {
   rateLimited: TOO_MANY_REQUESTS,
   tooLarge: TOO_MUCH_TO_SEND,
+  unreadable: NOT_READ,
   unavailable: {
     status: 503,
     heading: 'Checkout not available just now',
@@ -61,6 +72,7 @@ export const CHECKOUT_NOTICES: RefusalNotices = {
 export const INVOICE_NOTICES: RefusalNotices = {
   rateLimited: TOO_MANY_REQUESTS,
   tooLarge: TOO_MUCH_TO_SEND,
+  unreadable: NOT_READ,
   unavailable: {
     status: 503,
     heading: 'Invoice not available just now',

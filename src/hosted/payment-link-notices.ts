@@ -64,6 +64,13 @@ export const LINK_NOTICES = {
     message: 'What you entered is too long to send. Go back, shorten your answers and try again.',
     retry: true,
   },
+  /** A form that could not be read (compressed, of another type): shown with the refusal's status, 415 or 400. */
+  formNotRead: {
+    status: 400,
+    heading: 'Your answers could not be read',
+    message: 'They were not sent the way this page sends its form. Go back to the form and press the button again.',
+    retry: true,
+  },
   /** A passing failure: a service Weir relies on did not answer, a record was busy. */
   tryAgain: {
     status: 503,

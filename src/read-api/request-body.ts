@@ -1,6 +1,17 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type Koa from 'koa';
-import { ContentTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../shared/errors.ts';
+import { ContentTooLargeError, UnsupportedMediaTypeError, ValidationError, type WeirError } from '../shared/errors.ts';
+
+/** The refusals of a body that could not be read as the route reads it: another content type, bad JSON, one cut short. */
+const UNREADABLE_BODY_CODES = new Set(['invalid_content_type', 'invalid_json', 'request_aborted']);
+
+/**
+ * Whether `error` refuses the request's body as unreadable (a compressed one, 415; one of another type,
+ * malformed or cut short, 400) rather than anything in it: a hosted page says so in plain words.
+ */
+export const isUnreadableBody = (error: unknown): error is WeirError =>
+  error instanceof UnsupportedMediaTypeError ||
+  (error instanceof ValidationError && UNREADABLE_BODY_CODES.has(error.code));
 
 /** The largest body `/api/v1` and `/admin` take. */
 export const MAX_BODY_BYTES = 1024 * 1024;

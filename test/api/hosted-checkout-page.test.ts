@@ -499,7 +499,7 @@ test("a subscription checkout that names no customer asks the payer's email firs
   t.is(textOf(earlyHtml, 'status-title'), 'This asset cannot be used');
   t.is(
     textOf(earlyHtml, 'status-detail'),
-    'Your email is needed before choosing how to pay, since the renewal invoices of this subscription are sent to it',
+    'Give your email first: the renewal invoices of this subscription are sent to it.',
   );
   t.regex(earlyHtml, /id="email-step"/);
   const json = await apiClient(weir.url).post<{ code: string; message: string }>(
@@ -555,7 +555,7 @@ test("a subscription checkout that names no customer asks the payer's email firs
   t.is((await post('action=email&email=PAT%40example.com')).status, 303);
   const other = await post('action=email&email=sam%40example.com');
   t.is(other.status, 400);
-  t.is(textOf(await other.text(), 'status-detail'), 'The email for this checkout was already given');
+  t.is(textOf(await other.text(), 'status-detail'), 'The email for this checkout was already given.');
   const chosen = await post('assetId=weir-testnet%3Ausdc');
   t.is(chosen.status, 303);
   t.notRegex(await page(session.url), /id="reveal"[^>]* hidden/);

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import { appendAsEarlierWeir } from '../api/helpers.ts';
@@ -169,6 +170,53 @@ test("an unknown invoice's PDF and a method a hosted page does not take are page
   await page.unroute(session.url);
   await Promise.all([page.waitForURL(session.url), page.locator('#back').click()]);
   t.regex((await page.locator('h1').textContent()) ?? '', /^Pay Corner Coffee/, 'the way back leads to the checkout');
+});
+
+test("a form something between the browser and Weir sent compressed is a 415 page in Chromium (was the API's JSON): on the payment link and the checkout page, in the frame with a way back, accessible at 1280 and 390 px", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  t.is((await api.put('/api/v1/organization/brand', { brandColor: '#4f46e5' })).status, 200);
+  const link = (await api.post<Link>('/api/v1/payment-links', { title: 'Tea', amount: '100000000', currency: 'usdc' }))
+    .body;
+  const session = (await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const shots = process.env.LINK_NOTICE_SCREENSHOTS ?? (await screenshotFolder(t, 'weir-page-notices-'));
+  const browser = await launchChromium(t);
+  const page = await browser.newPage();
+  // The form's POST leaves the browser compressed, as a proxy or an extension might send it.
+  await page.route(
+    (url) => url.pathname === `/pay/${link.id}` || url.pathname === `/checkout/${session.id}`,
+    (route) =>
+      route.request().method() === 'POST'
+        ? route.continue({
+            headers: { ...route.request().headers(), 'content-encoding': 'gzip' },
+            postData: gzipSync(route.request().postDataBuffer() ?? Buffer.alloc(0)),
+          })
+        : route.continue(),
+  );
+
+  await page.goto(link.url);
+  const [paid] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: /^Pay/ }).click()]);
+  await lookAt(t, page, shots, 'link-415', paid?.status(), {
+    status: 415,
+    heading: 'Your answers could not be read',
+    says: /^They were not sent the way this page sends its form\. Go back to the form and press the button again\.$/,
+    testMode: true,
+    back: true,
+  });
+
+  await page.goto(session.url);
+  // The asset buttons' form as posted without the page script (which would send its JSON instead).
+  const [chosen] = await Promise.all([
+    page.waitForNavigation(),
+    page.locator('#assets').evaluate((assets) => assets.closest('form')?.submit()),
+  ]);
+  await lookAt(t, page, shots, 'checkout-415', chosen?.status(), {
+    status: 415,
+    heading: 'What was sent could not be read',
+    says: /^It was not sent the way this page sends it\. Go back to the page and try again from there\.$/,
+    testMode: true,
+    back: true,
+  });
 });
 
 type Expected = { status: number; heading: string; says: RegExp; testMode: boolean; back: boolean };

@@ -11,6 +11,7 @@ import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts
 import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
 import { type PayAt, paymentWords, payerStatus } from '../../hosted/checkout-status.ts';
 import { answerNotFoundPage } from '../../hosted/error-page.ts';
+import { payerRefusal } from '../../hosted/checkout-refusals.ts';
 import { CHECKOUT_NOTICES } from '../../hosted/page-notices.ts';
 import { walletDue } from '../../hosted/wallet-actions.ts';
 import type { DevnetInfo } from '../../chain-ingest/evm/devnet/devnet-info.ts';
@@ -29,6 +30,7 @@ import { readUrlEncodedFields } from '../form-body.ts';
 import { idParams, invalidFields } from '../schema/fields.ts';
 import {
   CancelAnswer,
+  compressedPage,
   hostedNotFound,
   limitedPage,
   PayerStatusSchema,
@@ -53,12 +55,6 @@ const FORM_FIELD_WORDS: Record<(typeof FORM_FIELDS)[number], string> = {
   email: 'email',
 };
 const FORM_REFUSED = 'This form cannot be used';
-
-/** A refusal in the payer's words: the API names its field first (`assetId: …`), as checkout.js also drops. */
-const payerWords = (message: string): string => {
-  const text = message.replace(/^[A-Za-z][\w.[\]]*: /, '');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-};
 
 /**
  * The decider asks a subscription's email first naming `email`, the field of the page's email form;
@@ -207,8 +203,8 @@ export function hostedCheckoutRoutes(
    * JSON route records it), the promotion code (applied as the JSON route applies it) and the cancel;
    * and, with or without it, the email a subscription session that names no customer asks first.
    * Each sends the payer back to the page (303), the cancel to the merchant's cancel URL as the
-   * script does; a refusal shows the page again saying why (400). A session that is over (or over
-   * while the form was open) is shown as it is.
+   * script does; a refusal shows the page again saying why in plain words (400; 409 for a code after
+   * a payment was sent). A session that is over (or over while the form was open) is shown as it is.
    */
   pages.route(
     {
@@ -232,7 +228,13 @@ export function hostedCheckoutRoutes(
             'The checkout page again, saying why the form, email, asset, code or cancel was refused: a form of another type, an action none of the forms sends, no asset, a field sent twice with different values (never JSON: a browser posted it)',
         },
         { status: 404, description: 'No checkout session with this id: a page saying so' },
+        {
+          status: 409,
+          description:
+            'A promotion code after a payment was sent: the checkout page again saying it can only be applied before paying',
+        },
         tooLargePage,
+        compressedPage,
         limitedPage,
         unavailablePage('The form could not be taken'),
       ],
@@ -248,10 +250,10 @@ export function hostedCheckoutRoutes(
       // A browser posted it: every refusal is the page again saying why (400), never the API's JSON.
       let form: Record<string, string> = {};
       /** The page again with the refusal in the status line, unless the session is over by now (its page says so). */
-      const refuse = async (title: string, detail: string) => {
+      const refuse = async (title: string, detail: string, status = 400) => {
         const now = await sessions.get(session.id);
         if (!now || FINAL_STATUSES.has(now.status)) return back();
-        ctx.status = 400;
+        ctx.status = status;
         // A refused code or email stays in its input (escaped as the page draws it), for the payer to correct.
         await renderPage(ctx, now, {
           title,
@@ -264,7 +266,7 @@ export function hostedCheckoutRoutes(
       try {
         fields = await readUrlEncodedFields(ctx);
       } catch (error) {
-        // A body too large is the 413 page (checkoutErrorPages), one compressed the transport's 415.
+        // A body too large is the 413 page (checkoutErrorPages), one compressed its 415 page.
         if (!(error instanceof ValidationError)) throw error;
         return refuse(FORM_REFUSED, 'It was not sent as a web form: use the buttons below.');
       }
@@ -285,15 +287,17 @@ export function hostedCheckoutRoutes(
       }
       const request = parsed.data;
       /**
-       * A refusal of the command (a 4xx WeirError) is the payer's to read; a passing one (a busy record) is
-       * the page to try again from, as on the invoice and link pages; anything else is the server's.
+       * A refusal of the command (a 4xx WeirError) is told the payer in plain words with its status
+       * (`payerRefusal`); a passing one (a busy record) is the page to try again from, as on the invoice
+       * and link pages; anything else is the server's.
        */
       const attempt = async (title: string, act: () => Promise<string | undefined>) => {
         try {
           return back(await act());
         } catch (error) {
           if (isPassingRefusal(error) || !(error instanceof WeirError)) throw error;
-          await refuse(title, payerWords(error.message));
+          const { status, detail } = payerRefusal(error);
+          await refuse(title, detail, status);
         }
       };
       const codeRefused = 'This promotion code cannot be used';

@@ -15,6 +15,7 @@ import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiState } from '../api-context.ts';
 import { clientHttpStatus, type UnexpectedErrorLog } from '../middleware.ts';
+import { isUnreadableBody } from '../request-body.ts';
 
 /** What a hosted page's notice shows of the record its path names: its business, its mode, the way back to it. */
 export type NoticeFrame = { org: Branding | null; testMode: boolean; back: { href: string; words: string } };
@@ -75,7 +76,8 @@ const routerNotice = (ctx: Koa.Context, scriptRoutes: boolean): PageNotice | nul
  * Around a browser's hosted pages, the rate limits and body limit included: a passing refusal (429
  * with its Retry-After, 413 keeping Connection: close, 503) is a page in plain words in the frame of
  * the record the path names, and an unexpected error a 500 page saying it was ours, logged as the
- * error middleware logs it, its message and stack never shown; a method the page does not take (405)
+ * error middleware logs it, its message and stack never shown; a body it cannot read (compressed: 415; of
+ * another type, malformed: 400) a page saying so with that status; a method the page does not take (405)
  * and a path no route has (404) a page saying so (`routerNotice`). Other refusals (the API's 4xx) go
  * on to the error middleware. Mounted on page routes; around the page scripts' JSON routes with
  * `scriptRoutes`, where only a path no route has is a page and everything else keeps its JSON answer.
@@ -108,7 +110,8 @@ export function hostedErrorPages<F>(page: {
       if (isPassingRefusal(error)) {
         ctx.set(error.headers);
         notice = passingNotice(error, page.notices);
-      } else if (error instanceof WeirError || clientHttpStatus(error) !== null) throw error;
+      } else if (isUnreadableBody(error)) notice = { ...page.notices.unreadable, status: error.statusCode };
+      else if (error instanceof WeirError || clientHttpStatus(error) !== null) throw error;
       else {
         page.logUnexpected(ctx, error);
         notice = SOMETHING_WENT_WRONG;

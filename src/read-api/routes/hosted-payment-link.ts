@@ -31,7 +31,7 @@ import type { UnexpectedErrorLog } from '../middleware.ts';
 import { hostedErrorPages, isPassingRefusal, pathId } from './hosted-error-pages.ts';
 import { CheckoutSessionCreate } from '../schema/checkout-session-create.ts';
 import { idParams } from '../schema/fields.ts';
-import { limitedPage, PayerFormSchema, tooLargePage, unavailablePage } from '../schema/hosted.ts';
+import { compressedPage, limitedPage, PayerFormSchema, tooLargePage, unavailablePage } from '../schema/hosted.ts';
 import { type PageAnswer, parseWith, schemaRoutes } from '../schema/route.ts';
 
 /** The create-session request a payer's submission makes: the link's price (or the amount entered) and its options. */
@@ -96,6 +96,7 @@ const LINK_REFUSALS = {
   startsLimited: LINK_NOTICES.tooManyAttempts,
   tooLarge: LINK_NOTICES.formTooLarge,
   unavailable: LINK_NOTICES.tryAgain,
+  unreadable: LINK_NOTICES.formNotRead,
 };
 
 /**
@@ -311,6 +312,7 @@ export function hostedPaymentLinkRoutes(
             "The seller's setup or the link's settings cannot take this payment now (no payment method for the link's currency, one that is broken, a price the session refuses): a page saying so",
         },
         ...unusable,
+        compressedPage,
         ...passing,
       ],
     },

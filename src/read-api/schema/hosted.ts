@@ -36,6 +36,12 @@ export const limitedPage: PageAnswer = {
 /** A form a hosted page posts, too large to read: a page saying so (hosted-error-pages.ts). */
 export const tooLargePage: PageAnswer = { status: 413, description: 'The form is too large to read: a page saying so' };
 
+/** A form sent compressed (`Content-Encoding`), which no page reads: a page saying so (hosted-error-pages.ts). */
+export const compressedPage: PageAnswer = {
+  status: 415,
+  description: 'The form was sent compressed: a page saying so',
+};
+
 /** A passing failure on a hosted page, `what` failing: a page to try again from (hosted-error-pages.ts). */
 export const unavailablePage = (what: string): PageAnswer => ({
   status: 503,

@@ -1,0 +1,66 @@
+import type { WeirError } from '../shared/errors.ts';
+
+/** What the checkout page says of a refusal of the payer's form: the status to answer with, and plain words. */
+export type PayerRefusal = { status: number; detail: string };
+
+/** Any other refusal: its own words name the API's records and routes, so the payer is shown none of them. */
+const UNKNOWN = 'This could not be done. Reload the page and try again.';
+const CODE_ENDED = 'This promotion code can no longer be used.';
+const CODE_USED_UP = 'This promotion code has been used as many times as it can be.';
+
+/** A checkout that is over, as the refusal of the session's decider names it (`checkout session is expired; …`). */
+const OVER: Record<string, string> = {
+  complete: 'This checkout has been paid.',
+  expired: 'This checkout has expired.',
+  canceled: 'This checkout was canceled.',
+  // Only the cancel refuses an incomplete session: money received stays accounted for.
+  incomplete:
+    'Part of the amount has already been received, so this payment can no longer be canceled. Send the rest to complete it.',
+};
+
+/** The refusals a payer's form can meet (the session's and the coupon's deciders, the promotion code's check), by code. */
+const BY_CODE: Record<string, (message: string) => string> = {
+  parameter_missing: (message) =>
+    message.startsWith('email: ')
+      ? 'Give your email first: the renewal invoices of this subscription are sent to it.'
+      : UNKNOWN,
+  // The decider's `assetId: USDC cannot represent the amount due exactly`, or an asset it does not offer.
+  parameter_invalid: (message) => {
+    const symbol = /^assetId: (\S+) cannot represent/.exec(message)?.[1];
+    return symbol
+      ? `${symbol} cannot pay the amount due exactly: choose another asset.`
+      : 'It is not offered by this checkout: choose one of those below.';
+  },
+  status_transition_invalid: (message) => {
+    const status = /^checkout session is (\w+)/.exec(message)?.[1];
+    if (status !== undefined) return OVER[status] ?? UNKNOWN;
+    if (/already given/.test(message)) return 'The email for this checkout was already given.';
+    if (/does not ask for an email/.test(message)) return 'This checkout does not ask for an email.';
+    return UNKNOWN;
+  },
+  checkout_session_expired: () => OVER.expired!,
+  promotion_codes_not_allowed: () => 'This checkout does not take promotion codes.',
+  promotion_code_invalid: () => 'This is not a valid promotion code: check it and try again.',
+  parameters_exclusive: () => 'Another promotion code is already applied to this checkout: only one can be used.',
+  promotion_code_currency_mismatch: () => 'This promotion code is for payments in another currency.',
+  promotion_code_expired: () => 'This promotion code has expired.',
+  coupon_expired: () => 'This promotion code has expired.',
+  coupon_disabled: () => CODE_ENDED,
+  coupon_archived: () => CODE_ENDED,
+  promotion_code_already_redeemed: () => CODE_ENDED,
+  promotion_code_redemption_released: () => CODE_ENDED,
+  coupon_limit_reached: () => CODE_USED_UP,
+  promotion_code_limit_reached: () => CODE_USED_UP,
+  payment_pending: () =>
+    'A payment to this checkout is on its way: a promotion code can only be applied before paying.',
+};
+
+/**
+ * A lasting refusal (a 4xx) of what the payer sent from the checkout page, in the payer's words: the
+ * refusals' own name records, ids, timestamps and API routes. Answered with the refusal's status, as
+ * the page script's JSON routes answer it (a payment on its way: 409).
+ */
+export function payerRefusal(error: WeirError): PayerRefusal {
+  const words = BY_CODE[error.code];
+  return { status: error.statusCode, detail: words ? words(error.message) : UNKNOWN };
+}
