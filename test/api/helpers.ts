@@ -191,6 +191,11 @@ export async function appendOldWallet(
   await weir.projections.waitFor((await weir.eventStore.headPosition())!);
 }
 
+/** A fixed-price payment link, "Tea" for `amount` (10^8-scaled) USDC: the link a test of its page needs. */
+export const teaLink = async (api: Api, amount = '100000000') =>
+  (await api.post<{ id: string; url: string }>('/api/v1/payment-links', { title: 'Tea', amount, currency: 'usdc' }))
+    .body;
+
 /** The session a payer opens on a fixed-price payment link's page at `url` (nothing collected), as the API shows it. */
 export async function linkPageSession<T extends Session = Session>(api: Api, url: string): Promise<T> {
   const submitted = await fetch(url, {

@@ -3,6 +3,7 @@ import type { ProjectionRunner } from '../../src/projections/projection-runner.t
 import { ConflictError } from '../../src/shared/errors.ts';
 import { assertNoticePage, pageAnswer } from '../support/notice-page.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
+import { teaLink } from './helpers.ts';
 
 /**
  * A Weir whose next wait for the read models, once `busy.armed`, fails with a busy record's conflict:
@@ -38,13 +39,7 @@ const postForm = (url: string, form: Record<string, string>) =>
 
 test("a busy record behind the payment link's form is the 503 page to try again (was the 409 page blaming the seller's settings), with a way back to the form", async (t) => {
   const { busy, api } = await busyWeir(t);
-  const link = (
-    await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
-      title: 'Tea',
-      amount: '100000000',
-      currency: 'usdc',
-    })
-  ).body;
+  const link = await teaLink(api);
   busy.armed = true;
   const answer = await pageAnswer(await postForm(link.url, {}));
   assertNoticePage(t, answer, {

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertNoticePage, pageAnswer } from '../support/notice-page.ts';
-import { assertError, logLength, type ErrorBody, type Session } from './helpers.ts';
+import { assertError, logLength, teaLink, type ErrorBody, type Session } from './helpers.ts';
 
 /**
  * A body a hosted page cannot read (compressed, of another type, malformed) used to get the API's JSON
@@ -19,13 +19,7 @@ const send = (url: string, method: string, headers: Record<string, string>, body
 test('a compressed form posted to a payment link is a 415 page in the link’s frame with a way back to its form (was the API’s JSON 415); nothing is written', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
-  const link = (
-    await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
-      title: 'Tea',
-      amount: '100000000',
-      currency: 'usdc',
-    })
-  ).body;
+  const link = await teaLink(api);
   const before = await logLength(weir);
   const answer = await pageAnswer(await send(link.url, 'POST', GZIPPED_FORM, gzipSync('name=Ada')));
   assertNoticePage(t, answer, {

@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { rawConnection, type RawExchange } from '../support/raw-http.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { logLength, type ErrorBody, type Page } from './helpers.ts';
+import { logLength, teaLink, type ErrorBody, type Page } from './helpers.ts';
 
 /**
  * An oversized body used to get a 400 on a kept-alive connection whose rest the server never read,
@@ -104,9 +104,7 @@ test('an oversized body: a chunked body that passes 1 MiB gets 413 request_too_l
 test('an oversized body: the payment link form over its 64 KiB limit gets the 413 page and the connection closed, by Content-Length and chunked', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);
-  const link = (
-    await api.post<{ id: string }>('/api/v1/payment-links', { title: 'Tea', amount: '100', currency: 'usdc' })
-  ).body;
+  const link = await teaLink(api, '100');
   const path = `/pay/${link.id}`;
   const before = await logLength(weir);
 

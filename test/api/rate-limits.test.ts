@@ -3,7 +3,7 @@ import { DEFAULT_RATE_LIMITS } from '../../src/read-api/rate-limits.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient } from '../support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { assertRateLimited, type Page } from './helpers.ts';
+import { assertRateLimited, teaLink, type Page } from './helpers.ts';
 
 const formPost = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, {
@@ -38,13 +38,7 @@ test('rate limit on the hosted pages: 300 unauthenticated POST /pay/{linkId} fro
   const clock = createManualClock();
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url);
-  const link = (
-    await api.post<{ id: string; url: string }>('/api/v1/payment-links', {
-      title: 'Tea',
-      amount: '100',
-      currency: 'usdc',
-    })
-  ).body;
+  const link = await teaLink(api, '100');
   const burst = DEFAULT_RATE_LIMITS.hostedCreates!.burst;
 
   const statuses = new Map<number, number>();
@@ -81,9 +75,7 @@ test('rate limit on the hosted pages: page reads and status polls per client add
   );
   const { api } = await createMerchant(weir.url);
   const session = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
-  const link = (
-    await api.post<{ url: string }>('/api/v1/payment-links', { title: 'Tea', amount: '100', currency: 'usdc' })
-  ).body;
+  const link = await teaLink(api, '100');
   const payer = apiClient(weir.url);
 
   t.is((await payer.get(`/checkout/${session.id}`)).status, 200);

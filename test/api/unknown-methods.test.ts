@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, logLength, type ErrorBody } from './helpers.ts';
+import { assertError, logLength, teaLink, type ErrorBody } from './helpers.ts';
 import { assertNoticePage } from '../support/notice-page.ts';
 
 /** One request with any method (fetch refuses TRACE), answered as status, headers and parsed body. */
@@ -42,9 +42,7 @@ test("unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on 
   const weir = await startTestWeir(t);
   const { api, testSecretKey } = await createMerchant(weir.url);
   const session = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
-  const link = (
-    await api.post<{ id: string }>('/api/v1/payment-links', { title: 'Tea', amount: '100', currency: 'usdc' })
-  ).body;
+  const link = await teaLink(api, '100');
   const key = { authorization: `Bearer ${testSecretKey}` };
   const before = await logLength(weir);
 
@@ -105,9 +103,7 @@ test('a path no route has under a hosted page (/pay, /invoices, /checkout) is a 
   const weir = await startTestWeir(t);
   const { api, testSecretKey } = await createMerchant(weir.url, 'Corner Coffee');
   const session = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
-  const link = (
-    await api.post<{ id: string }>('/api/v1/payment-links', { title: 'Tea', amount: '100', currency: 'usdc' })
-  ).body;
+  const link = await teaLink(api, '100');
   const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com' })).body;
   const draft = (
     await api.post<{ id: string }>('/api/v1/invoices', {
