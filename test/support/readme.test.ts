@@ -19,3 +19,12 @@ test('runBlock fails a block that fails, with its status, script and output', as
   const error = await t.throwsAsync(runBlock('echo out\necho err >&2\nfalse\necho never', { dataDir: '/nowhere' }));
   t.is(error.message, 'README block failed (1):\necho out\necho err >&2\nfalse\necho never\nout\n\nerr\n');
 });
+
+test('runBlock stops a block past its timeout, the command running in it too (it would hold the pipes open)', async (t) => {
+  // Far below the sleep: a block left running would end this test by ava's timeout instead.
+  t.timeout(15_000);
+  const error = await t.throwsAsync(
+    runBlock('echo started\nsleep 60\necho never', { dataDir: '/nowhere', timeout: 500 }),
+  );
+  t.is(error.message, 'README block failed (null):\necho started\nsleep 60\necho never\nstarted\n\n');
+});

@@ -216,7 +216,7 @@ export function collectOutput(child: ChildProcess): { stdout: () => string; stde
 
 /**
  * `child`, just spawned, run to its end without blocking this worker: its exit status (null when
- * a signal ended it or it could not start) and its output. Past `timeoutMs` it is stopped (SIGTERM,
+ * a signal ended it or it could not start) and its output. Past `timeoutMs` it and what it started are stopped (SIGTERM,
  * then SIGKILL if it lingers); if this process exits first, it goes too.
  */
 export function runToEnd(child: ChildProcess, timeoutMs: number): Promise<WeirRun> {
@@ -226,8 +226,10 @@ export function runToEnd(child: ChildProcess, timeoutMs: number): Promise<WeirRu
     const forget = onProcessExit(() => killTreeNow(child));
     let lingering: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      lingering = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      // What it started too: a shell's running command outlives the shell and holds the pipes, so the run, open.
+      const tree = child.pid === undefined ? [] : [child.pid, ...descendantsOf(child.pid).map((each) => each.pid)];
+      signalAll(tree, 'SIGTERM');
+      lingering = setTimeout(() => signalAll(tree, 'SIGKILL'), 5_000);
     }, timeoutMs);
     let settled = false;
     const done = (status: number | null) => {
@@ -248,16 +250,23 @@ export function runToEnd(child: ChildProcess, timeoutMs: number): Promise<WeirRu
 }
 
 /** At once, synchronously (this process is exiting): SIGKILL to `child`, SIGTERM to what it started. */
+function signalAll(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids)
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone already
+    }
+}
+
 function killTreeNow(child: ChildProcess): void {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const started = descendantsOf(child.pid);
   child.kill('SIGKILL');
-  for (const each of started)
-    try {
-      process.kill(each.pid, 'SIGTERM');
-    } catch {
-      // gone already
-    }
+  signalAll(
+    started.map((each) => each.pid),
+    'SIGTERM',
+  );
 }
 
 /** SIGKILL to `child` and SIGTERM to what it started: in process groups of their own (anvil), they would outlive it. */
