@@ -50,6 +50,17 @@ test('an asset the amount cannot be paid in exactly is named with what to do; an
   );
 });
 
+test("the promotion code's own check (empty, too long) is said of the promotion code, whatever its code", (t) => {
+  t.deepEqual(payerRefusal(new ValidationError('code', 'must not be empty', 'parameter_invalid_string_empty')), {
+    status: 400,
+    detail: 'The promotion code must not be empty.',
+  });
+  t.is(
+    payerRefusal(new ValidationError('code', 'must be at most 100 characters', 'parameter_invalid')).detail,
+    'The promotion code must be at most 100 characters.',
+  );
+});
+
 test('a refusal of no known kind is told without its words (was its message, naming records, ids and routes)', (t) => {
   for (const error of [
     new NotFoundError('checkout session', '11111111-1111-4111-8111-111111111111'),

@@ -58,9 +58,13 @@ const BY_CODE: Record<string, (message: string) => string> = {
 /**
  * A lasting refusal (a 4xx) of what the payer sent from the checkout page, in the payer's words: the
  * refusals' own name records, ids, timestamps and API routes. Answered with the refusal's status, as
- * the page script's JSON routes answer it (a payment on its way: 409).
+ * the page script's JSON routes answer it (a payment on its way: 409), with these words too
+ * (`checkoutErrorPages`): the page says the same with its script or without.
  */
 export function payerRefusal(error: WeirError): PayerRefusal {
+  // The promotion code refused by its field's check (empty, too long), before any decider saw it.
+  const codeCheck = error.code.startsWith('parameter_') ? /^code: (.+)$/.exec(error.message)?.[1] : undefined;
+  if (codeCheck !== undefined) return { status: error.statusCode, detail: `The promotion code ${codeCheck}.` };
   const words = BY_CODE[error.code];
   return { status: error.statusCode, detail: words ? words(error.message) : UNKNOWN };
 }

@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -7,7 +8,8 @@ import { type Api, payPart, type Session } from './helpers.ts';
 /**
  * The checkout page's forms (without JavaScript) refused by the session's or the coupon's decider: the
  * page again in the payer's words with the refusal's status. The refusals' own words (a coupon's id, a
- * redemption limit, an API route) used to be shown as they were.
+ * redemption limit, an API route) used to be shown as they were. The page's script (its JSON routes)
+ * is answered in the same words, which it shows as they are: they used to be the API's.
  */
 
 /** What a payer must never read: the API's records, ids, routes and timestamps. */
@@ -30,6 +32,30 @@ async function refused(t: ExecutionContext, url: string, body: string, status = 
   const detail = detailOf(html) ?? '';
   t.notRegex(detail, INTERNALS, body);
   return detail;
+}
+
+/**
+ * What the page's script is answered when it posts `body` to `/checkout/{id}/{route}`: the API's error
+ * shape with the refusal's status and code, its message the payer's words, the same the form is shown.
+ */
+async function scriptRefused(
+  t: ExecutionContext,
+  sessionUrl: string,
+  route: string,
+  body: object,
+  expected: { status: number; code: string },
+) {
+  const response = await fetch(`${sessionUrl}/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { statusCode: number; error: string; message: string; code: string };
+  t.is(response.status, expected.status, JSON.stringify(answer));
+  t.deepEqual(Object.keys(answer).sort(), ['code', 'error', 'message', 'statusCode']);
+  t.like(answer, { statusCode: expected.status, code: expected.code });
+  t.notRegex(answer.message, INTERNALS, route);
+  return answer.message;
 }
 
 const promotable = async (api: Api) =>
@@ -102,4 +128,55 @@ test("a cancel of a partly paid checkout is refused in the payer's words (was th
     await refused(t, session.url, 'action=cancel'),
     'Part of the amount has already been received, so this payment can no longer be canceled. Send the rest to complete it.',
   );
+});
+
+test("the page's script is refused in the payer's words, the same as its forms: a used-up coupon, an expired code, the cancel of a partly paid checkout (was the API's: ids, timestamps, a route)", async (t) => {
+  const at = (iso: string) => Date.parse(iso);
+  const clock = createManualClock(at('2026-03-01T00:00:00.000Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const coupon = (name: string, extra: object) =>
+    api.post<{ id: string }>('/api/v1/coupons', { name, percentOff: 10, ...extra });
+  t.is((await coupon('Launch', { maxRedemptions: 1, promotionCodeData: { data: [{ code: 'LAUNCH' }] } })).status, 200);
+  const early = { promotionCodeData: { data: [{ code: 'EARLY', expiredAt: '2026-03-01T00:10:00Z' }] } };
+  t.is((await coupon('Early', early)).status, 200);
+
+  const first = await promotable(api);
+  const second = await promotable(api);
+  const apply = (code: string) => ({ code });
+  t.is(
+    (
+      await fetch(`${first.url}/promotion-code`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(apply('LAUNCH')),
+      })
+    ).status,
+    200,
+  );
+  const usedUp = 'This promotion code has been used as many times as it can be.';
+  const limited = { status: 400, code: 'coupon_limit_reached' };
+  t.is(await scriptRefused(t, second.url, 'promotion-code', apply('LAUNCH'), limited), usedUp);
+  t.is(await refused(t, second.url, 'action=promotion-code&code=LAUNCH'), usedUp);
+
+  clock.advanceTo(at('2026-03-01T00:10:01.000Z'));
+  const expired = { status: 400, code: 'promotion_code_expired' };
+  t.is(
+    await scriptRefused(t, second.url, 'promotion-code', apply('EARLY'), expired),
+    'This promotion code has expired.',
+  );
+  t.is(await refused(t, second.url, 'action=promotion-code&code=EARLY'), 'This promotion code has expired.');
+
+  // The code's own check (empty), before any decider: the form's words too.
+  const empty = { status: 400, code: 'parameter_invalid_string_empty' };
+  t.is(await scriptRefused(t, second.url, 'promotion-code', apply(''), empty), 'The promotion code must not be empty.');
+  t.is(await refused(t, second.url, 'action=promotion-code&code='), 'The promotion code must not be empty.');
+
+  const partly = await promotable(api);
+  await payPart(weir, api, partly.id);
+  const kept =
+    'Part of the amount has already been received, so this payment can no longer be canceled. Send the rest to complete it.';
+  const cancel = { status: 400, code: 'status_transition_invalid' };
+  t.is(await scriptRefused(t, partly.url, 'cancel', {}, cancel), kept);
+  t.is(await refused(t, partly.url, 'action=cancel'), kept);
 });

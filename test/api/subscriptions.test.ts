@@ -631,7 +631,7 @@ test("a subscription session with neither customerId nor customerData.email (the
   });
   t.is(named.status, 200, JSON.stringify(named.body));
 
-  // No asset before the email: the JSON route says the email is needed, naming it; nothing is recorded.
+  // No asset before the email: the script's route says the email is asked first, in the payer's words; nothing is recorded.
   const usdc = session.addresses.find((a) => a.asset.currency === 'usdc')!;
   const early = await apiClient(weir.url).post<{ code: string; message: string; field?: string }>(
     `/checkout/${session.id}/payment-method`,
@@ -639,10 +639,7 @@ test("a subscription session with neither customerId nor customerData.email (the
   );
   t.is(early.status, 400);
   t.like(early.body, { code: 'parameter_missing' });
-  t.regex(
-    early.body.message,
-    /^customerDetails\.email: is missing: the payer's email must be given first, with the checkout page's email form/,
-  );
+  t.is(early.body.message, 'Give your email first: the renewal invoices of this subscription are sent to it.');
   const unchosen = await api.get<{ paymentIntent: { paymentMethod: unknown } }>(
     `/api/v1/checkout/sessions/${session.id}`,
   );

@@ -114,7 +114,7 @@ test('a refused asset choice stays said through the status polls until the payer
   ).body;
   const browser = await launchChromium(t);
   const page = await browser.newPage();
-  // The first choice is refused as the API refuses an asset that cannot carry the amount; the next goes through.
+  // The first choice is refused as the route refuses an asset that cannot carry the amount; the next goes through.
   let refused = false;
   await page.route(`**/checkout/${session.id}/payment-method`, async (route) => {
     if (refused) return route.fallback();
@@ -126,7 +126,7 @@ test('a refused asset choice stays said through the status polls until the payer
         statusCode: 400,
         error: 'Bad Request',
         code: 'parameter_invalid',
-        message: 'assetId: USDC cannot represent the amount due exactly',
+        message: 'USDC cannot pay the amount due exactly: choose another asset.',
       }),
     });
   });
@@ -138,8 +138,11 @@ test('a refused asset choice stays said through the status polls until the payer
   let polls = 0;
   await page.waitForResponse((r) => r.url().endsWith(`/checkout/${session.id}/status`) && ++polls === 2);
   t.is(await page.locator('#status-title').textContent(), 'This asset cannot be used');
-  // In the payer's words: not the API's field name before them.
-  t.is(await page.locator('#status-detail').textContent(), 'USDC cannot represent the amount due exactly');
+  // The route's words for the payer, as they are.
+  t.is(
+    await page.locator('#status-detail').textContent(),
+    'USDC cannot pay the amount due exactly: choose another asset.',
+  );
   t.true(await page.locator('#reveal').isHidden(), 'no request to pay in the refused asset');
 
   await page.getByRole('button', { name: /USDC/ }).click();
@@ -265,7 +268,7 @@ test("a refused promotion code the page's form posted before its script ran (mar
     page.locator('#promo').evaluate((form) => (form as unknown as { submit(): void }).submit()),
   ]);
   await page.waitForLoadState('load');
-  const detail = 'NOSUCHCODE is not a valid promotion code';
+  const detail = 'This is not a valid promotion code: check it and try again.';
 
   // Two polls answered after it: the first has been applied to the page before the second was asked for.
   let polls = 0;
@@ -276,4 +279,34 @@ test("a refused promotion code the page's form posted before its script ran (mar
   // The payer chooses an asset: the refusal gives way to what to send.
   await page.getByRole('button', { name: /USDC/ }).click();
   await page.getByText('Waiting for payment').waitFor();
+});
+
+test("a promotion code the page's script sends is refused in the payer's words, the same as its form's (was the API's: the coupon's id and its limit)", async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const coupon = await api.post('/api/v1/coupons', {
+    name: 'Launch',
+    percentOff: 10,
+    maxRedemptions: 1,
+    promotionCodeData: { data: [{ code: 'LAUNCH' }] },
+  });
+  t.is(coupon.status, 200);
+  const first = await promotionSession(api);
+  const used = await fetch(`${first.url}/promotion-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: 'LAUNCH' }),
+  });
+  t.is(used.status, 200);
+  const session = await promotionSession(api);
+  const browser = await launchChromium(t);
+  const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
+  await page.goto(session.url);
+  await page.getByLabel('Promotion code').fill('LAUNCH');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  const words = 'This promotion code has been used as many times as it can be.';
+  await page.locator('#promo-result', { hasText: /\S/ }).waitFor();
+  t.is(await page.locator('#promo-result').textContent(), words);
+  const shots = process.env.CHECKOUT_REFUSAL_SCREENSHOTS ?? (await screenshotFolder(t, 'weir-checkout-refusal-'));
+  await page.screenshot({ path: join(shots, 'promotion-code-refused-390.png'), fullPage: true });
 });

@@ -28,10 +28,9 @@ function request(p) {
   shownUri = p.paymentUri;
 }
 
-/** A refusal in the payer's words: the API names its field first (`code: …`), which means nothing to a payer. */
+/** A refusal as the page's routes word it for the payer (as its forms do without this script), shown as it is. */
 function refusal(body) {
-  const text = String(body?.message ?? 'Please try again.').replace(/^[A-Za-z][\w.[\]]*: /, '');
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  return typeof body?.message === 'string' && body.message !== '' ? body.message : 'This could not be done: try again.';
 }
 
 function say(title, detail) {

@@ -27,12 +27,13 @@ import type { ApiContext, ApiDeps, ApiState } from '../api-context.ts';
 import type { UnexpectedErrorLog } from '../middleware.ts';
 import { isPassingRefusal, recordErrorPages } from './hosted-error-pages.ts';
 import { readUrlEncodedFields } from '../form-body.ts';
-import { idParams, invalidFields } from '../schema/fields.ts';
+import { idParams } from '../schema/fields.ts';
 import {
   CancelAnswer,
   compressedPage,
   hostedNotFound,
   limitedPage,
+  payerRefusals,
   PayerStatusSchema,
   PaymentMethodAnswer,
   PaymentMethodForm,
@@ -57,26 +58,11 @@ const FORM_FIELD_WORDS: Record<(typeof FORM_FIELDS)[number], string> = {
 const FORM_REFUSED = 'This form cannot be used';
 
 /**
- * The decider asks a subscription's email first naming `email`, the field of the page's email form;
- * the JSON routes take no email, so their refusal names what the session lacks and where it is given.
- */
-const emailFirst =
-  (sessionId: string) =>
-  (error: unknown): never => {
-    if (error instanceof ValidationError && error.field === 'email' && error.code === 'parameter_missing')
-      throw new ValidationError(
-        'customerDetails.email',
-        `is missing: the payer's email must be given first, with the checkout page's email form (POST /checkout/${sessionId} with action=email and email), since the renewal invoices of this subscription are sent to it`,
-        'parameter_missing',
-      );
-    throw error;
-  };
-
-/**
  * Around the checkout page's own routes (`GET` and the forms' `POST /checkout/{id}`): a passing refusal
  * or an unexpected error is a page in the session's frame with a way back to it (hosted-error-pages.ts).
  * With `scriptRoutes`, around the other paths under `/checkout/`: only a path no route has is that page,
- * the script's JSON routes keep their JSON answers.
+ * the script's JSON routes keep their JSON answers, a refusal's message in the words the page's forms
+ * show the payer (`payerRefusal`), which the script shows as they are.
  */
 export function checkoutErrorPages(
   readStore: ReadStore,
@@ -88,7 +74,7 @@ export function checkoutErrorPages(
     find: async (id) => (isUuid(id) ? await sessions.get(id) : null),
     back: (id) => ({ href: `/checkout/${id}`, words: 'Back to the checkout' }),
     notices: CHECKOUT_NOTICES,
-    scriptRoutes,
+    scriptRoutes: scriptRoutes ? (error) => payerRefusal(error).detail : undefined,
   });
 }
 
@@ -318,11 +304,11 @@ export function hostedCheckoutRoutes(
           return updated.cancelUrl ?? undefined;
         });
       if (request.action === 'promotion-code') {
-        // The JSON route's word on the code, in the payer's: "The promotion code must not be empty."
-        const code = PromotionCodeRequest.shape.code.safeParse(request.code);
-        if (!code.success) return refuse(codeRefused, `The promotion code ${validationErrorOf(code.error).message}.`);
+        // The JSON route's check of the code, in the payer's words as it says them: "The promotion code must not be empty."
+        const code = PromotionCodeRequest.safeParse({ code: request.code });
+        if (!code.success) return refuse(codeRefused, payerRefusal(validationErrorOf(code.error)).detail);
         return attempt(codeRefused, async () => {
-          const applied = await applyPromotionCode(session, code.data);
+          const applied = await applyPromotionCode(session, code.data.code);
           if (applied.position !== null) await deps.projections.waitFor(applied.position);
           return undefined;
         });
@@ -376,19 +362,17 @@ export function hostedCheckoutRoutes(
       path: '/:id/payment-method',
       summary: 'Choose the asset to pay with',
       description:
-        "Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first, with the page's email form (`POST /checkout/{id}` with `action=email`): before it is given, a 400 `parameter_missing` naming `customerDetails.email`, what the session lacks (this route takes no email).",
+        "Records the choice on the payment intent with the amount due in that asset, and answers where to send it. A subscription session that names no customer asks the payer's email first, with the page's email form (`POST /checkout/{id}` with `action=email`): before it is given, a 400 `parameter_missing` saying so (this route takes no email).",
       params,
       body: PaymentMethodRequest,
       response: PaymentMethodAnswer,
-      errors: [invalidFields('status_transition_invalid'), notFound],
+      errors: [payerRefusals('status_transition_invalid'), notFound],
     },
     async (_ctx, { params: { id }, body: { assetId } }) => {
       const session = await load(id);
       const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
-      const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id }).catch(
-        emailFirst(session.id),
-      );
+      const updated = await run(session, { type: 'SelectPaymentMethod', addressId: address.id });
       const method = updated.paymentIntent.paymentMethod!;
       const { uri, payee } = (await payAt(updated))(address, BigInt(method.amountDue));
       return {
@@ -415,12 +399,12 @@ export function hostedCheckoutRoutes(
       path: '/:id/promotion-code',
       summary: 'Apply a promotion code',
       description:
-        "A subscription session that names no customer takes a code only once the payer's email is given (the page's email form, `POST /checkout/{id}` with `action=email`): before, a 400 `parameter_missing` naming `customerDetails.email`.",
+        "A subscription session that names no customer takes a code only once the payer's email is given (the page's email form, `POST /checkout/{id}` with `action=email`): before, a 400 `parameter_missing` saying so.",
       params,
       body: PromotionCodeRequest,
       response: PromotionCodeAnswer,
       errors: [
-        invalidFields(
+        payerRefusals(
           'promotion_code_invalid',
           'promotion_codes_not_allowed',
           'promotion_code_currency_mismatch',
@@ -446,7 +430,7 @@ export function hostedCheckoutRoutes(
     },
     async (_ctx, { params: { id }, body: { code } }) => {
       const session = await load(id);
-      const applied = await applyPromotionCode(session, code).catch(emailFirst(session.id));
+      const applied = await applyPromotionCode(session, code);
       if (applied.position !== null) await deps.projections.waitFor(applied.position);
       const updated = (await sessions.get(session.id))!;
       return {

@@ -72,6 +72,9 @@ const routerNotice = (ctx: Koa.Context, scriptRoutes: boolean): PageNotice | nul
   return ctx.status === 405 && !scriptRoutes ? NOT_THIS_WAY : null;
 };
 
+/** A lasting refusal (a 4xx) of what a page's script sent, in the words its page shows the payer. */
+export type PayerWords = (error: WeirError) => string;
+
 /**
  * Around a browser's hosted pages, the rate limits and body limit included: a passing refusal (429
  * with its Retry-After, 413 keeping Connection: close, 503) is a page in plain words in the frame of
@@ -80,7 +83,10 @@ const routerNotice = (ctx: Koa.Context, scriptRoutes: boolean): PageNotice | nul
  * another type, malformed: 400) a page saying so with that status; a method the page does not take (405)
  * and a path no route has (404) a page saying so (`routerNotice`). Other refusals (the API's 4xx) go
  * on to the error middleware. Mounted on page routes; around the page scripts' JSON routes with
- * `scriptRoutes`, where only a path no route has is a page and everything else keeps its JSON answer.
+ * `scriptRoutes`, where only a path no route has is a page and every refusal keeps its JSON shape,
+ * status, code and headers, its message the payer's words the script shows as they are: a lasting
+ * one's from `scriptRoutes` (the page's own words for it, so the two cannot drift), a passing one's
+ * its notice's. An unexpected error goes on to the error middleware (its bare 500).
  * Finding the frame costs a refused request a read or two, less than a page served; when that fails
  * too, the notice is drawn unbranded.
  */
@@ -89,7 +95,7 @@ export function hostedErrorPages<F>(page: {
   render: (frame: F | null, notice: PageNotice) => string;
   notices: RefusalNotices;
   logUnexpected: UnexpectedErrorLog;
-  scriptRoutes?: boolean;
+  scriptRoutes?: PayerWords;
 }): Koa.Middleware<ApiState> {
   const answer = async (ctx: Koa.Context, notice: PageNotice) => {
     const frame = await page.frameOf(ctx).catch(() => null);
@@ -100,12 +106,23 @@ export function hostedErrorPages<F>(page: {
     ctx.remove('Content-Disposition');
     ctx.body = page.render(frame, notice);
   };
-  const scriptRoutes = page.scriptRoutes ?? false;
+  /** The JSON a script is answered with: the refusal's, in `message` the words its page shows the payer. */
+  const answerScript = (ctx: Koa.Context, error: WeirError, message: string) => {
+    ctx.set(error.headers);
+    ctx.status = error.statusCode;
+    ctx.body = { ...error.toBody(), message };
+  };
+  const payerWords = page.scriptRoutes;
+  const scriptRoutes = payerWords !== undefined;
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      if (scriptRoutes) throw error;
+      if (payerWords) {
+        if (isPassingRefusal(error)) return answerScript(ctx, error, passingNotice(error, page.notices).message);
+        if (error instanceof WeirError) return answerScript(ctx, error, payerWords(error));
+        throw error;
+      }
       let notice: PageNotice;
       if (isPassingRefusal(error)) {
         ctx.set(error.headers);
@@ -138,7 +155,7 @@ export function recordErrorPages(
     back: (id: string) => NoticeFrame['back'];
     notices: RefusalNotices;
     /** Around the page scripts' JSON routes: see `hostedErrorPages`. */
-    scriptRoutes?: boolean;
+    scriptRoutes?: PayerWords;
   },
 ): Koa.Middleware<ApiState> {
   const orgs = readStore.collection<OrganizationDoc>(COLLECTIONS.organizations);
@@ -155,6 +172,6 @@ export function recordErrorPages(
     render: renderNotice,
     notices: pages.notices,
     logUnexpected,
-    scriptRoutes: pages.scriptRoutes ?? false,
+    scriptRoutes: pages.scriptRoutes,
   });
 }

@@ -48,6 +48,16 @@ export const unavailablePage = (what: string): PageAnswer => ({
   description: `${what} for a passing reason: a page saying so`,
 });
 
+/**
+ * A 400 of a page script's JSON route: its message is the payer's words the page shows as they are
+ * (hosted-error-pages.ts), not the API's naming a field's path (`invalidFields`).
+ */
+export const payerRefusals = (...codes: string[]) => ({
+  status: 400,
+  codes: ['parameter_invalid', 'parameter_missing', ...codes],
+  description: "A field is missing or invalid, or the checkout refuses it: the message says why in the payer's words",
+});
+
 /** The 404 of a public route: its id is the only key there is. */
 export const hostedNotFound = (what: string) => ({
   status: 404,
