@@ -1,7 +1,7 @@
 import test from 'ava';
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
-import { canceled, created } from '../../machines/checkout-session.fixture.ts';
+import { canceled, created, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { InvalidStateError, NotFoundError, ValidationError, WeirError } from '../shared/errors.ts';
 import { payerRefusal } from './checkout-refusals.ts';
@@ -34,6 +34,32 @@ test("the session's refusals of a form on a checkout that is over (its read mode
     ],
   ] as const) {
     const refusal = payerRefusal(refusalOf([...events], command, late));
+    t.deepEqual(refusal, { status: 400, detail: words }, command.type);
+    t.notRegex(refusal.detail, INTERNALS);
+  }
+});
+
+test("a partly paid checkout's refusals of the cancel and of a promotion code each say why in the payer's words", (t) => {
+  const partlyPaid: CheckoutSessionEvent = {
+    type: 'CheckoutSessionPartiallyPaid',
+    data: { amountReceived: '100000000', at: '2026-01-01T00:12:00.000Z' },
+  };
+  const now = '2026-01-01T00:13:00.000Z';
+  for (const [command, words] of [
+    [
+      { type: 'CancelCheckoutSession', reason: null },
+      'Part of the amount has already been received, so this payment can no longer be canceled. Send the rest to complete it.',
+    ],
+    [
+      {
+        type: 'ApplyDiscount',
+        discount: { couponId: 'c', promotionCodeId: 'p', code: 'SPARE', amountDiscount: '1000000' },
+      },
+      'Part of the amount has already been received, so a promotion code can no longer be applied.',
+    ],
+  ] as const) {
+    const opened = created(sessionFixture({ allowPromotionCodes: true }));
+    const refusal = payerRefusal(refusalOf([opened, partlyPaid], command, now));
     t.deepEqual(refusal, { status: 400, detail: words }, command.type);
     t.notRegex(refusal.detail, INTERNALS);
   }

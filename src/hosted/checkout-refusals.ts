@@ -1,7 +1,7 @@
 import type { WeirError } from '../shared/errors.ts';
 
 /** What the checkout page says of a refusal of the payer's form: the status to answer with, and plain words. */
-export type PayerRefusal = { status: number; detail: string };
+type PayerRefusal = { status: number; detail: string };
 
 /** Any other refusal: its own words name the API's records and routes, so the payer is shown none of them. */
 const UNKNOWN = 'This could not be done. Reload the page and try again.';
@@ -13,10 +13,17 @@ const OVER: Record<string, string> = {
   complete: 'This checkout has been paid.',
   expired: 'This checkout has expired.',
   canceled: 'This checkout was canceled.',
-  // Only the cancel refuses an incomplete session: money received stays accounted for.
-  incomplete:
-    'Part of the amount has already been received, so this payment can no longer be canceled. Send the rest to complete it.',
 };
+
+/** Partly paid: the session is not over, yet the cancel, a promotion code and an email are refused, each for its own reason. */
+const PARTLY_PAID: [RegExp, string][] = [
+  [
+    /cannot be canceled/,
+    'Part of the amount has already been received, so this payment can no longer be canceled. Send the rest to complete it.',
+  ],
+  [/promotion code/, 'Part of the amount has already been received, so a promotion code can no longer be applied.'],
+  [/an email/, 'Part of the amount has already been received, so an email can no longer be given here.'],
+];
 
 /** The refusals a payer's form can meet (the session's and the coupon's deciders, the promotion code's check), by code. */
 const BY_CODE: Record<string, (message: string) => string> = {
@@ -33,6 +40,7 @@ const BY_CODE: Record<string, (message: string) => string> = {
   },
   status_transition_invalid: (message) => {
     const status = /^checkout session is (\w+)/.exec(message)?.[1];
+    if (status === 'incomplete') return PARTLY_PAID.find(([said]) => said.test(message))?.[1] ?? UNKNOWN;
     if (status !== undefined) return OVER[status] ?? UNKNOWN;
     if (/already given/.test(message)) return 'The email for this checkout was already given.';
     if (/does not ask for an email/.test(message)) return 'This checkout does not ask for an email.';

@@ -233,7 +233,7 @@ export function hostedCheckoutRoutes(
         ctx.status = 303;
         ctx.redirect(to);
       };
-      // A browser posted it: every refusal is the page again saying why (400), never the API's JSON.
+      // A browser posted it: every refusal is the page again saying why (with the refusal's status), never the API's JSON.
       let form: Record<string, string> = {};
       /** The page again with the refusal in the status line, unless the session is over by now (its page says so). */
       const refuse = async (title: string, detail: string, status = 400) => {
