@@ -134,7 +134,7 @@ test('weir restore --force on a data dir that is a mount point (its entries cann
   );
   t.is(
     error.message,
-    `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
+    `restore: the data dir ${dataDir} (or its first entry, events.sqlite3) is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
   );
   t.deepEqual(tried, [join(dataDir, 'events.sqlite3')], 'it stops at the first entry that cannot move');
   t.deepEqual((await readdir(dataDir, { recursive: true })).sort(), [

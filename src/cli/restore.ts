@@ -76,7 +76,7 @@ export async function restoreDataDir(options: {
             // Nothing moved: the empty folder goes, and the data dir holds what it held.
             await rmdir(aside).catch(() => undefined);
             throw new ConfigError(
-              `restore: the data dir ${dataDir} is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
+              `restore: the data dir ${dataDir} (or its first entry, ${name}) is a mount point of its own, so --force cannot move what it holds beside it: nothing was moved or restored, and the data dir holds what it held; empty it yourself (keep a copy), or restore into another folder`,
             );
           }
           // An entry that is a mount point of its own, after others moved: what is where must be said.

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import type { Page } from 'playwright-core';
-import { appendAsEarlierWeir } from '../api/helpers.ts';
+import { appendAsEarlierWeir, teaLink } from '../api/helpers.ts';
 import { axeOf, launchChromium, screenshotFolder } from '../support/chromium.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -176,8 +176,7 @@ test("a form something between the browser and Weir sent compressed is a 415 pag
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   t.is((await api.put('/api/v1/organization/brand', { brandColor: '#4f46e5' })).status, 200);
-  const link = (await api.post<Link>('/api/v1/payment-links', { title: 'Tea', amount: '100000000', currency: 'usdc' }))
-    .body;
+  const link = await teaLink(api);
   const session = (await api.post<{ id: string; url: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
   const shots = process.env.LINK_NOTICE_SCREENSHOTS ?? (await screenshotFolder(t, 'weir-page-notices-'));
   const browser = await launchChromium(t);

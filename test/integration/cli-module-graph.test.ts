@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPOSITORY_ROOT } from '../support/compiled-tree.ts';
+import { collectOutput } from '../support/weir-process.ts';
 
 const ROOT = REPOSITORY_ROOT;
 const RECORDER = fileURLToPath(new URL('../support/loaded-modules.mjs', import.meta.url));
@@ -23,11 +24,9 @@ async function modulesOf(args: string[], dataDir: string) {
     env: { ...process.env, WEIR_LOADED_MODULES: list, WEIR_DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
+  const output = collectOutput(child);
   const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  const stderr = output.stderr();
   const loaded = (await readFile(list, 'utf8'))
     .trim()
     .split('\n')

@@ -35,15 +35,18 @@ const ofLiveWeir = (process_: RunningProcess) =>
       (weir.pid !== undefined && descendantsOf(weir.pid).some((each) => each.pid === process_.pid)),
   );
 
-type SpawnWeirOptions = {
+type WeirOptions = {
   dataDir: string;
   env?: Record<string, string>;
   /** Options after `serve` on the command line. */
   args?: string[];
-  testRail?: boolean;
-  /** Started from this folder by bin/weir.js, as an operator outside the repository runs it (not the compiled tree). */
-  startedFrom?: string;
 };
+type SpawnWeirOptions = WeirOptions &
+  (
+    | { testRail?: boolean; startedFrom?: undefined }
+    /** Started from this folder by bin/weir.js, as an operator outside the repository runs it (not the compiled tree; no test rail). */
+    | { testRail?: false; startedFrom: string }
+  );
 type SpawnedWeir = {
   url: string;
   child: ChildProcess;
