@@ -5,6 +5,7 @@ import {
   daiPaymentFixture,
   daiSessionFixture,
   detected,
+  detectedDai,
   dustSentBeforeCancel,
   lateHalfMakesAUnit,
   markedRefunded,
@@ -187,16 +188,15 @@ test('a DAI session 1 wei short shows 0.00000001 DAI left (the least the page sh
 });
 
 test('what was received late is summed exactly: two DAI payments of half a 10^-8 unit each are one unit, not nothing', (t) => {
-  const half = { ...fineGrainedPayment('0', 'confirmed'), amountRaw: '5000000000', late: true };
-  // amountReceived as the machine sums it: late money is cut from it (`receivedSplit`), not on its own.
-  const session = sessionFixture({
-    status: 'canceled',
-    amountReceived: '1',
-    payments: [
-      { ...half, transferId: 'a' },
-      { ...half, transferId: 'b' },
-    ],
-  });
+  // Folded as the machine folds them: late money is cut from the amountReceived it sums (`receivedSplit`).
+  const session = sessionAfterEvents(
+    canceled(),
+    detectedDai('a', '5000000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('a', '0'),
+    detectedDai('b', '5000000000', '2026-01-01T00:22:00.000Z'),
+    ...confirmedLate('b', '0', '2026-01-01T00:26:00.000Z'),
+  );
+  t.is(session.amountReceived, '1');
   t.is(lateMoney(session).amount, 1n);
 });
 
