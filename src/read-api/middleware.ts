@@ -136,15 +136,18 @@ export function errorMiddleware(logger?: Logger): Koa.Middleware<ApiState> {
       }
       logUnexpected(ctx, error);
       ctx.status = 500;
-      ctx.body = {
-        statusCode: 500,
-        error: 'Internal Server Error',
-        message: 'an unexpected error occurred; it has been logged',
-        code: 'processing_error',
-      };
+      ctx.body = unexpectedErrorBody('an unexpected error occurred; it has been logged');
     }
   };
 }
+
+/** The JSON of an unexpected error (a 500), its `message` the words the reader is shown: never the error's own. */
+export const unexpectedErrorBody = (message: string) => ({
+  statusCode: 500,
+  error: 'Internal Server Error',
+  message,
+  code: 'processing_error',
+});
 
 /** Reads the raw body (kept for idempotency), at most `limit` bytes, and parses JSON bodies. */
 export function jsonBodyMiddleware(limit = MAX_BODY_BYTES): Koa.Middleware<ApiState> {

@@ -672,6 +672,42 @@ test('a checkout form too large to read is a 413 page with a way back, the conne
   t.is(json.body.message, 'What you entered is too long to send. Go back, shorten it and try again.');
 });
 
+test("an unexpected error on a checkout page script's route is its JSON 500 in the page's words, logged with the error's own (was the API's words, which the script shows)", async (t) => {
+  const fault: { error: Error | null } = { error: null };
+  const lines: string[] = [];
+  const weir = await startTestWeir(
+    t,
+    {},
+    {
+      log: (line) => lines.push(line),
+      wrapReadStore: (store) => faultyReadStore(store, { get: (_name, id) => (id === broken.id ? fault.error : null) }),
+    },
+  );
+  const broken = { id: '' };
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const session = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  broken.id = session.id;
+  fault.error = new TypeError("Cannot read properties of undefined (reading 'addresses')");
+  const answer = await fetch(`${session.url}/status`);
+  t.is(answer.status, 500);
+  t.deepEqual(await answer.json(), {
+    statusCode: 500,
+    error: 'Internal Server Error',
+    message: 'Something went wrong on our side. Please try again later.',
+    code: 'processing_error',
+  });
+  const logged = lines.map((line) => JSON.parse(line) as { event?: string; path?: string; err?: { message: string } });
+  t.true(
+    logged.some(
+      (l) =>
+        l.event === 'http.error' &&
+        l.path === `/checkout/${session.id}/status` &&
+        /reading 'addresses'/.test(l.err?.message ?? ''),
+    ),
+    'logged with its own words',
+  );
+});
+
 test("a passing failure on the checkout page is a 503 page and an unexpected error a 500 page saying it was ours, logged, without its words (both were JSON); the API's 500 stays JSON", async (t) => {
   const fault: { error: Error | null } = { error: null };
   const lines: string[] = [];

@@ -14,7 +14,7 @@ import { organizationRecordId } from '../../actors/organization.ts';
 import { COLLECTIONS, type OrganizationDoc } from '../../projections/collections.ts';
 import type { ReadStore } from '../../read-store/read-store.ts';
 import type { ApiState } from '../api-context.ts';
-import { clientHttpStatus, type UnexpectedErrorLog } from '../middleware.ts';
+import { clientHttpStatus, type UnexpectedErrorLog, unexpectedErrorBody } from '../middleware.ts';
 import { isUnreadableBody } from '../request-body.ts';
 
 /** What a hosted page's notice shows of the record its path names: its business, its mode, the way back to it. */
@@ -86,7 +86,7 @@ export type PayerWords = (error: WeirError) => string;
  * `scriptRoutes`, where only a path no route has is a page and every refusal keeps its JSON shape,
  * status, code and headers, its message the payer's words the script shows as they are: a lasting
  * one's from `scriptRoutes` (the page's own words for it, so the two cannot drift), a passing one's
- * its notice's. An unexpected error goes on to the error middleware (its bare 500).
+ * its notice's, an unexpected error's (a 500, logged) the page's own too.
  * Finding the frame costs a refused request a read or two, less than a page served; when that fails
  * too, the notice is drawn unbranded.
  */
@@ -121,7 +121,12 @@ export function hostedErrorPages<F>(page: {
       if (payerWords) {
         if (isPassingRefusal(error)) return answerScript(ctx, error, passingNotice(error, page.notices).message);
         if (error instanceof WeirError) return answerScript(ctx, error, payerWords(error));
-        throw error;
+        if (clientHttpStatus(error) !== null) throw error;
+        // Ours: logged as the error middleware logs it, said as the page says it (the script shows the message).
+        page.logUnexpected(ctx, error);
+        ctx.status = 500;
+        ctx.body = unexpectedErrorBody(SOMETHING_WENT_WRONG.message);
+        return;
       }
       let notice: PageNotice;
       if (isPassingRefusal(error)) {
