@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { compose } from './compose.ts';
-import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
+import { allowedMethods, bodyWhenRouted, dispatchByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware, keylessPost } from './idempotency.ts';
@@ -196,13 +196,14 @@ export function createApiApp(
     dispatchByResource(routers.api),
   ]);
   const pageHeaders = hostedPageHeaders<ApiState>();
-  // The public pages: their security headers, counted per client address, small bodies only.
+  // The public pages: their security headers, counted per client address, small bodies only, read
+  // only for a route that takes the method (the rest are a 405 or 404 page whatever was sent).
   const publicPages = (body: Koa.Middleware<ApiState>[], ...routers: Router<ApiState>[]) =>
     compose<ApiState>([
       pageHeaders,
       limits.hosted,
       bodyLimit(MAX_PUBLIC_BODY_BYTES),
-      ...body,
+      ...body.map((read) => bodyWhenRouted(routers, read)),
       ...routers.flatMap(mounted),
     ]);
   // A browser's pages answer their refusals (the limits' too) and unexpected errors as pages, not the

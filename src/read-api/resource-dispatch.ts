@@ -60,6 +60,15 @@ export function allowedMethods<S>(): Koa.Middleware<S> {
 }
 
 /**
+ * `body` (the middleware that reads a request's body) only when one of `routers` has a route for the
+ * request's path and method: a method the path does not take is answered 405 with `Allow` (a path none
+ * has, 404) whatever was sent, without reading a body nobody would use or refusing it as unreadable.
+ */
+export function bodyWhenRouted<S>(routers: readonly Router<S>[], body: Koa.Middleware<S>): Koa.Middleware<S> {
+  return (ctx, next) => (routers.some((router) => router.match(ctx.path, ctx.method).route) ? body(ctx, next) : next());
+}
+
+/**
  * The routers of `/api/v1` as one middleware that answers exactly as mounting each router's
  * `routes()` and then `allowedMethods()` (this module's) in turn would (the same layers in the same order, the same
  * params, 405/OPTIONS from `answerAllowedMethods`), but without `@koa/router`'s per-request work: a

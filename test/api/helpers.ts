@@ -196,6 +196,19 @@ export const teaLink = async (api: Api, amount = '100000000') =>
   (await api.post<{ id: string; url: string }>('/api/v1/payment-links', { title: 'Tea', amount, currency: 'usdc' }))
     .body;
 
+/** A finalized invoice of one "Hour" line (100 units of USDC) to a new customer: the invoice a test of its hosted page needs. */
+export async function hourInvoice(t: ExecutionContext, api: Api): Promise<string> {
+  const customerId = await createCustomer(api, 'ada@example.com');
+  const draft = (
+    await api.post<{ id: string }>('/api/v1/invoices', {
+      customerId,
+      lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100', productData: { name: 'Hour' } } }] },
+    })
+  ).body;
+  t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
+  return draft.id;
+}
+
 /** The session a payer opens on a fixed-price payment link's page at `url` (nothing collected), as the API shows it. */
 export async function linkPageSession<T extends Session = Session>(api: Api, url: string): Promise<T> {
   const submitted = await fetch(url, {

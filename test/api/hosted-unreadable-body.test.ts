@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 import { assertNoticePage, pageAnswer } from '../support/notice-page.ts';
-import { assertError, logLength, teaLink, type ErrorBody, type Session } from './helpers.ts';
+import { assertError, hourInvoice, logLength, teaLink, type ErrorBody, type Session } from './helpers.ts';
 
 /**
  * A body a hosted page cannot read (compressed, of another type, malformed) used to get the API's JSON
@@ -34,7 +34,7 @@ test('a compressed form posted to a payment link is a 415 page in the link’s f
   t.is(await logLength(weir), before, 'no session opened');
 });
 
-test('a compressed form posted to the checkout page is a 415 page in the session’s frame with a way back (was the API’s JSON 415); a body the page does not read (malformed JSON, another type) on a method it does not take is a 400 page; nothing is written', async (t) => {
+test('a compressed form posted to the checkout page is a 415 page in the session’s frame with a way back (was the API’s JSON 415); a body (malformed JSON, another type) on a method the page does not take is its 405 page with Allow, the body unread (was a 400 page); nothing is written', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url, 'Corner Coffee');
   const session = (await api.post<Session & { url: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
@@ -56,26 +56,47 @@ test('a compressed form posted to the checkout page is a 415 page in the session
     [{ 'content-type': 'text/plain' }, 'assetId=x'],
   ] as const) {
     const refused = await pageAnswer(await send(session.url, 'PUT', headers, body));
-    assertNoticePage(t, refused, { ...notRead, status: 400 });
+    assertNoticePage(t, refused, {
+      status: 405,
+      heading: 'This page cannot be used this way',
+      says: /only opens as a link in your browser/,
+      testMode: true,
+      back: notRead.back,
+    });
+    t.is(refused.headers.get('allow')?.split(', ').sort().join(', '), 'GET, HEAD, POST');
     t.notRegex(refused.html, /JSON|content.type|invalid_/i);
   }
   t.is(await logLength(weir), before, 'no choice recorded');
 });
 
-test('a body an invoice page cannot read is a 400 or 415 page, not the API’s JSON', async (t) => {
+test('a POST or PUT to an invoice page (which takes neither) is its 405 page with Allow whatever its body, compressed or malformed, not the 415 or 400 “could not be read” page: the body is not read', async (t) => {
   const weir = await startTestWeir(t);
-  const url = `${weir.url}/invoices/${randomUUID()}`;
-  const notRead = {
-    heading: 'What was sent could not be read',
-    says: /It was not sent the way this page sends it\./,
-    testMode: false,
-    back: null,
+  const { api } = await createMerchant(weir.url, 'Corner Coffee');
+  const invoiceId = await hourInvoice(t, api);
+  const before = await logLength(weir);
+  const notThisWay = {
+    status: 405,
+    heading: 'This page cannot be used this way',
+    says: /only opens as a link in your browser/,
   };
-  assertNoticePage(t, await pageAnswer(await send(url, 'POST', FORM, 'a=b')), { ...notRead, status: 400 });
-  assertNoticePage(t, await pageAnswer(await send(`${url}/pay`, 'POST', GZIPPED_FORM, gzipSync('a=b'))), {
-    ...notRead,
-    status: 415,
-  });
+  for (const [id, back] of [
+    [invoiceId, `<a id="back" href="/invoices/${invoiceId}">Back to the invoice</a>`],
+    [randomUUID(), null],
+  ] as const) {
+    for (const path of [`/invoices/${id}`, `/invoices/${id}/pay`, `/invoices/${id}/pdf`]) {
+      for (const [method, headers, body] of [
+        ['POST', GZIPPED_FORM, gzipSync('a=b')],
+        ['POST', FORM, 'a=b'],
+        ['PUT', { 'content-type': 'application/json' }, '{not json'],
+        ['PATCH', { 'content-type': 'text/plain' }, 'a=b'],
+      ] as const) {
+        const answer = await pageAnswer(await send(`${weir.url}${path}`, method, headers, body));
+        assertNoticePage(t, answer, { ...notThisWay, testMode: back !== null, back });
+        t.is(answer.headers.get('allow')?.split(', ').sort().join(', '), 'GET, HEAD', `${method} ${path}`);
+      }
+    }
+  }
+  t.is(await logLength(weir), before, 'nothing written');
 });
 
 test('the API and the page scripts’ JSON routes keep their JSON 415 for a compressed body', async (t) => {
@@ -93,5 +114,26 @@ test('the API and the page scripts’ JSON routes keep their JSON 415 for a comp
     assertError(t, { status: response.status, body, headers: response.headers }, 415, {
       code: 'unsupported_content_encoding',
     });
+  }
+});
+
+test('a page script’s JSON route answers a method it does not take with its JSON 405 and Allow whatever the body (was the 400 or 415 of a body it never reads)', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const session = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  for (const [headers, body] of [
+    [{ 'content-type': 'application/json' }, '{not json'],
+    [{ 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync('{"assetId":"x"}')],
+  ] as const) {
+    const response = await send(`${weir.url}/checkout/${session.id}/payment-method`, 'PUT', headers, body);
+    assertError(
+      t,
+      { status: response.status, body: (await response.json()) as ErrorBody, headers: response.headers },
+      405,
+      {
+        code: 'method_not_allowed',
+      },
+    );
+    t.is(response.headers.get('allow'), 'POST');
   }
 });

@@ -178,3 +178,20 @@ test('an oversized body: with Expect: 100-continue a refused request is answered
   t.is(created.statusLine, 'HTTP/1.1 200 OK', created.text);
   t.is((JSON.parse(created.body) as { email: string }).email, 'ok@example.com');
 });
+
+test('a body on a method a hosted page does not take is not read: a POST to an invoice page with Expect: 100-continue gets its 405 without 100 Continue (was 100 Continue, then the body read)', async (t) => {
+  const weir = await startTestWeir(t);
+  for (const path of [
+    '/invoices/00000000-0000-4000-8000-000000000000',
+    '/invoices/00000000-0000-4000-8000-000000000000/pay',
+  ]) {
+    const connection = rawConnection(weir.port);
+    t.teardown(connection.close);
+    await connection.send(
+      head('POST', path, { 'content-type': 'application/json', expect: '100-continue', 'content-length': '30' }),
+    );
+    const answer = await connection.exchange((sofar) => sofar.statusLines.length > 0);
+    t.deepEqual(answer.statusLines, ['HTTP/1.1 405 Method Not Allowed'], path);
+    t.is(answer.headers.allow?.split(', ').sort().join(', '), 'GET, HEAD', path);
+  }
+});

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
 import { ADMIN_TOKEN, createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
-import { assertError, logLength, teaLink, type ErrorBody } from './helpers.ts';
+import { assertError, hourInvoice, logLength, teaLink, type ErrorBody } from './helpers.ts';
 import { assertNoticePage } from '../support/notice-page.ts';
 
 /** One request with any method (fetch refuses TRACE), answered as status, headers and parsed body. */
@@ -104,21 +104,14 @@ test('a path no route has under a hosted page (/pay, /invoices, /checkout) is a 
   const { api, testSecretKey } = await createMerchant(weir.url, 'Corner Coffee');
   const session = (await api.post<{ id: string }>('/api/v1/checkout/sessions', sessionRequest())).body;
   const link = await teaLink(api, '100');
-  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'ada@example.com' })).body;
-  const draft = (
-    await api.post<{ id: string }>('/api/v1/invoices', {
-      customerId: customer.id,
-      lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100', productData: { name: 'Hour' } } }] },
-    })
-  ).body;
-  t.is((await api.post(`/api/v1/invoices/${draft.id}/finalize`)).status, 200);
+  const invoiceId = await hourInvoice(t, api);
   const unknown = '00000000-0000-4000-8000-000000000000';
   const before = await logLength(weir);
 
   const notFound = { status: 404, heading: 'Page not found', says: /There is no page at this address\./ };
   const pages: [string, string | null][] = [
     [`/pay/${link.id}/foo`, `<a id="back" href="/pay/${link.id}">Back to the payment page</a>`],
-    [`/invoices/${draft.id}/whatever`, `<a id="back" href="/invoices/${draft.id}">Back to the invoice</a>`],
+    [`/invoices/${invoiceId}/whatever`, `<a id="back" href="/invoices/${invoiceId}">Back to the invoice</a>`],
     [`/checkout/${session.id}/nope`, `<a id="back" href="/checkout/${session.id}">Back to the checkout</a>`],
     [`/pay/${unknown}/foo`, null],
     [`/invoices/${unknown}/whatever`, null],
