@@ -234,6 +234,7 @@ test('An edit form shows stored text with &, entities and quotes as stored, and 
   const problems = await watchPage(page);
 
   await page.goto(`${dash.url}/dashboard/customers/${customer.body.id}`);
+  await screenshot(t, page, 'customer-edit-entities');
   t.is(await page.getByLabel('Name').inputValue(), stored.name);
   t.is(await page.getByLabel('Company').inputValue(), stored.organizationName);
   t.is(await page.getByLabel('Your reference').inputValue(), stored.customerReferenceId);
