@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { createOrganization } from '../tenancy/create-organization.ts';
+import { READ_MODEL_INDEXES } from '../projections/all-projections.ts';
 import { createSqliteReadStore, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { createManualClock } from '../shared/clock.ts';
-import { foreignCheckSkipped } from './foreign-read-models.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
+import { ConfigError } from './config.ts';
+import { portBelongingCheck } from './foreign-read-models.ts';
 import { startWeir, type Weir } from './start-weir.ts';
 
 const NOW = Date.parse('2026-12-02T03:00:00.000Z');
@@ -78,9 +81,7 @@ test('a start on read models ahead of the log rebuilds them from the log; read m
   const head = (await again.eventStore.headPosition()) ?? 0n;
   await again.stop();
   t.false(
-    lines.some(
-      (line) => line['event'] === 'read_models.foreign' || line['event'] === 'read_models.belonging_unchecked',
-    ),
+    lines.some((line) => line['event'] === 'read_models.foreign' || line['event'] === 'read_models.belonging_checked'),
     'its own read models stay, checked',
   );
   t.deepEqual(
@@ -117,37 +118,109 @@ test('a start whose log is gone (deleted, or WEIR_EVENT_STORE_FILE naming a new 
   );
 });
 
-test('the check covers an SQLite log with the data dir’s own read models; MongoDB, KurrentDB and a shared read store are named as not checked', (t) => {
-  const setup = { kurrentDb: false, mongoDb: false, sharedReadStore: false };
-  t.is(foreignCheckSkipped(setup), null);
-  t.regex(foreignCheckSkipped({ ...setup, mongoDb: true }) ?? '', /^the read models are in MongoDB, not SQLite files/);
-  t.regex(foreignCheckSkipped({ ...setup, kurrentDb: true }) ?? '', /^the log is in KurrentDB, /);
-  t.regex(foreignCheckSkipped({ ...setup, kurrentDb: true, mongoDb: true }) ?? '', /^the read models are in MongoDB/);
-  t.regex(
-    foreignCheckSkipped({ ...setup, sharedReadStore: true }) ?? '',
-    /^the read store is shared .*: weir audit verify compares them with a rebuild from the log$/,
-  );
+test('the files are checked for an SQLite log with the data dir’s own read models; MongoDB, KurrentDB and a shared read store through the ports, named in their words', (t) => {
+  const setup = { kurrentDb: false, mongoDb: false, sharedReadStore: false, dataDir: '/data' };
+  t.is(portBelongingCheck(setup), null);
+  t.like(portBelongingCheck({ ...setup, mongoDb: true }), {
+    readModels: 'the MongoDB database',
+    log: 'events.sqlite3',
+  });
+  t.regex(portBelongingCheck({ ...setup, mongoDb: true })?.remedy ?? '', /^point MONGODB_URL \(--mongodb-url\)/);
+  t.like(portBelongingCheck({ ...setup, kurrentDb: true }), {
+    readModels: 'read-models.sqlite3',
+    log: 'the KurrentDB log',
+  });
+  t.regex(portBelongingCheck({ ...setup, kurrentDb: true })?.remedy ?? '', /move \/data\/read-models\.sqlite3 out of/);
+  t.like(portBelongingCheck({ ...setup, kurrentDb: true, mongoDb: true }), { readModels: 'the MongoDB database' });
+  t.like(portBelongingCheck({ ...setup, mongoDb: true, eventStoreFile: '/shared/events.sqlite3' }), {
+    log: '/shared/events.sqlite3',
+  });
+  t.like(portBelongingCheck({ ...setup, sharedReadStore: true, mongoDb: true }), {
+    readModels: 'the shared read store',
+  });
 });
 
-test('a start on a shared read store leaves it as it is and says in one info line that it was not checked, and why (nothing said before)', async (t) => {
-  const elsewhere = await dataDirWith(t, 'Elsewhere');
-  const shared = createSqliteReadStore({ path: join(elsewhere.dataDir, SQLITE_READ_STORE_FILE) });
-  const dataDir = await mkdtemp(join(tmpdir(), 'weir-foreign-read-models-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const lines: Record<string, unknown>[] = [];
+/** A Weir on a new data dir given `shared` as its read store; its log lines kept. */
+async function startShared(t: ExecutionContext, shared: ReadStore, lines: Record<string, unknown>[], dataDir?: string) {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'weir-foreign-read-models-')));
+  if (!dataDir) t.teardown(() => rm(dir, { recursive: true, force: true }));
   const weir = await startWeir(
-    { port: 0, host: '127.0.0.1', dataDir, chainEnv: {}, localChain: false },
+    { port: 0, host: '127.0.0.1', dataDir: dir, chainEnv: {}, localChain: false },
     {
       log: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
       clock: createManualClock(NOW),
       sharedReadStore: shared,
     },
   );
+  // Stopped before the shared store closes (teardowns run last first); a stop again is the same stop.
+  t.teardown(() => weir.stop());
+  return { weir, dataDir: dir };
+}
+
+test('a start on a shared read store of another log refuses, saying what it found, that they are not this log’s and what to do; the store is left as it is', async (t) => {
+  const elsewhere = await dataDirWith(t, 'Elsewhere');
+  // In the layout Weir opens it with: another would drop the read models.
+  const shared = createSqliteReadStore({
+    path: join(elsewhere.dataDir, SQLITE_READ_STORE_FILE),
+    ...READ_MODEL_INDEXES,
+  });
+  t.teardown(() => shared.close());
+  const position = await shared.getCheckpoint('projections');
+  t.true((position ?? 0n) > 0n);
+
+  // Ahead: a new log (head 0) under read models that have read past it.
+  const lines: Record<string, unknown>[] = [];
+  const ahead = await t.throwsAsync(startShared(t, shared, lines), { instanceOf: ConfigError });
+  t.is(
+    ahead?.message,
+    `the shared read store has read the log up to position ${position}, but events.sqlite3 ends at position 0: they are not from the same backup (or the log lost its last events). These read models are not this log’s, so Weir does not serve them: give this Weir its log’s read store, or empty it so the projections rebuild them from the log`,
+  );
+  t.like(
+    lines.find((line) => line['event'] === 'read_models.foreign'),
+    { level: 50, msg: ahead?.message },
+  );
+  t.is(await shared.getCheckpoint('projections'), position, 'left as it was');
+
+  // Foreign: read models at or behind this log's head, but of another log's organizations.
+  const here = await dataDirWith(t, 'Here');
+  await shared.setCheckpoint('projections', 1n);
+  const foreign = await t.throwsAsync(startShared(t, shared, [], here.dataDir), { instanceOf: ConfigError });
+  t.regex(
+    foreign?.message ?? '',
+    new RegExp(
+      `^the shared read store holds organization ${elsewhere.organizationId}_live and 1 more as events\\.sqlite3 never recorded it\\. These read models are not this log’s`,
+    ),
+  );
+  // The refused start let go of its data dir: a start with its own read models follows.
+  const weir = await start(t, here.dataDir);
+  t.deepEqual(await organizationIds(weir), recordsOf(here.organizationId));
+});
+
+test('a shared read store starts empty under a new log and, once projected, passes the check at the next start (one info line says it ran)', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'weir-foreign-read-models-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const shared = createSqliteReadStore({ path: join(root, SQLITE_READ_STORE_FILE), ...READ_MODEL_INDEXES });
+  t.teardown(() => shared.close());
+  const first: Record<string, unknown>[] = [];
+  const { weir, dataDir } = await startShared(t, shared, first);
+  const { organizationId } = await createOrganization(weir.commands, 'Shared');
+  const head = (await weir.eventStore.headPosition()) ?? 0n;
+  await weir.projections.waitFor(head);
   await weir.stop();
-  await shared.close();
-  const said = lines.filter((line) => line['event'] === 'read_models.belonging_unchecked');
-  t.is(said.length, 1);
-  t.like(said[0], { level: 30 });
-  t.regex(String(said[0]!['msg']), /^read models not checked against the log at start: the read store is shared/);
-  t.false(lines.some((line) => line['event'] === 'read_models.foreign'));
+  t.like(
+    first.find((line) => line['event'] === 'read_models.belonging_checked'),
+    {
+      level: 30,
+      msg: 'read models checked against the log: read models at log position none of 0, 0 organizations all in the log',
+    },
+  );
+
+  const again: Record<string, unknown>[] = [];
+  const restarted = await startShared(t, shared, again, dataDir);
+  t.deepEqual(await organizationIds(restarted.weir), recordsOf(organizationId));
+  t.regex(
+    String(again.find((line) => line['event'] === 'read_models.belonging_checked')?.['msg']),
+    new RegExp(`at log position ${head} of ${head}, 2 organizations all in the log$`),
+  );
+  t.false(again.some((line) => line['event'] === 'read_models.foreign' || line['level'] === 50));
 });

@@ -1,24 +1,51 @@
 import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EventStore } from '../event-store/event-store.ts';
+import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
+import type { ReadStore } from '../read-store/read-store.ts';
 import { SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import type { Logger } from '../shared/logger.ts';
+import { ConfigError } from './config.ts';
 import { hasTable, readModelsBelonging, withDatabase } from './read-models-belonging.ts';
+import { type BelongingNames, readModelsBelongingThrough } from './read-models-through-ports.ts';
 
 /**
- * Why a start cannot check that the read models belong to the log, or null when it can (an SQLite
- * log and the data dir's own read-models.sqlite3). In MongoDB or a shared store they are no file of
- * this data dir to move aside, and their rebuild is the operator's call (`weir replay`), not a start's.
+ * How a start names read models and a log that are not both SQLite files of the data dir (KurrentDB,
+ * MongoDB, a shared read store), which it checks through the ports once they are open, and what the
+ * operator does when they do not belong; null for an SQLite log with the data dir's own
+ * read-models.sqlite3 (checked as files before they open, and set aside). Those are the operator's,
+ * or shared: no start moves them aside or rebuilds them, it refuses.
  */
-export function foreignCheckSkipped(setup: { kurrentDb: boolean; mongoDb: boolean; sharedReadStore: boolean }) {
-  const why = setup.sharedReadStore
-    ? 'the read store is shared with other Weir instances'
-    : setup.mongoDb
-      ? 'the read models are in MongoDB'
-      : setup.kurrentDb
-        ? 'the log is in KurrentDB'
-        : null;
-  return why && `${why}, not SQLite files of the data dir: weir audit verify compares them with a rebuild from the log`;
+export function portBelongingCheck(setup: {
+  kurrentDb: boolean;
+  mongoDb: boolean;
+  sharedReadStore: boolean;
+  dataDir: string;
+  /** WEIR_EVENT_STORE_FILE, when the SQLite log is not the data dir's events.sqlite3. */
+  eventStoreFile?: string | undefined;
+}): (BelongingNames & { remedy: string }) | null {
+  const rebuilt = 'so the projections rebuild them from the log';
+  const log = setup.kurrentDb ? 'the KurrentDB log' : (setup.eventStoreFile ?? SQLITE_EVENT_STORE_FILE);
+  if (setup.sharedReadStore)
+    return {
+      readModels: 'the shared read store',
+      log,
+      remedy: `give this Weir its log’s read store, or empty it ${rebuilt}`,
+    };
+  if (setup.mongoDb)
+    return {
+      readModels: 'the MongoDB database',
+      log,
+      remedy: `point MONGODB_URL (--mongodb-url) and its database at this log’s read models, or empty that database ${rebuilt}`,
+    };
+  if (setup.kurrentDb)
+    return {
+      readModels: SQLITE_READ_STORE_FILE,
+      log,
+      remedy: `point KURRENTDB_URL (--kurrentdb-url) at the log they were built from, or move ${join(setup.dataDir, SQLITE_READ_STORE_FILE)} out of the data dir ${rebuilt}`,
+    };
+  return null;
 }
 
 /** SQLite's files beside a database: moved with it, so the moved file opens with what its -wal held. */
@@ -63,4 +90,24 @@ export async function setAsideForeignReadModels(options: {
     `${reason}: moved ${SQLITE_READ_STORE_FILE} aside to ${aside}; rebuilding the read models from the log`,
   );
   return aside;
+}
+
+/**
+ * After the stores open, in the setups `portBelongingCheck` names: read models that are not this
+ * log's (ahead of its head, or holding organizations it never recorded) stop the start with a
+ * ConfigError (`weir serve` prints it and exits 2), logged first as the last line a collector gets.
+ */
+export async function refuseForeignReadModels(
+  stores: { eventStore: EventStore; readStore: ReadStore },
+  check: BelongingNames & { remedy: string },
+  logger: Logger,
+): Promise<void> {
+  const { note, reason } = await readModelsBelongingThrough(stores, check);
+  if (reason === null) {
+    logger.info({ event: 'read_models.belonging_checked', note }, `read models checked against the log: ${note}`);
+    return;
+  }
+  const message = `${reason}. These read models are not this log’s, so Weir does not serve them: ${check.remedy}`;
+  logger.error({ event: 'read_models.foreign', reason }, message);
+  throw new ConfigError(message);
 }

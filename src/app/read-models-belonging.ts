@@ -3,9 +3,12 @@ import { SQLITE_EVENT_STORE_FILE } from '../event-store/open-event-store.ts';
 import { COLLECTIONS } from '../projections/collections.ts';
 import { PROJECTIONS_CHECKPOINT } from '../projections/projection-runner.ts';
 import { SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
+import { aheadOfLog, inLogNote, organizationsNotInLog, positionNote } from './read-models-through-ports.ts';
 
 /** Organizations of the read models looked up in the log: enough to tell another data dir's apart. */
 const ORGANIZATIONS_LOOKED_UP = 1000;
+
+const FILES = { readModels: SQLITE_READ_STORE_FILE, log: SQLITE_EVENT_STORE_FILE };
 
 /**
  * Opened for writing, though nothing is written: a read-only connection to a WAL file leaves its
@@ -40,12 +43,8 @@ export function readModelsBelonging(
       return { note: 'no read models in this version’s layout (weir serve rebuilds them)', reason: null };
     const stored = db.prepare('SELECT position FROM checkpoints WHERE name = ?').pluck().get(PROJECTIONS_CHECKPOINT);
     const position = typeof stored === 'string' && /^\d+$/.test(stored) ? BigInt(stored) : null;
-    const at = `read models at log position ${position ?? 'none'} of ${head}`;
-    if (position !== null && position > head)
-      return {
-        note: at,
-        reason: `${SQLITE_READ_STORE_FILE} has read the log up to position ${position}, but ${SQLITE_EVENT_STORE_FILE} ends at position ${head}: they are not from the same backup (or the log lost its last events)`,
-      };
+    const at = positionNote(position, head);
+    if (position !== null && position > head) return { note: at, reason: aheadOfLog(FILES, position, head) };
     const organizations = db
       .prepare('SELECT id, body FROM documents WHERE collection = ? ORDER BY id LIMIT ?')
       .raw()
@@ -69,11 +68,11 @@ export function readModelsBelonging(
     if (foreign.length > 0)
       return {
         note: at,
-        reason: `${SQLITE_READ_STORE_FILE} holds organization ${foreign[0]![0]}${foreign.length > 1 ? ` and ${foreign.length - 1} more` : ''} as ${SQLITE_EVENT_STORE_FILE} never recorded it: they are not from the same data dir`,
+        reason: `${organizationsNotInLog(
+          FILES,
+          foreign.map(([id]) => id),
+        )}: they are not from the same data dir`,
       };
-    return {
-      note: `${at}, ${organizations.length} organization${organizations.length === 1 ? '' : 's'} all in the log`,
-      reason: null,
-    };
+    return { note: inLogNote(at, organizations.length), reason: null };
   });
 }

@@ -92,7 +92,7 @@ import { createHttpWebhookSender, type WebhookSender } from '../webhooks/webhook
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 import { DEFAULT_CHAIN_WAIT_MAX_SECONDS, localChainsOf, rateLimitsOf, type WeirConfig } from './config.ts';
 import { DataDirInUseError, lockDataDir, prepareDataDir } from './data-dir.ts';
-import { foreignCheckSkipped, setAsideForeignReadModels } from './foreign-read-models.ts';
+import { portBelongingCheck, refuseForeignReadModels, setAsideForeignReadModels } from './foreign-read-models.ts';
 import { createActivityLog } from './activity-log.ts';
 import { createShutdownStack, type ShutdownStack } from './shutdown-stack.ts';
 import { createLineLogger, createLogger, logTo, type Log, type Logger } from '../shared/logger.ts';
@@ -262,27 +262,26 @@ async function startLocked(
     );
   }
   // Read models of another backup or data dir would be served as this log's: set aside, they are built anew from it.
-  const unchecked = foreignCheckSkipped({
+  const throughPorts = portBelongingCheck({
     kurrentDb: !!config.kurrentDbUrl,
     mongoDb: !!config.mongoDbUrl,
     sharedReadStore: !!overrides.sharedReadStore,
+    dataDir: config.dataDir,
+    eventStoreFile: config.eventStoreFile,
   });
-  if (unchecked === null)
+  if (throughPorts === null)
     await setAsideForeignReadModels({
       dataDir: config.dataDir,
       log: config.eventStoreFile ?? join(config.dataDir, SQLITE_EVENT_STORE_FILE),
       now: clock.now(),
       logger,
     });
-  else
-    logger.info(
-      { event: 'read_models.belonging_unchecked', reason: unchecked },
-      `read models not checked against the log at start: ${unchecked}`,
-    );
   const stores = await openStores(config, waiting, overrides.sharedReadStore);
   opened.add(() => stores.eventStore.close());
   // A shared read store is the caller's.
   if (!overrides.sharedReadStore) opened.add(() => stores.readStore.close());
+  // Not files of the data dir to set aside: the operator's (or shared), so another log's are refused, not served.
+  if (throughPorts) await refuseForeignReadModels(stores, throughPorts, logger);
   // MongoDB is shared by every instance: one of them projects into it (the `projections` work).
   const sharedReadModels = overrides.sharedReadStore !== undefined || !!config.mongoDbUrl;
   // One registry for this Weir, handed to each component that reports figures (GET /metrics).
