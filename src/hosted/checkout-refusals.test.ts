@@ -76,6 +76,21 @@ test('an asset the amount cannot be paid in exactly is named with what to do; an
   );
 });
 
+test("a request's own shape on a field no payer fills (an unknown key, a wrong type) keeps its words naming the field, never the asset's; a payer's field unknown to the list is the plain fallback", (t) => {
+  t.deepEqual(payerRefusal(new ValidationError('extra', 'is not a field of this request')), {
+    status: 400,
+    detail: 'extra: is not a field of this request',
+  });
+  t.is(
+    payerRefusal(new ValidationError('account', 'must be a string', 'parameter_invalid_string')).detail,
+    'account: must be a string',
+  );
+  t.is(
+    payerRefusal(new ValidationError('email', 'must be a string', 'parameter_invalid_string')).detail,
+    'This could not be done. Reload the page and try again.',
+  );
+});
+
 test("the promotion code's own check (empty, too long) is said of the promotion code, whatever its code", (t) => {
   t.deepEqual(payerRefusal(new ValidationError('code', 'must not be empty', 'parameter_invalid_string_empty')), {
     status: 400,
@@ -91,7 +106,7 @@ test('a refusal of no known kind is told without its words (was its message, nam
   for (const error of [
     new NotFoundError('checkout session', '11111111-1111-4111-8111-111111111111'),
     new InvalidStateError('checkout session does not exist', 'resource_missing'),
-    new ValidationError('customerDetails.email', 'is missing', 'parameter_missing'),
+    new ValidationError('email', 'is not a known address', 'email_invalid'),
     new InvalidStateError('checkout session is new; something else', 'status_transition_invalid'),
   ]) {
     const refusal = payerRefusal(error);

@@ -1,4 +1,4 @@
-import type { WeirError } from '../shared/errors.ts';
+import { ValidationError, type WeirError } from '../shared/errors.ts';
 
 /** What the checkout page says of a refusal of the payer's form: the status to answer with, and plain words. */
 type PayerRefusal = { status: number; detail: string };
@@ -26,13 +26,14 @@ const PARTLY_PAID: [RegExp, string][] = [
 ];
 
 /** The refusals a payer's form can meet (the session's and the coupon's deciders, the promotion code's check), by code. */
-const BY_CODE: Record<string, (message: string) => string> = {
+const BY_CODE: Record<string, (message: string) => string | undefined> = {
   parameter_missing: (message) =>
     message.startsWith('email: ')
       ? 'Give your email first: the renewal invoices of this subscription are sent to it.'
-      : UNKNOWN,
+      : undefined,
   // The decider's `assetId: USDC cannot represent the amount due exactly`, or an asset it does not offer.
   parameter_invalid: (message) => {
+    if (!message.startsWith('assetId: ')) return undefined;
     const symbol = /^assetId: (\S+) cannot represent/.exec(message)?.[1];
     return symbol
       ? `${symbol} cannot pay the amount due exactly: choose another asset.`
@@ -73,6 +74,14 @@ export function payerRefusal(error: WeirError): PayerRefusal {
   // The promotion code refused by its field's check (empty, too long), before any decider saw it.
   const codeCheck = error.code.startsWith('parameter_') ? /^code: (.+)$/.exec(error.message)?.[1] : undefined;
   if (codeCheck !== undefined) return { status: error.statusCode, detail: `The promotion code ${codeCheck}.` };
-  const words = BY_CODE[error.code];
-  return { status: error.statusCode, detail: words ? words(error.message) : UNKNOWN };
+  const words = BY_CODE[error.code]?.(error.message);
+  if (words !== undefined) return { status: error.statusCode, detail: words };
+  // The request's own shape (an unknown key, a wrong type) on a field no payer fills: only a client other
+  // than the page sends it, and the field it names is what to mend; it names no record, id or route.
+  if (error instanceof ValidationError && error.field !== null && !PAYER_FIELDS.has(error.field.split(/[.[]/)[0]!))
+    return { status: error.statusCode, detail: error.message };
+  return { status: error.statusCode, detail: UNKNOWN };
 }
+
+/** The fields a payer fills on the checkout page (the asset chosen, a promotion code, an email). */
+const PAYER_FIELDS = new Set(['assetId', 'code', 'email']);
