@@ -54,6 +54,8 @@ test('Checkout sessions: list, filters and search, a paid session with its payme
   const bad = await page.goto(`${dash.url}/dashboard/checkout-sessions?from=2026-02-31`);
   t.is(bad?.status(), 400);
   t.is(await page.locator('#field-from-error').textContent(), '2026-02-31 does not exist: February 2026 has 28 days.');
+  // The list refreshes as shown, unfiltered by the refused date (its refresh was a 400 at every change of a session).
+  t.is(await page.locator('#sessions').getAttribute('hx-get'), '/dashboard/checkout-sessions');
 
   // A session of a customer (customerId), which collected nothing: the list and its page name the customer, linked.
   const customer = await merchant.api.post<{ id: string }>('/api/v1/customers', {

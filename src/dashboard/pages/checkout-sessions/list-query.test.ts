@@ -1,5 +1,5 @@
 import test from 'ava';
-import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
+import { appliedQuery, parseSessionsQuery, sessionsFilter } from './list-query.ts';
 
 const TENANT = { organizationId: 'org-1', environment: 'test' as const };
 
@@ -50,6 +50,13 @@ test('filters that cannot be used are named and left out; a bad page is the firs
   t.deepEqual(parseSessionsQuery({ from: '2026-05-02', to: '2026-05-01' }).errors, {
     to: 'The end date is before the start date.',
   });
+});
+
+test("the filters applied, for the list's refresh, pages and download: those refused cleared, the rest kept", (t) => {
+  const { query, errors } = parseSessionsQuery({ status: 'lost', paymentStatus: 'paid', from: '2026-02-31', q: 'pat' });
+  t.deepEqual(appliedQuery(query, errors), { ...query, status: '', from: '' });
+  const fine = parseSessionsQuery({ status: 'open', from: '2026-02-01' });
+  t.deepEqual(appliedQuery(fine.query, fine.errors), fine.query);
 });
 
 test('a time zone makes the creation range whole days there (the CSV download reads the same filter); an unknown one is named at its field and the range read in UTC', (t) => {

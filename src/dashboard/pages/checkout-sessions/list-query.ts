@@ -52,6 +52,17 @@ export function parseSessionsQuery(
   return { query: parsed, errors };
 }
 
+/**
+ * The filters the list applies: those with an error cleared, as `sessionsFilter` leaves them out (the zone
+ * already holds the one used). Its refresh, pages and download follow these, not the refused ones (a
+ * refresh of `?from=2026-02-31` was a 400 at every change of a session).
+ */
+export function appliedQuery(query: SessionsQuery, errors: SessionsQueryErrors): SessionsQuery {
+  const applied = { ...query };
+  for (const field of ['status', 'paymentStatus', 'from', 'to', 'q'] as const) if (errors[field]) applied[field] = '';
+  return applied;
+}
+
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**

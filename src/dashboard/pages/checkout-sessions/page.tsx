@@ -11,7 +11,7 @@ import { Alert, Card, ShortId } from '../../ui/components.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { type ActionForm, DetailBody, loadDetail } from './detail.tsx';
 import { EXPORT_PATH, LIST_PATH, loadSessions, SessionsFilters, SessionsTable } from './list.tsx';
-import { parseSessionsQuery, sessionsFilter } from './list-query.ts';
+import { appliedQuery, parseSessionsQuery, sessionsFilter } from './list-query.ts';
 import { chooseTimeZone, timeZoneOf } from '../../ui/time-zone-field.tsx';
 
 /** What a done action says on the page it redirects to (`?done=`). */
@@ -98,7 +98,9 @@ export const page = definePage({
       const { query, errors } = parseSessionsQuery(ctx.query, chooseTimeZone(ctx, deps.publicUrl));
       const { sessions, count, customers } = await loadSessions(deps.readStore, ctx.state.tenant, query, errors);
       const status = Object.keys(errors).length > 0 ? 400 : 200;
-      const table = <SessionsTable sessions={sessions} count={count} customers={customers} query={query} />;
+      const table = (
+        <SessionsTable sessions={sessions} count={count} customers={customers} query={appliedQuery(query, errors)} />
+      );
       if (isHtmx(ctx)) return sendHtml(ctx, table, status);
       await sendHtml(
         ctx,
