@@ -19973,7 +19973,7 @@ export interface operations {
                     "application/json": components["schemas"]["HostedPaymentMethod"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; A field is missing or invalid, or the checkout refuses it: the message says why in the payer's words. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_invalid_string_empty`, `parameter_missing`, `status_transition_invalid` */
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; A field is missing or invalid, or the checkout refuses it: the message says why in the payer's words (of a field no payer fills, such as an unknown key, the field and what is wrong with it). Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_invalid_string_empty`, `parameter_missing`, `status_transition_invalid` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -20053,7 +20053,7 @@ export interface operations {
                     "application/json": components["schemas"]["HostedPromotionCode"];
                 };
             };
-            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; A field is missing or invalid, or the checkout refuses it: the message says why in the payer's words. Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_invalid_string_empty`, `parameter_missing`, `promotion_code_invalid`, `promotion_codes_not_allowed`, `promotion_code_currency_mismatch`, `parameters_exclusive`, `status_transition_invalid`, `checkout_session_expired`, `coupon_disabled`, `coupon_limit_reached`, `coupon_expired`, `promotion_code_expired`, `promotion_code_limit_reached`, `promotion_code_already_redeemed`, `promotion_code_redemption_released` */
+            /** @description The body is not a JSON object sent as application/json; A field is missing or invalid: the message names its path; A field is missing or invalid, or the checkout refuses it: the message says why in the payer's words (of a field no payer fills, such as an unknown key, the field and what is wrong with it). Codes: `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid`, `parameter_invalid_string_empty`, `parameter_missing`, `promotion_code_invalid`, `promotion_codes_not_allowed`, `promotion_code_currency_mismatch`, `parameters_exclusive`, `status_transition_invalid`, `checkout_session_expired`, `coupon_disabled`, `coupon_limit_reached`, `coupon_expired`, `promotion_code_expired`, `promotion_code_limit_reached`, `promotion_code_already_redeemed`, `promotion_code_redemption_released` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

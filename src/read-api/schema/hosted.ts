@@ -55,7 +55,8 @@ export const unavailablePage = (what: string): PageAnswer => ({
 export const payerRefusals = (...codes: string[]) => ({
   status: 400,
   codes: ['parameter_invalid', 'parameter_missing', ...codes],
-  description: "A field is missing or invalid, or the checkout refuses it: the message says why in the payer's words",
+  description:
+    "A field is missing or invalid, or the checkout refuses it: the message says why in the payer's words (of a field no payer fills, such as an unknown key, the field and what is wrong with it)",
 });
 
 /** The 404 of a public route: its id is the only key there is. */

@@ -56,7 +56,7 @@ export async function loadSessions(
   readStore: ReadStore,
   tenant: DashboardTenant,
   query: SessionsQuery,
-  errors: SessionsQueryErrors,
+  errors: SessionsQueryErrors = {},
 ): Promise<{ sessions: CheckoutSessionDoc[]; count: number; customers: Map<string, CustomerDoc> }> {
   const collection = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const filter = sessionsFilter(tenant, query, errors);

@@ -96,11 +96,11 @@ export const page = definePage({
     routes.get(LIST_PATH, 'read', async (ctx) => {
       // A zone applied here becomes the dashboard's: every page shows its times in it from now on.
       const { query, errors } = parseSessionsQuery(ctx.query, chooseTimeZone(ctx, deps.publicUrl));
-      const { sessions, count, customers } = await loadSessions(deps.readStore, ctx.state.tenant, query, errors);
+      // The list, its refresh, pages and download by the filters it can apply; the form shows the refused ones.
+      const applied = appliedQuery(query, errors);
+      const { sessions, count, customers } = await loadSessions(deps.readStore, ctx.state.tenant, applied);
       const status = Object.keys(errors).length > 0 ? 400 : 200;
-      const table = (
-        <SessionsTable sessions={sessions} count={count} customers={customers} query={appliedQuery(query, errors)} />
-      );
+      const table = <SessionsTable sessions={sessions} count={count} customers={customers} query={applied} />;
       if (isHtmx(ctx)) return sendHtml(ctx, table, status);
       await sendHtml(
         ctx,
