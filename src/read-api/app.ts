@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { compose } from './compose.ts';
-import { allowedMethods, bodyWhenRouted, dispatchByResource } from './resource-dispatch.ts';
+import { allowedMethods, bodyWhenRouted, dispatchByResource, routedBy, routedByResource } from './resource-dispatch.ts';
 import type { CreateCheckoutSession } from '../actors/create-checkout-session.ts';
 import type { ApiDeps, ApiState } from './api-context.ts';
 import { idempotencyMiddleware, keylessPost } from './idempotency.ts';
@@ -191,8 +191,8 @@ export function createApiApp(
     }),
     limits.perApiKey,
     scopeGuard(routers.api),
-    jsonBody,
-    idempotency,
+    // A method the path does not take is a 405 whatever the body: nothing read, no key claimed.
+    bodyWhenRouted(routedByResource(routers.api), compose<ApiState>([jsonBody, idempotency])),
     dispatchByResource(routers.api),
   ]);
   const pageHeaders = hostedPageHeaders<ApiState>();
@@ -203,7 +203,7 @@ export function createApiApp(
       pageHeaders,
       limits.hosted,
       bodyLimit(MAX_PUBLIC_BODY_BYTES),
-      ...body.map((read) => bodyWhenRouted(routers, read)),
+      ...body.map((read) => bodyWhenRouted(routedBy(routers), read)),
       ...routers.flatMap(mounted),
     ]);
   // A browser's pages answer their refusals (the limits' too) and unexpected errors as pages, not the

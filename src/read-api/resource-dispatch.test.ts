@@ -5,7 +5,7 @@ import test from 'ava';
 import Koa from 'koa';
 import type { ApiContext, ApiState } from './api-context.ts';
 import { compose } from './compose.ts';
-import { allowedMethods, dispatchByResource } from './resource-dispatch.ts';
+import { allowedMethods, dispatchByResource, routedBy, routedByResource } from './resource-dispatch.ts';
 
 /**
  * Routers shaped like Weir's: prefixes per resource, a literal route registered after a `:id`
@@ -143,6 +143,16 @@ test('unknown methods answer 405 with Allow, not 501: PROPFIND, TRACE, QUERY on 
       t.is((await ask(server, method, '/api/v1/checkout/nothing-here')).status, 404, method);
     }
   }
+});
+
+test('routedByResource says a route takes a path and method exactly when asking each router does', (t) => {
+  const byResource = routedByResource(routers());
+  const inTurn = routedBy(routers());
+  const methods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PURGE'];
+  for (const [, path] of REQUESTS)
+    for (const method of methods) t.is(byResource(path, method), inTurn(path, method), `${method} ${path}`);
+  t.true(byResource('/api/v1/products/prod_1/archive', 'POST'));
+  t.false(byResource('/api/v1/checkout/sessions', 'PUT'));
 });
 
 test('a router with router-level middleware is refused rather than dispatched differently', (t) => {

@@ -59,13 +59,61 @@ export function allowedMethods<S>(): Koa.Middleware<S> {
     });
 }
 
+/** Whether some route takes a request's path and method. */
+export type Routed = (path: string, method: string) => boolean;
+
+/** `Routed` by asking each router in turn (for a few routers: the public pages). */
+export const routedBy =
+  <S>(routers: readonly Router<S>[]): Routed =>
+  (path, method) =>
+    routers.some((router) => router.match(path, method).route);
+
 /**
- * `body` (the middleware that reads a request's body) only when one of `routers` has a route for the
+ * `body` (the middlewares that read a request's body, and what needs it) only when a route takes the
  * request's path and method: a method the path does not take is answered 405 with `Allow` (a path none
  * has, 404) whatever was sent, without reading a body nobody would use or refusing it as unreadable.
  */
-export function bodyWhenRouted<S>(routers: readonly Router<S>[], body: Koa.Middleware<S>): Koa.Middleware<S> {
-  return (ctx, next) => (routers.some((router) => router.match(ctx.path, ctx.method).route) ? body(ctx, next) : next());
+export function bodyWhenRouted<S>(routed: Routed, body: Koa.Middleware<S>): Koa.Middleware<S> {
+  return (ctx, next) => (routed(ctx.path, ctx.method) ? body(ctx, next) : next());
+}
+
+/**
+ * The routers' layers indexed by resource (the path's first segment under `/api/v1/`), in their
+ * order; layers whose first segment is a pattern, or outside `/api/v1/`, are in every resource's
+ * list. Refuses router-level middleware (`router.use`), which dispatching by layer does not reproduce.
+ */
+function indexByResource<T extends { layer: Layer }>(
+  routers: Router<ApiState>[],
+  entry: (layer: Layer, router: Router<ApiState>) => T,
+): (path: string) => T[] {
+  const everywhere: T[] = [];
+  const byResource = new Map<string, T[]>();
+  const ordered: { item: T; resource: string | null }[] = [];
+  for (const router of routers) {
+    for (const layer of router.stack) {
+      if (layer.methods.length === 0)
+        throw new Error(`dispatchByResource: router-level middleware (${String(layer.path)}) is not supported`);
+      const resource = typeof layer.path === 'string' ? resourceOf(layer.path) : '';
+      const general = resource === '' || /[:(*]/.test(resource);
+      ordered.push({ item: entry(layer, router), resource: general ? null : resource });
+    }
+  }
+  for (const { resource } of ordered) if (resource !== null && !byResource.has(resource)) byResource.set(resource, []);
+  for (const { item, resource } of ordered) {
+    if (resource === null) {
+      everywhere.push(item);
+      for (const items of byResource.values()) items.push(item);
+    } else {
+      byResource.get(resource)!.push(item);
+    }
+  }
+  return (path: string) => byResource.get(resourceOf(path)) ?? everywhere;
+}
+
+/** `Routed` for the routers `dispatchByResource` serves, looking only at the path's resource. */
+export function routedByResource(routers: Router<ApiState>[]): Routed {
+  const layersOf = indexByResource(routers, (layer) => ({ layer }));
+  return (path, method) => layersOf(path).some(({ layer }) => layer.methods.includes(method) && layer.match(path));
 }
 
 /**
@@ -79,30 +127,10 @@ export function bodyWhenRouted<S>(routers: readonly Router<S>[], body: Koa.Middl
  * router-level middleware (`router.use`) is refused, as this does not reproduce it.
  */
 export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<ApiState> {
-  const everywhere: Route[] = [];
-  const byResource = new Map<string, Route[]>();
-  const ordered: { route: Route; resource: string | null }[] = [];
-  for (const router of routers) {
-    for (const layer of router.stack) {
-      if (layer.methods.length === 0)
-        throw new Error(`dispatchByResource: router-level middleware (${String(layer.path)}) is not supported`);
-      const resource = typeof layer.path === 'string' ? resourceOf(layer.path) : '';
-      const general = resource === '' || /[:(*]/.test(resource);
-      ordered.push({
-        route: { layer, router, handlers: compose(layer.stack as Koa.Middleware<ApiState>[]) },
-        resource: general ? null : resource,
-      });
-    }
-  }
-  for (const { resource } of ordered) if (resource !== null && !byResource.has(resource)) byResource.set(resource, []);
-  for (const { route, resource } of ordered) {
-    if (resource === null) {
-      everywhere.push(route);
-      for (const routes of byResource.values()) routes.push(route);
-    } else {
-      byResource.get(resource)!.push(route);
-    }
-  }
+  const routesOf = indexByResource(
+    routers,
+    (layer, router): Route => ({ layer, router, handlers: compose(layer.stack as Koa.Middleware<ApiState>[]) }),
+  );
 
   return (koaCtx, next) => {
     // A router context from here on: `params` and `router` are set before any handler runs.
@@ -110,7 +138,7 @@ export function dispatchByResource(routers: Router<ApiState>[]): Koa.Middleware<
     const path = ctx.path;
     const pathRoutes: Route[] = [];
     const matched: Route[] = [];
-    for (const route of byResource.get(resourceOf(path)) ?? everywhere) {
+    for (const route of routesOf(path)) {
       if (!route.layer.match(path)) continue;
       pathRoutes.push(route);
       if (route.layer.methods.includes(ctx.method)) matched.push(route);

@@ -137,3 +137,28 @@ test('a page script’s JSON route answers a method it does not take with its JS
     t.is(response.headers.get('allow'), 'POST');
   }
 });
+
+test('/api/v1 answers a method a path does not take with its 405 and Allow whatever the body, unread (was the 400 or 415 of a body no route reads); nothing is written', async (t) => {
+  const weir = await startTestWeir(t);
+  const { testSecretKey, api } = await createMerchant(weir.url);
+  const session = (await api.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
+  const key = { authorization: `Bearer ${testSecretKey}` };
+  const before = await logLength(weir);
+  const bodies = [
+    [{ 'content-type': 'application/json' }, '{not json'],
+    [{ 'content-type': 'text/plain' }, 'plain words'],
+    [{ 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync('{"email":"a@b.example"}')],
+  ] as const;
+  for (const [method, path, allowed] of [
+    ['PUT', '/api/v1/customers', 'GET, HEAD, POST'],
+    ['POST', `/api/v1/checkout/sessions/${session.id}`, 'GET, HEAD'],
+  ] as const) {
+    for (const [headers, body] of bodies) {
+      const response = await send(`${weir.url}${path}`, method, { ...key, ...headers }, body);
+      const answer = { status: response.status, body: (await response.json()) as ErrorBody, headers: response.headers };
+      assertError(t, answer, 405, { code: 'method_not_allowed' });
+      t.is(response.headers.get('allow')?.split(', ').sort().join(', '), allowed, `${method} ${path}`);
+    }
+  }
+  t.is(await logLength(weir), before, 'nothing written');
+});
