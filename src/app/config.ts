@@ -124,7 +124,8 @@ export const SETTINGS = {
   mongoDbUrl: {
     env: 'MONGODB_URL',
     flag: '--mongodb-url',
-    description: 'MongoDB connection string; unset: embedded read store rebuilt from the log at start',
+    description:
+      'MongoDB connection string; unset: the embedded read store, DATA_DIR/read-models.sqlite3 (kept across starts)',
   },
   publicUrl: {
     env: 'WEIR_PUBLIC_URL',

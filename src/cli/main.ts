@@ -267,6 +267,11 @@ async function inspect(argv: string[]): Promise<void> {
   const stepText = option(argv, '--step-ms') ?? '500';
   if (!/^\d{1,6}$/.test(stepText))
     throw new ConfigError(`--step-ms must be a whole number of milliseconds, got ${stepText}`);
+  // A mistyped data dir is an error, not a new empty log that holds no such record (and a stray data dir).
+  if (!config.kurrentDbUrl) {
+    const { existingLogFile } = await import('./existing-log-file.ts');
+    existingLogFile(config, 'inspect');
+  }
   // The bridge's token file lives in the data dir, the owner's alone.
   privateFiles();
   await prepareDataDir(config.dataDir, (line) => console.error(line));

@@ -37,3 +37,9 @@ test('weir devnet takes the log settings serve reads, and no other setting', (t)
   t.is(argumentProblem(['--log-pretty', '1', '--log-level=warn'], devnet), null);
   t.is(argumentProblem(['--data-dir', 'x'], devnet), 'unknown option --data-dir (weir --help lists the options)');
 });
+
+test("--mongodb-url says what serves when it is unset: the data dir's read-models.sqlite3, kept across starts (it said rebuilt from the log at start)", (t) => {
+  const line = USAGE.split('\n').find((l) => l.startsWith('  --mongodb-url '))!;
+  t.regex(line, /DATA_DIR\/read-models\.sqlite3/);
+  t.notRegex(line, /rebuilt from the log at start/);
+});

@@ -10,6 +10,7 @@ import { errorMiddleware, jsonBodyMiddleware } from '../middleware.ts';
 import type { Rail } from '../../chain-ingest/rail.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../../chain-ingest/solana/networks.ts';
 import { TEST_NETWORK } from '../../chain-ingest/test-rail.ts';
+import { evmToTron } from '../../chain-ingest/tron/address.ts';
 import { type FaucetDevnets, faucetRoutes, localSolanaOffer } from './faucet.ts';
 
 /** A devnet whose node is gone: nothing listens on port 1. */
@@ -67,6 +68,24 @@ test('the faucet answers a Tron transfer with its bare 64-hex txID, as Tron tool
   const evm = await fund({ address: '0x52908400098527886E0F7030069857D2E4169EE7', asset: 'eth', amount: '100000000' });
   t.is(evm.status, 200, JSON.stringify(evm.body));
   t.regex(String(evm.body['transactionHash']), /^0x[0-9a-f]{64}$/);
+});
+
+test("the coin sent to a contract that takes none is a 400 naming the address and the coin, not a 502 asking whether the devnet still runs (it said 'eth' for TRX too)", async (t) => {
+  const { devnet } = await startTestLocalTron(t);
+  const fund = await faucet(t, devnet);
+  // The test USDT contract has no payable receive: the transfer reverts whichever chain's address names it.
+  for (const [address, asset] of [
+    [devnet.contracts.usdt, 'eth'],
+    [evmToTron(devnet.contracts.usdt), 'trx'],
+  ] as const) {
+    const answer = await fund({ address, asset, amount: '100000000' });
+    t.is(answer.status, 400, JSON.stringify(answer.body));
+    t.is(answer.body['code'], 'parameter_invalid');
+    t.is(
+      answer.body['message'],
+      `address: ${address} is a contract that takes no ${asset.toUpperCase()} (it reverted the transfer): fund an account, or ask for a token`,
+    );
+  }
 });
 
 test('a server with no faucet chain answers 400 faucet_unavailable telling the operator both forms of WEIR_LOCAL_CHAIN that give one', async (t) => {

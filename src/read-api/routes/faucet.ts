@@ -11,7 +11,7 @@ import {
   tronFaucetAssets,
   type TronFaucetAsset,
 } from '../../chain-ingest/tron/devnet/tron-faucet.ts';
-import { FaucetError } from '../../chain-ingest/evm/devnet/errors.ts';
+import { FaucetError, FaucetRefusedError } from '../../chain-ingest/evm/devnet/errors.ts';
 import { ForbiddenError, UpstreamError, ValidationError } from '../../shared/errors.ts';
 import { EVM_ADDRESS } from '../../shared/evm-address.ts';
 import { toChainUnits, AmountError } from '../../shared/money.ts';
@@ -183,7 +183,11 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
         if (!isTronAsset(asset))
           throw new ValidationError('asset', `must be one of ${tronFaucetAssets.join(', ')} on the local Tron`);
         const raw = units(asset);
-        const hash = await upstream(fundFromTronFaucet(tron, { to: body.address, asset, amount: raw }));
+        const hash = await upstream(
+          fundFromTronFaucet(tron, { to: body.address, asset, amount: raw }),
+          body.address,
+          asset,
+        );
         // The node runs 0x hashes; a Tron txID is shown bare, as TronWeb and Tronscan take it.
         return answer(shownTransactionHash('tron', hash), body.address, asset, raw, tron.chainId);
       }
@@ -193,7 +197,7 @@ export function faucetRoutes(deps: FaucetDevnets): Router<ApiState> {
         throw new ValidationError('asset', `must be one of ${faucetAssets.join(', ')} on the local chain`);
       const raw = units(asset);
       const address = getAddress(body.address);
-      const hash = await upstream(fundFromFaucet(devnet, { to: address, asset, amount: raw }));
+      const hash = await upstream(fundFromFaucet(devnet, { to: address, asset, amount: raw }), address, asset);
       return answer(hash, address, asset, raw, devnet.chainId);
     },
   );
@@ -204,11 +208,19 @@ const isTronAsset = (asset: string): asset is TronFaucetAsset =>
   (tronFaucetAssets as readonly string[]).includes(asset);
 const isEvmAsset = (asset: string): asset is FaucetAsset => (faucetAssets as readonly string[]).includes(asset);
 
-/** The input was checked first: a faucet failing now is the chain's doing (down, or the transfer reverted), a 502. */
-async function upstream<T>(funding: Promise<T>): Promise<T> {
+/**
+ * The input was checked first: a faucet failing now is the chain's doing (down, or the transfer reverted),
+ * a 502; but the coin refused by the contract `address` names is the request's, a 400 naming it.
+ */
+async function upstream<T>(funding: Promise<T>, address: string, asset: string): Promise<T> {
   try {
     return await funding;
   } catch (error) {
+    if (error instanceof FaucetRefusedError)
+      throw new ValidationError(
+        'address',
+        `${address} is a contract that takes no ${asset.toUpperCase()} (it reverted the transfer): fund an account, or ask for a token`,
+      );
     if (error instanceof FaucetError) throw new UpstreamError(error.message, 'faucet_failed');
     throw error;
   }

@@ -46,3 +46,6 @@ export class FaucetError extends Error {
     super(message);
   }
 }
+
+/** The account to fund refused the coin sent (a contract with no payable receive): the request's doing, not the chain's. */
+export class FaucetRefusedError extends FaucetError {}

@@ -1,8 +1,8 @@
-import { BaseError, isAddress, type Address, type Hash } from 'viem';
+import { BaseError, ExecutionRevertedError, isAddress, type Address, type Hash } from 'viem';
 import { testTokenAbi } from '../contracts/abis.ts';
 import { createEvmWriteClients } from '../contracts/clients.ts';
 import { devnetAccount, type DevnetInfo } from './devnet-info.ts';
-import { FaucetError } from './errors.ts';
+import { FaucetError, FaucetRefusedError } from './errors.ts';
 
 export const faucetAssets = ['eth', 'usdc', 'usdt', 'dai'] as const;
 export type FaucetAsset = (typeof faucetAssets)[number];
@@ -13,6 +13,8 @@ export type FundFromFaucetParameters = {
   asset: FaucetAsset;
   /** In the asset's smallest unit: wei for `eth`, 10^-6 for `usdc`/`usdt`, 10^-18 for `dai`. */
   amount: bigint;
+  /** How messages name the asset: the local Tron's TRX is its anvil's `eth`. */
+  shownAs?: string;
 };
 
 /** Faucet transactions of one deployer, one after the other, so concurrent calls never reuse a nonce. */
@@ -49,7 +51,7 @@ export async function fundFromFaucet(info: DevnetInfo, parameters: FundFromFauce
 async function send(
   info: DevnetInfo,
   deployerKey: `0x${string}`,
-  { to, asset, amount }: FundFromFaucetParameters,
+  { to, asset, amount, shownAs = asset }: FundFromFaucetParameters,
 ): Promise<Hash> {
   const { publicClient, walletClient } = createEvmWriteClients({
     rpcUrl: info.rpcUrl,
@@ -69,8 +71,11 @@ async function send(
             args: [to, amount],
           });
   } catch (error) {
+    // A coin transfer reverts only when its receiver refuses it: a contract with no payable receive.
+    if (asset === 'eth' && error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError))
+      throw new FaucetRefusedError(`${to} refused ${shownAs}: it is a contract that takes none`);
     throw new FaucetError(
-      `the faucet could not send ${amount} ${asset} to ${to} on the devnet at ${info.rpcUrl}: ${reasonOf(error)}. ` +
+      `the faucet could not send ${amount} ${shownAs} to ${to} on the devnet at ${info.rpcUrl}: ${reasonOf(error)}. ` +
         'Is that devnet still running, and is the info file from this run of it?',
     );
   }
@@ -78,7 +83,7 @@ async function send(
     throw new FaucetError(`the faucet sent ${hash} but saw no receipt for it at ${info.rpcUrl}: ${reasonOf(error)}`);
   });
   if (receipt.status !== 'success')
-    throw new FaucetError(`the faucet transaction ${hash} (${amount} ${asset} to ${to}) reverted`);
+    throw new FaucetError(`the faucet transaction ${hash} (${amount} ${shownAs} to ${to}) reverted`);
   return hash;
 }
 

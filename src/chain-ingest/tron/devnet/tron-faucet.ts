@@ -24,5 +24,5 @@ export async function fundFromTronFaucet(
     throw new FaucetError(
       `fundFromTronFaucet: asset ${JSON.stringify(asset)} is not one of ${tronFaucetAssets.join(', ')}`,
     );
-  return fundFromFaucet(devnet, { to: tronToEvm(to), asset: asset === 'trx' ? 'eth' : asset, amount });
+  return fundFromFaucet(devnet, { to: tronToEvm(to), asset: asset === 'trx' ? 'eth' : asset, amount, shownAs: asset });
 }
