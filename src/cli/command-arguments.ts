@@ -17,24 +17,38 @@ export const takesSetting = (takes: CommandArguments, name: string): boolean =>
   takes.settings === true ? isSettingFlag(name) : takes.settings !== false && takes.settings.includes(name);
 
 /**
- * Why `argv` is not what the command takes, or null. An unknown option (`--prot 9000`) or a stray
- * word (`--name My Shop` unquoted) was silently dropped, so the command ran on a default instead.
+ * What `argv` holds for the command: its bare arguments (wherever they stand among the options) and the
+ * options, or
+ * why it is not what the command takes. An unknown option (`--prot 9000`) or a stray word
+ * (`--name My Shop` unquoted) was silently dropped, so the command ran on a default instead.
  */
-export function argumentProblem(argv: readonly string[], takes: CommandArguments): string | null {
-  let positionals = 0;
+export function readArguments(
+  argv: readonly string[],
+  takes: CommandArguments,
+): { positionals: string[]; options: string[]; problem: null } | { problem: string } {
+  const at = new Set<number>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) {
-      positionals += 1;
-      if (positionals > (takes.positionals ?? 0))
-        return `unexpected argument ${JSON.stringify(arg)} (quote a value with spaces: --name "My Shop")`;
+      at.add(i);
+      if (at.size > (takes.positionals ?? 0))
+        return { problem: `unexpected argument ${JSON.stringify(arg)} (quote a value with spaces: --name "My Shop")` };
       continue;
     }
     const name = arg.split('=', 1)[0]!;
     if (takesSetting(takes, name)) i += settingArgumentCount(argv, i) - 1;
     else if (takes.valued?.includes(name)) i += arg.includes('=') ? 0 : 1;
-    else if (!takes.switches?.includes(name)) return `unknown option ${name} (weir --help lists the options)`;
-    else if (arg.includes('=')) return `${name} takes no value`;
+    else if (!takes.switches?.includes(name))
+      return { problem: `unknown option ${name} (weir --help lists the options)` };
+    else if (arg.includes('=')) return { problem: `${name} takes no value` };
   }
-  return null;
+  return {
+    positionals: argv.filter((_, i) => at.has(i)),
+    options: argv.filter((_, i) => !at.has(i)),
+    problem: null,
+  };
 }
+
+/** Why `argv` is not what the command takes, or null (see `readArguments`). */
+export const argumentProblem = (argv: readonly string[], takes: CommandArguments): string | null =>
+  readArguments(argv, takes).problem;

@@ -11,7 +11,7 @@ import {
 import { SettingError } from '../shared/setting-error.ts';
 import { BackupCheckError } from './backup-check-error.ts';
 import { checkHealth, healthUrlProblem } from './check-health.ts';
-import { argumentProblem } from './command-arguments.ts';
+import { argumentProblem, readArguments } from './command-arguments.ts';
 import { option } from './option-values.ts';
 import { COMMAND_ARGUMENTS, USAGE } from './usage.ts';
 import { PortInUseError, systemProblem } from './system-problem.ts';
@@ -261,9 +261,11 @@ async function restore(argv: string[]): Promise<void> {
 }
 
 async function inspect(argv: string[]): Promise<void> {
-  const id = argv[0];
-  if (!id || id.startsWith('--')) throw new ConfigError(`inspect needs a record id\n\n${USAGE}`);
-  const config = readConfig(argv.slice(1), process.env);
+  // The id may stand before or after the options (`inspect --step-ms 100 ID`).
+  const read = readArguments(argv, COMMAND_ARGUMENTS['inspect']!);
+  const id = read.problem === null ? read.positionals[0] : undefined;
+  if (read.problem !== null || !id) throw new ConfigError(`inspect needs a record id\n\n${USAGE}`);
+  const config = readConfig(read.options, process.env);
   const stepText = option(argv, '--step-ms') ?? '500';
   if (!/^\d{1,6}$/.test(stepText))
     throw new ConfigError(`--step-ms must be a whole number of milliseconds, got ${stepText}`);

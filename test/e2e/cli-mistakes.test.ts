@@ -108,11 +108,18 @@ test('weir org create on a data dir with no log yet says it started a new one (a
   t.is(second.stderr, '');
 });
 
-test('weir inspect of a data dir that holds no log fails (exit 2) and creates nothing: it made an empty data dir there and said the record did not exist', async (t) => {
+test('weir inspect of a data dir that holds no log fails (exit 2) and creates nothing: it made an empty data dir there and said the record did not exist; its id may follow the options (was "inspect needs a record id")', async (t) => {
   const dataDir = join(await tempDir(t), 'no-such-dir');
-  const run = await runWeir(['inspect', '27578ba2-de69-5c74-8aa9-57045eaa723d', '--data-dir', dataDir]);
-  t.is(run.status, 2, run.stderr);
-  t.regex(run.stderr, /^weir: inspect: no event log at .*no-such-dir\/events\.sqlite3: check --data-dir/);
+  const id = '27578ba2-de69-5c74-8aa9-57045eaa723d';
+  for (const args of [
+    [id, '--data-dir', dataDir],
+    ['--step-ms', '100', id, '--data-dir', dataDir],
+    ['--data-dir', dataDir, id],
+  ]) {
+    const run = await runWeir(['inspect', ...args]);
+    t.is(run.status, 2, run.stderr);
+    t.regex(run.stderr, /^weir: inspect: no event log at .*no-such-dir\/events\.sqlite3: check --data-dir/);
+  }
   t.false(existsSync(dataDir));
 });
 
