@@ -1,14 +1,15 @@
 import { evolveCheckoutSession } from '../../machines/checkout-session.evolve.ts';
-import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import { lineItemFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
-import { taxLine } from '../shared/tax.ts';
+import { taxesAfterDiscount, taxLine } from '../shared/tax.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
 /**
  * A session with every kind of totals row, folded by the machine's own evolve: 2 × 1.00 USDC with
- * 5% city tax included (0.095238) and 10% VAT added on the rest (0.190476), 0.50 off with code
- * SAVE, 0.01 network fee: 2.00 − 0.50 + 0.190476 + 0.01 = 1.700476 (the included tax adds nothing).
+ * 5% city tax included and 10% VAT added on the rest, 0.50 off with code SAVE (taken off before tax:
+ * 0.071429 included and 0.142857 VAT on the 1.50 left), 0.01 network fee:
+ * 2.00 − 0.50 + 0.142857 + 0.01 = 1.652857 (the included tax adds nothing).
  */
 export function taxedDiscountedSession(): CheckoutSession {
   const rates = [
@@ -32,28 +33,7 @@ export function taxedDiscountedSession(): CheckoutSession {
     allowPromotionCodes: true,
     lineItems: {
       object: 'list',
-      data: [
-        {
-          description: 'Tea',
-          quantity: 2,
-          price: {
-            id: 'price-tea',
-            productId: 'prod-tea',
-            product: { id: 'prod-tea', name: 'Tea', description: null, isActive: true },
-            type: 'one_time',
-            currency: 'usdc',
-            unitAmount: '100000000',
-            interval: null,
-            intervalCount: null,
-            isActive: true,
-          },
-          amountSubtotal: '200000000',
-          amountTotal: total,
-          currency: 'usdc',
-          amountTax: `${tax.amountTax}`,
-          taxRates: tax.taxRates,
-        },
-      ],
+      data: [lineItemFixture(2, { amountTotal: total, amountTax: `${tax.amountTax}`, taxRates: tax.taxRates })],
     },
   });
   const events: CheckoutSessionEvent[] = [
@@ -62,11 +42,12 @@ export function taxedDiscountedSession(): CheckoutSession {
       type: 'DiscountApplied',
       data: {
         discount: { couponId: 'coupon-1', promotionCodeId: 'code-1', code: 'SAVE', amountDiscount: '50000000', at: AT },
+        lineTaxes: taxesAfterDiscount(session.lineItems.data, 50_000_000n, 6)!,
       },
     },
     {
       type: 'PaymentMethodSelected',
-      data: { addressId: 'addr-usdc', amountDue: '1700476', amountGasFee: '1000000', at: AT },
+      data: { addressId: 'addr-usdc', amountDue: '1652857', amountGasFee: '1000000', at: AT },
     },
   ];
   return events.reduce<CheckoutSession | null>(evolveCheckoutSession, null)!;

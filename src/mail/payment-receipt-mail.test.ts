@@ -31,9 +31,9 @@ test('the receipt names each transaction as its network’s tools show it: a Tro
 });
 
 test('the receipt lists what makes its total: lines at price × quantity, the discount, each tax and the network fee', (t) => {
-  // Lines showed their total with tax and no discount or fee row: 2.190476 of lines for a 1.700476 total.
+  // Lines showed their total with tax and no discount or fee row: 2.142857 of lines for a 1.652857 total.
   const session = taxedDiscountedSession();
-  t.is(session.amountTotal, '170047600');
+  t.is(session.amountTotal, '165285700');
   const { text, html } = renderPaymentReceiptMail({
     session,
     receiptNumber: 'R-2',
@@ -47,10 +47,10 @@ test('the receipt lists what makes its total: lines at price × quantity, the di
       '2 × Tea = 2.00 USDC',
       'Subtotal: 2.00 USDC',
       'Discount (SAVE): −0.50 USDC',
-      'VAT (10%): 0.190476 USDC',
-      'City tax (5%, included): 0.095238 USDC',
+      'VAT (10%): 0.142857 USDC',
+      'City tax (5%, included): 0.071429 USDC',
       'Network fee: 0.01 USDC',
-      'Total: 1.700476 USDC',
+      'Total: 1.652857 USDC',
       '',
     ].join('\n'),
   );
