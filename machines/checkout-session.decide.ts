@@ -1,13 +1,14 @@
 import { transition } from 'xstate';
 import { ConflictError, InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { exactToApi, isExactInDecimals, owedInChainUnits } from '../src/shared/money.ts';
-import { confirmedAmount, totalOf } from './checkout-session.evolve.ts';
+import { confirmedAmount, totalOf, withDiscount } from './checkout-session.evolve.ts';
 import { confirmedExact, outstandingExact, withoutBookkeeping } from './checkout-session.received.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
 import type {
   CheckoutSession,
   CheckoutSessionEvent,
+  DiscountedLineTax,
   SessionDiscount,
   SessionPayment,
   SessionSweep,
@@ -34,7 +35,12 @@ export type CheckoutSessionCommand =
   | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
   | { type: 'DropSweepBroadcast'; network: string; transactionHash: string; mayBeMined?: boolean }
   | { type: 'EndSweepLookUp'; network: string; transactionHash: string }
-  | { type: 'ApplyDiscount'; discount: Omit<SessionDiscount, 'at'> }
+  | {
+      type: 'ApplyDiscount';
+      discount: Omit<SessionDiscount, 'at'>;
+      /** Each line's tax on its discounted amount (see `taxesAfterDiscount`); absent without tax. */
+      lineTaxes?: DiscountedLineTax[];
+    }
   /** The payer's email, given on the hosted page (checked to be one by the route). */
   | { type: 'CollectCustomerEmail'; email: string }
   | { type: 'MarkPaymentRefunded'; comment: string | null }
@@ -405,12 +411,12 @@ export function decideCheckoutSession(
       // Past its expiresAt the session is about to be recorded as expired: a code applied now could never be used.
       if (Date.parse(ctx.now) >= Date.parse(session.expiresAt))
         throw new InvalidStateError(`checkout session expired at ${session.expiresAt}`, 'checkout_session_expired');
+      const discount = { ...command.discount, at: ctx.now };
       const discountApplied: CheckoutSessionEvent = {
         type: 'DiscountApplied',
-        data: { discount: { ...command.discount, at: ctx.now } },
+        data: { discount, ...(command.lineTaxes ? { lineTaxes: command.lineTaxes } : {}) },
       };
-      const discounted = { ...session.amountDetails, amountDiscount: command.discount.amountDiscount };
-      if (totalOf({ ...session, amountDetails: discounted }) > 0n) return [discountApplied];
+      if (totalOf(withDiscount(session, discount, command.lineTaxes)) > 0n) return [discountApplied];
       // Nothing left to pay (a 100% coupon): completed at once, as an invoice with nothing to pay
       // is paid at its finalize, since no payment could ever be made to it.
       return [

@@ -1,6 +1,13 @@
 import { exactToApi } from '../src/shared/money.ts';
 import { confirmedExact } from './checkout-session.received.ts';
-import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
+import { exclusiveTaxOf } from '../src/shared/tax.ts';
+import type {
+  CheckoutSession,
+  CheckoutSessionEvent,
+  DiscountedLineTax,
+  SessionDiscount,
+  SessionPayment,
+} from './checkout-session.types.ts';
 
 /**
  * The confirmed payments on the 10^8 scale, summed exactly in their chain units and then rounded
@@ -61,6 +68,40 @@ const netOf = (session: Pick<CheckoutSession, 'status' | 'amountTotal' | 'amount
   (
     BigInt(session.status === 'complete' ? session.amountReceived : session.amountTotal) - BigInt(session.amountFee)
   ).toString();
+
+/**
+ * The session with `discount` applied, before its totals are recomputed: each line taxed again on its
+ * discounted amount when `lineTaxes` says how (exclusive tax still added to the line's total).
+ */
+export function withDiscount(
+  session: CheckoutSession,
+  discount: SessionDiscount,
+  lineTaxes: DiscountedLineTax[] | undefined,
+): CheckoutSession {
+  const lines = lineTaxes
+    ? session.lineItems.data.map((line, i) => {
+        const tax = lineTaxes[i] ?? { amountTax: '0', taxRates: [] };
+        const total = BigInt(line.amountSubtotal) + exclusiveTaxOf(tax.taxRates);
+        return { ...line, amountTax: tax.amountTax, taxRates: tax.taxRates, amountTotal: total.toString() };
+      })
+    : session.lineItems.data;
+  const amountTax = lineTaxes
+    ? lineTaxes.reduce((sum, t) => sum + BigInt(t.amountTax), 0n).toString()
+    : session.amountDetails.amountTax;
+  return {
+    ...session,
+    lineItems: { ...session.lineItems, data: lines },
+    discounts: [...session.discounts, discount],
+    amountDetails: {
+      ...session.amountDetails,
+      amountDiscount: discount.amountDiscount,
+      amountTax,
+      discountAmounts: [
+        { amount: discount.amountDiscount, couponId: discount.couponId, promotionCodeId: discount.promotionCodeId },
+      ],
+    },
+  };
+}
 
 /** The session with its totals recomputed after a change of discount or gas fee. */
 function withTotals(session: CheckoutSession, at: string): CheckoutSession {
@@ -258,25 +299,8 @@ export function evolveCheckoutSession(
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
       };
     case 'DiscountApplied': {
-      const { discount } = event.data;
-      return withTotals(
-        {
-          ...session,
-          discounts: [...session.discounts, discount],
-          amountDetails: {
-            ...session.amountDetails,
-            amountDiscount: discount.amountDiscount,
-            discountAmounts: [
-              {
-                amount: discount.amountDiscount,
-                couponId: discount.couponId,
-                promotionCodeId: discount.promotionCodeId,
-              },
-            ],
-          },
-        },
-        discount.at,
-      );
+      const { discount, lineTaxes } = event.data;
+      return withTotals(withDiscount(session, discount, lineTaxes), discount.at);
     }
     case 'CustomerEmailCollected': {
       const details = session.customerDetails ?? { name: null, email: null, phone: null, address: null };

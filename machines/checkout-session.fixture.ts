@@ -1,5 +1,10 @@
 import { evolveCheckoutSession } from './checkout-session.evolve.ts';
-import type { CheckoutSession, CheckoutSessionEvent, SessionPayment } from './checkout-session.types.ts';
+import type {
+  CheckoutSession,
+  CheckoutSessionEvent,
+  SessionLineItem,
+  SessionPayment,
+} from './checkout-session.types.ts';
 
 const ID = '11111111-1111-4111-8111-111111111111';
 const USDC = {
@@ -11,6 +16,27 @@ const USDC = {
   address: '0x00000000000000000000000000000000000a11ce',
   decimals: 6,
 };
+
+/** `quantity` of a one-time 1 USDC price of Tea, untaxed; `fields` over it. */
+export const lineItemFixture = (quantity: number, fields: Partial<SessionLineItem> = {}): SessionLineItem => ({
+  description: 'Tea',
+  quantity,
+  price: {
+    id: 'price-tea',
+    productId: 'prod-tea',
+    product: { id: 'prod-tea', name: 'Tea', description: null, isActive: true },
+    type: 'one_time',
+    currency: 'usdc',
+    unitAmount: '100000000',
+    interval: null,
+    intervalCount: null,
+    isActive: true,
+  },
+  amountSubtotal: `${quantity}00000000`,
+  amountTotal: `${quantity}00000000`,
+  currency: 'usdc',
+  ...fields,
+});
 
 /** A session of 3 USDC created at 2026-01-01T00:00Z, expiring an hour later. */
 export function sessionFixture(overrides: Partial<CheckoutSession> = {}): CheckoutSession {

@@ -11,6 +11,7 @@ import {
   daiPaymentFixture,
   daiSessionFixture,
   detected,
+  lineItemFixture,
   paymentFixture,
   sessionFixture,
 } from './checkout-session.fixture.ts';
@@ -1780,4 +1781,38 @@ test('given a canceled subscription session with no email, when the email is giv
       message: /checkout session is canceled/,
     },
   );
+});
+
+test('given a taxed session, when a 100% code comes with the lines taxed again, then nothing is left to pay; a discount recorded before that keeps its tax', (t) => {
+  // A 100% code left the payer owing the exclusive tax of the undiscounted lines.
+  const vat = { id: 'vat', name: 'VAT', description: null, country: null, percentage: 10, type: 'exclusive' as const };
+  const base = sessionFixture();
+  const line = lineItemFixture(3, {
+    amountTotal: '330000000',
+    amountTax: '30000000',
+    taxRates: [{ ...vat, isDefault: true, amount: '30000000' }],
+  });
+  const session = {
+    ...base,
+    allowPromotionCodes: true,
+    amountTotal: '330000000',
+    amountDetails: { ...base.amountDetails, amountTotal: '330000000', amountTax: '30000000' },
+    lineItems: { object: 'list' as const, data: [line] },
+  };
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'FREE', amountDiscount: '300000000' };
+  const lineTaxes = [{ amountTax: '0', taxRates: [{ ...vat, isDefault: true, amount: '0' }] }];
+  const events = given([created(session)]).when({ type: 'ApplyDiscount', discount, lineTaxes }, NOW);
+  t.deepEqual(events, [
+    { type: 'DiscountApplied', data: { discount: { ...discount, at: NOW }, lineTaxes } },
+    completedEvent('0', '0', null),
+  ]);
+  const free = given([created(session), ...events]).state().context.session!;
+  t.like(free, { status: 'complete', amountTotal: '0', amountDetails: { amountTax: '0' } });
+  t.like(free.lineItems.data[0], { amountSubtotal: '300000000', amountTax: '0', amountTotal: '300000000' });
+
+  // Recorded before tax followed the discount (no lineTaxes): replayed as it was, its tax still owed.
+  const old = given([created(session)]).when({ type: 'ApplyDiscount', discount }, NOW);
+  t.deepEqual(old, [{ type: 'DiscountApplied', data: { discount: { ...discount, at: NOW } } }]);
+  const kept = given([created(session), ...old]).state().context.session!;
+  t.like(kept, { status: 'open', amountTotal: '30000000', amountDetails: { amountTax: '30000000' } });
 });

@@ -148,6 +148,9 @@ export type SessionLineItem = {
   taxRates?: AppliedTaxRate[];
 };
 
+/** A line's tax once a discount is taken off it: all of it, and each rate's part. */
+export type DiscountedLineTax = { amountTax: string; taxRates: AppliedTaxRate[] };
+
 /** One on-chain transfer credited to the session, as the matcher saw it. */
 export type SessionPayment = {
   transferId: string;
@@ -417,7 +420,14 @@ export type CheckoutSessionEvent =
       data: { network: string; transactionHash: string; at: string; mayBeMined?: true };
     }
   | { type: 'SweepLookUpEnded'; data: { network: string; transactionHash: string; at: string } }
-  | { type: 'DiscountApplied'; data: { discount: SessionDiscount } }
+  | {
+      type: 'DiscountApplied';
+      /**
+       * `lineTaxes`: each line's tax with the discount taken off it, by index (absent on a session
+       * without tax, and on discounts recorded before tax followed the discount).
+       */
+      data: { discount: SessionDiscount; lineTaxes?: DiscountedLineTax[] };
+    }
   /**
    * The payer gave their email on the hosted page: a subscription session created without a
    * customer asks for it first (see `needsCustomerEmail`). Kept as `customerDetails.email`.

@@ -9,7 +9,7 @@ import { findPromotionCode } from '../projections/coupons.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
-import { taxDecimals } from '../shared/tax.ts';
+import { taxDecimals, taxesAfterDiscount } from '../shared/tax.ts';
 import type { Rail } from '../chain-ingest/rail.ts';
 import type { CommandHandler } from './command-handler.ts';
 import { releaseIfUnusable } from './promotion-code-releases.ts';
@@ -68,9 +68,13 @@ export function createPromotionCodeApplier(deps: {
     const now = { now: new Date(deps.clock.now()).toISOString() };
     // Rounded as tax is, to the currency's coarsest asset: a discount no asset can take leaves an unpayable total.
     const decimals = taxDecimals(deps.rail.networks(target.environment), session.currency);
-    const amountDiscount = discountFor(terms, BigInt(session.amountSubtotal), decimals).toString();
+    const discount = discountFor(terms, BigInt(session.amountSubtotal), decimals);
+    const amountDiscount = discount.toString();
+    // Taken off before tax: each line is taxed again on what is left of it.
+    const lineTaxes = taxesAfterDiscount(session.lineItems.data, discount, decimals);
     const apply: CheckoutSessionCommand = {
       type: 'ApplyDiscount',
+      ...(lineTaxes ? { lineTaxes } : {}),
       discount: {
         couponId: terms.id,
         promotionCodeId: promotion.id,

@@ -3,7 +3,7 @@ import type { CheckoutSession, SessionAddress } from '../../machines/checkout-se
 import { documentAmount } from '../shared/money.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import type { Organization } from '../actors/organization.ts';
-import { taxSummary } from '../shared/tax.ts';
+import { sessionTotals, type TotalsRow } from './totals.ts';
 import { businessFooter, contactLinks, supportUrlOf } from './business-footer.ts';
 import { LIVE_CLAUSE, type NetworkNames, type PayerStatus } from './checkout-status.ts';
 import { allSentBefore, paidAfterClose, paidAtClose } from '../../machines/checkout-session.late.ts';
@@ -64,23 +64,22 @@ function totalRecurrence(session: CheckoutSession): string {
 /** The period after an amount, outside the figure checkout.js rewrites. */
 const every = (period: string) => (period ? ` <span class="recurrence">${e(period)}</span>` : '');
 
+const TOTALS_IDS: Partial<Record<TotalsRow['kind'], string>> = { subtotal: 'subtotal' };
+const TOTALS_CLASSES: Partial<Record<TotalsRow['kind'], string>> = { tax: 'tax', 'included-tax': 'tax-included' };
+
 function totals(session: CheckoutSession, status: PayerStatus): string {
   const c = status.currency;
-  const d = session.amountDetails;
   const row = (label: string, amount: string, id?: string, cls = '', hidden = false, period = '') =>
     `<div class="row${cls ? ` ${cls}` : ''}"${id ? ` id="${id}-row"` : ''}${hidden ? ' hidden' : ''}><dt>${label}</dt><dd><span${id ? ` id="${id}"` : ''}>${e(amount)}</span> ${e(c)}${every(period)}</dd></div>`;
-  const rows = [row('Subtotal', documentAmount(BigInt(session.amountSubtotal)), 'subtotal')];
-  if (BigInt(d.amountDiscount ?? '0') > 0n) {
-    const codes = session.discounts.map((x) => x.code).join(', ');
-    rows.push(row(codes ? `Discount (${e(codes)})` : 'Discount', `−${documentAmount(BigInt(d.amountDiscount))}`));
-  }
-  // One row per tax rate: exclusive rates add to the total, inclusive ones are only shown as contained.
-  for (const tax of taxSummary(session.lineItems.data)) {
-    const label = `${e(tax.name)} (${e(String(tax.percentage))}%${tax.type === 'inclusive' ? ', included' : ''})`;
-    rows.push(row(label, documentAmount(tax.amount), undefined, tax.type === 'inclusive' ? 'tax-included' : 'tax'));
-  }
-  if (BigInt(session.amountGasFee ?? '0') > 0n)
-    rows.push(row('Network fee', documentAmount(BigInt(session.amountGasFee))));
+  // The rows the receipt and the dashboard show too; one per tax rate: exclusive rates add to the
+  // total, inclusive ones are only shown as contained.
+  const rows = sessionTotals(session)
+    .filter((r) => r.kind !== 'total')
+    .map((r) =>
+      r.kind === 'discount'
+        ? row(e(r.label), `−${documentAmount(r.amount)}`)
+        : row(e(r.label), documentAmount(r.amount), TOTALS_IDS[r.kind], TOTALS_CLASSES[r.kind]),
+    );
   rows.push(row('Total due', status.amountTotalFormatted, 'total-due', 'strong', false, totalRecurrence(session)));
   rows.push(...paidRows(session, status, row));
   // Seen, not confirmed: shown apart, so Paid + Confirming + Remaining make the total due.

@@ -1,4 +1,4 @@
-import { taxSummary } from '../shared/tax.ts';
+import { invoiceTotals, lineAmount } from './totals.ts';
 import { isOverdue } from '../../machines/invoice.due.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import { shownInvoiceHash } from '../projections/invoices.projection.ts';
@@ -205,8 +205,7 @@ export function invoiceDocument(input: {
   const due = documentDate(invoice.dueDate);
   const paidOn = invoice.paidAt ? documentDate(invoice.paidAt) : null;
   // Lines show their price × quantity; their tax is shown once per rate under the subtotal.
-  const lineAmount = (line: Invoice['lineItems']['data'][number]) => BigInt(line.unitAmount) * BigInt(line.quantity);
-  const subtotal = invoice.lineItems.data.reduce((sum, line) => sum + lineAmount(line), 0n);
+  const totals = invoiceTotals(invoice);
   const remaining = BigInt(invoice.amountRemaining);
   return {
     number: invoice.number,
@@ -226,12 +225,14 @@ export function invoiceDocument(input: {
       unitAmount: money(line.unitAmount),
       amount: money(lineAmount(line).toString()),
     })),
-    subtotal: money(subtotal.toString()),
-    taxes: taxSummary(invoice.lineItems.data).map((tax) => ({
-      label: `${tax.name} (${tax.percentage}%${tax.type === 'inclusive' ? ', included' : ''})`,
-      amount: money(tax.amount.toString()),
-      included: tax.type === 'inclusive',
-    })),
+    subtotal: money(totals[0]!.amount.toString()),
+    taxes: totals
+      .filter((row) => row.kind === 'tax' || row.kind === 'included-tax')
+      .map((row) => ({
+        label: row.label,
+        amount: money(row.amount.toString()),
+        included: row.kind === 'included-tax',
+      })),
     total: money(invoice.amountDue),
     amountPaid: money(invoice.amountPaid),
     amountRemaining: money(invoice.amountRemaining),

@@ -1,4 +1,4 @@
-import { taxSummary } from '../shared/tax.ts';
+import { invoiceTotals, lineAmount } from '../hosted/totals.ts';
 import { isOverdue } from '../../machines/invoice.due.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import { escapeHtml } from '../hosted/html.ts';
@@ -76,11 +76,9 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
 
   const items = invoice.lineItems.data;
   // Lines show price × quantity; their tax, once per rate, before the total.
-  const lineAmount = (i: (typeof items)[number]) => (BigInt(i.unitAmount) * BigInt(i.quantity)).toString();
-  const taxes = taxSummary(items).map((tax) => ({
-    label: `${tax.name} (${tax.percentage}%${tax.type === 'inclusive' ? ', included' : ''})`,
-    amount: money(tax.amount.toString(), invoice.currency),
-  }));
+  const taxes = invoiceTotals(invoice)
+    .filter((row) => row.kind === 'tax' || row.kind === 'included-tax')
+    .map((row) => ({ label: row.label, amount: money(row.amount, invoice.currency) }));
   // A recurring invoice bills the period from its issue date to the next invoice's.
   const start = issuedAt(invoice);
   const period =

@@ -3,6 +3,7 @@ import { escapeHtml } from '../hosted/html.ts';
 import type { MailSender } from './mail-sender.ts';
 import { documentMoney } from '../shared/money.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
+import { sessionTotals } from '../hosted/totals.ts';
 
 export type PaymentReceiptMailInput = {
   session: CheckoutSession;
@@ -33,10 +34,17 @@ export function renderPaymentReceiptMail(input: PaymentReceiptMailInput): {
   const subject = `Receipt ${receiptNumber} from ${business}`;
   const greeting = input.customerName ? `Hello ${input.customerName},` : 'Hello,';
   const lead = `Thank you: ${business} received ${received} on ${paidOn}.`;
+  // Lines at price × quantity, then the rows the hosted page shows (discount, each tax, network fee):
+  // with a line's tax in it and no discount or fee row, the lines did not add up to the total.
   const items = session.lineItems.data.map(
     (i) =>
-      `${i.quantity} × ${i.description ?? i.price.product.name} = ${money(i.amountTotal, i.currency || session.currency)}`,
+      `${i.quantity} × ${i.description ?? i.price.product.name} = ${money(i.amountSubtotal, i.currency || session.currency)}`,
   );
+  const totals = sessionTotals(session);
+  const total = `Total: ${money(session.amountTotal, session.currency)}`;
+  const breakdown = totals
+    .filter((row) => row.kind !== 'total')
+    .map((row) => `${row.label}: ${row.kind === 'discount' ? '−' : ''}${money(row.amount, session.currency)}`);
   const transactions = session.payments
     .filter((p) => p.status === 'confirmed')
     .map((p) => `${p.asset.symbol} on ${p.network}: ${shownHashOn(p.chainId, p.transactionHash)}`);
@@ -49,7 +57,8 @@ export function renderPaymentReceiptMail(input: PaymentReceiptMailInput): {
     `Receipt ${receiptNumber}`,
     `Paid: ${paidOn}`,
     ...items,
-    `Total: ${money(session.amountTotal, session.currency)}`,
+    ...breakdown,
+    total,
     `Amount received: ${received}`,
     ...(transactions.length ? ['', 'Transactions:', ...transactions] : []),
     '',
@@ -66,8 +75,8 @@ export function renderPaymentReceiptMail(input: PaymentReceiptMailInput): {
 <div style="padding:24px">
 <p>${e(greeting)}</p>
 <p>${e(lead)}</p>
-${items.map((line) => `<div>${e(line)}</div>`).join('\n')}
-<p><strong>Total: ${e(money(session.amountTotal, session.currency))}</strong></p>
+${[...items, ...breakdown].map((line) => `<div>${e(line)}</div>`).join('\n')}
+<p><strong>${e(total)}</strong></p>
 ${transactions.length ? `<p style="font-size:12px;color:#6b7280">${transactions.map((line) => e(line)).join('<br>')}</p>` : ''}
 </div>
 <div style="padding:16px 24px;border-top:1px solid #e5e7eb;font-size:12px;color:#6b7280"><div>${e(business)}</div>${support ? `<div>Support: ${e(support)}</div>` : ''}</div>

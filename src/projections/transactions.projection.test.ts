@@ -1,9 +1,17 @@
 import test from 'ava';
-import { confirmed, created, detected, sessionFixture } from '../../machines/checkout-session.fixture.ts';
+import {
+  confirmed,
+  created,
+  daiSessionFixture,
+  detected,
+  detectedDai,
+  sessionFixture,
+} from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import { checkoutSessionsProjection } from './checkout-sessions.projection.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from './collections.ts';
 import { createTestLog } from './test-log.ts';
 import {
   type SweepTransactionDoc,
@@ -130,4 +138,29 @@ test('a sweep mined in place of the one broadcast (a repriced copy) shows swept,
   const byId = new Map((await all(store)).map((d) => [d._id, d]));
   t.like(byId.get(`sweep:${SESSION.id}:${hash(1)}`), { status: 'dropped', gasUsed: null });
   t.like(byId.get(`sweep:${SESSION.id}:${hash(2)}`), { status: 'swept', amount: '100000000', gasUsed: '21000' });
+});
+
+test('a sweep of several deposits of an 18-decimal asset shows their exact sum on the 10^8 scale, as the session counts them', async (t) => {
+  // Each deposit cut to 10^8 and then summed: 1.49999999 + 1.50000000 showed 2.99999999 DAI for a sweep of 3 DAI.
+  const log = createTestLog('2026-01-01T00:00:00.000Z');
+  for (const event of [
+    created(daiSessionFixture()),
+    detectedDai('d1', '1500000005000000000'),
+    detectedDai('d2', '1499999995000000000'),
+    confirmed('d1'),
+    confirmed('d2'),
+    broadcast(1, ['d1', 'd2']),
+    swept(1, ['d1', 'd2']),
+  ] as CheckoutSessionEvent[])
+    log.append(STREAM, event);
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  await project(store, log.events);
+  const docs = new Map((await all(store)).map((d) => [d._id, d]));
+  const session = await store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(SESSION.id);
+  t.is(session?.amountReceived, '300000000');
+  t.like(docs.get(`sweep:${SESSION.id}:${hash(1)}`), {
+    status: 'swept',
+    amountRaw: '3000000000000000000',
+    amount: '300000000',
+  });
 });

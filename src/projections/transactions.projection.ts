@@ -1,5 +1,7 @@
 import type { AssetRef, CheckoutSessionEvent, SessionPayment } from '../../machines/checkout-session.types.ts';
 import type { ReadDocument } from '../read-store/read-store.ts';
+import { paymentExact } from '../../machines/checkout-session.received.ts';
+import { addExact, exactToApi, ZERO_EXACT } from '../shared/money.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from './collections.ts';
 import type { Projection } from './projection.ts';
 
@@ -141,7 +143,12 @@ function sweepDoc(
     assetId: single?.id ?? null,
     asset: single,
     amountRaw: single ? moved.reduce((sum, p) => sum + BigInt(p.amountRaw), 0n).toString() : null,
-    amount: moved.reduce((sum, p) => sum + BigInt(p.amount), 0n).toString(),
+    // Summed exactly in chain units, then cut once, as the session's amountReceived: deposits cut one
+    // by one (an 18-decimal asset's digits below 10^-8) would show a sweep of 3 DAI as 2.99999999.
+    amount: exactToApi(
+      moved.reduce((sum, p) => addExact(sum, paymentExact(p)), ZERO_EXACT),
+      'down',
+    ).toString(),
     deposits,
     status: 'broadcast',
     gasUsed: null,
@@ -161,6 +168,8 @@ function sweepDoc(
  */
 export const transactionsProjection: Projection = {
   name: 'transactions',
+  // 2: a sweep's amount is the exact sum of its deposits cut once, not the sum of each cut.
+  version: 2,
   collections: [TRANSACTIONS],
   categories: ['checkout_session'],
   async apply(event, store) {

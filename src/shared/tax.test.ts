@@ -1,6 +1,14 @@
 import test from 'ava';
 import { ValidationError } from './errors.ts';
-import { parsePercentage, percentUnits, taxDecimals, taxLine, type TaxRateTerms } from './tax.ts';
+import {
+  discountShares,
+  parsePercentage,
+  percentUnits,
+  taxDecimals,
+  taxesAfterDiscount,
+  taxLine,
+  type TaxRateTerms,
+} from './tax.ts';
 
 const rate = (id: string, percentage: string, type: 'exclusive' | 'inclusive' = 'exclusive'): TaxRateTerms => ({
   id,
@@ -68,4 +76,26 @@ test('tax decimals: the coarsest asset of the currency, at most 8', (t) => {
   t.is(taxDecimals(networks, 'usdc'), 6);
   t.is(taxDecimals(networks, 'eth'), 8);
   t.is(taxDecimals(networks, 'dai'), 8);
+});
+
+test('a discount is shared among lines as their amounts, to the last 10^-8, never more than a line', (t) => {
+  t.deepEqual(discountShares([1000n, 100n], 550n), [500n, 50n]);
+  // 10 over three equal lines: 4, 3, 3 (the remainder to the first).
+  t.deepEqual(discountShares([5n, 5n, 5n], 10n), [4n, 3n, 3n]);
+  t.deepEqual(discountShares([7n, 0n, 3n], 10n), [7n, 0n, 3n], 'all of it: each line whole');
+  t.deepEqual(discountShares([7n, 3n], 0n), [0n, 0n]);
+});
+
+test('taxes after a discount: each line taxed on what is left of it, rounded as taxLine rounds; none without rates', (t) => {
+  const applied = taxLine(1_000_000_000n, [rate('vat', '10')], 6).taxRates;
+  const lines = [
+    { amountSubtotal: '1000000000', taxRates: applied },
+    { amountSubtotal: '100000000', taxRates: [] },
+  ];
+  // 5.50 off 11.00: 5.00 of the taxed line, whose 10% is then 0.50.
+  t.deepEqual(taxesAfterDiscount(lines, 550_000_000n, 6), [
+    { amountTax: '50000000', taxRates: [{ ...applied[0]!, amount: '50000000' }] },
+    { amountTax: '0', taxRates: [] },
+  ]);
+  t.is(taxesAfterDiscount([{ amountSubtotal: '100' }], 50n, 6), null);
 });

@@ -125,3 +125,47 @@ export function taxSummary(
     }
   return [...byRate.values()].map(({ id, name, percentage, type, amount }) => ({ id, name, percentage, type, amount }));
 }
+
+/**
+ * `discount` (at most the sum of `amounts`) shared among lines in proportion to their amounts, by
+ * largest remainder, so the shares add up to it exactly and none is more than its line (ties to the
+ * first line).
+ */
+export function discountShares(amounts: readonly bigint[], discount: bigint): bigint[] {
+  const whole = amounts.reduce((sum, a) => sum + a, 0n);
+  if (whole === 0n || discount <= 0n) return amounts.map(() => 0n);
+  const shares = amounts.map((a) => (discount * a) / whole);
+  let left = discount - shares.reduce((sum, s) => sum + s, 0n);
+  const byRemainder = amounts
+    .map((a, i) => ({ i, rest: (discount * a) % whole }))
+    .sort((x, y) => (x.rest === y.rest ? x.i - y.i : x.rest > y.rest ? -1 : 1));
+  for (const { i } of byRemainder) {
+    if (left === 0n) break;
+    shares[i]! += 1n;
+    left -= 1n;
+  }
+  return shares;
+}
+
+/**
+ * The lines' taxes once `discount` is taken off them (a discount lowers what is sold, so the tax of
+ * it): each line's rates as applied, on its amount less its share of the discount (`discountShares`),
+ * rounded as `taxLine` rounds. Null when no line has a tax rate.
+ */
+export function taxesAfterDiscount(
+  lines: readonly { amountSubtotal: string; taxRates?: readonly AppliedTaxRate[] }[],
+  discount: bigint,
+  decimals: number,
+): { amountTax: string; taxRates: AppliedTaxRate[] }[] | null {
+  if (!lines.some((line) => (line.taxRates ?? []).length > 0)) return null;
+  const amounts = lines.map((line) => BigInt(line.amountSubtotal));
+  const shares = discountShares(amounts, discount);
+  return lines.map((line, i) => {
+    const terms = (line.taxRates ?? []).map(({ amount: _a, ...rate }) => ({
+      ...rate,
+      percentage: String(rate.percentage),
+    }));
+    const { taxRates, amountTax } = taxLine(amounts[i]! - shares[i]!, terms, decimals);
+    return { amountTax: amountTax.toString(), taxRates };
+  });
+}

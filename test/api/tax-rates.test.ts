@@ -295,3 +295,51 @@ test('the hosted checkout page shows each tax rate in its totals', async (t) => 
   t.regex(html, /VAT \(19%, included\)<\/dt><dd><span>1\.90?<\/span>/);
   t.regex(html, /22\.725/);
 });
+
+test('a promotion code is taken off before tax: tax is of the discounted lines, and a 100% code leaves nothing to pay', async (t) => {
+  // Tax stayed that of the undiscounted lines: half off 10.00 + 1.00 with 10% VAT asked 5.50 + 1.10 (VAT on 11.00,
+  // for goods sold at 5.50), and a 100% code left the payer owing the VAT of goods given away.
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const vat = (await api.post<TaxRate>(RATES, { name: 'VAT', percentage: 10 })).body;
+  const included = (await api.post<TaxRate>(RATES, { name: 'City tax', percentage: 5, type: 'inclusive' })).body;
+  for (const [percentOff, code] of [
+    [50, 'HALF'],
+    [100, 'FREE'],
+  ] as const)
+    await api.post('/api/v1/coupons', { name: code, percentOff, promotionCodeData: { data: [{ code }] } });
+  const { apiClient } = await import('../support/api-client.ts');
+  const payer = apiClient(weir.url);
+  const taxed = async () =>
+    (
+      await api.post<TaxedSession>(
+        SESSIONS,
+        sessionWith([line('1000000000'), line('100000000', 1, { taxRateIds: [included.id] })], {
+          taxRateIds: [vat.id],
+          allowPromotionCodes: true,
+        }),
+      )
+    ).body;
+
+  const half = await taxed();
+  t.is(half.amountTotal, '1200000000', '10.00 + 1.00 VAT + 1.00 (its city tax included)');
+  const applied = await payer.post(`/checkout/${half.id}/promotion-code`, { code: 'HALF' });
+  t.is(applied.status, 200, JSON.stringify(applied.body));
+  const s = (await api.get<TaxedSession & { status: string }>(`${SESSIONS}/${half.id}`)).body;
+  // 5.50 off, split as the lines' amounts: 5.00 of the first, 0.50 of the second.
+  t.like(s.lineItems.data[0], { amountSubtotal: '1000000000', amountTax: '50000000', amountTotal: '1050000000' });
+  t.like(s.lineItems.data[0]!.taxRates![0], { id: vat.id, amount: '50000000' });
+  // 0.50 with 5% included: 0.02381 (half up at 10^-6: 0.023810).
+  t.like(s.lineItems.data[1], { amountSubtotal: '100000000', amountTax: '2381000', amountTotal: '100000000' });
+  t.is(s.amountDetails.amountTax, '52381000');
+  t.is(s.amountTotal, '600000000', '11.00 − 5.50 + 0.50 VAT');
+  t.is(s.paymentIntent.amount, '600000000');
+
+  const free = await taxed();
+  const freed = await payer.post(`/checkout/${free.id}/promotion-code`, { code: 'FREE' });
+  t.is(freed.status, 200, JSON.stringify(freed.body));
+  const f = (await api.get<TaxedSession & { status: string }>(`${SESSIONS}/${free.id}`)).body;
+  t.is(f.amountTotal, '0');
+  t.is(f.amountDetails.amountTax, '0');
+  t.is(f.status, 'complete', 'nothing left to pay completes it');
+});

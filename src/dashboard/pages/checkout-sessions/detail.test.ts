@@ -14,7 +14,8 @@ import type {
 } from '../../../../machines/checkout-session.types.ts';
 import { baseSepolia } from '../../../chain-ingest/evm/networks/base.ts';
 import { toRailNetwork } from '../../../chain-ingest/evm/networks/define-network.ts';
-import { DetailBody, PaymentIntentCard, Summary } from './detail.tsx';
+import { DetailBody, LineItems, PaymentIntentCard, Summary } from './detail.tsx';
+import { taxedDiscountedSession } from '../../../hosted/totals.fixture.ts';
 import {
   CANCELED_WHILE_CONFIRMING,
   CHOSE_USDC,
@@ -481,4 +482,23 @@ test('a dust payment (an 18-decimal transfer under 10^-8) shows its exact amount
   t.regex(html, /0\.000000000000000001 USDC/);
   t.notRegex(html, /\b0\.00 USDC/);
   t.regex(cardText(await bodyOf(sessionAfter(...PAID_AFTER_CANCEL)), 'transactions'), /3\.00 USDC/);
+});
+
+test('the line items card makes the total as the hosted page does: lines at price × quantity, then discount, each tax, network fee and total', async (t) => {
+  // Lines showed their total with tax, and nothing showed the discount or the fee: 2.142857 of lines for a 1.652857 session.
+  const session = { ...taxedDiscountedSession(), _id: 'cs-1' } as CheckoutSessionDoc;
+  const html = await LineItems({ session });
+  const cells = [...html.matchAll(/<tr[^>]*>(.*?)<\/tr>/gs)].map(([, row]) =>
+    [...row!.matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/gs)].map(([, cell]) => cell!.replace(/<[^>]+>/g, '').trim()),
+  );
+  t.deepEqual(cells, [
+    ['Item', 'Unit amount', 'Amount'],
+    ['Tea × 2', '1.00 USDC', '2.00 USDC'],
+    ['Subtotal', '2.00 USDC'],
+    ['Discount (SAVE)', '−0.50 USDC'],
+    ['VAT (10%)', '0.142857 USDC'],
+    ['City tax (5%, included)', '0.071429 USDC'],
+    ['Network fee', '0.01 USDC'],
+    ['Total', '1.652857 USDC'],
+  ]);
 });

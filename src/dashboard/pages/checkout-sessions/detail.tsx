@@ -29,6 +29,7 @@ import {
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
 import { type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
+import { sessionTotals } from '../../../hosted/totals.ts';
 import {
   allSentBefore,
   amountOf,
@@ -688,13 +689,13 @@ export function LineItems({ session }: { session: CheckoutSessionDoc }): JSX.Ele
       {lines.length === 0 ? (
         <p class="muted">No line items: the session was created for an amount.</p>
       ) : (
-        <TableScroll label="Each line with its unit amount and total">
+        <TableScroll label="Each line with its unit amount and amount, then the totals">
           <table>
             <thead>
               <tr>
                 <th>Item</th>
                 <th class="amount">Unit amount</th>
-                <th class="amount">Total</th>
+                <th class="amount">Amount</th>
               </tr>
             </thead>
             <tbody>
@@ -705,7 +706,18 @@ export function LineItems({ session }: { session: CheckoutSessionDoc }): JSX.Ele
                     {money(line.price.unitAmount, line.currency)}
                   </td>
                   <td class="amount nowrap" safe>
-                    {money(line.amountTotal, line.currency)}
+                    {money(line.amountSubtotal, line.currency)}
+                  </td>
+                </tr>
+              ))}
+              {/* The hosted page's rows: lines with their tax in them and no discount or fee row did not make the total. */}
+              {sessionTotals(session).map((row) => (
+                <tr class={row.kind === 'total' ? 'total-row' : undefined}>
+                  <td colspan="2" safe>
+                    {row.label}
+                  </td>
+                  <td class="amount nowrap" safe>
+                    {`${row.kind === 'discount' ? '−' : ''}${money(row.amount, session.currency)}`}
                   </td>
                 </tr>
               ))}

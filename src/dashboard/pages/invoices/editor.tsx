@@ -92,6 +92,11 @@ export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: 
                 <>
                   <tr class={rowErrors.length > 0 ? 'has-error' : ''}>
                     <td>
+                      {row.taxRateIds ? (
+                        <input type="hidden" name={`line-${i}-taxRateIds`} value={row.taxRateIds.join(',')} />
+                      ) : (
+                        ''
+                      )}
                       <label class="visually-hidden" for={price.id} safe>
                         {`Line ${i + 1} product or price`}
                       </label>

@@ -9,6 +9,7 @@ import {
   readInvoiceForm,
   withAnotherRow,
 } from './invoice-form.ts';
+import { LineRows } from './editor.tsx';
 
 const PRICE = '5d7b1a3e-2f0c-4c1e-9a55-0c7e2b8d4f61';
 
@@ -231,5 +232,49 @@ test("a finalize refused for a broken wallet (the 422) says to correct it in Set
   t.is(
     messageOf(refusal, undefined, 'finalize'),
     'cannot be finalized: the payment method old-wallet on chain 84532 has the address 0x0000000000000000000000000000000000000000, which is the zero address: funds sent there are burnt; correct it under Settings → Payment methods; the payment method w2 on chain 7357 has the address 0x5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1fEE5eA1f, which fails its EIP-55 checksum: check it for a typo and correct it under Settings → Payment methods',
+  );
+});
+
+test("a draft edited in the dashboard keeps each line's own tax rates: sent back with its line, not replaced by the invoice's", async (t) => {
+  // The editor sent every line back without its taxRateIds: the API gave each the invoice's rates, so
+  // editing a memo taxed an exempt line (its own []) and swapped a line's own 5% for the invoice's 10%.
+  const vat = 'a1111111-1111-4111-8111-111111111111';
+  const reduced = 'b2222222-2222-4222-8222-222222222222';
+  const line = (description: string, taxRates: { id: string; isDefault: boolean }[]) => ({
+    priceId: null,
+    description,
+    unitAmount: '100000000',
+    quantity: 1,
+    taxRates,
+  });
+  const invoice = {
+    customerId: 'c',
+    number: 'INV-1',
+    dueDate: '2026-02-01T00:00:00.000Z',
+    currency: 'usdc',
+    recurring: null,
+    paymentMethods: { chainIds: [], assetIds: [] },
+    memo: null,
+    footer: null,
+    taxRateIds: [vat],
+    lineItems: {
+      data: [
+        line('Taxed as the invoice', [{ id: vat, isDefault: true }]),
+        line('Exempt', []),
+        line('Reduced', [{ id: reduced, isDefault: false }]),
+      ],
+    },
+  };
+  // As the editor draws the rows and the browser posts them back.
+  const html = String(await LineRows({ form: invoiceFormOf(invoice, Date.UTC(2026, 0, 1)), errors: {}, prices: [] }));
+  const posted = typed({ rows: '3', currency: 'usdc' });
+  for (const [, name, value] of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+    posted.append(name!, value!);
+  const built = invoiceRequest({ ...readInvoiceForm(posted), memo: 'Thanks' }, 'update');
+  if (!built.ok) return t.fail(JSON.stringify(built.errors));
+  const lines = (built.request.body.lineItems as { data: Record<string, unknown>[] }).data;
+  t.deepEqual(
+    lines.map((l) => l.taxRateIds),
+    [undefined, [], [reduced]],
   );
 });

@@ -20,8 +20,12 @@ export const INTERVALS = [
   { value: 'year', label: 'Every year' },
 ] as const;
 
-/** A line as typed: a catalog price, or a name and an amount (decimal, in the invoice's currency). */
-export type LineRow = { price: string; name: string; amount: string; quantity: string };
+/**
+ * A line as typed: a catalog price, or a name and an amount (decimal, in the invoice's currency).
+ * `taxRateIds`: the line's own tax rates, kept (the editor does not show them) and sent back with it;
+ * absent, it takes the invoice's.
+ */
+export type LineRow = { price: string; name: string; amount: string; quantity: string; taxRateIds?: string[] };
 
 export type InvoiceForm = {
   customerId: string;
@@ -78,6 +82,9 @@ export function readInvoiceForm(form: URLSearchParams): InvoiceForm {
     name: text(`line-${i}-name`),
     amount: text(`line-${i}-amount`).trim(),
     quantity: text(`line-${i}-quantity`).trim(),
+    ...(form.has(`line-${i}-taxRateIds`)
+      ? { taxRateIds: text(`line-${i}-taxRateIds`).split(',').filter(Boolean) }
+      : {}),
   }));
   return {
     customerId: text('customerId'),
@@ -111,8 +118,28 @@ export type InvoiceToEdit = {
   paymentMethods: { chainIds: number[]; assetIds: string[] };
   memo: string | null;
   footer: string | null;
-  lineItems: { data: { priceId: string | null; description: string | null; unitAmount: string; quantity: number }[] };
+  /** The invoice's own tax rates (absent: none). */
+  taxRateIds?: string[];
+  lineItems: {
+    data: {
+      priceId: string | null;
+      description: string | null;
+      unitAmount: string;
+      quantity: number;
+      taxRates?: { id: string; isDefault: boolean }[];
+    }[];
+  };
 };
+
+/**
+ * A line's own tax rates, as the API took them (`lineItems.data[i].taxRateIds`), or undefined when it
+ * has the invoice's: rates not the invoice's, or none on a line of an invoice that has some.
+ */
+function ownTaxRates(line: InvoiceToEdit['lineItems']['data'][number], invoiceHasRates: boolean): string[] | undefined {
+  const rates = line.taxRates ?? [];
+  if (rates.some((r) => !r.isDefault)) return rates.map((r) => r.id);
+  return rates.length === 0 && invoiceHasRates ? [] : undefined;
+}
 
 const INTERVAL_OF_MONTHS: Record<number, string> = { 1: 'month', 3: 'quarter', 6: 'half-year', 12: 'year' };
 const DAY_MS = 86_400_000;
@@ -137,16 +164,19 @@ export function invoiceFormOf(invoice: InvoiceToEdit, nowMs: number): InvoiceFor
     memo: invoice.memo ?? '',
     footer: invoice.footer ?? '',
     lines: padded(
-      invoice.lineItems.data.map((line) =>
-        line.priceId
-          ? { price: line.priceId, name: '', amount: '', quantity: String(line.quantity) }
+      invoice.lineItems.data.map((line) => {
+        const own = ownTaxRates(line, (invoice.taxRateIds ?? []).length > 0);
+        const taxed = own ? { taxRateIds: own } : {};
+        return line.priceId
+          ? { price: line.priceId, name: '', amount: '', quantity: String(line.quantity), ...taxed }
           : {
               price: '',
               name: line.description ?? '',
               amount: formatAmount(BigInt(line.unitAmount)),
               quantity: String(line.quantity),
-            },
-      ),
+              ...taxed,
+            };
+      }),
     ),
   };
 }
@@ -171,14 +201,19 @@ export function invoiceRequest(
     // A quantity that is not a whole number goes as typed: the API names what is wrong with it.
     const quantity = /^[0-9]+$/.test(row.quantity) ? Number(row.quantity) : row.quantity || 1;
     rows.push(i);
+    const taxed = row.taxRateIds ? { taxRateIds: row.taxRateIds } : {};
     if (row.price) {
-      data.push({ priceId: row.price, quantity });
+      data.push({ priceId: row.price, quantity, ...taxed });
       continue;
     }
     const parsed = row.amount ? decimalAmount(row.amount) : { error: 'is required for a line without a product' };
     if ('error' in parsed) errors[`line-${i}-amount`] = parsed.error;
     const unitAmount = 'amount' in parsed ? parsed.amount : '';
-    data.push({ priceData: { currency: form.currency, unitAmount, productData: { name: row.name } }, quantity });
+    data.push({
+      priceData: { currency: form.currency, unitAmount, productData: { name: row.name } },
+      quantity,
+      ...taxed,
+    });
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const body: Record<string, unknown> = {};

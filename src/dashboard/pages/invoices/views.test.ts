@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { DashboardContext } from '../../context.ts';
-import { FinalizationFailure, InvoiceTable, type InvoiceView } from './views.tsx';
+import { FinalizationFailure, InvoiceLines, InvoiceTable, type InvoiceView } from './views.tsx';
 
 const row = (status: 'open' | 'paid' | 'uncollectible', amountPaid: string) => ({
   id: 'inv-1',
@@ -87,4 +87,36 @@ test('a renewal refused for a broken wallet says to correct it in Settings, not 
   t.regex(html, /Fix it \(correct the wallet address under\s+<a href="\/dashboard\/settings\/payment-methods">/);
   t.notRegex(html, /add the wallet address back/);
   t.notRegex(html, /\/api\/v1/);
+});
+
+test("an invoice's lines show price × quantity, then its subtotal, each tax rate and its total, as its page and PDF do", async (t) => {
+  // The line showed 2.20 with its tax in it and a Tax row of 0.20 below: 2.20 + 0.20 for a 2.20 total.
+  const vat = { id: 'vat', name: 'VAT', description: null, country: null, percentage: 10, type: 'exclusive' as const };
+  const invoice = {
+    currency: 'usdc',
+    amountDue: '220000000',
+    totalTax: '20000000',
+    lineItems: {
+      data: [
+        {
+          description: 'Consulting hour',
+          quantity: 2,
+          unitAmount: '100000000',
+          amountTotal: '220000000',
+          taxRates: [{ ...vat, isDefault: true, amount: '20000000' }],
+        },
+      ],
+    },
+  } as unknown as InvoiceView;
+  const html = String(await InvoiceLines({ invoice }));
+  const cells = [...html.matchAll(/<tr[^>]*>(.*?)<\/tr>/gs)].map(([, row]) =>
+    [...row!.matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/gs)].map(([, cell]) => cell!.replace(/<[^>]+>/g, '').trim()),
+  );
+  t.deepEqual(cells, [
+    ['Description', 'Unit', 'Qty', 'Amount'],
+    ['Consulting hour', '1.00 USDC', '2', '2.00 USDC'],
+    ['Subtotal', '', '2.00 USDC'],
+    ['VAT (10%)', '', '0.20 USDC'],
+    ['Total', '', '2.20 USDC'],
+  ]);
 });

@@ -19,6 +19,7 @@ import { AppLayout } from '../../ui/layout.tsx';
 import { WALLET_INVALID } from '../../../actors/session-networks.ts';
 import { SECTIONS } from '../settings/frame.tsx';
 import { INTERVALS, inSettings } from './invoice-form.ts';
+import { invoiceTotals, lineAmount } from '../../../hosted/totals.ts';
 
 export type InvoiceView = z.output<typeof InvoiceSchema>;
 export type InvoiceList = { page: number; limit: number; count: number; data: InvoiceView[] };
@@ -453,52 +454,7 @@ export function InvoiceDetailPage(props: {
           )}
         </Card>
       </div>
-      <Card title="Lines" id="invoice-lines">
-        <TableScroll label="The invoice's lines">
-          <table>
-            <thead>
-              <tr>
-                <th>Description</th>
-                <th class="amount hide-narrow">Unit</th>
-                <th class="amount">Qty</th>
-                <th class="amount">Total</th>
-              </tr>
-            </thead>
-            <tbody>
-              {invoice.lineItems.data.map((line) => (
-                <tr>
-                  <td safe>{line.description ?? line.price?.product?.name ?? '—'}</td>
-                  <td class="amount hide-narrow" safe>
-                    {money(line.unitAmount, invoice.currency)}
-                  </td>
-                  <td class="amount">{line.quantity}</td>
-                  <td class="amount" safe>
-                    {money(line.amountTotal, invoice.currency)}
-                  </td>
-                </tr>
-              ))}
-              {invoice.totalTax !== '0' ? (
-                <tr>
-                  <td colspan="2">Tax</td>
-                  <td class="hide-narrow" />
-                  <td class="amount" safe>
-                    {money(invoice.totalTax, invoice.currency)}
-                  </td>
-                </tr>
-              ) : (
-                ''
-              )}
-              <tr class="total-row">
-                <td colspan="2">Total</td>
-                <td class="hide-narrow" />
-                <td class="amount" safe>
-                  {money(invoice.amountDue, invoice.currency)}
-                </td>
-              </tr>
-            </tbody>
-          </table>
-        </TableScroll>
-      </Card>
+      <InvoiceLines invoice={invoice} />
       {invoice.memo || invoice.footer ? (
         <Card title="Notes" id="invoice-notes">
           <Facts
@@ -512,5 +468,53 @@ export function InvoiceDetailPage(props: {
         ''
       )}
     </AppLayout>
+  );
+}
+
+/**
+ * The invoice's lines at price × quantity, then its totals as its page and PDF show them (subtotal,
+ * one row per tax rate, total): lines with their tax in them and a tax row below counted it twice.
+ */
+export function InvoiceLines({ invoice }: { invoice: InvoiceView }): JSX.Element {
+  return (
+    <Card title="Lines" id="invoice-lines">
+      <TableScroll label="The invoice's lines">
+        <table>
+          <thead>
+            <tr>
+              <th>Description</th>
+              <th class="amount hide-narrow">Unit</th>
+              <th class="amount">Qty</th>
+              <th class="amount">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {invoice.lineItems.data.map((line) => (
+              <tr>
+                <td safe>{line.description ?? line.price?.product?.name ?? '—'}</td>
+                <td class="amount hide-narrow" safe>
+                  {money(line.unitAmount, invoice.currency)}
+                </td>
+                <td class="amount">{line.quantity}</td>
+                <td class="amount" safe>
+                  {money(lineAmount(line), invoice.currency)}
+                </td>
+              </tr>
+            ))}
+            {invoiceTotals(invoice).map((row) => (
+              <tr class={row.kind === 'total' ? 'total-row' : undefined}>
+                <td colspan="2" safe>
+                  {row.label}
+                </td>
+                <td class="hide-narrow" />
+                <td class="amount" safe>
+                  {money(row.amount, invoice.currency)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+    </Card>
   );
 }
