@@ -1,6 +1,6 @@
 import { exactToApi } from '../src/shared/money.ts';
 import { confirmedExact } from './checkout-session.received.ts';
-import { exclusiveTaxOf } from '../src/shared/tax.ts';
+import { discountShares, exclusiveTaxOf } from '../src/shared/tax.ts';
 import type {
   CheckoutSession,
   CheckoutSessionEvent,
@@ -78,13 +78,18 @@ export function withDiscount(
   discount: SessionDiscount,
   lineTaxes: DiscountedLineTax[] | undefined,
 ): CheckoutSession {
-  const lines = lineTaxes
-    ? session.lineItems.data.map((line, i) => {
-        const tax = lineTaxes[i] ?? { amountTax: '0', taxRates: [] };
-        const total = BigInt(line.amountSubtotal) + exclusiveTaxOf(tax.taxRates);
-        return { ...line, amountTax: tax.amountTax, taxRates: tax.taxRates, amountTotal: total.toString() };
-      })
-    : session.lineItems.data;
+  // Each line's share of the discount, as its tax was figured on (and as the volume report counts it).
+  const shares = discountShares(
+    session.lineItems.data.map((line) => BigInt(line.amountSubtotal)),
+    BigInt(discount.amountDiscount),
+  );
+  const lines = session.lineItems.data.map((line, i) => {
+    const amountDiscount = shares[i]!.toString();
+    if (!lineTaxes) return { ...line, amountDiscount };
+    const tax = lineTaxes[i] ?? { amountTax: '0', taxRates: [] };
+    const total = BigInt(line.amountSubtotal) + exclusiveTaxOf(tax.taxRates);
+    return { ...line, amountDiscount, amountTax: tax.amountTax, taxRates: tax.taxRates, amountTotal: total.toString() };
+  });
   const amountTax = lineTaxes
     ? lineTaxes.reduce((sum, t) => sum + BigInt(t.amountTax), 0n).toString()
     : session.amountDetails.amountTax;

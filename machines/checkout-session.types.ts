@@ -146,6 +146,8 @@ export type SessionLineItem = {
   amountTax?: string;
   /** The tax rates applied to the line, each with its amount; absent on lines without tax rates. */
   taxRates?: AppliedTaxRate[];
+  /** The line's share of the session's discount (not taken off amountTotal); absent until a discount applies. */
+  amountDiscount?: string;
 };
 
 /** A line's tax once a discount is taken off it: all of it, and each rate's part. */

@@ -68,7 +68,9 @@ export const checkoutSessionsProjection: Projection = {
   // the pages told what the mark covers by timestamps, as wrong in the mark's millisecond.
   // 14: a payment not confirmed when its session expired says so too, the flag renamed `seenBeforeClose`:
   // an expiry in a log from before it waited for pending payments left money sent before it told as after.
-  version: 14,
+  // 15: each line of a discounted session carries its share of the discount (`amountDiscount`), which
+  // the volume report by product takes off.
+  version: 15,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

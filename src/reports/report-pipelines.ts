@@ -445,14 +445,24 @@ const soldLines = (): Stage[] => [
                 $map: {
                   input: '$$invoice.lineItems.data',
                   as: 'l',
-                  in: { productId: null, priceId: { $ifNull: ['$$l.priceId', null] }, amountTotal: '$$l.amountTotal' },
+                  in: {
+                    productId: null,
+                    priceId: { $ifNull: ['$$l.priceId', null] },
+                    amountTotal: '$$l.amountTotal',
+                    amountDiscount: '0',
+                  },
                 },
               },
               {
                 $map: {
                   input: '$lineItems.data',
                   as: 'l',
-                  in: { productId: '$$l.price.productId', priceId: null, amountTotal: '$$l.amountTotal' },
+                  in: {
+                    productId: '$$l.price.productId',
+                    priceId: null,
+                    amountTotal: '$$l.amountTotal',
+                    amountDiscount: { $ifNull: ['$$l.amountDiscount', '0'] },
+                  },
                 },
               },
             ],
@@ -481,6 +491,7 @@ function volumeGroup(p: ReportParams): Stage {
         _id: byPeriodGroupAndCurrency('$completedAt', p),
         payments: { $sum: 1 },
         ...sumMoney('gross', '$sold.amountTotal'),
+        ...sumMoney('discount', '$sold.amountDiscount'),
       },
     };
   return {
@@ -600,7 +611,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     perCurrency: true,
     figures: ['payments', 'grossVolume', 'lateVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals of the sessions completed in the period and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines; the session that paid an invoice counts the invoice’s lines, each under its price’s product, null for a line with no price, not the one line named for the invoice it sells), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals less each line’s share of its session’s discount (amountDiscount), of the sessions completed in the period, and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines; the session that paid an invoice counts the invoice’s lines, each under its price’s product, null for a line with no price, not the one line named for the invoice it sells), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, what was sold: a complete session's line items' totals at its completion (what was
     // received is the session's, not split between lines); fees and gas are the session's, so null there.
     pipeline: (p) =>
@@ -625,7 +636,8 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
           return {
             ...moneyBase(doc, p),
             payments: Number(doc.payments),
-            grossVolume: moneyOf(doc, 'gross'),
+            // What was sold: the lines' totals less their shares of their sessions' discounts.
+            grossVolume: (moneyBig(doc, 'gross') - moneyBig(doc, 'discount')).toString(),
             lateVolume: null,
             fees: null,
             gasFees: null,

@@ -35,6 +35,7 @@ export type LineItem = {
   price: Price;
   amountTotal: string;
   currency: string;
+  amountDiscount?: string;
 };
 export type SessionAddress = {
   id: string;

@@ -716,6 +716,60 @@ test('volume by product counts an invoice’s lines under their own products, no
   t.is(all?.grossVolume, '950000000');
 });
 
+test('volume by product takes each line’s share of its session’s discount off: a promotion code’s half off two products adds up to what was received', async (t) => {
+  const weir = await startTestWeir(t, {}, { clock: createManualClock(Date.parse('2026-03-02T10:00:00Z')) });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const product = async (name: string, unitAmount: string) => {
+    const made = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
+      name,
+      defaultPriceData: { currency: 'usdc', unitAmount },
+    });
+    t.is(made.status, 200, JSON.stringify(made.body));
+    return { productId: made.body.id, priceId: made.body.defaultPrice.id };
+  };
+  const audit = await product('Audit', '300000000');
+  const support = await product('Support', '50000000');
+  const coupon = await api.post('/api/v1/coupons', {
+    name: 'Half',
+    percentOff: 50,
+    promotionCodeData: { data: [{ code: 'HALF' }] },
+  });
+  t.is(coupon.status, 200, JSON.stringify(coupon.body));
+  const created = await api.post<Session>('/api/v1/checkout/sessions', {
+    successUrl: 'https://shop.example/ok',
+    allowPromotionCodes: true,
+    lineItems: {
+      data: [
+        { priceId: audit.priceId, quantity: 1 },
+        { priceId: support.priceId, quantity: 1 },
+      ],
+    },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const applied = await apiClient(weir.url).post(`/checkout/${created.body.id}/promotion-code`, { code: 'HALF' });
+  t.is(applied.status, 200, JSON.stringify(applied.body));
+  const session = await getSession(api, created.body.id);
+  t.deepEqual(
+    session.lineItems.data.map((line) => line.amountDiscount),
+    ['150000000', '25000000'],
+  );
+  await payInFull(weir, api, session);
+
+  const byProduct = await api.get<Report>('/api/v1/reports/volume?groupBy=product');
+  t.is(byProduct.status, 200, JSON.stringify(byProduct.body));
+  t.deepEqual(
+    byProduct.body.data
+      .map((r) => [r.group, r.payments, r.grossVolume])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    [
+      [audit.productId, 1, '150000000'],
+      [support.productId, 1, '25000000'],
+    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  );
+  const [all] = (await api.get<Report>('/api/v1/reports/volume')).body.data;
+  t.is(all?.grossVolume, '175000000');
+});
+
 test('volume by product: a subscription’s renewal, paid on its invoice, counts under the plan’s product with its first payment', async (t) => {
   const clock = createManualClock(Date.parse('2026-05-10T12:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });

@@ -122,6 +122,10 @@ const LineItemSchema = z.object({
   currency: z.string(),
   amountTax: amountString().optional(),
   taxRates: z.array(AppliedTaxRateSchema).optional(),
+  amountDiscount: amountString().optional().openapi({
+    description:
+      "The line's share of the session's discount (`amountDetails.amountDiscount` shared among the lines as their `amountSubtotal`, as their tax is figured), not taken off `amountTotal`; absent until a promotion code applies",
+  }),
 });
 
 const AddressSchema = z.object({
