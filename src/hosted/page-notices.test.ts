@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import test from 'ava';
-import { tryAgainIn } from './page-notices.ts';
+import { CHECKOUT_NOTICES, tryAgainIn } from './page-notices.ts';
 
 test("when to try again follows Retry-After in a person's words, rounded up, singular and plural right", (t) => {
   t.is(tryAgainIn(1), 'Try again in 1 second.');
@@ -14,4 +15,15 @@ test("when to try again follows Retry-After in a person's words, rounded up, sin
   // A fraction or nothing left still asks for a moment's wait, never "0 seconds".
   t.is(tryAgainIn(0), 'Try again in 1 second.');
   t.is(tryAgainIn(2.2), 'Try again in 3 seconds.');
+});
+
+test("the checkout page's scripts read every JSON answer through their one guard, and say a missing answer in the server's own words", async (t) => {
+  for (const name of ['checkout.js', 'wallet.js', 'solana-wallet.js', 'tron-wallet.js']) {
+    const script = await readFile(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+    // `answer`: fetch and .json() inside one try; a bare `await res.json()` elsewhere throws on a proxy's HTML page.
+    t.is(script.match(/\.json\(\)/g)?.length, 1, `${name} reads JSON only in answer()`);
+    t.regex(script, /return \{ ok: res\.ok, body: await res\.json\(\) \};\n\s*\} catch \{\n\s*return null;/, name);
+    t.true(script.includes(`'${CHECKOUT_NOTICES.unavailable.message}'`), `${name} says the unavailable notice's words`);
+    if (name === 'checkout.js') t.true(script.includes(`'${CHECKOUT_NOTICES.unavailable.heading}'`));
+  }
 });

@@ -28,6 +28,23 @@ function request(p) {
   shownUri = p.paymentUri;
 }
 
+/** What the page says when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's words (page-notices.ts). */
+const UNAVAILABLE = 'Checkout not available just now';
+const UNREACHABLE = 'This checkout cannot be reached just now. Please try again in a moment.';
+
+/**
+ * A route's JSON answer `{ ok, body }`, or null when none came: no connection, or what stands between
+ * (a proxy's HTML 502, a captive portal, an empty body) answered instead. Never throws.
+ */
+async function answer(url, init) {
+  try {
+    const res = await fetch(url, init);
+    return { ok: res.ok, body: await res.json() };
+  } catch {
+    return null;
+  }
+}
+
 /** A refusal as the page's routes word it for the payer (as its forms do without this script), shown as it is. */
 function refusal(body) {
   return typeof body?.message === 'string' && body.message !== '' ? body.message : 'This could not be done: try again.';
@@ -50,21 +67,27 @@ function sayProblem(title, detail) {
   say(title, detail);
 }
 
+/** The last choice got no answer: the next status answered asks for it again. */
+let unanswered = false;
 async function choose(button, focus = false) {
   for (const b of document.querySelectorAll('.asset[data-asset]')) b.setAttribute('aria-pressed', String(b === button));
   chosen = button;
-  const res = await fetch(`${base}/payment-method`, {
+  const res = await answer(`${base}/payment-method`, {
     method: 'POST',
     headers: json,
     body: JSON.stringify({ assetId: button.dataset.asset }),
   });
-  const body = await res.json();
-  if (!res.ok) {
-    // The request shown before was for another asset: hidden, so nothing invites paying what was refused.
-    $('reveal').hidden = true;
-    sayProblem('This asset cannot be used', refusal(body));
-    return;
+  unanswered = res === null;
+  // The request shown before was for another asset: hidden, so nothing invites paying what was refused.
+  if (!res?.ok) $('reveal').hidden = true;
+  // No answer is no refusal: said (the payer acted, so a problem shown before gives way) until a
+  // status poll is answered, which asks for this choice again.
+  if (!res) {
+    problem = null;
+    return say(UNAVAILABLE, UNREACHABLE);
   }
+  if (!res.ok) return sayProblem('This asset cannot be used', refusal(res.body));
+  const body = res.body;
   problem = null;
   request(body);
   // Only the wallets of the chosen asset's network (EVM, Solana or Tron), as the server renders them.
@@ -118,15 +141,14 @@ if (promo)
     e.preventDefault();
     // The payer acts again: a refusal shown before gives way to the status (this one is said beside the code).
     problem = null;
-    const res = await fetch(`${base}/promotion-code`, {
+    const res = await answer(`${base}/promotion-code`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ code: new FormData(promo).get('code') }),
     });
-    const body = await res.json();
-    $('promo-result').textContent = res.ok ? 'Applied' : refusal(body);
+    $('promo-result').textContent = !res ? UNREACHABLE : res.ok ? 'Applied' : refusal(res.body);
     // The discount changes the order's totals: the page is drawn again (the chosen asset stays).
-    if (res.ok) location.reload();
+    if (res?.ok) location.reload();
   });
 
 // Cancel asks first, in a modal dialog (focus moves into it; Escape keeps paying).
@@ -140,17 +162,11 @@ if (cancel && dialog) {
   $('cancel-keep').addEventListener('click', () => dialog.close());
   $('cancel-confirm').addEventListener('click', async () => {
     leaving = true;
-    try {
-      const res = await fetch(`${base}/cancel`, { method: 'POST' });
-      const body = await res.json();
-      dialog.close();
-      if (res.ok && body.redirectUrl) return location.assign(body.redirectUrl);
-      if (res.ok) return location.reload();
-      sayProblem('Could not cancel', refusal(body));
-    } catch {
-      dialog.close();
-      sayProblem('Could not cancel', 'The connection failed: try again.');
-    }
+    const res = await answer(`${base}/cancel`, { method: 'POST' });
+    dialog.close();
+    if (res?.ok && res.body.redirectUrl) return location.assign(res.body.redirectUrl);
+    if (res?.ok) return location.reload();
+    sayProblem('Could not cancel', res ? refusal(res.body) : UNREACHABLE);
     leaving = false;
   });
 }
@@ -189,8 +205,14 @@ async function showFinal() {
 
 async function poll(again = true) {
   try {
-    const res = await fetch(`${base}/status`, { cache: 'no-store' });
-    const s = await res.json();
+    const res = await answer(`${base}/status`, { cache: 'no-store' });
+    if (!res?.ok) {
+      // Said (not kept as a problem): the next status answered replaces it.
+      if (problem === null) say(UNAVAILABLE, res ? refusal(res.body) : UNREACHABLE);
+      if (again) setTimeout(poll, 1000);
+      return;
+    }
+    const s = res.body;
     // The page's other scripts (wallet.js) follow the session through this one poll.
     document.dispatchEvent(new CustomEvent('weir:status', { detail: s }));
     offset = Date.parse(s.now) - Date.now();
@@ -226,7 +248,7 @@ async function poll(again = true) {
     if ($('cancel-row')) $('cancel-row').hidden = s.status === 'incomplete';
     if (s.status === 'incomplete' && dialog?.open) dialog.close();
     if (covered && dialog?.open) dialog.close();
-    if (nothingToSend && !covered && chosen && !FINAL.includes(s.status)) void choose(chosen);
+    if ((nothingToSend || unanswered) && !covered && chosen && !FINAL.includes(s.status)) void choose(chosen);
     nothingToSend = covered;
     if (s.payment && s.payment.paymentUri !== shownUri && !$('reveal').hidden) request(s.payment);
     if (s.status === 'complete' && s.redirectUrl) {

@@ -30,6 +30,20 @@
     const first = [...document.querySelectorAll('.asset[data-asset]')].find((b) => solanaAssets.has(b.dataset.asset));
     return first ? first.dataset.asset : null;
   };
+  /** The words when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's (page-notices.ts). */
+  const UNREACHABLE = 'This checkout cannot be reached just now. Please try again in a moment.';
+  /**
+   * A route's JSON answer `{ ok, body }`, or null when none came: no connection, or what stands between
+   * (a proxy's HTML 502, a captive portal, an empty body) answered instead. Never throws (as checkout.js's).
+   */
+  async function answer(url, init) {
+    try {
+      const res = await fetch(url, init);
+      return { ok: res.ok, body: await res.json() };
+    } catch {
+      return null;
+    }
+  }
   const base64ToBytes = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
   let paid = false;
@@ -50,13 +64,13 @@
       const { accounts } = await wallet.features['standard:connect'].connect();
       const account = accounts[0];
       if (!account) throw new Error('the wallet gave no account');
-      const res = await fetch(`${base}/solana-transaction`, {
+      const res = await answer(`${base}/solana-transaction`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ assetId, account: account.address }),
       });
-      const body = await res.json();
-      if (!res.ok) throw new Error(body.message);
+      if (!res?.ok) throw new Error(res?.body?.message || UNREACHABLE);
+      const body = res.body;
       say(`Approve the payment in ${wallet.name}…`);
       const [sent] = await wallet.features['solana:signAndSendTransaction'].signAndSendTransaction({
         account,

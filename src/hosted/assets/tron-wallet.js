@@ -15,6 +15,21 @@
   // A TRC-20 transfer burns at most this much TRX (in sun) for energy the payer lacks.
   const FEE_LIMIT = 100_000_000;
 
+  /** The words when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's (page-notices.ts). */
+  const UNREACHABLE = 'This checkout cannot be reached just now. Please try again in a moment.';
+  /**
+   * A route's JSON answer `{ ok, body }`, or null when none came: no connection, or what stands between
+   * (a proxy's HTML 502, a captive portal, an empty body) answered instead. Never throws (as checkout.js's).
+   */
+  async function answer(url, init) {
+    try {
+      const res = await fetch(url, init);
+      return { ok: res.ok, body: await res.json() };
+    } catch {
+      return null;
+    }
+  }
+
   const say = (text) => {
     message.textContent = text;
   };
@@ -44,9 +59,9 @@
 
   /** What is left to pay in the chosen asset and its target, read fresh from the session's status. */
   async function chosen() {
-    const res = await fetch(`${base}/status`, { cache: 'no-store' });
-    if (!res.ok) throw new Error('the checkout session could not be read');
-    const due = (await res.json()).wallet;
+    const res = await answer(`${base}/status`, { cache: 'no-store' });
+    if (!res?.ok) throw { weirMessage: res?.body?.message || UNREACHABLE };
+    const due = res.body.wallet;
     return { due, target: due ? targets.get(due.addressId) : undefined };
   }
 
@@ -114,19 +129,20 @@
         return;
       }
       say('Sending the test payment…');
-      const sent = await fetch(`${base}/test-payment`, {
+      const sent = await answer(`${base}/test-payment`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ assetId: due.addressId }),
       });
-      const body = await sent.json();
       say(
-        sent.ok
-          ? `Test payment sent: ${body.transactionHash}. Waiting for the network to confirm it…`
-          : (body.message ?? 'The test payment could not be sent.'),
+        !sent
+          ? UNREACHABLE
+          : sent.ok
+            ? `Test payment sent: ${sent.body.transactionHash}. Waiting for the network to confirm it…`
+            : (sent.body?.message ?? 'The test payment could not be sent.'),
       );
     } catch (error) {
-      say(`The test payment could not be sent: ${error?.message ?? String(error)}`);
+      say(error?.weirMessage ?? `The test payment could not be sent: ${error?.message ?? String(error)}`);
     } finally {
       testButton.disabled = false;
     }

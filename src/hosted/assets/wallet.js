@@ -17,6 +17,21 @@
   );
   const FINAL = ['complete', 'expired', 'canceled'];
 
+  /** The words when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's (page-notices.ts). */
+  const UNREACHABLE = 'This checkout cannot be reached just now. Please try again in a moment.';
+  /**
+   * A route's JSON answer `{ ok, body }`, or null when none came: no connection, or what stands between
+   * (a proxy's HTML 502, a captive portal, an empty body) answered instead. Never throws (as checkout.js's).
+   */
+  async function answer(url, init) {
+    try {
+      const res = await fetch(url, init);
+      return { ok: res.ok, body: await res.json() };
+    } catch {
+      return null;
+    }
+  }
+
   /** The chosen payment method and what is left to pay, as the server sees it now. */
   let due = null;
   let busy = false;
@@ -49,9 +64,9 @@
 
   /** Reads the session's status: the chosen method, what is left, and whether the page is still payable. */
   async function refresh() {
-    const res = await fetch(`${base}/status`, { cache: 'no-store' });
-    if (!res.ok) throw new Error('the checkout session could not be read');
-    return apply(await res.json());
+    const res = await answer(`${base}/status`, { cache: 'no-store' });
+    if (!res?.ok) throw { weirMessage: res?.body?.message || UNREACHABLE };
+    return apply(res.body);
   }
 
   /** Shows the buttons that fit the session as the status says it is. */
@@ -208,16 +223,16 @@
       const chosen = await payable();
       if (!chosen) return;
       say('Sending the test payment…');
-      const res = await fetch(`${base}/test-payment`, {
+      const res = await answer(`${base}/test-payment`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ assetId: chosen.target.address }),
       });
-      const body = await res.json();
-      if (!res.ok) say(body.message ?? 'The test payment could not be sent.', 'error');
-      else showTransaction('Test payment sent:', body.transactionHash, chosen.target);
+      if (!res) say(UNREACHABLE, 'error');
+      else if (!res.ok) say(res.body?.message ?? 'The test payment could not be sent.', 'error');
+      else showTransaction('Test payment sent:', res.body.transactionHash, chosen.target);
     } catch (error) {
-      say(`The test payment could not be sent: ${error?.message ?? String(error)}`, 'error');
+      say(error?.weirMessage ?? `The test payment could not be sent: ${error?.message ?? String(error)}`, 'error');
     } finally {
       setBusy(false);
     }
