@@ -30,7 +30,8 @@ export type CheckoutSessionCommand =
   | { type: 'ReinstateTransfer'; transferId: string; blockHash: string }
   | { type: 'ExpireCheckoutSession' }
   | { type: 'CancelCheckoutSession'; reason: string | null }
-  | { type: 'CompletePartialCheckoutSession' }
+  /** `reason`: why the system completes it (its invoice was settled another way); absent when the merchant does. */
+  | { type: 'CompletePartialCheckoutSession'; reason?: string }
   | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
   | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
   | { type: 'DropSweepBroadcast'; network: string; transactionHash: string; mayBeMined?: boolean }
@@ -532,6 +533,7 @@ export function decideCheckoutSession(
             transactionHash: last?.transactionHash ?? null,
             partial: true,
             at: ctx.now,
+            ...(command.reason === undefined ? {} : { reason: command.reason }),
           },
         },
       ];

@@ -746,6 +746,12 @@ test('given an incomplete session, when the merchant completes it as is, then a 
   );
   t.is(events.length, 1);
   t.like(events[0]!.data, { partial: true, amountReceived: '100000000' });
+  t.false('reason' in events[0]!.data, 'the merchant’s completion names no reason');
+  const bySystem = given([created(), detected('t1', '100000000'), confirmed('t1'), partial]).when(
+    { type: 'CompletePartialCheckoutSession', reason: 'the invoice was marked as paid' },
+    NOW,
+  );
+  t.like(bySystem[0]!.data, { partial: true, amountReceived: '100000000', reason: 'the invoice was marked as paid' });
 });
 
 test('given a session completed as partly paid, when more money confirms, then a late payment up to the total and an overpayment only past it, never a negative amountOverpaid', (t) => {

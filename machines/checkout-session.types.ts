@@ -408,6 +408,11 @@ export type CheckoutSessionEvent =
         transactionHash: string | null;
         partial: boolean;
         at: string;
+        /**
+         * Why a partly paid session was completed as is by the system (its invoice was paid or settled
+         * another way). Absent when paid in full, when the merchant completed it, and on events before it.
+         */
+        reason?: string;
       };
     }
   | { type: 'LatePaymentReceived'; data: { transferId: string; amount: string; at: string } }

@@ -50,6 +50,28 @@ test('the payer is told the state in words: waiting, confirming, partly paid, pa
   t.like(payerStatus(sessionFixture({ status: 'canceled' }), names, NOW), { state: 'canceled', returnUrl: null });
 });
 
+test('a session completed short (as is, by the merchant or because its invoice was settled) is owed nothing: paid, no rest to send, no request', (t) => {
+  const short = chosen(
+    sessionFixture({
+      status: 'complete',
+      paymentStatus: 'paid',
+      amountReceived: '100000000',
+      payments: [payment('100000000', 'confirmed')],
+    }),
+  );
+  const s = payerStatus(short, names, NOW, undefined, pay);
+  t.like(s, {
+    state: 'paid',
+    title: 'Paid',
+    amountReceived: '100000000',
+    amountRemaining: '0',
+    amountLeftFormatted: '0.00',
+    amountToSend: '0',
+    payment: null,
+  });
+  t.is(s.detail, 'Payment received, thank you.');
+});
+
 test('an overpaid session tells the payer whom to contact about the excess: the business at the contact it set, its name alone when it set none', (t) => {
   const overpaid = sessionFixture({ status: 'complete', paymentStatus: 'paid', amountOverpaid: '50000000' });
   const detail = (business?: Parameters<typeof payerStatus>[5]) =>

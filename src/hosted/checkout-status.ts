@@ -94,7 +94,9 @@ export function payerStatus(
   const currency = session.currency.toUpperCase();
   const total = BigInt(session.amountTotal);
   const received = BigInt(session.amountReceived);
-  const remaining = total > received ? total - received : 0n;
+  // A complete session is owed nothing, one completed short (as is) too: its page asks for no rest.
+  const owed = session.status !== 'complete';
+  const remaining = owed && total > received ? total - received : 0n;
   const pending = session.payments.filter((p) => p.status === 'pending');
   const pendingExact = sumOfPayments(session.payments, ['pending']);
   const pendingAmount = exactToApi(pendingExact, 'down');
@@ -109,7 +111,7 @@ export function payerStatus(
     returningExact,
   );
   const toSendShown = exactToApi(toSendExact, 'up');
-  const toSend = toSendShown > 0n ? toSendShown : 0n;
+  const toSend = owed && toSendShown > 0n ? toSendShown : 0n;
   const method = session.paymentIntent.paymentMethod;
   const address = method ? session.addresses.find((a) => a.id === method.id) : undefined;
   const progress = pending[0] ? chain(pending[0].network) : null;

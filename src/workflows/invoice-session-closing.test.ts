@@ -36,7 +36,7 @@ function logOf() {
 
 const given = givenWhenThenWorkflow(invoiceSessionClosing);
 
-/** What the commands do, in short: [session, reason]. */
+/** What the commands do, in short: [session, reason] for cancels alone (any other command throws). */
 const cancels = (commands: WorkflowCommand[]) =>
   commands.map((c) => {
     if (c.aggregate !== 'checkout_session' || c.command.type !== 'CancelCheckoutSession')
@@ -44,7 +44,16 @@ const cancels = (commands: WorkflowCommand[]) =>
     return [c.id, c.command.reason];
   });
 
-test('a paid invoice cancels its other open sessions, never the one that paid, one already ended, nor another invoice’s or tenant’s', (t) => {
+/** What the commands do, in short: [command, session, reason]. */
+const steps = (commands: WorkflowCommand[]) =>
+  commands.map((c) => {
+    if (c.aggregate !== 'checkout_session') throw new Error(`unexpected command ${JSON.stringify(c)}`);
+    return [c.command.type, c.id, c.command.reason];
+  });
+const CANCEL = 'CancelCheckoutSession';
+const COMPLETE = 'CompletePartialCheckoutSession';
+
+test('a paid invoice cancels its other open sessions and completes its partly paid one as is; never the one that paid, one already ended, nor another invoice’s or tenant’s', (t) => {
   const log = logOf();
   log.invoice(created());
   log.invoice(finalized());
@@ -61,7 +70,10 @@ test('a paid invoice cancels its other open sessions, never the one that paid, o
   });
   const when = log.invoice(paid('a'));
   const commands = given(instanceEvents).when(when);
-  t.deepEqual(cancels(commands), [['b', PAID_THROUGH_ANOTHER]]);
+  t.deepEqual(steps(commands), [
+    [CANCEL, 'b', PAID_THROUGH_ANOTHER],
+    [COMPLETE, 'c', PAID_THROUGH_ANOTHER],
+  ]);
   t.like(commands[0], {
     context: {
       organizationId: 'org-1',
@@ -70,7 +82,8 @@ test('a paid invoice cancels its other open sessions, never the one that paid, o
       causationId: INVOICE_ID,
     },
   });
-  t.deepEqual(cancels(given(instanceEvents).whenTwice(when)[1]), [], 'the same event again decides nothing');
+  t.like(commands[1], { context: { actor: 'system:invoice-payments', causationId: INVOICE_ID } });
+  t.deepEqual(given(instanceEvents).whenTwice(when)[1], [], 'the same event again decides nothing');
 });
 
 test('voided or marked as paid: each open session is canceled with why', (t) => {
@@ -112,4 +125,78 @@ test('an open invoice closes nothing; events of no invoice are not the workflow�
   t.deepEqual(given(history).when(log.opened('s')), []);
   t.false(invoiceSessionClosing.correlate(log.opened('plain', null)));
   t.is(invoiceSessionClosing.correlate(log.completed('s')), null, 'a session end goes where its creation went');
+});
+
+test('marked as paid or voided: a partly paid session is completed as is with why, never canceled; one partly paid then ended is left', (t) => {
+  for (const [event, reason] of [
+    [
+      { type: 'InvoiceMarkedAsPaid', data: { amountPaid: '200000000', at: AT } } as InvoiceEvent,
+      'the invoice was marked as paid',
+    ],
+    // Only in a race: a void is refused once the invoice has recorded the part.
+    [voided(), 'the invoice was voided'],
+  ] as const) {
+    const log = logOf();
+    log.invoice(created());
+    log.invoice(finalized());
+    log.opened('part');
+    log.partlyPaid('part');
+    log.partlyPaid('part');
+    log.opened('done');
+    log.partlyPaid('done');
+    log.completed('done');
+    const given_ = given([...log.events]);
+    t.deepEqual(given_.state().partlyPaid, ['part']);
+    const [first, again] = given_.whenTwice(log.invoice(event));
+    t.deepEqual(steps(first), [[COMPLETE, 'part', reason]]);
+    t.deepEqual(again, []);
+  }
+});
+
+test('a session first partly paid after its invoice was settled (its cancel refused) is completed then, once; a later part decides nothing', (t) => {
+  const log = logOf();
+  log.invoice(created());
+  log.invoice(finalized());
+  log.opened('racing');
+  t.deepEqual(steps(given([...log.events]).when(log.invoice(paid('other')))), [
+    [CANCEL, 'racing', PAID_THROUGH_ANOTHER],
+  ]);
+  const history = [...log.events];
+  const part = log.partlyPaid('racing');
+  t.is(invoiceSessionClosing.correlate(part), null, 'a part goes where its session’s creation went');
+  const [first, again] = given(history).whenTwice(part);
+  t.deepEqual(steps(first), [[COMPLETE, 'racing', PAID_THROUGH_ANOTHER]]);
+  t.deepEqual(again, [], 'a second part (or the same one again) decides nothing more');
+  // The completion it decided is recorded: nothing is left to close.
+  const ended = [...history, part, log.completed('racing')];
+  t.deepEqual(given(ended).state(), {
+    invoiceId: INVOICE_ID,
+    tenant: { organizationId: 'org-1', environment: 'test' },
+    closedBecause: PAID_THROUGH_ANOTHER,
+    open: [],
+    partlyPaid: [],
+  });
+});
+
+test('a session opened on an invoice already settled and partly paid before its cancel landed is completed; one of an open invoice is left waiting for the rest', (t) => {
+  const log = logOf();
+  log.invoice(created());
+  log.invoice(finalized());
+  const openInvoice = [...log.events];
+  log.opened('waiting');
+  t.deepEqual(given([...log.events]).when(log.partlyPaid('waiting')), [], 'an open invoice’s part waits for the rest');
+  const settled = logOf();
+  settled.invoice(created());
+  settled.invoice(finalized());
+  settled.invoice(voided());
+  const late = settled.opened('late');
+  t.deepEqual(steps(given([...settled.events].slice(0, -1)).when(late)), [[CANCEL, 'late', 'the invoice was voided']]);
+  t.deepEqual(steps(given([...settled.events]).when(settled.partlyPaid('late'))), [
+    [COMPLETE, 'late', 'the invoice was voided'],
+  ]);
+  t.deepEqual(
+    given([...openInvoice, settled.opened('stranger', INVOICE_ID, 'org-2')]).when(settled.partlyPaid('stranger')),
+    [],
+    'another tenant’s session is not the invoice’s',
+  );
 });

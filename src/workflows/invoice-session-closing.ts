@@ -4,13 +4,14 @@ import type { InvoiceEvent } from '../../machines/invoice.types.ts';
 import type { Environment, RecordedEvent } from '../event-store/event-store.ts';
 import { commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
 
-/** A session that leaves `open` this way can no longer be canceled, so it is no longer to close. */
-export const LEAVES_OPEN: ReadonlySet<CheckoutSessionEvent['type']> = new Set<CheckoutSessionEvent['type']>([
-  'CheckoutSessionPartiallyPaid',
+/** A session that ends this way can no longer be closed, so it is no longer to close. */
+export const ENDS: ReadonlySet<CheckoutSessionEvent['type']> = new Set<CheckoutSessionEvent['type']>([
   'CheckoutSessionCompleted',
   'CheckoutSessionExpired',
   'CheckoutSessionCanceled',
 ]);
+/** A session that received part of its amount: it cannot be canceled (its money stays accounted for), it is completed as is. */
+const PARTIAL = 'CheckoutSessionPartiallyPaid';
 
 /** Why the open sessions of an invoice are canceled, by the event that settled it. */
 const CLOSING_REASONS: Partial<Record<InvoiceEvent['type'], string>> = {
@@ -19,11 +20,16 @@ const CLOSING_REASONS: Partial<Record<InvoiceEvent['type'], string>> = {
   InvoiceVoided: 'the invoice was voided',
 };
 
-/** One invoice: its tenant, why it can no longer take a payment (null while it can), and its sessions still open. */
+/**
+ * One invoice: its id and tenant (null until created), why it can no longer take a payment (null
+ * while it can), its sessions still open (nothing received), and those partly paid (waiting for the rest).
+ */
 export type InvoiceSessionsState = {
+  invoiceId: string | null;
   tenant: { organizationId: string; environment: Environment } | null;
   closedBecause: string | null;
   open: string[];
+  partlyPaid: string[];
 };
 
 const INVOICE_PREFIX = 'invoice-';
@@ -36,12 +42,22 @@ const sameTenant = (state: InvoiceSessionsState, event: RecordedEvent): boolean 
   state.tenant.organizationId === event.metadata.organizationId &&
   state.tenant.environment === event.metadata.environment;
 
-function cancel(state: InvoiceSessionsState, invoiceId: string, sessionId: string, reason: string): WorkflowCommand {
+function cancel(state: InvoiceSessionsState, sessionId: string, reason: string): WorkflowCommand {
   return commandFor(
     checkoutSessionAggregate,
     sessionId,
     { type: 'CancelCheckoutSession', reason },
-    { ...state.tenant!, actor: ACTOR, causationId: invoiceId },
+    { ...state.tenant!, actor: ACTOR, causationId: state.invoiceId! },
+  );
+}
+
+/** A partly paid session completed with what it received, as the merchant's complete-partial does, saying why. */
+function complete(state: InvoiceSessionsState, sessionId: string, reason: string): WorkflowCommand {
+  return commandFor(
+    checkoutSessionAggregate,
+    sessionId,
+    { type: 'CompletePartialCheckoutSession', reason },
+    { ...state.tenant!, actor: ACTOR, causationId: state.invoiceId! },
   );
 }
 
@@ -52,13 +68,20 @@ function cancel(state: InvoiceSessionsState, invoiceId: string, sessionId: strin
  * so it can no longer be paid a second time; a session opened for an invoice already settled (a
  * pay page that raced a void or a payment) is canceled at once. Money that still reaches a
  * canceled session's deposit address is recorded on the session as a late payment and changes
- * nothing on the invoice. A session paid (even partly), expired or canceled before it could be
- * canceled is left as it is: its decider refuses the cancel. Only sessions of the invoice's own
- * tenant are its sessions.
+ * nothing on the invoice. A session partly paid cannot be canceled (its money stays accounted for)
+ * and never expires: it is completed with what it received (`CompletePartialCheckoutSession`,
+ * naming the reason; `checkout_session.completed` and `payment_intent.succeeded` follow), so its
+ * page no longer asks for the rest and money sent after is late; one partly paid after the invoice
+ * was settled (its cancel lost the race) is completed then. The invoice records nothing more: its
+ * decider answers nothing for a payment to an invoice paid or void, and the part was counted when
+ * it came. A session paid, expired or canceled before it could be closed is left as it is: its
+ * decider refuses the command. Only sessions of the invoice's own tenant are its sessions.
  */
 export const invoiceSessionClosing: Workflow<InvoiceSessionsState, WorkflowCommand> = {
   name: 'invoice-session-closing',
-  version: 1,
+  // 2: a partly paid session is completed as is (folded again from the log, so one left partly paid
+  // on an invoice settled before is completed too; a repeat is refused by its decider).
+  version: 2,
   categories: ['invoice', 'checkout_session'],
   aggregates: [checkoutSessionAggregate],
   correlate(event): Correlation {
@@ -70,14 +93,15 @@ export const invoiceSessionClosing: Workflow<InvoiceSessionsState, WorkflowComma
     }
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated') return typed.data.session.invoiceId ?? false;
-    return LEAVES_OPEN.has(typed.type) ? null : false;
+    return ENDS.has(typed.type) || typed.type === PARTIAL ? null : false;
   },
-  initialState: () => ({ tenant: null, closedBecause: null, open: [] }),
+  initialState: () => ({ invoiceId: null, tenant: null, closedBecause: null, open: [], partlyPaid: [] }),
   evolve(state, event) {
     const type = event.type as InvoiceEvent['type'] | CheckoutSessionEvent['type'];
     if (type === 'InvoiceCreated')
       return {
         ...state,
+        invoiceId: event.streamId.slice(INVOICE_PREFIX.length),
         tenant: { organizationId: event.metadata.organizationId, environment: event.metadata.environment },
       };
     const reason = CLOSING_REASONS[type as InvoiceEvent['type']];
@@ -87,24 +111,34 @@ export const invoiceSessionClosing: Workflow<InvoiceSessionsState, WorkflowComma
       return sameTenant(state, event) && !state.open.includes(sessionId)
         ? { ...state, open: [...state.open, sessionId] }
         : state;
-    if (LEAVES_OPEN.has(type as CheckoutSessionEvent['type']))
-      return { ...state, open: state.open.filter((id) => id !== sessionId) };
+    if (type === PARTIAL)
+      return state.open.includes(sessionId)
+        ? { ...state, open: state.open.filter((id) => id !== sessionId), partlyPaid: [...state.partlyPaid, sessionId] }
+        : state;
+    if (ENDS.has(type as CheckoutSessionEvent['type']))
+      return {
+        ...state,
+        open: state.open.filter((id) => id !== sessionId),
+        partlyPaid: state.partlyPaid.filter((id) => id !== sessionId),
+      };
     return state;
   },
   decide(event, state) {
     const type = event.type as InvoiceEvent['type'] | CheckoutSessionEvent['type'];
     const reason = CLOSING_REASONS[type as InvoiceEvent['type']];
-    const invoiceId =
-      reason !== undefined
-        ? event.streamId.slice(INVOICE_PREFIX.length)
-        : ((event.data as { session?: { invoiceId?: string | null } }).session?.invoiceId ?? null);
     if (reason !== undefined) {
       if (state.closedBecause !== null || state.tenant === null) return [];
-      return state.open.map((sessionId) => cancel(state, invoiceId!, sessionId, reason));
+      return [
+        ...state.open.map((sessionId) => cancel(state, sessionId, reason)),
+        ...state.partlyPaid.map((sessionId) => complete(state, sessionId, reason)),
+      ];
     }
-    if (type !== 'CheckoutSessionCreated' || state.closedBecause === null || invoiceId === null) return [];
+    if (state.closedBecause === null || state.tenant === null) return [];
     const sessionId = sessionIdOf(event);
-    if (!sameTenant(state, event) || state.open.includes(sessionId)) return [];
-    return [cancel(state, invoiceId, sessionId, state.closedBecause)];
+    // Its first part came after the invoice was settled: the cancel it was sent (if it ran first) was refused.
+    if (type === PARTIAL)
+      return state.open.includes(sessionId) ? [complete(state, sessionId, state.closedBecause)] : [];
+    if (type !== 'CheckoutSessionCreated' || !sameTenant(state, event) || state.open.includes(sessionId)) return [];
+    return [cancel(state, sessionId, state.closedBecause)];
   },
 };

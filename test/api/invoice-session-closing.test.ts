@@ -11,7 +11,8 @@ import { openEventStore } from '../../src/event-store/open-event-store.ts';
 import { createEmbeddedReadStore } from '../../src/read-store/embedded-read-store.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { invoiceSessionClosing } from '../../src/workflows/invoice-session-closing.ts';
-import { createWorkflowRunner, workflowInstances } from '../../src/workflows/workflow-runner.ts';
+import { openStores } from '../../src/app/open-stores.ts';
+import { createWorkflowRunner, WORKFLOW_VERSIONS, workflowInstances } from '../../src/workflows/workflow-runner.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import {
@@ -20,10 +21,12 @@ import {
   getSession,
   payInFull,
   payLate,
+  payPart,
   receiveHooks,
   reveal,
   sessionEvents,
   untilCanceled,
+  workflowSettled,
   type Api,
 } from './helpers.ts';
 
@@ -43,6 +46,7 @@ const HOOKS = [
   'payment_intent.canceled',
   'checkout_session.late_payment',
   'checkout_session.completed',
+  'payment_intent.succeeded',
 ];
 
 type InvoiceView = {
@@ -253,4 +257,184 @@ test('an invoice voided while Weir was down has its open session canceled at the
   t.deepEqual(await cancellations(second, session), [
     { actor: 'system:invoice-payments', reason: 'the invoice was voided' },
   ]);
+});
+
+/** What the pay page tells the payer (the page polls it). */
+type PayerView = {
+  status: string;
+  state: string;
+  title: string;
+  detail: string;
+  amountToSend: string;
+  payment: unknown;
+};
+const payerView = async (weir: Pick<Weir, 'url'>, id: string) =>
+  (await apiClient(weir.url).get<PayerView>(`/checkout/${id}/status`)).body;
+
+/** The `CheckoutSessionCompleted` events of a session, with who recorded them and why. */
+async function completions(weir: Pick<Weir, 'eventStore'>, id: string) {
+  return (await sessionEvents(weir, id))
+    .filter((e) => e.type === 'CheckoutSessionCompleted')
+    .map((e) => {
+      const { amountReceived, partial, reason } = e.data as {
+        amountReceived: string;
+        partial: boolean;
+        reason?: string;
+      };
+      return { actor: e.metadata.actor, amountReceived, partial, reason };
+    });
+}
+
+test('marking an invoice paid completes its partly paid session with what it received: its page asks for no more, the invoice keeps what it recorded, money sent later is late', async (t) => {
+  const clock = createManualClock(T0);
+  const weir = await start(t, clock);
+  const { api } = await createMerchant(weir.url);
+  const hooks = await receiveHooks(t, api, HOOKS);
+  const invoiceId = await openInvoice(api);
+  const session = await openPayPage(weir, invoiceId);
+  const shown = await reveal(weir, api, session);
+
+  // A third reaches the pay page's address: the session waits for the rest, the invoice counts the part.
+  await payPart(weir, api, session);
+  await eventually(
+    async () => ((await getInvoice(api, invoiceId)).amountPaid === '100000000' ? true : undefined),
+    'the part payment to reach the invoice',
+  );
+  t.like(await payerView(weir, session), { state: 'partly_paid', amountToSend: '200000000' });
+
+  // The merchant is paid the rest another way and marks the invoice paid.
+  const paid = (await api.post<InvoiceView>(`/api/v1/invoices/${invoiceId}/pay`)).body;
+  t.like(paid, { status: 'paid', amountPaid: '300000000' });
+  await workflowSettled(weir, invoiceSessionClosing.name);
+  await workflowSettled(weir, invoicePayments.name);
+
+  const done = await getSession(api, session);
+  t.like(done, { status: 'complete', paymentStatus: 'paid', amountReceived: '100000000', amountOverpaid: '0' });
+  t.is(done.paymentIntent.status, 'succeeded');
+  t.deepEqual(await completions(weir, session), [
+    {
+      actor: 'system:invoice-payments',
+      amountReceived: '100000000',
+      partial: true,
+      reason: 'the invoice was marked as paid',
+    },
+  ]);
+  t.deepEqual(await cancellations(weir, session), []);
+  const page = await payerView(weir, session);
+  t.like(page, { status: 'complete', state: 'paid', amountToSend: '0', payment: null });
+  t.notRegex(page.detail, /remaining|send/i);
+  // The invoice counted the part when it came and the rest when marked: it records nothing more.
+  t.deepEqual(await getInvoice(api, invoiceId), paid);
+  await hooks.waitFor(session, ['checkout_session.completed', 'payment_intent.succeeded']);
+  t.deepEqual(hooks.about(session), ['checkout_session.completed', 'payment_intent.succeeded']);
+
+  // The payer sends the rest it was asked for before anyway: late money on the session, the invoice as it was.
+  const late = await payLate(weir, api, session, {
+    ...shown,
+    amountDueRaw: ((BigInt(shown.amountDueRaw) * 2n) / 3n).toString(),
+  });
+  t.is(late.status, 'complete');
+  await hooks.waitFor(session, ['checkout_session.late_payment']);
+  t.deepEqual(await getInvoice(api, invoiceId), paid);
+});
+
+test('an invoice paid through another session completes its partly paid session as is: the part counted once, the invoice records nothing more, the pay link opens nothing', async (t) => {
+  const clock = createManualClock(T0);
+  const weir = await start(t, clock);
+  const { api } = await createMerchant(weir.url);
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(weir, invoiceId);
+  clock.advanceBy(55 * 60 * 1000);
+  const b = await openPayPage(weir, invoiceId);
+  t.not(a, b);
+  await payPart(weir, api, a);
+  await workflowSettled(weir, invoicePayments.name);
+  await payInFull(weir, api, await getSession(api, b));
+  await workflowSettled(weir, invoiceSessionClosing.name);
+  await workflowSettled(weir, invoicePayments.name);
+
+  t.like(await getSession(api, a), { status: 'complete', paymentStatus: 'paid', amountReceived: '100000000' });
+  t.deepEqual(await completions(weir, a), [
+    {
+      actor: 'system:invoice-payments',
+      amountReceived: '100000000',
+      partial: true,
+      reason: 'the invoice was paid through another checkout session',
+    },
+  ]);
+  t.like(await payerView(weir, a), { state: 'paid', amountToSend: '0', payment: null });
+  // The part was counted when it came, B's payment when it paid: A's completion adds nothing.
+  const invoice = await getInvoice(api, invoiceId);
+  t.like(invoice, { status: 'paid', amountPaid: '400000000', checkoutSessionId: b });
+  t.deepEqual(
+    (await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type),
+    [
+      'InvoiceCreated',
+      'InvoiceFinalized',
+      'InvoicePaymentAttemptStarted',
+      'InvoicePaymentAttemptStarted',
+      'InvoicePartialPaymentReceived',
+      'InvoicePaid',
+    ],
+  );
+  const paidPage = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  t.is(paidPage.status, 200);
+});
+
+test('a Weir before partly paid sessions were completed left one on an invoice marked paid: the new version, folded from the log at start, completes it and records nothing else', async (t) => {
+  const dataDir = await keptDataDir(t);
+  const clock = createManualClock(T0);
+  const first = await start(t, clock, dataDir);
+  const merchant = await createMerchant(first.url);
+  const { api } = merchant;
+  const invoiceId = await openInvoice(api);
+  const stuck = await openPayPage(first, invoiceId);
+  await payPart(first, api, stuck);
+  // Another invoice closed already: its session canceled once, never again at the replay.
+  const voidedId = await openInvoice(api);
+  const canceled = await openPayPage(first, voidedId);
+  await api.post(`/api/v1/invoices/${voidedId}/void`);
+  await untilCanceled(api, canceled);
+  await workflowSettled(first, invoicePayments.name);
+  await workflowSettled(first, invoiceSessionClosing.name);
+  await first.stop();
+
+  // The mark as an earlier Weir recorded it: its workflow (version 1) folded it and left the partly paid session.
+  const eventStore = await openEventStore({ dataDir });
+  const tenant = { organizationId: merchant.organizationId, environment: 'test' as const, actor: 'test' };
+  await createCommandHandler({ eventStore, clock }).handle(
+    invoiceAggregate,
+    invoiceId,
+    { type: 'MarkInvoicePaid' },
+    tenant,
+  );
+  await eventStore.close();
+  const stores = await openStores({ dataDir });
+  await stores.readStore.setCheckpoint(
+    `workflow:${invoiceSessionClosing.name}`,
+    await stores.eventStore.headPosition(),
+  );
+  await stores.readStore.collection(WORKFLOW_VERSIONS).put({ _id: invoiceSessionClosing.name, version: 1 });
+  const before = await recordsLog(stores);
+  await stores.readStore.close();
+  await stores.eventStore.close();
+
+  const second = await start(t, clock, dataDir);
+  await workflowSettled(second, invoiceSessionClosing.name);
+  await workflowSettled(second, invoicePayments.name);
+  t.deepEqual(await recordsLog(second), [...before, `checkout_session-${stuck} CheckoutSessionCompleted`]);
+  const secondApi = apiClient(second.url, merchant.testSecretKey);
+  t.like(await getSession(secondApi, stuck), { status: 'complete', amountReceived: '100000000' });
+  t.deepEqual(await completions(second, stuck), [
+    {
+      actor: 'system:invoice-payments',
+      amountReceived: '100000000',
+      partial: true,
+      reason: 'the invoice was marked as paid',
+    },
+  ]);
+  t.deepEqual(await cancellations(second, canceled), [
+    { actor: 'system:invoice-payments', reason: 'the invoice was voided' },
+  ]);
+  t.like(await getInvoice(secondApi, invoiceId), { status: 'paid', amountPaid: '300000000' });
 });
