@@ -1,6 +1,6 @@
 import { transition } from 'xstate';
 import { ConflictError, InvalidStateError, ValidationError } from '../src/shared/errors.ts';
-import { exactToApi, isExactInDecimals, owedInChainUnits } from '../src/shared/money.ts';
+import { exactToApi, owedInChainUnits } from '../src/shared/money.ts';
 import { confirmedAmount, totalOf, withDiscount } from './checkout-session.evolve.ts';
 import { confirmedExact, outstandingExact, withoutBookkeeping } from './checkout-session.received.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
@@ -245,11 +245,8 @@ export function decideCheckoutSession(
         totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee.toString() } }),
         confirmedExact(session.payments),
       );
-      // The 10^8 figure the payer is shown must be payable in the asset, as before; what the
-      // wallet is asked for is the exact rest in chain units (1 wei short asks for 1 wei).
-      const shown = exactToApi(outstanding, 'up');
-      if (shown > 0n && !isExactInDecimals(shown, address.asset.decimals))
-        throw new ValidationError('assetId', `${address.asset.symbol} cannot represent the amount due exactly`);
+      // The rest rounded up to the asset's smallest unit: one left by a finer asset (18-decimal USDC)
+      // is payable in a coarser one, at most a unit over; a finer one is asked it exactly (1 wei short: 1 wei).
       const amountDue = owedInChainUnits(outstanding, address.asset.decimals);
       const current = session.paymentIntent.paymentMethod;
       if (current && current.id === address.id && current.amountDue === amountDue.toString()) return [];

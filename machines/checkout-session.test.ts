@@ -1829,3 +1829,73 @@ test('given a taxed session, when a 100% code comes with the lines taxed again, 
   // Each line's share of the discount, whichever way it was recorded (the volume report by product takes it off).
   t.like(kept.lineItems.data[0], { amountTax: '30000000', amountDiscount: '300000000' });
 });
+
+/** USDC on a BSC-like chain: 18 decimals, finer than the 10^8 scale and than the 6 of USDC elsewhere. */
+const BSC_USDC = {
+  id: 'weir-bsc:usdc',
+  name: 'USD Coin',
+  symbol: 'USDC',
+  currency: 'usdc',
+  chainId: 97,
+  address: '0x0000000000000000000000000000000000000b5c',
+  decimals: 18,
+};
+
+/** The fixture's 3 USDC session offering 6-decimal USDC and 18-decimal BSC USDC. */
+function twoUsdcSession() {
+  const base = sessionFixture();
+  return sessionFixture({
+    addresses: [
+      ...base.addresses,
+      { ...base.addresses[0]!, id: 'addr-bsc-usdc', network: 'weir-bsc', asset: BSC_USDC },
+    ],
+  });
+}
+
+/** `amountRaw` (18 decimals) of BSC USDC seen at the session's BSC address. */
+const bscDetected = (transferId: string, amountRaw: string): CheckoutSessionEvent => ({
+  type: 'PaymentDetected',
+  data: {
+    payment: {
+      ...paymentFixture(transferId, '0'),
+      network: 'weir-bsc',
+      chainId: 97,
+      asset: BSC_USDC,
+      amountRaw,
+      amount: (BigInt(amountRaw) / 10n ** 10n).toString(),
+      status: 'pending',
+      detectedAt: NOW,
+      confirmedAt: null,
+      late: false,
+    },
+  },
+});
+
+test('given a session partly paid in 18-decimal USDC, when the payer picks 6-decimal USDC for the rest, then the rest is asked rounded up to its smallest unit, and paying it completes the session', (t) => {
+  // 0.123456789012345678 USDC paid of 3: 2.876543210987654322 left, which 6 decimals cannot carry.
+  const paid = [created(twoUsdcSession()), bscDetected('t1', '123456789012345678')];
+  const incomplete = [...paid, ...given(paid).when({ type: 'ConfirmTransfer', transferId: 't1' }, NOW)];
+  t.is(given(incomplete).state().value, 'incomplete');
+  const picked = given(incomplete).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
+  // Never less than owed, at most one unit (10^-6) more.
+  t.deepEqual(picked, [
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-usdc', amountDue: '2876544', amountGasFee: '0', at: NOW },
+    },
+  ]);
+  // Paying that in 6-decimal USDC completes it; the 0.000000789012345678 over is shown rounded down.
+  const rest = [...incomplete, ...picked, detected('t2', '287654400')];
+  t.deepEqual(given(rest).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW), [
+    confirmed('t2', NOW),
+    completedEvent('300000078', '78', `0x${'t2'.padStart(64, '0')}`),
+    { type: 'OverpaymentReceived', data: { transferId: 't2', amount: '287654400', amountOverpaid: '78', at: NOW } },
+  ]);
+  // The 18-decimal asset is asked the exact rest, to the wei.
+  t.deepEqual(given(incomplete).when({ type: 'SelectPaymentMethod', addressId: 'addr-bsc-usdc' }, NOW), [
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-bsc-usdc', amountDue: '2876543210987654322', amountGasFee: '0', at: NOW },
+    },
+  ]);
+});

@@ -1,4 +1,5 @@
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
+import { API_DECIMALS, formatAmount } from '../src/shared/money.ts';
 import type { CouponSnapshot } from './coupon.aggregate.ts';
 import type {
   Coupon,
@@ -59,6 +60,31 @@ export function usableStatus(
   if (reached(coupon.maxRedemptions, coupon.timesRedeemed)) return 'limit_reached';
   if (passed(coupon.redeemBy, now)) return 'expired';
   return 'active';
+}
+
+/** The assets that pay a coupon's currency (`USDC on Base`) and the decimals of each. */
+export type CurrencyAssets = readonly { name: string; decimals: number }[];
+
+/**
+ * An amount off must be one its currency's assets can take off: a multiple of the smallest unit of
+ * the coarsest (USDC's 6 decimals: 10^-6). A finer one would be rounded down to that unit when
+ * applied (`discountFor`), so "10" (10^-7 USDC) would take nothing off; refused as an invoice's
+ * total no asset can hold is. No asset of the currency here: nothing to round to, nothing refused.
+ */
+export function assertAmountOffPayable(
+  coupon: Pick<NewCoupon, 'amountOff' | 'currency'>,
+  assets: CurrencyAssets,
+): void {
+  if (coupon.amountOff === null || coupon.currency === null || assets.length === 0) return;
+  const decimals = Math.min(API_DECIMALS, ...assets.map((a) => a.decimals));
+  const unit = 10n ** BigInt(API_DECIMALS - decimals);
+  if (BigInt(coupon.amountOff) % unit === 0n) return;
+  const currency = coupon.currency.toUpperCase();
+  const coarsest = assets.filter((a) => a.decimals === decimals).map((a) => `${a.name} (${a.decimals} decimals)`);
+  throw new ValidationError(
+    'amountOff',
+    `${coupon.amountOff} (10^-8 ${currency}) cannot be taken off exactly in ${coarsest.join(', ')}: the smallest unit of ${currency} is ${formatAmount(unit)} (${unit} scaled by 10^8), and a finer discount would be rounded down to it; use a multiple of ${unit}`,
+  );
 }
 
 /**

@@ -3,7 +3,7 @@ import { IllegalEventError } from '../src/actors/aggregate.ts';
 import { givenWhenThen } from '../src/actors/given-when-then.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { couponAggregate } from './coupon.aggregate.ts';
-import type { NewCoupon } from './coupon.decide.ts';
+import { assertAmountOffPayable, type NewCoupon } from './coupon.decide.ts';
 import { discountFor } from './coupon.evolve.ts';
 import type { Coupon, CouponEvent, PromotionCode } from './coupon.types.ts';
 
@@ -539,4 +539,24 @@ test('discountFor: percent rounds down, amount is capped at the subtotal', (t) =
   t.is(discountFor(amount('500'), 300n), 300n);
   t.is(discountFor(amount('100'), 300n), 100n);
   t.is(discountFor(amount('100'), 0n), 0n);
+});
+
+test("an amountOff finer than the smallest unit of its currency's coarsest asset is refused naming amountOff and that unit; a multiple of it, a percent, or a currency with no asset here is not", (t) => {
+  const assets = [
+    { name: 'USDC on Base', decimals: 6 },
+    { name: 'USDC on BNB Smart Chain', decimals: 18 },
+  ];
+  const amountOff = (value: string) => ({ amountOff: value, currency: 'usdc' });
+  for (const fine of ['10', '100000001', '150']) {
+    const error = t.throws(() => assertAmountOffPayable(amountOff(fine), assets), { instanceOf: ValidationError });
+    t.is(error.code, 'parameter_invalid');
+    t.is(
+      error.message,
+      `amountOff: ${fine} (10^-8 USDC) cannot be taken off exactly in USDC on Base (6 decimals): the smallest unit of USDC is 0.000001 (100 scaled by 10^8), and a finer discount would be rounded down to it; use a multiple of 100`,
+    );
+  }
+  t.notThrows(() => assertAmountOffPayable(amountOff('100'), assets));
+  t.notThrows(() => assertAmountOffPayable(amountOff('10'), [{ name: 'DAI on Base', decimals: 18 }]));
+  t.notThrows(() => assertAmountOffPayable(amountOff('10'), []));
+  t.notThrows(() => assertAmountOffPayable({ amountOff: null, currency: null }, assets));
 });

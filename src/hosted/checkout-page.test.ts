@@ -326,9 +326,12 @@ test('a choice the form posted and the session refused is said in the status, ma
   const status = payerStatus(session, names, NOW, undefined, pay);
   const page = (problem: { title: string; detail: string } | null) =>
     renderCheckoutPage({ session, org: null, status, names, products: new Map(), problem });
-  const html = page({ title: 'This asset cannot be used', detail: 'USDC cannot represent the amount due exactly' });
+  const html = page({
+    title: 'This asset cannot be used',
+    detail: 'It is not offered by this checkout: choose one of those below.',
+  });
   t.is(text(html, 'status-title'), 'This asset cannot be used');
-  t.is(text(html, 'status-detail'), 'USDC cannot represent the amount due exactly');
+  t.is(text(html, 'status-detail'), 'It is not offered by this checkout: choose one of those below.');
   t.regex(html, /<div id="status" [^>]*data-state="[^"]+" data-problem>/);
   t.notRegex(page(null), /data-problem/);
 });

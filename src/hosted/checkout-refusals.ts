@@ -31,14 +31,9 @@ const BY_CODE: Record<string, (message: string) => string | undefined> = {
     message.startsWith('email: ')
       ? 'Give your email first: the renewal invoices of this subscription are sent to it.'
       : undefined,
-  // The decider's `assetId: USDC cannot represent the amount due exactly`, or an asset it does not offer.
-  parameter_invalid: (message) => {
-    if (!message.startsWith('assetId: ')) return undefined;
-    const symbol = /^assetId: (\S+) cannot represent/.exec(message)?.[1];
-    return symbol
-      ? `${symbol} cannot pay the amount due exactly: choose another asset.`
-      : 'It is not offered by this checkout: choose one of those below.';
-  },
+  // An asset the session does not offer (any offered one is asked the rest rounded up to its unit).
+  parameter_invalid: (message) =>
+    message.startsWith('assetId: ') ? 'It is not offered by this checkout: choose one of those below.' : undefined,
   status_transition_invalid: (message) => {
     const status = /^checkout session is (\w+)/.exec(message)?.[1];
     if (status === 'incomplete') return PARTLY_PAID.find(([said]) => said.test(message))?.[1] ?? UNKNOWN;

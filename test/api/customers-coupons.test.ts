@@ -582,6 +582,30 @@ test('coupons: invalid requests are 400s naming the field and write nothing', as
   assertError(t, await api.get('/api/v1/coupons?status=bogus'), 400, { field: 'status' });
 });
 
+test('coupons: an amountOff finer than the smallest unit of its currency is a 400 naming amountOff and that unit, and writes nothing; a multiple of it is taken', async (t) => {
+  const weir = await startApp(t);
+  const { api } = await weir.merchant('Shop');
+  const before = await weir.logLength();
+  const body = (amountOff: string, currency: string, code: string) => ({
+    name: 'Tiny',
+    amountOff,
+    currency,
+    promotionCodeData: { data: [{ code }] },
+  });
+  // 10 is 10^-7 USDC: the test network's USDC has 6 decimals, so it would take nothing off.
+  assertError(t, await api.post('/api/v1/coupons', body('10', 'usdc', 'TINY')), 400, {
+    code: 'parameter_invalid',
+    field: 'amountOff',
+    message:
+      /^amountOff: 10 \(10\^-8 USDC\) cannot be taken off exactly in USDC on Weir Testnet \(6 decimals\): the smallest unit of USDC is 0\.000001 \(100 scaled by 10\^8\), and a finer discount would be rounded down to it; use a multiple of 100$/,
+  });
+  assertError(t, await api.post('/api/v1/coupons', body('12345678', 'usdc', 'TINY')), 400, { field: 'amountOff' });
+  t.is(await weir.logLength(), before);
+  t.like((await api.post<Coupon>('/api/v1/coupons', body('12345600', 'usdc', 'TINY'))).body, { amountOff: '12345600' });
+  // DAI has 18 decimals: 10^-8 of it can be taken off.
+  t.like((await api.post<Coupon>('/api/v1/coupons', body('10', 'dai', 'DAITINY'))).body, { amountOff: '10' });
+});
+
 test('coupons: redemptions show on the coupon and its code; the last one moves it to limit_reached; past redeemBy reads as expired', async (t) => {
   const weir = await startApp(t);
   const { api, organizationId } = await weir.merchant('Shop');

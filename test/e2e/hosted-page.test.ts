@@ -114,7 +114,7 @@ test('a refused asset choice stays said through the status polls until the payer
   ).body;
   const browser = await launchChromium(t);
   const page = await browser.newPage();
-  // The first choice is refused as the route refuses an asset that cannot carry the amount; the next goes through.
+  // The first choice is refused as the route refuses an asset the session does not offer; the next goes through.
   let refused = false;
   await page.route(`**/checkout/${session.id}/payment-method`, async (route) => {
     if (refused) return route.fallback();
@@ -126,7 +126,7 @@ test('a refused asset choice stays said through the status polls until the payer
         statusCode: 400,
         error: 'Bad Request',
         code: 'parameter_invalid',
-        message: 'USDC cannot pay the amount due exactly: choose another asset.',
+        message: 'It is not offered by this checkout: choose one of those below.',
       }),
     });
   });
@@ -141,7 +141,7 @@ test('a refused asset choice stays said through the status polls until the payer
   // The route's words for the payer, as they are.
   t.is(
     await page.locator('#status-detail').textContent(),
-    'USDC cannot pay the amount due exactly: choose another asset.',
+    'It is not offered by this checkout: choose one of those below.',
   );
   t.true(await page.locator('#reveal').isHidden(), 'no request to pay in the refused asset');
 

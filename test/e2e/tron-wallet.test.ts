@@ -15,15 +15,24 @@ import { startTronWeir } from '../support/tron-weir.ts';
 
 const DEPTH = 3;
 
-type Built = { contract: string; selector: string; to: string; amount: string; from: string };
+type Built = { contract: string; selector: string; to: string; amount: string | number; from: string };
+
+/**
+ * How the stand-in's sendTrx takes its sun: `as given` keeps a decimal string exact; `parseInt` turns
+ * it into a JS number, as tronweb 6's sendTrx does (exact only up to 2^53).
+ */
+type TrxAmounts = 'as given' | 'parseInt';
 
 /** A TIP-1193 provider for `address` whose signing and broadcast are the test's exposed functions. */
-const injectedTronLink = (address: string) => `(() => {
+const injectedTronLink = (address: string, trx: TrxAmounts = 'as given') => `(() => {
   const hex = (text) => Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('');
   const build = async (raw) => {
-    const raw_data_hex = hex(JSON.stringify(raw));
-    return { raw_data: raw, raw_data_hex, txID: await window.weirTronTxId(raw_data_hex), visible: true };
+    // A TRX transfer also carries its amount where tronWeb puts it (a TransferContract's value).
+    const shaped = raw.contract === 'TRX' ? { ...raw, contract: [{ parameter: { value: { amount: raw.amount } } }], built: raw } : raw;
+    const raw_data_hex = hex(JSON.stringify(shaped));
+    return { raw_data: shaped, raw_data_hex, txID: await window.weirTronTxId(raw_data_hex), visible: true };
   };
+  const sun = (amount) => (${JSON.stringify(trx)} === 'parseInt' ? parseInt(amount) : amount);
   const tronWeb = {
     defaultAddress: { base58: null },
     transactionBuilder: {
@@ -31,7 +40,7 @@ const injectedTronLink = (address: string) => `(() => {
         result: { result: true },
         transaction: await build({ contract, selector, to: params[0].value, amount: params[1].value, from, feeLimit: options.feeLimit }),
       }),
-      sendTrx: async (to, amount, from) => build({ contract: 'TRX', selector: 'TransferContract', to, amount: String(amount), from }),
+      sendTrx: async (to, amount, from) => build({ contract: 'TRX', selector: 'TransferContract', to, amount: sun(amount), from }),
     },
     trx: {
       sign: (transaction) => window.weirTronSign(transaction),
@@ -50,7 +59,12 @@ const injectedTronLink = (address: string) => `(() => {
 })();`;
 
 /** Chromium with the stand-in TronLink for the devnet payer, on the session's hosted page; what it broadcast. */
-async function pageWithTronLink(t: ExecutionContext, w: Awaited<ReturnType<typeof startTronWeir>>, sessionId: string) {
+async function pageWithTronLink(
+  t: ExecutionContext,
+  w: Awaited<ReturnType<typeof startTronWeir>>,
+  sessionId: string,
+  trx: TrxAmounts = 'as given',
+) {
   const payer = w.payer();
   const browser = await launchChromium(t);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -63,12 +77,13 @@ async function pageWithTronLink(t: ExecutionContext, w: Awaited<ReturnType<typeo
   );
   await context.exposeFunction(
     'weirTronBroadcast',
-    async (signed: { txID: string; raw_data: Built; signature: string[] }) => {
+    async (signed: { txID: string; raw_data: Built & { built?: Built }; signature: string[] }) => {
       // What a node would check: the signature over the txID is the sender's.
       const signer = await recoverAddress({ hash: `0x${signed.txID}`, signature: `0x${signed.signature[0]}` as Hex });
       if (evmToTron(signer) !== signed.raw_data.from) throw new Error(`signed by ${evmToTron(signer)}, not the sender`);
-      broadcast.push(signed.raw_data);
-      const { contract, to, amount } = signed.raw_data;
+      const built = signed.raw_data.built ?? signed.raw_data;
+      broadcast.push({ ...built, amount: String(built.amount) });
+      const { contract, to, amount } = built;
       const paid =
         contract === 'TRX'
           ? await payer.payTrx(to, BigInt(amount))
@@ -77,7 +92,7 @@ async function pageWithTronLink(t: ExecutionContext, w: Awaited<ReturnType<typeo
       return paid.hash.replace(/^0x/, '');
     },
   );
-  await context.addInitScript(injectedTronLink(payer.address));
+  await context.addInitScript(injectedTronLink(payer.address, trx));
   const page = await context.newPage();
   await page.goto(`${w.weir.url}/checkout/${sessionId}`);
   return { page, broadcast, payer };
@@ -145,4 +160,43 @@ test('TronLink pays a TRX session: a TRX transfer of what is due, in sun', async
   await w.mine(DEPTH + 1);
   const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
   t.is(done.paymentIntent.transactions[0]!.amountRaw, '12500000');
+});
+
+/** 2^53 + 1 sun: the first amount a JS number cannot hold (9,007,199,254.740993 TRX). */
+const PAST_SAFE_SUN = 2n ** 53n + 1n;
+
+test('TronLink pays a TRX session past 2^53 sun: the transfer carries the exact sun, as a decimal string', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH });
+  // 10^8 scale: the sun times 100.
+  const s = await w.session('trx', (PAST_SAFE_SUN * 100n).toString());
+  const { page, broadcast } = await pageWithTronLink(t, w, s.id);
+  await page.getByRole('button', { name: /TRX/ }).click();
+  await page.locator('#tron-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
+  await page.locator('#address', { hasText: w.addressOf(s, 'trx') }).waitFor();
+  await page.getByRole('button', { name: 'Pay with TronLink' }).click();
+  await page.locator('.tron-wallet-message', { hasText: 'sent' }).waitFor({ state: 'attached' });
+  t.deepEqual(
+    broadcast.map(({ contract, amount }) => ({ contract, amount })),
+    [{ contract: 'TRX', amount: PAST_SAFE_SUN.toString() }],
+  );
+  await w.mine(DEPTH + 1);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion');
+  t.is(done.paymentIntent.transactions[0]!.amountRaw, PAST_SAFE_SUN.toString());
+});
+
+test('a tronWeb that builds the TRX transfer past 2^53 sun as a JS number (tronweb 6 parseInt) is not signed: the payer is told to scan the code, nothing is sent', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH });
+  const s = await w.session('trx', (PAST_SAFE_SUN * 100n).toString());
+  const { page, broadcast } = await pageWithTronLink(t, w, s.id, 'parseInt');
+  await page.getByRole('button', { name: /TRX/ }).click();
+  await page.locator('#tron-wallet-actions[data-ready="true"]').waitFor({ state: 'attached' });
+  await page.locator('#address', { hasText: w.addressOf(s, 'trx') }).waitFor();
+  await page.getByRole('button', { name: 'Pay with TronLink' }).click();
+  await page.locator('.tron-wallet-message', { hasText: 'Nothing was sent' }).waitFor({ state: 'attached' });
+  t.is(
+    await page.locator('.tron-wallet-message').textContent(),
+    'TronLink cannot send exactly 9007199254.740993 TRX. Nothing was sent: scan the code with a Tron wallet app instead.',
+  );
+  t.deepEqual(broadcast, []);
+  t.false(await page.locator('[data-tron-action="pay"]').isDisabled(), 'the payer may try again');
 });

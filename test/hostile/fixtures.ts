@@ -134,7 +134,7 @@ export function recordMakers(api: Api, tenant: TenantRecords, clock: Clock, team
         : kind === 'full'
           ? { percentOff: 100 }
           : kind === 'over'
-            ? { amountOff: '9999999999999999', currency: 'usdc' }
+            ? { amountOff: '9999999999999900', currency: 'usdc' }
             : { amountOff: kind === 'usdc' ? '50000000' : '1000000', currency: kind };
     const made = await must<{ id: string }>(
       api.post('/api/v1/coupons', {

@@ -4743,7 +4743,7 @@ export interface components {
          */
         CouponCreateRequest: {
             /**
-             * @description A digit string. Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency
+             * @description Amount off, scaled by 10^8, with its `currency`: a multiple of the smallest unit of the currency's coarsest asset (100, 10^-6, for USDC, whose assets have 6 decimals); a finer one would take nothing off, so it is a 400 `parameter_invalid` naming it
              * @example 150000000
              */
             amountOff?: string | null;

@@ -65,6 +65,21 @@
     return { due, target: due ? targets.get(due.addressId) : undefined };
   }
 
+  /** Whether a TRX transfer tronWeb built moves exactly `amount` sun (its amount, a number or a string). */
+  function carriesExactly(transaction, amount) {
+    const value = transaction?.raw_data?.contract?.[0]?.parameter?.value;
+    try {
+      return value !== undefined && BigInt(value.amount) === amount;
+    } catch {
+      return false;
+    }
+  }
+  /** `amount` sun as TRX (6 decimals), every digit kept. */
+  const formatSun = (amount) => {
+    const fraction = (amount % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+    return `${amount / 1_000_000n}${fraction ? `.${fraction}` : ''}`;
+  };
+
   let paid = false;
   button.addEventListener('click', async () => {
     const wallet = provider();
@@ -100,7 +115,13 @@
               from,
             )
           ).transaction
-        : await tronWeb.transactionBuilder.sendTrx(target.to, Number(amount), from);
+        : await tronWeb.transactionBuilder.sendTrx(target.to, amount.toString(), from);
+      // TronWeb's sendTrx takes the sun as a decimal string, yet may carry it as a JS number (tronweb 6
+      // parses it with parseInt), exact only up to 2^53: a transfer not of the exact amount is not signed.
+      if (!target.token && !carriesExactly(transaction, amount))
+        throw Object.assign(new Error('inexact'), {
+          weirMessage: `TronLink cannot send exactly ${formatSun(amount)} ${target.symbol}. Nothing was sent: scan the code with a Tron wallet app instead.`,
+        });
       const signed = await tronWeb.trx.sign(transaction);
       const sent = await tronWeb.trx.sendRawTransaction(signed);
       if (!sent || sent.result !== true) throw new Error(sent?.message ?? sent?.code ?? 'the network refused it');

@@ -1,6 +1,12 @@
 import Router from '@koa/router';
 import { couponAggregate } from '../../../machines/coupon.aggregate.ts';
-import { validateNewCoupon, type NewCoupon, type NewPromotionCode } from '../../../machines/coupon.decide.ts';
+import {
+  assertAmountOffPayable,
+  validateNewCoupon,
+  type CurrencyAssets,
+  type NewCoupon,
+  type NewPromotionCode,
+} from '../../../machines/coupon.decide.ts';
 import type { CouponChanges } from '../../../machines/coupon.types.ts';
 import {
   CLAIM_ABANDONED_AFTER_MS,
@@ -8,7 +14,9 @@ import {
   promotionCodeClaimId,
 } from '../../actors/promotion-code-claim.ts';
 import { COUPONS, findPromotionCode, type CouponDoc } from '../../projections/coupons.projection.ts';
+import { assetPaysCurrency } from '../../shared/asset-currency.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
+import type { Environment } from '../../event-store/event-store.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
@@ -35,6 +43,17 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1' });
   const coupons = deps.readStore.collection<CouponDoc>(COUPONS);
   const nowIso = () => new Date(deps.clock.now()).toISOString();
+  /** The assets that pay `currency` on the networks of `environment`, as `USDC on Base`. */
+  const assetsPaying = (environment: Environment, currency: string | null): CurrencyAssets =>
+    currency === null
+      ? []
+      : deps.rail
+          .networks(environment)
+          .flatMap((n) =>
+            n.assets
+              .filter((a) => assetPaysCurrency(a, currency))
+              .map((a) => ({ name: `${a.symbol} on ${n.name}`, decimals: a.decimals })),
+          );
 
   /**
    * The coupon as the API shows it. Until a timer records `CouponExpired`, a coupon past its
@@ -150,6 +169,7 @@ export function couponRoutes(deps: ApiDeps): Router<ApiState> {
       };
       // Every rule is checked before a code is reserved, so a refused request writes nothing.
       validateNewCoupon(coupon, nowIso());
+      assertAmountOffPayable(coupon, assetsPaying(tenant.environment, coupon.currency));
       for (const code of coupon.promotionCodes) {
         if (await findPromotionCode(deps.readStore, tenant, code.code)) {
           throw new ConflictError(

@@ -63,7 +63,10 @@ export const CouponCreate = issuing(
           .min(0, withCode('must be at least 0'))
           .max(100, withCode('must be at most 100')),
       ),
-      amountOff: optional(amount().refine((v) => v > 0n, { message: withCode('must be more than 0') })),
+      amountOff: optional(amount().refine((v) => v > 0n, { message: withCode('must be more than 0') })).openapi({
+        description:
+          "Amount off, scaled by 10^8, with its `currency`: a multiple of the smallest unit of the currency's coarsest asset (100, 10^-6, for USDC, whose assets have 6 decimals); a finer one would take nothing off, so it is a 400 `parameter_invalid` naming it",
+      }),
       currency: optional(oneOf(CURRENCIES)),
       maxRedemptions: optional(integer({ min: 1 })),
       redeemBy: instant(),
