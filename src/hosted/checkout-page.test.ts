@@ -68,9 +68,10 @@ test('prices and totals read as on the invoice and the dashboard (1.50 USDC), wh
     }),
   );
   t.is(text(partly.html, 'paid'), '1.00000001');
-  t.is(text(partly.html, 'remaining'), '1.99999999');
-  t.is(partly.status.detail, '1.00000001 USDC of 3.00 USDC received. Send the remaining 1.99999999 USDC to finish.');
-  // USDC has 6 decimals: the request is rounded up so that paying it covers the rest.
+  // USDC has 6 decimals: the request is rounded up so that paying it covers the rest, and the
+  // Remaining row and the words ask that too (they asked 1.99999999, which USDC cannot send).
+  t.is(text(partly.html, 'remaining'), '2.00');
+  t.is(partly.status.detail, '1.00000001 USDC of 3.00 USDC received. Send the remaining 2.00 USDC to finish.');
   t.like(partly.status.payment, { amountDue: '2', amountDueRaw: '2000000' });
   // Partly paid, the session no longer expires (it waits for the rest): no countdown runs out over the request.
   t.false(isHidden(partly.html, 'pay-controls'));

@@ -4,10 +4,12 @@ import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { DEVNET_CHAIN_ID } from '../chain-ingest/evm/networks/devnet.ts';
 import {
+  API_DECIMALS,
   addExact,
   documentAmount,
   exactToApi,
   formatAmount,
+  fromChainUnits,
   owedInChainUnits,
   subtractExact,
 } from '../shared/money.ts';
@@ -110,10 +112,15 @@ export function payerStatus(
     subtractExact(outstandingExact(total, confirmedExact(session.payments)), pendingExact),
     returningExact,
   );
-  const toSendShown = exactToApi(toSendExact, 'up');
-  const toSend = owed && toSendShown > 0n ? toSendShown : 0n;
   const method = session.paymentIntent.paymentMethod;
   const address = method ? session.addresses.find((a) => a.id === method.id) : undefined;
+  // In a chosen asset coarser than 10^-8 the words say what its request asks: the rest rounded up to its unit.
+  const coarse = address !== undefined && address.asset.decimals < API_DECIMALS ? address.asset.decimals : null;
+  const toSendShown =
+    coarse === null
+      ? exactToApi(toSendExact, 'up')
+      : fromChainUnits(owedInChainUnits(toSendExact, coarse), coarse).amount;
+  const toSend = owed && toSendShown > 0n ? toSendShown : 0n;
   const progress = pending[0] ? chain(pending[0].network) : null;
   const required = pending[0] ? (progress?.required ?? confirmationsRequired(pending[0].chainId)) : null;
   // The least confirmed of the pending payments: the page waits for it.
@@ -206,7 +213,7 @@ export function payerStatus(
   } else if (received > 0n) {
     state = 'partly_paid';
     title = 'Partly paid';
-    detail = `${money(received)} of ${money(total)} received. Send the remaining ${money(remaining)} to finish.`;
+    detail = `${money(received)} of ${money(total)} received. Send the remaining ${money(toSend)} to finish.`;
   } else {
     state = 'waiting';
     title = 'Waiting for payment';

@@ -7,7 +7,12 @@ import { createMerchant, MERCHANT_WALLET, sessionRequest, startTestWeir } from '
 import { getSession, type Revealed } from './helpers.ts';
 
 const BSC_TESTNET = bscTestnet.chainId;
-type Status = { state: string; payment: { amountDueRaw: string; decimals: number } | null };
+type Status = {
+  state: string;
+  detail: string;
+  amountToSend: string;
+  payment: { amountDueRaw: string; decimals: number } | null;
+};
 
 test('a session partly paid in 18-decimal USDC takes the rest in 6-decimal USDC: the page asks the rest rounded up to 10^-6, and paying that completes it', async (t) => {
   // BSC testnet offered (its USDC has 18 decimals); no follower runs, the test publishes its transfers.
@@ -57,6 +62,9 @@ test('a session partly paid in 18-decimal USDC takes the rest in 6-decimal USDC:
   t.is(rest.body.amountDueRaw, '2876544');
   const status = (await payer.get<Status>(`/checkout/${session.id}/status`)).body;
   t.is(status.payment?.amountDueRaw, '2876544');
+  // The page's words ask what the request asks, not the rest on the 10^8 scale (2.87654322).
+  t.is(status.amountToSend, '287654400');
+  t.regex(status.detail, /Send the remaining 2\.876544 USDC to finish/);
 
   const chain = chainPublisher(weir.bus);
   const block = { blockNumber: 60, blockHash: randomHash() };
