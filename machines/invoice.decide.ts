@@ -38,6 +38,8 @@ export type InvoiceCommand =
   /**
    * A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled;
    * `chainId` the chain of `transactionHash` (absent when the session has no transfer of it).
+   * `amountGasFee`: the network fee the session charged on top of the invoice (absent or "0":
+   * none), which the invoice does not count (see `invoicePartOf`).
    */
   | {
       type: 'RecordInvoicePayment';
@@ -45,12 +47,14 @@ export type InvoiceCommand =
       transactionHash: string | null;
       chainId?: number;
       amountReceived: string;
+      amountGasFee?: string;
     }
   /**
    * A linked checkout session received part of its amount and waits for the rest; `amountReceived`
    * is all it has received so far (10^8-scaled), so a repeat, or an older amount, records nothing.
+   * `amountGasFee` as for `RecordInvoicePayment`.
    */
-  | { type: 'RecordInvoicePartialPayment'; checkoutSessionId: string; amountReceived: string }
+  | { type: 'RecordInvoicePartialPayment'; checkoutSessionId: string; amountReceived: string; amountGasFee?: string }
   | { type: 'RecordInvoicePaymentFailure'; checkoutSessionId: string; reason: string }
   | { type: 'MarkInvoicePaid' }
   | { type: 'VoidInvoice' }
@@ -89,6 +93,12 @@ function amount(value: string, field: string): bigint {
     if (error instanceof AmountError) throw new ValidationError(field, error.message);
     throw error;
   }
+}
+
+/** A session's network fee as its payment event carries it: left out when there is none, as events of sessions without one always were. */
+function gasFeeOf(value: string | undefined): { amountGasFee?: string } {
+  const fee = value === undefined ? 0n : amount(value, 'amountGasFee');
+  return fee === 0n ? {} : { amountGasFee: fee.toString() };
 }
 
 /** Check the items and compute each total as quantity × unitAmount. */
@@ -315,6 +325,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
     }
     case 'RecordInvoicePayment': {
       const received = amount(command.amountReceived, 'amountReceived').toString();
+      const fee = gasFeeOf(command.amountGasFee);
       // Money is never lost: a payment for a paid or void invoice stays recorded on its checkout session.
       if (status === 'paid' || status === 'void') return [];
       if (status !== 'open' && status !== 'uncollectible')
@@ -326,6 +337,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
           transactionHash: command.transactionHash,
           ...(command.chainId !== undefined && { chainId: command.chainId }),
           amountPaid: received,
+          ...fee,
           at: now,
         },
       };
@@ -340,6 +352,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
     }
     case 'RecordInvoicePartialPayment': {
       const received = amount(command.amountReceived, 'amountReceived');
+      const fee = gasFeeOf(command.amountGasFee);
       // Paid or void meanwhile: the money stays recorded on its checkout session, as a payment does.
       if (status === 'paid' || status === 'void') return [];
       if (status !== 'open' && status !== 'uncollectible')
@@ -349,7 +362,7 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       if (received === 0n || (attempt && BigInt(attempt.amountReceived) >= received)) return [];
       const partial: InvoiceEvent = {
         type: 'InvoicePartialPaymentReceived',
-        data: { checkoutSessionId: command.checkoutSessionId, amountReceived: received.toString(), at: now },
+        data: { checkoutSessionId: command.checkoutSessionId, amountReceived: received.toString(), ...fee, at: now },
       };
       return attempt
         ? [partial]

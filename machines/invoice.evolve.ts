@@ -26,9 +26,26 @@ const changeAttempt = (
 ): InvoicePaymentAttempt[] =>
   attempts.map((a) => (a.checkoutSessionId === checkoutSessionId ? { ...a, ...change } : a));
 
-/** What the attempt through `checkoutSessionId` has received so far (0 for none, or an attempt recorded before partial payments were). */
-const receivedOn = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string | null): bigint =>
-  BigInt(attempts.find((a) => a.checkoutSessionId === checkoutSessionId)?.amountReceived ?? '0');
+/**
+ * What of `amountReceived` a session counts toward its invoice: the network fee it charged on top
+ * is paid first from the money it received (as the volume report takes it), the rest is the
+ * invoice's. So a part short of the fee counts 0, and a session paid exactly its total counts
+ * the invoice's amount; an overpayment counts as received.
+ */
+export const invoicePartOf = (amountReceived: string, amountGasFee = '0'): bigint => {
+  const part = BigInt(amountReceived) - BigInt(amountGasFee);
+  return part > 0n ? part : 0n;
+};
+
+/** What the attempt through `checkoutSessionId` counted toward the invoice so far (0 for none, or an attempt recorded before partial payments were). */
+const countedOn = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string | null): bigint => {
+  const attempt = attempts.find((a) => a.checkoutSessionId === checkoutSessionId);
+  return attempt ? invoicePartOf(attempt.amountReceived, attempt.amountGasFee) : 0n;
+};
+
+/** The attempt's fee as an event gives it: absent when the event has none. */
+const feeOf = (amountGasFee: string | undefined): Pick<InvoicePaymentAttempt, 'amountGasFee'> =>
+  amountGasFee === undefined ? {} : { amountGasFee };
 
 /** A reminder as recorded, keyed by the due date it was for as the invoice reads it (`dueDateAsWritten`). */
 const reminderOf = ({ dueIsInstant, ...reminder }: InvoiceReminderSent & DueIsInstant): InvoiceReminderSent => ({
@@ -112,23 +129,30 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         ],
       };
     case 'InvoicePartialPaymentReceived': {
-      // What the session had received is counted already: only the difference is new.
-      const before = receivedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
-      const amountPaid = (BigInt(invoice.amountPaid) - before + BigInt(event.data.amountReceived)).toString();
+      // What the session had counted is counted already: only the difference is new.
+      const { amountReceived, amountGasFee } = event.data;
+      const before = countedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
+      const amountPaid = (BigInt(invoice.amountPaid) - before + invoicePartOf(amountReceived, amountGasFee)).toString();
       return {
         ...invoice,
         amountPaid,
         amountRemaining: remainingOf(invoice.amountDue, amountPaid),
         paymentAttempts: changeAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
-          amountReceived: event.data.amountReceived,
+          amountReceived,
+          ...feeOf(amountGasFee),
         }),
         updatedAt: event.data.at,
       };
     }
     case 'InvoicePaid': {
       // The session's amount is all it received, its partial payments included (counted already).
-      const before = receivedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
-      const amountPaid = (BigInt(invoice.amountPaid) - before + BigInt(event.data.amountPaid)).toString();
+      const { amountGasFee } = event.data;
+      const before = countedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
+      const amountPaid = (
+        BigInt(invoice.amountPaid) -
+        before +
+        invoicePartOf(event.data.amountPaid, amountGasFee)
+      ).toString();
       // An event without the chain (none, or stored before it was recorded) leaves the field out, as it was.
       return {
         ...invoice,
@@ -143,6 +167,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
           status: 'succeeded',
           endedAt: event.data.at,
           amountReceived: event.data.amountPaid,
+          ...feeOf(amountGasFee),
         }),
         updatedAt: event.data.at,
         paidAt: event.data.at,

@@ -792,6 +792,66 @@ test('given a partly paid invoice, when its session completes, then paid for wha
   t.like(given(other).state().context.invoice, { status: 'paid', amountPaid: '300000000', amountRemaining: '0' });
 });
 
+test('given an open invoice of 3.00, when two sessions that each charged a network fee on top pay it, then it counts what each received less its fee: exactly 3.00 paid; events without a fee count as they did', (t) => {
+  const fee = '1000000'; // 0.01 on top of each session's amount
+  const history = HISTORIES.open;
+  // Session 1 asks 1.01 for 1.00 and receives 0.50 of it: the fee is paid first, 0.49 counts.
+  const part = given(history).when(
+    { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-1', amountReceived: '50000000', amountGasFee: fee },
+    NOW,
+  );
+  t.like(part.at(-1)!.data, { amountReceived: '50000000', amountGasFee: fee });
+  const partly = [...history, ...part];
+  t.like(given(partly).state().context.invoice, { amountPaid: '49000000', amountRemaining: '251000000' });
+  t.like(given(partly).state().context.invoice!.paymentAttempts[0], { amountReceived: '50000000', amountGasFee: fee });
+  // Then all of its 1.01: 1.00 counts, not 0.49 twice.
+  const more = given(partly).when(
+    { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-1', amountReceived: '101000000', amountGasFee: fee },
+    NOW,
+  );
+  t.like(given([...partly, ...more]).state().context.invoice, { amountPaid: '100000000' });
+  // Session 2 asks the rest, 2.00 + 0.01, and receives exactly that: the invoice reads its amount due.
+  const after = [...partly, ...more, attemptStarted('cs-2')];
+  const done = given(after).when(
+    {
+      type: 'RecordInvoicePayment',
+      checkoutSessionId: 'cs-2',
+      transactionHash: '0xfeed',
+      amountReceived: '201000000',
+      amountGasFee: fee,
+    },
+    NOW,
+  );
+  t.like(done[0]!.data, { amountPaid: '201000000', amountGasFee: fee });
+  t.like(given([...after, ...done]).state().context.invoice, {
+    status: 'paid',
+    amountDue: '300000000',
+    amountPaid: '300000000',
+    amountRemaining: '0',
+  });
+  // A part short of the fee counts nothing; a payment with no fee carries none, as before.
+  const short = given(history).when(
+    { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-3', amountReceived: '500000', amountGasFee: fee },
+    NOW,
+  );
+  t.like(given([...history, ...short]).state().context.invoice, { amountPaid: '0' });
+  const plain = given(history).when(
+    {
+      type: 'RecordInvoicePayment',
+      checkoutSessionId: 'cs-4',
+      transactionHash: null,
+      amountReceived: '300000000',
+      amountGasFee: '0',
+    },
+    NOW,
+  );
+  t.false('amountGasFee' in plain.at(-1)!.data);
+  // Events recorded before the fee was (none on them) count all the session received, as they did.
+  t.like(given([...history, partlyPaid('cs-1', '101000000'), paid('cs-1', '301000000')]).state().context.invoice, {
+    amountPaid: '301000000',
+  });
+});
+
 test('given an open invoice, when a session it never linked is partly paid, then the session is linked and the payment recorded', (t) => {
   const events = given([created(), finalized()]).when(
     { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-9', amountReceived: '1' },

@@ -65,6 +65,12 @@ export type InvoicePaymentAttempt = {
   failureReason: string | null;
   /** What the session has received so far, 10^8-scaled: part of the amount while it waits for the rest, all of it once paid. */
   amountReceived: string;
+  /**
+   * The network fee the session charged on top of the invoice (`applyGasFee`), 10^8-scaled: paid
+   * first from what it received, so not counted toward the invoice. Absent without one, and on
+   * attempts recorded before it was (their whole amount counted).
+   */
+  amountGasFee?: string;
 };
 
 export type Invoice = {
@@ -196,12 +202,19 @@ export type InvoiceEvent =
   /**
    * A checkout session of the invoice received part of its amount and waits for the rest;
    * `amountReceived` is all it has received so far (10^8-scaled). Money has arrived: the invoice
-   * can no longer be voided, only paid (completed, or marked paid) or written off.
+   * can no longer be voided, only paid (completed, or marked paid) or written off. `amountGasFee`:
+   * the network fee the session charged on top, paid first from that money, so the invoice counts
+   * the rest (see `invoicePartOf`); absent without one, and in events stored before it was recorded.
    */
-  | { type: 'InvoicePartialPaymentReceived'; data: { checkoutSessionId: string; amountReceived: string; at: string } }
+  | {
+      type: 'InvoicePartialPaymentReceived';
+      data: { checkoutSessionId: string; amountReceived: string; amountGasFee?: string; at: string };
+    }
   /**
    * `checkoutSessionId` null: paid at its finalize, having nothing to pay (amountPaid 0). `chainId`:
    * the chain of `transactionHash`; absent without one, and in events stored before it was recorded.
+   * `amountPaid` is all the session received; `amountGasFee` the network fee it charged on top,
+   * which the invoice does not count (as for a partial payment).
    */
   | {
       type: 'InvoicePaid';
@@ -210,6 +223,7 @@ export type InvoiceEvent =
         transactionHash: string | null;
         chainId?: number;
         amountPaid: string;
+        amountGasFee?: string;
         at: string;
       };
     }

@@ -159,13 +159,18 @@ const DESCRIBED: Record<
   InvoiceSent: { fields: (d) => ({ mailed: d.mailed === true }) },
   InvoicePaymentAttemptStarted: { fields: (d) => ({ checkoutSessionId: str(d.checkoutSessionId) }) },
   InvoicePartialPaymentReceived: {
-    fields: (d) => ({ checkoutSessionId: str(d.checkoutSessionId), amountReceived: str(d.amountReceived) }),
+    fields: (d) => ({
+      checkoutSessionId: str(d.checkoutSessionId),
+      amountReceived: str(d.amountReceived),
+      ...(d.amountGasFee === undefined ? {} : { amountGasFee: str(d.amountGasFee) }),
+    }),
   },
   InvoicePaid: {
     fields: (d) => ({
       checkoutSessionId: str(d.checkoutSessionId),
       txHash: str(d.transactionHash),
       amountPaid: str(d.amountPaid),
+      ...(d.amountGasFee === undefined ? {} : { amountGasFee: str(d.amountGasFee) }),
     }),
   },
   InvoicePaymentFailed: {

@@ -31,6 +31,7 @@ import { loadEvmSetup } from '../chain-ingest/evm/evm-setup.ts';
 import { startLocalChainOrWarn } from '../chain-ingest/evm/devnet/local-chain.ts';
 import { startEmbeddedLocalTronOrWarn, tronOfDevnetFile } from '../chain-ingest/tron/devnet/tron-devnet.ts';
 import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/evm-gas-fee.ts';
+import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
 import { tronOpenDeposits } from './tron-open-deposits.ts';
@@ -152,6 +153,8 @@ export type WeirOverrides = {
   log?: (line: string) => void;
   /** Where mails go instead of SMTP or the outbox folder (tests). */
   mailer?: Mailer;
+  /** Prices the sweep gas payers pay with `applyGasFee` instead of the EVM nodes (tests: a fixed quote on the test rail). */
+  gasFees?: GasFeeQuoter;
   /** How often followers poll for new heads when no WebSocket is live. */
   followerPollIntervalMs?: number;
   /** A local Solana cluster to offer (tests, `weir devnet`): its RPC URL and test mints. */
@@ -703,11 +706,13 @@ async function startLocked(
   const publicUrl = publicUrlOf(config, port);
   presenting.listening(publicUrl);
   const lineItems = createLineItemResolver({ readStore, commands });
-  const gasFees = createEvmGasFeeQuoter({
-    registry: evm.registry,
-    clock,
-    nativePrices: parseNativePrices(config.chainEnv ?? {}),
-  });
+  const gasFees =
+    overrides.gasFees ??
+    createEvmGasFeeQuoter({
+      registry: evm.registry,
+      clock,
+      nativePrices: parseNativePrices(config.chainEnv ?? {}),
+    });
   const createCheckoutSession = createCheckoutSessionCreator({
     clock,
     readStore,

@@ -67,6 +67,46 @@ test('the payment carries the chain of the transaction that completed the sessio
   t.false('chainId' in given(unseen.history()).when(unseen.completed())[0]!.command, 'no chain guessed');
 });
 
+test('a pay page that charges the network fee on top tells its invoice the fee with what it received, the fee of the method chosen last; one without a fee, none', (t) => {
+  const pay = sessionOf('cs-fee');
+  const chosen = (amountGasFee: string) =>
+    pay.session({
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-usdc', amountDue: '3010000', amountGasFee, at: AT },
+    });
+  chosen('2000000');
+  chosen('1000000');
+  const part = given(pay.history()).when(
+    pay.session({ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: AT } }),
+  );
+  t.deepEqual(part[0]!.command, {
+    type: 'RecordInvoicePartialPayment',
+    checkoutSessionId: 'cs-fee',
+    amountReceived: '100000000',
+    amountGasFee: '1000000',
+  });
+  const history = pay.history();
+  const payment = given(history).when(pay.completed())[0]!.command;
+  t.like(payment, { type: 'RecordInvoicePayment', amountReceived: '300000000', amountGasFee: '1000000' });
+
+  // Folded into the invoice (3.00, paid 3.00 + 0.01 by its session): it counts 3.00, not 3.01.
+  const opened = [created(), finalized(), attemptStarted('cs-fee')];
+  const command = { ...(payment as unknown as InvoiceCommand), amountReceived: '301000000' } as InvoiceCommand;
+  const paidEvents = givenInvoice(opened).when(command, AT);
+  t.like(givenInvoice([...opened, ...paidEvents]).state().context.invoice, {
+    amountDue: '300000000',
+    amountPaid: '300000000',
+    amountRemaining: '0',
+  });
+
+  const free = sessionOf('cs-free');
+  free.session({
+    type: 'PaymentMethodSelected',
+    data: { addressId: 'addr-usdc', amountDue: '3000000', amountGasFee: '0', at: AT },
+  });
+  t.false('amountGasFee' in given(free.history()).when(free.completed())[0]!.command);
+});
+
 test('a pay page that expires or is canceled records a failed attempt on its invoice, saying why; once', (t) => {
   for (const [ending, reason] of [
     [{ type: 'CheckoutSessionExpired', data: { at: AT } }, 'the checkout session expired before it was paid'],

@@ -5,10 +5,16 @@ import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCo
 
 /**
  * A checkout session opened to pay an invoice: the invoice (null for another session), whether its
- * end was decided, and the chain of each transaction that paid it (by hash), for the invoice to show
- * its hash as that chain's tools do.
+ * end was decided, the chain of each transaction that paid it (by hash), for the invoice to show
+ * its hash as that chain's tools do, and the network fee it charges on top of the invoice (that of
+ * the payment method chosen last, as the session's `amountGasFee`), which the invoice does not count.
  */
-export type InvoicePaymentState = { invoiceId: string | null; ended: boolean; chains: Record<string, number> };
+export type InvoicePaymentState = {
+  invoiceId: string | null;
+  ended: boolean;
+  chains: Record<string, number>;
+  gasFee: string;
+};
 
 const SESSION_PREFIX = 'checkout_session-';
 
@@ -21,6 +27,7 @@ export const FAILURE_REASONS: Partial<Record<CheckoutSessionEvent['type'], strin
 const ends = (type: string): boolean => type === 'CheckoutSessionCompleted' || type in FAILURE_REASONS;
 const PARTIAL = 'CheckoutSessionPartiallyPaid';
 const DETECTED = 'PaymentDetected';
+const SELECTED = 'PaymentMethodSelected';
 
 /**
  * Invoice payments, per checkout session opened to pay an invoice (its pay page): when the session
@@ -29,7 +36,8 @@ const DETECTED = 'PaymentDetected';
  * (`RecordInvoicePayment`, and becomes paid); when it expires or is canceled, the invoice records
  * the failed attempt. The payment carries the chain of its transaction (from the session's
  * PaymentDetected of that hash), so the invoice shows a Tron txID bare as its session does; the
- * log keeps the hash as the session has it. The invoice's decider answers
+ * log keeps the hash as the session has it. Both carry the network fee the session charged on top
+ * (`applyGasFee`), so the invoice counts what was paid for it, not the fee. The invoice's decider answers
  * nothing for a repeat, and keeps a payment to an invoice paid or voided meanwhile on its session
  * alone, so a redelivery or a replay of the log changes nothing. The other way (a settled invoice
  * cancels its sessions still open) is the invoice session closing workflow.
@@ -39,20 +47,24 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   // 2: a partial payment is recorded on the invoice (folded again from the log, so an invoice
   // partly paid before is told too; the decider answers nothing for what it has).
   // 3: the chains of the session's transactions (a paid invoice answers nothing: its record stays).
-  version: 3,
+  // 4: the session's network fee, for the sessions open now to learn theirs (a paid invoice answers
+  // nothing, nor one whose part recorded is as much: invoices keep what they recorded).
+  version: 4,
   categories: ['checkout_session'],
   aggregates: [invoiceAggregate],
   correlate(event): Correlation {
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated')
       return typed.data.session.invoiceId ? event.streamId.slice(SESSION_PREFIX.length) : false;
-    return ends(typed.type) || typed.type === PARTIAL || typed.type === DETECTED ? null : false;
+    return ends(typed.type) || [PARTIAL, DETECTED, SELECTED].includes(typed.type) ? null : false;
   },
-  initialState: () => ({ invoiceId: null, ended: false, chains: {} }),
+  initialState: () => ({ invoiceId: null, ended: false, chains: {}, gasFee: '0' }),
   evolve(state, event) {
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated')
-      return { invoiceId: typed.data.session.invoiceId ?? null, ended: false, chains: {} };
+      return { invoiceId: typed.data.session.invoiceId ?? null, ended: false, chains: {}, gasFee: '0' };
+    // As the session reads it: an event stored before the fee was recorded had none.
+    if (typed.type === SELECTED) return { ...state, gasFee: typed.data.amountGasFee ?? '0' };
     if (typed.type === DETECTED) {
       const { transactionHash, chainId } = typed.data.payment;
       return { ...state, chains: { ...state.chains, [transactionHash]: chainId } };
@@ -63,6 +75,7 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
     const typed = event as unknown as CheckoutSessionEvent;
     if (!(ends(typed.type) || typed.type === PARTIAL) || state.ended || state.invoiceId === null) return [];
     const checkoutSessionId = event.streamId.slice(SESSION_PREFIX.length);
+    const fee = state.gasFee === '0' ? {} : { amountGasFee: state.gasFee };
     const command: InvoiceCommand =
       typed.type === 'CheckoutSessionCompleted'
         ? {
@@ -71,9 +84,15 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
             transactionHash: typed.data.transactionHash,
             ...chainOf(state, typed.data.transactionHash),
             amountReceived: typed.data.amountReceived,
+            ...fee,
           }
         : typed.type === PARTIAL
-          ? { type: 'RecordInvoicePartialPayment', checkoutSessionId, amountReceived: typed.data.amountReceived }
+          ? {
+              type: 'RecordInvoicePartialPayment',
+              checkoutSessionId,
+              amountReceived: typed.data.amountReceived,
+              ...fee,
+            }
           : { type: 'RecordInvoicePaymentFailure', checkoutSessionId, reason: FAILURE_REASONS[typed.type]! };
     // Acting for the session's tenant: an invoice of another tenant is not found, and the command dropped.
     return [

@@ -5313,7 +5313,7 @@ export interface components {
         Invoice: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description Received so far: what its checkout sessions received (a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
+            /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
             /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
             amountRemaining: string;
@@ -5401,6 +5401,8 @@ export interface components {
             paidAt: string | null;
             paidOutOfBand: boolean;
             paymentAttempts: {
+                /** @description The network fee the session charged on top of the invoice (`paymentSetting.applyGasFee`): paid first from what it received, so not counted in `amountPaid`. Absent without one (and on payments recorded before Weir recorded it) */
+                amountGasFee?: string;
                 /** @description What the session has received so far: part of its amount while it waits for the rest */
                 amountReceived: string;
                 checkoutSessionId: string;
@@ -5676,7 +5678,7 @@ export interface components {
         InvoiceEventObject: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description Received so far: what its checkout sessions received (a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
+            /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
             /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
             amountRemaining: string;
@@ -5759,6 +5761,8 @@ export interface components {
             paidAt: string | null;
             paidOutOfBand: boolean;
             paymentAttempts: {
+                /** @description The network fee the session charged on top of the invoice (`paymentSetting.applyGasFee`): paid first from what it received, so not counted in `amountPaid`. Absent without one (and on payments recorded before Weir recorded it) */
+                amountGasFee?: string;
                 /** @description What the session has received so far: part of its amount while it waits for the rest */
                 amountReceived: string;
                 checkoutSessionId: string;

@@ -471,7 +471,7 @@ const invoiceFieldsOut = {
   total: amountString().openapi({ description: 'The same as `amountDue`' }),
   amountPaid: amountString().openapi({
     description:
-      'Received so far: what its checkout sessions received (a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided',
+      "Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided",
   }),
   amountRemaining: amountString().openapi({
     description: 'What is still owed: `amountDue` − `amountPaid`, never below 0',
@@ -525,6 +525,10 @@ const invoiceFieldsOut = {
       failureReason: z.string().nullable(),
       amountReceived: amountString().openapi({
         description: 'What the session has received so far: part of its amount while it waits for the rest',
+      }),
+      amountGasFee: amountString().optional().openapi({
+        description:
+          'The network fee the session charged on top of the invoice (`paymentSetting.applyGasFee`): paid first from what it received, so not counted in `amountPaid`. Absent without one (and on payments recorded before Weir recorded it)',
       }),
     }),
   ),
