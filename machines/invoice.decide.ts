@@ -187,7 +187,12 @@ const refuse = (status: InvoiceState, rule: string): never => {
  * uncollectible): it cannot be voided then, as Stripe refuses to void an invoice with a partial
  * payment; it is paid (its session completed, or marked paid) or written off instead.
  */
-export const hasReceivedPayment = (invoice: Invoice): boolean => BigInt(invoice.amountPaid) > 0n;
+/**
+ * Whether money reached the invoice through a checkout session: counted toward it, or only a part
+ * short of the network fee its session charged on top (which counts 0 toward the invoice).
+ */
+export const hasReceivedPayment = (invoice: Pick<Invoice, 'amountPaid' | 'paymentAttempts'>): boolean =>
+  BigInt(invoice.amountPaid) > 0n || invoice.paymentAttempts.some((a) => BigInt(a.amountReceived) > 0n);
 
 /** Whether the invoice has nothing to pay: its finalize settles it (see `finalize`). */
 const isZeroTotal = (invoice: Invoice): boolean => BigInt(invoice.amountDue) === 0n;
@@ -402,7 +407,11 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       }
       if (hasReceivedPayment(invoice))
         throw new InvalidStateError(
-          `invoice is ${status} and has received ${invoice.amountPaid} of its ${invoice.amountDue} (10^8 units) through a checkout session; an invoice with a partial payment cannot be voided: mark it paid or uncollectible instead`,
+          `invoice is ${status} and has received ${
+            BigInt(invoice.amountPaid) > 0n
+              ? `${invoice.amountPaid} of its ${invoice.amountDue} (10^8 units)`
+              : 'a payment no larger than the network fee its session charged on top (nothing counted toward it yet)'
+          } through a checkout session; an invoice with a partial payment cannot be voided: mark it paid or uncollectible instead`,
           'invoice_partially_paid',
         );
       return [{ type: 'InvoiceVoided', data: { at: now } }];

@@ -867,6 +867,18 @@ test('given an open invoice, when a session it never linked is partly paid, then
   });
 });
 
+test('given an invoice whose session received only part of the network fee it charged on top, when voided, then refused: money reached it though nothing counts toward it yet', (t) => {
+  const short: InvoiceEvent = {
+    type: 'InvoicePartialPaymentReceived',
+    data: { checkoutSessionId: 'cs-1', amountReceived: '400000', amountGasFee: '1000000', at: NOW },
+  };
+  const history = [...HISTORIES.open, attemptStarted('cs-1'), short];
+  t.like(given(history).state().context.invoice, { amountPaid: '0', amountRemaining: '300000000' });
+  const error = t.throws(() => given(history).when({ type: 'VoidInvoice' }, NOW), { instanceOf: InvalidStateError });
+  t.is(error.code, 'invoice_partially_paid');
+  t.regex(error.message, /no larger than the network fee its session charged on top/);
+});
+
 test('given a partly paid invoice, open or uncollectible, when voided, then refused saying it received part of its amount; it can be marked paid (the rest) or uncollectible', (t) => {
   for (const history of [
     [...HISTORIES.open, partlyPaid('cs-1')],

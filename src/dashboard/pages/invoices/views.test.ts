@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { DashboardContext } from '../../context.ts';
-import { FinalizationFailure, InvoiceLines, InvoiceTable, type InvoiceView } from './views.tsx';
+import { FinalizationFailure, InvoiceActions, InvoiceLines, InvoiceTable, type InvoiceView } from './views.tsx';
 
 const row = (status: 'open' | 'paid' | 'uncollectible', amountPaid: string) => ({
   id: 'inv-1',
@@ -119,4 +119,26 @@ test("an invoice's lines show price × quantity, then its subtotal, each tax rat
     ['VAT (10%)', '', '0.20 USDC'],
     ['Total', '', '2.20 USDC'],
   ]);
+});
+
+test('an open invoice whose session received only part of its network fee offers no void, and says why', async (t) => {
+  // The fee its session charged on top is paid first, so nothing counts toward the invoice, but the API refuses the void.
+  const ctx = { state: { timeZone: 'UTC', csrfToken: 'token' } } as unknown as DashboardContext;
+  const invoice = (amountReceived: string) =>
+    ({
+      id: 'inv-1',
+      status: 'open',
+      amountDue: '300000000',
+      amountPaid: '0',
+      currency: 'usdc',
+      paymentAttempts: [{ checkoutSessionId: 'cs-1', status: 'pending', amountReceived }],
+    }) as unknown as InvoiceView;
+  const short = String(await InvoiceActions({ ctx, invoice: invoice('400000') }));
+  t.false(short.includes('/void"'), 'no void offered');
+  t.regex(
+    short,
+    /A payment reached it \(no more than the network fee its checkout charged on top\), so it cannot be voided/,
+  );
+  const none = String(await InvoiceActions({ ctx, invoice: invoice('0') }));
+  t.true(none.includes('/dashboard/invoices/inv-1/void"'), 'nothing received: void offered');
 });

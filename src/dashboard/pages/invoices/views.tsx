@@ -20,6 +20,7 @@ import { WALLET_INVALID } from '../../../actors/session-networks.ts';
 import { SECTIONS } from '../settings/frame.tsx';
 import { INTERVALS, inSettings } from './invoice-form.ts';
 import { invoiceTotals, lineAmount } from '../../../hosted/totals.ts';
+import { hasReceivedPayment } from '../../../../machines/invoice.decide.ts';
 
 export type InvoiceView = z.output<typeof InvoiceSchema>;
 export type InvoiceList = { page: number; limit: number; count: number; data: InvoiceView[] };
@@ -201,13 +202,14 @@ function ActionButton(props: {
 }
 
 /** The actions the invoice's status allows (the API refuses the others anyway). */
-function InvoiceActions({ ctx, invoice }: { ctx: DashboardContext; invoice: InvoiceView }): JSX.Element {
+export function InvoiceActions({ ctx, invoice }: { ctx: DashboardContext; invoice: InvoiceView }): JSX.Element {
   const s = invoice.status;
   const button = (action: string, label: string, tone?: 'primary' | 'secondary' | 'danger') => (
     <ActionButton ctx={ctx} invoice={invoice} action={action} label={label} tone={tone} />
   );
-  // Money has arrived for it (a partial payment): the API refuses its void, so it is not offered.
-  const partlyPaid = isPartlyPaid(invoice);
+  // Money has arrived for it (a partial payment, or part of its session's network fee): the API
+  // refuses its void, so it is not offered.
+  const partlyPaid = (s === 'open' || s === 'uncollectible') && hasReceivedPayment(invoice);
   return (
     <>
       <div class="action-bar">
@@ -229,7 +231,7 @@ function InvoiceActions({ ctx, invoice }: { ctx: DashboardContext; invoice: Invo
       </div>
       {partlyPaid ? (
         <p class="hint" id="void-refused" safe>
-          {`${money(invoice.amountPaid, invoice.currency)} of it has been paid, so it cannot be voided: mark it paid or uncollectible instead.`}
+          {`${BigInt(invoice.amountPaid) > 0n ? `${money(invoice.amountPaid, invoice.currency)} of it has been paid` : 'A payment reached it (no more than the network fee its checkout charged on top)'}, so it cannot be voided: mark it paid or uncollectible instead.`}
         </p>
       ) : (
         ''
