@@ -657,11 +657,10 @@ test('volume reconciles with the confirmed incoming transactions: paid exactly, 
   t.like(issues, { underpaidSessions: 1, latePayments: 1, overpaidSessions: 1 });
 });
 
-test('volume by product counts an invoice’s lines under their own products, not one product named for the invoice: a catalog product sold on a session and billed on an invoice adds up', async (t) => {
-  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
-  const weir = await startTestWeir(t, {}, { clock });
-  const { api } = await createMerchant(weir.url, 'Shop');
-  const product = async (name: string, unitAmount: string) => {
+/** A maker of USDC products with a default price each, for the reports by product. */
+const catalogProduct =
+  (t: ExecutionContext, api: ReturnType<typeof apiClient>) =>
+  async (name: string, unitAmount: string): Promise<{ productId: string; priceId: string }> => {
     const made = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
       name,
       defaultPriceData: { currency: 'usdc', unitAmount },
@@ -669,6 +668,12 @@ test('volume by product counts an invoice’s lines under their own products, no
     t.is(made.status, 200, JSON.stringify(made.body));
     return { productId: made.body.id, priceId: made.body.defaultPrice.id };
   };
+
+test('volume by product counts an invoice’s lines under their own products, not one product named for the invoice: a catalog product sold on a session and billed on an invoice adds up', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url, 'Shop');
+  const product = catalogProduct(t, api);
   const audit = await product('Audit', '300000000');
   const support = await product('Support', '50000000');
   // 3.00 of Audit sold on a session.
@@ -719,14 +724,7 @@ test('volume by product counts an invoice’s lines under their own products, no
 test('volume by product takes each line’s share of its session’s discount off: a promotion code’s half off two products adds up to what was received', async (t) => {
   const weir = await startTestWeir(t, {}, { clock: createManualClock(Date.parse('2026-03-02T10:00:00Z')) });
   const { api } = await createMerchant(weir.url, 'Shop');
-  const product = async (name: string, unitAmount: string) => {
-    const made = await api.post<{ id: string; defaultPrice: { id: string } }>('/api/v1/products', {
-      name,
-      defaultPriceData: { currency: 'usdc', unitAmount },
-    });
-    t.is(made.status, 200, JSON.stringify(made.body));
-    return { productId: made.body.id, priceId: made.body.defaultPrice.id };
-  };
+  const product = catalogProduct(t, api);
   const audit = await product('Audit', '300000000');
   const support = await product('Support', '50000000');
   const coupon = await api.post('/api/v1/coupons', {
