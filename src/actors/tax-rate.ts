@@ -69,7 +69,8 @@ export const MAX_TAX_RATES = 5;
 /**
  * A request's `taxRateIds` at `field`, resolved to the tenant's active tax rates; anything else
  * (not an array, an unknown, inactive or other tenant's id, a repeat) is a 400 naming the field.
- * Undefined when the field is absent.
+ * Undefined when the field is absent. `held`: rates the record already holds where this list
+ * applies, taken though deactivated since (a rate is retired for new uses, not taken off a draft).
  */
 export async function resolveTaxRateIds(
   readStore: ReadStore,
@@ -77,6 +78,7 @@ export async function resolveTaxRateIds(
   value: unknown,
   field: string,
   isDefault: boolean,
+  held: ReadonlySet<string> = new Set(),
 ): Promise<TaxRateTerms[] | undefined> {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) throw new ValidationError(field, 'must be an array of tax rate ids');
@@ -92,7 +94,12 @@ export async function resolveTaxRateIds(
     const rate = await rates.get(id);
     if (!rate || rate.organizationId !== tenant.organizationId || rate.environment !== tenant.environment)
       throw new ValidationError(at, `tax rate ${id} does not exist`, 'resource_missing');
-    if (!rate.isActive) throw new ValidationError(at, `tax rate ${id} is not active`, 'tax_rate_inactive');
+    if (!rate.isActive && !held.has(id))
+      throw new ValidationError(
+        at,
+        `tax rate "${rate.name}" (${rate.percentage}%, ${id}) is not active: leave it out, or activate it again (PUT /api/v1/tax-rates/${id} with isActive true)`,
+        'tax_rate_inactive',
+      );
     terms.push({
       id: rate.id,
       name: rate.name,

@@ -159,3 +159,68 @@ test('the hosted invoice page and its PDF show each tax rate between subtotal an
   for (const part of ['Sales tax (8.25%)', '0.825 USDC', 'VAT (19%, included)', '1.90 USDC', '22.725 USDC'])
     t.true(lines.includes(part), `"${part}" in the PDF: ${JSON.stringify(lines)}`);
 });
+
+test('a draft whose rates were deactivated since can still be edited with its lines as they are; an inactive rate is refused on other goods, named', async (t) => {
+  // Every update sending lineItems looked each rate up again: once the merchant deactivated a rate a
+  // draft used, any such edit (the dashboard's, of the memo alone) was refused tax_rate_inactive.
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
+  const vat = (await api.post<TaxRate>(RATES, { name: 'VAT', percentage: 10 })).body;
+  const reduced = (await api.post<TaxRate>(RATES, { name: 'Reduced', percentage: 5 })).body;
+  const inv = (
+    await api.post<Invoice>(INVOICES, {
+      customerId,
+      taxRateIds: [vat.id],
+      lineItems: { data: [line('100000000', 1, { taxRateIds: [reduced.id] }), line('200000000')] },
+    })
+  ).body;
+  const [books, goods] = (inv.lineItems.data as (Line & { priceId: string })[]).map((l) => l.priceId);
+  const off = (id: string) => api.put(`${RATES}/${id}`, { isActive: false });
+  // As the dashboard sends a draft back: its lines with their own rates, the invoice's rates kept.
+  const asItWas = [
+    { priceId: books, quantity: 2, taxRateIds: [reduced.id] },
+    { priceId: goods, quantity: 1 },
+  ];
+  t.is((await off(reduced.id)).status, 200);
+  const edited = await api.put<Invoice>(`${INVOICES}/${inv.id}`, { memo: 'Thanks', lineItems: { data: asItWas } });
+  t.is(edited.status, 200, JSON.stringify(edited.body));
+  t.like(edited.body.lineItems.data[0], { amountSubtotal: '200000000', amountTax: '10000000' });
+  t.like(edited.body.lineItems.data[1], { amountSubtotal: '200000000', amountTax: '20000000' });
+  t.is(edited.body.amountDue, '430000000');
+  // The invoice's own rate alike, sent again or not.
+  t.is((await off(vat.id)).status, 200);
+  const kept = await api.put<Invoice>(`${INVOICES}/${inv.id}`, { memo: 'Thank you', lineItems: { data: asItWas } });
+  t.is(kept.status, 200, JSON.stringify(kept.body));
+  t.is(kept.body.amountDue, '430000000');
+  const again = await api.put<Invoice>(`${INVOICES}/${inv.id}`, { taxRateIds: [vat.id], lineItems: { data: asItWas } });
+  t.is(again.status, 200, JSON.stringify(again.body));
+  t.is(again.body.amountDue, '430000000');
+
+  // Not on other goods: the goods never held the reduced rate, nor a new line.
+  const moved = await api.put(`${INVOICES}/${inv.id}`, {
+    lineItems: { data: [{ priceId: goods, quantity: 1, taxRateIds: [reduced.id] }] },
+  });
+  assertError(t, moved, 400, { field: 'lineItems.data[0].taxRateIds[0]', code: 'tax_rate_inactive' });
+  t.regex(
+    (moved.body as { message: string }).message,
+    /tax rate "Reduced" \(5%, [0-9a-f-]{36}\) is not active: leave it out, or activate it again \(PUT \/api\/v1\/tax-rates\/[0-9a-f-]{36} with isActive true\)/,
+  );
+  assertError(
+    t,
+    await api.put(`${INVOICES}/${inv.id}`, {
+      lineItems: { data: [line('300000000', 1, { taxRateIds: [reduced.id] })] },
+    }),
+    400,
+    { field: 'lineItems.data[0].taxRateIds[0]', code: 'tax_rate_inactive' },
+  );
+  // Nor on another invoice.
+  assertError(
+    t,
+    await api.post(INVOICES, { customerId, taxRateIds: [vat.id], lineItems: { data: [line('100000000')] } }),
+    400,
+    { field: 'taxRateIds[0]', code: 'tax_rate_inactive' },
+  );
+  const stored = (await api.get<Invoice>(`${INVOICES}/${inv.id}`)).body;
+  t.is(stored.amountDue, '430000000', 'nothing written by the refusals');
+});

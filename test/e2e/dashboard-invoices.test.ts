@@ -224,6 +224,51 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 3);
 });
 
+test("the invoice editor says a line's own tax under its product and saves a draft whose rate was deactivated since", async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'tax@harbour.example' })).body;
+  const vat = (await api.post<{ id: string }>('/api/v1/tax-rates', { name: 'VAT', percentage: 20 })).body;
+  const reduced = (await api.post<{ id: string }>('/api/v1/tax-rates', { name: 'Reduced', percentage: 5 })).body;
+  const item = (name: string, unitAmount: string, taxRateIds?: string[]) => ({
+    priceData: { currency: 'usdc', unitAmount, productData: { name } },
+    quantity: 1,
+    ...(taxRateIds ? { taxRateIds } : {}),
+  });
+  const draft = await api.post<Invoice>('/api/v1/invoices', {
+    customerId: customer.id,
+    taxRateIds: [vat.id],
+    lineItems: {
+      data: [
+        item('Exempt service', '1000000000', []),
+        item('Books', '2000000000', [reduced.id]),
+        item('Goods', '3000000000'),
+      ],
+    },
+  });
+  t.is(draft.status, 200, JSON.stringify(draft.body));
+  t.is((await api.put(`/api/v1/tax-rates/${reduced.id}`, { isActive: false })).status, 200);
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/invoices/${draft.body.id}/edit`);
+  t.deepEqual(await page.locator('.line-editor .line-tax').allTextContents(), [
+    'Tax: exempt',
+    'Tax: Reduced 5% (inactive)',
+  ]);
+  await expectAccessible(t, page, 'invoice editor with lines taxed their own way');
+  await screenshot(t, page, 'invoices-editor-line-tax');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.getByLabel('Memo').fill('Thanks');
+  t.is(await submit(page, 'Save draft'), 303);
+  t.like((await api.get<Invoice>(`/api/v1/invoices/${draft.body.id}`)).body, {
+    memo: 'Thanks',
+    amountDue: '6700000000',
+  });
+  t.deepEqual(problems(), [], 'no console error or CSP violation');
+});
+
 test('Subscriptions: a paid subscription is listed with its period and invoices; a reason too long is named and kept; cancel at period end, resume, end now', async (t) => {
   const dash = await startDashboard(t);
   const { api } = await dash.organization();

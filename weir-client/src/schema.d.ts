@@ -656,7 +656,7 @@ export interface paths {
         get: operations["InvoiceController_get"];
         /**
          * Update a draft invoice
-         * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again.
+         * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A tax rate the draft already holds (its own `taxRateIds`, or a line's for the same price) may be sent again though deactivated since; elsewhere an inactive rate is refused (400 `tax_rate_inactive`).
          */
         put: operations["InvoiceController_update"];
         post?: never;

@@ -70,6 +70,9 @@ const DEFAULT_DAYS_UNTIL_DUE = 30;
 type RenewalTerms = { nextIssueDate?: string; dueDate?: string };
 type InvoiceBody = z.output<typeof InvoiceCreate> | z.output<typeof InvoiceUpdate>;
 
+/** The tax rates a draft holds (see `heldTaxRates`): the invoice's, and by price its lines'. */
+type HeldTaxRates = { defaults: ReadonlySet<string>; byPrice: ReadonlyMap<string, ReadonlySet<string>> };
+
 /** The invoice fields a body sets (undefined: not sent); the others are the route's to set. */
 type InvoiceFields = Omit<InvoiceChanges, 'number' | 'customerId' | 'currency' | 'lineItems' | 'taxRateIds'>;
 
@@ -428,12 +431,16 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     ...(ctx.state.tenant.clientAddress ? { clientAddress: ctx.state.tenant.clientAddress } : {}),
   });
 
-  /** The lines with their taxes: each line's own `taxRateIds`, else `defaultTaxRateIds` (the invoice's). */
+  /**
+   * The lines with their taxes: each line's own `taxRateIds`, else `defaultTaxRateIds` (the invoice's).
+   * `held`: the rates the draft being updated holds (`heldTaxRates`), taken again though deactivated since.
+   */
   async function resolveLines(
     ctx: ApiContext,
     input: InvoiceLineItemsInput,
     now: string,
     defaultTaxRateIds: string[] | undefined,
+    held?: HeldTaxRates,
   ) {
     const { tenant } = ctx.state;
     const resolved = await lineItemResolver.resolve(
@@ -447,8 +454,13 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       deps.readStore,
       tenant,
       defaultTaxRateIds,
-      resolved.map((r) => ({ amount: BigInt(r.price.unitAmount) * BigInt(r.quantity), taxRateIds: r.taxRateIds })),
+      resolved.map((r) => ({
+        amount: BigInt(r.price.unitAmount) * BigInt(r.quantity),
+        taxRateIds: r.taxRateIds,
+        ...(held && !r.createPrice ? { heldTaxRateIds: held.byPrice.get(r.price.id) } : {}),
+      })),
       taxDecimals(deps.rail.networks(tenant.environment), currency),
+      held?.defaults,
     );
     const lineItems: InvoiceLineItem[] = resolved.map((r, i) => {
       const subtotal = BigInt(r.price.unitAmount) * BigInt(r.quantity);
@@ -485,6 +497,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       taxRateIds,
       lines,
       taxDecimals(deps.rail.networks(ctx.state.tenant.environment), invoice.currency),
+      heldTaxRates(invoice).defaults,
     );
     return invoice.lineItems.data.map((line, i) => {
       const { amountTax: _t, taxRates: _r, ...bare } = line;
@@ -495,6 +508,24 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         ...(tax ? { amountTax: tax.amountTax.toString(), taxRates: tax.taxRates } : {}),
       };
     });
+  }
+
+  /**
+   * The tax rates a draft holds: its own (`taxRateIds`), and those each of its lines' prices is
+   * taxed with. An update may send them again though deactivated since (a rate is retired for new
+   * uses, as Stripe's archived rates are), so a draft using one can still be edited; a line holds
+   * only its price's, so a rate is never carried onto other goods. By price, not index: a line
+   * removed before it moves the others.
+   */
+  function heldTaxRates(invoice: Invoice): HeldTaxRates {
+    const byPrice = new Map<string, Set<string>>();
+    for (const line of invoice.lineItems.data) {
+      if (!line.priceId) continue;
+      const ids = byPrice.get(line.priceId) ?? new Set<string>();
+      for (const rate of line.taxRates ?? []) ids.add(rate.id);
+      byPrice.set(line.priceId, ids);
+    }
+    return { defaults: new Set(invoice.taxRateIds ?? []), byPrice };
   }
 
   /** Validate the whole draft (the decider, dry), then reserve its number and write it. */
@@ -643,7 +674,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id',
       summary: 'Update a draft invoice',
       description:
-        'Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again.',
+        "Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A tax rate the draft already holds (its own `taxRateIds`, or a line's for the same price) may be sent again though deactivated since; elsewhere an inactive rate is refused (400 `tax_rate_inactive`).",
       params,
       body: InvoiceUpdate,
       response: InvoiceSchema,
@@ -681,6 +712,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
           body.lineItems,
           new Date(nowMs).toISOString(),
           body.taxRateIds ?? invoice.taxRateIds,
+          heldTaxRates(invoice),
         );
         changes.lineItems = { object: 'list', data: lineItems };
         changes.currency = currency;

@@ -3,7 +3,7 @@ import { Alert, Card, CsrfField, Field, TableScroll } from '../../ui/components.
 import { CurrencyField } from '../../ui/currency-field.tsx';
 import { AMOUNT_HINT, CheckboxGroup, type Option, SelectField, TextAreaField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
-import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS } from './invoice-form.ts';
+import { type FormErrors, INTERVALS, type InvoiceForm, MAX_ROWS, taxNoteOf } from './invoice-form.ts';
 
 /**
  * What the editor offers to pick from: customers, catalog prices, currencies and networks (those a
@@ -14,6 +14,8 @@ export type EditorChoices = {
   prices: Option[];
   currencies: readonly string[];
   networks: (Option & { payable: boolean })[];
+  /** The tenant's tax rates as a line's note names them (`VAT 5%`), by id. */
+  taxRates: ReadonlyMap<string, string>;
 };
 
 /** The payable networks, and any other the invoice already names, marked, so saving keeps it as it is. */
@@ -61,8 +63,22 @@ function LineInput(props: {
 /** The id of the amount column's hint (AMOUNT_HINT, said once under the table). */
 const LINE_AMOUNT_HINT = 'line-amount-hint';
 
-/** The line rows of the editor, each error under its row; the amount hint once under the table. */
-export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: FormErrors; prices: Option[] }) {
+/**
+ * The line rows of the editor, each error under its row; the amount hint once under the table. A
+ * line's own tax rates ride in hidden fields with the line they were set for, and are said under its
+ * product (`taxRates`: their names by id), so a line taxed unlike the invoice is seen as such.
+ */
+export function LineRows({
+  form,
+  errors,
+  prices,
+  taxRates = new Map(),
+}: {
+  form: InvoiceForm;
+  errors: FormErrors;
+  prices: Option[];
+  taxRates?: ReadonlyMap<string, string>;
+}) {
   const priceOptions = [{ value: '', label: 'Ad hoc: name and amount' }, ...prices];
   return (
     <>
@@ -88,12 +104,17 @@ export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: 
               const amount = cell('amount');
               const quantity = cell('quantity');
               const rowErrors = [price, name, amount, quantity].filter((c) => c.error);
+              const taxNote = taxNoteOf(row, taxRates);
+              const taxNoteId = `${price.id}-tax`;
               return (
                 <>
                   <tr class={rowErrors.length > 0 ? 'has-error' : ''}>
                     <td>
                       {row.taxRateIds ? (
-                        <input type="hidden" name={`line-${i}-taxRateIds`} value={row.taxRateIds.join(',')} />
+                        <>
+                          <input type="hidden" name={`line-${i}-taxRateIds`} value={row.taxRateIds.join(',')} />
+                          <input type="hidden" name={`line-${i}-taxedLine`} value={row.taxedLine ?? ''} />
+                        </>
                       ) : (
                         ''
                       )}
@@ -104,7 +125,11 @@ export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: 
                         id={price.id}
                         name={price.name}
                         aria-invalid={price.invalid}
-                        aria-describedby={price.error ? `${price.id}-error` : undefined}
+                        aria-describedby={
+                          [taxNote ? taxNoteId : '', price.error ? `${price.id}-error` : '']
+                            .filter(Boolean)
+                            .join(' ') || undefined
+                        }
                       >
                         {priceOptions.map((o) => (
                           <option value={o.value} selected={o.value === row.price} safe>
@@ -112,6 +137,13 @@ export function LineRows({ form, errors, prices }: { form: InvoiceForm; errors: 
                           </option>
                         ))}
                       </select>
+                      {taxNote ? (
+                        <p class="line-tax muted" id={taxNoteId} safe>
+                          {taxNote}
+                        </p>
+                      ) : (
+                        ''
+                      )}
                     </td>
                     <LineInput cell={name} label={`Line ${i + 1} name`} value={row.name} />
                     <LineInput
@@ -220,7 +252,15 @@ export function InvoiceEditor(props: {
           ) : (
             ''
           )}
-          <LineRows form={form} errors={errors} prices={choices.prices} />
+          {form.lines.some((row) => taxNoteOf(row, choices.taxRates)) ? (
+            <p class="muted hint-line">
+              A line's own tax, set through the API, is shown under its product. It stays with that product (or that
+              name and amount); a line put in its place takes the invoice's tax.
+            </p>
+          ) : (
+            ''
+          )}
+          <LineRows form={form} errors={errors} prices={choices.prices} taxRates={choices.taxRates} />
           <div class="editor-row-actions">
             <button
               type="submit"

@@ -7,6 +7,7 @@ import {
   MAX_ROWS,
   messageOf,
   readInvoiceForm,
+  type InvoiceToEdit,
   withAnotherRow,
 } from './invoice-form.ts';
 import { LineRows } from './editor.tsx';
@@ -277,4 +278,97 @@ test("a draft edited in the dashboard keeps each line's own tax rates: sent back
     lines.map((l) => l.taxRateIds),
     [undefined, [], [reduced]],
   );
+});
+
+/** What a browser posts of the editor's rows as drawn: every input, and each select's chosen option. */
+function postedBack(html: string, rows: number, changes: Record<string, string> = {}): URLSearchParams {
+  const posted = typed({ rows: String(rows), currency: 'usdc' });
+  for (const [, name, value] of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+    posted.append(name!, value!);
+  for (const [, name, options] of html.matchAll(/<select[^>]*name="([^"]+)"[^>]*>(.*?)<\/select>/gs))
+    posted.append(name!, /<option value="([^"]*)" selected/.exec(options!)?.[1] ?? '');
+  for (const [name, value] of Object.entries(changes)) posted.set(name, value);
+  return posted;
+}
+
+test("a line's own tax rates stay with its line, not its row: goods put in its place take the invoice's; the same goods in another quantity keep them", async (t) => {
+  // The kept taxRateIds were the row's: an exempt line replaced by goods left the goods untaxed on an
+  // invoice with VAT, and a line's own 5% passed to the goods chosen over it, nothing on screen saying so.
+  const vat = 'a1111111-1111-4111-8111-111111111111';
+  const reduced = 'b2222222-2222-4222-8222-222222222222';
+  const books = 'c3333333-3333-4333-8333-333333333333';
+  const other = 'd4444444-4444-4444-8444-444444444444';
+  const line = (
+    description: string,
+    taxRates: { id: string; isDefault: boolean }[],
+    priceId: string | null = null,
+  ): InvoiceToEdit['lineItems']['data'][number] => ({
+    priceId,
+    description,
+    unitAmount: '2000000000',
+    quantity: 1,
+    taxRates,
+  });
+  const invoice: InvoiceToEdit = {
+    customerId: 'c',
+    number: 'INV-1',
+    dueDate: '2026-02-01T00:00:00.000Z',
+    currency: 'usdc',
+    recurring: null,
+    paymentMethods: { chainIds: [], assetIds: [] },
+    memo: null,
+    footer: null,
+    taxRateIds: [vat],
+    lineItems: {
+      data: [
+        line('Exempt service', []),
+        line('Books', [{ id: reduced, isDefault: false }], books),
+        line('Goods', [{ id: vat, isDefault: true }]),
+      ],
+    },
+  };
+  const prices = [
+    { value: books, label: 'Books · 20.00 USDC' },
+    { value: other, label: 'Hardware · 50.00 USDC' },
+  ];
+  const labels = new Map([[reduced, 'Reduced 5%']]);
+  const html = String(
+    await LineRows({ form: invoiceFormOf(invoice, Date.UTC(2026, 0, 1)), errors: {}, prices, taxRates: labels }),
+  );
+  const sent = (changes: Record<string, string>) => {
+    const built = invoiceRequest(readInvoiceForm(postedBack(html, 3, changes)), 'update');
+    if (!built.ok) throw new Error(JSON.stringify(built.errors));
+    return (built.request.body.lineItems as { data: Record<string, unknown>[] }).data.map((l) => l.taxRateIds);
+  };
+
+  t.deepEqual(sent({}), [[], [reduced], undefined], 'as they were');
+  t.deepEqual(sent({ 'line-0-name': 'Hardware', 'line-0-amount': '50.00' }), [undefined, [reduced], undefined]);
+  t.deepEqual(sent({ 'line-0-amount': '50' }), [undefined, [reduced], undefined], 'another amount: another line');
+  t.deepEqual(sent({ 'line-1-price': other }), [[], undefined, undefined], 'another price: another line');
+  t.deepEqual(
+    sent({ 'line-1-price': '', 'line-1-name': 'Hardware', 'line-1-amount': '50' }),
+    [[], undefined, undefined],
+    'goods typed over a price',
+  );
+  t.deepEqual(
+    sent({ 'line-0-quantity': '3', 'line-0-amount': '20', 'line-1-quantity': '4' }),
+    [[], [reduced], undefined],
+    'more of the same goods (the amount written otherwise) keep their rates',
+  );
+
+  // Said under each product, and gone once the row holds another line (as drawn again after "Add line").
+  t.regex(html, /<p class="line-tax muted" id="field-line-0-price-tax">Tax: exempt<\/p>/);
+  t.regex(html, /<p class="line-tax muted" id="field-line-1-price-tax">Tax: Reduced 5%<\/p>/);
+  t.regex(html, /aria-describedby="field-line-1-price-tax"/);
+  t.is(html.match(/class="line-tax/g)?.length, 2, "none for a line taking the invoice's");
+  const redrawn = String(
+    await LineRows({
+      form: readInvoiceForm(postedBack(html, 3, { 'line-1-price': other })),
+      errors: {},
+      prices,
+      taxRates: labels,
+    }),
+  );
+  t.notRegex(redrawn, /Reduced 5%/);
+  t.regex(redrawn, /Tax: exempt/);
 });

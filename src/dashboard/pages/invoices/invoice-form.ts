@@ -22,10 +22,18 @@ export const INTERVALS = [
 
 /**
  * A line as typed: a catalog price, or a name and an amount (decimal, in the invoice's currency).
- * `taxRateIds`: the line's own tax rates, kept (the editor does not show them) and sent back with it;
- * absent, it takes the invoice's.
+ * `taxRateIds`: the line's own tax rates, kept and sent back with it while the row still holds the
+ * line they were set for (`taxedLine`, its `lineKey`: see `keptTaxRateIds`); otherwise, or absent,
+ * the line takes the invoice's.
  */
-export type LineRow = { price: string; name: string; amount: string; quantity: string; taxRateIds?: string[] };
+export type LineRow = {
+  price: string;
+  name: string;
+  amount: string;
+  quantity: string;
+  taxRateIds?: string[];
+  taxedLine?: string;
+};
 
 export type InvoiceForm = {
   customerId: string;
@@ -46,6 +54,34 @@ export type InvoiceForm = {
 
 /** Errors by input name (`customerId`, `line-2-amount`, …); `form` is for what no input names. */
 export type FormErrors = Record<string, string>;
+
+/**
+ * Which line a row holds: its price, or for an ad hoc line its name and amount. Not its quantity:
+ * more of the same goods are taxed as they were.
+ */
+export function lineKey(row: Pick<LineRow, 'price' | 'name' | 'amount'>): string {
+  if (row.price) return `price:${row.price}`;
+  const parsed = decimalAmount(row.amount);
+  return `item:${'amount' in parsed ? parsed.amount : row.amount.trim()}:${row.name.trim()}`;
+}
+
+/**
+ * The row's own tax rates while it holds the line they were set for. A row given another price, or
+ * another name or amount, holds a new line, which takes the invoice's rates as any new line does:
+ * an exempt line's `[]` or a line's own 5% does not pass silently to the goods typed over it.
+ */
+export const keptTaxRateIds = (row: LineRow): string[] | undefined =>
+  row.taxRateIds && row.taxedLine === lineKey(row) ? row.taxRateIds : undefined;
+
+/**
+ * What the editor says of a row's own tax rates (`labels`: each rate's name and percentage by id):
+ * `Tax: exempt` for none, else the rates. Undefined for a row taking the invoice's.
+ */
+export function taxNoteOf(row: LineRow, labels: ReadonlyMap<string, string>): string | undefined {
+  const own = keptTaxRateIds(row);
+  if (!own) return undefined;
+  return own.length === 0 ? 'Tax: exempt' : `Tax: ${own.map((id) => labels.get(id) ?? `rate ${id}`).join(', ')}`;
+}
 
 const blankRow = (): LineRow => ({ price: '', name: '', amount: '', quantity: '1' });
 const isBlank = (row: LineRow): boolean => !row.price && !row.name.trim() && !row.amount.trim();
@@ -83,7 +119,10 @@ export function readInvoiceForm(form: URLSearchParams): InvoiceForm {
     amount: text(`line-${i}-amount`).trim(),
     quantity: text(`line-${i}-quantity`).trim(),
     ...(form.has(`line-${i}-taxRateIds`)
-      ? { taxRateIds: text(`line-${i}-taxRateIds`).split(',').filter(Boolean) }
+      ? {
+          taxRateIds: text(`line-${i}-taxRateIds`).split(',').filter(Boolean),
+          taxedLine: text(`line-${i}-taxedLine`),
+        }
       : {}),
   }));
   return {
@@ -164,18 +203,17 @@ export function invoiceFormOf(invoice: InvoiceToEdit, nowMs: number): InvoiceFor
     memo: invoice.memo ?? '',
     footer: invoice.footer ?? '',
     lines: padded(
-      invoice.lineItems.data.map((line) => {
-        const own = ownTaxRates(line, (invoice.taxRateIds ?? []).length > 0);
-        const taxed = own ? { taxRateIds: own } : {};
-        return line.priceId
-          ? { price: line.priceId, name: '', amount: '', quantity: String(line.quantity), ...taxed }
+      invoice.lineItems.data.map((line): LineRow => {
+        const row = line.priceId
+          ? { price: line.priceId, name: '', amount: '', quantity: String(line.quantity) }
           : {
               price: '',
               name: line.description ?? '',
               amount: formatAmount(BigInt(line.unitAmount)),
               quantity: String(line.quantity),
-              ...taxed,
             };
+        const own = ownTaxRates(line, (invoice.taxRateIds ?? []).length > 0);
+        return own ? { ...row, taxRateIds: own, taxedLine: lineKey(row) } : row;
       }),
     ),
   };
@@ -201,7 +239,8 @@ export function invoiceRequest(
     // A quantity that is not a whole number goes as typed: the API names what is wrong with it.
     const quantity = /^[0-9]+$/.test(row.quantity) ? Number(row.quantity) : row.quantity || 1;
     rows.push(i);
-    const taxed = row.taxRateIds ? { taxRateIds: row.taxRateIds } : {};
+    const own = keptTaxRateIds(row);
+    const taxed = own ? { taxRateIds: own } : {};
     if (row.price) {
       data.push({ priceId: row.price, quantity, ...taxed });
       continue;

@@ -16,6 +16,7 @@ import { money } from '../../ui/components.tsx';
 import { currenciesOf } from '../../ui/currency-field.tsx';
 import { pageOf, statusFilterOf, withQuery } from '../../ui/list-controls.tsx';
 import { payableNetworks } from '../../../actors/line-items.ts';
+import { TAX_RATES, type TaxRateDoc } from '../../../actors/tax-rate.ts';
 import { type EditorChoices, InvoiceEditor } from './editor.tsx';
 import {
   blankInvoiceForm,
@@ -79,7 +80,7 @@ function networkChoices(deps: DashboardDeps, ctx: DashboardContext): EditorChoic
 
 async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: PageApi): Promise<EditorChoices> {
   const { tenant } = ctx.state;
-  const [customers, prices, products] = await Promise.all([
+  const [customers, prices, products, taxRates] = await Promise.all([
     api<{ data: { id: string; email: string; name: string | null }[] }>('GET', '/api/v1/customers?limit=200'),
     deps.readStore
       .collection<PriceDoc>(PRICES)
@@ -90,6 +91,8 @@ async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: Pa
     deps.readStore
       .collection<ProductDoc>(PRODUCTS)
       .find({ ...tenant, isActive: true, deleted: false, ...CATALOG_LISTED }),
+    // Inactive ones too: a draft's line may hold a rate deactivated since.
+    deps.readStore.collection<TaxRateDoc>(TAX_RATES).find({ ...tenant }),
   ]);
   const names = new Map(products.map((p) => [p.id, p.name]));
   return {
@@ -102,6 +105,9 @@ async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: Pa
       .map((p) => ({ value: p.id, label: `${names.get(p.productId)} · ${money(p.unitAmount, p.currency)}` })),
     currencies: currenciesOf(ctx, deps),
     networks: networkChoices(deps, ctx),
+    taxRates: new Map(
+      taxRates.map((r) => [r.id, `${r.name} ${r.percentage}%${r.isActive ? '' : ' (inactive)'}`] as const),
+    ),
   };
 }
 
