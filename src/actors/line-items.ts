@@ -125,13 +125,16 @@ export type LineItemResolver = {
   /**
    * Resolve every item's price (existing prices and products must be the tenant's and active; the
    * items share one currency), giving new prices and products ids from `nextId` (default `newId`);
-   * writes nothing. The items' fields were checked by their schema (`LineItemsInput`).
+   * writes nothing. The items' fields were checked by their schema (`LineItemsInput`). `held`: ids of
+   * prices the record being edited already sells, taken again though they or their products were
+   * deactivated since (retired for new uses only, as a draft invoice keeps an archived price).
    */
   resolve(
     input: LineItemsRequest,
     tenant: { organizationId: string; environment: 'test' | 'live' },
     now: string,
     nextId?: IdSource,
+    held?: ReadonlySet<string>,
   ): Promise<Resolved[]>;
   /** Create the prices and products that inline items asked for, then answer the items (with their taxes, by index). */
   commit(items: Resolved[], ctx: CommandContext, taxes?: LineTax[]): Promise<SessionLineItem[]>;
@@ -153,6 +156,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     id: string,
     path: string,
     tenant: { organizationId: string; environment: string },
+    held = false,
   ): Promise<Product> {
     const product = await products.get(id);
     if (
@@ -163,7 +167,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     ) {
       throw new ValidationError(path, `product ${id} does not exist`, 'resource_missing');
     }
-    if (!product.isActive) throw new ValidationError(path, `product ${id} is not active`, 'product_inactive');
+    if (!product.isActive && !held) throw new ValidationError(path, `product ${id} is not active`, 'product_inactive');
     return product;
   }
 
@@ -226,7 +230,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
     });
 
   return {
-    async resolve(input, tenant, now, nextId = newId) {
+    async resolve(input, tenant, now, nextId = newId, held = new Set()) {
       const resolved: Resolved[] = [];
       for (const [index, item] of input.data.entries()) {
         const path = `lineItems.data[${index}]`;
@@ -240,8 +244,9 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
           if (!price || price.organizationId !== tenant.organizationId || price.environment !== tenant.environment) {
             throw new ValidationError(`${path}.priceId`, `price ${priceId} does not exist`, 'resource_missing');
           }
-          if (!price.isActive) throw new ValidationError(`${path}.priceId`, `price ${priceId} is not active`);
-          const product = await findProduct(price.productId, `${path}.priceId`, tenant);
+          const kept = held.has(priceId);
+          if (!price.isActive && !kept) throw new ValidationError(`${path}.priceId`, `price ${priceId} is not active`);
+          const product = await findProduct(price.productId, `${path}.priceId`, tenant, kept);
           if ('describedAs' in item) assertDescribes(item.describedAs, price, `${path}.price`);
           resolved.push({ ...line, price, product, createPrice: false, createProduct: false });
         } else if ('price' in item) {

@@ -20,7 +20,7 @@ type Invoice = {
   sentAt: string | null;
   recurring: { intervalCount: number } | null;
   paymentMethods: { chainIds: number[] };
-  lineItems: { data: { description: string | null; quantity: number; unitAmount: string }[] };
+  lineItems: { data: { description: string | null; quantity: number; unitAmount: string; priceId?: string | null }[] };
 };
 type List<T> = { count: number; data: T[] };
 type Subscription = { id: string; status: string; cancelAtPeriodEnd: boolean; cancellationComment: string | null };
@@ -224,7 +224,7 @@ test('Invoices: create a draft of two lines (a bad amount first), edit, finalize
   t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 3);
 });
 
-test("the invoice editor says a line's own tax under its product and saves a draft whose rate was deactivated since", async (t) => {
+test("the invoice editor says a line's own tax under its product and saves a draft whose rate, price and customer are off its lists", async (t) => {
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
@@ -236,6 +236,12 @@ test("the invoice editor says a line's own tax under its product and saves a dra
     quantity: 1,
     ...(taxRateIds ? { taxRateIds } : {}),
   });
+  const binding = (
+    await api.post<{ defaultPriceId: string }>('/api/v1/products', {
+      name: 'Binding',
+      defaultPriceData: { currency: 'usdc', unitAmount: '500000000' },
+    })
+  ).body;
   const draft = await api.post<Invoice>('/api/v1/invoices', {
     customerId: customer.id,
     taxRateIds: [vat.id],
@@ -244,11 +250,17 @@ test("the invoice editor says a line's own tax under its product and saves a dra
         item('Exempt service', '1000000000', []),
         item('Books', '2000000000', [reduced.id]),
         item('Goods', '3000000000'),
+        { priceId: binding.defaultPriceId, quantity: 1 },
       ],
     },
   });
   t.is(draft.status, 200, JSON.stringify(draft.body));
   t.is((await api.put(`/api/v1/tax-rates/${reduced.id}`, { isActive: false })).status, 200);
+  // A price deactivated since and a customer past the editor's first 200 had no option: the line was
+  // drawn "Ad hoc" and dropped on save, and the customer asked for again.
+  t.is((await api.put(`/api/v1/prices/${binding.defaultPriceId}`, { isActive: false })).status, 200);
+  dash.clock.advanceBy(60_000); // so the 200 later customers fill the list, newest first
+  for (let i = 0; i < 200; i += 1) await api.post('/api/v1/customers', { email: `later-${i}@harbour.example` });
 
   const page = await dash.signedIn(browser(), owner);
   const problems = await watchPage(page);
@@ -257,15 +269,19 @@ test("the invoice editor says a line's own tax under its product and saves a dra
     'Tax: exempt',
     'Tax: Reduced 5% (inactive)',
   ]);
+  t.is(
+    await page.locator('select[name="line-3-price"] option:checked').textContent(),
+    'Binding · 5.00 USDC (inactive)',
+  );
+  t.is(await page.locator('select[name="customerId"] option:checked').textContent(), 'tax@harbour.example');
   await expectAccessible(t, page, 'invoice editor with lines taxed their own way');
   await screenshot(t, page, 'invoices-editor-line-tax');
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.getByLabel('Memo').fill('Thanks');
   t.is(await submit(page, 'Save draft'), 303);
-  t.like((await api.get<Invoice>(`/api/v1/invoices/${draft.body.id}`)).body, {
-    memo: 'Thanks',
-    amountDue: '6700000000',
-  });
+  const saved = (await api.get<Invoice>(`/api/v1/invoices/${draft.body.id}`)).body;
+  t.like(saved, { memo: 'Thanks', amountDue: '7300000000', customerId: customer.id });
+  t.is(saved.lineItems.data[3]?.priceId, binding.defaultPriceId);
   t.deepEqual(problems(), [], 'no console error or CSP violation');
 });
 

@@ -70,7 +70,7 @@ const DEFAULT_DAYS_UNTIL_DUE = 30;
 type RenewalTerms = { nextIssueDate?: string; dueDate?: string };
 type InvoiceBody = z.output<typeof InvoiceCreate> | z.output<typeof InvoiceUpdate>;
 
-/** The tax rates a draft holds (see `heldTaxRates`): the invoice's, and by price its lines'. */
+/** The tax rates a draft holds (see `heldTaxRates`): the invoice's, and by price its lines' (the keys: the prices it holds). */
 type HeldTaxRates = { defaults: ReadonlySet<string>; byPrice: ReadonlyMap<string, ReadonlySet<string>> };
 
 /** The invoice fields a body sets (undefined: not sent); the others are the route's to set. */
@@ -433,7 +433,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
 
   /**
    * The lines with their taxes: each line's own `taxRateIds`, else `defaultTaxRateIds` (the invoice's).
-   * `held`: the rates the draft being updated holds (`heldTaxRates`), taken again though deactivated since.
+   * `held`: the prices and rates the draft being updated holds (`heldTaxRates`), taken again though deactivated since.
    */
   async function resolveLines(
     ctx: ApiContext,
@@ -448,6 +448,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       { organizationId: tenant.organizationId, environment: tenant.environment },
       now,
       idsOf(ctx),
+      held && new Set(held.byPrice.keys()),
     );
     const currency = resolved[0]!.price.currency;
     const taxes = await lineTaxes(
@@ -513,7 +514,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
   /**
    * The tax rates a draft holds: its own (`taxRateIds`), and those each of its lines' prices is
    * taxed with. An update may send them again though deactivated since (a rate is retired for new
-   * uses, as Stripe's archived rates are), so a draft using one can still be edited; a line holds
+   * uses, as Stripe's archived rates are), so a draft using one can still be edited, as its prices
+   * (and their products) can though deactivated since; a line holds
    * only its price's, so a rate is never carried onto other goods. By price, not index: a line
    * removed before it moves the others.
    */
@@ -674,7 +676,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id',
       summary: 'Update a draft invoice',
       description:
-        "Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A tax rate the draft already holds (its own `taxRateIds`, or a line's for the same price) may be sent again though deactivated since; elsewhere an inactive rate is refused (400 `tax_rate_inactive`).",
+        "Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A price the draft already sells (`priceId`) may be sent again though it or its product was deactivated since, as may a tax rate it holds (its own `taxRateIds`, or a line's for the same price); elsewhere an inactive price, product or rate is refused (400).",
       params,
       body: InvoiceUpdate,
       response: InvoiceSchema,

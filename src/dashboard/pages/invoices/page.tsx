@@ -78,7 +78,43 @@ function networkChoices(deps: DashboardDeps, ctx: DashboardContext): EditorChoic
     .map((n) => ({ value: String(n.chainId), label: n.name, payable: payable.has(n.chainId) }));
 }
 
-async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: PageApi): Promise<EditorChoices> {
+/**
+ * The prices a form's lines hold that the editor's list leaves out (deactivated since, or past its
+ * first 200), each marked when inactive: without its option, the line would be drawn "Ad hoc" and
+ * dropped on save.
+ */
+async function heldPrices(deps: DashboardDeps, ctx: DashboardContext, form: InvoiceForm, listed: Set<string>) {
+  const { tenant } = ctx.state;
+  const ids = [...new Set(form.lines.map((l) => l.price).filter((id) => id !== '' && !listed.has(id)))];
+  const found = await Promise.all(ids.map((id) => deps.readStore.collection<PriceDoc>(PRICES).get(id)));
+  const prices = found.filter(
+    (p): p is PriceDoc =>
+      p !== null && p.organizationId === tenant.organizationId && p.environment === tenant.environment,
+  );
+  return Promise.all(
+    prices.map(async (p) => {
+      const product = await deps.readStore.collection<ProductDoc>(PRODUCTS).get(p.productId);
+      const active = p.isActive && product?.isActive === true;
+      return {
+        value: p.id,
+        label: `${product?.name ?? 'Product'} · ${money(p.unitAmount, p.currency)}${active ? '' : ' (inactive)'}`,
+      };
+    }),
+  );
+}
+
+/** The form's customer when the editor's list (its first 200) leaves it out, so saving keeps it. */
+async function heldCustomer(api: PageApi, id: string): Promise<{ id: string; email: string; name: string | null }[]> {
+  const answer = await api<{ id: string; email: string; name: string | null }>('GET', `/api/v1/customers/${id}`);
+  return answer.status === 200 ? [answer.body] : [];
+}
+
+async function editorChoices(
+  deps: DashboardDeps,
+  ctx: DashboardContext,
+  api: PageApi,
+  form: InvoiceForm,
+): Promise<EditorChoices> {
   const { tenant } = ctx.state;
   const [customers, prices, products, taxRates] = await Promise.all([
     api<{ data: { id: string; email: string; name: string | null }[] }>('GET', '/api/v1/customers?limit=200'),
@@ -95,14 +131,17 @@ async function editorChoices(deps: DashboardDeps, ctx: DashboardContext, api: Pa
     deps.readStore.collection<TaxRateDoc>(TAX_RATES).find({ ...tenant }),
   ]);
   const names = new Map(products.map((p) => [p.id, p.name]));
+  const listed = prices
+    .filter((p) => names.has(p.productId))
+    .map((p) => ({ value: p.id, label: `${names.get(p.productId)} · ${money(p.unitAmount, p.currency)}` }));
+  const listedCustomers = customers.body?.data ?? [];
+  const customerListed = form.customerId === '' || listedCustomers.some((c) => c.id === form.customerId);
   return {
-    customers: (customers.body?.data ?? []).map((c) => ({
+    customers: [...listedCustomers, ...(customerListed ? [] : await heldCustomer(api, form.customerId))].map((c) => ({
       value: c.id,
       label: c.name ? `${c.name} (${c.email})` : c.email,
     })),
-    prices: prices
-      .filter((p) => names.has(p.productId))
-      .map((p) => ({ value: p.id, label: `${names.get(p.productId)} · ${money(p.unitAmount, p.currency)}` })),
+    prices: [...listed, ...(await heldPrices(deps, ctx, form, new Set(listed.map((p) => p.value))))],
     currencies: currenciesOf(ctx, deps),
     networks: networkChoices(deps, ctx),
     taxRates: new Map(
@@ -202,7 +241,7 @@ export const page = definePage({
           cancel={invoice ? `${LIST}/${invoice.id}` : LIST}
           form={input.form}
           errors={input.errors ?? {}}
-          choices={await editorChoices(deps, ctx, api)}
+          choices={await editorChoices(deps, ctx, api, input.form)}
         />,
         input.status ?? 200,
       );
