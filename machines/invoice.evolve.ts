@@ -19,6 +19,12 @@ export const remainingOf = (amountDue: string, amountPaid: string): string => {
   return (rest > 0n ? rest : 0n).toString();
 };
 
+/**
+ * What was received beyond the amount: two sessions of one invoice both paid for it (one partly
+ * before the other completed), or a session was sent more than it asked. The merchant refunds it.
+ */
+export const overpaidOf = (amountDue: string, amountPaid: string): string => remainingOf(amountPaid, amountDue);
+
 const changeAttempt = (
   attempts: InvoicePaymentAttempt[],
   checkoutSessionId: string | null,

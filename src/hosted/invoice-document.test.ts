@@ -192,3 +192,28 @@ test('a voided invoice says there is nothing to pay and shows no amount remainin
   t.notRegex(voided, /Amount remaining/);
   t.regex(page('open'), /Amount remaining/);
 });
+
+test('an invoice paid beyond its total (two payments crossed) shows the payer an Overpaid row with the difference; one paid exactly or in part shows none', (t) => {
+  const overpaid = openInvoice({
+    status: 'paid',
+    paid: true,
+    paidAt: '2030-01-20T10:00:00.000Z',
+    amountPaid: '60000000001',
+    amountRemaining: '0',
+  });
+  const doc = invoiceDocument({ invoice: overpaid, organization: null, customer: null, nowMs: BEFORE_DUE });
+  t.is(doc.amountOverpaid, '150.00000001 USDC');
+  const page = renderInvoicePage(doc, null, { pay: '/pay', pdf: '/pdf' });
+  t.regex(
+    page,
+    /<th scope="row">Amount paid<\/th><td id="amount-paid">600\.00000001 USDC<\/td><\/tr>\s*<tr><th scope="row">Overpaid<\/th><td id="amount-overpaid">150\.00000001 USDC<\/td>/,
+  );
+
+  const exact = openInvoice({ status: 'paid', paid: true, amountPaid: '45000000000', amountRemaining: '0' });
+  const partial = openInvoice({ amountPaid: '10000000000', amountRemaining: '35000000000' });
+  for (const invoice of [exact, partial]) {
+    const other = invoiceDocument({ invoice, organization: null, customer: null, nowMs: BEFORE_DUE });
+    t.is(other.amountOverpaid, null);
+    t.notRegex(renderInvoicePage(other, null, { pay: '/pay', pdf: '/pdf' }), /Overpaid/);
+  }
+});

@@ -1,5 +1,6 @@
 import { invoiceTotals, lineAmount } from './totals.ts';
 import { isOverdue } from '../../machines/invoice.due.ts';
+import { overpaidOf } from '../../machines/invoice.evolve.ts';
 import type { Invoice } from '../../machines/invoice.types.ts';
 import { shownInvoiceHash } from '../projections/invoices.projection.ts';
 import type { AddressDetails, Organization } from '../actors/organization.ts';
@@ -39,6 +40,8 @@ export type InvoiceDocument = {
   amountRemaining: string;
   /** Whether anything has been received: the paid and remaining rows are shown then. */
   anyPaid: boolean;
+  /** What was received beyond the total (two payments crossed), which the merchant refunds; null when none. */
+  amountOverpaid: string | null;
   memo: string | null;
   footer: string | null;
   transactionHash: string | null;
@@ -207,6 +210,7 @@ export function invoiceDocument(input: {
   // Lines show their price × quantity; their tax is shown once per rate under the subtotal.
   const totals = invoiceTotals(invoice);
   const remaining = BigInt(invoice.amountRemaining);
+  const overpaid = BigInt(overpaidOf(invoice.amountDue, invoice.amountPaid));
   return {
     number: invoice.number,
     currency: invoice.currency.toUpperCase(),
@@ -237,6 +241,7 @@ export function invoiceDocument(input: {
     amountPaid: money(invoice.amountPaid),
     amountRemaining: money(invoice.amountRemaining),
     anyPaid: BigInt(invoice.amountPaid) > 0n || invoice.status === 'paid',
+    amountOverpaid: overpaid > 0n ? money(overpaid.toString()) : null,
     memo: invoice.memo,
     footer: invoice.footer,
     transactionHash: shownInvoiceHash(invoice),

@@ -91,6 +91,7 @@ function totals(doc: InvoiceDocument): string {
       ${doc.taxes.map((tax, i) => row(tax.label, tax.amount, `tax-${i}`, tax.included ? 'tax-included' : 'tax')).join('')}
       ${row('Total', doc.total, 'total', 'total')}
       ${doc.anyPaid ? row('Amount paid', doc.amountPaid, 'amount-paid') : ''}
+      ${doc.amountOverpaid ? row('Overpaid', doc.amountOverpaid, 'amount-overpaid') : ''}
       ${owesNothing(doc) ? '' : row('Amount remaining', doc.amountRemaining, 'amount-remaining', 'remaining')}
     </table>`;
 }

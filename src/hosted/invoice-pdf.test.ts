@@ -44,3 +44,23 @@ test('a long invoice flows onto more pages with the column headings repeated; te
   t.regex(pdf.toString('latin1'), /\/Subtype \/Image/);
   t.regex(pdf.toString('latin1'), /\/URI \(http:\/\/127\.0\.0\.1\/invoices\/x\/pay\)/, 'the pay link is a link');
 });
+
+test('an overpaid invoice prints an Overpaid row under Amount paid; one paid exactly prints none', async (t) => {
+  const printed = async (amountPaid: string) => {
+    const invoice = invoiceFixture({ status: 'paid', paid: true, amountPaid, amountRemaining: '0' });
+    const doc = invoiceDocument({
+      invoice,
+      organization: null,
+      customer: null,
+      nowMs: Date.parse('2026-01-10T00:00:00Z'),
+    });
+    return pdfText(
+      await renderInvoicePdf(doc, { payUrl: 'http://127.0.0.1/pay', createdAt: new Date(0), compress: false }),
+    );
+  };
+  const over = await printed('400000000');
+  const at = over.indexOf('Overpaid');
+  t.true(at > over.indexOf('Amount paid'), over.join(' | '));
+  t.is(over[at + 1], '1.00 USDC');
+  t.false((await printed('300000000')).includes('Overpaid'));
+});

@@ -194,6 +194,7 @@ export async function renderInvoicePdf(
     ...doc.taxes.map((tax): [string, string, boolean] => [tax.label, tax.amount, false]),
     ['Total', doc.total, true],
     ...(doc.anyPaid ? [['Amount paid', doc.amountPaid, false] as [string, string, boolean]] : []),
+    ...(doc.amountOverpaid ? [['Overpaid', doc.amountOverpaid, false] as [string, string, boolean]] : []),
     ...(owesNothing(doc) ? [] : [['Amount remaining', doc.amountRemaining, true] as [string, string, boolean]]),
   ];
   if (y + totals.length * 18 + 10 > BOTTOM) {

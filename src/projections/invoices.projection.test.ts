@@ -9,9 +9,11 @@ import {
   INVOICE_ID,
   invoiceFixture,
   paid,
+  partlyPaid,
   recurringInvoiceFixture,
 } from '../../machines/invoice.fixture.ts';
-import type { Invoice } from '../../machines/invoice.types.ts';
+import { evolveInvoice } from '../../machines/invoice.evolve.ts';
+import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../chain-ingest/tron/networks.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
@@ -36,6 +38,28 @@ test('an invoice paid on Tron shows its transaction as the bare txID, as its che
   t.is(publicInvoice(paidWith(1)).transactionHash, `0x${TXID}`);
   t.is(publicInvoice(paidWith()).transactionHash, `0x${TXID}`, 'paid before the chain was recorded');
   t.is(publicInvoice(invoiceFixture()).transactionHash, null);
+});
+
+test('an invoice paid through two sessions (one partly paid, the other in full) shows what it received beyond its amount as amountOverpaid, net of network fees, exact; "0" when none', (t) => {
+  const fold = (...events: InvoiceEvent[]) =>
+    publicInvoice(events.reduce<Invoice | null>((invoice, e) => evolveInvoice(invoice, e), null)!);
+  const open = [createdInvoice(), finalized(), attemptStarted('cs-a'), attemptStarted('cs-b')];
+  const twice = fold(...open, partlyPaid('cs-a', '100000000'), paid('cs-b', '300000000'));
+  t.like(twice, { status: 'paid', amountDue: '300000000', amountPaid: '400000000', amountRemaining: '0' });
+  t.is(twice.amountOverpaid, '100000000');
+  // A's part carried a fee of 0.4 on top: only what is beyond it counts, as amountPaid does.
+  const feeOnPart: InvoiceEvent = {
+    type: 'InvoicePartialPaymentReceived',
+    data: { checkoutSessionId: 'cs-a', amountReceived: '100000000', amountGasFee: '40000000', at: FINALIZED_AT },
+  };
+  t.is(fold(...open, feeOnPart, paid('cs-b')).amountOverpaid, '60000000');
+  t.is(fold(...open, paid('cs-b')).amountOverpaid, '0', 'paid exactly');
+  t.is(fold(...open, partlyPaid('cs-a')).amountOverpaid, '0', 'paid in part');
+  t.is(fold(...open, paid('cs-b', '100000000')).amountOverpaid, '0', 'completed short');
+  t.is(publicInvoice(invoiceFixture()).amountOverpaid, '0', 'a draft');
+  // Beyond 2^53: no digit lost.
+  const big = publicInvoice(invoiceFixture({ amountDue: '9007199254740993', amountPaid: '18014398509481987' }));
+  t.is(big.amountOverpaid, '9007199254740994');
 });
 
 test('the first invoice of a recurring series names its subscription from its finalize on, in the API as in invoice.finalized, before the subscription exists', async (t) => {

@@ -1,4 +1,4 @@
-import { evolveInvoice } from '../../machines/invoice.evolve.ts';
+import { evolveInvoice, overpaidOf } from '../../machines/invoice.evolve.ts';
 import type { Invoice, InvoiceEvent } from '../../machines/invoice.types.ts';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import { shownHashOn } from '../chain-ingest/tron/networks.ts';
@@ -128,6 +128,7 @@ export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: num
     lastFinalizationError: invoice.lastFinalizationError ?? null,
     invoiceNumber: invoice.number,
     total: invoice.amountDue,
+    amountOverpaid: overpaidOf(invoice.amountDue, invoice.amountPaid),
     ...invoiceTaxFields(invoice),
   };
 }

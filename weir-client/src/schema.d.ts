@@ -5313,6 +5313,8 @@ export interface components {
         Invoice: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
+            /** @description What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer. Money a session received once the invoice was paid is not counted here: it stays on that session (its `amountReceived`, a late payment) */
+            amountOverpaid: string;
             /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
             /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
@@ -5678,6 +5680,8 @@ export interface components {
         InvoiceEventObject: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
+            /** @description What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer. Money a session received once the invoice was paid is not counted here: it stays on that session (its `amountReceived`, a late payment) */
+            amountOverpaid: string;
             /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
             /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
@@ -11857,6 +11861,7 @@ export interface operations {
                      *       "lastFinalizationError": null,
                      *       "invoiceNumber": "INV-000001",
                      *       "total": "300000000",
+                     *       "amountOverpaid": "0",
                      *       "subTotal": "300000000",
                      *       "totalTax": "0",
                      *       "taxRateIds": [],

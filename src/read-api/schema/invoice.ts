@@ -476,6 +476,10 @@ const invoiceFieldsOut = {
   amountRemaining: amountString().openapi({
     description: 'What is still owed: `amountDue` − `amountPaid`, never below 0',
   }),
+  amountOverpaid: amountString().openapi({
+    description:
+      'What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer. Money a session received once the invoice was paid is not counted here: it stays on that session (its `amountReceived`, a late payment)',
+  }),
   dueDate: timestamp(),
   issueDate: timestamp().nullable(),
   memo: z.string().nullable(),

@@ -1,6 +1,13 @@
 import test from 'ava';
 import type { DashboardContext } from '../../context.ts';
-import { FinalizationFailure, InvoiceActions, InvoiceLines, InvoiceTable, type InvoiceView } from './views.tsx';
+import {
+  FinalizationFailure,
+  InvoiceActions,
+  InvoiceLines,
+  InvoiceTable,
+  type InvoiceView,
+  Overpayment,
+} from './views.tsx';
 
 const row = (status: 'open' | 'paid' | 'uncollectible', amountPaid: string) => ({
   id: 'inv-1',
@@ -141,4 +148,40 @@ test('an open invoice whose session received only part of its network fee offers
   );
   const none = String(await InvoiceActions({ ctx, invoice: invoice('0') }));
   t.true(none.includes('/dashboard/invoices/inv-1/void"'), 'nothing received: void offered');
+});
+
+test('an overpaid invoice says by how much, through which sessions, and that the merchant refunds the payer from their wallet; one paid exactly says nothing', async (t) => {
+  const attempt = (checkoutSessionId: string, amountReceived: string) => ({
+    checkoutSessionId,
+    status: 'succeeded' as const,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    endedAt: null,
+    failureReason: null,
+    amountReceived,
+  });
+  const invoice = {
+    currency: 'usdc',
+    amountDue: '300000000',
+    amountPaid: '400000000',
+    amountOverpaid: '100000000',
+    paymentAttempts: [
+      attempt('cs_aaaaaaaaaaaaaaaa', '100000000'),
+      attempt('cs_bbbbbbbbbbbbbbbb', '300000000'),
+      attempt('cs_cccccccccccccccc', '0'),
+    ],
+  };
+  const html = String(await Overpayment({ invoice }));
+  const text = html
+    .replace(/<\/p>/g, ' ')
+    .replace(/<[^>]+>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  t.is(
+    text,
+    'This invoice was overpaid by 1.00 USDC: it received 4.00 USDC for its 3.00 USDC through 2 checkout sessions that each received money for it (cs_aaaaa…aaaa and cs_bbbbb…bbbb). Weir holds no funds: all of it went to your wallet. Refund the payer 1.00 USDC from your wallet yourself.',
+  );
+  t.true(html.includes('href="/dashboard/checkout-sessions/cs_aaaaaaaaaaaaaaaa"'));
+  t.true(html.includes('href="/dashboard/checkout-sessions/cs_bbbbbbbbbbbbbbbb"'));
+  t.false(html.includes('cs_cccccccccccccccc'), 'a session that received nothing is not named');
+  t.is(String(await Overpayment({ invoice: { ...invoice, amountPaid: '300000000', amountOverpaid: '0' } })), '');
 });

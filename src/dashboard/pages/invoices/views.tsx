@@ -315,6 +315,62 @@ export function FinalizationFailure(props: {
   );
 }
 
+const sessionLink = (id: string): JSX.Element => (
+  <a href={`/dashboard/checkout-sessions/${encodeURIComponent(id)}`} aria-label={`Checkout session ${id}`}>
+    <ShortId value={id} keep={8} />
+  </a>
+);
+
+/**
+ * An invoice that received more than its amount (two of its sessions paid, one partly before the
+ * other completed): by how much, through which sessions, and that the merchant refunds it, since
+ * the money went straight to their wallet. Nothing when it was not overpaid.
+ */
+export function Overpayment({
+  invoice,
+}: {
+  invoice: Pick<InvoiceView, 'amountDue' | 'amountPaid' | 'amountOverpaid' | 'currency' | 'paymentAttempts'>;
+}): JSX.Element {
+  if (BigInt(invoice.amountOverpaid) <= 0n) return <></>;
+  const over = money(invoice.amountOverpaid, invoice.currency);
+  const refund = `Weir holds no funds: all of it went to your wallet. Refund the payer ${over} from your wallet yourself.`;
+  const sessions = invoice.paymentAttempts.filter((a) => BigInt(a.amountReceived) > 0n).map((a) => a.checkoutSessionId);
+  const through =
+    sessions.length > 1 ? (
+      <>
+        {' through '}
+        {sessions.length} checkout sessions that each received money for it (
+        {sessions.map((id, i) => (
+          <>
+            {i === 0 ? '' : i === sessions.length - 1 ? ' and ' : ', '}
+            {sessionLink(id)}
+          </>
+        ))}
+        )
+      </>
+    ) : sessions.length === 1 ? (
+      <>
+        {' through checkout session '}
+        {sessionLink(sessions[0]!)}
+      </>
+    ) : (
+      ''
+    );
+  return (
+    <Alert tone="danger">
+      <p id="invoice-overpaid">
+        <strong safe>{`This invoice was overpaid by ${over}`}</strong>
+        {': it received '}
+        <span safe>{money(invoice.amountPaid, invoice.currency)}</span>
+        {' for its '}
+        <span safe>{money(invoice.amountDue, invoice.currency)}</span>
+        {through}.
+      </p>
+      <p safe>{refund}</p>
+    </Alert>
+  );
+}
+
 const intervalLabel = (invoice: InvoiceView): string =>
   invoice.recurring
     ? (INTERVALS.find(
@@ -364,6 +420,7 @@ export function InvoiceDetailPage(props: {
       ) : (
         ''
       )}
+      <Overpayment invoice={invoice} />
       {props.error && props.error.field === null ? (
         <Alert tone="danger">
           <span safe>{props.error.message}</span>
@@ -406,20 +463,11 @@ export function InvoiceDetailPage(props: {
               ['Paid', money(invoice.amountPaid, invoice.currency)],
               // Some paid: what is left to pay says more than the amount due.
               isPartlyPaid(invoice) ? ['Remaining', money(invoice.amountRemaining, invoice.currency)] : null,
-              // Where its payment is followed, and a part payment completed.
-              invoice.checkoutSessionId
-                ? [
-                    'Checkout session',
-                    () => (
-                      <a
-                        href={`/dashboard/checkout-sessions/${encodeURIComponent(invoice.checkoutSessionId!)}`}
-                        aria-label={`Checkout session ${invoice.checkoutSessionId}`}
-                      >
-                        <ShortId value={invoice.checkoutSessionId!} keep={8} />
-                      </a>
-                    ),
-                  ]
+              BigInt(invoice.amountOverpaid) > 0n
+                ? ['Overpaid', money(invoice.amountOverpaid, invoice.currency)]
                 : null,
+              // Where its payment is followed, and a part payment completed.
+              invoice.checkoutSessionId ? ['Checkout session', () => sessionLink(invoice.checkoutSessionId!)] : null,
               ['Repeats', intervalLabel(invoice)],
               [
                 'Networks',
