@@ -156,6 +156,24 @@ test("an invoice's paymentSetting.preferredChainId, which update clears with nul
     );
 });
 
+test('allowSwap and slippagePercentage say, wherever they are taken or shown, that they change nothing: Weir does no swap', async (t) => {
+  const weir = await startTestWeir(t);
+  const document: unknown = await (await fetch(`${weir.url}/api/v1/openapi.json`)).json();
+  const said: Record<string, string> = {};
+  const walk = (node: unknown, path: string): void => {
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      const at = `${path}.${key}`;
+      if (path.endsWith('.properties') && (key === 'allowSwap' || key === 'slippagePercentage'))
+        said[at] = (value as { description?: string }).description ?? '';
+      walk(value, at);
+    }
+  };
+  walk(document, '');
+  t.true(Object.keys(said).length >= 8, JSON.stringify(Object.keys(said)));
+  for (const [at, description] of Object.entries(said)) t.regex(description, /does no (currency conversion|swaps)/, at);
+});
+
 test('the error codes these routes answer are in the document: amount_too_large on a session create, transaction_not_found on a recovery by hash', async (t) => {
   // A recovery whose chain knows no such transaction (the real rails' answer, without a chain to ask).
   const rail = {

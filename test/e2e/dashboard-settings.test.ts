@@ -200,6 +200,8 @@ test('Settings: checkout defaults, business details (saved, then a field cleared
 
   // Checkout defaults: a slippage over 100 is named, nothing saved; then saved.
   await page.goto(`${dash.url}/dashboard/settings/payments`);
+  // Weir converts nothing: the switch says so rather than promise a swap.
+  t.regex((await page.locator('#swap-note').textContent()) ?? '', /does not convert currencies/);
   await page.getByLabel('Default network').selectOption('7357');
   await page.getByLabel('Default currency').selectOption('dai');
   await page.getByLabel('Allow currency conversion (swap)').check();

@@ -656,7 +656,7 @@ export interface paths {
         get: operations["InvoiceController_get"];
         /**
          * Update a draft invoice
-         * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A tax rate the draft already holds (its own `taxRateIds`, or a line's for the same price) may be sent again though deactivated since; elsewhere an inactive rate is refused (400 `tax_rate_inactive`).
+         * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A price the draft already sells (`priceId`) may be sent again though it or its product was deactivated since, as may a tax rate it holds (its own `taxRateIds`, or a line's for the same price); elsewhere an inactive price, product or rate is refused (400).
          */
         put: operations["InvoiceController_update"];
         post?: never;
@@ -4454,6 +4454,7 @@ export interface components {
                     chainId: number;
                 }[];
                 allowFiatPayment: boolean;
+                /** @description As the session was created with: Weir does no currency conversion, so it changes nothing */
                 allowSwap: boolean;
                 paymentMethodTypes: string[];
                 preferredChainId: number | null;
@@ -4663,6 +4664,7 @@ export interface components {
                 }[] | null;
                 /** @description Card payments: not offered by Weir (true is refused) */
                 allowFiatPayment?: boolean | null;
+                /** @description Recorded on the session, and used by nothing: Weir does no currency conversion (the payer pays in an asset of the session's currency) */
                 allowSwap?: boolean | null;
                 /**
                  * @description How the payer may pay: `wallet` (a transfer on chain) is the only type Weir takes, and the default; any other (`card`: card payments are not available in Weir) is a 400 naming it
@@ -5427,6 +5429,7 @@ export interface components {
                     chainId: number;
                 }[];
                 allowSplitPayments: boolean;
+                /** @description Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
                 allowSwap: boolean;
                 applyFee: boolean;
                 applyGasFee: boolean;
@@ -5435,6 +5438,7 @@ export interface components {
                 paymentMethodTypes: string[];
                 preferredChainId: number | null;
                 preferredCurrency: string | null;
+                /** @description Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
                 slippagePercentage: number;
             } | null;
             paymentSettingId: string | null;
@@ -6890,6 +6894,7 @@ export interface components {
         };
         PaymentSetting: {
             allowSplitPayments: boolean;
+            /** @description Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
             allowSwap: boolean;
             applyFee: boolean;
             applyGasFee: boolean;
@@ -6900,6 +6905,7 @@ export interface components {
             paymentMethodTypes: string[];
             preferredChainId: number | null;
             preferredCurrency: string | null;
+            /** @description Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
             slippagePercentage: number;
             /** Format: date-time */
             updatedAt: string;
@@ -6912,12 +6918,14 @@ export interface components {
          */
         PaymentSettingUpdate: {
             allowSplitPayments?: boolean | null;
+            /** @description Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
             allowSwap?: boolean | null;
             applyFee?: boolean | null;
             applyGasFee?: boolean | null;
             preferredChainId?: number | null;
             /** @enum {string|null} */
             preferredCurrency?: "usdc" | "usdt" | "pyusd" | "eurc" | "dai" | "eth" | "matic" | "pol" | "bnb" | "sol" | "trx" | "busd" | "btc" | null;
+            /** @description From 0 to 100. Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
             slippagePercentage?: number | null;
         };
         PaymentSettingWithChains: {
@@ -6926,6 +6934,7 @@ export interface components {
                 withdrawalAddress: string | null;
             }[];
             allowSplitPayments: boolean;
+            /** @description Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
             allowSwap: boolean;
             applyFee: boolean;
             applyGasFee: boolean;
@@ -6936,6 +6945,7 @@ export interface components {
             paymentMethodTypes: string[];
             preferredChainId: number | null;
             preferredCurrency: string | null;
+            /** @description Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet) */
             slippagePercentage: number;
             /** Format: date-time */
             updatedAt: string;

@@ -358,7 +358,10 @@ const PaymentSettingInput = objectField({
       'How the payer may pay: `wallet` (a transfer on chain) is the only type Weir takes, and the default; any other (`card`: card payments are not available in Weir) is a 400 naming it',
     example: ['wallet'],
   }),
-  allowSwap: optional(bool()),
+  allowSwap: optional(bool()).openapi({
+    description:
+      "Recorded on the session, and used by nothing: Weir does no currency conversion (the payer pays in an asset of the session's currency)",
+  }),
   allowFiatPayment: optional(bool().refine((v) => !v, NO_CARDS)).openapi({
     description: 'Card payments: not offered by Weir (true is refused)',
   }),

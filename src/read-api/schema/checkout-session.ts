@@ -372,7 +372,9 @@ export const CheckoutSessionSchema = z
       paymentMethodTypes: z.array(z.string()),
       allowedChains: z.array(z.object({ chainId: z.number().int() })),
       preferredChainId: z.number().int().nullable(),
-      allowSwap: z.boolean(),
+      allowSwap: z.boolean().openapi({
+        description: 'As the session was created with: Weir does no currency conversion, so it changes nothing',
+      }),
       allowFiatPayment: z.boolean(),
     }),
     submitType: z.string(),

@@ -73,10 +73,14 @@ export const BrandForm = z
   })
   .openapi('BrandForm', { description: 'At least one of the two; no other part is taken' });
 
+/** What `allowSwap` and `slippagePercentage` say: kept for clients that send them, and used by nothing. */
+const NO_SWAP =
+  "Recorded as sent, and used by nothing: Weir does no currency conversion (a payer pays in an asset of the session's currency, straight to your wallet)";
+
 export const PaymentSettingUpdate = bodyObject({
   preferredChainId: optional(integer({ min: 1 })),
   preferredCurrency: optional(oneOf(CURRENCIES)),
-  allowSwap: optional(bool()),
+  allowSwap: optional(bool()).openapi({ description: NO_SWAP }),
   applyGasFee: optional(bool()),
   allowSplitPayments: optional(bool()),
   applyFee: optional(bool()).refine(
@@ -89,7 +93,7 @@ export const PaymentSettingUpdate = bodyObject({
       .refine(Number.isFinite, withCode('must be a number'))
       .refine((v) => v >= 0, withCode('must be at least 0'))
       .refine((v) => v <= 100, withCode('must be at most 100')),
-  ),
+  ).openapi({ description: `From 0 to 100. ${NO_SWAP}` }),
 }).openapi('PaymentSettingUpdate', { example: { preferredChainId: 11155111, allowSwap: false } });
 
 export const WithdrawalAddressCreate = bodyObject({
@@ -158,12 +162,12 @@ const paymentSettingFields = {
   paymentMethodTypes: z.array(z.string()),
   preferredChainId: z.number().int().nullable(),
   preferredCurrency: z.string().nullable(),
-  allowSwap: z.boolean(),
+  allowSwap: z.boolean().openapi({ description: NO_SWAP }),
   applyFee: z.boolean(),
   feePercentage: z.number(),
   applyGasFee: z.boolean(),
   allowSplitPayments: z.boolean(),
-  slippagePercentage: z.number(),
+  slippagePercentage: z.number().openapi({ description: NO_SWAP }),
   createdAt: timestamp(),
   updatedAt: timestamp(),
 };

@@ -99,6 +99,10 @@ function PaymentsPage(props: {
           />
           <fieldset>
             <legend>Currency conversion</legend>
+            <p class="hint" id="swap-note">
+              Weir does not convert currencies yet: a payer pays in an asset of the price's currency, straight to your
+              wallet. These two are kept for API clients that send them, and change nothing.
+            </p>
             <CheckboxField
               name="allowSwap"
               value="yes"
