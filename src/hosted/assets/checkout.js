@@ -28,22 +28,12 @@ function request(p) {
   shownUri = p.paymentUri;
 }
 
-/** What the page says when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's words (page-notices.ts). */
-const UNAVAILABLE = 'Checkout not available just now';
-const UNREACHABLE = 'This checkout cannot be reached just now. Please try again in a moment.';
-
 /**
- * A route's JSON answer `{ ok, body }`, or null when none came: no connection, or what stands between
- * (a proxy's HTML 502, a captive portal, an empty body) answered instead. Never throws.
+ * What the page says when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's words
+ * (page-notices.ts), the heading here and the words with `answer` (hosted-fetch.js, loaded before this script).
  */
-async function answer(url, init) {
-  try {
-    const res = await fetch(url, init);
-    return { ok: res.ok, body: await res.json() };
-  } catch {
-    return null;
-  }
-}
+const UNAVAILABLE = 'Checkout not available just now';
+const { answer, UNREACHABLE } = window.weirHosted;
 
 /** A refusal as the page's routes word it for the payer (as its forms do without this script), shown as it is. */
 function refusal(body) {
