@@ -193,15 +193,24 @@ async function showFinal() {
   }
 }
 
+/**
+ * Status polls in a row that got no answer (or a refusal). One is a blip: the notice waits for the
+ * second, and the polls back off while they fail (1, 2, 4, 8 s, then every 10 s), every second again once answered.
+ */
+let pollsFailed = 0;
+const nextPollIn = () => Math.min(1000 * 2 ** Math.max(0, pollsFailed - 1), 10_000);
+
 async function poll(again = true) {
   try {
     const res = await answer(`${base}/status`, { cache: 'no-store' });
     if (!res?.ok) {
+      pollsFailed += 1;
       // Said (not kept as a problem): the next status answered replaces it.
-      if (problem === null) say(UNAVAILABLE, res ? refusal(res.body) : UNREACHABLE);
-      if (again) setTimeout(poll, 1000);
+      if (pollsFailed >= 2 && problem === null) say(UNAVAILABLE, res ? refusal(res.body) : UNREACHABLE);
+      if (again) setTimeout(poll, nextPollIn());
       return;
     }
+    pollsFailed = 0;
     const s = res.body;
     // The page's other scripts (wallet.js) follow the session through this one poll.
     document.dispatchEvent(new CustomEvent('weir:status', { detail: s }));
@@ -216,7 +225,7 @@ async function poll(again = true) {
     // cancel first would keep the payer from its cancel URL.
     if (FINAL.includes(s.status) && !(s.status === 'complete' && s.redirectUrl)) {
       if (!leaving) return location.reload();
-      if (again) setTimeout(poll, 1000);
+      if (again) setTimeout(poll, nextPollIn());
       return;
     }
     $('amount').textContent = s.amountTotalFormatted;
@@ -250,6 +259,6 @@ async function poll(again = true) {
   } catch {
     // keep polling through network blips
   }
-  if (again) setTimeout(poll, 1000);
+  if (again) setTimeout(poll, nextPollIn());
 }
 void poll();
