@@ -37,6 +37,7 @@ const FILES = {
   'hosted.css': { type: CSS, file: 'hosted.css' },
   'no-script.css': { type: CSS, file: 'no-script.css' },
   'checkout.js': { type: JS, file: 'checkout.js' },
+  'hosted-fetch.js': { type: JS, file: 'hosted-fetch.js' },
   'payment-link.js': { type: JS, file: 'payment-link.js' },
   'wallet.js': { type: JS, file: 'wallet.js' },
   'solana-wallet.js': { type: JS, file: 'solana-wallet.js' },
@@ -49,6 +50,7 @@ const FILES = {
   | 'hosted.css'
   | 'no-script.css'
   | 'checkout.js'
+  | 'hosted-fetch.js'
   | 'payment-link.js'
   | 'wallet.js'
   | 'solana-wallet.js'

@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import { sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSession, SessionLineItem } from '../../machines/checkout-session.types.ts';
 import { SOLANA_LOCALNET_CHAIN_ID } from '../chain-ingest/solana/networks.ts';
+import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { toTronRailNetwork } from '../chain-ingest/tron/define-network.ts';
 import { tronLocalNetwork, tronNile } from '../chain-ingest/tron/networks.ts';
 import { evolveOrganization, type Organization } from '../actors/organization.ts';
@@ -479,4 +481,37 @@ test("an 18-decimal checkout's Paid rows add up to what it received to the 10^-8
   t.is(text(html, 'paid'), '1.00');
   t.is(text(html, 'paid-late'), '2.00000001');
   t.regex(html, /<dt>Confirmed after closing<\/dt><dd><span id="paid-late">/);
+});
+
+test('every script of the checkout page that reads answers through hosted-fetch.js runs after it: it is loaded once, not deferred, just before checkout.js; the wallet scripts are deferred', async (t) => {
+  const session = chosen();
+  const usdc = session.addresses[0]!;
+  const solana = { ...usdc, id: 'addr-sol', asset: { ...usdc.asset, chainId: SOLANA_LOCALNET_CHAIN_ID } };
+  const tron = { ...onTron(session, 'usdt').addresses[0]!, id: 'addr-tron' };
+  const everyFamily = { ...session, addresses: [usdc, solana, tron] };
+  const html = renderCheckoutPage({
+    session: everyFamily,
+    org: null,
+    status: payerStatus(everyFamily, names, NOW, undefined, pay),
+    names,
+    products: new Map(),
+    wallet: { networks: [TEST_NETWORK, tronLocal], devnet: null, tronDevnet: null },
+  });
+  const scripts = [...html.matchAll(/<script src="\/assets\/([\w-]+\.js)\?v=\w+"([^>]*)><\/script>/g)].map(
+    ([, name, rest]) => ({ name: name!, deferred: / defer\b/.test(rest!) }),
+  );
+  t.deepEqual(
+    scripts.map((s) => s.name),
+    ['wallet.js', 'solana-wallet.js', 'tron-wallet.js', 'hosted-fetch.js', 'checkout.js'],
+  );
+  const shared = scripts.findIndex((s) => s.name === 'hosted-fetch.js');
+  t.false(scripts[shared]!.deferred);
+  for (const [i, script] of scripts.entries()) {
+    if (i === shared) continue;
+    const source = await readFile(new URL(`./assets/${script.name}`, import.meta.url), 'utf8');
+    t.true(source.includes('window.weirHosted'), script.name);
+    t.true(i > shared || script.deferred, `${script.name} runs after hosted-fetch.js`);
+  }
+  // Without checkout.js (the session over) nothing needs it.
+  t.notRegex(render(chosen({ status: 'expired' })).html, /hosted-fetch/);
 });

@@ -425,6 +425,11 @@ export function renderCheckoutPage(input: {
   </section>`,
     footer: businessFooter(org),
     ...(input.preview ? { landmarks: { header: 'Preview: business name', main: 'Preview: checkout page' } } : {}),
-    ...(final || input.preview ? {} : { script: { name: 'checkout.js' as const, data: { session: session.id } } }),
+    // hosted-fetch.js: how checkout.js and the wallet scripts read a route's answer.
+    ...(final || input.preview
+      ? {}
+      : {
+          script: { name: 'checkout.js' as const, data: { session: session.id }, needs: ['hosted-fetch.js' as const] },
+        }),
   });
 }

@@ -32,7 +32,11 @@ export function hostedPage(page: {
    * (checkout, invoice, payment link and its notices) says it, so a payer testing never mistakes one for live.
    */
   testMode?: boolean;
-  script?: { name: AssetName; data?: Record<string, string> };
+  /**
+   * The page's script, and the shared scripts it uses (`needs`), loaded first and not deferred: there
+   * for it and for the deferred scripts the page's parts bring (the checkout page's wallet scripts).
+   */
+  script?: { name: AssetName; data?: Record<string, string>; needs?: AssetName[] };
   /** The page's own stylesheets, after hosted.css (the invoice document's). */
   stylesheets?: AssetName[];
   /**
@@ -60,6 +64,6 @@ ${page.script ? `<noscript><link rel="stylesheet" href="${assetUrl('no-script.cs
 <main${page.landmarks ? ` aria-label="${escapeHtml(page.landmarks.main)}"` : ''}>
 ${page.main}
 </main>
-${page.footer ? `${page.footer}\n` : ''}${page.script ? `<script src="${assetUrl(page.script.name)}"${data}></script>\n` : ''}</body>
+${page.footer ? `${page.footer}\n` : ''}${(page.script?.needs ?? []).map((name) => `<script src="${assetUrl(name)}"></script>\n`).join('')}${page.script ? `<script src="${assetUrl(page.script.name)}"${data}></script>\n` : ''}</body>
 </html>`;
 }

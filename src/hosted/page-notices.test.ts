@@ -17,13 +17,21 @@ test("when to try again follows Retry-After in a person's words, rounded up, sin
   t.is(tryAgainIn(2.2), 'Try again in 3 seconds.');
 });
 
-test("the checkout page's scripts read every JSON answer through their one guard, and say a missing answer in the server's own words", async (t) => {
+test("the checkout page's scripts read every JSON answer through their one shared guard, and say a missing answer in the server's own words", async (t) => {
+  const read = (name: string) => readFile(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+  const shared = await read('hosted-fetch.js');
+  // `answer`: fetch and .json() inside one try; a bare `await res.json()` elsewhere throws on a proxy's HTML page.
+  t.is(shared.match(/\.json\(\)/g)?.length, 1);
+  t.regex(shared, /return \{ ok: res\.ok, body: await res\.json\(\) \};\n\s*\} catch \{\n\s*return null;/);
+  t.true(
+    shared.includes(`'${CHECKOUT_NOTICES.unavailable.message}'`),
+    "hosted-fetch.js says the unavailable notice's words",
+  );
   for (const name of ['checkout.js', 'wallet.js', 'solana-wallet.js', 'tron-wallet.js']) {
-    const script = await readFile(new URL(`./assets/${name}`, import.meta.url), 'utf8');
-    // `answer`: fetch and .json() inside one try; a bare `await res.json()` elsewhere throws on a proxy's HTML page.
-    t.is(script.match(/\.json\(\)/g)?.length, 1, `${name} reads JSON only in answer()`);
-    t.regex(script, /return \{ ok: res\.ok, body: await res\.json\(\) \};\n\s*\} catch \{\n\s*return null;/, name);
-    t.true(script.includes(`'${CHECKOUT_NOTICES.unavailable.message}'`), `${name} says the unavailable notice's words`);
+    const script = await read(name);
+    t.is(script.match(/\.json\(\)/g)?.length, undefined, `${name} reads JSON only through hosted-fetch.js`);
+    t.regex(script, /const \{ answer, UNREACHABLE \} = window\.weirHosted;/, name);
+    t.false(script.includes(CHECKOUT_NOTICES.unavailable.message), `${name} keeps no copy of the words`);
     if (name === 'checkout.js') t.true(script.includes(`'${CHECKOUT_NOTICES.unavailable.heading}'`));
   }
 });

@@ -7,7 +7,8 @@ import { isSolanaAddress } from './solana-pay.ts';
  * "Pay with a Solana wallet" on the hosted checkout page, when the session takes a Solana asset
  * and is still open: assets/solana-wallet.js finds the browser's Solana wallets through the Wallet
  * Standard, asks Weir for the transfer of the chosen Solana asset (`POST /checkout/{id}/solana-transaction`)
- * and has the wallet sign and send it. Nothing when no Solana asset is offered.
+ * and has the wallet sign and send it. Nothing when no Solana asset is offered. The script is deferred:
+ * it reads answers through hosted-fetch.js, which the checkout page loads before checkout.js.
  */
 export function renderSolanaWalletActions(session: CheckoutSession): string {
   if (session.status !== 'open' && session.status !== 'incomplete') return '';

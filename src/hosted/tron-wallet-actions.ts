@@ -18,6 +18,7 @@ export const tronTestWalletPays = (
  * left to pay with its `tronWeb`, and has it signed and broadcast. Addresses are in Tron's `T…` form
  * throughout; nothing when no Tron asset is offered. On a test session with the local Tron, also
  * "Pay with test wallet" (shown while a local-Tron asset is chosen): Weir pays from a funded account.
+ * The script is deferred: it reads answers through hosted-fetch.js, which the checkout page loads before checkout.js.
  */
 export function renderTronWalletActions(session: CheckoutSession, context: WalletContext | null): string {
   if (!context || !payable(session)) return '';

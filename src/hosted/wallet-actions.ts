@@ -121,6 +121,7 @@ function addressTarget(session: CheckoutSession, address: SessionAddress, contex
  * any environment) and, on a test session with a local devnet, "Pay with test wallet"; with the
  * data assets/wallet.js needs per deposit address, and that script. Nothing once the session is
  * over. The amount in the data is the one at render time: the script reads it fresh before paying.
+ * The script is deferred: it reads answers through hosted-fetch.js, which the checkout page loads before checkout.js.
  */
 export function renderWalletActions(session: CheckoutSession, context: WalletContext | null): string {
   if (!context || !payable(session)) return '<div id="wallet-actions"></div>';

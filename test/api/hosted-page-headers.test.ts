@@ -69,10 +69,17 @@ test('hosted page assets: served by Weir from the package with caching headers: 
   t.truthy(scripts[0], checkout);
   t.is(scripts[0]![2], session.id);
   t.truthy(scripts[1], linkPage);
+  // What checkout.js and the wallet scripts share, loaded just before checkout.js.
+  const shared =
+    /<script src="(\/assets\/hosted-fetch\.js\?v=[0-9a-f]{16})"><\/script>\n<script src="\/assets\/checkout\.js/.exec(
+      checkout,
+    );
+  t.truthy(shared, checkout);
   const css = /href="(\/assets\/hosted\.css\?v=[0-9a-f]{16})"/.exec(checkout)![1]!;
   for (const [path, type] of [
     [scripts[0]![1]!, 'text/javascript; charset=utf-8'],
     [scripts[1]![1]!, 'text/javascript; charset=utf-8'],
+    [shared![1]!, 'text/javascript; charset=utf-8'],
     [css, 'text/css; charset=utf-8'],
   ] as const) {
     const versioned = await fetch(`${weir.url}${path}`);

@@ -8,7 +8,7 @@ import { names, NOW, pay, payment, withUsdcChosen } from '../../src/hosted/payer
 import { launchChromium } from '../support/chromium.ts';
 
 const ORIGIN = 'http://weir.test';
-const SCRIPT = new URL('../../src/hosted/assets/checkout.js', import.meta.url);
+const ASSETS = new URL('../../src/hosted/assets/', import.meta.url);
 
 const render = (session: CheckoutSession) => {
   const status = payerStatus(session, names, NOW, undefined, pay);
@@ -16,21 +16,28 @@ const render = (session: CheckoutSession) => {
 };
 
 /**
- * Chromium on the hosted page of `first.id`, its page, status and checkout.js answered from the session
- * `set` last gave (the page rendered as Weir renders it); the shop's redirect target answers nothing.
+ * Chromium on the hosted page of `first.id`, its page and status answered from the session `set` last
+ * gave (the page rendered as Weir renders it), its scripts from the package; the shop's redirect target answers nothing.
  */
 async function livePage(t: ExecutionContext, first: CheckoutSession) {
   let current = first;
   const browser = await launchChromium(t);
   const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
-  const script = await readFile(SCRIPT, 'utf8');
+  const scripts = new Map<string, string>(
+    await Promise.all(
+      ['checkout.js', 'hosted-fetch.js'].map(
+        async (name) => [`/assets/${name}`, await readFile(new URL(name, ASSETS), 'utf8')] as const,
+      ),
+    ),
+  );
   await page.route(`${ORIGIN}/**`, async (route) => {
     const path = new URL(route.request().url()).pathname;
     if (path === `/checkout/${first.id}`)
       return route.fulfill({ contentType: 'text/html', body: render(current).html });
     if (path === `/checkout/${first.id}/status`)
       return route.fulfill({ contentType: 'application/json', body: JSON.stringify(render(current).status) });
-    if (path === '/assets/checkout.js') return route.fulfill({ contentType: 'text/javascript', body: script });
+    const script = scripts.get(path);
+    if (script !== undefined) return route.fulfill({ contentType: 'text/javascript', body: script });
     // The shop does not answer with a page: the redirect leaves the payer where they are.
     if (path === '/shop/thanks') return route.fulfill({ status: 204 });
     return route.fulfill({ status: 404, body: '' });

@@ -89,33 +89,66 @@ test('a choice of asset or a promotion code answered by an HTML 502 page or by n
   t.deepEqual(thrown, []);
 });
 
-test('a status poll answered by an HTML 502 page or by no connection says so and polls on: the page follows the payment once the server answers again', async (t) => {
+/** A request the page made, held until the test answers it, and when the test saw it. */
+type Held = { route: Route; at: number };
+
+/** Every request to `url` from now on, in order, each held until the test answers it. */
+async function holdRequests(page: Page, url: string) {
+  const arrived: Held[] = [];
+  const waiting: ((held: Held) => void)[] = [];
+  await page.route(url, (route) => {
+    const held = { route, at: Date.now() };
+    const taker = waiting.shift();
+    if (taker) taker(held);
+    else arrived.push(held);
+  });
+  return {
+    next: () =>
+      arrived.length > 0 ? Promise.resolve(arrived.shift()!) : new Promise<Held>((resolve) => waiting.push(resolve)),
+  };
+}
+
+test('a status poll answered by an HTML 502 page or by no connection: one is a blip and says nothing, the second in a row says so; the polls back off while they fail and the page follows the payment once the server answers again', async (t) => {
   const { weir, session, page, thrown } = await openPage(t);
   const status = `**/checkout/${session.id}/status`;
   await page.addInitScript(injectedWallet('0x00000000000000000000000000000000000000aa'));
   await page.goto(session.url);
   await page.getByRole('button', { name: /USDC/ }).click();
-  await page.getByText('Waiting for payment').waitFor();
+  const title = page.locator('#status-title');
+  await title.filter({ hasText: 'Waiting for payment' }).waitFor();
 
-  // The first poll gets a proxy's page, the next ones no connection: the poll keeps asking through both.
-  let failed = 0;
-  let pollsFailed: () => void = () => undefined;
-  const threeFailed = new Promise<void>((resolve) => {
-    pollsFailed = resolve;
-  });
-  await page.route(status, async (route) => {
-    await (++failed === 1 ? badGateway(route) : refused(route));
-    if (failed === 3) pollsFailed();
-  });
+  // The first poll gets a proxy's page; asked again a second later, the page still says what it did.
+  const polls = await holdRequests(page, status);
+  const first = await polls.next();
+  await badGateway(first.route);
+  const second = await polls.next();
+  t.is(await title.textContent(), 'Waiting for payment', 'one failed poll says nothing');
+  t.true(second.at - first.at >= 990, `${second.at - first.at} ms`);
+  // The second in a row gets no connection: said. A poll is only sent once the one before is answered,
+  // and each interval is timed from when that answer came, so each gap seen here is at least it.
+  await refused(second.route);
   await saysUnreachable(t, page);
-  await threeFailed;
-  // The wallet reads the status before paying: it says the same, and its buttons come back.
+  const third = await polls.next();
+  t.true(third.at - second.at >= 1990, `backs off to 2 s: ${third.at - second.at} ms`);
+  await refused(third.route);
+  const fourth = await polls.next();
+  t.true(fourth.at - third.at >= 3990, `then 4 s: ${fourth.at - third.at} ms`);
+  // Answered again: the notice gives way, and the polls come every second again (8 s without the reset).
+  await fourth.route.continue();
+  await title.filter({ hasText: 'Waiting for payment' }).waitFor();
+  const fifth = await polls.next();
+  t.true(fifth.at - fourth.at < 4000, `every second again: ${fifth.at - fourth.at} ms`);
+  await fifth.route.continue();
+  await page.unroute(status);
+
+  // No connection for a while: the wallet reads the status before paying, says the same, and its buttons come back.
+  await page.route(status, refused);
   await page.getByRole('button', { name: 'Connect wallet' }).click();
   await page.locator('.wallet-message', { hasText: WORDS }).waitFor();
   t.true(await page.getByRole('button', { name: 'Connect wallet' }).isEnabled());
 
   await page.unroute(status);
-  await page.getByText('Waiting for payment').waitFor();
+  await title.filter({ hasText: 'Waiting for payment' }).waitFor();
   const chain = chainPublisher(weir.bus);
   const block = randomHash();
   await chain.transfer({

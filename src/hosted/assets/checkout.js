@@ -28,22 +28,12 @@ function request(p) {
   shownUri = p.paymentUri;
 }
 
-/** What the page says when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's words (page-notices.ts). */
-const UNAVAILABLE = 'Checkout not available just now';
-const UNREACHABLE = 'This checkout cannot be reached just now. Please try again in a moment.';
-
 /**
- * A route's JSON answer `{ ok, body }`, or null when none came: no connection, or what stands between
- * (a proxy's HTML 502, a captive portal, an empty body) answered instead. Never throws.
+ * What the page says when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's words
+ * (page-notices.ts), the heading here and the words with `answer` (hosted-fetch.js, loaded before this script).
  */
-async function answer(url, init) {
-  try {
-    const res = await fetch(url, init);
-    return { ok: res.ok, body: await res.json() };
-  } catch {
-    return null;
-  }
-}
+const UNAVAILABLE = 'Checkout not available just now';
+const { answer, UNREACHABLE } = window.weirHosted;
 
 /** A refusal as the page's routes word it for the payer (as its forms do without this script), shown as it is. */
 function refusal(body) {
@@ -203,15 +193,24 @@ async function showFinal() {
   }
 }
 
+/**
+ * Status polls in a row that got no answer (or a refusal). One is a blip: the notice waits for the
+ * second, and the polls back off while they fail (1, 2, 4, 8 s, then every 10 s), every second again once answered.
+ */
+let pollsFailed = 0;
+const nextPollIn = () => Math.min(1000 * 2 ** Math.max(0, pollsFailed - 1), 10_000);
+
 async function poll(again = true) {
   try {
     const res = await answer(`${base}/status`, { cache: 'no-store' });
     if (!res?.ok) {
+      pollsFailed += 1;
       // Said (not kept as a problem): the next status answered replaces it.
-      if (problem === null) say(UNAVAILABLE, res ? refusal(res.body) : UNREACHABLE);
-      if (again) setTimeout(poll, 1000);
+      if (pollsFailed >= 2 && problem === null) say(UNAVAILABLE, res ? refusal(res.body) : UNREACHABLE);
+      if (again) setTimeout(poll, nextPollIn());
       return;
     }
+    pollsFailed = 0;
     const s = res.body;
     // The page's other scripts (wallet.js) follow the session through this one poll.
     document.dispatchEvent(new CustomEvent('weir:status', { detail: s }));
@@ -226,7 +225,7 @@ async function poll(again = true) {
     // cancel first would keep the payer from its cancel URL.
     if (FINAL.includes(s.status) && !(s.status === 'complete' && s.redirectUrl)) {
       if (!leaving) return location.reload();
-      if (again) setTimeout(poll, 1000);
+      if (again) setTimeout(poll, nextPollIn());
       return;
     }
     $('amount').textContent = s.amountTotalFormatted;
@@ -260,6 +259,6 @@ async function poll(again = true) {
   } catch {
     // keep polling through network blips
   }
-  if (again) setTimeout(poll, 1000);
+  if (again) setTimeout(poll, nextPollIn());
 }
 void poll();

@@ -17,20 +17,8 @@
   );
   const FINAL = ['complete', 'expired', 'canceled'];
 
-  /** The words when the server gives no answer of its own: CHECKOUT_NOTICES.unavailable's (page-notices.ts). */
-  const UNREACHABLE = 'This checkout cannot be reached just now. Please try again in a moment.';
-  /**
-   * A route's JSON answer `{ ok, body }`, or null when none came: no connection, or what stands between
-   * (a proxy's HTML 502, a captive portal, an empty body) answered instead. Never throws (as checkout.js's).
-   */
-  async function answer(url, init) {
-    try {
-      const res = await fetch(url, init);
-      return { ok: res.ok, body: await res.json() };
-    } catch {
-      return null;
-    }
-  }
+  /** A route's JSON answer or null, and the words when none came: hosted-fetch.js (loaded before this script). */
+  const { answer, UNREACHABLE } = window.weirHosted;
 
   /** The chosen payment method and what is left to pay, as the server sees it now. */
   let due = null;
