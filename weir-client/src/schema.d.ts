@@ -656,7 +656,7 @@ export interface paths {
         get: operations["InvoiceController_get"];
         /**
          * Update a draft invoice
-         * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A tax rate the draft already holds (its own `taxRateIds`, or a line's for the same price) may be sent again though deactivated since; elsewhere an inactive rate is refused (400 `tax_rate_inactive`).
+         * @description Only a draft changes; only the fields sent change (null clears a text field). New `lineItems` replace every line; new `taxRateIds` tax the lines again. A price the draft already sells (`priceId`) may be sent again though it or its product was deactivated since, as may a tax rate it holds (its own `taxRateIds`, or a line's for the same price); elsewhere an inactive price, product or rate is refused (400).
          */
         put: operations["InvoiceController_update"];
         post?: never;
@@ -14984,7 +14984,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; A subscription link sells a recurring price billed by the month or the year (monthly, quarterly, half-yearly or annually), as a subscription session does: one billed by the week or the day is refused on `priceId` (or `productId`, for its default price). Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
