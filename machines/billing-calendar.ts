@@ -13,6 +13,21 @@ export const BILLING_SCHEDULES = {
   annual: { interval: 'year', intervalCount: 1 },
 } as const satisfies Record<string, { interval: BillingInterval; intervalCount: number }>;
 
+const BILLING_INTERVALS: readonly string[] = ['month', 'year'] satisfies BillingInterval[];
+
+/** Whether a subscription can bill a recurring price of this interval (a day or a week it cannot). */
+export const isBillingInterval = (interval: string | null): interval is BillingInterval =>
+  interval !== null && BILLING_INTERVALS.includes(interval);
+
+/**
+ * Why a subscription cannot bill a recurring price of `interval`, or null when it can: the one rule
+ * for every way a subscription is sold (checkout session, payment link), so they refuse alike.
+ */
+export const unbillableInterval = (interval: string): string | null =>
+  isBillingInterval(interval)
+    ? null
+    : `a subscription is billed monthly, quarterly, half-yearly or annually (interval month or year), not by the ${interval}`;
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();

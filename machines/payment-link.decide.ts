@@ -1,6 +1,7 @@
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { compareDecimals } from '../src/shared/decimal.ts';
 import { formatAmount } from '../src/shared/money.ts';
+import { unbillableInterval } from './billing-calendar.ts';
 import type { PaymentLinkSnapshot } from './payment-link.aggregate.ts';
 import type { LengthBounds } from './collected-data.types.ts';
 import type {
@@ -52,8 +53,13 @@ function validatePricing(link: NewPaymentLink): void {
         'parameter_missing',
       );
     const recurring = link.priceType === 'recurring';
-    if (pricing === 'subscription' && !(recurring && link.interval !== null))
-      throw new ValidationError('priceId', 'a subscription link needs a recurring price');
+    if (pricing === 'subscription') {
+      if (!(recurring && link.interval !== null))
+        throw new ValidationError('priceId', 'a subscription link needs a recurring price');
+      // The rule every subscription is sold under: a price it cannot bill would make a link no payer can pay.
+      const unbillable = unbillableInterval(link.interval);
+      if (unbillable) throw new ValidationError('priceId', unbillable);
+    }
     if (pricing === 'fixed' && (recurring || link.interval !== null))
       throw new ValidationError(
         'priceId',

@@ -256,6 +256,12 @@ test('when created with rules it breaks, then a validation error naming the fiel
       subscriptionLink({ priceType: 'one_time', interval: null }),
       /^priceId: a subscription link needs a recurring price/,
     ],
+    // Its page would turn every payer away: a subscription cannot bill by the week or the day.
+    [
+      subscriptionLink({ interval: 'week' }),
+      /^priceId: a subscription is billed monthly, quarterly, half-yearly or annually \(interval month or year\), not by the week$/,
+    ],
+    [subscriptionLink({ interval: 'day', intervalCount: 3 }), /^priceId: a subscription is billed .*, not by the day$/],
     [variableLink({ amount: '100' }), /^amount: a variable-price link takes no amount/],
     [variableLink({ priceId: 'p-1' }), /^priceId: a variable-price link takes no price/],
     [fixedLink({ minimumAmount: '100' }), /^minimumAmount: is only for variable-price links/],

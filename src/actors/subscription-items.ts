@@ -1,4 +1,4 @@
-import type { BillingInterval } from '../../machines/billing-calendar.ts';
+import { type BillingInterval, unbillableInterval } from '../../machines/billing-calendar.ts';
 import type { SubscriptionItem } from '../../machines/subscription.types.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { deterministicId } from '../shared/ids.ts';
@@ -18,8 +18,6 @@ export type RecurringLine = {
   };
 };
 
-const BILLING_INTERVALS: readonly string[] = ['month', 'year'] satisfies BillingInterval[];
-
 /**
  * The subscription items of a `mode: subscription` checkout session's lines. Every line must be a
  * recurring price billed by the month or the year (monthly, quarterly, half-yearly, annual), all
@@ -32,12 +30,8 @@ export function subscriptionItemsOf(lines: RecurringLine[], field = 'lineItems')
     if (price.type !== 'recurring' || price.interval === null || price.intervalCount === null) {
       throw new ValidationError(`${field}[${i}]`, 'a subscription bills recurring prices only; this price is one_time');
     }
-    if (!BILLING_INTERVALS.includes(price.interval)) {
-      throw new ValidationError(
-        `${field}[${i}]`,
-        `a subscription is billed monthly, quarterly, half-yearly or annually (interval month or year), not by the ${price.interval}`,
-      );
-    }
+    const unbillable = unbillableInterval(price.interval);
+    if (unbillable) throw new ValidationError(`${field}[${i}]`, unbillable);
     return {
       priceId: price.id,
       productId: price.productId,

@@ -256,6 +256,50 @@ test('subscription links sell a recurring price, by price id or by a product who
   );
 });
 
+test('a subscription link on a price billed by the week or the day is refused at creation, naming the field that carried it, as a subscription session is: its page could take no payer', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const plan = async (interval: string, intervalCount: number) =>
+    (
+      await api.post<Product>('/api/v1/products', {
+        name: `Box every ${intervalCount} ${interval}`,
+        defaultPriceData: { currency: 'usdc', unitAmount: '1000000000', type: 'recurring', interval, intervalCount },
+      })
+    ).body;
+  const weekly = await plan('week', 1);
+  const daily = await plan('day', 30);
+  const unbillable = (interval: string) =>
+    new RegExp(
+      `a subscription is billed monthly, quarterly, half-yearly or annually \\(interval month or year\\), not by the ${interval}$`,
+    );
+  const cases: [string, object, string, string][] = [
+    ['a weekly priceId', { priceId: weekly.defaultPrice!.id }, 'priceId', 'week'],
+    [
+      'a weekly priceId, pricing subscription',
+      { priceId: weekly.defaultPrice!.id, pricing: 'subscription' },
+      'priceId',
+      'week',
+    ],
+    ['a product whose default price is weekly', { productId: weekly.id }, 'productId', 'week'],
+    ['a daily priceId', { priceId: daily.defaultPrice!.id }, 'priceId', 'day'],
+  ];
+  for (const [what, body, field, interval] of cases) {
+    t.log(what);
+    await assertRejectedWithoutWrite(t, weir, () => api.post('/api/v1/payment-links', { title: 'Box', ...body }), {
+      field,
+      message: unbillable(interval),
+    });
+  }
+  // A one-time link on such a product is no subscription, so its price is refused as it was: a recurring price makes a subscription link.
+  await assertRejectedWithoutWrite(
+    t,
+    weir,
+    () => api.post('/api/v1/payment-links', { title: 'Box', priceId: weekly.defaultPrice!.id, pricing: 'fixed' }),
+    { field: 'priceId', message: /a fixed-price link needs a one-time price/ },
+  );
+  t.is((await api.get<Page<Link>>('/api/v1/payment-links')).body.count, 0);
+});
+
 test('a variable-price link takes suggested amounts and bounds; it sells its own product with no price', async (t) => {
   const weir = await startTestWeir(t);
   const { api } = await createMerchant(weir.url);

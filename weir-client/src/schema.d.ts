@@ -14999,7 +14999,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path. Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `payment_method_not_available` */
+            /** @description A query parameter the route does not take: the message names it; The body is not a JSON object sent as application/json; Idempotency-Key is empty, sent twice, over 255 characters or holds a control character; A field is missing or invalid: the message names its path; A subscription link sells a recurring price billed by the month or the year (monthly, quarterly, half-yearly or annually), as a subscription session does: one billed by the week or the day is refused on `priceId` (or `productId`, for its default price). Codes: `parameter_invalid`, `invalid_json`, `invalid_content_type`, `request_aborted`, `parameter_invalid_integer`, `parameter_invalid_string_empty`, `parameter_missing`, `url_invalid`, `parameters_exclusive`, `resource_missing`, `product_inactive`, `payment_method_not_available` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { unbillableInterval } from '../../../machines/billing-calendar.ts';
 import { paymentLinkAggregate } from '../../../machines/payment-link.aggregate.ts';
 import { validatePaymentLink, type NewPaymentLink } from '../../../machines/payment-link.decide.ts';
 import {
@@ -374,6 +375,10 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       resolved = { fields: variable(product.id), product, price: null };
     }
     checkRequested(requested, resolved.fields.pricing, amount !== undefined);
+    // Checked again by the link's own rules; here to name the field that carried the price.
+    const { pricing, interval } = resolved.fields;
+    const unbillable = pricing === 'subscription' && interval !== null ? unbillableInterval(interval) : null;
+    if (unbillable) throw new ValidationError(priceId !== undefined ? 'priceId' : 'productId', unbillable);
     return resolved;
   }
 
@@ -420,6 +425,12 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
   };
   const fieldErrors = invalidFields('parameters_exclusive', 'resource_missing', 'product_inactive', NO_PAYMENT_METHOD);
   const brokenWallet = walletInvalid("the link's sessions, on the `allowedChains` it sets,");
+  const unbillablePrice = {
+    status: 400,
+    codes: ['parameter_invalid'],
+    description:
+      'A subscription link sells a recurring price billed by the month or the year (monthly, quarterly, half-yearly or annually), as a subscription session does: one billed by the week or the day is refused on `priceId` (or `productId`, for its default price)',
+  };
 
   api.route(
     {
@@ -430,7 +441,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         'Sells a catalog price: `priceId`, a product’s default price (`productId`), or a price made from `amount` and a currency (`currencies`, `preferredCurrency`, or the deprecated `currency`). Without a price the payer enters the amount, within `minimumAmount` and `maximumAmount`. A refused request creates nothing.',
       body: PaymentLinkCreate,
       response: PaymentLinkSchema,
-      errors: [fieldErrors, brokenWallet, unavailable],
+      errors: [fieldErrors, unbillablePrice, brokenWallet, unavailable],
       examples: {
         request: {
           title: 'Concert ticket',

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { linkBodyOf } from './link-form.tsx';
+import { LinkForm, linkBodyOf, type Price } from './link-form.tsx';
 
 /** The payment-link form as a merchant fills it for a customer-chosen price, with `suggested` typed. */
 const variable = (suggested: string) =>
@@ -26,4 +26,39 @@ test('suggested amounts: the bad one is named with its problem; a repeat, or a c
     ],
   ];
   for (const [typed, error] of cases) t.deepEqual(variable(typed), { errors: { suggestedAmounts: error } }, typed);
+});
+
+/** The catalog's active recurring prices, as the create page reads them, with `interval` × `intervalCount`. */
+const recurringPrice = (id: string, interval: 'day' | 'week' | 'month' | 'year', intervalCount: number): Price =>
+  ({
+    id,
+    type: 'recurring',
+    currency: 'usdc',
+    unitAmount: '1000000000',
+    interval,
+    intervalCount,
+    isActive: true,
+    product: { id: `product-${id}`, name: `Plan ${id}`, isActive: true },
+  }) as unknown as Price;
+
+/** The values the form's Recurring price picker offers, and the whole form. */
+const pickerOf = async (recurringPrices: Price[]) => {
+  const html = String(await LinkForm({ csrf: 'x', values: {}, errors: {}, recurringPrices, currencies: ['usdc'] }));
+  const select = html.match(/<select[^>]*name="priceId"[\s\S]*?<\/select>/)?.[0] ?? '';
+  return { values: [...select.matchAll(/<option[^>]*value="([^"]*)"/g)].map(([, value]) => value), html };
+};
+
+test('the subscription picker offers only prices a subscription bills (by the month or the year): a weekly or daily one would make a link no payer can pay', async (t) => {
+  const { values } = await pickerOf([
+    recurringPrice('monthly', 'month', 1),
+    recurringPrice('weekly', 'week', 1),
+    recurringPrice('quarterly', 'month', 3),
+    recurringPrice('daily', 'day', 30),
+    recurringPrice('annual', 'year', 1),
+  ]);
+  t.deepEqual(values, ['', 'monthly', 'quarterly', 'annual']);
+  // With only such prices in the catalog, the hint says what to add.
+  const none = await pickerOf([recurringPrice('weekly', 'week', 1)]);
+  t.deepEqual(none.values, ['']);
+  t.regex(none.html, /add a recurring price billed by the month or the year to a product first/);
 });

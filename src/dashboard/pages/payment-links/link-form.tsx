@@ -1,3 +1,4 @@
+import { isBillingInterval } from '../../../../machines/billing-calendar.ts';
 import type { z } from '../../../read-api/schema/fields.ts';
 import type { PriceSchema } from '../../../read-api/schema/catalog.ts';
 import { Alert, CsrfField, Field } from '../../ui/components.tsx';
@@ -162,12 +163,15 @@ export function LinkForm(props: {
   csrf: string;
   values: Record<string, string>;
   errors: FormErrors;
+  /** The catalog's recurring prices: only those a subscription can bill (by the month or the year) are offered. */
   recurringPrices: Price[];
   /** Those a wallet of the merchant receives (`currenciesOf`). */
   currencies: readonly string[];
 }): JSX.Element {
   const { values: v, errors: e } = props;
   const checked = (name: string) => v[name] !== undefined;
+  // A weekly or daily price would make a link whose page takes no payer: the API refuses it.
+  const plans = props.recurringPrices.filter((p) => isBillingInterval(p.interval));
   return (
     <form method="post" action="/dashboard/payment-links" novalidate class="stack-form">
       <CsrfField token={props.csrf} />
@@ -219,13 +223,13 @@ export function LinkForm(props: {
           value={v.priceId}
           error={e.priceId}
           hint={
-            props.recurringPrices.length === 0
-              ? 'Subscriptions: add a recurring price to a product first.'
+            plans.length === 0
+              ? 'Subscriptions: add a recurring price billed by the month or the year to a product first.'
               : 'Subscriptions only.'
           }
           options={[
             { value: '', label: 'None' },
-            ...props.recurringPrices.map((p) => ({
+            ...plans.map((p) => ({
               value: p.id,
               label: `${p.product?.name ?? 'Product'}: ${priceLabel(p)}`,
             })),
