@@ -1,7 +1,7 @@
 import { transition } from 'xstate';
 import { ConflictError, InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { exactToApi, owedInChainUnits } from '../src/shared/money.ts';
-import { confirmedAmount, totalOf, withDiscount } from './checkout-session.evolve.ts';
+import { addedUp, confirmedAmount, totalOf, withDiscount } from './checkout-session.evolve.ts';
 import { confirmedExact, outstandingExact, withoutBookkeeping } from './checkout-session.received.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
@@ -12,6 +12,7 @@ import type {
   SessionDiscount,
   SessionPayment,
   SessionSweep,
+  SweptAmount,
   RecordedSweepBroadcast,
 } from './checkout-session.types.ts';
 import { NOT_IN_FINAL_BLOCK, RECONCILIATION_TRANSACTION_PREFIX, type SeenBlock } from './checkout-session.types.ts';
@@ -32,7 +33,14 @@ export type CheckoutSessionCommand =
   | { type: 'CancelCheckoutSession'; reason: string | null }
   /** `reason`: why the system completes it (its invoice was settled another way); absent when the merchant does. */
   | { type: 'CompletePartialCheckoutSession'; reason?: string }
-  | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at'> }
+  /** `moved` is the sum of the transfers the sweep is recorded with (decided here). */
+  | { type: 'RecordSweep'; sweep: Omit<SessionSweep, 'at' | 'moved'> }
+  /**
+   * The deposit `depositAddress` on `network` was read empty on chain though confirmed transfers
+   * to it are listed by no sweep: those a sweep recorded already moved (mined at or after their
+   * block) are found swept by it. Others (someone else's flush emptied it) stay as they are.
+   */
+  | { type: 'FindSweptTransfers'; network: string; depositAddress: string }
   | { type: 'RecordSweepBroadcast'; broadcast: Omit<RecordedSweepBroadcast, 'at'> }
   | { type: 'DropSweepBroadcast'; network: string; transactionHash: string; mayBeMined?: boolean }
   | { type: 'EndSweepLookUp'; network: string; transactionHash: string }
@@ -69,6 +77,76 @@ const wasDropped = (session: CheckoutSession, transactionHash: string | undefine
 /** Whether `transactionHash` was broadcast for the session and its outcome is not recorded yet. */
 const isBroadcast = (session: CheckoutSession, transactionHash: string | undefined): boolean =>
   (session.sweepsBroadcast ?? []).some((b) => b.transactionHash === transactionHash);
+
+/** The assets `sweep` flushed: as recorded, or (on sweeps recorded before that) those of the transfers it moved. */
+function assetsOf(session: CheckoutSession, sweep: Omit<SessionSweep, 'at'>): string[] {
+  const assets =
+    sweep.assets ??
+    session.payments.filter((p) => sweep.transferIds.includes(p.transferId)).map((p) => p.asset.address);
+  return assets.map((asset) => asset.toLowerCase());
+}
+
+/**
+ * Whether the mined `sweep` moved `payment`, a confirmed transfer no sweep lists: a flush sends the
+ * whole balance of each asset it flushes, so one of the payment's deposit address and asset mined
+ * in a later block did. In the same block the transfer may have come after it, which the block
+ * does not tell: there only when the deposit was read empty since (`sameBlock`).
+ */
+function sweepMoved(
+  session: CheckoutSession,
+  sweep: Omit<SessionSweep, 'at'>,
+  payment: SessionPayment,
+  sameBlock: boolean,
+): boolean {
+  if (sweep.reverted || sweep.blockNumber === undefined || sweep.depositAddress === undefined) return false;
+  if (sweep.network !== payment.network || sweep.depositAddress.toLowerCase() !== payment.toAddress.toLowerCase())
+    return false;
+  if (!assetsOf(session, sweep).includes(payment.asset.address.toLowerCase())) return false;
+  return sameBlock ? sweep.blockNumber >= payment.blockNumber : sweep.blockNumber > payment.blockNumber;
+}
+
+/** What `payments` moved, per asset (in the order first met), in chain units. */
+const movedBy = (payments: SessionPayment[]): SweptAmount[] =>
+  addedUp(
+    [],
+    payments.map((p) => ({ asset: p.asset.address, amountRaw: p.amountRaw })),
+  );
+
+/**
+ * `payments` (confirmed, listed by no sweep) that a sweep recorded already moved, each found on the
+ * first such sweep: one TransfersFoundSwept per sweep. See sweepMoved for `sameBlock`.
+ */
+function foundSwept(
+  session: CheckoutSession,
+  payments: SessionPayment[],
+  sameBlock: boolean,
+  now: string,
+): CheckoutSessionEvent[] {
+  const sweeps = [...(session.sweeps ?? [])].sort((a, b) => (a.blockNumber ?? 0) - (b.blockNumber ?? 0));
+  const found = new Map<SessionSweep, SessionPayment[]>();
+  for (const payment of payments) {
+    const sweep = sweeps.find((s) => sweepMoved(session, s, payment, sameBlock));
+    if (sweep) found.set(sweep, [...(found.get(sweep) ?? []), payment]);
+  }
+  return [...found].map(([sweep, moved]) => ({
+    type: 'TransfersFoundSwept',
+    data: {
+      network: sweep.network,
+      transactionHash: sweep.transactionHash,
+      blockNumber: sweep.blockNumber!,
+      depositAddress: sweep.depositAddress!,
+      transferIds: moved.map((p) => p.transferId),
+      moved: movedBy(moved),
+      at: now,
+    },
+  }));
+}
+
+/** The session's confirmed transfers that no sweep lists yet. */
+function unswept(session: CheckoutSession): SessionPayment[] {
+  const swept = new Set((session.sweeps ?? []).flatMap((s) => s.transferIds));
+  return session.payments.filter((p) => p.status === 'confirmed' && !swept.has(p.transferId));
+}
 
 /**
  * The reconciliation credit that already holds a transfer's money, if any: a credit at the same
@@ -327,10 +405,13 @@ export function decideCheckoutSession(
         block !== undefined && block.hash.toLowerCase() !== payment.blockHash.toLowerCase()
           ? [movedTo(payment, block, ctx.now)]
           : [];
+      // Mined before a sweep recorded already (confirmed after it was sent), it went with it.
+      const confirmed = { ...payment, blockNumber: block?.number ?? payment.blockNumber, status: 'confirmed' as const };
       return [
         ...moved,
         { type: 'PaymentConfirmed', data: { transferId: command.transferId, at: ctx.now } },
         ...afterConfirmation(session, status, payment, ctx.now),
+        ...foundSwept(session, [confirmed], false, ctx.now),
       ];
     }
     case 'ReinstateTransfer': {
@@ -354,6 +435,7 @@ export function decideCheckoutSession(
         ...detected,
         { type: 'PaymentConfirmed', data: { transferId: payment.transferId, at: ctx.now } },
         ...afterConfirmation(session, status, payment, ctx.now),
+        ...foundSwept(session, [{ ...payment, blockNumber: block.number, status: 'confirmed' }], false, ctx.now),
       ];
     }
     case 'ExpireCheckoutSession':
@@ -452,14 +534,27 @@ export function decideCheckoutSession(
           { type: 'SweepDropped', data: { network: command.sweep.network, transactionHash: replaces, at: ctx.now } },
         ];
       }
-      const confirmedIds = new Set(session.payments.filter((p) => p.status === 'confirmed').map((p) => p.transferId));
-      const already = new Set((session.sweeps ?? []).flatMap((s) => s.transferIds));
-      const transferIds = command.sweep.transferIds.filter((id) => confirmedIds.has(id) && !already.has(id));
+      // Those it was sent for, and those confirmed since that were mined before it (confirmed while
+      // it was in flight): it sent the whole balance, theirs too.
+      const moved = unswept(session).filter(
+        (p) => command.sweep.transferIds.includes(p.transferId) || sweepMoved(session, command.sweep, p, false),
+      );
+      const transferIds = moved.map((p) => p.transferId);
       // A transaction broadcast for this session (or mined in its place, or dropped and found mined
       // later) is recorded even if it swept nothing new: its gas was paid.
       const ours = [transactionHash, replaces].some((hash) => isBroadcast(session, hash) || wasDropped(session, hash));
       if (transferIds.length === 0 && !ours) return [];
-      return [{ type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds, at: ctx.now } } }];
+      return [
+        { type: 'FundsSwept', data: { sweep: { ...command.sweep, transferIds, moved: movedBy(moved), at: ctx.now } } },
+      ];
+    }
+    case 'FindSweptTransfers': {
+      const network = command.network;
+      const depositAddress = command.depositAddress.toLowerCase();
+      const waiting = unswept(session).filter(
+        (p) => p.network === network && p.toAddress.toLowerCase() === depositAddress,
+      );
+      return foundSwept(session, waiting, true, ctx.now);
     }
     case 'RecordSweepBroadcast': {
       const { transactionHash } = command.broadcast;

@@ -7,6 +7,7 @@ import type {
   DiscountedLineTax,
   SessionDiscount,
   SessionPayment,
+  SweptAmount,
 } from './checkout-session.types.ts';
 
 /**
@@ -321,6 +322,23 @@ export function evolveCheckoutSession(
         updatedAt: event.data.sweep.at,
         sweeps: [...(session.sweeps ?? []), event.data.sweep],
       };
+    case 'TransfersFoundSwept': {
+      const { transactionHash, transferIds, moved, at } = event.data;
+      return {
+        ...session,
+        updatedAt: at,
+        sweeps: (session.sweeps ?? []).map((sweep) =>
+          sweep.transactionHash !== transactionHash || sweep.reverted
+            ? sweep
+            : {
+                ...sweep,
+                transferIds: [...sweep.transferIds, ...transferIds],
+                // A sweep recorded before `moved` was kept says nothing of its own amount: left so.
+                ...(sweep.moved ? { moved: addedUp(sweep.moved, moved) } : {}),
+              },
+        ),
+      };
+    }
     case 'SweepBroadcast': {
       // The signed transaction is the sweeper's, kept in the log: not part of the session.
       const { signedTransaction: _signed, ...broadcast } = event.data.broadcast;
@@ -372,4 +390,11 @@ export function evolveCheckoutSession(
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
       };
   }
+}
+
+/** `a` and `b` summed per asset (in the order first met). */
+export function addedUp(a: SweptAmount[], b: SweptAmount[]): SweptAmount[] {
+  const byAsset = new Map<string, bigint>();
+  for (const { asset, amountRaw } of [...a, ...b]) byAsset.set(asset, (byAsset.get(asset) ?? 0n) + BigInt(amountRaw));
+  return [...byAsset].map(([asset, amount]) => ({ asset, amountRaw: amount.toString() }));
 }

@@ -51,6 +51,7 @@ export const checkoutSessionMachine = setup({
     PaymentConfirmed: { guard: 'hasSession', actions: 'apply' },
     TransferAlreadyReconciled: { guard: 'hasSession', actions: 'apply' },
     FundsSwept: { guard: 'hasSession', actions: 'apply' },
+    TransfersFoundSwept: { guard: 'hasSession', actions: 'apply' },
     SweepBroadcast: { guard: 'hasSession', actions: 'apply' },
     SweepDropped: { guard: 'hasSession', actions: 'apply' },
     SweepLookUpEnded: { guard: 'hasSession', actions: 'apply' },

@@ -20,6 +20,8 @@ import { NOT_IN_FINAL_BLOCK, type CheckoutSessionEvent } from './checkout-sessio
 const given = givenWhenThen(checkoutSessionAggregate);
 const NOW = '2026-01-01T00:30:00.000Z';
 const AFTER_EXPIRY = '2026-01-01T01:00:00.000Z';
+/** What a sweep moved of the fixture's USDC. */
+const usdcMoved = (amountRaw: string) => [{ asset: '0x00000000000000000000000000000000000a11ce', amountRaw }];
 const completedEvent = (
   amountReceived: string,
   amountOverpaid = '0',
@@ -852,7 +854,9 @@ test('given confirmed payments, when a sweep is recorded, then FundsSwept for th
     gasCost: '600000000000000',
   };
   const events = given(history).when({ type: 'RecordSweep', sweep }, NOW);
-  t.deepEqual(events, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: ['t1'], at: NOW } } }]);
+  t.deepEqual(events, [
+    { type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: ['t1'], moved: usdcMoved('3000000'), at: NOW } } },
+  ]);
   t.is(given([...history, ...events]).state().context.session?.sweeps.length, 1);
   t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep }), []);
 });
@@ -874,7 +878,7 @@ test('given a sweep transaction mined but reverted, when it is recorded, then Fu
   // The transfer is still to sweep.
   const swept = { ...sweep, transactionHash: '0xswept', reverted: undefined };
   t.deepEqual(given([...history, ...events]).when({ type: 'RecordSweep', sweep: swept }, NOW)[0]?.data, {
-    sweep: { ...swept, transferIds: ['t1'], at: NOW },
+    sweep: { ...swept, transferIds: ['t1'], moved: usdcMoved('3000000'), at: NOW },
   });
 });
 
@@ -919,7 +923,7 @@ test('given a sweep broadcast, when it is recorded mined, then FundsSwept ends i
     gasCost: '300000000000000',
   };
   const swept = given([...history, ...sent, other]).when({ type: 'RecordSweep', sweep }, NOW);
-  t.deepEqual(swept, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], at: NOW } } }]);
+  t.deepEqual(swept, [{ type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], moved: [], at: NOW } } }]);
   const after = [...history, ...sent, other, ...swept];
   t.deepEqual(given(after).state().context.session?.sweepsBroadcast, []);
   t.deepEqual(given(after).when({ type: 'RecordSweep', sweep }), [], 'recorded once');
@@ -955,7 +959,7 @@ test('given a sweep broadcast, when a repriced copy of it is recorded mined in i
   const history = [...paid, broadcastOf('0xsent')];
   const sweep = sweptOf('0xcopy', ['t1'], '0xsent');
   const swept = given(history).when({ type: 'RecordSweep', sweep }, NOW);
-  t.deepEqual(swept, [{ type: 'FundsSwept', data: { sweep: { ...sweep, at: NOW } } }]);
+  t.deepEqual(swept, [{ type: 'FundsSwept', data: { sweep: { ...sweep, moved: usdcMoved('3000000'), at: NOW } } }]);
   t.deepEqual(given([...history, ...swept]).state().context.session?.sweepsBroadcast, []);
   // t1 swept meanwhile by another transaction: the copy still records its gas, as the broadcast would.
   const other: CheckoutSessionEvent = {
@@ -963,7 +967,7 @@ test('given a sweep broadcast, when a repriced copy of it is recorded mined in i
     data: { sweep: { ...sweptOf('0xother', ['t1']), at: NOW } },
   };
   t.deepEqual(given([...history, other]).when({ type: 'RecordSweep', sweep }, NOW), [
-    { type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], at: NOW } } },
+    { type: 'FundsSwept', data: { sweep: { ...sweep, transferIds: [], moved: [], at: NOW } } },
   ]);
 });
 
@@ -995,7 +999,7 @@ test('given a sweep broadcast dropped as not mined in time, when it is found min
   t.is(again.length, 1);
   const late = sweptOf('0xfirst', ['t1']);
   const lateSwept = given([...reflushed, ...again]).when({ type: 'RecordSweep', sweep: late }, NOW);
-  t.deepEqual(lateSwept, [{ type: 'FundsSwept', data: { sweep: { ...late, transferIds: [], at: NOW } } }]);
+  t.deepEqual(lateSwept, [{ type: 'FundsSwept', data: { sweep: { ...late, transferIds: [], moved: [], at: NOW } } }]);
   t.deepEqual(given([...reflushed, ...again, ...lateSwept]).when({ type: 'RecordSweep', sweep: late }), [], 'once');
   t.deepEqual(
     given([...paid, broadcastOf('0xother')]).when({ type: 'RecordSweep', sweep: sweptOf('0xfirst', []) }),
@@ -1006,7 +1010,7 @@ test('given a sweep broadcast dropped as not mined in time, when it is found min
   // The dropped one mined with the re-flush's nonce, found first: recorded on its own, then again
   // as the copy mined in the re-flush's place, which ends the re-flush, never mined.
   const first = given(reflushed).when({ type: 'RecordSweep', sweep: late }, NOW);
-  t.deepEqual(first, [{ type: 'FundsSwept', data: { sweep: { ...late, at: NOW } } }]);
+  t.deepEqual(first, [{ type: 'FundsSwept', data: { sweep: { ...late, moved: usdcMoved('3000000'), at: NOW } } }]);
   const copy = sweptOf('0xfirst', ['t1'], '0xagain');
   const ended = given([...reflushed, ...first]).when({ type: 'RecordSweep', sweep: copy }, NOW);
   t.deepEqual(ended, [
@@ -1016,6 +1020,164 @@ test('given a sweep broadcast dropped as not mined in time, when it is found min
   t.deepEqual(after.state().context.session?.sweepsBroadcast, []);
   t.is(after.state().context.session?.sweeps.length, 1);
   t.deepEqual(after.when({ type: 'RecordSweep', sweep: copy }), []);
+});
+
+test('given a transfer confirmed after a sweep of its deposit mined in a later block was recorded, then it is found moved by that sweep (a flush sends the whole balance), with its amount; not one in the same block unless the deposit is read empty, nor one mined after, of another asset or to another address', (t) => {
+  const DEPOSIT = '0x00000000000000000000000000000000000D3B05';
+  const detectedIn = (transferId: string, amount: string, blockNumber: number, change = {}): CheckoutSessionEvent => ({
+    type: 'PaymentDetected',
+    data: {
+      payment: {
+        ...paymentFixture(transferId, amount),
+        blockNumber,
+        ...change,
+        status: 'pending',
+        detectedAt: NOW,
+        confirmedAt: null,
+        late: false,
+      },
+    },
+  });
+  const sweepIn = (blockNumber: number, extra = {}) => ({
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xswept',
+    blockNumber,
+    depositAddress: DEPOSIT,
+    merchantAddress: '0xmerchant',
+    transferIds: ['t1'],
+    gasUsed: '1',
+    gasCost: '1',
+    ...extra,
+  });
+  const paid = [created(), detectedIn('t1', '100000000', 10), confirmed('t1')];
+  const sweptIn = (blockNumber: number, extra = {}) =>
+    given(paid).when({ type: 'RecordSweep', sweep: sweepIn(blockNumber, extra) }, NOW);
+  const found = (transferIds: string[], amountRaw: string, blockNumber = 20) => ({
+    type: 'TransfersFoundSwept',
+    data: {
+      network: 'weir-testnet',
+      transactionHash: '0xswept',
+      blockNumber,
+      depositAddress: DEPOSIT,
+      transferIds,
+      moved: usdcMoved(amountRaw),
+      at: NOW,
+    },
+  });
+  const assets = { assets: ['0x00000000000000000000000000000000000a11ce'] };
+
+  // Mined in block 12, the sweep in 20: found moved by it when confirmed.
+  const history = [...paid, ...sweptIn(20, assets), detectedIn('t2', '200000000', 12)];
+  const events = given(history).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.deepEqual(events.at(-1), found(['t2'], '2000000'));
+  const sweeps = given([...history, ...events]).state().context.session?.sweeps;
+  t.deepEqual(
+    sweeps?.map((s) => [s.transactionHash, s.transferIds, s.moved]),
+    [['0xswept', ['t1', 't2'], usdcMoved('3000000')]],
+    'the sweep moved both',
+  );
+  t.deepEqual(
+    given([...history, ...events]).when({
+      type: 'FindSweptTransfers',
+      network: 'weir-testnet',
+      depositAddress: DEPOSIT,
+    }),
+    [],
+  );
+  t.deepEqual(
+    given([...history, ...events]).when({
+      type: 'RecordSweep',
+      sweep: { ...sweepIn(30), transactionHash: '0xnext', transferIds: ['t2'] },
+    }),
+    [],
+    'never swept twice',
+  );
+
+  // In the sweep's block, it may have come after it: found only once the deposit is read empty.
+  const sameBlock = [...paid, ...sweptIn(20, assets), detectedIn('t2', '200000000', 20)];
+  const confirmedThen = given(sameBlock).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.false(confirmedThen.some((e) => e.type === 'TransfersFoundSwept'));
+  const readEmpty = {
+    type: 'FindSweptTransfers',
+    network: 'weir-testnet',
+    depositAddress: DEPOSIT.toLowerCase(),
+  } as const;
+  t.deepEqual(given([...sameBlock, ...confirmedThen]).when(readEmpty, NOW), [found(['t2'], '2000000')]);
+
+  // Mined after the sweep (someone else's flush emptied the deposit), another asset, another address: not Weir's sweep's.
+  for (const [what, payment, sweep] of [
+    ['mined after', detectedIn('t2', '200000000', 21), sweptIn(20, assets)],
+    [
+      'another asset',
+      detectedIn('t2', '200000000', 12, { asset: { ...paymentFixture('x', '1').asset, address: '0xda1' } }),
+      sweptIn(20, assets),
+    ],
+    ['another address', detectedIn('t2', '200000000', 12, { toAddress: '0xelsewhere' }), sweptIn(20, assets)],
+    ['a reverted sweep', detectedIn('t2', '200000000', 12), sweptIn(20, { ...assets, reverted: true })],
+  ] as const) {
+    const before = [...paid, ...sweep, payment];
+    const confirmedNow = given(before).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+    t.false(
+      confirmedNow.some((e) => e.type === 'TransfersFoundSwept'),
+      what,
+    );
+    t.deepEqual(given([...before, ...confirmedNow]).when(readEmpty, NOW), [], what);
+  }
+
+  // A sweep recorded before `assets` and `moved` were kept (an old log): its transfers' asset was
+  // flushed; the session's sweep keeps no amount it never had.
+  const old: CheckoutSessionEvent = { type: 'FundsSwept', data: { sweep: { ...sweepIn(20), at: NOW } } };
+  const oldHistory = [...paid, old, detectedIn('t2', '200000000', 12)];
+  const oldEvents = given(oldHistory).when({ type: 'ConfirmTransfer', transferId: 't2' }, NOW);
+  t.deepEqual(oldEvents.at(-1), found(['t2'], '2000000'));
+  t.deepEqual(given([...oldHistory, ...oldEvents]).state().context.session?.sweeps, [
+    { ...sweepIn(20), transferIds: ['t1', 't2'], at: NOW },
+  ]);
+});
+
+test('given a sweep recorded mined, then the transfers confirmed while it was in flight that were mined before it are recorded moved by it', (t) => {
+  const history = [
+    created(),
+    detected('t1', '100000000'),
+    confirmed('t1'),
+    {
+      ...detected('t2', '200000000'),
+      data: {
+        payment: {
+          ...paymentFixture('t2', '200000000'),
+          blockNumber: 15,
+          status: 'pending',
+          detectedAt: NOW,
+          confirmedAt: null,
+          late: false,
+        },
+      },
+    } as CheckoutSessionEvent,
+    confirmed('t2'),
+  ];
+  const sweep = {
+    network: 'weir-testnet',
+    chainId: 7357,
+    transactionHash: '0xswept',
+    blockNumber: 20,
+    depositAddress: '0x00000000000000000000000000000000000d3b05',
+    merchantAddress: '0xmerchant',
+    transferIds: ['t1'],
+    assets: ['0x00000000000000000000000000000000000a11ce'],
+    gasUsed: '1',
+    gasCost: '1',
+  };
+  t.deepEqual(given(history).when({ type: 'RecordSweep', sweep }, NOW), [
+    {
+      type: 'FundsSwept',
+      data: { sweep: { ...sweep, transferIds: ['t1', 't2'], moved: usdcMoved('3000000'), at: NOW } },
+    },
+  ]);
+  // Mined in its block, maybe after it: left for the next sweep (or found once the deposit is read empty).
+  t.deepEqual(given(history).when({ type: 'RecordSweep', sweep: { ...sweep, blockNumber: 15 } }, NOW)[0]?.data, {
+    sweep: { ...sweep, blockNumber: 15, transferIds: ['t1'], moved: usdcMoved('1000000'), at: NOW },
+  });
 });
 
 test('given a sweep broadcast recorded with its signed transaction, then the log keeps it and the session (and its API) does not', (t) => {
@@ -1071,7 +1233,7 @@ test('given a sweep broadcast never mined, when it is dropped, then SweepDropped
     gasCost: '1',
   };
   t.deepEqual(given([...history, ...sent, ...dropped]).when({ type: 'RecordSweep', sweep }, NOW)[0]?.data, {
-    sweep: { ...sweep, transferIds: ['t1'], at: NOW },
+    sweep: { ...sweep, transferIds: ['t1'], moved: usdcMoved('3000000'), at: NOW },
   });
 });
 

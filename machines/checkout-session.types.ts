@@ -64,6 +64,9 @@ export type SessionSweepTron = {
   rentalCost?: string;
 };
 
+/** What a sweep moved of one asset out of the deposit address: the asset (as the payments name it) and its amount in chain units. */
+export type SweptAmount = { asset: string; amountRaw: string };
+
 /** Funds moved from a deposit address to the merchant wallet by the sweeper. */
 export type SessionSweep = {
   network: string;
@@ -78,6 +81,18 @@ export type SessionSweep = {
   depositAddress?: string;
   merchantAddress?: string;
   transferIds: string[];
+  /**
+   * The assets the transaction flushed (each one's whole balance in the deposit went). Absent on
+   * sweeps recorded before this field: those of its transfers were flushed.
+   */
+  assets?: string[];
+  /**
+   * What it moved, per asset, in chain units: the sum of its transfers (a flush sends the whole
+   * balance, so a transfer confirmed after it was recorded may be found moved by it; a
+   * TransfersFoundSwept adds those to both). Absent on a reverted sweep and on sweeps recorded
+   * before this field.
+   */
+  moved?: SweptAmount[];
   /** Gas units attributed to this session (its share of a batched sweep). */
   gasUsed: string;
   /** Native coin spent on gas for this session, in wei. */
@@ -95,6 +110,17 @@ export type SessionSweep = {
    * mined. Absent on a sweep mined as broadcast.
    */
   replaces?: string;
+  at: string;
+};
+
+/** See the TransfersFoundSwept event. `blockNumber` is the sweep's, at or after each transfer's. */
+export type TransfersFoundSwept = {
+  network: string;
+  transactionHash: string;
+  blockNumber: number;
+  depositAddress: string;
+  transferIds: string[];
+  moved: SweptAmount[];
   at: string;
 };
 
@@ -421,6 +447,12 @@ export type CheckoutSessionEvent =
   | { type: 'CheckoutSessionCanceled'; data: { at: string; reason: string | null } }
   | { type: 'FundsSwept'; data: { sweep: SessionSweep } }
   | { type: 'SweepBroadcast'; data: { broadcast: RecordedSweepBroadcast } }
+  /**
+   * Confirmed transfers found moved by the sweep `transactionHash` recorded before (its FundsSwept):
+   * mined before it, at the deposit it emptied (a flush sends the whole balance), they were confirmed
+   * only after it was sent. Adds them, and what they moved, to that sweep; its gas is its FundsSwept's.
+   */
+  | { type: 'TransfersFoundSwept'; data: TransfersFoundSwept }
   | {
       type: 'SweepDropped';
       /** `mayBeMined`: dropped for its age, the node may still mine it (looked up until SweepLookUpEnded). */

@@ -150,6 +150,15 @@ const DESCRIBED: Record<
     level: 'warn',
     fields: (d) => ({ network: str(d.network), txHash: str(d.transactionHash), outcome: 'dropped' }),
   },
+  TransfersFoundSwept: {
+    event: 'sweep.transfers_found',
+    fields: (d) => ({
+      network: str(d.network),
+      txHash: str(d.transactionHash),
+      blockNumber: d.blockNumber,
+      deposits: Array.isArray(d.transferIds) ? d.transferIds.length : 0,
+    }),
+  },
   SweepLookUpEnded: {
     event: 'sweep.look_up_ended',
     fields: (d) => ({ network: str(d.network), txHash: str(d.transactionHash) }),

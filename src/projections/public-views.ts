@@ -113,8 +113,9 @@ export function publicCheckoutSession(session: CheckoutSession & { _id?: string;
       asset: shownAsset(p.asset),
     })),
     // Documents from before sweeps were recorded hold none.
+    // What each sweep flushed and moved is the log's (the sweep's amount is its transaction's, GET /transactions).
     ...(session.sweeps && {
-      sweeps: session.sweeps.map((sweep) => ({
+      sweeps: session.sweeps.map(({ assets: _assets, moved: _moved, ...sweep }) => ({
         ...sweep,
         transactionHash: shownHashOn(sweep.chainId, sweep.transactionHash),
       })),

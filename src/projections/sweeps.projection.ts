@@ -58,7 +58,8 @@ const sweepId = (sessionId: string, network: string) => `${sessionId}:${network}
 
 /**
  * What the sweeper must move: a transfer becomes sweepable when it is confirmed, and stops being
- * so when a FundsSwept event covers it (a reverted sweep covers none). A SweepBroadcast marks the
+ * so when a FundsSwept event covers it (a reverted sweep covers none), or a TransfersFoundSwept
+ * (moved by a sweep recorded before it was confirmed). A SweepBroadcast marks the
  * deposit as being swept by that transaction until its FundsSwept or SweepDropped.
  */
 export const sweepsProjection: Projection = {
@@ -73,7 +74,8 @@ export const sweepsProjection: Projection = {
       typed.type !== 'FundsSwept' &&
       typed.type !== 'SweepBroadcast' &&
       typed.type !== 'SweepDropped' &&
-      typed.type !== 'SweepLookUpEnded'
+      typed.type !== 'SweepLookUpEnded' &&
+      typed.type !== 'TransfersFoundSwept'
     )
       return;
     const sessionId = event.streamId.slice('checkout_session-'.length);
@@ -107,6 +109,16 @@ export const sweepsProjection: Projection = {
         ...(current ? lookingUpFor(current, []) : {}),
         updatedAt: typed.data.at,
       });
+      return;
+    }
+    if (typed.type === 'TransfersFoundSwept') {
+      // Moved by a sweep recorded before they were confirmed: no longer waiting.
+      const { network, transferIds: found, at } = typed.data;
+      const current = await sweeps.get(sweepId(sessionId, network));
+      if (!current) return;
+      const transferIds = current.transferIds.filter((t) => !found.includes(t));
+      const pending = transferIds.length > 0 || (current.broadcast ?? null) !== null;
+      await sweeps.put({ ...current, transferIds, pending, updatedAt: at });
       return;
     }
     if (typed.type === 'SweepBroadcast') {

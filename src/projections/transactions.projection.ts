@@ -235,6 +235,28 @@ export const transactionsProjection: Projection = {
         if (sweep.replaces !== undefined) await neverMined(sweep.replaces, sweep.at);
         return;
       }
+      case 'TransfersFoundSwept': {
+        // The sweep moved these too: it shows all it moved, as the session's sweep now lists them.
+        const s = await session();
+        const { transactionHash, at } = typed.data;
+        const current = (await transactions.get(
+          sweepTransactionId(sessionId, transactionHash),
+        )) as SweepTransactionDoc | null;
+        const sweep = s?.sweeps.find(
+          (candidate) => candidate.transactionHash === transactionHash && !candidate.reverted,
+        );
+        if (!s || !current || !sweep) return;
+        const { status, gasUsed, gasCost, trxBurnt, reverted } = current;
+        await transactions.put({
+          ...sweepDoc(s, current, { ...sweep, at }),
+          status,
+          gasUsed,
+          gasCost,
+          trxBurnt,
+          reverted,
+        });
+        return;
+      }
       case 'SweepDropped':
         return neverMined(typed.data.transactionHash, typed.data.at);
       default:

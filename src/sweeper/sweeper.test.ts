@@ -6,6 +6,7 @@ import { createMerchant, MERCHANT_WALLET, sessionRequest, startTestWeir } from '
 import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
 import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
+import { sweepTransactionId, TRANSACTIONS, type TransactionDoc } from '../projections/transactions.projection.ts';
 import { createPrometheusMetrics } from '../app/prometheus-metrics.ts';
 import { createManualClock } from '../shared/clock.ts';
 import type { Metrics } from '../shared/metrics.ts';
@@ -81,12 +82,19 @@ function createRefusingSweepExecutorDouble() {
   let forgets = false;
   let answer: (requests: SweepRequest[]) => FlushAnswer = () => ({ kind: 'sweep' });
   let readFailure: Error | null = null;
+  /** The chain's last block: payments and flushes are mined in the blocks after it, in the order they happen. */
+  let head = 100;
   const transactionOf = (depositAddresses: string[]): SweepResult => {
     const gasUsed = 100_001n * BigInt(depositAddresses.length) + 3n;
     const transactionHash = `0x${String(flushes.length).padStart(64, '0')}`;
-    return { transactionHash, blockNumber: 500n + BigInt(flushes.length), gasUsed, gasCost: gasUsed * 7n };
+    return { transactionHash, gasUsed, gasCost: gasUsed * 7n };
+  };
+  /** `transaction` is mined now, in the next block. */
+  const mineIn = (transaction: SweepResult) => {
+    transaction.blockNumber = BigInt(++head);
   };
   const mineSweep = (depositAddresses: string[], transaction: SweepResult) => {
+    mineIn(transaction);
     for (const address of depositAddresses) emptied.add(address);
     mined.set(transaction.transactionHash, { transaction, reverted: false });
     pool.delete(transaction.transactionHash);
@@ -151,6 +159,7 @@ function createRefusingSweepExecutorDouble() {
         );
       }
       if (answered.kind === 'revert') {
+        mineIn(transaction);
         mined.set(transactionHash, { transaction, reverted: true });
         flushes.push({ depositAddresses, result: null, reverted: transaction });
         throw new SweepRevertedError(`sweep transaction ${transactionHash} reverted`, transaction);
@@ -200,6 +209,10 @@ function createRefusingSweepExecutorDouble() {
     executor,
     flushes,
     rebroadcasts,
+    /** The block a payment made now is mined in. */
+    nextBlock: () => ++head,
+    /** The chain's last block. */
+    head: () => head,
     /** A payment reached `depositAddress`: it holds something to sweep again. */
     fund(depositAddress: string) {
       emptied.delete(depositAddress);
@@ -352,7 +365,6 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
   const sweeper = newSweeper();
   const sweeps = weir.readStore.collection<SweepDoc>(SWEEPS);
   const sessions = weir.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
-  let blockNumber = 100;
 
   /** A new session, and its USDC deposit address on the test network. */
   const openSession = async () => {
@@ -370,10 +382,18 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
   /** A final transfer to `depositAddress`: the session gets a confirmed payment to sweep. */
   const pay = async (depositAddress: string, amount = '3000000') => {
     const blockHash = randomHash();
-    blockNumber += 1;
+    const blockNumber = double.nextBlock();
     await chain.transfer({ to: depositAddress, amount, blockNumber, blockHash });
     await chain.final(blockNumber, blockHash);
     double.fund(depositAddress);
+  };
+  /** A transfer to `depositAddress` mined in `at` (the next block by default), not final until `final` is called. */
+  const mine = async (depositAddress: string, amount: string, at?: number) => {
+    const blockHash = randomHash();
+    const block = at ?? double.nextBlock();
+    await chain.transfer({ to: depositAddress, amount, blockNumber: block, blockHash });
+    double.fund(depositAddress);
+    return { blockNumber: block, final: () => chain.final(block, blockHash) };
   };
   const pendingDeposits = async () => (await sweeps.find({ pending: true })).map((d) => d.depositAddress).sort();
   const until = <T>(probe: () => Promise<T | undefined>, what: string) => eventually(probe, what, 10_000);
@@ -388,6 +408,7 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
     return restarted;
   };
   return {
+    weir,
     clock,
     double,
     sweeper,
@@ -399,6 +420,7 @@ async function sweeperWorld(t: ExecutionContext, metrics?: Metrics) {
     failNextBroadcastRecording,
     openSession,
     pay,
+    mine,
     pendingDeposits,
     until,
     settledUntil,
@@ -1336,5 +1358,169 @@ test('a flush dropped as not mined in time and never mined, on a network where n
     ),
     w.logged.join('\n'),
   );
+  t.is(w.double.flushes.length, 1);
+});
+
+/** The session's events about its sweeps' transfers: FundsSwept and TransfersFoundSwept, with what each says was moved. */
+async function movedOf(w: Awaited<ReturnType<typeof sweeperWorld>>, sessionId: string) {
+  const events = await w.weir.eventStore.readStream(`checkout_session-${sessionId}`);
+  return events.flatMap((event) => {
+    const data = event.data as {
+      sweep?: { transactionHash: string; transferIds: string[]; moved?: unknown };
+      transactionHash?: string;
+      transferIds?: string[];
+      moved?: unknown;
+    };
+    if (event.type === 'FundsSwept') {
+      const { transactionHash, transferIds, moved } = data.sweep!;
+      return [{ type: event.type, transactionHash, transferIds, moved }];
+    }
+    if (event.type === 'TransfersFoundSwept')
+      return [
+        { type: event.type, transactionHash: data.transactionHash, transferIds: data.transferIds, moved: data.moved },
+      ];
+    return [];
+  });
+}
+
+test('a transfer mined before a flush but confirmed after it was recorded is recorded as moved by that flush (it sends the whole balance), with its amount: the deposit is not pending, nor taken as emptied by someone else', async (t) => {
+  const metrics = createPrometheusMetrics();
+  const w = await sweeperWorld(t, metrics);
+  const s = await w.openSession();
+  await w.pay(s.depositAddress, '1000000');
+  // Part 2 is mined before the flush, its block not final yet when the sweeper flushes.
+  const second = await w.mine(s.depositAddress, '2000000');
+  const t0 = w.clock.now();
+  w.sweeper.start();
+  await w.until(async () => ((await w.sessions.get(s.id))!.sweeps.length === 1 ? true : undefined), 'part 1 swept');
+  t.is(w.double.flushes.length, 1);
+  const flush = w.double.flushes[0]!.result!;
+  t.true(Number(flush.blockNumber) > second.blockNumber, 'the flush was mined after part 2');
+  await second.final();
+  await w.until(
+    async () => ((await w.sessions.get(s.id))!.sweeps[0]!.transferIds.length === 2 ? true : undefined),
+    'part 2 recorded as moved by the flush',
+  );
+  const session = (await w.sessions.get(s.id))!;
+  const [first, later] = session.payments.map((p) => p.transferId);
+  const asset = session.payments[0]!.asset.address;
+  t.deepEqual(session.sweeps[0]!.transferIds, [first, later]);
+  t.deepEqual(await movedOf(w, s.id), [
+    {
+      type: 'FundsSwept',
+      transactionHash: flush.transactionHash,
+      transferIds: [first],
+      moved: [{ asset, amountRaw: '1000000' }],
+    },
+    {
+      type: 'TransfersFoundSwept',
+      transactionHash: flush.transactionHash,
+      transferIds: [later],
+      moved: [{ asset, amountRaw: '2000000' }],
+    },
+  ]);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'nothing pending');
+  const transaction = await w.weir.readStore
+    .collection<TransactionDoc>(TRANSACTIONS)
+    .get(sweepTransactionId(s.id, flush.transactionHash));
+  t.like(transaction, { status: 'swept', amountRaw: '3000000' }, 'the transaction shows all it moved');
+  // Looked at again later: nothing to flush, nothing said of a flush Weir has no record of.
+  for (let i = 1; i <= 5; i++) w.clock.advanceTo(t0 + i * 4_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'still nothing pending');
+  t.is(w.double.flushes.length, 1);
+  t.deepEqual(
+    w.logged.filter((line) => line.includes('holds nothing on chain though')),
+    [],
+  );
+  const scraped = (await metrics.scrape()).split('\n');
+  t.false(
+    scraped.some((line) => line.startsWith('weir_sweeps_pending{network="weir-testnet"}') && !line.endsWith(' 0')),
+    scraped.filter((line) => line.startsWith('weir_sweeps_pending')).join('\n'),
+  );
+});
+
+test('a transfer mined before a flush and confirmed while the flush is in flight is recorded as moved by it once it is mined', async (t) => {
+  const w = await sweeperWorld(t);
+  const s = await w.openSession();
+  await w.pay(s.depositAddress, '1000000');
+  const t0 = w.clock.now();
+  w.double.leaveNextUnmined();
+  w.sweeper.start();
+  await w.settledUntil(t0 + 1_000, 'the flush in flight, looked up later');
+  const second = await w.mine(s.depositAddress, '2000000');
+  await second.final();
+  await w.until(async () => {
+    const { payments } = (await w.sessions.get(s.id))!;
+    return payments.length === 2 && payments.every((p) => p.status === 'confirmed') ? true : undefined;
+  }, 'part 2 confirmed');
+  w.double.mineUnmined();
+  w.clock.advanceTo(t0 + 1_000);
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'nothing pending');
+  const session = (await w.sessions.get(s.id))!;
+  const transferIds = session.payments.map((p) => p.transferId);
+  t.deepEqual(
+    session.sweeps.map((sweep) => sweep.transferIds),
+    [transferIds],
+  );
+  t.deepEqual(
+    (await movedOf(w, s.id)).map(({ type, transferIds: ids, moved }) => [type, ids, moved]),
+    [['FundsSwept', transferIds, [{ asset: session.payments[0]!.asset.address, amountRaw: '3000000' }]]],
+  );
+  t.is(w.double.flushes.length, 1);
+});
+
+test('a transfer mined in the block of a flush and confirmed after it, the deposit read empty, is recorded as moved by that flush', async (t) => {
+  const w = await sweeperWorld(t);
+  const s = await w.openSession();
+  await w.pay(s.depositAddress, '1000000');
+  // Part 2 is in the block the flush is mined in, ahead of it.
+  const second = await w.mine(s.depositAddress, '2000000', w.double.head() + 1);
+  w.sweeper.start();
+  await w.until(async () => ((await w.sessions.get(s.id))!.sweeps.length === 1 ? true : undefined), 'part 1 swept');
+  const flush = w.double.flushes[0]!.result!;
+  t.is(Number(flush.blockNumber), second.blockNumber);
+  await second.final();
+  await w.until(
+    async () => ((await w.sessions.get(s.id))!.sweeps[0]!.transferIds.length === 2 ? true : undefined),
+    'part 2 recorded as moved by the flush',
+  );
+  await w.until(async () => ((await w.pendingDeposits()).length === 0 ? true : undefined), 'nothing pending');
+  t.deepEqual(
+    (await movedOf(w, s.id)).map(({ type, transactionHash }) => [type, transactionHash]),
+    [
+      ['FundsSwept', flush.transactionHash],
+      ['TransfersFoundSwept', flush.transactionHash],
+    ],
+  );
+  t.is(w.double.flushes.length, 1);
+  t.deepEqual(
+    w.logged.filter((line) => line.includes('holds nothing on chain though')),
+    [],
+  );
+  t.true(
+    w.logged.some((line) => line.includes(`moved by sweep transaction ${flush.transactionHash}`)),
+    w.logged.join('\n'),
+  );
+});
+
+test("a transfer mined after Weir's last flush of a deposit that someone else's flush emptied is not recorded as swept by Weir's: the deposit is seen empty, as before", async (t) => {
+  const w = await sweeperWorld(t);
+  const s = await w.openSession();
+  await w.pay(s.depositAddress, '1000000');
+  const t0 = w.clock.now();
+  w.sweeper.start();
+  await w.until(async () => ((await w.sessions.get(s.id))!.sweeps.length === 1 ? true : undefined), 'part 1 swept');
+  const flush = w.double.flushes[0]!.result!;
+  const second = await w.mine(s.depositAddress, '2000000', Number(flush.blockNumber) + 1);
+  w.double.emptyElsewhere(s.depositAddress);
+  await second.final();
+  await w.settledUntil(t0 + 1_000, 'seen empty: its first backoff');
+  t.deepEqual(await w.pendingDeposits(), [s.depositAddress]);
+  t.is(w.logged.filter((line) => line.includes('holds nothing on chain')).length, 1);
+  t.deepEqual(
+    (await movedOf(w, s.id)).map(({ type }) => type),
+    ['FundsSwept'],
+  );
+  t.is((await w.sessions.get(s.id))!.sweeps[0]!.transferIds.length, 1);
   t.is(w.double.flushes.length, 1);
 });

@@ -1,6 +1,6 @@
 import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
 import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
-import type { SessionSweepTron } from '../../machines/checkout-session.types.ts';
+import type { CheckoutSessionEvent, SessionSweepTron } from '../../machines/checkout-session.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import type { ProjectionRunner } from '../projections/projection-runner.ts';
@@ -230,7 +230,10 @@ const seconds = (ms: number) => `${ms / 1000} s`;
  * (the sessions record a transaction once; a copy of it mined in a re-flush's place ends that
  * re-flush as dropped). Before a
  * flush, after a failure whose outcome is not known, the deposits are read on chain and the empty
- * ones left out; a flush with nothing left to sweep is not sent. Flushes on one network are sent
+ * ones left out; a flush with nothing left to sweep is not sent. A deposit read empty whose transfers
+ * were confirmed after a sweep of it mined at or after their block (a flush sends the whole balance)
+ * has them recorded as moved by that sweep (TransfersFoundSwept); one emptied by a flush Weir has no
+ * record of waits on its own backoff, said in the log. Flushes on one network are sent
  * one at a time, each with the node's pending nonce, so signing ahead leaves no gap: a signed
  * flush never sent only loses its nonce to the next one, and is then refused and dropped.
  */
@@ -339,7 +342,7 @@ export function createSweeper(deps: {
     doc: SweepDoc,
     command: CheckoutSessionCommand,
     wrote?: (types: ReadonlySet<string>) => void,
-  ): Promise<void> {
+  ): Promise<CheckoutSessionEvent[]> {
     const recorded = await commands.handle(checkoutSessionAggregate, doc.checkoutSessionId, command, {
       organizationId: doc.organizationId,
       environment: doc.environment as Environment,
@@ -347,6 +350,7 @@ export function createSweeper(deps: {
     });
     wrote?.(new Set(recorded.events.map((event) => event.type)));
     if (recorded.position !== null) await projections.waitFor(recorded.position, 30_000);
+    return recorded.events as unknown as CheckoutSessionEvent[];
   }
 
   /** Notes on `flight` what a command wrote, so its outcome is counted once, and only if recorded. */
@@ -377,6 +381,7 @@ export function createSweeper(deps: {
             depositAddress: part.doc.depositAddress,
             merchantAddress: part.doc.merchantAddress,
             transferIds: reverted ? [] : part.transferIds,
+            assets: part.doc.assets,
             gasUsed: shareOf(transaction.gasUsed, part.count, part.index).toString(),
             gasCost: shareOf(transaction.gasCost, part.count, part.index).toString(),
             ...(transaction.tron ? { tron: tronShareOf(transaction.tron, part.count, part.index) } : {}),
@@ -714,6 +719,38 @@ export function createSweeper(deps: {
     return { ...nothingSwept, swept: part, seenEmpty };
   }
 
+  /**
+   * Of the deposits read empty though confirmed transfers to them are listed by no sweep, those that
+   * are not so once their session finds those transfers moved by a sweep of Weir's recorded before
+   * they were confirmed (mined at or after their block: a flush sends the whole balance) are left.
+   */
+  async function unexplainedEmpty(network: string, seenEmpty: SweepDoc[]): Promise<SweepDoc[]> {
+    const left: SweepDoc[] = [];
+    for (const doc of seenEmpty) {
+      let events: CheckoutSessionEvent[];
+      try {
+        events = await handle(doc, { type: 'FindSweptTransfers', network, depositAddress: doc.depositAddress });
+      } catch (error) {
+        // Found on its next look: it waits as a deposit seen empty, holding back no other.
+        log(`recording what moved deposit address ${doc.depositAddress} on ${network} failed: ${reasonOf(error)}`);
+        left.push(doc);
+        continue;
+      }
+      const found = events.flatMap((event) => (event.type === 'TransfersFoundSwept' ? [event.data] : []));
+      for (const { transactionHash, blockNumber, transferIds } of found)
+        log(
+          `deposit address ${doc.depositAddress} (checkout session ${doc.checkoutSessionId}) on ${network} holds nothing on chain: ` +
+            `${transferIds.length} confirmed transfer(s) not recorded as swept were mined at or before block ${blockNumber} ` +
+            `of Weir's sweep transaction ${transactionHash}, which sent the whole balance: recorded as moved by sweep transaction ${transactionHash}`,
+        );
+      const foundIds = new Set(found.flatMap((f) => f.transferIds));
+      const transferIds = doc.transferIds.filter((id) => !foundIds.has(id));
+      if (transferIds.length > 0) left.push({ ...doc, transferIds });
+      else depositBackoff.delete(doc._id);
+    }
+    return left;
+  }
+
   /** Doubles the deposit's own wait, and says why. */
   function backOffDeposit(doc: SweepDoc, network: string, what: (failures: number, waitMs: number) => string): void {
     const failures = (depositBackoff.get(doc._id)?.failures ?? 0) + 1;
@@ -762,7 +799,7 @@ export function createSweeper(deps: {
       );
     }
     for (const doc of outcome.swept) depositBackoff.delete(doc._id);
-    for (const doc of outcome.seenEmpty) {
+    for (const doc of await unexplainedEmpty(network, outcome.seenEmpty)) {
       backOffDeposit(
         doc,
         network,
