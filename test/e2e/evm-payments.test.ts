@@ -429,11 +429,13 @@ test('with gas collection on, the estimated sweep gas is added to the amount due
   // A USDC session prices the gas with the operator's ETH price (2000 USDC per ETH).
   const u = await w.session('usdc', '100000000');
   const usdc = u.addresses.find((a) => a.asset.currency === 'usdc')!;
-  // The same cached gas price: ETH's fee is rounded up to 10^-8 ETH, USDC's to 10^-8 USDC.
+  // The same cached gas price: ETH's fee is rounded up to 10^-8 ETH, USDC's to its own unit, 10^-6 USDC
+  // (so the total is payable exactly in USDC).
   t.true(
     BigInt(usdc.gasAmount) <= gasAmount * 2000n && BigInt(usdc.gasAmount) > (gasAmount - 1n) * 2000n,
     `${usdc.gasAmount} vs ${gasAmount} ETH units`,
   );
+  t.is(BigInt(usdc.gasAmount) % 100n, 0n, `${usdc.gasAmount} is whole 10^-6 USDC`);
 });
 
 /** A merchant "wallet" that is a contract refusing the native coin: every transfer of ETH to it reverts. */

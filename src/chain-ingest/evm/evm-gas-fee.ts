@@ -1,6 +1,6 @@
 import { createPublicClient, http } from 'viem';
 import type { Clock } from '../../shared/clock.ts';
-import type { GasFeeQuoter } from '../gas-fee.ts';
+import { type GasFeeQuoter, inAssetUnits } from '../gas-fee.ts';
 import type { NetworkRegistry } from './networks/registry.ts';
 
 /**
@@ -48,13 +48,16 @@ export function createEvmGasFeeQuoter(deps: {
       const costWei = SWEEP_GAS_PER_ADDRESS * wei;
       const native = network.nativeCurrency.symbol.toLowerCase();
       if (asset.address === 'native' || asset.currency === native || asset.currency === `w${native}`) {
-        return { gas: SWEEP_GAS_PER_ADDRESS, amount: ceilDiv(costWei, WEI_PER_API_UNIT) };
+        return { gas: SWEEP_GAS_PER_ADDRESS, amount: inAssetUnits(ceilDiv(costWei, WEI_PER_API_UNIT), asset.decimals) };
       }
       const price = deps.nativePrices?.get(`${network.chainId}_${asset.currency.toUpperCase()}`);
       if (!price || !/^[0-9]+(\.[0-9]{1,8})?$/.test(price)) return null;
       const [whole, fraction = ''] = price.split('.');
       const priceApi = BigInt(whole!) * 10n ** 8n + BigInt(fraction.padEnd(8, '0')); // asset per native coin, 10^8-scaled
-      return { gas: SWEEP_GAS_PER_ADDRESS, amount: ceilDiv(costWei * priceApi, 10n ** 18n) };
+      return {
+        gas: SWEEP_GAS_PER_ADDRESS,
+        amount: inAssetUnits(ceilDiv(costWei * priceApi, 10n ** 18n), asset.decimals),
+      };
     },
   };
 }

@@ -41,14 +41,14 @@ export function hostedSolanaWalletRoutes(
     async (_ctx, { params: { id }, body: { assetId, account } }) => {
       const session = isUuid(id) ? await sessions.get(id) : null;
       if (!session) throw new NotFoundError('checkout session', id);
-      if (
-        (session.status !== 'open' && session.status !== 'incomplete') ||
-        Date.parse(session.expiresAt) <= deps.clock.now()
-      )
+      if (session.status !== 'open' && session.status !== 'incomplete')
         throw new ForbiddenError(
           `this checkout session is ${session.status}: there is nothing to pay`,
           'session_not_open',
         );
+      // A partly paid (incomplete) session never expires: it waits for the rest, whatever expiresAt says.
+      if (session.status === 'open' && Date.parse(session.expiresAt) <= deps.clock.now())
+        throw new ForbiddenError('this checkout session has expired: there is nothing to pay', 'session_not_open');
       const address = session.addresses.find((a) => a.id === assetId || a.asset.id === assetId);
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
       if (!isSolanaAddress(address) || !deps.solanaPay)

@@ -152,6 +152,28 @@ test('the test wallet pays what is left of the chosen devnet asset, once, and no
   t.is(sent.length, 1);
 });
 
+test('a partly paid session past its expiresAt (it never expires: it waits for the rest) is paid what is left', async (t) => {
+  // 1 USDC of 3 confirmed; the route's clock (00:05) is past this session's expiresAt (00:04).
+  const partly = chosen(devnetUsdc, {
+    status: 'incomplete',
+    expiresAt: '2026-01-01T00:04:00.000Z',
+    amountReceived: '100000000',
+    payments: [
+      {
+        ...paymentFixture('t1', '100000000'),
+        status: 'confirmed',
+        detectedAt: '2026-01-01T00:01:00.000Z',
+        confirmedAt: '2026-01-01T00:02:00.000Z',
+        late: false,
+      },
+    ],
+  });
+  const { pay, sent } = await route(t, partly);
+  const answer = await pay();
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  t.deepEqual(sent, [{ to: DEPOSIT, token: DEVNET.contracts.usdc, amount: 2_000_000n }]);
+});
+
 test('a native coin is sent as value', async (t) => {
   const eth: SessionAddress = {
     ...devnetUsdc,

@@ -119,7 +119,8 @@ export function hostedTestWalletRoutes(
         `this checkout session is ${session.status}: there is nothing to pay`,
         'session_not_open',
       );
-    if (Date.parse(session.expiresAt) <= deps.clock.now())
+    // A partly paid (incomplete) session never expires: it waits for the rest, whatever expiresAt says.
+    if (session.status === 'open' && Date.parse(session.expiresAt) <= deps.clock.now())
       throw new ForbiddenError('this checkout session has expired: there is nothing to pay', 'session_not_open');
     const method = session.paymentIntent.paymentMethod;
     if (!method) throw new ValidationError('assetId', 'choose how to pay on the page first', 'payment_method_missing');
