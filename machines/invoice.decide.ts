@@ -39,7 +39,9 @@ export type InvoiceCommand =
    * A linked checkout session completed; `amountReceived` is what it received, 10^8-scaled;
    * `chainId` the chain of `transactionHash` (absent when the session has no transfer of it).
    * `amountGasFee`: the network fee the session charged on top of the invoice (absent or "0":
-   * none), which the invoice does not count (see `invoicePartOf`).
+   * none), which the invoice does not count (see `invoicePartOf`). An invoice paid already (through
+   * another session, or marked paid) records what the session received beyond what it recorded
+   * (`InvoicePaymentReceivedAfterPaid`), as a partial payment does; a void one records nothing.
    */
   | {
       type: 'RecordInvoicePayment';
@@ -52,7 +54,8 @@ export type InvoiceCommand =
   /**
    * A linked checkout session received part of its amount and waits for the rest; `amountReceived`
    * is all it has received so far (10^8-scaled), so a repeat, or an older amount, records nothing.
-   * `amountGasFee` as for `RecordInvoicePayment`.
+   * `amountGasFee` as for `RecordInvoicePayment`. An invoice paid already counts it all the same
+   * (`InvoicePaymentReceivedAfterPaid`); a void one records nothing.
    */
   | { type: 'RecordInvoicePartialPayment'; checkoutSessionId: string; amountReceived: string; amountGasFee?: string }
   | { type: 'RecordInvoicePaymentFailure'; checkoutSessionId: string; reason: string }
@@ -194,6 +197,39 @@ const refuse = (status: InvoiceState, rule: string): never => {
 export const hasReceivedPayment = (invoice: Pick<Invoice, 'amountPaid' | 'paymentAttempts'>): boolean =>
   BigInt(invoice.amountPaid) > 0n || invoice.paymentAttempts.some((a) => BigInt(a.amountReceived) > 0n);
 
+/**
+ * Money a session of a paid invoice received (the payer paid twice): recorded when the session's
+ * amount grows past what its attempt holds (`received` is all it received so far), so the invoice
+ * counts it and shows the overpayment. A repeat, an older redelivery, the payment that paid the
+ * invoice, or a session completed as is with the part it had (counted when it came) is nothing, so
+ * a replay of the log changes nothing. `completion`: the session is paid, with its transaction.
+ */
+function receivedAfterPaid(
+  invoice: Invoice,
+  checkoutSessionId: string,
+  received: bigint,
+  fee: { amountGasFee?: string },
+  now: string,
+  completion: { transactionHash: string | null; chainId?: number } | null,
+): InvoiceEvent[] {
+  const attempt = invoice.paymentAttempts.find((a) => a.checkoutSessionId === checkoutSessionId);
+  if (received === 0n || (attempt && BigInt(attempt.amountReceived) >= received)) return [];
+  return [
+    {
+      type: 'InvoicePaymentReceivedAfterPaid',
+      data: {
+        checkoutSessionId,
+        amountReceived: received.toString(),
+        ...fee,
+        completed: completion !== null,
+        transactionHash: completion?.transactionHash ?? null,
+        ...(completion?.chainId !== undefined && { chainId: completion.chainId }),
+        at: now,
+      },
+    },
+  ];
+}
+
 /** Whether the invoice has nothing to pay: its finalize settles it (see `finalize`). */
 const isZeroTotal = (invoice: Invoice): boolean => BigInt(invoice.amountDue) === 0n;
 
@@ -331,8 +367,13 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
     case 'RecordInvoicePayment': {
       const received = amount(command.amountReceived, 'amountReceived').toString();
       const fee = gasFeeOf(command.amountGasFee);
-      // Money is never lost: a payment for a paid or void invoice stays recorded on its checkout session.
-      if (status === 'paid' || status === 'void') return [];
+      if (status === 'paid')
+        return receivedAfterPaid(invoice, command.checkoutSessionId, BigInt(received), fee, now, {
+          transactionHash: command.transactionHash,
+          ...(command.chainId !== undefined && { chainId: command.chainId }),
+        });
+      // A void invoice takes no money: a payment to one stays recorded on its checkout session alone.
+      if (status === 'void') return [];
       if (status !== 'open' && status !== 'uncollectible')
         return refuse(status, 'a payment can only be recorded while the invoice is open or uncollectible');
       const paid: InvoiceEvent = {
@@ -358,8 +399,9 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
     case 'RecordInvoicePartialPayment': {
       const received = amount(command.amountReceived, 'amountReceived');
       const fee = gasFeeOf(command.amountGasFee);
-      // Paid or void meanwhile: the money stays recorded on its checkout session, as a payment does.
-      if (status === 'paid' || status === 'void') return [];
+      if (status === 'paid') return receivedAfterPaid(invoice, command.checkoutSessionId, received, fee, now, null);
+      // Void meanwhile: the money stays recorded on its checkout session, as a payment does.
+      if (status === 'void') return [];
       if (status !== 'open' && status !== 'uncollectible')
         return refuse(status, 'a payment can only be recorded while the invoice is open or uncollectible');
       const attempt = invoice.paymentAttempts.find((a) => a.checkoutSessionId === command.checkoutSessionId);

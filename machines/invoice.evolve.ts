@@ -21,7 +21,8 @@ export const remainingOf = (amountDue: string, amountPaid: string): string => {
 
 /**
  * What was received beyond the amount: two sessions of one invoice both paid for it (one partly
- * before the other completed), or a session was sent more than it asked. The merchant refunds it.
+ * before the other completed, or one after the invoice was paid), or a session was sent more than it
+ * asked. The merchant refunds it.
  */
 export const overpaidOf = (amountDue: string, amountPaid: string): string => remainingOf(amountPaid, amountDue);
 
@@ -177,6 +178,41 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         }),
         updatedAt: event.data.at,
         paidAt: event.data.at,
+      };
+    }
+    case 'InvoicePaymentReceivedAfterPaid': {
+      // Paid twice: only what the session received beyond what it had counted is new; the invoice
+      // stays paid by the payment that paid it.
+      const { checkoutSessionId, amountReceived, amountGasFee, completed, at } = event.data;
+      const before = countedOn(invoice.paymentAttempts, checkoutSessionId);
+      const amountPaid = (BigInt(invoice.amountPaid) - before + invoicePartOf(amountReceived, amountGasFee)).toString();
+      const received = {
+        amountReceived,
+        ...feeOf(amountGasFee),
+        ...(completed && { status: 'succeeded' as const, endedAt: at }),
+      };
+      const linked = invoice.paymentAttempts.some((a) => a.checkoutSessionId === checkoutSessionId);
+      // A session whose link was lost (a crash in between) is linked by its money.
+      const attempts = linked
+        ? changeAttempt(invoice.paymentAttempts, checkoutSessionId, received)
+        : [
+            ...invoice.paymentAttempts,
+            {
+              checkoutSessionId,
+              status: 'pending' as const,
+              startedAt: at,
+              endedAt: null,
+              failureReason: null,
+              ...received,
+            },
+          ];
+      return {
+        ...invoice,
+        amountPaid,
+        amountRemaining: remainingOf(invoice.amountDue, amountPaid),
+        ...(!linked && { attempted: true, attemptCount: invoice.attemptCount + 1 }),
+        paymentAttempts: attempts,
+        updatedAt: at,
       };
     }
     case 'InvoicePaymentFailed':

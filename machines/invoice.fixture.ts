@@ -106,6 +106,25 @@ export const partlyPaid = (
   type: 'InvoicePartialPaymentReceived',
   data: { checkoutSessionId, amountReceived, at },
 });
+/**
+ * The session `checkoutSessionId` of an invoice already paid received `amountReceived` in all so far:
+ * `completed` once it is paid (with its transaction), else a part of it.
+ */
+export const receivedAfterPaid = (
+  checkoutSessionId: string,
+  amountReceived = '300000000',
+  completed = true,
+  at = '2026-01-03T00:20:00.000Z',
+): InvoiceEvent => ({
+  type: 'InvoicePaymentReceivedAfterPaid',
+  data: {
+    checkoutSessionId,
+    amountReceived,
+    completed,
+    transactionHash: completed ? `0x${'b'.repeat(64)}` : null,
+    at,
+  },
+});
 export const voided = (at = '2026-01-04T00:00:00.000Z'): InvoiceEvent => ({ type: 'InvoiceVoided', data: { at } });
 export const markedUncollectible = (at = '2026-01-04T00:00:00.000Z'): InvoiceEvent => ({
   type: 'InvoiceMarkedUncollectible',

@@ -18,7 +18,9 @@ const apply = assign<InvoiceMachineContext, InvoiceEvent, undefined, InvoiceEven
  * invoice, schedules the next one); one with nothing to pay is paid at once. An open invoice is paid on chain through a checkout session
  * or marked paid out of band; it can be voided or written off as uncollectible, and an
  * uncollectible one can still be paid or voided. Once part of it is paid (a session's partial
- * payment) it is no longer voided: the decider refuses.
+ * payment) it is no longer voided: the decider refuses. A paid invoice still counts money another
+ * of its sessions receives after (the payer paid twice), so the merchant sees what to refund; a
+ * void one does not (the money stays on its session).
  */
 export const invoiceMachine = setup({
   types: {
@@ -71,7 +73,10 @@ export const invoiceMachine = setup({
         InvoiceVoided: { target: 'void', actions: 'apply' },
       },
     },
-    paid: { type: 'final' },
+    // Not final: another of its sessions can still receive money (the payer paid twice), which it counts.
+    paid: {
+      on: { InvoicePaymentReceivedAfterPaid: { actions: 'apply' } },
+    },
     void: { type: 'final' },
     deleted: { type: 'final' },
   },

@@ -5,7 +5,7 @@ import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { deterministicId } from '../src/shared/ids.ts';
 import { invoiceAggregate } from './invoice.aggregate.ts';
 import { addMonthsClamped, nextInvoiceIdOf, type InvoiceCommand, type InvoiceState } from './invoice.decide.ts';
-import { evolveInvoice } from './invoice.evolve.ts';
+import { evolveInvoice, overpaidOf } from './invoice.evolve.ts';
 import {
   DUE_DATE,
   FINALIZED_AT,
@@ -19,6 +19,7 @@ import {
   markedUncollectible,
   paid,
   partlyPaid,
+  receivedAfterPaid,
   recurringInvoiceFixture,
   voided,
 } from './invoice.fixture.ts';
@@ -679,7 +680,7 @@ test('when a payment amount is not an integer string, then a validation error', 
   );
 });
 
-test('given a void or paid invoice, when a linked session pays, then nothing (the session keeps the money on record)', (t) => {
+test('given a void invoice, when a linked session pays or is partly paid, then nothing (the session keeps the money on record)', (t) => {
   const command: InvoiceCommand = {
     type: 'RecordInvoicePayment',
     checkoutSessionId: 'cs-1',
@@ -687,7 +688,212 @@ test('given a void or paid invoice, when a linked session pays, then nothing (th
     amountReceived: '300000000',
   };
   t.deepEqual(given(HISTORIES.void).when(command), []);
-  t.deepEqual(given(HISTORIES.paid).when({ ...command, checkoutSessionId: 'cs-7' }), []);
+  t.deepEqual(
+    given(HISTORIES.void).when({ type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-1', amountReceived: '1' }),
+    [],
+  );
+});
+
+/** An invoice of 3.00 paid in full through `cs-1`, with a second session `cs-2` opened while it was open. */
+const PAID_WITH_ANOTHER_SESSION = [...HISTORIES.open, attemptStarted('cs-2'), paid('cs-1')];
+
+test('given an invoice paid through one session, when another of its sessions completes, then the invoice counts that money too: amountPaid twice its amount, overpaid by it; still paid as before; a repeat, a smaller amount or the paying session again is nothing', (t) => {
+  const command: InvoiceCommand = {
+    type: 'RecordInvoicePayment',
+    checkoutSessionId: 'cs-2',
+    transactionHash: '0xbeef',
+    chainId: 728126428,
+    amountReceived: '300000000',
+  };
+  const events = given(PAID_WITH_ANOTHER_SESSION).when(command, NOW);
+  t.deepEqual(events, [
+    {
+      type: 'InvoicePaymentReceivedAfterPaid',
+      data: {
+        checkoutSessionId: 'cs-2',
+        amountReceived: '300000000',
+        completed: true,
+        transactionHash: '0xbeef',
+        chainId: 728126428,
+        at: NOW,
+      },
+    },
+  ]);
+  const before = given(PAID_WITH_ANOTHER_SESSION).state().context.invoice!;
+  const history = [...PAID_WITH_ANOTHER_SESSION, ...events];
+  const state = given(history).state();
+  t.is(state.value, 'paid');
+  const invoice = state.context.invoice!;
+  t.like(invoice, {
+    status: 'paid',
+    amountDue: '300000000',
+    amountPaid: '600000000',
+    amountRemaining: '0',
+    // The payment that paid it stays the invoice's own.
+    checkoutSessionId: 'cs-1',
+    transactionHash: before.transactionHash,
+    paidAt: before.paidAt,
+    attemptCount: 2,
+  });
+  t.is(overpaidOf(invoice.amountDue, invoice.amountPaid), '300000000');
+  t.like(invoice.paymentAttempts[1], {
+    checkoutSessionId: 'cs-2',
+    status: 'succeeded',
+    endedAt: NOW,
+    amountReceived: '300000000',
+  });
+  t.deepEqual(given(history).when(command), [], 'a repeat');
+  t.deepEqual(given(history).when({ ...command, amountReceived: '200000000' }), [], 'an older amount');
+  t.deepEqual(
+    given(history).when({
+      type: 'RecordInvoicePartialPayment',
+      checkoutSessionId: 'cs-2',
+      amountReceived: '100000000',
+    }),
+    [],
+    'a part it had before',
+  );
+  t.deepEqual(
+    given(history).when({ ...command, checkoutSessionId: 'cs-1', transactionHash: `0x${'a'.repeat(64)}` }),
+    [],
+    'the session that paid it, again',
+  );
+  t.deepEqual(given(history).when({ ...command, amountReceived: '0' }), [], 'nothing received');
+});
+
+test('given a paid invoice, when another session receives part, then its rest, then each is counted once as it comes (the attempt waits, then succeeds); one partly paid before the invoice was paid adds only what came after', (t) => {
+  const part: InvoiceCommand = {
+    type: 'RecordInvoicePartialPayment',
+    checkoutSessionId: 'cs-2',
+    amountReceived: '100000000',
+  };
+  const first = given(PAID_WITH_ANOTHER_SESSION).when(part, NOW);
+  t.deepEqual(first, [
+    {
+      type: 'InvoicePaymentReceivedAfterPaid',
+      data: {
+        checkoutSessionId: 'cs-2',
+        amountReceived: '100000000',
+        completed: false,
+        transactionHash: null,
+        at: NOW,
+      },
+    },
+  ]);
+  const partly = [...PAID_WITH_ANOTHER_SESSION, ...first];
+  t.like(given(partly).state().context.invoice, { status: 'paid', amountPaid: '400000000', amountRemaining: '0' });
+  t.like(given(partly).state().context.invoice!.paymentAttempts[1], {
+    status: 'pending',
+    endedAt: null,
+    amountReceived: '100000000',
+  });
+  t.deepEqual(given(partly).when(part), [], 'a repeat');
+  t.deepEqual(given(partly).when({ ...part, amountReceived: '50000000' }), [], 'an older amount');
+
+  const rest = given(partly).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-2', transactionHash: '0xbeef', amountReceived: '300000000' },
+    NOW,
+  );
+  t.is(rest.length, 1);
+  const done = given([...partly, ...rest]).state().context.invoice!;
+  t.like(done, { status: 'paid', amountPaid: '600000000', amountRemaining: '0' });
+  t.like(done.paymentAttempts[1], { status: 'succeeded', endedAt: NOW, amountReceived: '300000000' });
+  t.deepEqual(
+    given([...partly, ...rest]).when({ ...part, amountReceived: '250000000' }),
+    [],
+    'an older part, redelivered',
+  );
+
+  // Partly paid (1.00) while open, then the invoice was paid through cs-1: its rest adds 2.00, not 3.00.
+  const earlier = [...HISTORIES.open, attemptStarted('cs-2'), partlyPaid('cs-2', '100000000'), paid('cs-1')];
+  t.like(given(earlier).state().context.invoice, { amountPaid: '400000000' });
+  const after = given(earlier).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-2', transactionHash: '0xbeef', amountReceived: '300000000' },
+    NOW,
+  );
+  t.like(given([...earlier, ...after]).state().context.invoice, { amountPaid: '600000000' });
+  // Completed as is with the part it had (its invoice paid meanwhile): nothing new.
+  t.deepEqual(
+    given(earlier).when({
+      type: 'RecordInvoicePayment',
+      checkoutSessionId: 'cs-2',
+      transactionHash: null,
+      amountReceived: '100000000',
+    }),
+    [],
+  );
+});
+
+test('given a paid invoice, when a session that charged a network fee on top pays again, then the fee is not counted; a session never linked is linked by the payment; marked paid out of band, a session paid after counts too', (t) => {
+  const fee = '1000000';
+  const events = given(PAID_WITH_ANOTHER_SESSION).when(
+    {
+      type: 'RecordInvoicePayment',
+      checkoutSessionId: 'cs-2',
+      transactionHash: '0xbeef',
+      amountReceived: '301000000',
+      amountGasFee: fee,
+    },
+    NOW,
+  );
+  t.like(events[0]!.data, { amountReceived: '301000000', amountGasFee: fee });
+  const withFee = given([...PAID_WITH_ANOTHER_SESSION, ...events]).state().context.invoice!;
+  t.like(withFee, { amountPaid: '600000000' });
+  t.like(withFee.paymentAttempts[1], { amountReceived: '301000000', amountGasFee: fee });
+
+  // A session whose link was lost (a crash in between) is linked, not dropped; the invoice still names its payer.
+  const unlinked = [...HISTORIES.open, paid('cs-1')];
+  const linked = given(unlinked).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-7', transactionHash: null, amountReceived: '300000000' },
+    NOW,
+  );
+  t.deepEqual(
+    linked.map((e) => e.type),
+    ['InvoicePaymentReceivedAfterPaid'],
+  );
+  const relinked = given([...unlinked, ...linked]).state().context.invoice!;
+  t.like(relinked, { amountPaid: '600000000', checkoutSessionId: 'cs-1', attemptCount: 2 });
+  t.like(relinked.paymentAttempts[1], {
+    checkoutSessionId: 'cs-7',
+    status: 'succeeded',
+    startedAt: NOW,
+    amountReceived: '300000000',
+  });
+  t.deepEqual(
+    given([...unlinked, ...linked]).when({
+      type: 'RecordInvoicePayment',
+      checkoutSessionId: 'cs-7',
+      transactionHash: null,
+      amountReceived: '300000000',
+    }),
+    [],
+  );
+
+  // Partly paid 1.00 on chain, the rest (2.00) marked paid; then the payer sent that rest on chain too.
+  const marked = [
+    ...HISTORIES.open,
+    partlyPaid('cs-1', '100000000'),
+    { type: 'InvoiceMarkedAsPaid', data: { amountPaid: '200000000', at: NOW } } as InvoiceEvent,
+  ];
+  t.deepEqual(
+    given(marked).when({
+      type: 'RecordInvoicePayment',
+      checkoutSessionId: 'cs-1',
+      transactionHash: null,
+      amountReceived: '100000000',
+    }),
+    [],
+    'completed as is: counted already',
+  );
+  const sentAgain = given(marked).when(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-1', transactionHash: '0xbeef', amountReceived: '300000000' },
+    NOW,
+  );
+  t.like(given([...marked, ...sentAgain]).state().context.invoice, {
+    status: 'paid',
+    paidOutOfBand: true,
+    amountPaid: '500000000',
+  });
 });
 
 test('given an open invoice, when its payment attempt expires, then InvoicePaymentFailed, it stays open, and a repeat changes nothing', (t) => {
@@ -1102,6 +1308,9 @@ test('the machine refuses facts its state cannot take', (t) => {
     [...HISTORIES.paid, voided()],
     [...HISTORIES.void, paid('cs-1')],
     [...HISTORIES.void, partlyPaid('cs-1')],
+    [...HISTORIES.open, receivedAfterPaid('cs-1')],
+    [...HISTORIES.void, receivedAfterPaid('cs-1')],
+    [...HISTORIES.uncollectible, receivedAfterPaid('cs-1')],
     [created(), partlyPaid('cs-1')],
     [...HISTORIES.uncollectible, markedUncollectible()],
     [...HISTORIES.deleted, finalized()],
@@ -1173,7 +1382,9 @@ test('the machine exports to JSON for the Stately editor', (t) => {
   t.is(json.id, 'invoice');
   t.deepEqual(Object.keys(json.states).sort(), ['deleted', 'draft', 'new', 'open', 'paid', 'uncollectible', 'void']);
   t.truthy(json.states.open?.on?.InvoicePaid);
-  t.is(json.states.paid?.type, 'final');
+  // Paid takes the money its other sessions receive after: not a final state.
+  t.truthy(json.states.paid?.on?.InvoicePaymentReceivedAfterPaid);
+  t.is(json.states.void?.type, 'final');
 });
 
 test('given events an older Weir wrote (no dueIsInstant), a midnight due date is that whole day: created, moved, and its reminders keyed to it; marked events keep the instant', (t) => {

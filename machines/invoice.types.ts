@@ -227,6 +227,27 @@ export type InvoiceEvent =
         at: string;
       };
     }
+  /**
+   * A checkout session of an invoice already paid received money for it: the payer paid twice (the
+   * pay link opened twice, both sessions paid), and the invoice counts it (`amountOverpaid`, which the
+   * merchant refunds). `amountReceived` is all the session has received so far (its partial payments
+   * before included), `amountGasFee` its network fee on top (not counted, as for a partial payment);
+   * `completed`: the session is paid (its attempt succeeded, `transactionHash` and `chainId` its
+   * transaction's, when it has one), else it received part and waits for the rest. The invoice stays
+   * paid, its own payment (`checkoutSessionId`, `transactionHash`) the one that paid it.
+   */
+  | {
+      type: 'InvoicePaymentReceivedAfterPaid';
+      data: {
+        checkoutSessionId: string;
+        amountReceived: string;
+        amountGasFee?: string;
+        completed: boolean;
+        transactionHash: string | null;
+        chainId?: number;
+        at: string;
+      };
+    }
   | { type: 'InvoicePaymentFailed'; data: { checkoutSessionId: string; reason: string; at: string } }
   | { type: 'InvoiceMarkedAsPaid'; data: { amountPaid: string; at: string } }
   | { type: 'InvoiceVoided'; data: { at: string } }

@@ -6,7 +6,7 @@ import { writeCheckpoint } from '../audit/checkpoints.ts';
 import { createManualClock } from '../shared/clock.ts';
 import type { JsonObject } from '../shared/json.ts';
 import { createLineLogger, logTo, scrubUrls } from '../shared/logger.ts';
-import { activityNameOf, createActivityLog } from './activity-log.ts';
+import { activityLineOf, activityNameOf, createActivityLog } from './activity-log.ts';
 
 const event = (type: string, data: JsonObject): NewEvent => ({
   id: randomUUID(),
@@ -205,4 +205,31 @@ test('the final that settles a withdrawn transfer is a payment.given_up line, no
     'payment.given_up',
   );
   t.is(activityNameOf({ type: 'PaymentWithdrawn', streamId: 'checkout_session-1' }), 'payment.withdrawn');
+});
+
+test('money a paid invoice received through another session is an invoice.overpaid line, with the session, what it received in all and its transaction', (t) => {
+  const line = activityLineOf({
+    ...event('InvoicePaymentReceivedAfterPaid', {
+      checkoutSessionId: 'cs-2',
+      amountReceived: '300000000',
+      amountGasFee: '1000000',
+      completed: true,
+      transactionHash: '0xbeef',
+      chainId: 1,
+      at: 'x',
+    }),
+    streamId: 'invoice-inv-1',
+    revision: 5,
+    position: 9n,
+  });
+  t.is(line.level, 'info');
+  t.like(line.fields, {
+    event: 'invoice.overpaid',
+    invoiceId: 'inv-1',
+    checkoutSessionId: 'cs-2',
+    amountReceived: '300000000',
+    amountGasFee: '1000000',
+    completed: true,
+    txHash: '0xbeef',
+  });
 });

@@ -182,6 +182,17 @@ const DESCRIBED: Record<
       ...(d.amountGasFee === undefined ? {} : { amountGasFee: str(d.amountGasFee) }),
     }),
   },
+  // Paid twice: another session of a paid invoice received money (the merchant refunds it), as `payment.overpaid`.
+  InvoicePaymentReceivedAfterPaid: {
+    event: 'invoice.overpaid',
+    fields: (d) => ({
+      checkoutSessionId: str(d.checkoutSessionId),
+      amountReceived: str(d.amountReceived),
+      ...(d.amountGasFee === undefined ? {} : { amountGasFee: str(d.amountGasFee) }),
+      completed: d.completed === true,
+      txHash: str(d.transactionHash),
+    }),
+  },
   InvoicePaymentFailed: {
     level: 'warn',
     fields: (d) => ({ checkoutSessionId: str(d.checkoutSessionId), reason: str(d.reason) }),

@@ -10,6 +10,7 @@ import {
   invoiceFixture,
   paid,
   partlyPaid,
+  receivedAfterPaid,
   recurringInvoiceFixture,
 } from '../../machines/invoice.fixture.ts';
 import { evolveInvoice } from '../../machines/invoice.evolve.ts';
@@ -149,4 +150,31 @@ test('an invoice paid on an EVM chain before InvoicePaid recorded the chain stil
   const doc = await store.collection<InvoiceDoc>(INVOICES).get(INVOICE_ID);
   t.is(doc?.transactionChainId, 7357);
   t.is(publicInvoice(recordOf(doc!)).transactionHash, evmHash);
+});
+
+test('the invoices read model folds money a paid invoice received through another session: amountPaid and amountOverpaid count it, the invoice still names the payment that paid it', async (t) => {
+  const store = createEmbeddedReadStore({});
+  const log = createTestLog(FINALIZED_AT);
+  const stream = `invoice-${INVOICE_ID}`;
+  for (const event of [
+    createdInvoice(),
+    finalized(),
+    attemptStarted('cs-a'),
+    attemptStarted('cs-b'),
+    paid('cs-a'),
+    receivedAfterPaid('cs-b', '100000000', false),
+    receivedAfterPaid('cs-b', '300000000'),
+  ])
+    await invoicesProjection.apply(log.append(stream, event), store);
+  const doc = (await store.collection<InvoiceDoc>(INVOICES).get(INVOICE_ID))!;
+  const shown = publicInvoice(recordOf<Invoice>(doc));
+  t.like(shown, {
+    status: 'paid',
+    amountPaid: '600000000',
+    amountRemaining: '0',
+    amountOverpaid: '300000000',
+    checkoutSessionId: 'cs-a',
+    transactionHash: `0x${'a'.repeat(64)}`,
+  });
+  t.like(shown.paymentAttempts[1], { checkoutSessionId: 'cs-b', status: 'succeeded', amountReceived: '300000000' });
 });

@@ -7,6 +7,7 @@ import {
   INVOICE_ID,
   markedUncollectible,
   paid,
+  receivedAfterPaid,
   recurringInvoiceFixture,
   voided,
 } from '../../machines/invoice.fixture.ts';
@@ -47,6 +48,11 @@ test('invoice log events map to public webhook events with the invoice as payloa
     null,
     'void has no public event in the reference list',
   );
+  // Paid twice: the reference lists no invoice event for it (no invoice.updated), and a second
+  // invoice.paid would fulfil the order again; its session's checkout_session.completed tells it.
+  const twice = recorded([created(), finalized(), attemptStarted('cs-1'), paid('cs-1'), receivedAfterPaid('cs-2')]);
+  t.is(invoiceWebhookTypeOf(twice[4]!), null);
+  t.like(invoicePayloadOf(twice), { status: 'paid', amountPaid: '600000000', amountOverpaid: '300000000' });
 });
 
 test('the payload of the first invoice of a recurring series names the subscription its finalize creates; a renewal its own, a one-time invoice none', (t) => {

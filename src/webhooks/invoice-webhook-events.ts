@@ -8,7 +8,13 @@ import { sessionHashChainOf } from '../projections/public-views.ts';
 
 export const INVOICE_STREAM_PREFIX = 'invoice-';
 
-/** The public webhook events of invoice log events; each carries the invoice as `data.object`. */
+/**
+ * The public webhook events of invoice log events; each carries the invoice as `data.object`.
+ * `InvoicePaymentReceivedAfterPaid` (a paid invoice paid again through another session) has none: the
+ * reference lists no `invoice.updated`, and a second `invoice.paid` would have the order fulfilled
+ * twice. The session that received it says so once it completes (`checkout_session.completed`), as
+ * for a part of an open invoice (`InvoicePartialPaymentReceived`, no webhook either).
+ */
 export const INVOICE_WEBHOOK_EVENTS: Partial<Record<InvoiceEventType, string>> = {
   InvoiceFinalized: 'invoice.finalized',
   InvoicePaid: 'invoice.paid',

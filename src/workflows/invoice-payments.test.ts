@@ -3,6 +3,7 @@ import { detected, sessionFixture } from '../../machines/checkout-session.fixtur
 import type { CheckoutSessionEvent, SessionPayment } from '../../machines/checkout-session.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
+import type { InvoiceEvent } from '../../machines/invoice.types.ts';
 import { attemptStarted, created, finalized, INVOICE_ID, invoiceFixture } from '../../machines/invoice.fixture.ts';
 import { createCommandHandler } from '../actors/command-handler.ts';
 import { givenWhenThen } from '../actors/given-when-then.ts';
@@ -215,4 +216,80 @@ test('over the real log: a session partly paid before its invoice recorded parti
     instanceOf: InvalidStateError,
     message: /partial payment cannot be voided/,
   });
+});
+
+test('over the real log: an invoice paid through one session whose other session was paid too (its payer paid twice) counts that money when the workflow folds the log again (as its version 5 does at the next start), once; the paying session adds nothing', async (t) => {
+  const clock = createManualClock(Date.parse(AT));
+  const eventStore = createSqliteEventStore({ path: ':memory:' });
+  t.teardown(() => eventStore.close());
+  const commands = createCommandHandler({ eventStore, clock });
+  const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
+  const handle = (command: InvoiceCommand) => commands.handle(invoiceAggregate, INVOICE_ID, command, ctx);
+  await handle({ type: 'CreateInvoice', invoice: invoiceFixture() });
+  await handle({ type: 'FinalizeInvoice', url: 'http://weir.test/pay' });
+  await handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-a' });
+  await handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-b' });
+  // Both sessions paid in full: B part first, then its rest, after A paid the invoice.
+  let n = 0;
+  const record = (id: string, events: CheckoutSessionEvent[]) =>
+    eventStore.append(
+      `checkout_session-${id}`,
+      events.map((event) => ({
+        id: `00000000-0000-4000-8000-${String(n++).padStart(12, '0')}`,
+        type: event.type,
+        data: event.data as unknown as RecordedEvent['data'],
+        metadata: { ...ctx, correlationId: 'c', occurredAt: AT },
+      })),
+      'any',
+    );
+  const completed = (transactionHash: string): CheckoutSessionEvent => ({
+    type: 'CheckoutSessionCompleted',
+    data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash, partial: false, at: AT },
+  });
+  const createdSession = (id: string): CheckoutSessionEvent => ({
+    type: 'CheckoutSessionCreated',
+    data: { session: sessionFixture({ id, invoiceId: INVOICE_ID }) },
+  });
+  await record('cs-a', [createdSession('cs-a')]);
+  await record('cs-b', [createdSession('cs-b')]);
+  await record('cs-a', [completed('0xaaaa')]);
+  const fold = () =>
+    createWorkflowRunner({
+      workflow: invoicePayments,
+      eventStore,
+      readStore: createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] }),
+      commands,
+      clock,
+      log: () => {},
+    }).runOnce();
+  await fold();
+  await record('cs-b', [
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: AT } },
+    completed('0xbbbb'),
+  ]);
+  const invoice = async () => {
+    const stream = await eventStore.readStream(`invoice-${INVOICE_ID}`);
+    return {
+      types: stream.map((e) => e.type).slice(4),
+      invoice: givenInvoice(stream as unknown as InvoiceEvent[]).state().context.invoice!,
+    };
+  };
+
+  await fold();
+  const told = await invoice();
+  t.deepEqual(told.types, ['InvoicePaid', 'InvoicePaymentReceivedAfterPaid', 'InvoicePaymentReceivedAfterPaid']);
+  t.like(told.invoice, {
+    status: 'paid',
+    amountPaid: '600000000',
+    checkoutSessionId: 'cs-a',
+    transactionHash: '0xaaaa',
+  });
+  t.like(told.invoice.paymentAttempts[1], {
+    checkoutSessionId: 'cs-b',
+    status: 'succeeded',
+    amountReceived: '300000000',
+  });
+  await fold();
+  t.deepEqual((await invoice()).types, told.types, 'folded again from the start: nothing more');
+  t.true(invoicePayments.version >= 5, 'a new version: the log is folded again at the next start');
 });

@@ -37,9 +37,11 @@ const SELECTED = 'PaymentMethodSelected';
  * the failed attempt. The payment carries the chain of its transaction (from the session's
  * PaymentDetected of that hash), so the invoice shows a Tron txID bare as its session does; the
  * log keeps the hash as the session has it. Both carry the network fee the session charged on top
- * (`applyGasFee`), so the invoice counts what was paid for it, not the fee. The invoice's decider answers
- * nothing for a repeat, and keeps a payment to an invoice paid or voided meanwhile on its session
- * alone, so a redelivery or a replay of the log changes nothing. The other way (a settled invoice
+ * (`applyGasFee`), so the invoice counts what was paid for it, not the fee. A session that receives
+ * money once its invoice is paid (the payer paid twice) is told to the invoice the same way: the
+ * paid invoice counts it (`InvoicePaymentReceivedAfterPaid`, its overpayment), while a void one keeps
+ * it on the session alone. The invoice's decider answers nothing for a repeat or an older amount, so
+ * a redelivery or a replay of the log changes nothing. The other way (a settled invoice
  * cancels its sessions still open) is the invoice session closing workflow.
  */
 export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
@@ -49,7 +51,10 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   // 3: the chains of the session's transactions (a paid invoice answers nothing: its record stays).
   // 4: the session's network fee, for the sessions open now to learn theirs (a paid invoice answers
   // nothing, nor one whose part recorded is as much: invoices keep what they recorded).
-  version: 4,
+  // 5: a paid invoice counts what its other sessions received after it was paid (the payer paid
+  // twice), so an invoice paid twice before is told too; what it recorded already (its paying
+  // session, a part counted while open) answers nothing.
+  version: 5,
   categories: ['checkout_session'],
   aggregates: [invoiceAggregate],
   correlate(event): Correlation {

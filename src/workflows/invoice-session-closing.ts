@@ -72,9 +72,9 @@ function complete(state: InvoiceSessionsState, sessionId: string, reason: string
  * and never expires: it is completed with what it received (`CompletePartialCheckoutSession`,
  * naming the reason; `checkout_session.completed` and `payment_intent.succeeded` follow), so its
  * page no longer asks for the rest and money sent after is late; one partly paid after the invoice
- * was settled (its cancel lost the race) is completed then. The invoice records nothing more: its
- * decider answers nothing for a payment to an invoice paid or void, and the part was counted when
- * it came. A session paid, expired or canceled before it could be closed is left as it is: its
+ * was settled (its cancel lost the race) is completed then. The invoice records nothing more: the
+ * part was counted when it came, so its decider answers nothing for that completion (a paid invoice
+ * counts only money beyond what a session had, a void one none). A session paid, expired or canceled before it could be closed is left as it is: its
  * decider refuses the command. Only sessions of the invoice's own tenant are its sessions.
  */
 export const invoiceSessionClosing: Workflow<InvoiceSessionsState, WorkflowCommand> = {

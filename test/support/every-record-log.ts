@@ -1017,6 +1017,18 @@ export async function writeEveryRecordLog(options: {
           system('invoice-payments'),
         );
         yield;
+        // The payer paid twice: another session of the paid invoice received all of it too.
+        await handle(
+          paid,
+          {
+            type: 'RecordInvoicePayment',
+            checkoutSessionId: newId(),
+            transactionHash: '0xdef',
+            amountReceived: '300000000',
+          },
+          system('invoice-payments'),
+        );
+        yield;
         await changeAddress('receipted');
         yield Date.parse(dueDate) + 2 * DAY + HOUR;
         // Both after-due reminders fell due together: the earlier one is skipped.

@@ -323,8 +323,8 @@ const sessionLink = (id: string): JSX.Element => (
 
 /**
  * An invoice that received more than its amount (two of its sessions paid, one partly before the
- * other completed): by how much, through which sessions, and that the merchant refunds it, since
- * the money went straight to their wallet. Nothing when it was not overpaid.
+ * other completed, or one after the invoice was paid): by how much, through which sessions, and that
+ * the merchant refunds it, since the money went straight to their wallet. Nothing when it was not overpaid.
  */
 export function Overpayment({
   invoice,
