@@ -1,7 +1,7 @@
 import { transition } from 'xstate';
 import { ConflictError, InvalidStateError, ValidationError } from '../src/shared/errors.ts';
-import { exactToApi, owedInChainUnits } from '../src/shared/money.ts';
-import { addedUp, confirmedAmount, totalOf, withDiscount } from './checkout-session.evolve.ts';
+import { type ExactAmount, exactToApi, owedInChainUnits } from '../src/shared/money.ts';
+import { addedUp, confirmedAmount, gasFeeChoosing, totalOf, withDiscount } from './checkout-session.evolve.ts';
 import { confirmedExact, outstandingExact, withoutBookkeeping } from './checkout-session.received.ts';
 import type { CheckoutSessionSnapshot } from './checkout-session.aggregate.ts';
 import { checkoutSessionMachine } from './checkout-session.machine.ts';
@@ -214,6 +214,47 @@ function requireSession(snapshot: CheckoutSessionSnapshot): CheckoutSession {
   return session;
 }
 
+/**
+ * A session completed by its confirmed `payments`, `outstanding` the rest of its total (none, or
+ * below none when more was sent), `last` the transfer that took it there (none with nothing received).
+ */
+function completedBy(
+  session: CheckoutSession,
+  payments: SessionPayment[],
+  outstanding: ExactAmount,
+  last: SessionPayment | undefined,
+  now: string,
+): CheckoutSessionEvent[] {
+  // Paid or not is decided on the exact sum (no dust is forgiven: the spec has no tolerance); the
+  // 10^8 figures recorded are rounded down, what arrived and what was sent over never overstated.
+  const overpaid = exactToApi({ ...outstanding, units: -outstanding.units }, 'down');
+  const completed: CheckoutSessionEvent = {
+    type: 'CheckoutSessionCompleted',
+    data: {
+      amountReceived: confirmedAmount(payments).toString(),
+      amountOverpaid: overpaid.toString(),
+      transactionHash: last?.transactionHash ?? null,
+      partial: false,
+      at: now,
+    },
+  };
+  // A completion past the total is an overpayment too: the merchant hears of it as of one after
+  // completion (logs from before hold the completion alone).
+  return last && announced(session, overpaid) ? [completed, overpaymentBy(last, overpaid, now)] : [completed];
+}
+
+/**
+ * Whether `overpaid` is an overpayment to announce: the API's `amountOverpaid` (rounded down) goes
+ * up, never one saying 0 is owed, nor dust under 10^-8 that the amount cannot show. The chain
+ * units stay exact in the payments, so the next transfer to pass a unit announces it.
+ */
+const announced = (session: CheckoutSession, overpaid: bigint): boolean => overpaid > BigInt(session.amountOverpaid);
+
+const overpaymentBy = (payment: SessionPayment, overpaid: bigint, now: string): CheckoutSessionEvent => ({
+  type: 'OverpaymentReceived',
+  data: { transferId: payment.transferId, amount: payment.amount, amountOverpaid: overpaid.toString(), at: now },
+});
+
 /** The events that follow a confirmation: completion, partial payment, overpayment or a late payment. */
 function afterConfirmation(
   session: CheckoutSession,
@@ -221,45 +262,23 @@ function afterConfirmation(
   payment: SessionPayment,
   now: string,
 ): CheckoutSessionEvent[] {
-  const confirmed = {
-    ...session,
-    payments: session.payments.map((p) =>
-      p.transferId === payment.transferId ? { ...p, status: 'confirmed' as const } : p,
-    ),
-  };
-  // Paid or not is decided on the exact sum (no dust is forgiven: the spec has no tolerance); the
-  // 10^8 figures recorded are rounded down, what arrived and what was sent over never overstated.
-  const outstanding = outstandingExact(BigInt(session.amountTotal), confirmedExact(confirmed.payments));
-  const received = confirmedAmount(confirmed.payments);
-  const overpaid = exactToApi({ ...outstanding, units: -outstanding.units }, 'down');
-  // An overpayment is announced when the API's `amountOverpaid` (rounded down) goes up, at completion
-  // or after: never one saying 0 is owed, and never dust under 10^-8 that the amount cannot show.
-  // The chain units stay exact in the payments, so the next transfer to pass a unit announces it.
-  const announced = (over: bigint): boolean => over > BigInt(session.amountOverpaid);
-  const overpayment: CheckoutSessionEvent = {
-    type: 'OverpaymentReceived',
-    data: { transferId: payment.transferId, amount: payment.amount, amountOverpaid: overpaid.toString(), at: now },
-  };
+  const confirmed = session.payments.map((p) =>
+    p.transferId === payment.transferId ? { ...p, status: 'confirmed' as const } : p,
+  );
+  const outstanding = outstandingExact(BigInt(session.amountTotal), confirmedExact(confirmed));
   if (status === 'open' || status === 'incomplete') {
-    if (outstanding.units <= 0n) {
-      const completed: CheckoutSessionEvent = {
-        type: 'CheckoutSessionCompleted',
-        data: {
-          amountReceived: received.toString(),
-          amountOverpaid: overpaid.toString(),
-          transactionHash: payment.transactionHash,
-          partial: false,
-          at: now,
-        },
-      };
-      // A transfer that completes the session and goes past its total is an overpayment too: the
-      // merchant hears of it as of one after completion (logs from before hold the completion alone).
-      return announced(overpaid) ? [completed, overpayment] : [completed];
-    }
-    return [{ type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: received.toString(), at: now } }];
+    if (outstanding.units <= 0n) return completedBy(session, confirmed, outstanding, payment, now);
+    return [
+      {
+        type: 'CheckoutSessionPartiallyPaid',
+        data: { amountReceived: confirmedAmount(confirmed).toString(), at: now },
+      },
+    ];
   }
   // A session completed short (complete-partial) is owed nothing: money up to its total is late, not over.
-  if (status === 'complete' && outstanding.units < 0n) return announced(overpaid) ? [overpayment] : [];
+  const overpaid = exactToApi({ ...outstanding, units: -outstanding.units }, 'down');
+  if (status === 'complete' && outstanding.units < 0n)
+    return announced(session, overpaid) ? [overpaymentBy(payment, overpaid, now)] : [];
   return [{ type: 'LatePaymentReceived', data: { transferId: payment.transferId, amount: payment.amount, at: now } }];
 }
 
@@ -317,28 +336,33 @@ export function decideCheckoutSession(
         );
       const address = session.addresses.find((a) => a.id === command.addressId);
       if (!address) throw new ValidationError('assetId', 'is not offered by this checkout session');
-      // With gas collection on, the chosen address's sweep gas is part of what the payer owes.
-      const gasFee = BigInt(address.gasAmount ?? '0');
+      // With gas collection on, the sweep gas of the chosen address, and of every other one paid
+      // into (its deposit is swept all the same), is part of what the payer owes.
+      const gasFee = gasFeeChoosing(session, address).toString();
       const outstanding = outstandingExact(
-        totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee.toString() } }),
+        totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee } }),
         confirmedExact(session.payments),
       );
       // The rest rounded up to the asset's smallest unit: one left by a finer asset (18-decimal USDC)
       // is payable in a coarser one, at most a unit over; a finer one is asked it exactly (1 wei short: 1 wei).
       const amountDue = owedInChainUnits(outstanding, address.asset.decimals);
       const current = session.paymentIntent.paymentMethod;
-      if (current && current.id === address.id && current.amountDue === amountDue.toString()) return [];
-      return [
-        {
-          type: 'PaymentMethodSelected',
-          data: {
-            addressId: address.id,
-            amountDue: amountDue.toString(),
-            amountGasFee: gasFee.toString(),
-            at: ctx.now,
-          },
-        },
-      ];
+      if (
+        current &&
+        current.id === address.id &&
+        current.amountDue === amountDue.toString() &&
+        session.amountDetails.amountGasFee === gasFee
+      )
+        return [];
+      const selected: CheckoutSessionEvent = {
+        type: 'PaymentMethodSelected',
+        data: { addressId: address.id, amountDue: amountDue.toString(), amountGasFee: gasFee, at: ctx.now },
+      };
+      if (outstanding.units > 0n) return [selected];
+      // Nothing owed at the new price (the money came in an asset cheaper to sweep than the one chosen
+      // before): completed now, as no transfer may ever come to complete it.
+      const last = session.payments.findLast((p) => p.status === 'confirmed');
+      return [selected, ...completedBy(session, session.payments, outstanding, last, ctx.now)];
     }
     case 'RecordTransfer': {
       const { payment } = command;
@@ -492,15 +516,16 @@ export function decideCheckoutSession(
       if (Date.parse(ctx.now) >= Date.parse(session.expiresAt))
         throw new InvalidStateError(`checkout session expired at ${session.expiresAt}`, 'checkout_session_expired');
       const discount = { ...command.discount, at: ctx.now };
-      const discountApplied: CheckoutSessionEvent = {
-        type: 'DiscountApplied',
-        data: { discount, ...(command.lineTaxes ? { lineTaxes: command.lineTaxes } : {}) },
-      };
-      if (totalOf(withDiscount(session, discount, command.lineTaxes)) > 0n) return [discountApplied];
-      // Nothing left to pay (a 100% coupon): completed at once, as an invoice with nothing to pay
-      // is paid at its finalize, since no payment could ever be made to it.
+      const discounted = withDiscount(session, discount, command.lineTaxes);
+      const data = { discount, ...(command.lineTaxes ? { lineTaxes: command.lineTaxes } : {}) };
+      const goods = totalOf({ ...discounted, amountDetails: { ...discounted.amountDetails, amountGasFee: '0' } });
+      if (goods > 0n) return [{ type: 'DiscountApplied', data }];
+      // No goods left to pay (a 100% coupon), and nothing received (a code applies before paying): no
+      // deposit to sweep, so the gas fee of an asset chosen before falls away. Completed at once, as an
+      // invoice with nothing to pay is paid at its finalize, since no payment could ever be made to it.
+      const noFee = session.amountDetails.amountGasFee === '0' ? {} : { amountGasFee: '0' };
       return [
-        discountApplied,
+        { type: 'DiscountApplied', data: { ...data, ...noFee } },
         {
           type: 'CheckoutSessionCompleted',
           data: { amountReceived: '0', amountOverpaid: '0', transactionHash: null, partial: false, at: ctx.now },

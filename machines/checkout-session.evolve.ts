@@ -5,6 +5,7 @@ import type {
   CheckoutSession,
   CheckoutSessionEvent,
   DiscountedLineTax,
+  SessionAddress,
   SessionDiscount,
   SessionPayment,
   SweptAmount,
@@ -54,12 +55,43 @@ const seenBeforeClose = (payments: SessionPayment[]): SessionPayment[] =>
 export const exclusiveTaxOfSession = (session: Pick<CheckoutSession, 'lineItems'>): bigint =>
   session.lineItems.data.reduce((sum, item) => sum + BigInt(item.amountTotal) - BigInt(item.amountSubtotal), 0n);
 
-/** What the payer owes in all: the goods, less the discount, plus exclusive tax and the chosen address's gas fee. */
+/** What the payer owes in all: the goods, less the discount, plus exclusive tax and the network (gas) fee. */
 export const totalOf = (session: Pick<CheckoutSession, 'amountSubtotal' | 'amountDetails' | 'lineItems'>): bigint =>
   BigInt(session.amountSubtotal) -
   BigInt(session.amountDetails.amountDiscount) +
   exclusiveTaxOfSession(session) +
   BigInt(session.amountDetails.amountGasFee);
+
+/** Whether money was sent to `address`: a payment in its asset on its network, confirmed, confirming, or awaited back after a reorg. */
+const paidInto = (payments: SessionPayment[], address: Pick<SessionAddress, 'network' | 'asset'>): boolean =>
+  payments.some(
+    (p) =>
+      p.network === address.network &&
+      p.asset.id === address.asset.id &&
+      (p.status !== 'withdrawn' || p.mayReturn === true),
+  );
+
+/**
+ * The network fee the payer owes once `address` is chosen (gas collection on): its sweep gas plus that
+ * of every other address money was sent to, each deposit being swept on its own. A switch of asset
+ * after part was paid never drops a sweep already owed, so the merchant is never short for it.
+ */
+export const gasFeeChoosing = (
+  session: Pick<CheckoutSession, 'addresses' | 'payments'>,
+  address: Pick<SessionAddress, 'id' | 'gasAmount'>,
+): bigint =>
+  session.addresses.reduce(
+    (fee, other) =>
+      other.id !== address.id && paidInto(session.payments, other) ? fee + BigInt(other.gasAmount ?? '0') : fee,
+    BigInt(address.gasAmount ?? '0'),
+  );
+
+/** The session charging `gasFee` (10^8) as its network fee, before its totals are recomputed. */
+const withGasFee = (session: CheckoutSession, gasFee: string): CheckoutSession => ({
+  ...session,
+  amountGasFee: gasFee,
+  amountDetails: { ...session.amountDetails, amountGasFee: gasFee, applyGasFee: gasFee !== '0' },
+});
 
 /**
  * What the merchant nets after Weir's fee: once complete, of what payers sent (a session completed
@@ -151,15 +183,7 @@ export function evolveCheckoutSession(
     case 'PaymentMethodSelected': {
       const address = session.addresses.find((a) => a.id === event.data.addressId);
       if (!address) return session;
-      const gasFee = event.data.amountGasFee ?? '0';
-      const priced = withTotals(
-        {
-          ...session,
-          amountGasFee: gasFee,
-          amountDetails: { ...session.amountDetails, amountGasFee: gasFee, applyGasFee: gasFee !== '0' },
-        },
-        event.data.at,
-      );
+      const priced = withTotals(withGasFee(session, event.data.amountGasFee ?? '0'), event.data.at);
       return {
         ...priced,
         paymentIntent: {
@@ -305,8 +329,9 @@ export function evolveCheckoutSession(
         paymentIntent: { ...session.paymentIntent, status: 'canceled', updatedAt: event.data.at },
       };
     case 'DiscountApplied': {
-      const { discount, lineTaxes } = event.data;
-      return withTotals(withDiscount(session, discount, lineTaxes), discount.at);
+      const { discount, lineTaxes, amountGasFee } = event.data;
+      const discounted = withDiscount(session, discount, lineTaxes);
+      return withTotals(amountGasFee === undefined ? discounted : withGasFee(discounted, amountGasFee), discount.at);
     }
     case 'CustomerEmailCollected': {
       const details = session.customerDetails ?? { name: null, email: null, phone: null, address: null };

@@ -1263,6 +1263,148 @@ test('given gas collection on, when the payer picks an asset, then its sweep gas
   t.is(partial[1]!.type, 'CheckoutSessionPartiallyPaid');
 });
 
+/** The fixture's 3 USDC with gas collection on: USDC whose sweep costs 14.40, and another asset (as on Solana or Tron) whose costs nothing. */
+function gasSession(cheapGas = '0') {
+  const base = sessionFixture();
+  const usdc = { ...base.addresses[0]!, gas: '160000', gasAmount: '1440000000' };
+  const other = {
+    ...usdc,
+    id: 'addr-other',
+    network: 'weir-other',
+    asset: { ...usdc.asset, id: 'weir-other:usdc', chainId: 99 },
+    gas: cheapGas === '0' ? '0' : '10000',
+    gasAmount: cheapGas,
+  };
+  return sessionFixture({ addresses: [usdc, other] });
+}
+/** `amount` (10^8) of USDC seen at the other asset's address. */
+const otherDetected = (transferId: string, amount: string): CheckoutSessionEvent => ({
+  type: 'PaymentDetected',
+  data: {
+    payment: {
+      ...paymentFixture(transferId, amount),
+      network: 'weir-other',
+      chainId: 99,
+      asset: { ...paymentFixture(transferId, amount).asset, id: 'weir-other:usdc', chainId: 99 },
+      status: 'pending',
+      detectedAt: NOW,
+      confirmedAt: null,
+      late: false,
+    },
+  },
+});
+/** `events` and what `command` decides after them, at NOW. */
+const then = (events: CheckoutSessionEvent[], command: CheckoutSessionCommand): CheckoutSessionEvent[] => [
+  ...events,
+  ...given(events).when(command, NOW),
+];
+
+test('given 10 of 17.40 paid into USDC whose sweep gas is charged, when the payer switches to an asset with no gas, then that sweep stays owed: the total stays 17.40 and the rest 7.40, never a total below what came (stuck incomplete)', (t) => {
+  const chosen = then([created(gasSession())], { type: 'SelectPaymentMethod', addressId: 'addr-usdc' });
+  t.is(given(chosen).state().context.session!.amountTotal, '1740000000');
+  const partly = then([...chosen, detected('t1', '1000000000')], { type: 'ConfirmTransfer', transferId: 't1' });
+  t.is(given(partly).state().value, 'incomplete');
+  t.deepEqual(given(partly).when({ type: 'SelectPaymentMethod', addressId: 'addr-other' }, NOW), [
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-other', amountDue: '7400000', amountGasFee: '1440000000', at: NOW },
+    },
+  ]);
+  const switched = then(partly, { type: 'SelectPaymentMethod', addressId: 'addr-other' });
+  t.like(given(switched).state().context.session!, {
+    status: 'incomplete',
+    amountTotal: '1740000000',
+    amountGasFee: '1440000000',
+    amountReceived: '1000000000',
+  });
+  // The rest in the other asset completes it, nothing over.
+  const rest = then([...switched, otherDetected('t2', '740000000')], { type: 'ConfirmTransfer', transferId: 't2' });
+  t.like(given(rest).state().context.session!, {
+    status: 'complete',
+    amountReceived: '1740000000',
+    amountOverpaid: '0',
+  });
+  // Back to USDC: its own gas is counted once, not twice.
+  t.deepEqual(
+    given(switched)
+      .when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW)
+      .map((e) => e.type === 'PaymentMethodSelected' && e.data.amountGasFee),
+    ['1440000000'],
+  );
+});
+
+test('given part paid into one asset with sweep gas, when the payer switches to a cheaper one with gas of its own, then both sweeps are charged: each deposit is swept on its own', (t) => {
+  const chosen = then([created(gasSession('100000000'))], { type: 'SelectPaymentMethod', addressId: 'addr-usdc' });
+  const partly = then([...chosen, detected('t1', '1000000000')], { type: 'ConfirmTransfer', transferId: 't1' });
+  t.deepEqual(given(partly).when({ type: 'SelectPaymentMethod', addressId: 'addr-other' }, NOW), [
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-other', amountDue: '8400000', amountGasFee: '1540000000', at: NOW },
+    },
+  ]);
+  // A payment still confirming there is money arrived too: its sweep is owed as well.
+  const confirming = then(chosen, { type: 'RecordTransfer', payment: paymentFixture('t1', '1000000000') });
+  t.deepEqual(
+    given(confirming)
+      .when({ type: 'SelectPaymentMethod', addressId: 'addr-other' }, NOW)
+      .map((e) => e.type === 'PaymentMethodSelected' && e.data.amountGasFee),
+    ['1540000000'],
+  );
+  // Chosen and never paid into, its sweep is not owed: the other asset alone is charged.
+  t.deepEqual(
+    given(chosen)
+      .when({ type: 'SelectPaymentMethod', addressId: 'addr-other' }, NOW)
+      .map((e) => e.type === 'PaymentMethodSelected' && e.data.amountGasFee),
+    ['100000000'],
+  );
+});
+
+test('given a session partly paid (its money at an asset with no gas, the chosen one charging 14.40), when the payer picks the asset that money came in, then nothing is owed any more and the session completes in the same decision, the excess recorded as an overpayment', (t) => {
+  const chosen = then([created(gasSession())], { type: 'SelectPaymentMethod', addressId: 'addr-usdc' });
+  const partly = then([...chosen, otherDetected('t1', '1000000000')], { type: 'ConfirmTransfer', transferId: 't1' });
+  t.is(given(partly).state().value, 'incomplete');
+  const picked = given(partly).when({ type: 'SelectPaymentMethod', addressId: 'addr-other' }, NOW);
+  t.deepEqual(picked, [
+    { type: 'PaymentMethodSelected', data: { addressId: 'addr-other', amountDue: '0', amountGasFee: '0', at: NOW } },
+    completedEvent('1000000000', '700000000', `0x${'t1'.padStart(64, '0')}`),
+    {
+      type: 'OverpaymentReceived',
+      data: { transferId: 't1', amount: '1000000000', amountOverpaid: '700000000', at: NOW },
+    },
+  ]);
+  t.like(given([...partly, ...picked]).state().context.session!, {
+    status: 'complete',
+    amountTotal: '300000000',
+    amountOverpaid: '700000000',
+  });
+  // Exactly the goods received: complete, nothing over.
+  const exact = then([...chosen, otherDetected('t1', '300000000')], { type: 'ConfirmTransfer', transferId: 't1' });
+  t.deepEqual(given(exact).when({ type: 'SelectPaymentMethod', addressId: 'addr-other' }, NOW).slice(1), [
+    completedEvent('300000000', '0', `0x${'t1'.padStart(64, '0')}`),
+  ]);
+  // The session no longer expires nor takes another choice.
+  const done = [...partly, ...picked];
+  t.deepEqual(given(done).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
+  t.throws(() => given(done).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW), {
+    instanceOf: InvalidStateError,
+  });
+});
+
+test('a log from before: a switch after part was paid that dropped the gas fee (incomplete with more received than its total) replays to the same session', (t) => {
+  const chosen = then([created(gasSession())], { type: 'SelectPaymentMethod', addressId: 'addr-usdc' });
+  const partly = then([...chosen, detected('t1', '1000000000')], { type: 'ConfirmTransfer', transferId: 't1' });
+  const before: CheckoutSessionEvent = {
+    type: 'PaymentMethodSelected',
+    data: { addressId: 'addr-other', amountDue: '0', amountGasFee: '0', at: NOW },
+  };
+  t.like(given([...partly, before]).state().context.session!, {
+    status: 'incomplete',
+    amountTotal: '300000000',
+    amountGasFee: '0',
+    amountReceived: '1000000000',
+  });
+});
+
 test('given an open session that allows promotion codes, when a discount is applied, then the total drops; the same code again changes nothing; another is refused', (t) => {
   const session = { ...sessionFixture(), allowPromotionCodes: true };
   const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'LAUNCH', amountDiscount: '30000000' };
@@ -1307,18 +1449,61 @@ test('given an open session, when a discount takes the whole total off (a 100% c
   // The same code again is nothing; the session no longer expires.
   t.deepEqual(given([created(session), ...events]).when({ type: 'ApplyDiscount', discount }), []);
   t.deepEqual(given([created(session), ...events]).when({ type: 'ExpireCheckoutSession' }, AFTER_EXPIRY), []);
-  // The sweep gas the payer chose to pay is still to pay: the session stays open for it.
+});
+
+test('given gas collection on and an asset chosen, when a 100% code is applied, then the gas fee falls away with the goods and the session completes, as when the code comes first: no deposit is left to sweep', (t) => {
+  const session = { ...sessionFixture(), allowPromotionCodes: true };
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'FREE', amountDiscount: '300000000' };
   const withGas = {
     ...session,
     addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })),
   };
-  const chosen = given([created(withGas)]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW);
-  t.deepEqual(
-    given([created(withGas), ...chosen])
-      .when({ type: 'ApplyDiscount', discount }, NOW)
-      .map((e) => e.type),
-    ['DiscountApplied'],
-  );
+  const chosen = [
+    created(withGas),
+    ...given([created(withGas)]).when({ type: 'SelectPaymentMethod', addressId: 'addr-usdc' }, NOW),
+  ];
+  const events = given(chosen).when({ type: 'ApplyDiscount', discount }, NOW);
+  t.deepEqual(events, [
+    { type: 'DiscountApplied', data: { discount: { ...discount, at: NOW }, amountGasFee: '0' } },
+    completedEvent('0', '0', null),
+  ]);
+  const after = given([...chosen, ...events]).state().context.session!;
+  const codeFirst = given([
+    created(withGas),
+    ...given([created(withGas)]).when({ type: 'ApplyDiscount', discount }, NOW),
+  ]).state().context.session!;
+  for (const s of [after, codeFirst])
+    t.like(s, {
+      status: 'complete',
+      amountTotal: '0',
+      amountGasFee: '0',
+      amountDetails: { amountGasFee: '0', applyGasFee: false, amountTotal: '0' },
+      paymentIntent: { status: 'succeeded', amount: '0' },
+    });
+  // A code that leaves goods to pay keeps the fee of the asset chosen.
+  const half = { ...discount, code: 'HALF', amountDiscount: '150000000' };
+  t.deepEqual(given(chosen).when({ type: 'ApplyDiscount', discount: half }, NOW), [
+    { type: 'DiscountApplied', data: { discount: { ...half, at: NOW } } },
+  ]);
+});
+
+test('a log from before: a 100% code applied after an asset with gas was chosen (DiscountApplied alone) replays to the same open session, its gas fee still asked', (t) => {
+  const session = { ...sessionFixture(), allowPromotionCodes: true };
+  const withGas = {
+    ...session,
+    addresses: session.addresses.map((a) => ({ ...a, gas: '150000', gasAmount: '2500000' })),
+  };
+  const discount = { couponId: 'c1', promotionCodeId: 'p1', code: 'FREE', amountDiscount: '300000000', at: NOW };
+  const replayed = given([
+    created(withGas),
+    {
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-usdc', amountDue: '3025000', amountGasFee: '2500000', at: NOW },
+    },
+    { type: 'DiscountApplied', data: { discount } },
+  ]).state();
+  t.true(replayed.matches('open'));
+  t.like(replayed.context.session!, { amountTotal: '2500000', amountGasFee: '2500000' });
 });
 
 test('a discount is refused when the session does not allow codes, is not open, or already has a payment', (t) => {

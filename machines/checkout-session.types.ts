@@ -406,6 +406,10 @@ export type CustomerUpdate = { address: CustomerUpdateMode; name: CustomerUpdate
 /** The domain events of a checkout session, as stored in the log (`type` + `data`). */
 export type CheckoutSessionEvent =
   | { type: 'CheckoutSessionCreated'; data: { session: CheckoutSession } }
+  /**
+   * `amountGasFee`: the session's network fee from then on, the chosen address's sweep gas plus that of
+   * every other address paid into (see `gasFeeChoosing`; events before it charged the chosen one's alone).
+   */
   | { type: 'PaymentMethodSelected'; data: { addressId: string; amountDue: string; amountGasFee: string; at: string } }
   | { type: 'PaymentDetected'; data: { payment: SessionPayment } }
   | {
@@ -463,9 +467,11 @@ export type CheckoutSessionEvent =
       type: 'DiscountApplied';
       /**
        * `lineTaxes`: each line's tax with the discount taken off it, by index (absent on a session
-       * without tax, and on discounts recorded before tax followed the discount).
+       * without tax, and on discounts recorded before tax followed the discount). `amountGasFee`: the
+       * session's network fee from then on, "0" when the discount leaves no goods to pay (nothing was
+       * received, so no deposit is left to sweep); absent: the fee stays (and in events before it).
        */
-      data: { discount: SessionDiscount; lineTaxes?: DiscountedLineTax[] };
+      data: { discount: SessionDiscount; lineTaxes?: DiscountedLineTax[]; amountGasFee?: string };
     }
   /**
    * The payer gave their email on the hosted page: a subscription session created without a

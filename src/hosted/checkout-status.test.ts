@@ -1,7 +1,11 @@
 import test from 'ava';
+import { givenWhenThen } from '../actors/given-when-then.ts';
+import { checkoutSessionAggregate } from '../../machines/checkout-session.aggregate.ts';
+import type { CheckoutSessionCommand } from '../../machines/checkout-session.decide.ts';
 import {
   canceled,
   confirmedLate,
+  created,
   daiPaymentFixture,
   daiSessionFixture,
   detected,
@@ -9,6 +13,7 @@ import {
   dustSentBeforeCancel,
   lateHalfMakesAUnit,
   markedRefunded,
+  paymentFixture,
   sessionAfterEvents,
   sessionFixture,
 } from '../../machines/checkout-session.fixture.ts';
@@ -542,5 +547,43 @@ test('dust seen before the checkout was canceled and confirmed after it is told 
   t.regex(
     both.detail,
     /^Your payments of 1\.00 USDC reached this address \(less than 0\.00000001 USDC of it sent before this checkout was canceled, the rest after\)\. This money does not complete/,
+  );
+});
+
+test('a payer who paid part with the network fee on, then switches to an asset with no gas, is asked the exact rest, the first sweep still in the total; one whose money already covers the new total is told it is paid, and of the excess', (t) => {
+  const given = givenWhenThen(checkoutSessionAggregate);
+  const base = sessionFixture();
+  const usdc = { ...base.addresses[0]!, gas: '160000', gasAmount: '1440000000' };
+  const other = {
+    ...usdc,
+    id: 'addr-other',
+    network: 'weir-other',
+    asset: { ...usdc.asset, id: 'weir-other:usdc' },
+    gas: '0',
+    gasAmount: '0',
+  };
+  const at = new Date(NOW).toISOString();
+  const run = (events: CheckoutSessionEvent[], ...commands: CheckoutSessionCommand[]) =>
+    commands.reduce((log, command) => [...log, ...given(log).when(command, at)], events);
+  const paidTo = (address: typeof usdc) =>
+    run(
+      [created(sessionFixture({ addresses: [usdc, other] }))],
+      { type: 'SelectPaymentMethod', addressId: 'addr-usdc' },
+      {
+        type: 'RecordTransfer',
+        payment: { ...paymentFixture('a', '1000000000'), network: address.network, asset: address.asset },
+      },
+      { type: 'ConfirmTransfer', transferId: 'a' },
+      { type: 'SelectPaymentMethod', addressId: 'addr-other' },
+    );
+  const switched = payerStatus(given(paidTo(usdc)).state().context.session!, names, NOW);
+  t.like(switched, { state: 'partly_paid', amountTotalFormatted: '17.40', amountToSend: '740000000' });
+  t.is(switched.detail, '10.00 USDC of 17.40 USDC received. Send the remaining 7.40 USDC to finish.');
+  // The 10 came in the asset with no gas (while USDC was chosen): choosing it leaves 3 owed, 7 over.
+  const covered = payerStatus(given(paidTo(other)).state().context.session!, names, NOW);
+  t.like(covered, { state: 'paid', title: 'Paid', amountTotalFormatted: '3.00' });
+  t.is(
+    covered.detail,
+    'Payment received, thank you. You sent 7.00 USDC more than was due; contact the business about it.',
   );
 });

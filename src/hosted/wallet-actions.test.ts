@@ -11,6 +11,7 @@ import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
 import { toRailNetwork } from '../chain-ingest/evm/networks/define-network.ts';
 import { devnetNetwork } from '../chain-ingest/evm/networks/devnet.ts';
 import { TEST_NETWORK } from '../chain-ingest/test-rail.ts';
+import { withUsdcChosen } from './payer-status.fixture.ts';
 import { PUBLIC_RPC_URLS, remainingChainUnits, renderWalletActions, walletDue } from './wallet-actions.ts';
 
 const DEVNET_CONTRACTS = {
@@ -64,6 +65,39 @@ test('what is left of a DAI session paid 1 wei short is 1 wei, not the 10^10 wei
   });
   t.is(remainingChainUnits({ ...dai, payments: [shortBy('confirmed')] }, dai.addresses[0]!), 1n);
   t.is(remainingChainUnits({ ...dai, payments: [shortBy('pending')] }, dai.addresses[0]!), 1n);
+});
+
+test('after part was paid into an address whose sweep gas is charged, what is left at any other asks that sweep too, as choosing it makes it', (t) => {
+  const usdc = { ...sessionFixture().addresses[0]!, gas: '160000', gasAmount: '1440000000' };
+  const other = { ...usdc, id: 'addr-other', network: 'weir-other', asset: { ...usdc.asset, id: 'weir-other:usdc' } };
+  const paid = (gasAmount: string) =>
+    sessionFixture({
+      addresses: [usdc, { ...other, gasAmount }],
+      payments: [
+        {
+          ...paymentFixture('a', '1000000000'),
+          status: 'confirmed',
+          detectedAt: '2026-01-01T00:01:00.000Z',
+          confirmedAt: '2026-01-01T00:02:00.000Z',
+          late: false,
+        },
+      ],
+    });
+  // 3 of goods and 14.40 of USDC's sweep, less the 10 paid: 7.40 at either; 1.00 more at one with gas of its own.
+  t.is(remainingChainUnits(paid('0'), usdc), 7_400_000n);
+  t.is(remainingChainUnits(paid('0'), { ...other, gasAmount: '0' }), 7_400_000n);
+  t.is(remainingChainUnits(paid('100000000'), { ...other, gasAmount: '100000000' }), 8_400_000n);
+  // Once chosen, the fee the session recorded is asked, as its status says (12.00 here, whatever came since).
+  const method = {
+    ...sessionFixture().paymentIntent,
+    paymentMethod: withUsdcChosen(sessionFixture()).paymentIntent.paymentMethod,
+  };
+  const recorded = {
+    ...paid('0'),
+    amountDetails: { ...paid('0').amountDetails, amountGasFee: '1200000000' },
+    paymentIntent: method,
+  };
+  t.is(remainingChainUnits(recorded, usdc), 5_000_000n);
 });
 
 test('walletDue names the chosen method and what is left; nothing before a choice or after the end', (t) => {

@@ -1,5 +1,5 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
-import { totalOf } from '../../machines/checkout-session.evolve.ts';
+import { gasFeeChoosing, totalOf } from '../../machines/checkout-session.evolve.ts';
 import { explorerTemplateOf } from '../chain-ingest/network-definition.ts';
 import type { RailNetwork } from '../chain-ingest/rail.ts';
 import { assetUrl } from './assets.ts';
@@ -46,19 +46,18 @@ export const testWalletPays = (session: CheckoutSession, address: SessionAddress
   session.environment === 'test' && context.devnet !== null && address.asset.chainId === context.devnet.chainId;
 
 /**
- * What is still to pay at `address`, in its asset's chain units: the total with that address's gas
- * fee (as choosing it makes it) less every payment seen, pending or confirmed, rounded up to the
- * asset's smallest unit so paying it always covers the rest. What the page asks for, after a
- * partial payment too.
+ * What is still to pay at `address`, in its asset's chain units: the total with the gas fee choosing
+ * it makes (its sweep's and those of the addresses paid into; the session's own once chosen) less
+ * every payment seen, pending or confirmed, rounded up to the asset's smallest unit so paying it
+ * always covers the rest. What the page asks for, after a partial payment too.
  */
 export function remainingChainUnits(
   session: CheckoutSession,
-  address: Pick<SessionAddress, 'asset' | 'gasAmount'>,
+  address: Pick<SessionAddress, 'id' | 'asset' | 'gasAmount'>,
 ): bigint {
-  const total = totalOf({
-    ...session,
-    amountDetails: { ...session.amountDetails, amountGasFee: address.gasAmount ?? '0' },
-  });
+  const chosen = session.paymentIntent.paymentMethod?.id === address.id;
+  const gasFee = chosen ? session.amountDetails.amountGasFee : gasFeeChoosing(session, address).toString();
+  const total = totalOf({ ...session, amountDetails: { ...session.amountDetails, amountGasFee: gasFee } });
   // Summed exactly in chain units: 1 wei short asks for 1 wei, not the 10^-8 the API scale shows.
   const seen = sumOfPayments(session.payments, ['pending', 'confirmed']);
   return owedInChainUnits(outstandingExact(total, seen), address.asset.decimals);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import type { GasFeeQuoter } from '../../src/chain-ingest/gas-fee.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
@@ -249,4 +250,48 @@ test('a promotion code is refused with 409 payment_pending while a payment is pe
   const applied = await apply();
   t.is(applied.status, 200, JSON.stringify(applied.body));
   t.is((await coupon()).timesRedeemed, 1);
+});
+
+test('with the network fee passed to payers, a 100% code applied after the payer picked an asset completes the session as it does before: the fee falls away, nothing to send', async (t) => {
+  const gasFees: GasFeeQuoter = { quote: async () => ({ gas: 160_000n, amount: 1_440_000_000n }) };
+  const weir = await startTestWeir(t, {}, { gasFees });
+  const { api } = await createMerchant(weir.url);
+  t.is((await api.put('/api/v1/organization/payment-setting', { applyGasFee: true })).status, 200);
+  t.is(
+    (
+      await api.post('/api/v1/coupons', {
+        name: 'On the house',
+        percentOff: 100,
+        promotionCodeData: { data: [{ code: 'FREE' }] },
+      })
+    ).status,
+    200,
+  );
+  const payer = apiClient(weir.url);
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      ...sessionRequest('150000000', 2),
+      allowPromotionCodes: true,
+    })
+  ).body;
+  await payer.post(`/checkout/${session.id}/payment-method`, { assetId: session.addresses[0]!.asset.id });
+  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.amountTotal, '1740000000');
+  const applied = await payer.post<{ status: string; amountTotal: string }>(`/checkout/${session.id}/promotion-code`, {
+    code: 'FREE',
+  });
+  t.is(applied.status, 200, JSON.stringify(applied.body));
+  t.like(applied.body, { status: 'complete', amountTotal: '0' });
+  const done = (
+    await api.get<Session & { amountGasFee: string; amountDetails: { amountGasFee: string; applyGasFee: boolean } }>(
+      `/api/v1/checkout/sessions/${session.id}`,
+    )
+  ).body;
+  t.like(done, {
+    status: 'complete',
+    amountTotal: '0',
+    amountGasFee: '0',
+    amountDetails: { amountGasFee: '0', applyGasFee: false },
+  });
+  const status = await payer.get<{ status: string; amountToSend: string }>(`/checkout/${session.id}/status`);
+  t.like(status.body, { status: 'complete', amountToSend: '0' });
 });
