@@ -344,7 +344,7 @@ test('Checkout sessions: a recovery being typed keeps its value and focus throug
     await payInFull(dash.weir, merchant.api, session);
     // The refresh is seen: the body now shows the session complete.
     await page.locator('#timeline').getByText('Checkout session completed').waitFor();
-    t.is(await page.locator('#session-summary .badge').textContent(), 'Complete', `moveBefore ${moveBefore}`);
+    await page.locator('#session-summary .badge', { hasText: 'Complete' }).waitFor();
 
     t.is(await hash.inputValue(), '0xabc123', `the hash as typed (moveBefore ${moveBefore})`);
     t.is(await page.getByLabel('Network').inputValue(), '7357');

@@ -40,7 +40,9 @@ async function openPage(t: ExecutionContext) {
 
 /** The page's status says the checkout cannot be reached, in the words the server's own notice uses. */
 async function saysUnreachable(t: ExecutionContext, page: Page) {
+  // Both waited for: a status poll answered between the two reads may redraw the status.
   await page.locator('#status-title', { hasText: HEADING }).waitFor();
+  await page.locator('#status-detail', { hasText: WORDS }).waitFor();
   t.is(await page.locator('#status-detail').textContent(), WORDS);
 }
 
