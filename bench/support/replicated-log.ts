@@ -16,7 +16,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import Database from 'better-sqlite3';
-import { linkAfter } from '../../src/event-store/event-chain.ts';
+import { linkAfter, tenantOfContent } from '../../src/event-store/event-chain.ts';
 import type { EventMetadata, RecordedEvent } from '../../src/event-store/event-store.ts';
 import type { JsonObject } from '../../src/shared/json.ts';
 import { createSqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
@@ -121,7 +121,8 @@ export async function writeReplicatedLog(options: {
     let pending: [string, string, number, string, string, string][] = [];
     const flush = db.transaction((batch: typeof pending) => {
       for (const [id, stream, revision, type, data, metadata] of batch) {
-        const link = linkAfter(previous, { id, streamId: stream, revision, type, data, metadata });
+        const content = { id, streamId: stream, revision, type, data, metadata };
+        const link = linkAfter(previous, content, tenantOfContent(content));
         insert.run(id, stream, revision, type, data, metadata, link.previous, link.hash);
         previous = link.hash;
       }

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { type ChainContent, type ChainLink, contentDigest } from '../event-store/event-chain.ts';
+import {
+  type ChainContent,
+  type ChainLink,
+  type ChainTenant,
+  contentDigest,
+  linkHash,
+  tenantOfContent,
+  tenantTag,
+} from '../event-store/event-chain.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { CHECKPOINT_STREAM } from './checkpoints.ts';
 
@@ -7,23 +15,26 @@ import { CHECKPOINT_STREAM } from './checkpoints.ts';
  * An organization's audit bundle: one NDJSON file an auditor checks offline (`weir audit verify
  * --bundle`). The chain runs over the whole log, every tenant's events mixed, so the bundle holds
  * every position: the organization's own events (and the checkpoint events, which are no tenant's)
- * in full with their links, every other event as its position, content digest and link only. Every
- * link is recomputed (own events from their content, withheld ones from their digest), so an edit
- * of an own event cannot be hidden by rewriting the withheld links after it.
+ * in full with their links, every other event as its position, content digest, tenant tag and link
+ * only. Every link is recomputed (own events from their content, withheld ones from their digest
+ * and tag), so an edit of an own event cannot be hidden by rewriting the withheld links after it,
+ * and the tag tells the verifier that no withheld event is the organization's own.
  *
  * Line 1 is the header; then one line per log position, in log order:
  * - `{position, id, streamId, revision, type, data, metadata, previous, hash}` (as `GET /api/v1/events`)
- * - `{position, withheld: true, digest, previous, hash}`
+ * - `{position, withheld: true, digest, tenant, previous, hash}`; no `tenant` when the event's link
+ *   is chain v1 (appended before the tenant tag), and in a version-1 bundle (exported before it)
  */
 export const BUNDLE_FORMAT = 'weir-audit-bundle';
-export const BUNDLE_VERSION = 1;
+export const BUNDLE_VERSION = 2;
 
 const Hash = z.string().regex(/^[0-9a-f]{64}$/);
 const Position = z.string().regex(/^(0|[1-9][0-9]*)$/);
 
 export const BundleHeaderSchema = z.object({
   format: z.literal(BUNDLE_FORMAT),
-  version: z.literal(BUNDLE_VERSION),
+  /** 1: exported before withheld lines carried their tenant tag (still read). */
+  version: z.union([z.literal(1), z.literal(BUNDLE_VERSION)]),
   organizationId: z.string().min(1),
   /** null: both environments of the organization. */
   environment: z.enum(['test', 'live']).nullable(),
@@ -53,6 +64,8 @@ export const BundleWithheldSchema = z.object({
   withheld: z.literal(true),
   // Required: a withheld link whose digest could be left out would be taken on trust.
   digest: Hash,
+  /** The tenant tag its link hashes (chain v2); absent for a v1 link. */
+  tenant: Hash.optional(),
   previous: Hash.nullable(),
   hash: Hash.nullable(),
 });
@@ -61,21 +74,29 @@ export type BundleScope = { organizationId: string; environment: 'test' | 'live'
 
 /** Whether the bundle may hold this event's content: the organization's own, or a checkpoint (no tenant's). */
 export function belongsToBundle(scope: BundleScope, content: Pick<ChainContent, 'streamId' | 'metadata'>): boolean {
-  if (content.streamId === CHECKPOINT_STREAM) return true;
-  let metadata: unknown;
-  try {
-    metadata = JSON.parse(content.metadata);
-  } catch {
-    return false;
-  }
-  if (typeof metadata !== 'object' || metadata === null) return false;
-  const { organizationId, environment } = metadata as Record<string, unknown>;
-  return organizationId === scope.organizationId && (scope.environment === null || environment === scope.environment);
+  return content.streamId === CHECKPOINT_STREAM || isOwn(scope, tenantOfContent(content));
 }
+
+const isOwn = (scope: BundleScope, { organizationId, environment }: ChainTenant): boolean =>
+  organizationId === scope.organizationId && (scope.environment === null || environment === scope.environment);
+
+/** The tenant tags the bundle's own events have after `previous`: a withheld line must carry none of them. */
+export const ownTags = (scope: BundleScope, previous: string): string[] =>
+  (scope.environment === null ? ['test', 'live'] : [scope.environment]).map((environment) =>
+    tenantTag(previous, { organizationId: scope.organizationId, environment }),
+  );
 
 export type BundleCounts = { own: number; checkpoints: number; withheld: number };
 
 const linkFields = (link: ChainLink | null) => ({ previous: link?.previous ?? null, hash: link?.hash ?? null });
+
+/** A withheld event's digest, and its tenant tag when its link hashes one (a v1 link does not: no tag). */
+const withheldFields = (content: ChainContent, link: ChainLink | null): { digest: string; tenant?: string } => {
+  const digest = contentDigest(content);
+  if (link === null) return { digest };
+  const tenant = tenantTag(link.previous, tenantOfContent(content));
+  return linkHash(link.previous, digest, tenant) === link.hash ? { digest, tenant } : { digest };
+};
 
 const BATCH = 1000;
 
@@ -119,7 +140,7 @@ export async function* auditBundleLines(deps: {
       const held = belongsToBundle(scope, content);
       const line = held
         ? { position: String(position), ...content, ...linkFields(link) }
-        : { position: String(position), withheld: true, digest: contentDigest(content), ...linkFields(link) };
+        : { position: String(position), withheld: true, ...withheldFields(content, link), ...linkFields(link) };
       counts[!held ? 'withheld' : content.streamId === CHECKPOINT_STREAM ? 'checkpoints' : 'own'] += 1;
       lines += `${JSON.stringify(line)}\n`;
     }

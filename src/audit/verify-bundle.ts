@@ -4,8 +4,10 @@ import {
   BundleHeaderSchema,
   BundleWithheldSchema,
   belongsToBundle,
+  ownTags,
   type BundleHeader,
 } from './audit-bundle.ts';
+import { linkHash, linkHashV1 } from '../event-store/event-chain.ts';
 import { CHECKPOINT_SIGNED, CHECKPOINT_STREAM, publishedCheckpointOf, type LoggedCheckpoint } from './checkpoints.ts';
 import {
   byPosition,
@@ -25,7 +27,9 @@ export type BundleProblemKind =
   /** The bundle does not end at the head its header names: events cut from its end, or added. */
   | 'head_mismatch'
   /** An event in full that is neither the organization's nor a checkpoint: another tenant's content. */
-  | 'foreign_event';
+  | 'foreign_event'
+  /** A withheld line whose tenant tag is the organization's: one of its own events, its content hidden. */
+  | 'withheld_own';
 
 export type BundleProblem = { kind: BundleProblemKind; position: string | null; message: string };
 
@@ -35,8 +39,13 @@ export type BundleReport = {
   header: BundleHeader | null;
   /** Events held in full (the organization's and the checkpoints): each hash recomputed from its content. */
   events: number;
-  /** Other tenants' events: position and link only, their hashes taken as written. */
+  /** Other tenants' events: position, digest, tenant tag and link only. */
   withheld: number;
+  /**
+   * Withheld lines without a tenant tag (chain v1 links, or a version-1 bundle): their links
+   * recompute, but whether they are the organization's own events cannot be checked.
+   */
+  legacyWithheld: number;
   /** The organization's events after the last checkpoint position: no signature vouches for them yet. */
   unsigned: number;
   /** Every problem in log order (chain and bundle), the first `firstProblem`. */
@@ -85,13 +94,14 @@ export async function verifyBundle(deps: {
     const problem: BundleProblem = {
       kind: 'header_malformed',
       position: null,
-      message: 'the first line is not a weir audit bundle header (format weir-audit-bundle, version 1)',
+      message: 'the first line is not a weir audit bundle header (format weir-audit-bundle, version 1 or 2)',
     };
     return {
       holds: false,
       header: null,
       events: 0,
       withheld: 0,
+      legacyWithheld: 0,
       unsigned: 0,
       problems: [problem],
       firstProblem: problem,
@@ -101,7 +111,18 @@ export async function verifyBundle(deps: {
   const header = parsedHeader.data;
   const scope = { organizationId: header.organizationId, environment: header.environment };
 
+  /**
+   * Whether a withheld line is one of the organization's own events: its tag is an own tag, or it
+   * carries none and its link hashes an own tag (the tag taken away, which no v1 link recomputes).
+   */
+  const withholdsOwn = (previous: string, digest: string, tenant: string | null, hash: string): boolean => {
+    const own = ownTags(scope, previous);
+    if (tenant !== null) return own.includes(tenant);
+    return linkHashV1(previous, digest) !== hash && own.some((tag) => linkHash(previous, digest, tag) === hash);
+  };
+
   const lines: Line[] = [];
+  let legacyWithheld = 0;
   rest.forEach((text, index) => {
     if (text.trim() === '') return;
     let value: unknown;
@@ -122,8 +143,15 @@ export async function verifyBundle(deps: {
           message: `the event at ${position} is neither ${header.organizationId}'s nor a checkpoint`,
         });
     } else if (withheld?.success) {
-      const { position, digest, previous, hash } = withheld.data;
-      lines.push({ position: BigInt(position), content: null, digest, link: linkOf(previous, hash) });
+      const { position, digest, tenant = null, previous, hash } = withheld.data;
+      lines.push({ position: BigInt(position), content: null, digest, tenant, link: linkOf(previous, hash) });
+      if (tenant === null) legacyWithheld += 1;
+      if (previous !== null && hash !== null && withholdsOwn(previous, digest, tenant, hash))
+        problems.push({
+          kind: 'withheld_own',
+          position,
+          message: `the event at ${position} is ${header.organizationId}'s but its content was withheld`,
+        });
     } else {
       const position = (value as { position?: unknown } | null)?.position;
       problems.push({
@@ -178,6 +206,7 @@ export async function verifyBundle(deps: {
     header,
     events: held.length,
     withheld: lines.length - held.length,
+    legacyWithheld,
     unsigned,
     problems: all,
     firstProblem: all[0] ?? null,
@@ -200,6 +229,9 @@ export function bundleSummaryOf(
       ? `bundle: ${header.organizationId}${header.environment ? ` (${header.environment})` : ''}, exported ${header.exportedAt}, head ${header.head ? `${header.head.position} ${header.head.hash}` : '-'}`
       : 'bundle: unreadable header',
     `events: ${report.events.toLocaleString('en-US')} held in full (hashes recomputed), ${report.withheld.toLocaleString('en-US')} withheld (${withheld}; links only)`,
+    report.legacyWithheld > 0
+      ? `  ${report.legacyWithheld.toLocaleString('en-US')} withheld ${report.legacyWithheld === 1 ? 'link is' : 'links are'} chain v1 (${header?.version === 1 ? 'a version-1 bundle' : 'appended before the tenant tag'}): whether ${report.legacyWithheld === 1 ? 'it is' : 'they are'} this organization's own cannot be checked`
+      : null,
     ...against.trust,
     chain
       ? `checkpoints: ${chain.checkpoints.checked} checked${chain.checkpoints.latest ? `, latest for position ${chain.checkpoints.latest.position}` : ''}`

@@ -1,4 +1,12 @@
-import { GENESIS_HASH, chainHash, linkHash } from '../event-store/event-chain.ts';
+import {
+  GENESIS_HASH,
+  chainHashV1,
+  contentDigest,
+  linkHash,
+  linkHashV1,
+  tenantOfContent,
+  tenantTag,
+} from '../event-store/event-chain.ts';
 import type { ChainLink } from '../event-store/event-chain.ts';
 import type { ChainStart, ChainedEvent, EventStore } from '../event-store/event-store.ts';
 import { CHECKPOINT_STREAM, checkpointMessage, readCheckpoints, type LoggedCheckpoint } from './checkpoints.ts';
@@ -57,15 +65,39 @@ const MAX_LISTED = 100;
 const BATCH = 1000;
 
 /**
- * An event whose content is withheld (another tenant's, in an export bundle): its place, its link and
- * the digest of its content, from which its link is recomputed (null: not given, taken as written).
+ * An event whose content is withheld (another tenant's, in an export bundle): its place, its link,
+ * the digest of its content and its tenant tag, from which its link is recomputed (digest null: not
+ * given, taken as written; tenant null: a chain v1 link, which binds no tenant).
  */
-export type WithheldEvent = { position: bigint; content: null; digest: string | null; link: ChainLink | null };
+export type WithheldEvent = {
+  position: bigint;
+  content: null;
+  digest: string | null;
+  tenant: string | null;
+  link: ChainLink | null;
+};
 
-/** The hash of `event` after `previous`, or null when neither its content nor its digest is at hand. */
-const hashAfter = (previous: string, event: ChainedEvent | WithheldEvent): string | null => {
-  if (event.content !== null) return chainHash(previous, event.content);
-  return event.digest === null ? null : linkHash(previous, event.digest);
+/**
+ * The hash of `event` after `previous` (null when neither its content nor its digest is at hand).
+ * An event held in full is recomputed v2 and, when that is not `written`, v1 (an event appended
+ * before the tenant tag); a withheld one as its line says: v2 with its tag, v1 without.
+ */
+const hashAfter = (previous: string, event: ChainedEvent | WithheldEvent, written: string | null): string | null => {
+  if (event.content === null) {
+    if (event.digest === null) return null;
+    return event.tenant === null ? linkHashV1(previous, event.digest) : linkHash(previous, event.digest, event.tenant);
+  }
+  const digest = contentDigest(event.content);
+  const v2 = linkHash(previous, digest, tenantTag(previous, tenantOfContent(event.content)));
+  if (v2 === written || written === null) return v2;
+  const v1 = linkHashV1(previous, digest);
+  return v1 === written ? v1 : v2;
+};
+
+/** The hash of `event` after `previous` in the seal of the events written before the chain (v1, see foldChain). */
+const sealedAfter = (previous: string, event: ChainedEvent | WithheldEvent): string | null => {
+  if (event.content !== null) return chainHashV1(previous, event.content);
+  return event.digest === null ? null : linkHashV1(previous, event.digest);
 };
 
 /** What the walk reads: the live log, or an export bundle where other tenants' events are withheld. */
@@ -205,7 +237,7 @@ export async function verifyChain(
       const beforeChain =
         start !== null ? unchainedThrough !== null && position <= unchainedThrough : expected === null && link === null;
       if (beforeChain) {
-        const next = hashAfter(sealed, event);
+        const next = sealedAfter(sealed, event);
         if (next === null) sealUnknown = true;
         else sealed = next;
         unchainedEvents += 1;
@@ -229,7 +261,7 @@ export async function verifyChain(
             `${eventAt(position, event)} carries no link although the chain started before it`,
           );
           // A withheld event without a link: nothing to follow on from but the hash it should have.
-          hashHere = hashAfter(expected, event) ?? expected;
+          hashHere = hashAfter(expected, event, null) ?? expected;
           expected = hashHere;
         } else {
           if (link.previous !== expected)
@@ -239,7 +271,7 @@ export async function verifyChain(
               `${eventAt(position, event)} does not follow the event before it: events were removed, inserted or reordered before it`,
             );
           // A withheld event without a digest is taken as written: nothing to recompute it from.
-          hashHere = hashAfter(link.previous, event) ?? link.hash;
+          hashHere = hashAfter(link.previous, event, link.hash) ?? link.hash;
           if (hashHere !== link.hash)
             problem(
               'content_changed',

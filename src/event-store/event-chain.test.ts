@@ -3,13 +3,17 @@ import test from 'ava';
 import {
   GENESIS_HASH,
   chainHash,
+  chainHashV1,
   contentDigest,
   contentOf,
   foldChain,
   isChainHash,
   linkAfter,
   linkHash,
+  linkHashV1,
   newContentOf,
+  tenantOf,
+  tenantTag,
   type ChainContent,
 } from './event-chain.ts';
 import type { NewEvent } from './event-store.ts';
@@ -23,18 +27,38 @@ const content: ChainContent = {
   metadata: '{"organizationId":"org_1"}',
 };
 
-test("the hash is SHA-256 over the previous hash and the content's digest (SHA-256 of a JSON header, the data and the metadata text), newline-separated", (t) => {
+test("the hash is SHA-256 over the previous hash, the content's digest (SHA-256 of a JSON header, the data and the metadata text) and the tenant tag (SHA-256 of weir-tenant, the previous hash, the organization and the environment), newline-separated", (t) => {
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
   const digest = sha256(
     '["0b5c6f1e-8d2a-4c1b-9e3f-2a7d5c8b1e4f","invoice-1",0,"InvoiceCreated"]\n{"amount":"100"}\n{"organizationId":"org_1"}',
   );
   t.is(contentDigest(content), digest);
-  const expected = sha256(`${GENESIS_HASH}\n${digest}`);
+  // The metadata names no environment: its part of the tag is empty.
+  const tag = sha256(`weir-tenant\n${GENESIS_HASH}\norg_1\n`);
+  t.is(tenantTag(GENESIS_HASH, { organizationId: 'org_1', environment: '' }), tag);
+  const expected = sha256(`${GENESIS_HASH}\n${digest}\n${tag}`);
   t.is(chainHash(GENESIS_HASH, content), expected);
-  t.is(linkHash(GENESIS_HASH, digest), expected);
+  t.is(linkHash(GENESIS_HASH, digest, tag), expected);
   t.true(isChainHash(expected));
   // Pinned, so a change of the encoding (which would break every stored chain) cannot pass unseen.
+  t.is(expected, '33e4f7ddd628ac727f9e535b9f7a55ad4735230208e041b1a0617c38d30348c2');
+});
+
+test('chain v1 (links written before the tenant tag, and the seal) hashes the previous hash and the digest only', (t) => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const expected = sha256(`${GENESIS_HASH}\n${contentDigest(content)}`);
+  t.is(chainHashV1(GENESIS_HASH, content), expected);
+  t.is(linkHashV1(GENESIS_HASH, contentDigest(content)), expected);
   t.is(expected, '6f63091db7be9e8ef3c93ae06c67c05e2020dbd57b40982599829df375d29edb');
+  t.is(foldChain(GENESIS_HASH, [content]), expected);
+});
+
+test("the tenant tag is the metadata's organization and environment, salted with the previous hash", (t) => {
+  const tenant = tenantOf({ organizationId: 'org_1', environment: 'live', actor: 'cli' });
+  t.deepEqual(tenant, { organizationId: 'org_1', environment: 'live' });
+  t.deepEqual(tenantOf({ organizationId: 3 }), { organizationId: '', environment: '' });
+  t.not(tenantTag(GENESIS_HASH, tenant), tenantTag('f'.repeat(64), tenant));
+  t.not(tenantTag(GENESIS_HASH, tenant), tenantTag(GENESIS_HASH, { ...tenant, environment: 'test' }));
 });
 
 test('every part of the content and the previous hash changes the hash', (t) => {
@@ -61,15 +85,19 @@ test('moving text from one field to the next never gives the same hash', (t) => 
   t.not(c, d);
 });
 
-test('a fold is the chain of links one after another', (t) => {
+test("an append's link is the chain hash of its content, its tenant taken from the metadata object", (t) => {
   const contents = [content, { ...content, revision: 1, type: 'InvoiceSent' }, { ...content, revision: 2 }];
   let previous = GENESIS_HASH;
+  let v1 = GENESIS_HASH;
   for (const each of contents) {
-    const link = linkAfter(previous, each);
+    const link = linkAfter(previous, each, tenantOf(JSON.parse(each.metadata)));
     t.is(link.previous, previous);
+    t.is(link.hash, chainHash(previous, each));
     previous = link.hash;
+    v1 = chainHashV1(v1, each);
   }
-  t.is(foldChain(GENESIS_HASH, contents), previous);
+  // The seal of a log written before the chain folds v1 links.
+  t.is(foldChain(GENESIS_HASH, contents), v1);
   t.is(foldChain(GENESIS_HASH, []), GENESIS_HASH);
 });
 

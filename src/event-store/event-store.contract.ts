@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionContext, TestFn } from 'ava';
 import type { JsonObject } from '../shared/json.ts';
-import { chainHash, contentOf } from './event-chain.ts';
+import { chainHash, chainHashV1, contentOf } from './event-chain.ts';
 import {
   WrongExpectedRevisionError,
   type ChainedEvent,
@@ -430,7 +430,8 @@ const readChainAfter = async (store: EventStore, after: bigint | null): Promise<
 };
 
 /**
- * Each event's hash is its content's after its `previous`, and each of our events follows the
+ * Each event's hash is its content's after its `previous` (chain v2: the tenant tag of its metadata's
+ * organization and environment hashed with it, never a v1 link), and each of our events follows the
  * event before it in the log when that one is ours too (on a shared log another process's append
  * may sit between two of ours; this process's stores take turns).
  */
@@ -439,6 +440,7 @@ const assertChained = (t: ExecutionContext, chained: ChainedEvent[], ourStreams:
     if (!ourStreams.has(event.content.streamId)) continue;
     t.truthy(event.link, `event at ${event.position} carries a link`);
     t.is(event.link!.hash, chainHash(event.link!.previous, event.content), `hash at ${event.position}`);
+    t.not(event.link!.hash, chainHashV1(event.link!.previous, event.content), `v1 hash at ${event.position}`);
     const earlier = chained[index - 1];
     if (earlier && ourStreams.has(earlier.content.streamId))
       t.is(event.link!.previous, earlier.link!.hash, `link at ${event.position}`);

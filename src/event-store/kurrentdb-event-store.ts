@@ -26,6 +26,7 @@ import {
   isChainHash,
   linkAfter,
   newContentOf,
+  tenantOf,
   type ChainLink,
 } from './event-chain.ts';
 import {
@@ -422,7 +423,7 @@ export function createKurrentDbEventStore({
           let previous = await hashToFollow();
           const eventData = events.map((event: NewEvent) => {
             revision += 1;
-            const link = linkAfter(previous, newContentOf(streamId, revision, event));
+            const link = linkAfter(previous, newContentOf(streamId, revision, event), tenantOf(event.metadata));
             previous = link.hash;
             const metadata: StoredMetadata = { ...event.metadata, chain: link };
             return jsonEvent<WeirEventType>({ id: event.id, type: event.type, data: event.data, metadata });

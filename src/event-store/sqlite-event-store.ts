@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { deepFreeze, type JsonObject } from '../shared/json.ts';
 import { openReadOnlySqlite } from '../shared/read-only-sqlite.ts';
-import { GENESIS_HASH, foldChain, linkAfter, newContentOf, type ChainContent } from './event-chain.ts';
+import { GENESIS_HASH, foldChain, linkAfter, newContentOf, tenantOf, type ChainContent } from './event-chain.ts';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -342,7 +342,7 @@ export function createSqliteEventStore({
       for (const event of events) {
         revision += 1;
         const content = newContentOf(streamId, revision, event);
-        const link = linkAfter(chainHead, content);
+        const link = linkAfter(chainHead, content, tenantOf(event.metadata));
         try {
           const info = insertStatement.run(
             event.id,

@@ -166,8 +166,19 @@ test("the README's audit reconciliation on the local chain: every payment and sw
   t.true(held.length > 0);
   for (const e of held) {
     const digest = sha256(`${JSON.stringify([e.id, e.streamId, e.revision, e.type])}\n${e.data}\n${e.metadata}`);
-    t.is(sha256(`${e.previous}\n${digest}`), e.hash, `the hash at ${e.position}`);
+    const { organizationId = '', environment = '' } = JSON.parse(e.metadata) as Record<string, string | undefined>;
+    const tenant = sha256(`weir-tenant\n${e.previous}\n${organizationId}\n${environment}`);
+    t.is(sha256(`${e.previous}\n${digest}\n${tenant}`), e.hash, `the hash at ${e.position}`);
   }
+  // A withheld line's link is recomputed from its digest and tenant tag the same way.
+  const withheld = bundle
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as BundleLine & { digest: string; tenant: string })
+    .filter((e) => e.withheld === true);
+  for (const e of withheld)
+    t.is(sha256(`${e.previous}\n${e.digest}\n${e.tenant}`), e.hash, `the hash at ${e.position}`);
 
   // Each sweep names its block and both ends itself, so it is matched to the chain from its event alone.
   const sweeps = held

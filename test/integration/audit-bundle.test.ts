@@ -7,7 +7,7 @@ import { auditBundleLines } from '../../src/audit/audit-bundle.ts';
 import { signCheckpoint, writeCheckpoint } from '../../src/audit/checkpoints.ts';
 import { loadOperatorKey } from '../../src/audit/operator-key.ts';
 import { bundleSummaryOf, verifyBundle, type BundleReport } from '../../src/audit/verify-bundle.ts';
-import { type ChainContent, chainHash } from '../../src/event-store/event-chain.ts';
+import { type ChainContent, chainHash, contentDigest, tenantTag } from '../../src/event-store/event-chain.ts';
 import type { EventMetadata } from '../../src/event-store/event-store.ts';
 import { createSqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
@@ -118,7 +118,53 @@ test('the bundle holds nothing of the other organization: not its id, its stream
   const withheld = lines.slice(1).filter((line) => line.includes('"withheld":true'));
   t.is(withheld.length, 6);
   for (const line of withheld)
-    t.deepEqual(Object.keys(JSON.parse(line)).sort(), ['digest', 'hash', 'position', 'previous', 'withheld']);
+    t.deepEqual(Object.keys(JSON.parse(line)).sort(), ['digest', 'hash', 'position', 'previous', 'tenant', 'withheld']);
+  // Salted with the link before it, no two of the other organization's tags are alike.
+  t.is(new Set(withheld.map((line) => (JSON.parse(line) as { tenant: string }).tenant)).size, 6);
+});
+
+/** Line `at` (an own event) replaced with a withheld line of that event's real digest and link. */
+const withheldInstead = (lines: string[], at: number, tenant: (previous: string) => string | undefined) => {
+  const own = JSON.parse(lines[at]!) as ChainContent & { position: string; previous: string; hash: string };
+  const { position, previous, hash } = own;
+  lines[at] = JSON.stringify({
+    position,
+    withheld: true,
+    digest: contentDigest(own),
+    tenant: tenant(previous),
+    previous,
+    hash,
+  });
+  return withLines(lines);
+};
+
+test("an own event swapped for a withheld line with its real digest and tag is found: the tag is the organization's", async (t) => {
+  const lines = await linesOf();
+  t.true(lines[3]!.includes('200000000'));
+  const report = await verify(
+    withheldInstead(lines, 3, (previous) => tenantTag(previous, { organizationId: OWN, environment: 'test' })),
+  );
+  t.false(report.holds);
+  t.deepEqual(kindsAndPositions(report), ['withheld_own@3']);
+  t.regex(
+    bundleSummaryOf(report),
+    /withheld_own at 3: the event at 3 is org_bundle_own's but its content was withheld/,
+  );
+});
+
+test('an own event swapped for a withheld line without a tag (as chain v1 wrote them) is found: its link hashes a tag', async (t) => {
+  const report = await verify(withheldInstead(await linesOf(), 3, () => undefined));
+  t.false(report.holds);
+  t.deepEqual(kindsAndPositions(report), ['content_changed@3', 'withheld_own@3']);
+});
+
+test("an own event swapped for a withheld line with another tenant's tag does not hash to its link", async (t) => {
+  const report = await verify(
+    withheldInstead(await linesOf(), 3, (previous) =>
+      tenantTag(previous, { organizationId: OTHER, environment: 'test' }),
+    ),
+  );
+  t.deepEqual(kindsAndPositions(report), ['content_changed@3']);
 });
 
 test("an edited event's content is found at its position", async (t) => {
