@@ -104,3 +104,34 @@ test('$lookup by local and foreign field joins what mingo joins over the whole c
   );
   t.is(foreign[0]!['n'], 0, 'a stage writing into a joined document leaves the stored one alone');
 });
+
+test('$dateToString in a named zone answers as MongoDB: zones past Area/City taken, and the zone’s offset its own whatever zone the server runs in', (t) => {
+  const at = (iso: string, timezone: string, format = '%Y-%m-%d %H:%M') =>
+    runPipeline({ ...source, all: () => [{ _id: 'x' }] }, [
+      { $project: { _id: 0, s: { $dateToString: { date: { $toDate: iso }, timezone, format } } } },
+    ])[0]!['s'];
+  t.is(at('2026-01-01T02:30:00Z', 'America/Argentina/Buenos_Aires'), '2025-12-31 23:30');
+  t.is(at('2026-01-01T04:30:00Z', 'America/Port-au-Prince'), '2025-12-31 23:30');
+  t.is(at('2026-01-01T04:30:00Z', 'Etc/GMT+5'), '2025-12-31 23:30');
+  t.is(at('2026-01-01T02:00:00Z', 'America/St_Johns'), '2025-12-31 22:30');
+  // An offset and a missing date as before.
+  t.is(at('2026-01-01T02:00:00Z', '+05:30'), '2026-01-01 07:30');
+  t.is(
+    runPipeline({ ...source, all: () => [{ _id: 'x' }] }, [
+      { $project: { _id: 0, s: { $dateToString: { date: '$none', timezone: 'Europe/Paris', onNull: '$_id' } } } },
+    ])[0]!['s'],
+    'x',
+  );
+  // The pipeline runs synchronously: the server's zone is New York's for it alone.
+  const serverZone = process.env.TZ;
+  process.env.TZ = 'America/New_York';
+  try {
+    // 23:00 on Saturday 7 March in Los Angeles, as New York moves to daylight saving; 22:00 on 31 October there, as it leaves it.
+    t.is(at('2026-03-08T07:00:00Z', 'America/Los_Angeles'), '2026-03-07 23:00');
+    t.is(at('2026-11-01T05:00:00Z', 'America/Los_Angeles'), '2026-10-31 22:00');
+    t.is(at('2026-03-08T07:30:00Z', 'Pacific/Pago_Pago'), '2026-03-07 20:30');
+  } finally {
+    if (serverZone === undefined) delete process.env.TZ;
+    else process.env.TZ = serverZone;
+  }
+});

@@ -8,9 +8,11 @@ import * as projectionOperators from 'mingo/operators/projection';
 import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import type { AccumulatorOperator, ExpressionOperator } from 'mingo/types';
+import { evalExpr } from 'mingo/core';
 import { resolve } from 'mingo/util';
 import { assertReadOnlyPipeline } from './read-store-checks.ts';
 import type { Filter, ReadDocument } from './read-store.ts';
+import { isTimeZone, zoneOffsetMinutes } from '../shared/time-zone.ts';
 
 /** An embedded store's pipeline that ran past its `maxTimeMs`: stopped, as MongoDB stops one (`MaxTimeMSExpired`). */
 export class PipelineTimeoutError extends Error {
@@ -75,6 +77,26 @@ const indexedLookup =
     });
   };
 
+/**
+ * `$dateToString` with a named zone given to mingo as the zone's offset at that instant (from Intl):
+ * mingo reads it off the server's own clock, an hour wrong around each of the server zone's changes
+ * unless it runs in UTC, and refuses names past `Area/City` (`America/Argentina/Buenos_Aires`, `Etc/GMT+5`).
+ */
+const zonedDateToString: typeof expressionOperators.$dateToString = (obj, expr, options) => {
+  const args = evalExpr(obj, expr, options) as Record<string, unknown>;
+  const { date, timezone } = args;
+  if (!(date instanceof Date) || typeof timezone !== 'string' || !isTimeZone(timezone))
+    return expressionOperators.$dateToString(obj, expr, options);
+  const minutes = zoneOffsetMinutes(date.getTime(), timezone);
+  const hhmm = (n: number) => String(n).padStart(2, '0');
+  const offset = `${minutes < 0 ? '-' : '+'}${hhmm(Math.floor(Math.abs(minutes) / 60))}:${hhmm(Math.abs(minutes) % 60)}`;
+  // Each argument as the value it came to, which mingo must not read again (a string starting `$`).
+  const literal = Object.fromEntries(
+    Object.entries({ ...args, timezone: offset }).map(([k, v]) => [k, { $literal: v }]),
+  );
+  return expressionOperators.$dateToString(obj, literal, options);
+};
+
 type Operators<T> = Record<string, T>;
 
 /**
@@ -127,7 +149,10 @@ export function runPipeline(
     return new BareAggregator(stages, { ...options, context });
   };
   const { maxTimeMs } = limits;
-  const expression = expressionOperators as unknown as Operators<ExpressionOperator>;
+  const expression = {
+    ...(expressionOperators as unknown as Operators<ExpressionOperator>),
+    $dateToString: zonedDateToString as unknown as ExpressionOperator,
+  };
   const accumulator = accumulatorOperators as unknown as Operators<AccumulatorOperator>;
   if (maxTimeMs === undefined) return aggregator(expression, accumulator).run(documents);
 

@@ -12,7 +12,7 @@ import { checkoutSessionsProjection } from '../projections/checkout-sessions.pro
 import { createTestLog } from '../projections/test-log.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
-import { REPORTS, runReport, type ReportParams } from './report-pipelines.ts';
+import { REPORTS, runReport, type ReportParams, withLocalDates } from './report-pipelines.ts';
 
 const TENANT = { organizationId: 'o1', environment: 'test' as const };
 
@@ -1111,6 +1111,63 @@ test('reports by the days of a time zone: across New York’s change to daylight
   });
   // Sunday 8 March is in the week from Monday 2 March there; Monday 9 March starts the next.
   t.like(week, { period: '2026-03-02T05:00:00.000Z', payments: 3, grossVolume: '900000000' });
+});
+
+test('reports by ISO week in a time zone: 31 December 2026 and 1 January 2027 are one week (2026-W53), 30 December 2024 starts 2025-W01, and a week turns at Monday’s midnight there, not UTC’s', async (t) => {
+  const byWeek = async (timeZone: string, completed: string[]) => {
+    const store = createEmbeddedReadStore({});
+    const sessions = store.collection<Record<string, unknown> & { _id: string }>('checkout_sessions');
+    for (const completedAt of completed)
+      await sessions.put(
+        completeSession(completedAt, {
+          completedAt,
+          createdAt: completedAt,
+          amountReceived: '100000000',
+          paymentLinkId: null,
+        }),
+      );
+    const rows = await runReport(store, 'volume', { ...TENANT, interval: 'week', groupBy: 'none', timeZone });
+    return withLocalDates(rows, timeZone).map((row) => [row.localDate, row.period, row.payments]);
+  };
+  t.deepEqual(
+    await byWeek('America/New_York', [
+      // Tuesday 2 January 2024, in 2024-W01.
+      '2024-01-02T17:00:00Z',
+      // Monday 30 December 2024: 2025-W01, not the first week of 2024.
+      '2024-12-30T17:00:00Z',
+      // Noon on Thursday 31 December 2026 and on Friday 1 January 2027: both 2026-W53.
+      '2026-12-31T17:00:00Z',
+      '2027-01-01T17:00:00Z',
+    ]),
+    [
+      ['2024-01-01', '2024-01-01T05:00:00.000Z', 1],
+      ['2024-12-30', '2024-12-30T05:00:00.000Z', 1],
+      ['2026-12-28', '2026-12-28T05:00:00.000Z', 2],
+    ],
+  );
+  t.deepEqual(
+    await byWeek('Asia/Tokyo', [
+      // 00:30 on Monday 30 December 2024 there (still the 29th in UTC): 2025-W01.
+      '2024-12-29T15:30:00Z',
+      // 01:00 on 31 December 2026 and 05:00 on 1 January 2027 there (31 December in UTC): 2026-W53.
+      '2026-12-30T16:00:00Z',
+      '2026-12-31T20:00:00Z',
+    ]),
+    [
+      ['2024-12-30', '2024-12-29T15:00:00.000Z', 1],
+      ['2026-12-28', '2026-12-27T15:00:00.000Z', 2],
+    ],
+  );
+  // 14 hours ahead of UTC, late Sunday 2 and early Monday 3 January 2028 there (both Sunday in UTC): 2027-W52, then 2028-W01.
+  t.deepEqual(await byWeek('Pacific/Kiritimati', ['2028-01-02T09:30:00Z', '2028-01-02T10:30:00Z']), [
+    ['2027-12-27', '2027-12-26T10:00:00.000Z', 1],
+    ['2028-01-03', '2028-01-02T10:00:00.000Z', 1],
+  ]);
+  // 11 hours behind UTC, late Sunday 3 and early Monday 4 January 2027 there (both Monday in UTC): 2026-W53, then 2027-W01.
+  t.deepEqual(await byWeek('Pacific/Pago_Pago', ['2027-01-04T10:30:00Z', '2027-01-04T11:30:00Z']), [
+    ['2026-12-28', '2026-12-28T11:00:00.000Z', 1],
+    ['2027-01-04', '2027-01-04T11:00:00.000Z', 1],
+  ]);
 });
 
 test('subscriptions by month in a time zone: one started at 23:30 on 31 March in New York (April in UTC) is March’s there', async (t) => {

@@ -5,7 +5,7 @@ import type { ReadStore } from '../read-store/read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { API_DECIMALS } from '../shared/money.ts';
 import { quotientHalfUp } from '../shared/decimal.ts';
-import { PERIOD_KEY_FORMATS, periodKeyStart, UTC, zonedDate, zonedPeriodStart } from '../shared/time-zone.ts';
+import { periodKey, periodKeyStart, UTC, zonedDate, zonedPeriodStart } from '../shared/time-zone.ts';
 
 /**
  * Analysts' reports as MongoDB aggregation pipelines over the read models, so the same report runs
@@ -78,15 +78,15 @@ const zoned = (p: Pick<ReportParams, 'timeZone'>): string | null =>
   p.timeZone && p.timeZone !== UTC ? p.timeZone : null;
 
 /**
- * The period holding `field`'s time: its start in UTC, or in another zone its name there (as
- * `$dateToString` writes it, the same on MongoDB and the embedded store, whose `$dateTrunc` puts a
- * zone's midnight at UTC's), turned into its start by `periodIso`.
+ * The period holding `field`'s time: its start in UTC, or in another zone its name there (`periodKey`,
+ * the same on MongoDB and the embedded store, whose `$dateTrunc` puts a zone's midnight at UTC's),
+ * turned into its start by `periodIso`.
  */
 const period = (field: string, p: Pick<ReportParams, 'interval' | 'timeZone'>): Expression => {
   if (p.interval === 'all') return null;
   const zone = zoned(p);
   return zone
-    ? { $dateToString: { date: { $toDate: field }, timezone: zone, format: PERIOD_KEY_FORMATS[p.interval] } }
+    ? periodKey({ $toDate: field }, p.interval, zone)
     : { $dateTrunc: { date: { $toDate: field }, unit: p.interval, timezone: '+00:00', startOfWeek: 'monday' } };
 };
 

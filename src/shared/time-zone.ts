@@ -61,6 +61,10 @@ function wallTime(instant: number, zone: string): number {
   return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
 }
 
+/** The zone's offset from UTC at `instant`, in whole minutes (east positive). */
+export const zoneOffsetMinutes = (instant: number, zone: string): number =>
+  Math.round((wallTime(instant, zone) - instant) / 60_000);
+
 /** The instant the zone's wall clock shows `wall` (UTC-read); a time skipped by a change is read with the offset before it. */
 function instantOfWall(wall: number, zone: string): number {
   const first = wall - (wallTime(wall, zone) - wall);
@@ -88,13 +92,25 @@ export function zonedPeriodStart(instant: number, unit: 'day' | 'week' | 'month'
 }
 
 /**
- * How a pipeline names a period of a zone (`$dateToString` in it, which MongoDB and the embedded
- * store agree on, where the embedded store's `$dateTrunc` misplaces a zone's midnight): the day, the
- * ISO week (from Monday) or the month. `periodKeyStart` turns the name back into the period's first instant.
+ * How a pipeline names the period of `zone` holding `date`: its day (`2026-03-08`), ISO week (from
+ * Monday, `2026-W53`) or month (`2026-03`), by `$dateToString` in the zone, which MongoDB and the
+ * embedded store agree on (the embedded store's `$dateTrunc` misplaces a zone's midnight). A week is
+ * its Thursday's `%Y-W%V`, that day's calendar year being the ISO year: the embedded store's `%G`
+ * and `$isoWeekYear` give the calendar year (1 January 2027 as 2027-W53, not 2026-W53).
+ * `periodKeyStart` turns the name back into the period's first instant.
  */
-export const PERIOD_KEY_FORMATS = { day: '%Y-%m-%d', week: '%G-W%V', month: '%Y-%m' } as const;
+export function periodKey(date: unknown, unit: 'day' | 'week' | 'month', zone: string): Record<string, unknown> {
+  if (unit === 'month') return { $dateToString: { date, timezone: zone, format: '%Y-%m' } };
+  const day = { $dateToString: { date, timezone: zone, format: '%Y-%m-%d' } };
+  if (unit === 'day') return day;
+  // The zone's date at UTC midnight, moved to its week's Thursday in whole days (UTC has no daylight saving).
+  const thursday = {
+    $add: ['$$day', { $multiply: [{ $subtract: [4, { $isoDayOfWeek: '$$day' }] }, DAY_MS] }],
+  };
+  return { $let: { vars: { day: { $toDate: day } }, in: { $dateToString: { date: thursday, format: '%Y-W%V' } } } };
+}
 
-/** The first instant in `zone` of a period named as `PERIOD_KEY_FORMATS` name them, or NaN. */
+/** The first instant in `zone` of a period named as `periodKey` names them, or NaN. */
 export function periodKeyStart(key: string, zone: string): number {
   const week = /^(\d{4})-W(\d{2})$/.exec(key);
   if (week) {
