@@ -191,6 +191,7 @@ function movedTo(payment: SessionPayment, block: SeenBlock, now: string): Checko
     failureSent: _failureSent,
     seenBeforeClose: _seenBeforeClose,
     coveredByRefundMark: _coveredByRefundMark,
+    feeShare: _feeShare,
     ...transfer
   } = payment;
   return {

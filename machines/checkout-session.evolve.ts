@@ -51,6 +51,31 @@ function seenAgain(known: SessionPayment, payment: SessionPayment): SessionPayme
 const seenBeforeClose = (payments: SessionPayment[]): SessionPayment[] =>
   payments.map((p) => (p.status === 'confirmed' ? p : { ...p, seenBeforeClose: true as const }));
 
+const atMost = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const owedPast = (due: string, paid: bigint): bigint => (BigInt(due) > paid ? BigInt(due) - paid : 0n);
+
+/**
+ * What of the session's fee and gas fee the payment `transferId` pays as it is confirmed: the first
+ * money confirmed pays them, each payment up to its amount, the fee first, of what is owed now less
+ * what the payments confirmed before it paid. Fixed once confirmed: a gas fee raised later (the payer
+ * switched asset) is paid by the money after it; together they never pay more than the fees owed.
+ */
+function feeShareOf(session: CheckoutSession, transferId: string): SessionPayment['feeShare'] {
+  const payment = session.payments.find((p) => p.transferId === transferId);
+  if (!payment) return undefined;
+  let paidFee = 0n;
+  let paidGasFee = 0n;
+  for (const p of session.payments)
+    if (p.status === 'confirmed' && p.transferId !== transferId && p.feeShare) {
+      paidFee += BigInt(p.feeShare.fee);
+      paidGasFee += BigInt(p.feeShare.gasFee);
+    }
+  const amount = BigInt(payment.amount);
+  const fee = atMost(amount, owedPast(session.amountFee, paidFee));
+  const gasFee = atMost(amount - fee, owedPast(session.amountGasFee, paidGasFee));
+  return { fee: fee.toString(), gasFee: gasFee.toString() };
+}
+
 /** The exclusive tax of the lines: what their totals add to their subtotals (inclusive tax is in the price). */
 export const exclusiveTaxOfSession = (session: Pick<CheckoutSession, 'lineItems'>): bigint =>
   session.lineItems.data.reduce((sum, item) => sum + BigInt(item.amountTotal) - BigInt(item.amountSubtotal), 0n);
@@ -257,6 +282,7 @@ export function evolveCheckoutSession(
       const payments = replacePayment(session.payments, event.data.transferId, {
         status: 'confirmed',
         confirmedAt: event.data.at,
+        feeShare: feeShareOf(session, event.data.transferId),
       });
       const received = confirmedAmount(payments).toString();
       return {

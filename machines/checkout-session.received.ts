@@ -12,7 +12,8 @@ export const paymentExact = (payment: Pick<SessionPayment, 'amountRaw' | 'asset'
 
 /**
  * A payment without the session's bookkeeping about it (the blocks a reorg took it from, whether it is
- * awaited back, a failure sent, its settlement, its order against a cancel or a mark of refunded):
+ * awaited back, a failure sent, its settlement, its order against a cancel or a mark of refunded, the
+ * fees it paid):
  * what the chain says of it and its status, for events built from it and for the API.
  */
 export const withoutBookkeeping = ({
@@ -22,6 +23,7 @@ export const withoutBookkeeping = ({
   settled: _settled,
   seenBeforeClose: _seenBeforeClose,
   coveredByRefundMark: _coveredByRefundMark,
+  feeShare: _feeShare,
   ...payment
 }: SessionPayment) => payment;
 

@@ -238,6 +238,12 @@ export type SessionPayment = {
    * or on an instance with another clock, tells no order by its timestamp. Absent otherwise.
    */
   coveredByRefundMark?: true;
+  /**
+   * What of the session's fee and gas fee (10^8) this payment paid, fixed when it was confirmed
+   * (`feeShareOf`): the volume report counts it then, so a later change of the gas fee (the payer
+   * switched asset) moves no closed period. Absent until confirmed.
+   */
+  feeShare?: { fee: string; gasFee: string };
 };
 
 /** A block a transfer was seen in. */

@@ -70,7 +70,9 @@ export const checkoutSessionsProjection: Projection = {
   // an expiry in a log from before it waited for pending payments left money sent before it told as after.
   // 15: each line of a discounted session carries its share of the discount (`amountDiscount`), which
   // the volume report by product takes off.
-  version: 15,
+  // 16: each confirmed payment keeps its share of the fee and gas fee as owed then (`feeShare`): the
+  // volume report took it from the session's current gas fee, which a later switch of asset changes.
+  version: 16,
   collections: [
     COLLECTIONS.checkoutSessions,
     COLLECTIONS.depositAddresses,

@@ -11,6 +11,7 @@ import {
   started,
   SUBSCRIPTION_ID,
   subscriptionFixture,
+  trialFixture,
 } from '../../machines/subscription.fixture.ts';
 import type { SubscriptionEvent, SubscriptionStatus } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
@@ -18,6 +19,7 @@ import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { subscriptionPayloadOf, subscriptionWebhookTypeOf } from '../webhooks/subscription-webhook-events.ts';
 import { COLLECTIONS, type TimerDoc } from './collections.ts';
 import {
+  publicSubscription,
   SUBSCRIPTION_TIMERS,
   SUBSCRIPTIONS,
   subscriptionsProjection,
@@ -174,4 +176,34 @@ test('a recorded deletion of a renewal draft leaves nothing past due and the nex
     ).map((timer) => [timer.kind, new Date(timer.fireAt).toISOString()]);
     t.deepEqual(waiting, timers, `${how}: no past due nor unpaid timer; the renewal at the period end`);
   }
+});
+
+test('the read model keeps when the first bill was paid and every past-due spell (for the report), never shown to merchants', async (t) => {
+  const doc = async (events: SubscriptionEvent[]) =>
+    (await (await project(events)).store.collection<SubscriptionDoc>(SUBSCRIPTIONS).get(SUBSCRIPTION_ID))!;
+  t.like(await doc([created()]), { startedAt: null, pastDues: [] });
+  t.like(await doc([created(trialFixture()), issued()]), { status: 'trialing', startedAt: null });
+  t.like(await doc([created(), started()]), { startedAt: '2026-01-01T00:10:00.000Z' });
+  // Past due, unpaid, then its bill voided: the spell stays, closed.
+  const voided = await doc([
+    created(),
+    started(),
+    issued(),
+    missed(),
+    markedUnpaid(),
+    { type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: '2026-02-20T00:00:00.000Z' } },
+  ]);
+  t.like(voided, { status: 'active', pastDueSince: null, startedAt: '2026-01-01T00:10:00.000Z' });
+  t.deepEqual(voided.pastDues, [
+    { since: '2026-02-04T00:00:00.000Z', unpaidAt: '2026-02-11T00:00:00.000Z', until: '2026-02-20T00:00:00.000Z' },
+  ]);
+  t.deepEqual((await doc([created(), started(), issued(), missed()])).pastDues, [
+    { since: '2026-02-04T00:00:00.000Z', unpaidAt: null, until: null },
+  ]);
+  // A trial whose first invoice went past due starts when it is paid at last.
+  const trial = created(trialFixture());
+  const late = await doc([trial, issued(), missed(), renewalPaid('inv-2', '2026-02-06T00:00:00.000Z')]);
+  t.like(late, { status: 'active', startedAt: '2026-02-06T00:00:00.000Z' });
+  const shown = publicSubscription(voided);
+  t.false('startedAt' in shown || 'pastDues' in shown || 'pauses' in shown);
 });

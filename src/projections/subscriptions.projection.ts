@@ -27,11 +27,23 @@ export const SUBSCRIPTION_TIMERS = {
 export type SubscriptionPause = { pausedAt: string; resumedAt: string | null };
 
 /**
- * The read model's subscription: the record, and every pause it had (the record keeps only the
- * current one's `pausedAt`), so the subscriptions report can tell whether it was paused at a past
- * period's end. Not shown to merchants.
+ * One spell of a renewal unpaid past its due time: from `since` (past due) until nothing was overdue
+ * any more (paid, voided, deleted, finalized anew) or the subscription ended, null while it lasts;
+ * `unpaidAt` when it was marked unpaid during it, if it was.
  */
-export type SubscriptionRecord = Subscription & { pauses?: SubscriptionPause[] };
+export type SubscriptionPastDue = { since: string; unpaidAt: string | null; until: string | null };
+
+/**
+ * The read model's subscription: the record, and what the subscriptions report needs of its past
+ * that the record does not keep: when its first bill was paid (`startedAt`, null while incomplete or
+ * trialing), every pause (the record keeps only the current one's `pausedAt`) and every past-due
+ * spell (the record clears `pastDueSince` once it is over). Not shown to merchants.
+ */
+export type SubscriptionRecord = Subscription & {
+  startedAt?: string | null;
+  pauses?: SubscriptionPause[];
+  pastDues?: SubscriptionPastDue[];
+};
 export type SubscriptionDoc = RecordDoc<SubscriptionRecord>;
 
 function pausesAfter(pauses: SubscriptionPause[], event: SubscriptionEvent): SubscriptionPause[] {
@@ -41,9 +53,34 @@ function pausesAfter(pauses: SubscriptionPause[], event: SubscriptionEvent): Sub
   return pauses;
 }
 
+/** The past-due spells once `next` is the subscription: one begins as it goes past due, ends as it leaves past_due or unpaid. */
+function pastDuesAfter(spells: SubscriptionPastDue[], next: Subscription): SubscriptionPastDue[] {
+  const last = spells.at(-1);
+  const open = last?.until === null ? last : null;
+  const before = open ? spells.slice(0, -1) : spells;
+  if (next.status !== 'past_due' && next.status !== 'unpaid')
+    return open ? [...before, { ...open, until: next.updatedAt }] : spells;
+  const spell = open ?? { since: next.pastDueSince ?? next.updatedAt, unpaidAt: null, until: null };
+  return [...before, { ...spell, unpaidAt: spell.unpaidAt ?? (next.status === 'unpaid' ? next.updatedAt : null) }];
+}
+
+/**
+ * When its first bill was paid: `SubscriptionStarted`, or for a trial whose first invoice went past
+ * due, the `RenewalPaid` that settled it late. Never set for one that ended without paying.
+ */
+const startedAtAfter = (startedAt: string | null, event: SubscriptionEvent): string | null =>
+  startedAt ?? (event.type === 'SubscriptionStarted' || event.type === 'RenewalPaid' ? event.data.at : null);
+
 const evolveRecord = (record: SubscriptionRecord | null, event: SubscriptionEvent): SubscriptionRecord | null => {
   const next = evolveSubscription(record, event);
-  return next && { ...next, pauses: pausesAfter(record?.pauses ?? [], event) };
+  return (
+    next && {
+      ...next,
+      startedAt: startedAtAfter(record?.startedAt ?? null, event),
+      pauses: pausesAfter(record?.pauses ?? [], event),
+      pastDues: pastDuesAfter(record?.pastDues ?? [], next),
+    }
+  );
 };
 
 const SUBSCRIPTION_PREFIX = 'subscription-';
@@ -127,7 +164,8 @@ export const subscriptionsProjection: Projection = {
   // 9: an invoice bill's expiry and past-due timers fire once the invoice is overdue (its due day ended).
   // 10: ... at its due instant, midnight included (only a due date given as a day lasts all that day).
   // 11: ... except an invoice bill of events an older Weir wrote (no `dueIsInstant`): due at midnight, due all that day.
-  version: 11,
+  // 12: each subscription keeps when its first bill was paid (`startedAt`) and its past-due spells (for the report).
+  version: 12,
   collections: [SUBSCRIPTIONS],
   categories: ['subscription'],
   async apply(event, store) {
@@ -151,7 +189,9 @@ export function publicSubscription(subscription: SubscriptionRecord & { _id?: st
     environment: _environment,
     _id,
     _revision,
+    startedAt: _startedAt,
     pauses: _pauses,
+    pastDues: _pastDues,
     periodAmountDue: _due,
     items,
     ...rest

@@ -15,7 +15,10 @@ import { GROUPS, INTERVALS, REPORT_NAMES, REPORTS, type ReportParams, type Repor
 const TENANT = { organizationId: 'o1', environment: 'test' as const };
 type Doc = Record<string, unknown> & { _id: string };
 
-/** A session as the read model holds it: its payments confirmed (for amountReceived) and its sweeps made at its completion, unless given. */
+/**
+ * A session as the read model holds it: its payments confirmed (for amountReceived), the first paying
+ * its gas fee as far as its amount goes, and its sweeps made at its completion, unless given.
+ */
 const session = (id: string, fields: Record<string, unknown>): Doc => {
   const doc: Doc = {
     _id: id,
@@ -37,14 +40,17 @@ const session = (id: string, fields: Record<string, unknown>): Doc => {
     ...fields,
   };
   const at = doc.completedAt ?? doc.createdAt;
+  const [received, gasFee] = [BigInt(String(doc.amountReceived)), BigInt(String(doc.amountGasFee))];
+  const gasShare = received < gasFee ? received : gasFee;
   return {
     ...doc,
-    payments: (doc.payments as Record<string, unknown>[]).map((p) => ({
+    payments: (doc.payments as Record<string, unknown>[]).map((p, i) => ({
       status: 'confirmed',
       confirmedAt: at,
       amount: doc.amountReceived,
       amountRaw: doc.amountReceived,
       asset: { decimals: 8 },
+      feeShare: { fee: '0', gasFee: i === 0 ? String(gasShare) : '0' },
       ...p,
     })),
     sweeps: (doc.sweeps as Record<string, unknown>[]).map((sweep) => ({ at, ...sweep })),
@@ -122,6 +128,7 @@ const DOCS: Record<string, Doc[]> = {
       intervalCount: 1,
       amountTotal: '1000000000',
       createdAt: '2026-01-05T00:00:00.000Z',
+      startedAt: '2026-01-05T00:00:00.000Z',
       endedAt: null,
       pastDueSince: null,
     },
@@ -134,6 +141,7 @@ const DOCS: Record<string, Doc[]> = {
       intervalCount: 1,
       amountTotal: '12000000000',
       createdAt: '2026-02-05T00:00:00.000Z',
+      startedAt: '2026-02-05T00:00:00.000Z',
       endedAt: '2026-03-05T00:00:00.000Z',
       pastDueSince: null,
     },
@@ -146,6 +154,7 @@ const DOCS: Record<string, Doc[]> = {
       intervalCount: 1,
       amountTotal: '500000000',
       createdAt: '2026-01-10T00:00:00.000Z',
+      startedAt: '2026-01-10T00:00:00.000Z',
       endedAt: null,
       pastDueSince: null,
       pausedAt: '2026-03-20T00:00:00.000Z',

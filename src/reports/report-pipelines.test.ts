@@ -8,7 +8,20 @@ import {
   sessionFixture,
 } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent, SessionSweep } from '../../machines/checkout-session.types.ts';
+import {
+  canceled,
+  created as subscriptionCreated,
+  issued,
+  markedUnpaid,
+  missed,
+  renewalBill,
+  renewalPaid,
+  started,
+  subscriptionFixture,
+} from '../../machines/subscription.fixture.ts';
+import type { SubscriptionEvent } from '../../machines/subscription.types.ts';
 import { checkoutSessionsProjection } from '../projections/checkout-sessions.projection.ts';
+import { subscriptionsProjection } from '../projections/subscriptions.projection.ts';
 import { createTestLog } from '../projections/test-log.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
@@ -16,7 +29,10 @@ import { REPORTS, runReport, type ReportParams, withLocalDates } from './report-
 
 const TENANT = { organizationId: 'o1', environment: 'test' as const };
 
-/** Subscriptions of organization o1 (and one of another), as the read model holds the fields the report reads. */
+/**
+ * Subscriptions of organization o1 (and one of another), as the read model holds the fields the
+ * report reads: started (their first bill paid) when created unless given.
+ */
 const subscription = (id: string, fields: Record<string, unknown>) => ({
   _id: id,
   ...TENANT,
@@ -27,6 +43,7 @@ const subscription = (id: string, fields: Record<string, unknown>) => ({
   amountTotal: '1000000000',
   endedAt: null,
   pastDueSince: null,
+  startedAt: fields.createdAt,
   ...fields,
 });
 
@@ -53,8 +70,9 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
       createdAt: '2026-03-01T00:00:00Z',
       status: 'past_due',
       pastDueSince: '2026-03-31T00:00:00Z',
+      pastDues: [{ since: '2026-03-31T00:00:00Z', unpaidAt: null, until: null }],
     }),
-    subscription('never-paid', { createdAt: '2026-03-02T00:00:00Z', status: 'incomplete' }),
+    subscription('never-paid', { createdAt: '2026-03-02T00:00:00Z', status: 'incomplete', startedAt: null }),
     { ...subscription('other-org', { createdAt: '2026-01-01T00:00:00Z' }), organizationId: 'o2' },
   ])
     await subscriptions.put(doc);
@@ -95,9 +113,116 @@ test('subscriptions by month: new, churned and past due per month, and MRR at ea
   ]);
 });
 
+/** Subscriptions of organization o1, each with its history, by the subscriptions projection. */
+async function projectedSubscriptions(histories: [string, SubscriptionEvent[]][]) {
+  const { events, append } = createTestLog('2026-01-01T00:00:00.000Z');
+  for (const [id, history] of histories) for (const event of history) append(`subscription-${id}`, event, 'o1');
+  const store = createEmbeddedReadStore({});
+  for (const event of events) await subscriptionsProjection.apply(event, store);
+  return store;
+}
+
+/** The monthly fixture of organization o1, created at `createdAt` (its first checkout session lapsing an hour later), or a trial to `trialEnd`. */
+const subscribed = (createdAt: string, trialEnd?: string): SubscriptionEvent =>
+  subscriptionCreated(
+    subscriptionFixture({
+      organizationId: 'o1',
+      createdAt,
+      ...(trialEnd
+        ? { trialEnd, firstBill: null }
+        : {
+            firstBill: {
+              id: 'cs-1',
+              kind: 'checkout_session',
+              dueAt: new Date(Date.parse(createdAt) + 3_600_000).toISOString(),
+            },
+          }),
+    }),
+  );
+
+const subscriptionFigures = async (store: Awaited<ReturnType<typeof projectedSubscriptions>>, now: string) =>
+  (await runReport(store, 'subscriptions', { ...TENANT, interval: 'month', groupBy: 'none', now })).map((row) => [
+    row.period.slice(0, 7),
+    row.newSubscriptions,
+    row.churned,
+    row.pastDue,
+    row.activeAtEnd,
+    row.mrr,
+  ]);
+
+test('subscriptions: one counts from its first bill paid: never paid and ended, or a trial ended before its first charge, is in no figure; a trial brings no MRR until paid', async (t) => {
+  const MAY_31 = '2026-05-31T23:00:00.000Z';
+  const trialBill = renewalBill('inv-t', '2026-06-03T00:00:00.000Z', '2026-07-03T00:00:00.000Z');
+  const store = await projectedSubscriptions([
+    // Ended by the merchant on 1 June while still incomplete: never paid.
+    ['ended-unpaid', [subscribed(MAY_31), canceled('2026-06-01T00:00:00.000Z')]],
+    // Created on 31 May, its checkout session paid on 1 June: new in June.
+    ['paid-next-day', [subscribed(MAY_31), started('cs-1', '2026-06-01T00:10:00.000Z')]],
+    // A trial from May ended before its first invoice was paid.
+    [
+      'trial-ended',
+      [
+        subscribed('2026-05-20T00:00:00.000Z', '2026-06-03T00:00:00.000Z'),
+        issued(trialBill),
+        canceled('2026-06-05T00:00:00.000Z'),
+      ],
+    ],
+    // A trial from May paid at its end, in June.
+    [
+      'trial-paid',
+      [
+        subscribed('2026-05-20T00:00:00.000Z', '2026-06-03T00:00:00.000Z'),
+        issued(trialBill),
+        started('inv-t', '2026-06-04T00:00:00.000Z'),
+      ],
+    ],
+    // A trial whose first invoice went past due on 6 June, paid on the 10th: it starts then.
+    [
+      'trial-late',
+      [
+        subscribed('2026-05-20T00:00:00.000Z', '2026-06-03T00:00:00.000Z'),
+        issued(trialBill),
+        missed('inv-t', '2026-06-06T00:00:00.000Z'),
+        renewalPaid('inv-t', '2026-06-10T00:00:00.000Z'),
+      ],
+    ],
+    // A trial still going: nothing yet.
+    ['trialing', [subscribed('2026-05-25T00:00:00.000Z', '2026-07-25T00:00:00.000Z')]],
+  ]);
+  t.deepEqual(await subscriptionFigures(store, '2026-06-30T00:00:00.000Z'), [['2026-06', 3, 0, 1, 3, '3000000000']]);
+});
+
+test('subscriptions: pastDue counts each subscription in the period it went past due, whatever became of it after; an unpaid one brings no MRR until its bill is settled', async (t) => {
+  const JAN = '2026-01-01T00:00:00.000Z';
+  const store = await projectedSubscriptions([
+    // Past due on 4 February, paid on 2 March.
+    ['recovered', [subscribed(JAN), started(), issued(), missed(), renewalPaid('inv-2', '2026-03-02T00:00:00.000Z')]],
+    // Past due on 4 February, unpaid from the 11th, its bill voided on 5 April.
+    [
+      'unpaid',
+      [
+        subscribed(JAN),
+        started(),
+        issued(),
+        missed(),
+        markedUnpaid(),
+        { type: 'RenewalInvoiceVoided', data: { invoiceId: 'inv-2', at: '2026-04-05T00:00:00.000Z' } },
+      ],
+    ],
+  ]);
+  t.deepEqual(await subscriptionFigures(store, '2026-04-30T00:00:00.000Z'), [
+    ['2026-01', 2, 0, 0, 2, '2000000000'],
+    ['2026-02', 0, 0, 2, 1, '1000000000'],
+    ['2026-03', 0, 0, 0, 1, '1000000000'],
+    ['2026-04', 0, 0, 0, 2, '2000000000'],
+  ]);
+  t.regex(REPORTS.subscriptions.about ?? '', /nor an unpaid one/);
+});
+
 /**
  * A complete session of organization o1, paid 5 minutes after it was made, as the reports read it:
- * each of its `payments` (one on base unless given) confirmed at its completion for its amountReceived.
+ * each of its `payments` (one on base unless given) confirmed at its completion for its amountReceived,
+ * the first paying its fee and gas fee.
  */
 const completeSession = (id: string, fields: Record<string, unknown>) => {
   const completedAt = (fields.completedAt as string | undefined) ?? '2026-03-02T10:05:00Z';
@@ -110,13 +235,15 @@ const completeSession = (id: string, fields: Record<string, unknown>) => {
     createdAt: '2026-03-02T10:00:00Z',
     completedAt,
     ...fields,
-    payments: payments.map((payment) => ({
+    payments: payments.map((payment, i) => ({
       status: 'confirmed',
       confirmedAt: completedAt,
       late: false,
       amount: fields.amountReceived ?? '0',
       amountRaw: fields.amountReceived ?? '0',
       asset: { decimals: 8 },
+      feeShare:
+        i === 0 ? { fee: fields.amountFee ?? '0', gasFee: fields.amountGasFee ?? '0' } : { fee: '0', gasFee: '0' },
       ...payment,
     })),
   };
@@ -537,6 +664,39 @@ test('volume: a session paid in two transfers takes its gas fee from the first c
   t.regex(REPORTS.volume.about ?? '', /first money confirmed pays them/);
 });
 
+test('volume: a payment’s share of the gas fee is of the fee owed when it was confirmed: a switch of asset the next day, raising it, leaves the closed day as it was and is paid by the money after', async (t) => {
+  const paidPart: CheckoutSessionEvent[] = [
+    detected('t1', '100000000', '2026-03-02T23:50:00.000Z'),
+    confirmed('t1', '2026-03-02T23:50:00.000Z'),
+  ];
+  // The payer switches asset: the gas fee goes from 0.10 to 0.30 (the first deposit is swept too).
+  const switched: CheckoutSessionEvent = {
+    type: 'PaymentMethodSelected',
+    data: { addressId: 'addr-usdc', amountDue: '230000000', amountGasFee: '30000000', at: '2026-03-03T09:00:00.000Z' },
+  };
+  const rest: CheckoutSessionEvent[] = [
+    detected('t2', '230000000', '2026-03-03T10:00:00.000Z'),
+    confirmed('t2', '2026-03-03T10:00:00.000Z'),
+  ];
+  const fields = { amountGasFee: '10000000', amountTotal: '310000000' };
+  const params = { ...TENANT, interval: 'day', groupBy: 'none' } as const;
+  const figures = async (history: CheckoutSessionEvent[]) =>
+    (await runReport(await projected([['s', history, fields]]), 'volume', params)).map((row) => [
+      row.period.slice(0, 10),
+      row.grossVolume,
+      row.gasFees,
+      row.netVolume,
+    ]);
+  const firstDay = ['2026-03-02', '100000000', '10000000', '90000000'];
+  t.deepEqual(await figures(paidPart), [firstDay]);
+  t.deepEqual(await figures([...paidPart, switched]), [firstDay]);
+  t.deepEqual(await figures([...paidPart, switched, ...rest]), [
+    firstDay,
+    ['2026-03-03', '230000000', '20000000', '210000000'],
+  ]);
+  t.regex(REPORTS.volume.about ?? '', /moves no closed period/);
+});
+
 test('volume: an 18-decimal session paid in two transfers sums their exact amounts once, as amountReceived does (no dust lost to cutting each to 10^-8)', async (t) => {
   const dai = (id: string, raw: string): CheckoutSessionEvent => {
     const payment = daiPaymentFixture(id, raw);
@@ -859,6 +1019,36 @@ test('payment-issues: underpaid is confirmed money short of the total, whatever 
     ['late-part', 'part'],
   );
   t.regex(REPORTS['payment-issues'].about ?? '', /underpaidSessions counts the sessions whose confirmed money/);
+});
+
+test('payment-issues: a session that expired or was canceled and received more than its total late is overpaid, as one overpaid after completing is; one short of its gas fee is not', async (t) => {
+  const late = (id: string, amount: string, at = APRIL): CheckoutSessionEvent[] => [
+    detected(id, amount, at),
+    confirmed(id, at),
+    { type: 'LatePaymentReceived', data: { transferId: id, amount, at } },
+  ];
+  const store = await projected([
+    // 3.00 asked, it expired; 5.00 came after.
+    ['expired-over', [{ type: 'CheckoutSessionExpired', data: { at: MARCH } }, ...late('t1', '500000000')]],
+    // Canceled, then 3.005 came: more than the 3.00 price, less than the 3.01 it asked with its gas fee.
+    [
+      'canceled-short-of-gas',
+      [{ type: 'CheckoutSessionCanceled', data: { at: MARCH, reason: null } }, ...late('t2', '300500000')],
+      withGasFee,
+    ],
+  ]);
+  const rows = await runReport(store, 'payment-issues', { ...TENANT, interval: 'all', groupBy: 'status' });
+  t.deepEqual(
+    rows.map((row) => [row.group, row.underpaidSessions, row.latePayments, row.overpaidSessions]),
+    [
+      ['canceled', 1, 1, 0],
+      ['expired', 0, 1, 1],
+    ],
+  );
+  t.regex(
+    REPORTS['payment-issues'].about ?? '',
+    /overpaidSessions the sessions whose amountReceived is more than their amountTotal/,
+  );
 });
 
 test('payment-issues by status: groupBy=status, which the API offers, is taken: the short session completed as is, the short one that expired with its late payments', async (t) => {

@@ -306,65 +306,30 @@ const exactUnits = (raw: Expression, decimals: Expression): Expression => ({
 const cutToApi = (units: bigint): string => (units / 10n ** BigInt(EXACT_DECIMALS - API_DECIMALS)).toString();
 
 /**
- * An amount of the session as a number for the shares: one past 15 digits (10 million of the currency)
- * is taken as 10^15, more than any fee, which is all the shares need of it (a long could not hold it).
+ * An amount of the session as a number for picking its main network: one past 15 digits (10 million
+ * of the currency) is taken as 10^15 (a long could not hold it), enough to weigh networks by.
  */
 const CAPPED = 1e15;
 const capped = (field: Expression): Expression => ({
   $cond: [{ $gt: [length(field), 15] }, CAPPED, { $toLong: field }],
 });
 /**
- * A payment's share of its session's fee and gas fee: the first money confirmed pays them (in order
- * of confirmation, then of transfer id), each payment up to its amount: `min(amount, max(0, due −
- * confirmed before it))`, the fee first. Exact in integers, fixed once the payment is confirmed (a
- * later payment never moves a closed period's), summing to the whole once enough was received and
- * never more than a payment brought (a session completed with less than its gas fee nets 0, not below).
- * Exact for a fee and a gas fee below 10 million of the currency each (`capped`).
+ * A confirmed payment as volume counts it, with its share of its session's fee and gas fee as the
+ * session recorded it when the payment was confirmed (`feeShare`): the first money confirmed pays
+ * them, each payment up to its amount, the fee first, of what was owed then less what the payments
+ * confirmed before it paid. Exact, fixed once the payment is confirmed (neither a later payment nor a
+ * later change of the gas fee moves a closed period's), summing to the fees once enough was received
+ * and never more than a payment brought (a session completed with less than its gas fee nets 0, not below).
  */
-const shareOfDue = (due: Expression): Expression => ({
-  $min: ['$$amount', { $max: [0, { $subtract: [due, '$$before'] }] }],
-});
 const paymentEntry: Expression = {
-  $let: {
-    vars: {
-      amount: capped('$$p.amount'),
-      before: {
-        $reduce: {
-          input: {
-            $filter: {
-              input: '$$paid',
-              as: 'q',
-              cond: {
-                $or: [
-                  { $lt: ['$$q.confirmedAt', '$$p.confirmedAt'] },
-                  {
-                    $and: [
-                      { $eq: ['$$q.confirmedAt', '$$p.confirmedAt'] },
-                      { $lt: ['$$q.transferId', '$$p.transferId'] },
-                    ],
-                  },
-                ],
-              },
-            },
-          },
-          initialValue: 0,
-          in: { $add: ['$$value', capped('$$this.amount')] },
-        },
-      },
-    },
-    in: {
-      at: '$$p.confirmedAt',
-      network: '$$p.network',
-      payments: { $literal: 1 },
-      amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals'),
-      late: { $cond: [{ $eq: ['$$p.late', true] }, exactUnits('$$p.amountRaw', '$$p.asset.decimals'), '0'] },
-      amountFee: { $toString: shareOfDue('$$fee') },
-      amountGasFee: {
-        $toString: { $subtract: [shareOfDue({ $add: ['$$fee', '$$gas'] }), shareOfDue('$$fee')] },
-      },
-      gasCost: ZERO,
-    },
-  },
+  at: '$$p.confirmedAt',
+  network: '$$p.network',
+  payments: { $literal: 1 },
+  amount: exactUnits('$$p.amountRaw', '$$p.asset.decimals'),
+  late: { $cond: [{ $eq: ['$$p.late', true] }, exactUnits('$$p.amountRaw', '$$p.asset.decimals'), '0'] },
+  amountFee: { $ifNull: ['$$p.feeShare.fee', '0'] },
+  amountGasFee: { $ifNull: ['$$p.feeShare.gasFee', '0'] },
+  gasCost: ZERO,
 };
 
 /**
@@ -380,36 +345,25 @@ const volumeEntries = (sweeps: boolean): Stage[] => [
       currency: 1,
       paymentLinkId: 1,
       entries: {
-        $let: {
-          vars: {
-            paid: {
-              $filter: { input: { $ifNull: ['$payments', []] }, as: 'c', cond: { $eq: ['$$c.status', 'confirmed'] } },
-            },
-            fee: capped({ $ifNull: ['$amountFee', '0'] }),
-            gas: capped({ $ifNull: ['$amountGasFee', '0'] }),
-          },
-          in: {
-            $concatArrays: [
-              { $map: { input: '$$paid', as: 'p', in: paymentEntry } },
-              {
-                $map: {
-                  // Sweep gas is in the network's coin: given by network only.
-                  input: sweeps ? { $ifNull: ['$sweeps', []] } : [],
-                  in: {
-                    at: '$$this.at',
-                    network: '$$this.network',
-                    payments: { $literal: 0 },
-                    amount: ZERO,
-                    late: ZERO,
-                    amountFee: ZERO,
-                    amountGasFee: ZERO,
-                    gasCost: '$$this.gasCost',
-                  },
-                },
+        $concatArrays: [
+          { $map: { input: countedPayments(null), as: 'p', in: paymentEntry } },
+          {
+            $map: {
+              // Sweep gas is in the network's coin: given by network only.
+              input: sweeps ? { $ifNull: ['$sweeps', []] } : [],
+              in: {
+                at: '$$this.at',
+                network: '$$this.network',
+                payments: { $literal: 0 },
+                amount: ZERO,
+                late: ZERO,
+                amountFee: ZERO,
+                amountGasFee: ZERO,
+                gasCost: '$$this.gasCost',
               },
-            ],
+            },
           },
-        },
+        ],
       },
     },
   },
@@ -578,7 +532,10 @@ const issueEntries = (p: ReportParams): Stage[] => [
               underpaid: {
                 $cond: [{ $and: [{ $ne: ['$amountReceived', '0'] }, below('$amountReceived', '$amountTotal')] }, 1, 0],
               },
-              overpaid: { $cond: [{ $ne: ['$amountOverpaid', '0'] }, 1, 0] },
+              // As underpaid, of the confirmed money against the total (gas fee included), whatever the
+              // status: `amountOverpaid` is a completed session's only, so money past the total of one
+              // that expired or was canceled would be neither.
+              overpaid: { $cond: [below('$amountTotal', '$amountReceived'), 1, 0] },
               late: { $literal: 0 },
             },
           ],
@@ -602,6 +559,17 @@ const issueEntries = (p: ReportParams): Stage[] => [
   { $unwind: '$entries' },
 ];
 
+/** Each of `input`'s spells as the periods it began (`from`) and ended (`to`, null while it lasts) in. */
+const spells = (input: Expression, from: string, to: string, p: ReportParams): Expression => ({
+  $map: {
+    input,
+    in: {
+      from: period(from, p),
+      to: { $cond: [{ $eq: [{ $ifNull: [to, null] }, null] }, null, period(to, p)] },
+    },
+  },
+});
+
 export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportName, { perCurrency: true }> = {
   volume: {
     collection: 'checkout_sessions',
@@ -611,7 +579,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     perCurrency: true,
     figures: ['payments', 'grossVolume', 'lateVolume', 'fees', 'gasFees', 'netVolume', 'operatorSweepGas'],
     about:
-      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in order of confirmation, then of transfer id), each payment up to its amount, the fee first, so each payment’s share is fixed when it is confirmed, a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals less each line’s share of its session’s discount (amountDiscount), of the sessions completed in the period, and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines; the session that paid an invoice counts the invoice’s lines, each under its price’s product, null for a line with no price, not the one line named for the invoice it sells), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
+      'volume counts money when it was received: payments is the number of confirmed payments (a session paid in two transfers counts 2) and grossVolume their amounts, each at its confirmation time (payments.confirmedAt) whatever became of its session, so late payments (after the session expired or was canceled) and overpayments (after it completed) count in the period they were confirmed, a closed period’s figures never change, and grossVolume over a range is the sum of the confirmed incoming transactions (GET /transactions) confirmed in it (bounded by confirmedAt[gte] / confirmedAt[lte], day by day); each row sums its payments’ exact amounts in the asset’s own units and cuts the sum to the 10^-8 unit once (down), so a session’s payments add up to its amountReceived, not less by dust (an 18-decimal token’s transfer carries digits below 10^-8, so each transaction’s amount alone may be a unit under its share); a session completed as is counts the part it received; refunds marked later are in the refunds report, by their own time, so grossVolume less amountRefunded is what was kept; lateVolume is the part of grossVolume paid late (also counted in payment-issues); fees is always 0: Weir is non-custodial and charges no processing fee (the column sums the sessions’ amountFee, kept in the reference’s shape); gasFees is the network fee payers paid on top of the price when the organization adds it (paymentSetting.applyGasFee), 0 when it does not: the merchant pays no gas (Weir is non-custodial, the operator sweeps); a session’s fee and gas fee are counted with its payments, whatever became of the session: the first money confirmed pays them (in the order the payments were confirmed), each payment up to its amount, the fee first, of what was owed when it was confirmed less what the payments before it paid, so each payment’s share is fixed when it is confirmed: a gas fee that changes later (the payer switched asset after paying part) moves no closed period, its rise is paid by the money confirmed after; a session’s shares add up to its gas fee once it received that much, and no period’s netVolume is below 0; netVolume is grossVolume less fees and gasFees; by network, each payment counts under the network it was paid on, with its share of the fees; by product, the report counts what was sold instead: grossVolume is the line items’ totals less each line’s share of its session’s discount (amountDiscount), of the sessions completed in the period, and payments the number of those line items, both by completedAt (dateField completedAt; a session’s payment is not split between its lines; the session that paid an invoice counts the invoice’s lines, each under its price’s product, null for a line with no price, not the one line named for the invoice it sells), lateVolume, fees, gasFees and netVolume null; operatorSweepGas, grouped by network only (else null, as coins do not add up), is the gas the operator’s sweeper account paid to sweep deposits, each sweep at its own time under the network it was made on (reverted sweeps included, each session’s share of a batch), in the smallest unit of the network’s own coin (wei on EVM networks, sun on Tron), not in the currency; on Tron it is the TRX burnt, not what renting energy for the sweep cost (in each sweep’s tron.rentalCost)',
     // By product, what was sold: a complete session's line items' totals at its completion (what was
     // received is the session's, not split between lines); fees and gas are the session's, so null there.
     pipeline: (p) =>
@@ -735,7 +703,7 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
     groups: ['none', 'currency', 'network', 'paymentLink', 'status'],
     figures: ['underpaidSessions', 'latePayments', 'overpaidSessions'],
     about:
-      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions that received more than their total; by network, each session counts once in underpaidSessions and overpaidSessions, under the network that brought most of its confirmed money (by the payments’ amounts, ties to the one detected first), never the network of a payment still pending or withdrawn by a reorg, and a session with no confirmed payment has no network (group null); each late payment counts in latePayments under the network it was paid on (as volume and refunds count money), so a network that brought only a session’s late payment shows it with 0 sessions',
+      'underpaidSessions counts the sessions whose confirmed money (amountReceived) is more than 0 and less than their amountTotal, whatever their status: partly paid and waiting for the rest (incomplete), completed as is for the part received, or expired or canceled with a late payment short of the total; a session paid in full, even late, is not underpaid, nor one whose payments are still unconfirmed or were all withdrawn by a reorg (nothing received yet); latePayments counts the payments confirmed after their session ended (expired or canceled, or completed as is), not one a reorg withdrew; overpaidSessions the sessions whose amountReceived is more than their amountTotal (its gas fee included), whatever their status: overpaid after completing, or expired or canceled and then paid more than the total late; by network, each session counts once in underpaidSessions and overpaidSessions, under the network that brought most of its confirmed money (by the payments’ amounts, ties to the one detected first), never the network of a payment still pending or withdrawn by a reorg, and a session with no confirmed payment has no network (group null); each late payment counts in latePayments under the network it was paid on (as volume and refunds count money), so a network that brought only a session’s late payment shows it with 0 sessions',
     pipeline: (p) => [
       { $match: { ...tenant(p), ...within('createdAt', p) } },
       ...issueEntries(p),
@@ -784,38 +752,41 @@ export const REPORTS: Record<ReportName, ReportDefinition> & Record<MoneyReportN
   },
   subscriptions: {
     collection: 'subscriptions',
-    time: 'createdAt',
+    time: 'startedAt',
     perCurrency: true,
     groups: ['none', 'currency'],
     figures: ['newSubscriptions', 'churned', 'pastDue', 'activeAtEnd', 'mrr'],
     about:
-      'activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended nor paused then: a paused subscription brings no MRR while paused (one paused and resumed within a period is active at its end); unlike the other reports, a period with nothing begun, ended or paused in it still has its row (each period from the first subscription’s to `to`, never past now, for every currency with a subscription begun by its end and not ended before it began), so MRR has no gaps',
+      'a subscription counts from when its first bill was paid (startedAt): one never paid, ended while incomplete or while trialing before its first charge, is in no figure, and a trial brings no MRR until it is paid; newSubscriptions counts those started in the period, churned those of them that ended in it; pastDue counts the subscriptions that went past due in the period (a renewal unpaid past its due time), whatever became of them after, so a closed period keeps it; activeAtEnd and mrr count the subscriptions started by the period’s end and neither ended, paused nor unpaid then: a paused subscription brings no MRR while paused, nor an unpaid one (marked unpaid once past due too long) until its bill is paid, voided or deleted, as is usual for MRR (one past due and not yet unpaid still counts; one paused and resumed, or unpaid and paid, within a period is active at its end); unlike the other reports, a period with nothing begun, ended or paused in it still has its row (each period from the first subscription’s to `to`, never past now, for every currency with a subscription begun by its end and not ended before it began), so MRR has no gaps',
     cohorts: true,
     // Cohorts: subscriptions that started (were paid for) in one period and ended in another (or
     // not yet), by price cadence; the rows roll them up period by period.
     pipeline: (p) => [
-      { $match: { ...tenant(p), status: { $nin: ['incomplete', 'incomplete_expired'] } } },
+      { $match: { ...tenant(p), startedAt: { $ne: null } } },
       {
         $group: {
           _id: {
-            started: period('$createdAt', p),
+            started: period('$startedAt', p),
             ended: { $cond: [{ $eq: [{ $ifNull: ['$endedAt', null] }, null] }, null, period('$endedAt', p)] },
-            pastDue: { $cond: [{ $eq: ['$status', 'past_due'] }, period('$pastDueSince', p), null] },
-            // Each pause as the periods it began and ended in (null while it lasts).
-            paused: {
-              $map: {
-                input: { $ifNull: ['$pauses', []] },
-                in: {
-                  from: period('$$this.pausedAt', p),
-                  to: {
-                    $cond: [
-                      { $eq: [{ $ifNull: ['$$this.resumedAt', null] }, null] },
-                      null,
-                      period('$$this.resumedAt', p),
-                    ],
+            // The periods it went past due in.
+            pastDue: { $map: { input: { $ifNull: ['$pastDues', []] }, in: period('$$this.since', p) } },
+            // Each spell without MRR (a pause, or unpaid) as the periods it began and ended in (null while it lasts).
+            inactive: {
+              $concatArrays: [
+                spells({ $ifNull: ['$pauses', []] }, '$$this.pausedAt', '$$this.resumedAt', p),
+                spells(
+                  {
+                    $filter: {
+                      input: { $ifNull: ['$pastDues', []] },
+                      as: 's',
+                      cond: { $ne: [{ $ifNull: ['$$s.unpaidAt', null] }, null] },
+                    },
                   },
-                },
-              },
+                  '$$this.unpaidAt',
+                  '$$this.until',
+                  p,
+                ),
+              ],
             },
             group: p.groupBy === 'currency' ? '$currency' : null,
             currency: '$currency',
@@ -944,16 +915,17 @@ function quietPeriods(events: string[], p: ReportParams): string[] {
 
 /**
  * New, churned and past-due subscriptions per period, and the monthly recurring revenue at the end
- * of each: every subscription started by then and neither ended nor paused then, its amount brought to a month
- * (rounded down to the base unit). Only the periods that `from` / `to` reach into are shown (a range
- * starting mid-period shows that whole period's figures).
+ * of each: every subscription started by then and neither ended, paused nor unpaid then, its amount
+ * brought to a month (rounded down to the base unit). Only the periods that `from` / `to` reach into
+ * are shown (a range starting mid-period shows that whole period's figures).
  */
 function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): ReportRow[] {
+  type Spell = { from: string; to: string | null };
   type Cohort = {
     started: string;
     ended: string | null;
-    pastDue: string | null;
-    paused: { from: string; to: string | null }[];
+    pastDue: Set<string>;
+    inactive: Spell[];
     group: string | null;
     currency: string;
     count: number;
@@ -968,10 +940,10 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
     return {
       started: periodOfCohort(id.started)!,
       ended: periodOfCohort(id.ended),
-      pastDue: periodOfCohort(id.pastDue),
-      paused: ((id.paused as { from: unknown; to: unknown }[] | undefined) ?? []).map((pause) => ({
-        from: periodOfCohort(pause.from)!,
-        to: periodOfCohort(pause.to),
+      pastDue: new Set(((id.pastDue as unknown[] | undefined) ?? []).map((at) => periodOfCohort(at)!)),
+      inactive: ((id.inactive as { from: unknown; to: unknown }[] | undefined) ?? []).map((spell) => ({
+        from: periodOfCohort(spell.from)!,
+        to: periodOfCohort(spell.to),
       })),
       group: id.group === null || id.group === undefined ? null : String(id.group),
       currency: String(id.currency),
@@ -982,7 +954,8 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
   const events = cohorts.flatMap((c) => [
     c.started,
     ...(c.ended ? [c.ended] : []),
-    ...c.paused.flatMap((pause) => [pause.from, ...(pause.to ? [pause.to] : [])]),
+    ...c.pastDue,
+    ...c.inactive.flatMap((spell) => [spell.from, ...(spell.to ? [spell.to] : [])]),
   ]);
   const periods = [...new Set([...events, ...quietPeriods(events, p)])]
     .filter(
@@ -1003,16 +976,17 @@ function subscriptionRows(docs: Record<string, unknown>[], p: ReportParams): Rep
       // A currency none of whose subscriptions had begun by then, or all had ended before, has nothing in the period.
       if (!mine.some((c) => c.started <= at && (c.ended === null || c.ended >= at))) continue;
       const sum = (pick: (c: Cohort) => number) => mine.reduce((n, c) => n + pick(c), 0);
-      const pausedAt = (c: Cohort) =>
-        c.paused.some((pause) => pause.from <= at && (pause.to === null || pause.to > at));
-      const active = mine.filter((c) => c.started <= at && (c.ended === null || c.ended > at) && !pausedAt(c));
+      // Paused or unpaid at the period's end: no MRR then.
+      const inactiveAt = (c: Cohort) =>
+        c.inactive.some((spell) => spell.from <= at && (spell.to === null || spell.to > at));
+      const active = mine.filter((c) => c.started <= at && (c.ended === null || c.ended > at) && !inactiveAt(c));
       rows.push({
         period: at,
         group,
         currency,
         newSubscriptions: sum((c) => (c.started === at ? c.count : 0)),
         churned: sum((c) => (c.ended === at ? c.count : 0)),
-        pastDue: sum((c) => (c.pastDue === at ? c.count : 0)),
+        pastDue: sum((c) => (c.pastDue.has(at) ? c.count : 0)),
         activeAtEnd: active.reduce((n, c) => n + c.count, 0),
         mrr: active.reduce((n, c) => n + c.monthly, 0n).toString(),
       });

@@ -114,7 +114,7 @@ const ReportSchema = z
     groupBy: z.enum(GROUPS),
     timezone: z.string().openapi({ description: 'The time zone the periods are of' }),
     dateField: z.string().openapi({
-      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')}, but \`completedAt\` for volume by product (volume counts money when it was received, so by each payment's confirmation; by product it counts what complete sessions sold, by their completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`createdAt\`, churned by \`endedAt\`, pastDue by \`pastDueSince\`, activeAtEnd and mrr at the period's end`,
+      description: `The time the report counts each record by, which \`from\`, \`to\` and \`period\` are of: ${REPORT_NAMES.map((name) => `\`${REPORTS[name].time}\` for ${name}`).join(', ')}, but \`completedAt\` for volume by product (volume counts money when it was received, so by each payment's confirmation; by product it counts what complete sessions sold, by their completion; an export of sessions lists them by creation unless asked). The subscriptions report places each figure at its own time: newSubscriptions by \`startedAt\` (its first bill paid), churned by \`endedAt\`, pastDue by when each went past due, activeAtEnd and mrr at the period's end`,
     }),
     columns: z.array(z.string()).openapi({
       description:
