@@ -440,6 +440,31 @@ test('a renewal the merchant voids while its subscription goes on bills nothing 
   });
 });
 
+test("a duplicate of a subscription's renewal is a one-time re-bill of its lines: finalized and paid, it starts no second subscription (it did, billing the customer twice each period); a duplicate of a series' first invoice is still a new series", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
+
+  const copy = (await api.post<Invoice>(`/api/v1/invoices/${renewal.id}/duplicate`)).body;
+  t.like(copy, { status: 'draft', invoiceType: 'one_time', recurring: null, subscriptionId: null });
+  t.deepEqual(copy.lineItems.data, renewal.lineItems.data);
+  const finalized = (await api.post<Invoice>(`/api/v1/invoices/${copy.id}/finalize`)).body;
+  t.like(finalized, { status: 'open', invoiceType: 'one_time', subscriptionId: null, amountDue: renewal.amountDue });
+  await payInvoice(app, api, copy.id);
+  await settled(app);
+  assertError(t, await api.get(`/api/v1/subscriptions/${subscriptionIdOfInvoice(copy.id)}`), 404);
+  const listed = await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?customerId=${subscription.customerId}`);
+  t.deepEqual(
+    listed.body.data.map((s) => s.id),
+    [subscription.id],
+  );
+
+  const series = (await api.post<Invoice>(`/api/v1/invoices/${invoice.id}/duplicate`)).body;
+  t.like(series, { invoiceType: 'recurring', recurring: invoice.recurring });
+});
+
 test("the invoice list filters by the reference's subscriptionId and dueDate bounds, where it answered every invoice", async (t) => {
   const clock = createManualClock(SERIES_START);
   const app = await startInvoiceTestApp(t, { clock });
