@@ -4,6 +4,7 @@ import { deterministicId } from '../src/shared/ids.ts';
 import { addDays, addInterval, periodEndAfter } from './billing-calendar.ts';
 import { dueDaysAfter, overdueFrom } from './invoice.due.ts';
 import type { SubscriptionSnapshot } from './subscription.aggregate.ts';
+import { billOf, billsOf } from './subscription.evolve.ts';
 import type {
   Subscription,
   SubscriptionBill,
@@ -25,7 +26,7 @@ export type SubscriptionCommand =
    * what the session asks, less `amountDiscount` (renewals are billed in full).
    */
   | { type: 'RecordFirstBillDiscount'; invoiceId: string; promotionCodeId: string; amountDiscount: string }
-  /** The latest bill (first checkout session or invoice, or a renewal invoice) was paid. */
+  /** A bill (first checkout session or invoice, or a renewal invoice, the latest or an earlier one still owed) was paid. */
   | { type: 'RecordSubscriptionPayment'; invoiceId: string }
   /**
    * Timer at the first bill's due time (the checkout session's expiry). The timer sends it only once
@@ -57,7 +58,7 @@ export type SubscriptionCommand =
    * not overdue, and the subscription is active again.
    */
   | { type: 'RecordRenewalInvoiceFinalized'; invoiceId: string; dueAt: string }
-  /** Timer at the open renewal invoice's due time. */
+  /** Timer at the earliest due time of the open renewal invoices. */
   | { type: 'MarkRenewalPaymentMissed' }
   /** Timer at pastDueSince + UNPAID_AFTER_DAYS. */
   | { type: 'MarkSubscriptionUnpaid' }
@@ -83,12 +84,22 @@ export const isBillSettled = (bill: SubscriptionBill | null): boolean =>
   !bill || bill.status === 'paid' || bill.status === 'deleted' || bill.status === 'void';
 
 /**
- * Whether the next period's renewal is issued at the period end: the latest bill is settled, or a
- * draft Weir could not finalize. A draft does not stop the calendar (Stripe's rule): each period gets
- * its own invoice, which goes through the same finalize checks; the draft stays the merchant's to finalize.
+ * Whether the next period's renewal is issued at the period end: unless the latest bill went unpaid
+ * (missed, or expired). Neither an open bill within its terms nor a draft Weir could not finalize
+ * stops the calendar (Stripe's rule): each period gets its own invoice at its end, even with terms
+ * longer than a period, and the earlier bill stays owed (`earlierBills`); a draft stays the merchant's to finalize.
  */
 export const letsNextRenewalIssue = (bill: SubscriptionBill | null): boolean =>
-  isBillSettled(bill) || bill?.status === 'draft';
+  bill?.status !== 'missed' && bill?.status !== 'expired';
+
+/** The earliest of the subscription's open invoice bills to lapse (the past-due timer's), or null. */
+export const nextBillToLapse = (s: Subscription): SubscriptionBill | null =>
+  billsOf(s)
+    .filter((bill) => bill.kind === 'invoice' && bill.status === 'open')
+    .reduce<SubscriptionBill | null>(
+      (first, bill) => (first && Date.parse(billLapsesAt(first)) <= Date.parse(billLapsesAt(bill)) ? first : bill),
+      null,
+    );
 
 /** A subscription in one of these statuses has ended for good (both are final states of its machine). */
 export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
@@ -157,16 +168,18 @@ function decidePayment(
   invoiceId: string,
   now: string,
 ): SubscriptionEvent[] {
-  const bill = s.latestInvoice;
+  const bill = billOf(s, invoiceId);
   if (
     !bill ||
-    bill.id !== invoiceId ||
     bill.status === 'paid' ||
     bill.status === 'expired' ||
     bill.status === 'deleted' ||
     bill.status === 'void'
   )
     return [];
+  // A trialing subscription that went past due before it was paid starts at its first payment.
+  if (s.notStarted && status !== 'incomplete_expired' && status !== 'canceled')
+    return [{ type: 'SubscriptionStarted', data: { invoiceId, at: now } }];
   switch (status) {
     case 'incomplete':
     case 'trialing':
@@ -220,10 +233,13 @@ function decideRenewal(
   if (!ongoing) return [];
   if (s.cancelAtPeriodEnd)
     return [{ type: 'SubscriptionCanceled', data: { atPeriodEnd: true, comment: null, at: now } }];
-  // Past due and unpaid subscriptions get no new invoice until the overdue one is paid; an
-  // active one waits while its current invoice is open (within its due time), not while it is a draft.
+  // Past due and unpaid subscriptions get no new invoice until the overdue one is paid. An active one
+  // bills each period at its end, an earlier bill still open within its terms or not; one that has just
+  // lapsed waits for its past-due timer (the period is billed once the subscription is active again).
   if (status === 'past_due' || status === 'unpaid') return [];
   if (!letsNextRenewalIssue(s.latestInvoice)) return [];
+  const lapsing = nextBillToLapse(s);
+  if (lapsing && reached(now, billLapsesAt(lapsing))) return [];
   return [
     { type: 'RenewalInvoiceIssued', data: { invoice: renewalInvoice(s, invoiceId, now), at: now, dueIsInstant: true } },
   ];
@@ -265,11 +281,10 @@ export function decideSubscription(
     case 'RecordRenewalInvoiceVoided': {
       // Only an unpaid renewal of a subscription that goes on (a first invoice is finalized before
       // its subscription exists, so it is never a draft; an ended one's drafts are its own to delete).
-      const bill = s.latestInvoice;
+      const bill = billOf(s, command.invoiceId);
       if (status === 'incomplete' || status === 'incomplete_expired' || status === 'canceled') return [];
       if (
         !bill ||
-        bill.id !== command.invoiceId ||
         bill.kind !== 'invoice' ||
         (bill.status !== 'open' && bill.status !== 'missed' && bill.status !== 'draft')
       )
@@ -279,15 +294,16 @@ export function decideSubscription(
     }
     case 'RecordRenewalInvoiceNotFinalized':
     case 'RecordRenewalInvoiceFinalized': {
-      const bill = s.latestInvoice;
+      const bill = billOf(s, command.invoiceId);
       const from = command.type === 'RecordRenewalInvoiceNotFinalized' ? 'open' : 'draft';
-      if (bill?.id !== command.invoiceId || bill.kind !== 'invoice') return [];
+      if (bill?.kind !== 'invoice') return [];
       // A bill an older Weir let lapse while its invoice was a draft Weir could not finalize (never sent):
       // its finalize reopens it too (the billing workflow reports only the finalize of a draft), when
       // re-dated to a due date still ahead (one already past would only lapse again).
       const lapsedDraft = command.type === 'RecordRenewalInvoiceFinalized' && bill.status === 'missed';
-      if (lapsedDraft ? status !== 'past_due' && status !== 'unpaid' : !BILLING.has(status) || bill.status !== from)
-        return [];
+      // Past due over an earlier bill, a later one still goes from open to draft and back.
+      const overdue = status === 'past_due' || status === 'unpaid';
+      if (lapsedDraft ? !overdue : !(BILLING.has(status) || overdue) || bill.status !== from) return [];
       if (lapsedDraft && reached(now, billLapsesAt({ kind: 'invoice', dueAt: command.dueAt }))) return [];
       if (command.type === 'RecordRenewalInvoiceNotFinalized')
         return [{ type: 'RenewalInvoiceNotFinalized', data: { invoiceId: bill.id, at: now } }];
@@ -296,9 +312,9 @@ export function decideSubscription(
     }
     case 'MarkRenewalPaymentMissed': {
       // A draft bill (Weir could not finalize it) was never sent: it does not lapse until finalized.
-      const bill = s.latestInvoice;
+      const bill = nextBillToLapse(s);
       if (status !== 'active' && status !== 'trialing') return [];
-      if (!bill || bill.kind !== 'invoice' || bill.status !== 'open' || !reached(now, billLapsesAt(bill))) return [];
+      if (!bill || !reached(now, billLapsesAt(bill))) return [];
       return [{ type: 'RenewalPaymentMissed', data: { invoiceId: bill.id, at: now } }];
     }
     case 'MarkSubscriptionUnpaid': {

@@ -8,6 +8,24 @@ const apply = assign<SubscriptionMachineContext, SubscriptionEvent, undefined, S
   ({ context, event }) => ({ subscription: evolveSubscription(context.subscription, event) }),
 );
 
+/** What leaves a past due or unpaid subscription once no bill of it is overdue any more (see `leavesOverdue`). */
+const LEAVES_OVERDUE = [{ guard: 'leavesOverdue', target: 'active', actions: 'apply' }, { actions: 'apply' }] as const;
+/**
+ * What a past due or unpaid subscription records of its bills: a bill reopened, removed or paid (the first
+ * payment of a trialing one that went past due is its start), and a later renewal Weir could not finalize.
+ */
+const SETTLES_A_BILL = {
+  RenewalInvoiceFinalized: LEAVES_OVERDUE,
+  RenewalInvoiceDeleted: LEAVES_OVERDUE,
+  RenewalInvoiceVoided: LEAVES_OVERDUE,
+  RenewalPaid: LEAVES_OVERDUE,
+  SubscriptionStarted: [
+    { guard: 'startsLateLeavingOverdue', target: 'active', actions: 'apply' },
+    { guard: 'startsLate', actions: 'apply' },
+  ],
+  RenewalInvoiceNotFinalized: { actions: 'apply' },
+} as const;
+
 /**
  * Lifecycle of a subscription. The machine is driven by the subscription's recorded events
  * (facts), so folding the stream through `transition()` rebuilds its state; an event the current
@@ -26,6 +44,12 @@ export const subscriptionMachine = setup({
   guards: {
     startsTrialing: ({ event }) =>
       event.type === 'SubscriptionCreated' && event.data.subscription.status === 'trialing',
+    // The one rule of `evolveSubscription`: active again unless another bill is still overdue.
+    leavesOverdue: ({ context, event }) => evolveSubscription(context.subscription, event)?.status === 'active',
+    // A trialing subscription that went past due before it was paid starts at its first payment, whatever its status then.
+    startsLate: ({ context }) => context.subscription?.notStarted === true,
+    startsLateLeavingOverdue: ({ context, event }) =>
+      context.subscription?.notStarted === true && evolveSubscription(context.subscription, event)?.status === 'active',
   },
 }).createMachine({
   id: 'subscription',
@@ -64,6 +88,8 @@ export const subscriptionMachine = setup({
     },
     active: {
       on: {
+        // The first payment of a trialing subscription that went past due, then active unpaid (a void).
+        SubscriptionStarted: { guard: 'startsLate', actions: 'apply' },
         RenewalInvoiceNotFinalized: { actions: 'apply' },
         RenewalInvoiceFinalized: { actions: 'apply' },
         FirstBillDiscounted: { actions: 'apply' },
@@ -80,10 +106,7 @@ export const subscriptionMachine = setup({
     },
     past_due: {
       on: {
-        RenewalInvoiceFinalized: { target: 'active', actions: 'apply' },
-        RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
-        RenewalInvoiceVoided: { target: 'active', actions: 'apply' },
-        RenewalPaid: { target: 'active', actions: 'apply' },
+        ...SETTLES_A_BILL,
         SubscriptionMarkedUnpaid: { target: 'unpaid', actions: 'apply' },
         SubscriptionCancelScheduled: { actions: 'apply' },
         SubscriptionCancelRevoked: { actions: 'apply' },
@@ -92,10 +115,7 @@ export const subscriptionMachine = setup({
     },
     unpaid: {
       on: {
-        RenewalInvoiceFinalized: { target: 'active', actions: 'apply' },
-        RenewalInvoiceDeleted: { target: 'active', actions: 'apply' },
-        RenewalInvoiceVoided: { target: 'active', actions: 'apply' },
-        RenewalPaid: { target: 'active', actions: 'apply' },
+        ...SETTLES_A_BILL,
         SubscriptionCancelScheduled: { actions: 'apply' },
         SubscriptionCancelRevoked: { actions: 'apply' },
         SubscriptionCanceled: { target: 'canceled', actions: 'apply' },
@@ -103,6 +123,7 @@ export const subscriptionMachine = setup({
     },
     paused: {
       on: {
+        SubscriptionStarted: { guard: 'startsLate', actions: 'apply' },
         RenewalInvoiceNotFinalized: { actions: 'apply' },
         RenewalInvoiceFinalized: { actions: 'apply' },
         FirstBillDiscounted: { actions: 'apply' },

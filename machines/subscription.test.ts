@@ -577,18 +577,147 @@ test('given a past_due or unpaid subscription, when the late payment arrives, th
   }
 });
 
-test('given an active subscription whose invoice is still within its due time at the period end, then the renewal waits', (t) => {
-  const long = subscriptionFixture({ daysUntilDue: 40 });
-  const bill = renewalBill(
-    'inv-2',
-    '2026-02-01T00:00:00.000Z',
-    '2026-03-01T00:00:00.000Z',
-    '2026-02-01T00:00:00.000Z',
-    '2026-03-13T00:00:00.000Z',
+/** `history` then `command` at `at`: the history with the events it produced. */
+const step = (history: SubscriptionEvent[], command: SubscriptionCommand, at: string): SubscriptionEvent[] => [
+  ...history,
+  ...given(history).when(command, at),
+];
+const issuedBills = (history: SubscriptionEvent[]) =>
+  history.flatMap((e) => (e.type === 'RenewalInvoiceIssued' ? [e.data.invoice] : []));
+
+test('given Net-60 terms on a monthly plan, each period is billed at its end while the earlier bill is open within its terms: March is billed (it was never billed: no renewal while February was open, and April came after its payment)', (t) => {
+  const net60 = subscriptionFixture({ daysUntilDue: 60 });
+  let history = [created(net60), started()];
+  history = step(history, { type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z');
+  t.like(subscriptionOf(history).latestInvoice, { id: 'inv-2', dueAt: '2026-04-02T00:00:00.000Z' });
+  // March 1: February's bill is open, due April 2: March is billed all the same.
+  history = step(history, { type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z');
+  t.like(subscriptionOf(history), {
+    status: 'active',
+    latestInvoice: { id: 'inv-3', periodStart: '2026-03-01T00:00:00.000Z', periodEnd: '2026-04-01T00:00:00.000Z' },
+    earlierBills: [{ id: 'inv-2', status: 'open' }],
+  });
+  // February paid on time, on April 1, then April billed at its end.
+  const paid = given(history).when(
+    { type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' },
+    '2026-04-01T00:00:00.000Z',
   );
+  t.deepEqual(paid, [renewalPaid('inv-2', '2026-04-01T00:00:00.000Z')]);
+  history = [...history, ...paid];
+  t.like(subscriptionOf(history), { status: 'active', latestInvoice: { id: 'inv-3', status: 'open' } });
+  t.is(subscriptionOf(history).earlierBills, undefined, 'a settled earlier bill is followed no more');
+  history = step(history, { type: 'RenewSubscription', invoiceId: 'inv-4' }, '2026-04-01T00:00:00.000Z');
   t.deepEqual(
-    given([created(long), started(), issued(bill)]).when({ type: 'RenewSubscription', invoiceId: 'inv-3' }, NOW),
+    issuedBills(history).map((bill) => [bill.id, bill.periodStart, bill.periodEnd]),
+    [
+      ['inv-2', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z'],
+      ['inv-3', '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z'],
+      ['inv-4', '2026-04-01T00:00:00.000Z', '2026-05-01T00:00:00.000Z'],
+    ],
+  );
+  // March's bill, paid later, is recorded though it is no longer the latest.
+  t.deepEqual(
+    given(history).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-3' }, '2026-04-20T00:00:00.000Z'),
+    [renewalPaid('inv-3', '2026-04-20T00:00:00.000Z')],
+  );
+});
+
+test('given terms of 35 days on a monthly plan, each bill paid on its due day, over a year: every period is billed at its own end, contiguous, none skipped nor drifting', (t) => {
+  let history = [created(subscriptionFixture({ daysUntilDue: 35 })), started()];
+  let n = 2;
+  for (
+    let day = Date.parse('2026-02-01T00:00:00.000Z');
+    day <= Date.parse('2027-01-01T00:00:00.000Z');
+    day += 86_400_000
+  ) {
+    const at = new Date(day).toISOString();
+    t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, at), [], `nothing lapses by ${at}`);
+    const renewed = given(history).when({ type: 'RenewSubscription', invoiceId: `inv-${n}` }, at);
+    if (renewed.length > 0) n += 1;
+    history = [...history, ...renewed];
+    const s = subscriptionOf(history);
+    // Each bill is paid at noon of its due day, before it lapses (at its due instant, midnight after).
+    for (const bill of [...(s.earlierBills ?? []), ...(s.latestInvoice ? [s.latestInvoice] : [])])
+      if (bill.status === 'open' && Date.parse(bill.dueAt) - day <= 86_400_000)
+        history = step(history, { type: 'RecordSubscriptionPayment', invoiceId: bill.id }, addDays(at, 0.5));
+  }
+  const bills = issuedBills(history);
+  t.is(bills.length, 12);
+  for (const [i, bill] of bills.entries()) {
+    t.is(bill.periodStart, addInterval('2026-01-01T00:00:00.000Z', 'month', i + 1));
+    t.is(bill.periodEnd, addInterval('2026-01-01T00:00:00.000Z', 'month', i + 2));
+    t.is(bill.issuedAt, bill.periodStart, 'issued at its period start, not once the earlier bill was paid');
+  }
+  t.is(subscriptionOf(history).status, 'active');
+});
+
+test('given an earlier bill open beside the latest: the earliest to lapse is missed first, a payment of another one keeps the subscription past due, and no period is billed while it is; once paid, it is active again', (t) => {
+  const net40 = subscriptionFixture({ daysUntilDue: 40 });
+  let history = [created(net40), started()];
+  history = step(history, { type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z');
+  history = step(history, { type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z');
+  // February's bill lapses on March 13, before March's (April 10).
+  t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-03-12T23:59:59.999Z'), []);
+  history = step(history, { type: 'MarkRenewalPaymentMissed' }, '2026-03-13T00:00:00.000Z');
+  t.deepEqual(history.at(-1), missed('inv-2', '2026-03-13T00:00:00.000Z'));
+  t.like(subscriptionOf(history), { status: 'past_due', earlierBills: [{ id: 'inv-2', status: 'missed' }] });
+  // A renewal whose earlier bill has lapsed waits for its past-due timer.
+  const lapsedAtRenewal = history.slice(0, -1);
+  t.deepEqual(
+    given(lapsedAtRenewal).when({ type: 'RenewSubscription', invoiceId: 'inv-4' }, '2026-04-01T00:00:00.000Z'),
     [],
+  );
+  history = step(history, { type: 'RecordSubscriptionPayment', invoiceId: 'inv-3' }, '2026-03-20T00:00:00.000Z');
+  t.is(given(history).state().value, 'past_due');
+  t.like(subscriptionOf(history), { status: 'past_due', pastDueSince: '2026-03-13T00:00:00.000Z' });
+  t.deepEqual(given(history).when({ type: 'RenewSubscription', invoiceId: 'inv-4' }, '2026-04-01T00:00:00.000Z'), []);
+  history = step(history, { type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-03-25T00:00:00.000Z');
+  t.is(given(history).state().value, 'active');
+  t.like(subscriptionOf(history), {
+    status: 'active',
+    pastDueSince: null,
+    latestInvoice: { id: 'inv-3', status: 'paid' },
+  });
+  t.is(subscriptionOf(history).earlierBills, undefined);
+});
+
+test('given a past due subscription over an earlier bill, voiding the later open one keeps it past due; voiding the overdue one makes it active', (t) => {
+  let history = [created(subscriptionFixture({ daysUntilDue: 40 })), started()];
+  history = step(history, { type: 'RenewSubscription', invoiceId: 'inv-2' }, '2026-02-01T00:00:00.000Z');
+  history = step(history, { type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-03-01T00:00:00.000Z');
+  history = step(history, { type: 'MarkRenewalPaymentMissed' }, '2026-03-13T00:00:00.000Z');
+  history = step(history, { type: 'RecordRenewalInvoiceVoided', invoiceId: 'inv-3' }, '2026-03-14T00:00:00.000Z');
+  t.is(given(history).state().value, 'past_due');
+  history = step(history, { type: 'RecordRenewalInvoiceVoided', invoiceId: 'inv-2' }, '2026-03-15T00:00:00.000Z');
+  t.is(given(history).state().value, 'active');
+  t.like(subscriptionOf(history), { status: 'active', latestInvoice: { id: 'inv-3', status: 'void' } });
+});
+
+test('given a trialing subscription whose first bill went past due, when that bill is paid, then it starts (SubscriptionStarted and its webhook, not RenewalPaid); a later payment renews it', (t) => {
+  const february = renewalBill('inv-2', '2026-01-15T00:00:00.000Z', '2026-02-15T00:00:00.000Z');
+  const pastDue = [created(trialFixture()), issued(february), missed('inv-2', '2026-01-18T00:00:00.000Z')];
+  t.is(given(pastDue).state().value, 'past_due');
+  const paid = given(pastDue).when(
+    { type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' },
+    '2026-01-20T00:00:00.000Z',
+  );
+  t.deepEqual(paid, [started('inv-2', '2026-01-20T00:00:00.000Z')]);
+  t.is(SUBSCRIPTION_WEBHOOK_EVENTS.SubscriptionStarted, 'customer.subscription.started');
+  const history = [...pastDue, ...paid];
+  t.is(given(history).state().value, 'active');
+  t.like(subscriptionOf(history), { status: 'active', pastDueSince: null, latestInvoice: { status: 'paid' } });
+  t.is(subscriptionOf(history).notStarted, undefined);
+  // Unpaid first, then paid: it starts all the same.
+  const unpaid = [...pastDue, markedUnpaid('2026-01-25T00:00:00.000Z')];
+  t.deepEqual(
+    given(unpaid).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, '2026-01-26T00:00:00.000Z'),
+    [started('inv-2', '2026-01-26T00:00:00.000Z')],
+  );
+  // Once started, the next bill is a renewal.
+  const renewed = step(history, { type: 'RenewSubscription', invoiceId: 'inv-3' }, '2026-02-15T00:00:00.000Z');
+  t.deepEqual(
+    given(renewed).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-3' }, '2026-02-16T00:00:00.000Z'),
+    [renewalPaid('inv-3', '2026-02-16T00:00:00.000Z')],
   );
 });
 
@@ -1133,9 +1262,14 @@ test('given a renewal draft, the calendar goes on: the next period is issued at 
     latestInvoiceId: 'inv-3',
     latestInvoice: { id: 'inv-3', status: 'open' },
   });
-  // The older draft is no longer the subscription's bill: its finalize or payment changes nothing here.
-  t.deepEqual(given(next).when({ type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt: NOW }, NOW), []);
-  t.deepEqual(given(next).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, NOW), []);
+  // The older draft is still owed once sent: it stays followed, its finalize reopens it, its payment is recorded.
+  t.like(subscriptionOf(next).earlierBills, [{ id: 'inv-2', status: 'draft' }]);
+  t.deepEqual(given(next).when({ type: 'RecordRenewalInvoiceFinalized', invoiceId: 'inv-2', dueAt: NOW }, NOW), [
+    { type: 'RenewalInvoiceFinalized', data: { invoiceId: 'inv-2', dueAt: NOW, at: NOW } },
+  ]);
+  t.deepEqual(given(next).when({ type: 'RecordSubscriptionPayment', invoiceId: 'inv-2' }, NOW), [
+    renewalPaid('inv-2', NOW),
+  ]);
   // The new bill follows the rules of an open one (missed at its due time), or is a draft in turn.
   t.deepEqual(given(next).when({ type: 'MarkRenewalPaymentMissed' }, '2026-03-04T00:00:00.000Z'), [
     missed('inv-3', '2026-03-04T00:00:00.000Z'),

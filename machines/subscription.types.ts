@@ -104,6 +104,17 @@ export type Subscription = {
   /** The latest invoice (null while the latest bill is the creating checkout session). */
   latestInvoiceId: string | null;
   latestInvoice: SubscriptionBill | null;
+  /**
+   * Bills of earlier periods still owed (open, or a draft Weir could not finalize) when a later
+   * period's renewal was issued, oldest first: each period is billed at its end even while an
+   * earlier bill is open within its terms. Gone once settled; absent when there are none.
+   */
+  earlierBills?: SubscriptionBill[];
+  /**
+   * A trialing subscription that went past due before any bill was paid: it left `trialing` without
+   * starting, so its first payment is still its `SubscriptionStarted`. Absent otherwise; not shown.
+   */
+  notStarted?: true;
 };
 
 /** The domain events of a subscription, as stored in the log (`type` + `data`). */

@@ -7,6 +7,7 @@ import {
   markedUnpaid,
   missed,
   paused,
+  renewalBill,
   renewalPaid,
   started,
   SUBSCRIPTION_ID,
@@ -65,9 +66,10 @@ test('each state waits on exactly the timers whose command would act', async (t)
     [SUBSCRIPTION_TIMERS.renew, '2026-02-01T00:00:00.000Z'],
   ]);
   // An open renewal invoice (renewed at midnight): past due once it is overdue, at its due instant even at
-  // midnight, and no renewal until it is paid.
+  // midnight; the next period is billed at its end all the same.
   t.deepEqual((await project([created(), started(), issued()])).timers, [
     [SUBSCRIPTION_TIMERS.pastDue, '2026-02-04T00:00:00.000Z'],
+    [SUBSCRIPTION_TIMERS.renew, '2026-03-01T00:00:00.000Z'],
   ]);
   // Bills an older Weir wrote (no `dueIsInstant`): an invoice due at midnight is due all that day, as it was then.
   const asEarlierWeir = (event: SubscriptionEvent): SubscriptionEvent => {
@@ -76,6 +78,26 @@ test('each state waits on exactly the timers whose command would act', async (t)
   };
   t.deepEqual((await project([created(), started(), asEarlierWeir(issued())])).timers, [
     [SUBSCRIPTION_TIMERS.pastDue, '2026-02-05T00:00:00.000Z'],
+    [SUBSCRIPTION_TIMERS.renew, '2026-03-01T00:00:00.000Z'],
+  ]);
+  // Terms longer than a period: March is billed while February's bill is open; past due at the earlier one's due.
+  const february = renewalBill(
+    'inv-2',
+    '2026-02-01T00:00:00.000Z',
+    '2026-03-01T00:00:00.000Z',
+    undefined,
+    '2026-04-02T00:00:00.000Z',
+  );
+  const march = renewalBill(
+    'inv-3',
+    '2026-03-01T00:00:00.000Z',
+    '2026-04-01T00:00:00.000Z',
+    undefined,
+    '2026-04-30T00:00:00.000Z',
+  );
+  t.deepEqual((await project([created(), started(), issued(february), issued(march)])).timers, [
+    [SUBSCRIPTION_TIMERS.renew, '2026-04-01T00:00:00.000Z'],
+    [SUBSCRIPTION_TIMERS.pastDue, '2026-04-02T00:00:00.000Z'],
   ]);
   t.deepEqual((await project([asEarlierWeir(created(firstInvoice('2026-01-10T00:00:00.000Z')))])).timers, [
     [SUBSCRIPTION_TIMERS.expireFirst, '2026-01-11T00:00:00.000Z'],

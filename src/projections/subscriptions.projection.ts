@@ -1,5 +1,10 @@
 import { nextInvoiceIdOf } from '../../machines/invoice.decide.ts';
-import { billLapsesAt, letsNextRenewalIssue, UNPAID_AFTER_DAYS } from '../../machines/subscription.decide.ts';
+import {
+  billLapsesAt,
+  letsNextRenewalIssue,
+  nextBillToLapse,
+  UNPAID_AFTER_DAYS,
+} from '../../machines/subscription.decide.ts';
 import { addDays, evolveSubscription } from '../../machines/subscription.evolve.ts';
 import type { Subscription, SubscriptionBill, SubscriptionEvent } from '../../machines/subscription.types.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
@@ -17,7 +22,7 @@ export const SUBSCRIPTION_TIMERS = {
   expireFirst: 'subscription.expire_first_payment',
   /** The period end: issue the next renewal invoice, or end a subscription canceled at period end. */
   renew: 'subscription.renew',
-  /** The open renewal invoice's due time. */
+  /** The earliest due time of the open renewal invoices. */
   pastDue: 'subscription.past_due',
   /** Seven days after it became past due. */
   unpaid: 'subscription.unpaid',
@@ -100,9 +105,9 @@ export function subscriptionTimers(s: Subscription): { kind: string; fireAt: str
   const bill = s.latestInvoice;
   if (s.status === 'incomplete' && bill && bill.status === 'open')
     timers.push({ kind: SUBSCRIPTION_TIMERS.expireFirst, fireAt: billLapsesAt(bill) });
-  if ((s.status === 'active' || s.status === 'trialing') && bill && bill.kind === 'invoice' && bill.status === 'open') {
-    timers.push({ kind: SUBSCRIPTION_TIMERS.pastDue, fireAt: billLapsesAt(bill) });
-  }
+  const lapsing = nextBillToLapse(s);
+  if ((s.status === 'active' || s.status === 'trialing') && lapsing)
+    timers.push({ kind: SUBSCRIPTION_TIMERS.pastDue, fireAt: billLapsesAt(lapsing) });
   if (s.status === 'past_due' && s.pastDueSince !== null)
     timers.push({ kind: SUBSCRIPTION_TIMERS.unpaid, fireAt: addDays(s.pastDueSince, UNPAID_AFTER_DAYS) });
   const renews = (s.status === 'active' || s.status === 'trialing') && letsNextRenewalIssue(bill);
@@ -165,7 +170,8 @@ export const subscriptionsProjection: Projection = {
   // 10: ... at its due instant, midnight included (only a due date given as a day lasts all that day).
   // 11: ... except an invoice bill of events an older Weir wrote (no `dueIsInstant`): due at midnight, due all that day.
   // 12: each subscription keeps when its first bill was paid (`startedAt`) and its past-due spells (for the report).
-  version: 12,
+  // 13: a subscription follows the earlier bills still owed when a later period is billed: the past-due timer is their earliest due.
+  version: 13,
   collections: [SUBSCRIPTIONS],
   categories: ['subscription'],
   async apply(event, store) {
@@ -193,6 +199,8 @@ export function publicSubscription(subscription: SubscriptionRecord & { _id?: st
     pauses: _pauses,
     pastDues: _pastDues,
     periodAmountDue: _due,
+    earlierBills: _earlier,
+    notStarted: _notStarted,
     items,
     ...rest
   } = subscription;

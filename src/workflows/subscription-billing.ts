@@ -16,7 +16,7 @@ import {
   subscriptionIdOfInvoice,
   type SubscriptionCommand,
 } from '../../machines/subscription.decide.ts';
-import { evolveSubscription } from '../../machines/subscription.evolve.ts';
+import { billOf, evolveSubscription } from '../../machines/subscription.evolve.ts';
 import type { Subscription, SubscriptionEvent, SubscriptionStatus } from '../../machines/subscription.types.ts';
 import { customerAggregate, customerFromDetails } from '../actors/customer.ts';
 import { subscriptionItemsOf } from '../actors/subscription-items.ts';
@@ -157,13 +157,13 @@ const isPaid = (state: SubscriptionBillingState, billId: string): boolean =>
   state.sessions[billId]?.status === 'complete' || state.invoices[billId]?.status === 'paid';
 
 /**
- * A bill of the subscription was paid: the subscription records it, when the bill is its latest
+ * A bill of the subscription was paid: the subscription records it, when it follows the bill (its latest, or an earlier one still owed)
  * and not recorded yet. A subscription that has ended (expired while incomplete, or canceled)
  * records no payment (its decider would ignore it).
  */
 function paymentOf(s: Subscription | null, billId: string): WorkflowCommand[] {
-  const bill = s?.latestInvoice;
-  if (!s || bill?.id !== billId || bill.status === 'paid' || bill.status === 'expired' || hasEnded(s)) return [];
+  const bill = s && billOf(s, billId);
+  if (!s || !bill || bill.status === 'paid' || bill.status === 'expired' || hasEnded(s)) return [];
   return [toSubscription(s, billId, { type: 'RecordSubscriptionPayment', invoiceId: billId })];
 }
 
@@ -339,12 +339,12 @@ function decideInvoiceEvent(
   if (!after.renewal) return [];
   // Created (a draft) or opened after its subscription ended: its issue was under way at the end.
   if (hasEnded(s)) return after.status === 'draft' || after.status === 'open' ? closeRenewal(next, s, id) : [];
-  // The merchant deleted the draft of the latest renewal while the subscription goes on: that period is not billed.
-  const bill = s.latestInvoice;
-  if (after.status === 'deleted' && bill?.id === id && !isBillSettled(bill))
+  // The merchant deleted the draft of a renewal still owed while the subscription goes on: that period is not billed.
+  const bill = billOf(s, id);
+  if (after.status === 'deleted' && bill && !isBillSettled(bill))
     return [toSubscription(s, id, { type: 'RecordRenewalInvoiceDeleted', invoiceId: id })];
   // Voided by the merchant while the subscription goes on: neither is that period billed.
-  if (after.status === 'void' && bill?.id === id && !isBillSettled(bill))
+  if (after.status === 'void' && bill && !isBillSettled(bill))
     return [toSubscription(s, id, { type: 'RecordRenewalInvoiceVoided', invoiceId: id })];
   return before?.status === 'draft' && after.status === 'open' ? reopening(next, s, id, true) : [];
 }
@@ -362,10 +362,10 @@ function reopening(
   invoiceId: string,
   finalized = false,
 ): WorkflowCommand[] {
-  const bill = s.latestInvoice;
+  const bill = billOf(s, invoiceId);
   const dueAt = state.invoices[invoiceId]?.openedDue;
   const reopens = bill?.status === 'draft' || (finalized && bill?.status === 'missed');
-  if (bill?.id !== invoiceId || !reopens || dueAt === undefined || hasEnded(s)) return [];
+  if (!bill || !reopens || dueAt === undefined || hasEnded(s)) return [];
   return [toSubscription(s, invoiceId, { type: 'RecordRenewalInvoiceFinalized', invoiceId, dueAt })];
 }
 

@@ -440,6 +440,55 @@ test('a renewal the merchant voids while its subscription goes on bills nothing 
   });
 });
 
+test("a duplicate of a subscription's renewal is a one-time re-bill of its lines: finalized and paid, it starts no second subscription (it did, billing the customer twice each period); a duplicate of a series' first invoice is still a new series", async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api);
+  const renewal = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
+
+  const copy = (await api.post<Invoice>(`/api/v1/invoices/${renewal.id}/duplicate`)).body;
+  t.like(copy, { status: 'draft', invoiceType: 'one_time', recurring: null, subscriptionId: null });
+  t.deepEqual(copy.lineItems.data, renewal.lineItems.data);
+  const finalized = (await api.post<Invoice>(`/api/v1/invoices/${copy.id}/finalize`)).body;
+  t.like(finalized, { status: 'open', invoiceType: 'one_time', subscriptionId: null, amountDue: renewal.amountDue });
+  await payInvoice(app, api, copy.id);
+  await settled(app);
+  assertError(t, await api.get(`/api/v1/subscriptions/${subscriptionIdOfInvoice(copy.id)}`), 404);
+  const listed = await api.get<{ data: Subscription[] }>(`/api/v1/subscriptions?customerId=${subscription.customerId}`);
+  t.deepEqual(
+    listed.body.data.map((s) => s.id),
+    [subscription.id],
+  );
+
+  const series = (await api.post<Invoice>(`/api/v1/invoices/${invoice.id}/duplicate`)).body;
+  t.like(series, { invoiceType: 'recurring', recurring: invoice.recurring });
+});
+
+test('a series with terms longer than its period (Net-45, monthly) bills each period at its end while the earlier renewal is open within its terms; paying that one is recorded (the next period was not billed until it was paid, and the one in between never)', async (t) => {
+  const clock = createManualClock(SERIES_START);
+  const app = await startInvoiceTestApp(t, { clock });
+  const { api } = await createMerchant(app.url);
+  const { invoice, subscription } = await finalizedSeries(api, { daysUntilDue: 45 });
+  const april = await renewedOncePaid(app, api, clock, invoice.id, subscription.id);
+  t.is(april.dueDate, '2026-05-30T09:00:00.000Z');
+
+  clock.advanceTo(Date.parse('2026-05-15T09:00:00.000Z'));
+  const may = await openInvoice(api, nextInvoiceIdOf(april.id));
+  t.like(may, { issueDate: '2026-05-15T09:00:00.000Z', subscriptionId: subscription.id });
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'active',
+    latestInvoiceId: may.id,
+    currentPeriodStart: '2026-05-15T09:00:00.000Z',
+  });
+  await payInvoice(app, api, april.id);
+  await settled(app);
+  const after = (await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body;
+  t.like(after, { status: 'active', latestInvoiceId: may.id, latestInvoice: { status: 'open' } });
+  const events = (await app.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type);
+  t.is(events.filter((type) => type === 'RenewalPaid').length, 1, "April's payment recorded on the subscription");
+});
+
 test("the invoice list filters by the reference's subscriptionId and dueDate bounds, where it answered every invoice", async (t) => {
   const clock = createManualClock(SERIES_START);
   const app = await startInvoiceTestApp(t, { clock });

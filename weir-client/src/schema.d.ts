@@ -678,7 +678,7 @@ export interface paths {
         put?: never;
         /**
          * Duplicate an invoice
-         * @description A new draft with the same customer, lines and settings, a fresh number, due as far ahead as the original was.
+         * @description A new draft with the same customer, lines and settings, a fresh number, due as far ahead as the original was. A subscription's renewal invoice copies as a one-time invoice (a re-bill of its lines), so its copy starts no second subscription; the first invoice of a recurring series copies as a new series.
          */
         post: operations["InvoiceController_duplicateInvoice"];
         delete?: never;

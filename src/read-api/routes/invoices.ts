@@ -896,7 +896,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       path: '/:id/duplicate',
       summary: 'Duplicate an invoice',
       description:
-        'A new draft with the same customer, lines and settings, a fresh number, due as far ahead as the original was.',
+        "A new draft with the same customer, lines and settings, a fresh number, due as far ahead as the original was. A subscription's renewal invoice copies as a one-time invoice (a re-bill of its lines), so its copy starts no second subscription; the first invoice of a recurring series copies as a new series.",
       params,
       response: InvoiceSchema,
       errors: [notFound('invoice')],
@@ -910,6 +910,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       const setIssueDate = source.issueDate !== null && source.issueDate !== source.finalizedAt;
       const countedFrom = Date.parse(setIssueDate ? source.issueDate! : source.createdAt);
       const days = Math.max(0, daysUntilDue(source.dueDate, countedFrom));
+      // A subscription's renewal copies as a plain re-bill: recurring, it would start a second series
+      // (and subscription) for the same customer. A merchant's own series-starting invoice copies as a new series.
+      const renewal = source.billingReason === 'subscription_cycle';
       const invoice: Invoice = {
         ...blankInvoice(ctx, now),
         customerId: source.customerId,
@@ -920,8 +923,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         dueDate: daysAfterIssue(days, null, nowMs),
         memo: source.memo,
         footer: source.footer,
-        invoiceType: source.invoiceType,
-        recurring: source.recurring,
+        invoiceType: renewal ? 'one_time' : source.invoiceType,
+        recurring: renewal ? null : source.recurring,
         collectionMethod: source.collectionMethod,
         paymentMethods: source.paymentMethods,
         ...(source.preferredChainId === undefined ? {} : { preferredChainId: source.preferredChainId }),
