@@ -113,6 +113,14 @@ export const subscriptionIdOfInvoice = (invoiceId: string): string =>
 /** Statuses in which a renewal's invoice may be issued, or finalized by the merchant after Weir could not. */
 const BILLING: ReadonlySet<SubscriptionStatus> = new Set<SubscriptionStatus>(['trialing', 'active', 'paused']);
 
+/** Statuses in which a subscription can be canceled at period end (the dashboard offers it only then). */
+export const CANCELABLE_AT_PERIOD_END: ReadonlySet<SubscriptionStatus> = new Set<SubscriptionStatus>([
+  'trialing',
+  'active',
+  'past_due',
+  'unpaid',
+]);
+
 const statusOf = (snapshot: SubscriptionSnapshot): SubscriptionStatus | 'new' =>
   snapshot.value as SubscriptionStatus | 'new';
 const reached = (now: string, at: string): boolean => Date.parse(now) >= Date.parse(at);
@@ -324,7 +332,7 @@ export function decideSubscription(
     }
     case 'CancelSubscription': {
       if (status === 'canceled') return [];
-      if (status !== 'trialing' && status !== 'active' && status !== 'past_due' && status !== 'unpaid') {
+      if (!CANCELABLE_AT_PERIOD_END.has(status)) {
         return refuse(
           status,
           'only a trialing, active, past_due or unpaid subscription can be canceled at period end (end it at once instead)',

@@ -4,6 +4,7 @@ import type { CheckoutSessionCommand } from '../../machines/checkout-session.dec
 import { paymentFixture, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import { NOT_IN_FINAL_BLOCK, type CheckoutSession } from '../../machines/checkout-session.types.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
+import { billLapsesAt, type SubscriptionCommand } from '../../machines/subscription.decide.ts';
 import { SUBSCRIPTION_ID, subscriptionFixture } from '../../machines/subscription.fixture.ts';
 import { createCommandHandler } from '../actors/command-handler.ts';
 import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
@@ -20,61 +21,85 @@ const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'tes
 /** The first bill's due time: the fixture session's `expiresAt`. */
 const DUE = '2026-01-01T01:00:00.000Z';
 const TRANSFER = 't-1';
+const RENEWAL = 'inv-2';
 
 /**
  * An incomplete subscription whose first bill is a checkout session (or, with `invoiceId`, the
  * invoice that checkout session is a pay page of), over a real log, at 00:10 (the bill is due at
  * 01:00); the session is in the read model as the checkout sessions projection shows it.
- * `expireFirst` runs the subscription's expiry timer as the timer runner would.
+ * `expireFirst` runs the subscription's expiry timer as the timer runner would. With `renewal`,
+ * the subscription is active instead (its first session `cs-1` paid) and its open renewal invoice
+ * `inv-2` is the bill the session is a pay page of, at the renewal's issue (2026-02-01, due
+ * `renewalDue`); `pastDue` runs its past-due timer.
  */
 async function firstBill(
   t: ExecutionContext,
-  options: { invoiceId?: string; gate?: (clock: ReturnType<typeof createManualClock>) => ChainReadGate } = {},
+  options: {
+    invoiceId?: string;
+    renewal?: true;
+    gate?: (clock: ReturnType<typeof createManualClock>) => ChainReadGate;
+  } = {},
 ) {
   const clock = createManualClock(Date.parse('2026-01-01T00:10:00.000Z'));
   const eventStore = createSqliteEventStore({ path: ':memory:' });
   t.teardown(() => eventStore.close());
   const readStore = createEmbeddedReadStore({});
   const commands = createCommandHandler({ eventStore, clock });
-  const session: CheckoutSession = options.invoiceId
-    ? sessionFixture({ invoiceId: options.invoiceId, expiresAt: '2026-01-01T02:00:00.000Z' })
+  const invoiceId = options.renewal ? RENEWAL : options.invoiceId;
+  const session: CheckoutSession = invoiceId
+    ? sessionFixture({
+        invoiceId,
+        expiresAt: options.renewal ? '2026-02-20T00:00:00.000Z' : '2026-01-01T02:00:00.000Z',
+      })
     : sessionFixture({ mode: 'subscription', subscriptionId: SUBSCRIPTION_ID });
   const bill = options.invoiceId
     ? { id: options.invoiceId, kind: 'invoice' as const, dueAt: DUE }
     : { id: session.id, kind: 'checkout_session' as const, dueAt: DUE };
   await commands.handle(checkoutSessionAggregate, session.id, { type: 'CreateCheckoutSession', session }, ctx);
   await readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).put({ ...session, _id: session.id });
-  await commands.handle(
-    subscriptionAggregate,
-    SUBSCRIPTION_ID,
-    { type: 'CreateSubscription', subscription: subscriptionFixture({ firstBill: bill }) },
-    ctx,
-  );
+  const subscriptionDo = (command: SubscriptionCommand) =>
+    commands.handle(subscriptionAggregate, SUBSCRIPTION_ID, command, ctx);
+  await subscriptionDo({
+    type: 'CreateSubscription',
+    subscription: subscriptionFixture(options.renewal ? {} : { firstBill: bill }),
+  });
+  let renewalDue = DUE;
+  if (options.renewal) {
+    await subscriptionDo({ type: 'RecordSubscriptionPayment', invoiceId: 'cs-1' });
+    clock.set(Date.parse('2026-02-01T00:00:00.000Z'));
+    const renewed = await subscriptionDo({ type: 'RenewSubscription', invoiceId: RENEWAL });
+    renewalDue = billLapsesAt(renewed.state.context.subscription!.latestInvoice!);
+  }
+  const kind = options.renewal ? SUBSCRIPTION_TIMERS.pastDue : SUBSCRIPTION_TIMERS.expireFirst;
   const timer: TimerDoc = {
-    _id: `${SUBSCRIPTION_TIMERS.expireFirst}:${SUBSCRIPTION_ID}`,
-    kind: SUBSCRIPTION_TIMERS.expireFirst,
+    _id: `${kind}:${SUBSCRIPTION_ID}`,
+    kind,
     recordId: SUBSCRIPTION_ID,
     organizationId: 'org-1',
     environment: 'test',
-    fireAt: Date.parse(DUE),
+    fireAt: Date.parse(renewalDue),
   };
   const gate = options.gate?.(clock);
   const handlers = subscriptionTimerHandlers(commands, { readStore, ...(gate ? { gate } : {}) });
   const timerCtx = { ...ctx, actor: 'system:timer', causationId: timer._id };
+  const before = (await eventStore.readStream(`subscription-${SUBSCRIPTION_ID}`)).length;
   return {
     clock,
     readStore,
     commands,
     session,
     timer,
+    renewalDue,
+    subscriptionDo,
     sessionDo: (command: CheckoutSessionCommand) => commands.handle(checkoutSessionAggregate, session.id, command, ctx),
     confirm: () =>
       commands.handle(checkoutSessionAggregate, session.id, { type: 'ConfirmTransfer', transferId: TRANSFER }, ctx),
     expireFirst: () => handlers[SUBSCRIPTION_TIMERS.expireFirst]!(timer, timerCtx),
+    pastDue: () => handlers[SUBSCRIPTION_TIMERS.pastDue]!(timer, timerCtx),
     handlers,
-    /** The events appended to the subscription and to the session after their creation: type and actor. */
+    /** The events appended to the subscription and to the session after their setup: type and actor. */
     appended: async () => ({
-      subscription: (await eventStore.readStream(`subscription-${SUBSCRIPTION_ID}`)).slice(1).map((e) => e.type),
+      subscription: (await eventStore.readStream(`subscription-${SUBSCRIPTION_ID}`)).slice(before).map((e) => e.type),
       session: (await eventStore.readStream(`checkout_session-${session.id}`))
         .slice(1)
         .map((e) => [e.type, e.metadata.actor]),
@@ -93,7 +118,7 @@ async function typesAppended(bill: { appended: () => Promise<{ subscription: str
   return { subscription, session: session.map(([type]) => type) };
 }
 
-test("an unpaid first session is expired by the subscription's expiry, then the subscription; a part-paid one stays incomplete and the subscription expires as before", async (t) => {
+test("an unpaid first session is expired by the subscription's expiry, then the subscription; a part-paid one holds the subscription incomplete, which starts once the rest arrives", async (t) => {
   const unpaid = await firstBill(t);
   unpaid.clock.set(Date.parse(DUE));
   const result = await unpaid.expireFirst();
@@ -103,16 +128,86 @@ test("an unpaid first session is expired by the subscription's expiry, then the 
     session: [['CheckoutSessionExpired', 'system:timer']],
   });
 
-  // A first payment confirmed for less than the amount: the session is incomplete and does not expire; the subscription does.
+  // A first payment confirmed for less than the amount: the session is incomplete and does not
+  // expire, its page asking for the rest; nor does the subscription, however long after.
   const partly = await firstBill(t);
   await partly.sessionDo(detect('100000000'));
   await partly.confirm();
-  partly.clock.set(Date.parse(DUE));
-  await partly.expireFirst();
+  for (const at of [DUE, '2026-01-08T01:00:00.000Z']) {
+    partly.clock.set(Date.parse(at));
+    t.deepEqual(await partly.expireFirst(), { notYet: true }, at);
+  }
   t.deepEqual(await typesAppended(partly), {
-    subscription: ['SubscriptionIncompleteExpired'],
+    subscription: [],
     session: ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionPartiallyPaid'],
   });
+  // The rest arrives: the session completes and the subscription, told by the billing process, starts.
+  await partly.sessionDo({ type: 'RecordTransfer', payment: paymentFixture('t-2', '200000000') });
+  await partly.commands.handle(
+    checkoutSessionAggregate,
+    partly.session.id,
+    { type: 'ConfirmTransfer', transferId: 't-2' },
+    ctx,
+  );
+  t.deepEqual(await partly.expireFirst(), { notYet: true }, 'complete, not yet recorded');
+  await partly.subscriptionDo({ type: 'RecordSubscriptionPayment', invoiceId: partly.session.id });
+  t.deepEqual(await partly.expireFirst(), { position: null });
+  t.deepEqual((await typesAppended(partly)).subscription, ['SubscriptionStarted']);
+
+  // A first invoice's pay page part-paid holds it the same way.
+  const invoice = await firstBill(t, { invoiceId: 'inv-1' });
+  await invoice.sessionDo(detect('100000000'));
+  await invoice.confirm();
+  await invoice.readStore
+    .collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
+    .put({ ...invoice.session, _id: invoice.session.id, status: 'incomplete' });
+  invoice.clock.set(Date.parse('2026-01-08T01:00:00.000Z'));
+  t.deepEqual(await invoice.expireFirst(), { notYet: true });
+  t.deepEqual((await invoice.appended()).subscription, []);
+});
+
+test('a renewal paid in time is not past due when its confirmation comes after its due time: the past-due timer waits for the pending payment, and for the chain followers; unpaid, it is past due', async (t) => {
+  const bill = await firstBill(t, { renewal: true });
+  await bill.sessionDo(detect());
+  bill.clock.set(Date.parse(bill.renewalDue) + HOUR);
+  t.deepEqual(await bill.pastDue(), { notYet: true }, 'detected before the due time, not final yet');
+  await bill.confirm();
+  t.deepEqual(await bill.pastDue(), { notYet: true }, 'complete, the invoice not yet paid on the subscription');
+  await bill.subscriptionDo({ type: 'RecordSubscriptionPayment', invoiceId: RENEWAL });
+  t.like(await bill.pastDue(), { position: null });
+  t.deepEqual((await bill.appended()).subscription, ['RenewalPaid']);
+
+  const unpaid = await firstBill(t, { renewal: true });
+  unpaid.clock.set(Date.parse(unpaid.renewalDue));
+  const result = await unpaid.pastDue();
+  t.true('position' in result && result.position !== null);
+  t.deepEqual((await unpaid.appended()).subscription, ['RenewalPaymentMissed']);
+
+  // A part paid at the due time does not hold it: the rest is overdue.
+  const partly = await firstBill(t, { renewal: true });
+  await partly.sessionDo(detect('100000000'));
+  await partly.confirm();
+  partly.clock.set(Date.parse(partly.renewalDue));
+  await partly.pastDue();
+  t.deepEqual((await partly.appended()).subscription, ['RenewalPaymentMissed']);
+
+  const followers = fakeFollowers(['weir-testnet']);
+  const gated = await firstBill(t, {
+    renewal: true,
+    gate: (clock) =>
+      createChainReadGate({
+        clock,
+        readThrough: followers.readThrough,
+        matcherDrained: async () => true,
+        maxWaitMs: HOUR,
+        log: () => {},
+      }),
+  });
+  gated.clock.set(Date.parse(gated.renewalDue));
+  t.deepEqual(await gated.pastDue(), { notYet: true }, 'the follower has not read past the due time');
+  followers.read('weir-testnet', Date.parse(gated.renewalDue) + 1000, 100n);
+  await gated.pastDue();
+  t.deepEqual((await gated.appended()).subscription, ['RenewalPaymentMissed']);
 });
 
 test('a first payment detected before the due time holds the expiry past it; confirmed, the subscription starts and the timer changes nothing', async (t) => {

@@ -13,6 +13,7 @@ import {
   markedUnpaid,
   missed,
   paused,
+  renewalBill,
   renewalPaid,
   started,
   ENDED_AT,
@@ -311,12 +312,17 @@ test('a draft made recurring is the first invoice of its subscription; a renewal
   );
 });
 
-test('a subscription that ends while incomplete closes its first checkout session still open: canceled when ended, expired when it expired; one that left open first is left alone', (t) => {
+test('a subscription that ends while incomplete closes its first checkout session still open: canceled when ended, expired when it expired; a partly paid one is completed as is, also when its part came after the end; one that is over is left alone', (t) => {
   t.deepEqual(firstSessionClosing('incomplete_expired'), { type: 'ExpireCheckoutSession' });
   t.deepEqual(firstSessionClosing('canceled'), {
     type: 'CancelCheckoutSession',
     reason: 'the subscription was canceled',
   });
+  t.deepEqual(firstSessionClosing('canceled', 'incomplete'), {
+    type: 'CompletePartialCheckoutSession',
+    reason: 'the subscription was canceled',
+  });
+  const close = (type: string) => ['checkout_session', 'cs-1', type, 'system:subscription-billing', SUBSCRIPTION_ID];
   for (const [ending, type] of [
     [incompleteExpired(), 'ExpireCheckoutSession'],
     [canceled('2026-01-01T00:30:00.000Z'), 'CancelCheckoutSession'],
@@ -324,10 +330,16 @@ test('a subscription that ends while incomplete closes its first checkout sessio
     const log = logOf();
     log.firstSession();
     log.subscription(created());
-    t.deepEqual(once(t, log.history(), log.subscription(ending), ending.type), [
-      ['checkout_session', 'cs-1', type, 'system:subscription-billing', SUBSCRIPTION_ID],
+    t.deepEqual(once(t, log.history(), log.subscription(ending), ending.type), [close(type)]);
+    // Partly paid, it can neither expire nor be canceled: its page would ask for the rest of a subscription that ended.
+    const partly = logOf();
+    partly.firstSession();
+    partly.subscription(created());
+    partly.session('cs-1', partlyPaid);
+    t.deepEqual(once(t, partly.history(), partly.subscription(ending), `${ending.type} partly paid`), [
+      close('CompletePartialCheckoutSession'),
     ]);
-    for (const end of [completed, partlyPaid, sessionExpired]) {
+    for (const end of [completed, sessionExpired]) {
       const left = logOf();
       left.firstSession();
       left.subscription(created());
@@ -335,15 +347,39 @@ test('a subscription that ends while incomplete closes its first checkout sessio
       t.deepEqual(decided(left.history(), left.subscription(ending)), [], `${ending.type} after ${end.type}`);
     }
   }
+  // Ended while open, its cancel losing the race to a part payment: the part completes it as is, once.
+  const raced = logOf();
+  raced.firstSession();
+  raced.subscription(created());
+  raced.subscription(canceled('2026-01-01T00:30:00.000Z'));
+  t.deepEqual(once(t, raced.history(), raced.session('cs-1', partlyPaid), 'partly paid after the end'), [
+    close('CompletePartialCheckoutSession'),
+  ]);
+  t.deepEqual(decided(raced.history(), raced.session('cs-1', partlyPaid)), [], 'a second part: already closing');
+  const going = logOf();
+  going.firstSession();
+  going.subscription(created());
+  t.deepEqual(decided(going.history(), going.session('cs-1', partlyPaid)), [], 'partly paid while it waits: nothing');
   const log = logOf();
   log.firstSession();
   log.subscription(created());
   t.deepEqual(decided(log.history(), log.subscription(started())), [], 'started: nothing to close');
 });
 
+/** Ended at once at the instant its renewal `inv-2`'s period starts: that period is not served. */
+const ENDINGS: Record<string, SubscriptionEvent[]> = {
+  ...ENDINGS_AFTER_START,
+  'ended at its renewal': [
+    created(),
+    started(),
+    issued(renewalBill('inv-2', ENDED_AT, '2026-03-02T00:00:00.000Z')),
+    canceled(ENDED_AT),
+  ],
+};
+
 /** The subscription's life up to (not including) its end, with its renewal `inv-2` through `renewal` events. */
 function endingOver(how: string, renewal: InvoiceEvent[] | null, payPage: CheckoutSessionEvent[] | null = null) {
-  const events = ENDINGS_AFTER_START[how]!;
+  const events = ENDINGS[how]!;
   const log = logOf();
   log.firstSession();
   for (const event of events.slice(0, -1)) log.subscription(event);
@@ -358,19 +394,25 @@ function endingOver(how: string, renewal: InvoiceEvent[] | null, payPage: Checko
   return { log, end: () => log.subscription(events.at(-1)!) };
 }
 
-test('a subscription that ends after it started voids its payable renewal that received nothing and deletes one left a draft, whichever way it ends, once', (t) => {
+test('a subscription that ends after it started leaves its renewal for a period it served owed and payable, voids one for a period from its end on that received nothing, and deletes one left a draft, whichever way it ends, once', (t) => {
+  const payable = [
+    [finalized()],
+    [finalized(), { type: 'InvoiceMarkedUncollectible', data: { at: AT } }],
+  ] as InvoiceEvent[][];
   for (const how of Object.keys(ENDINGS_AFTER_START)) {
-    for (const renewal of [
-      [finalized()],
-      [finalized(), { type: 'InvoiceMarkedUncollectible', data: { at: AT } }],
-    ] as InvoiceEvent[][]) {
+    for (const renewal of payable) {
       const { log, end } = endingOver(how, renewal);
-      t.deepEqual(once(t, log.history(), end(), how), [VOID_RENEWAL], `${how}: voided`);
+      t.deepEqual(decided(log.history(), end()), [], `${how}: its period (from 2026-02-01) was served, it stays owed`);
     }
     const { log, end } = endingOver(how, []);
     t.deepEqual(once(t, log.history(), end(), how), [DELETE_RENEWAL], `${how}: a draft (its issue crashed) is deleted`);
   }
-  const how = 'ended while active';
+  // Its period starting at the end: not served, so not owed.
+  for (const renewal of payable) {
+    const { log, end } = endingOver('ended at its renewal', renewal);
+    t.deepEqual(once(t, log.history(), end(), 'unserved'), [VOID_RENEWAL], 'a period from the end on: voided');
+  }
+  const how = 'ended at its renewal';
   for (const [what, renewal] of Object.entries({
     paid: [finalized(), paid('cs-2', '1000000000', AT)],
     void: [finalized(), voided()],
@@ -397,12 +439,44 @@ test('a subscription that ends after it started voids its payable renewal that r
   t.deepEqual(decided(log.history(), end()), [VOID_RENEWAL]);
 });
 
-test('a renewal created or opened after its subscription ended (its issue under way) is deleted as a draft, voided once open; one created while it goes on is left to its issue', (t) => {
+test('a renewal for a period served, left owed at the end, paid after it: recorded on the invoice, nothing on the ended subscription', (t) => {
+  const { log, end } = endingOver('canceled at period end', [finalized()]);
+  end();
+  t.deepEqual(decided(log.history(), log.invoice('inv-2', paid('cs-2', '1000000000', AT))), []);
+});
+
+test('a renewal voided or written off (uncollectible) by the merchant while its subscription goes on is recorded on the subscription, once: that period is settled, the next one bills; not after the end', (t) => {
+  const VOIDED = ['subscription', SUBSCRIPTION_ID, 'RecordRenewalInvoiceVoided', 'system:subscriptions', 'inv-2'];
+  const uncollectible: InvoiceEvent = { type: 'InvoiceMarkedUncollectible', data: { at: AT } };
+  for (const [how, events] of Object.entries({
+    active: [created(), started(), issued()],
+    'past due': [created(), started(), issued(), missed()],
+    unpaid: [created(), started(), issued(), missed(), markedUnpaid()],
+  })) {
+    for (const settle of [voided(), uncollectible]) {
+      const log = logOf();
+      log.firstSession();
+      for (const event of events) log.subscription(event);
+      log.renewal();
+      log.invoice('inv-2', finalized());
+      t.deepEqual(once(t, log.history(), log.invoice('inv-2', settle), `${how}, ${settle.type}`), [VOIDED]);
+    }
+  }
+  const { log, end } = endingOver('ended while past due', [finalized()]);
+  end();
+  t.deepEqual(decided(log.history(), log.invoice('inv-2', uncollectible)), [], 'after the end');
+});
+
+test('a renewal created or opened after its subscription ended (its issue under way) is deleted as a draft, left owed once open (its period started before the end); one created while it goes on is left to its issue', (t) => {
   const { log, end } = endingOver('ended while active', null);
   end();
   const createdAfter = log.renewal();
   t.deepEqual(once(t, log.history().slice(0, -1), createdAfter, 'created'), [DELETE_RENEWAL]);
-  t.deepEqual(once(t, log.history(), log.invoice('inv-2', finalized()), 'finalized'), [VOID_RENEWAL]);
+  t.deepEqual(decided(log.history(), log.invoice('inv-2', finalized())), []);
+  const unserved = endingOver('ended at its renewal', null);
+  unserved.end();
+  unserved.log.renewal();
+  t.deepEqual(once(t, unserved.log.history(), unserved.log.invoice('inv-2', finalized()), 'finalized'), [VOID_RENEWAL]);
 
   const going = endingOver('ended while active', null).log;
   const createdBefore = going.renewal();
@@ -491,7 +565,7 @@ test('a renewal draft an older Weir let its subscription miss (RenewalPaymentMis
     t.like(steps[0], { command: { invoiceId: 'inv-2', dueAt: DUE } });
     t.deepEqual(again, [], `${how}: a repeat decides nothing`);
   }
-  // Sent by the issue (open), then missed: a later change of its invoice reopens nothing.
+  // Sent by the issue (open), then missed: a later change of its invoice reopens nothing (written off, it settles the bill).
   const sent = logOf();
   sent.firstSession();
   for (const event of [created(), started(), issued()]) sent.subscription(event);
@@ -500,7 +574,7 @@ test('a renewal draft an older Weir let its subscription miss (RenewalPaymentMis
   sent.subscription(missed());
   t.deepEqual(
     decided(sent.history(), sent.invoice('inv-2', { type: 'InvoiceMarkedUncollectible', data: { at: AT } })),
-    [],
+    [['subscription', SUBSCRIPTION_ID, 'RecordRenewalInvoiceVoided', 'system:subscriptions', 'inv-2']],
   );
 });
 

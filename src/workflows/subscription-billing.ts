@@ -125,11 +125,22 @@ const sameTenant = (state: SubscriptionBillingState, event: RecordedEvent): bool
   state.tenant.environment === event.metadata.environment;
 
 /**
- * How the billing process closes the still open checkout session that was the first bill of a
- * subscription that ended before it started: expired with it (`incomplete_expired`, at or after the
- * session's own expiry), or canceled (ended by the merchant).
+ * How the billing process closes the checkout session that was the first bill of a subscription
+ * that ended before it started: still open, expired with it (`incomplete_expired`, at or after the
+ * session's own expiry) or canceled (ended by the merchant); partly paid (`incomplete`: it neither
+ * expires nor can be canceled, its money stays accounted for), completed with what it received, as
+ * the merchant's complete-partial does and as a settled invoice's partly paid pay page is, so its
+ * page no longer asks for the rest of a subscription that will not start (money sent after is late).
  */
-export function firstSessionClosing(status: SubscriptionStatus): CheckoutSessionCommand {
+export function firstSessionClosing(
+  status: SubscriptionStatus,
+  session: CheckoutSessionStatus = 'open',
+): CheckoutSessionCommand {
+  if (session === 'incomplete')
+    return {
+      type: 'CompletePartialCheckoutSession',
+      reason: status === 'incomplete_expired' ? 'the subscription expired' : 'the subscription was canceled',
+    };
   return status === 'incomplete_expired'
     ? { type: 'ExpireCheckoutSession' }
     : { type: 'CancelCheckoutSession', reason: 'the subscription was canceled' };
@@ -191,25 +202,50 @@ const isPartlyPaid = (state: SubscriptionBillingState, invoiceId: string): boole
   Object.values(state.sessions).some((session) => session.invoiceId === invoiceId && session.status === 'incomplete');
 
 /**
- * The renewal invoice `invoiceId` of the ended subscription is removed the way a merchant removes
- * an invoice: a draft (its issue stopped between creating and sending it, so it was never mailed
- * nor payable) is deleted, since only a draft can be; one that can still be paid and has received
- * nothing is voided; one partly paid stays open, the merchant's to settle.
+ * Whether the renewal `invoiceId` of the ended subscription `s` bills a period it served (one that
+ * started before the end): every renewal but the latest bills an earlier period, and the latest
+ * one's period is on the subscription's bill.
+ */
+function billsServedPeriod(s: Subscription, invoiceId: string): boolean {
+  const bill = s.latestInvoice;
+  if (bill?.id !== invoiceId || s.endedAt === null) return true;
+  return Date.parse(bill.periodStart) < Date.parse(s.endedAt);
+}
+
+/**
+ * The renewal invoice `invoiceId` of the ended subscription, as Stripe leaves a canceled
+ * subscription's invoices: a draft (its issue stopped between creating and sending it, so it was
+ * never mailed nor payable) is deleted, since only a draft can be; one for a period the
+ * subscription served stays as it is, owed and payable (the merchant may void it; a payment is
+ * recorded on it and does not restart the subscription); one for a period it will not serve (from
+ * the end on) that can still be paid and has received nothing is voided; one partly paid stays
+ * open, the merchant's to settle.
  */
 function closeRenewal(state: SubscriptionBillingState, s: Subscription, invoiceId: string): WorkflowCommand[] {
   const invoice = state.invoices[invoiceId];
   if (!invoice?.renewal) return [];
   if (invoice.status === 'draft') return [closeInvoice(s, invoiceId, { type: 'DeleteInvoice' })];
-  if (!PAYABLE.has(invoice.status) || isPartlyPaid(state, invoiceId)) return [];
+  if (!PAYABLE.has(invoice.status) || isPartlyPaid(state, invoiceId) || billsServedPeriod(s, invoiceId)) return [];
   return [closeInvoice(s, invoiceId, { type: 'VoidInvoice' })];
+}
+
+/**
+ * The first checkout session `sessionId` of the subscription `s` that ended before it started,
+ * closed while it can still be paid (open, or partly paid; see `firstSessionClosing`). One that
+ * is over (paid, expired, canceled) is left as it is; a payment of it is ignored by the subscription.
+ */
+function closeFirstSession(state: SubscriptionBillingState, s: Subscription, sessionId: string): WorkflowCommand[] {
+  const status = state.sessions[sessionId]?.status;
+  if (status !== 'open' && status !== 'incomplete') return [];
+  return [closeSession(s, sessionId, firstSessionClosing(s.status, status))];
 }
 
 /**
  * The subscription left `incomplete` without starting: it expired unpaid (`incomplete_expired`)
  * or the merchant ended it (`canceled`). Stripe's rule: the first bill of a subscription that
  * never started is closed, so the customer cannot pay for it: a first invoice still payable is
- * voided, unless partly paid; a first checkout session still open is expired or canceled. One that
- * has left `open` (paid, partly paid, expired) is left as it is; a payment of it is ignored by the subscription.
+ * voided, unless partly paid; a first checkout session still open or partly paid is closed
+ * (`closeFirstSession`).
  */
 function leftIncomplete(state: SubscriptionBillingState, s: Subscription): WorkflowCommand[] {
   const bill = s.latestInvoice;
@@ -220,7 +256,7 @@ function leftIncomplete(state: SubscriptionBillingState, s: Subscription): Workf
     if (!status || !PAYABLE.has(status) || isPartlyPaid(state, bill.id)) return [];
     return [closeInvoice(s, bill.id, { type: 'VoidInvoice' })];
   }
-  return state.sessions[bill.id]?.status === 'open' ? [closeSession(s, bill.id, firstSessionClosing(s.status))] : [];
+  return closeFirstSession(state, s, bill.id);
 }
 
 /** An effect of the billing, acting for the tenant of `event` because of `causationId`. */
@@ -309,7 +345,7 @@ function decideSubscriptionEvent(
   }
   if (was === null || was.status === s.status) return [];
   if (was.status === 'incomplete') return leftIncomplete(next, s);
-  // Ended after it started (at once, or at period end): its renewals bill periods that will not be served.
+  // Ended after it started (at once, or at period end): its renewals are closed (`closeRenewal`).
   if (!hasEnded(was) && hasEnded(s)) return Object.keys(next.invoices).flatMap((id) => closeRenewal(next, s, id));
   return [];
 }
@@ -343,8 +379,9 @@ function decideInvoiceEvent(
   const bill = billOf(s, id);
   if (after.status === 'deleted' && bill && !isBillSettled(bill))
     return [toSubscription(s, id, { type: 'RecordRenewalInvoiceDeleted', invoiceId: id })];
-  // Voided by the merchant while the subscription goes on: neither is that period billed.
-  if (after.status === 'void' && bill && !isBillSettled(bill))
+  // Voided or written off (uncollectible: the merchant gave up on it, as Stripe settles it) by the merchant while the
+  // subscription goes on: neither is that period billed, and the next one bills (else it would lapse past due for ever).
+  if ((after.status === 'void' || after.status === 'uncollectible') && bill && !isBillSettled(bill))
     return [toSubscription(s, id, { type: 'RecordRenewalInvoiceVoided', invoiceId: id })];
   return before?.status === 'draft' && after.status === 'open' ? reopening(next, s, id, true) : [];
 }
@@ -487,13 +524,14 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  *   the subscription (`RecordSubscriptionPayment`), at its creation when it was paid before;
  * - the first bill of a subscription that never started (it expired unpaid, or the merchant ended
  *   it while incomplete) is closed: a payable invoice voided, a session still open expired or
- *   canceled (see `firstSessionClosing`);
+ *   canceled, one partly paid completed as is, also when its part came after the end (see `firstSessionClosing`);
  * - the renewal invoices of a subscription that ended after it started, and those created or
- *   opened after the end (their issue was under way), are removed: a draft deleted, a payable one
- *   that received nothing voided;
+ *   opened after the end (their issue was under way): a draft deleted; one billing a period the
+ *   subscription served left owed and payable; one billing a period from the end on, payable and
+ *   paid nothing, voided (see `closeRenewal`);
  * - a renewal draft the merchant deleted while its subscription goes on is recorded on it
  *   (`RecordRenewalInvoiceDeleted`): that period is not billed; so is one whose open invoice the
- *   merchant voided (`RecordRenewalInvoiceVoided`).
+ *   merchant voided or marked uncollectible (`RecordRenewalInvoiceVoided`).
  * A bill that moved on first (paid before its void, a session paid before its close) refuses the
  * command, which is then dropped.
  */
@@ -506,7 +544,10 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   // 5: a renewal draft the merchant finalizes reopens its subscription's bill; folded again, the issues of
   // renewals still drafts Weir could not finalize tell their subscriptions so (those not past due yet).
   // 6: a first session created with no customer nor email is kept until its page collects the email.
-  version: 6,
+  // 7: a renewal billing a served period stays owed at the end; a partly paid first session of an ended
+  // subscription is completed as is; a renewal written off is recorded on its subscription (folded again,
+  // past ones are too: a first session left partly paid, a subscription stuck past due on a write-off).
+  version: 7,
   categories: ['subscription', 'invoice', 'checkout_session'],
   aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
   effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),
@@ -566,6 +607,10 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
     // A promotion code applied to the first checkout session: what its bill asks.
     if (typed.type === 'DiscountApplied')
       return state.sessions[id]?.discount ? [] : discountOf(next, next.subscription, id);
+    // A first checkout session partly paid after its subscription ended (the cancel lost the race): closed as is.
+    const ended = next.subscription;
+    if (typed.type === 'CheckoutSessionPartiallyPaid' && state.sessions[id]?.status === 'open' && ended)
+      return hasEnded(ended) && ended.latestInvoice?.id === id ? closeFirstSession(next, ended, id) : [];
     // A first checkout session paid in full: a payment of the subscription.
     const paid = state.sessions[id]?.status !== 'complete' && next.sessions[id]?.status === 'complete';
     return paid && next.sessions[id]!.invoiceId === null ? paymentOf(next.subscription, id) : [];

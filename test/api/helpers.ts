@@ -243,16 +243,16 @@ export async function assertRejectedWithoutWrite(
 let nextBlock = 1_000;
 
 /**
- * Pays a session in full as a payer would: reveal the address of `currency` (USDC unless said) on
- * the hosted page, then the chain shows a transfer of the exact amount and its block becomes final.
- * Resolves when complete.
+ * A payer sends a session its full amount: reveal the address of `currency` (USDC unless said) on
+ * the hosted page, then the chain shows a transfer of the exact amount, not final yet. Resolves
+ * once detected (the session processing), with `final`, which makes its block final.
  */
-export async function payInFull(
+export async function sendPayment(
   weir: Pick<Weir, 'url' | 'bus'>,
   api: Api,
   session: Pick<Session, 'id' | 'addresses'>,
   currency: 'usdc' | 'dai' = 'usdc',
-): Promise<Session> {
+): Promise<{ final: () => Promise<void> }> {
   const usdc = session.addresses.find((a) => a.asset.currency === currency);
   if (!usdc) throw new Error(`session ${session.id} offers no ${currency} address`);
   const reveal = await apiClient(weir.url).post<{ address: string; amountDueRaw: string }>(
@@ -274,7 +274,17 @@ export async function payInFull(
     const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
     return s.paymentIntent.status === 'processing' ? s : undefined;
   }, 'the transfer to be detected');
-  await chain.final(blockNumber, blockHash);
+  return { final: () => chain.final(blockNumber, blockHash) };
+}
+
+/** Pays a session in full as a payer would (`sendPayment`, its block then final). Resolves when complete. */
+export async function payInFull(
+  weir: Pick<Weir, 'url' | 'bus'>,
+  api: Api,
+  session: Pick<Session, 'id' | 'addresses'>,
+  currency: 'usdc' | 'dai' = 'usdc',
+): Promise<Session> {
+  await (await sendPayment(weir, api, session, currency)).final();
   return eventually(async () => {
     const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
     return s.status === 'complete' ? s : undefined;

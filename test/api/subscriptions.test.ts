@@ -20,9 +20,11 @@ import {
   getSession,
   payInFull,
   payLate,
+  payPart,
   receiveHooks,
   restartableWeir,
   reveal,
+  sendPayment,
   sessionEvents,
   settled,
   untilCanceled,
@@ -97,6 +99,22 @@ async function until(api: Api, id: string, status: string): Promise<Subscription
     const s = (await api.get<Subscription>(`/api/v1/subscriptions/${id}`)).body;
     return s.status === status ? s : undefined;
   }, `subscription ${id} to be ${status}`);
+}
+
+/** The id of the subscription's latest renewal invoice, once the billing process has issued it. */
+async function renewalOf(api: Api, id: string): Promise<string> {
+  const renewed = await eventually(async () => {
+    const s = (await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${id}`)).body;
+    return s.latestInvoiceId ? s : undefined;
+  }, 'the renewal');
+  return renewed.latestInvoiceId!;
+}
+
+/** The payer opens the invoice's pay link: the checkout session it redirects to. */
+async function payPageOf(weir: Pick<Weir, 'url'>, api: Api, invoiceId: string): Promise<Session> {
+  const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  if (page.status !== 302) throw new Error(`the pay page answered ${page.status}`);
+  return getSession(api, page.headers.get('location')!.split('/').pop()!);
 }
 
 async function setup(
@@ -830,21 +848,14 @@ test('a subscription bought on a payment link and ended in a crash before its se
   t.like((await again.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, { status: 'canceled' });
 });
 
-test('a subscription canceled at period end while its renewal is past due: the period end ends it and voids the renewal, which is mailed no more', async (t) => {
+test('a subscription canceled at period end while its renewal is past due: the period end ends it, and the renewal for the period it served stays owed and payable; paid after the end, the invoice is paid and the subscription stays canceled', async (t) => {
   const { mailer, sent } = recordingMailer();
   const { weir, api, clock } = await setup(t, undefined, mailer);
   const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
   await payInFull(weir, api, session);
   await until(api, subscription.id, 'active');
   clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
-  const renewalId = (
-    await eventually(async () => {
-      const s = (
-        await api.get<Subscription & { latestInvoiceId: string | null }>(`/api/v1/subscriptions/${subscription.id}`)
-      ).body;
-      return s.latestInvoiceId ? s : undefined;
-    }, 'the renewal')
-  ).latestInvoiceId!;
+  const renewalId = await renewalOf(api, subscription.id);
   await eventually(async () => sent.find((m) => m.text.includes(`/invoices/${renewalId}`)), 'the renewal invoice mail');
 
   // Unpaid past its due date (seven days): past due. The merchant cancels at the period end.
@@ -855,34 +866,64 @@ test('a subscription canceled at period end while its renewal is past due: the p
     cancelAtPeriodEnd: true,
     cancelAt: '2026-07-10T12:00:00.000Z',
   });
-  await settled(weir);
-  t.like(
-    (await api.get<{ status: string }>(`/api/v1/invoices/${renewalId}`)).body,
-    { status: 'open' },
-    'payable until the period ends',
-  );
 
   clock.advanceTo(Date.parse('2026-07-10T12:00:00.000Z'));
   t.like(await until(api, subscription.id, 'canceled'), { endedAt: '2026-07-10T12:00:00.000Z' });
   await settled(weir);
+  // The customer had the whole June 10 – July 10 period: as Stripe does, the end voids nothing (the merchant still may).
   t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, {
-    status: 'void',
-    voidedAt: '2026-07-10T12:00:00.000Z',
+    status: 'open',
+    voidedAt: null,
   });
-  const voids = (await weir.eventStore.readStream(`invoice-${renewalId}`))
-    .filter((e) => e.type === 'InvoiceVoided')
-    .map((e) => [e.metadata.actor, e.metadata.causationId]);
-  t.deepEqual(voids, [['system:subscription-billing', subscription.id]]);
-  t.is((await fetch(`${weir.url}/invoices/${renewalId}/pay`, { redirect: 'manual' })).status, 410);
-  t.is(
-    sent.filter((m) => m.text.includes(`/invoices/${renewalId}`)).length,
-    1,
-    'only its invoice mail, sent before the end',
+  t.deepEqual(
+    (await weir.eventStore.readStream(`invoice-${renewalId}`)).filter((e) => e.type === 'InvoiceVoided'),
+    [],
   );
+  // A checkout session's subscription bills renewals with no reminders, and the subscription mails nothing of its own:
+  // its invoice mail, sent at the issue, stays the only one.
+  clock.advanceTo(Date.parse('2026-07-20T12:00:00.000Z'));
+  await settled(weir);
+  t.is(sent.filter((m) => m.text.includes(`/invoices/${renewalId}`)).length, 1, 'only its invoice mail');
   t.is((await api.get<Page<unknown>>('/api/v1/invoices')).body.count, 1, 'nothing issued for the period after the end');
+
+  await payInFull(weir, api, await payPageOf(weir, api, renewalId));
+  await eventually(async () => {
+    const invoice = (await api.get<{ status: string }>(`/api/v1/invoices/${renewalId}`)).body;
+    return invoice.status === 'paid' ? invoice : undefined;
+  }, 'the renewal to be paid');
+  await settled(weir);
+  t.like((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body, {
+    status: 'canceled',
+    endedAt: '2026-07-10T12:00:00.000Z',
+  });
+  const types = (await weir.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type);
+  t.is(types.at(-1), 'SubscriptionCanceled', 'the payment does not revive it');
 });
 
-test("deleting a customer ends each of their subscriptions that has not ended, at once, and voids its open renewal; other customers' subscriptions go on", async (t) => {
+test('a renewal the merchant writes off (uncollectible) settles its period: a past due subscription is active again, not unpaid, and bills the next period at its end', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
+  await payInFull(weir, api, session);
+  await until(api, subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-06-10T12:00:00.000Z'));
+  const renewalId = await renewalOf(api, subscription.id);
+  clock.advanceTo(Date.parse('2026-06-17T12:00:00.000Z'));
+  await until(api, subscription.id, 'past_due');
+  t.is((await api.post(`/api/v1/invoices/${renewalId}/mark-uncollectible`)).status, 200);
+  t.like(await until(api, subscription.id, 'active'), { latestInvoice: { status: 'uncollectible' } });
+  clock.advanceTo(Date.parse('2026-07-10T12:00:00.000Z'));
+  const next = await eventually(async () => {
+    const id = await renewalOf(api, subscription.id);
+    return id !== renewalId ? id : undefined;
+  }, 'the next renewal');
+  await eventually(async () => {
+    const invoice = (await api.get<{ status: string }>(`/api/v1/invoices/${next}`)).body;
+    return invoice.status === 'open' ? invoice : undefined;
+  }, 'the next renewal to be sent');
+  t.is((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body.status, 'active');
+});
+
+test("deleting a customer ends each of their subscriptions that has not ended, at once, its open renewal for the period begun left owed; other customers' subscriptions go on", async (t) => {
   const { weir, api, clock } = await setup(t);
   const price = (await plan(api, 'Pro', 'month', 1)).priceId;
   const leaving = (await api.post<{ id: string }>('/api/v1/customers', { email: 'leaving@example.com' })).body;
@@ -931,9 +972,10 @@ test("deleting a customer ends each of their subscriptions that has not ended, a
   );
   await untilCanceled(api, pending.session.id);
   await settled(weir);
+  // Its period began before the end: owed, as any served period (the merchant may void it).
   t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, {
-    status: 'void',
-    voidedAt: '2026-06-10T12:30:00.000Z',
+    status: 'open',
+    voidedAt: null,
   });
   t.like((await api.get<Subscription>(`/api/v1/subscriptions/${other.subscription.id}`)).body, {
     status: 'active',
@@ -949,9 +991,58 @@ test("deleting a customer ends each of their subscriptions that has not ended, a
   await until(api, other.subscription.id, 'unpaid');
   await settled(weir);
   const invoices = (await api.get<Page<{ customerId: string }>>('/api/v1/invoices?limit=200')).body.data;
-  t.is(
-    invoices.filter((i) => i.customerId === leaving.id).length,
-    1,
-    'only the renewal issued before the delete (now void)',
-  );
+  t.is(invoices.filter((i) => i.customerId === leaving.id).length, 1, 'only the renewal issued before the delete');
+});
+
+test('a first checkout session paid in half before it expires holds its subscription incomplete past the expiry, its page asking for the rest; the rest paid, the subscription starts', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const price = (await plan(api, 'Pro', 'month', 1)).priceId;
+  const { session, subscription } = await subscribe(api, price);
+  await payPart(weir, api, session.id, 2n);
+  // A subscription a minute younger, unpaid, expires after it: once it has, the first one's expiry was tried.
+  clock.advanceBy(MINUTE);
+  const later = await subscribe(api, price);
+  clock.advanceBy(2 * HOUR);
+  await until(api, later.subscription.id, 'incomplete_expired');
+  await settled(weir);
+  t.is((await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body.status, 'incomplete');
+  t.like(await getSession(api, session.id), { status: 'incomplete' });
+  const rest = await reveal(weir, api, session.id);
+  t.is(BigInt(rest.amountDueRaw) > 0n, true, 'its page asks for the rest');
+
+  await payInFull(weir, api, await getSession(api, session.id));
+  t.like(await until(api, subscription.id, 'active'), { currentPeriodEnd: '2026-06-10T12:00:00.000Z' });
+});
+
+test('a renewal payment detected before its due time and final after it: the subscription is never past due (no RenewalPaymentMissed, no webhook) and records RenewalPaid', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const hooks = await receiveHooks(t, api, ['customer.subscription.past_due']);
+  const price = (await plan(api, 'Pro', 'month', 1)).priceId;
+  const paying = await subscribe(api, price);
+  await payInFull(weir, api, paying.session);
+  // A subscription a minute younger whose renewal goes unpaid: once it is past due, the first one's due time was tried.
+  clock.advanceBy(MINUTE);
+  const unpaid = await subscribe(api, price);
+  await payInFull(weir, api, unpaid.session);
+  await until(api, unpaid.subscription.id, 'active');
+  clock.advanceTo(Date.parse('2026-06-10T12:01:00.000Z'));
+  const renewalId = await renewalOf(api, paying.subscription.id);
+  await renewalOf(api, unpaid.subscription.id);
+
+  const payment = await sendPayment(weir, api, await payPageOf(weir, api, renewalId));
+  clock.advanceTo(Date.parse('2026-06-17T12:02:00.000Z'));
+  await until(api, unpaid.subscription.id, 'past_due');
+  // A subscription's webhooks name its first session as checkoutSessionId, which the receiver keys them by.
+  await hooks.waitFor(unpaid.session.id, ['customer.subscription.past_due']);
+  t.is((await api.get<Subscription>(`/api/v1/subscriptions/${paying.subscription.id}`)).body.status, 'active');
+
+  await payment.final();
+  const events = `subscription-${paying.subscription.id}`;
+  const types = await eventually(async () => {
+    const all = (await weir.eventStore.readStream(events)).map((e) => e.type);
+    return all.includes('RenewalPaid') ? all : undefined;
+  }, 'the renewal paid');
+  t.false(types.includes('RenewalPaymentMissed'));
+  t.deepEqual(hooks.about(paying.session.id), []);
+  t.is((await api.get<Subscription>(`/api/v1/subscriptions/${paying.subscription.id}`)).body.status, 'active');
 });

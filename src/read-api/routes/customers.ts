@@ -155,7 +155,7 @@ export function customerRoutes(deps: ApiDeps): Router<ApiState> {
     async (ctx, { params: { id } }) => {
       const existing = await loadCustomer(ctx, id);
       // Deleting a customer stops billing them: each subscription of theirs that has not ended ends
-      // at once (its open renewals are voided), before the customer goes, so a request that fails
+      // at once (its open renewal for a period begun stays owed, see subscription-billing), before the customer goes, so a request that fails
       // part way leaves the customer in place and its retry finishes the job.
       const { organizationId, environment } = ctx.state.tenant;
       const running = await subscriptions.find({

@@ -4,7 +4,7 @@ import type { InvoiceDoc } from '../../../projections/invoices.projection.ts';
 import { productFixture } from '../../../actors/catalog.fixture.ts';
 import { PRODUCTS, type ProductDoc } from '../../../projections/catalog.projection.ts';
 import { createEmbeddedReadStore } from '../../../read-store/embedded-read-store.ts';
-import { BillStatus, planOf, SubscriptionStatus, type SubscriptionView, withProductNames } from './page.tsx';
+import { Actions, BillStatus, planOf, SubscriptionStatus, type SubscriptionView, withProductNames } from './page.tsx';
 
 /** The renewal's bill as the subscription records it: open, due at its due date, from its issue on. */
 const bill = {
@@ -74,4 +74,19 @@ test('a subscription reads as the product(s) it sells, as Stripe shows one: one 
   // Another organization's product is never read; a line with no product at all stays "Plan".
   t.is(await shown(subscription(line('prod-foreign', null))), 'Plan');
   t.is(await shown(subscription(line('', null))), 'Plan');
+});
+
+test('"Cancel at period end" is offered only where the API takes it: not on an incomplete or paused subscription, nor one already canceling; "End now" on every one that has not ended', async (t) => {
+  type Props = Parameters<typeof Actions>[0];
+  const ctx = { state: { csrfToken: 'csrf' } } as unknown as Props['ctx'];
+  const buttons = async (status: string, cancelAtPeriodEnd = false): Promise<string[]> => {
+    const s = { id: 'sub-1', status, cancelAtPeriodEnd } as unknown as Props['s'];
+    return [...String(await Actions({ ctx, s })).matchAll(/<button[^>]*>\s*([^<]+?)\s*<\/button>/g)].map((m) => m[1]!);
+  };
+  for (const status of ['trialing', 'active', 'past_due', 'unpaid'])
+    t.deepEqual(await buttons(status), ['Cancel at period end', 'End now'], status);
+  t.deepEqual(await buttons('incomplete'), ['End now']);
+  t.deepEqual(await buttons('paused'), ['Resume', 'End now']);
+  t.deepEqual(await buttons('active', true), ['Resume', 'End now']);
+  t.deepEqual(await buttons('canceled'), []);
 });

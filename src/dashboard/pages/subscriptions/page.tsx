@@ -1,3 +1,4 @@
+import { CANCELABLE_AT_PERIOD_END } from '../../../../machines/subscription.decide.ts';
 import type { SubscriptionBill } from '../../../../machines/subscription.types.ts';
 import type { CustomerDoc } from '../../../projections/customers.projection.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
@@ -213,8 +214,8 @@ function ListPage(props: {
   );
 }
 
-/** Cancel at period end and end now share the optional comment; resume is its own form. */
-function Actions({
+/** Cancel at period end (offered where the API takes it) and end now share the optional comment; resume is its own form. */
+export function Actions({
   ctx,
   s,
   comment,
@@ -241,8 +242,8 @@ function Actions({
         <CsrfField token={ctx.state.csrfToken} />
         <Field name="comment" label="Reason (optional)" maxlength={500} value={comment?.value} error={comment?.error} />
         <div class="action-bar">
-          {/* A paused subscription cannot be canceled at period end (the API refuses it): resume it or end it. */}
-          {s.cancelAtPeriodEnd || s.status === 'paused' ? (
+          {/* Offered only where the API takes it: not paused (resume it or end it), nor incomplete (end it). */}
+          {s.cancelAtPeriodEnd || !CANCELABLE_AT_PERIOD_END.has(s.status) ? (
             ''
           ) : (
             <button type="submit" class="button-secondary">
