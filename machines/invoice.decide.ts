@@ -2,7 +2,7 @@ import { exclusiveTaxOf, taxOf } from '../src/shared/tax.ts';
 import { InvalidStateError, ValidationError } from '../src/shared/errors.ts';
 import { deterministicId } from '../src/shared/ids.ts';
 import { AmountError, MAX_AMOUNT, parseAmount } from '../src/shared/money.ts';
-import { sumLineItems, withChanges } from './invoice.evolve.ts';
+import { evolveInvoice, sumLineItems, withChanges } from './invoice.evolve.ts';
 import type { InvoiceSnapshot } from './invoice.aggregate.ts';
 import { addInterval } from './billing-calendar.ts';
 import { isOverdue } from './invoice.due.ts';
@@ -59,6 +59,23 @@ export type InvoiceCommand =
    */
   | { type: 'RecordInvoicePartialPayment'; checkoutSessionId: string; amountReceived: string; amountGasFee?: string }
   | { type: 'RecordInvoicePaymentFailure'; checkoutSessionId: string; reason: string }
+  /**
+   * A linked checkout session that expired or was canceled received money after (a late payment):
+   * `amount` is that transfer's (10^8-scaled), `transactionHash` and `chainId` its transaction's.
+   * The merchant's wallet holds it, so the invoice counts it as a part of what its session received
+   * (`amountGasFee` as for `RecordInvoicePayment`): an open or uncollectible invoice it pays once it
+   * covers what is owed, a paid one counts it as an overpayment, a void one records nothing. Once
+   * per transfer: a repeat (a redelivery, a replay of the log) records nothing.
+   */
+  | {
+      type: 'RecordInvoiceLatePayment';
+      checkoutSessionId: string;
+      transferId: string;
+      amount: string;
+      transactionHash: string | null;
+      chainId?: number;
+      amountGasFee?: string;
+    }
   | { type: 'MarkInvoicePaid' }
   | { type: 'VoidInvoice' }
   | { type: 'MarkInvoiceUncollectible' }
@@ -224,6 +241,63 @@ function receivedAfterPaid(
         completed: completion !== null,
         transactionHash: completion?.transactionHash ?? null,
         ...(completion?.chainId !== undefined && { chainId: completion.chainId }),
+        at: now,
+      },
+    },
+  ];
+}
+
+/**
+ * Money a session received after it expired or was canceled, counted on its invoice (see
+ * `RecordInvoiceLatePayment`): added to what its attempt received, as a partial payment is, so the
+ * session's network fee is still paid first from all of it. An open or uncollectible invoice it
+ * covers is paid by it (`InvoicePaid`: its webhook, receipt and subscription follow as for any
+ * payment); a paid one counts it as paid twice (`InvoicePaymentReceivedAfterPaid`).
+ */
+function latePayment(
+  invoice: Invoice,
+  status: 'open' | 'uncollectible' | 'paid',
+  command: Extract<InvoiceCommand, { type: 'RecordInvoiceLatePayment' }>,
+  now: string,
+): InvoiceEvent[] {
+  const { checkoutSessionId, transferId } = command;
+  const late = amount(command.amount, 'amount');
+  // Counted already, or dust the 10^8 scale reads as nothing (it stays on the session).
+  if (late === 0n || invoice.lateTransferIds?.includes(transferId)) return [];
+  const attempt = invoice.paymentAttempts.find((a) => a.checkoutSessionId === checkoutSessionId);
+  const amountReceived = ((attempt ? BigInt(attempt.amountReceived) : 0n) + late).toString();
+  const fee = gasFeeOf(command.amountGasFee);
+  if (status === 'paid')
+    return [
+      {
+        type: 'InvoicePaymentReceivedAfterPaid',
+        data: {
+          checkoutSessionId,
+          amountReceived,
+          ...fee,
+          completed: false,
+          transactionHash: null,
+          transferId,
+          at: now,
+        },
+      },
+    ];
+  const counted: InvoiceEvent[] = [
+    ...(attempt ? [] : [{ type: 'InvoicePaymentAttemptStarted' as const, data: { checkoutSessionId, at: now } }]),
+    { type: 'InvoicePartialPaymentReceived', data: { checkoutSessionId, amountReceived, ...fee, transferId, at: now } },
+  ];
+  const after = counted.reduce<Invoice | null>(evolveInvoice, invoice)!;
+  if (BigInt(after.amountRemaining) > 0n) return counted;
+  return [
+    ...counted,
+    {
+      type: 'InvoicePaid',
+      data: {
+        checkoutSessionId,
+        transactionHash: command.transactionHash,
+        ...(command.chainId !== undefined && { chainId: command.chainId }),
+        amountPaid: amountReceived,
+        ...fee,
         at: now,
       },
     },
@@ -417,6 +491,13 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
             { type: 'InvoicePaymentAttemptStarted', data: { checkoutSessionId: command.checkoutSessionId, at: now } },
             partial,
           ];
+    }
+    case 'RecordInvoiceLatePayment': {
+      // A void invoice takes no money: late money stays recorded on its checkout session alone.
+      if (status === 'void') return [];
+      if (status !== 'open' && status !== 'uncollectible' && status !== 'paid')
+        return refuse(status, 'a late payment can only be recorded while the invoice is open, uncollectible or paid');
+      return latePayment(invoice, status, command, now);
     }
     case 'RecordInvoicePaymentFailure': {
       if (status === 'paid' || status === 'void') return [];

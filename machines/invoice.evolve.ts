@@ -54,6 +54,10 @@ const countedOn = (attempts: InvoicePaymentAttempt[], checkoutSessionId: string 
 const feeOf = (amountGasFee: string | undefined): Pick<InvoicePaymentAttempt, 'amountGasFee'> =>
   amountGasFee === undefined ? {} : { amountGasFee };
 
+/** The late transfers counted, with the event's (an event of no late payment leaves them as they were). */
+const lateOf = (invoice: Invoice, transferId: string | undefined): Pick<Invoice, 'lateTransferIds'> =>
+  transferId === undefined ? {} : { lateTransferIds: [...(invoice.lateTransferIds ?? []), transferId] };
+
 /** A reminder as recorded, keyed by the due date it was for as the invoice reads it (`dueDateAsWritten`). */
 const reminderOf = ({ dueIsInstant, ...reminder }: InvoiceReminderSent & DueIsInstant): InvoiceReminderSent => ({
   ...reminder,
@@ -137,11 +141,12 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
       };
     case 'InvoicePartialPaymentReceived': {
       // What the session had counted is counted already: only the difference is new.
-      const { amountReceived, amountGasFee } = event.data;
+      const { amountReceived, amountGasFee, transferId } = event.data;
       const before = countedOn(invoice.paymentAttempts, event.data.checkoutSessionId);
       const amountPaid = (BigInt(invoice.amountPaid) - before + invoicePartOf(amountReceived, amountGasFee)).toString();
       return {
         ...invoice,
+        ...lateOf(invoice, transferId),
         amountPaid,
         amountRemaining: remainingOf(invoice.amountDue, amountPaid),
         paymentAttempts: changeAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
@@ -183,7 +188,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
     case 'InvoicePaymentReceivedAfterPaid': {
       // Paid twice: only what the session received beyond what it had counted is new; the invoice
       // stays paid by the payment that paid it.
-      const { checkoutSessionId, amountReceived, amountGasFee, completed, at } = event.data;
+      const { checkoutSessionId, amountReceived, amountGasFee, completed, transferId, at } = event.data;
       const before = countedOn(invoice.paymentAttempts, checkoutSessionId);
       const amountPaid = (BigInt(invoice.amountPaid) - before + invoicePartOf(amountReceived, amountGasFee)).toString();
       const received = {
@@ -208,6 +213,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
           ];
       return {
         ...invoice,
+        ...lateOf(invoice, transferId),
         amountPaid,
         amountRemaining: remainingOf(invoice.amountDue, amountPaid),
         ...(!linked && { attempted: true, attemptCount: invoice.attemptCount + 1 }),

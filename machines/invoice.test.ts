@@ -55,6 +55,13 @@ const COMMANDS = {
     amountReceived: '300000000',
   },
   recordPartialPayment: { type: 'RecordInvoicePartialPayment', checkoutSessionId: 'cs-1', amountReceived: '100000000' },
+  recordLatePayment: {
+    type: 'RecordInvoiceLatePayment',
+    checkoutSessionId: 'cs-1',
+    transferId: 'transfer-late',
+    amount: '100000000',
+    transactionHash: `0x${'c'.repeat(64)}`,
+  },
   recordPaymentFailure: {
     type: 'RecordInvoicePaymentFailure',
     checkoutSessionId: 'cs-1',
@@ -147,6 +154,15 @@ const TABLE: Record<CommandName, Record<InvoiceState, Outcome>> = {
     draft: R,
     open: { events: ['InvoicePartialPaymentReceived'], next: 'open' },
     paid: same('paid'),
+    void: same('void'),
+    uncollectible: { events: ['InvoicePartialPaymentReceived'], next: 'uncollectible' },
+    deleted: R,
+  },
+  recordLatePayment: {
+    new: R,
+    draft: R,
+    open: { events: ['InvoicePartialPaymentReceived'], next: 'open' },
+    paid: { events: ['InvoicePaymentReceivedAfterPaid'], next: 'paid' },
     void: same('void'),
     uncollectible: { events: ['InvoicePartialPaymentReceived'], next: 'uncollectible' },
     deleted: R,
@@ -923,6 +939,137 @@ test('given an open invoice, when its payment attempt expires, then InvoicePayme
     }),
     [],
   );
+});
+
+/** Money `transferId` reached session `checkoutSessionId` after it expired or was canceled. */
+const latePayment = (
+  checkoutSessionId: string,
+  transferId: string,
+  amount: string,
+  more: { amountGasFee?: string; chainId?: number } = {},
+): InvoiceCommand => ({
+  type: 'RecordInvoiceLatePayment',
+  checkoutSessionId,
+  transferId,
+  amount,
+  transactionHash: `0x${transferId.padStart(64, '0')}`,
+  ...more,
+});
+
+/** An open invoice of 3.00 whose session `cs-1` expired with nothing paid. */
+const EXPIRED = [
+  ...HISTORIES.open,
+  { type: 'InvoicePaymentFailed', data: { checkoutSessionId: 'cs-1', reason: 'expired', at: NOW } },
+] satisfies InvoiceEvent[];
+
+test('given an open invoice whose session expired, when money reaches that session after, then the invoice counts it as a part (it stays open, owing the rest; its attempt stays failed), then is paid once the rest comes late too, once: each transfer counted once', (t) => {
+  const first = given(EXPIRED).when(latePayment('cs-1', 'a1', '100000000'), NOW);
+  t.deepEqual(first, [
+    {
+      type: 'InvoicePartialPaymentReceived',
+      data: { checkoutSessionId: 'cs-1', amountReceived: '100000000', transferId: 'a1', at: NOW },
+    },
+  ]);
+  const partly = [...EXPIRED, ...first];
+  t.is(given(partly).state().value, 'open');
+  t.like(given(partly).state().context.invoice, { amountPaid: '100000000', amountRemaining: '200000000' });
+  t.like(given(partly).state().context.invoice!.paymentAttempts[0], { status: 'failed', amountReceived: '100000000' });
+  t.deepEqual(given(partly).when(latePayment('cs-1', 'a1', '100000000')), [], 'the same transfer again');
+  t.throws(() => given(partly).when({ type: 'VoidInvoice' }), { instanceOf: InvalidStateError });
+
+  const rest = given(partly).when(latePayment('cs-1', 'a2', '200000000', { chainId: 728126428 }), NOW);
+  t.deepEqual(
+    rest.map((e) => e.type),
+    ['InvoicePartialPaymentReceived', 'InvoicePaid'],
+  );
+  t.deepEqual(rest[1]!.data, {
+    checkoutSessionId: 'cs-1',
+    transactionHash: `0x${'a2'.padStart(64, '0')}`,
+    chainId: 728126428,
+    amountPaid: '300000000',
+    at: NOW,
+  });
+  const paidLate = [...partly, ...rest];
+  t.is(given(paidLate).state().value, 'paid');
+  const invoice = given(paidLate).state().context.invoice!;
+  t.like(invoice, { status: 'paid', paid: true, amountPaid: '300000000', amountRemaining: '0', paidAt: NOW });
+  t.is(overpaidOf(invoice.amountDue, invoice.amountPaid), '0', 'counted once, not twice');
+  t.like(invoice.paymentAttempts[0], { checkoutSessionId: 'cs-1', status: 'succeeded', amountReceived: '300000000' });
+  for (const transfer of ['a1', 'a2'])
+    t.deepEqual(given(paidLate).when(latePayment('cs-1', transfer, '200000000')), [], `${transfer} again, once paid`);
+  t.deepEqual(given(EXPIRED).when(latePayment('cs-1', 'dust', '0')), [], 'dust the 10^8 scale reads as 0');
+});
+
+test('given an open invoice whose session expired, when all of it arrives late in one transfer, then paid at once (one InvoicePaid); uncollectible too; a session it never linked is linked first', (t) => {
+  const whole = latePayment('cs-1', 'b1', '300000000');
+  t.deepEqual(
+    given(EXPIRED)
+      .when(whole)
+      .map((e) => e.type),
+    ['InvoicePartialPaymentReceived', 'InvoicePaid'],
+  );
+  const uncollectible = [...EXPIRED, markedUncollectible()];
+  const events = given(uncollectible).when(whole);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['InvoicePartialPaymentReceived', 'InvoicePaid'],
+  );
+  t.is(given([...uncollectible, ...events]).state().value, 'paid');
+  t.deepEqual(
+    given(HISTORIES.open)
+      .when(latePayment('cs-9', 'b2', '100000000'))
+      .map((e) => e.type),
+    ['InvoicePaymentAttemptStarted', 'InvoicePartialPaymentReceived'],
+  );
+});
+
+test('given an open invoice of 3.00 whose session charged a network fee of 0.01 on top, when its money arrives late, then the fee is paid first from it, as for a partial payment: 3.01 late pays 3.00, not 3.01; a part short of the fee counts nothing yet', (t) => {
+  const fee = { amountGasFee: '1000000' };
+  const short = given(EXPIRED).when(latePayment('cs-1', 'c1', '500000', fee), NOW);
+  t.like(short[0]!.data, { amountReceived: '500000', amountGasFee: '1000000' });
+  const shortHistory = [...EXPIRED, ...short];
+  t.like(given(shortHistory).state().context.invoice, { amountPaid: '0', amountRemaining: '300000000' });
+  const rest = given(shortHistory).when(latePayment('cs-1', 'c2', '300500000', fee), NOW);
+  t.deepEqual(
+    rest.map((e) => e.type),
+    ['InvoicePartialPaymentReceived', 'InvoicePaid'],
+  );
+  t.like(rest[1]!.data, { amountPaid: '301000000', amountGasFee: '1000000' });
+  t.like(given([...shortHistory, ...rest]).state().context.invoice, {
+    status: 'paid',
+    amountPaid: '300000000',
+    amountRemaining: '0',
+  });
+});
+
+test('given an invoice paid through another session, when a session canceled or expired receives money after, then it counts as paid twice (overpaid by it, less its fee), once per transfer; a void invoice records nothing', (t) => {
+  const events = given(PAID_WITH_ANOTHER_SESSION).when(
+    latePayment('cs-2', 'd1', '301000000', { amountGasFee: '1000000' }),
+    NOW,
+  );
+  t.deepEqual(events, [
+    {
+      type: 'InvoicePaymentReceivedAfterPaid',
+      data: {
+        checkoutSessionId: 'cs-2',
+        amountReceived: '301000000',
+        amountGasFee: '1000000',
+        completed: false,
+        transactionHash: null,
+        transferId: 'd1',
+        at: NOW,
+      },
+    },
+  ]);
+  const history = [...PAID_WITH_ANOTHER_SESSION, ...events];
+  const invoice = given(history).state().context.invoice!;
+  t.like(invoice, { status: 'paid', amountPaid: '600000000', checkoutSessionId: 'cs-1' });
+  t.is(overpaidOf(invoice.amountDue, invoice.amountPaid), '300000000');
+  t.deepEqual(given(history).when(latePayment('cs-2', 'd1', '301000000')), [], 'the same transfer again');
+  const second = given(history).when(latePayment('cs-2', 'd2', '100000000', { amountGasFee: '1000000' }));
+  t.like(second[0]!.data, { amountReceived: '401000000', transferId: 'd2' });
+  t.deepEqual(given(HISTORIES.void).when(latePayment('cs-1', 'd3', '300000000')), []);
+  t.throws(() => given(HISTORIES.draft).when(latePayment('cs-1', 'd4', '1')), { instanceOf: InvalidStateError });
 });
 
 test('given an uncollectible invoice, when marked paid out of band, then paid with the remainder counted as paid', (t) => {

@@ -128,6 +128,12 @@ export type Invoice = {
    * without a transaction, and on invoices paid before the payment recorded it.
    */
   transactionChainId?: number;
+  /**
+   * The late payments counted (money one of its sessions received after it expired or was canceled),
+   * by transfer: each is counted once. Absent until one is. Not shown by the API: the attempt's
+   * `amountReceived` holds the money.
+   */
+  lateTransferIds?: string[];
   remindersSent: InvoiceReminderSent[];
   /** Reminders that came due together with a later one and were skipped in its favour (see `InvoiceReminderSkipped`). */
   remindersSkipped: InvoiceReminderSkipped[];
@@ -205,10 +211,19 @@ export type InvoiceEvent =
    * can no longer be voided, only paid (completed, or marked paid) or written off. `amountGasFee`:
    * the network fee the session charged on top, paid first from that money, so the invoice counts
    * the rest (see `invoicePartOf`); absent without one, and in events stored before it was recorded.
+   * `transferId`: a late payment, the transfer that reached the session after it expired or was
+   * canceled (its attempt failed, its money counts all the same: it is in the merchant's wallet);
+   * absent for a session still open.
    */
   | {
       type: 'InvoicePartialPaymentReceived';
-      data: { checkoutSessionId: string; amountReceived: string; amountGasFee?: string; at: string };
+      data: {
+        checkoutSessionId: string;
+        amountReceived: string;
+        amountGasFee?: string;
+        transferId?: string;
+        at: string;
+      };
     }
   /**
    * `checkoutSessionId` null: paid at its finalize, having nothing to pay (amountPaid 0). `chainId`:
@@ -234,7 +249,8 @@ export type InvoiceEvent =
    * before included), `amountGasFee` its network fee on top (not counted, as for a partial payment);
    * `completed`: the session is paid (its attempt succeeded, `transactionHash` and `chainId` its
    * transaction's, when it has one), else it received part and waits for the rest. The invoice stays
-   * paid, its own payment (`checkoutSessionId`, `transactionHash`) the one that paid it.
+   * paid, its own payment (`checkoutSessionId`, `transactionHash`) the one that paid it. `transferId`:
+   * a late payment, as for a partial payment (never `completed`).
    */
   | {
       type: 'InvoicePaymentReceivedAfterPaid';
@@ -245,6 +261,7 @@ export type InvoiceEvent =
         completed: boolean;
         transactionHash: string | null;
         chainId?: number;
+        transferId?: string;
         at: string;
       };
     }

@@ -172,6 +172,8 @@ const DESCRIBED: Record<
       checkoutSessionId: str(d.checkoutSessionId),
       amountReceived: str(d.amountReceived),
       ...(d.amountGasFee === undefined ? {} : { amountGasFee: str(d.amountGasFee) }),
+      // A late payment: money its session received after it expired or was canceled.
+      ...(d.transferId === undefined ? {} : { transferId: str(d.transferId) }),
     }),
   },
   InvoicePaid: {
@@ -191,6 +193,7 @@ const DESCRIBED: Record<
       ...(d.amountGasFee === undefined ? {} : { amountGasFee: str(d.amountGasFee) }),
       completed: d.completed === true,
       txHash: str(d.transactionHash),
+      ...(d.transferId === undefined ? {} : { transferId: str(d.transferId) }),
     }),
   },
   InvoicePaymentFailed: {

@@ -111,13 +111,15 @@ export const shownInvoiceHash = (invoice: Pick<Invoice, 'transactionHash' | 'tra
 
 /** The invoice as merchants see it (API responses and webhook payloads), with the reference API's aliases. */
 export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: number }) {
-  // The chain of its transaction only decides how the hash is shown; its preferred chain is shown in its payment setting.
+  // The chain of its transaction only decides how the hash is shown; its preferred chain is shown in its
+  // payment setting; its late transfers counted are its decider's (their money is in its attempts).
   const {
     environment: _environment,
     _id,
     _revision,
     transactionChainId: _chain,
     preferredChainId: _preferred,
+    lateTransferIds: _late,
     ...rest
   } = invoice;
   return {

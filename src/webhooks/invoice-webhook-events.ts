@@ -13,7 +13,9 @@ export const INVOICE_STREAM_PREFIX = 'invoice-';
  * `InvoicePaymentReceivedAfterPaid` (a paid invoice paid again through another session) has none: the
  * reference lists no `invoice.updated`, and a second `invoice.paid` would have the order fulfilled
  * twice. The session that received it says so once it completes (`checkout_session.completed`), as
- * for a part of an open invoice (`InvoicePartialPaymentReceived`, no webhook either).
+ * for a part of an open invoice (`InvoicePartialPaymentReceived`, no webhook either). Money a session
+ * received after it expired or was canceled is told the same way: a part as a part (none), one that
+ * pays the invoice as its `InvoicePaid` (`invoice.paid`, once), one to a paid invoice as paid twice (none).
  */
 export const INVOICE_WEBHOOK_EVENTS: Partial<Record<InvoiceEventType, string>> = {
   InvoiceFinalized: 'invoice.finalized',

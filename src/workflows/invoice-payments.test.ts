@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { detected, sessionFixture } from '../../machines/checkout-session.fixture.ts';
 import type { CheckoutSessionEvent, SessionPayment } from '../../machines/checkout-session.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
@@ -139,9 +139,66 @@ test('a session of no invoice is not the workflow’s; an invoice’s session ac
   t.deepEqual(given(late.history()).when(late.completed()), [], 'canceled first: its end was decided then');
   t.false(
     invoicePayments.correlate(
-      late.session({ type: 'LatePaymentReceived', data: { transferId: 't-1', amount: '1', at: AT } }),
+      late.session({
+        type: 'OverpaymentReceived',
+        data: { transferId: 't-1', amount: '1', amountOverpaid: '1', at: AT },
+      }),
     ),
   );
+});
+
+test('a pay page that expired or was canceled, then received money, tells its invoice each late transfer: its amount, its transaction and chain, the session’s network fee; a session completed short, or of no invoice, tells nothing', (t) => {
+  for (const ending of [
+    { type: 'CheckoutSessionExpired', data: { at: AT } },
+    {
+      type: 'CheckoutSessionCanceled',
+      data: { reason: 'the invoice was paid through another checkout session', at: AT },
+    },
+  ] as CheckoutSessionEvent[]) {
+    const pay = sessionOf('cs-late');
+    pay.session({
+      type: 'PaymentMethodSelected',
+      data: { addressId: 'addr-usdc', amountDue: '3010000', amountGasFee: '1000000', at: AT },
+    });
+    // Seen before the close (a cancel does not wait for it), final after it.
+    pay.session(detected('t-1', '301000000'));
+    pay.session(ending);
+    const late = pay.session({ type: 'LatePaymentReceived', data: { transferId: 't-1', amount: '301000000', at: AT } });
+    t.is(invoicePayments.correlate(late), null, 'its stream decides');
+    const commands = given(pay.history().slice(0, -1)).when(late);
+    t.deepEqual(short(commands), [
+      [INVOICE_ID, 'RecordInvoiceLatePayment', 'system:invoice-payments', 'cs-late', 'org-1'],
+    ]);
+    t.deepEqual(
+      commands[0]!.command,
+      {
+        type: 'RecordInvoiceLatePayment',
+        checkoutSessionId: 'cs-late',
+        transferId: 't-1',
+        amount: '301000000',
+        transactionHash: `0x${'t-1'.padStart(64, '0')}`,
+        chainId: 7357,
+        amountGasFee: '1000000',
+      },
+      ending.type,
+    );
+  }
+
+  const shortPaid = sessionOf('cs-short');
+  shortPaid.session({
+    type: 'CheckoutSessionCompleted',
+    data: { amountReceived: '100000000', amountOverpaid: '0', transactionHash: null, partial: true, at: AT },
+  });
+  const afterShort = shortPaid.session({
+    type: 'LatePaymentReceived',
+    data: { transferId: 't-2', amount: '100000000', at: AT },
+  });
+  t.deepEqual(given(shortPaid.history().slice(0, -1)).when(afterShort), [], 'completed short: settled then');
+
+  const plain = sessionOf('cs-plain', null);
+  plain.session({ type: 'CheckoutSessionExpired', data: { at: AT } });
+  const latePlain = plain.session({ type: 'LatePaymentReceived', data: { transferId: 't-3', amount: '1', at: AT } });
+  t.deepEqual(given(plain.history()).when(latePlain), []);
 });
 
 test('a pay page partly paid records what it has received on its invoice, each time more arrives; the invoice’s decider answers nothing for a repeat', (t) => {
@@ -174,110 +231,103 @@ test('a pay page partly paid records what it has received on its invoice, each t
   t.deepEqual(givenInvoice([...opened, ...recorded]).when(command, AT), []);
 });
 
-test('over the real log: a session partly paid before its invoice recorded partial payments is recorded when the workflow folds the log again (as its version 2 does at the next start), once; the invoice then refuses its void', async (t) => {
+/**
+ * A log in memory with invoices of org-1 (`handle` a command to one), the sessions' events as an
+ * earlier Weir recorded them (`record`), the workflow folding the whole log from its start as a new
+ * version does at the next start (`fold`), and an invoice's events after its creation and finalize with its state.
+ */
+function realLog(t: ExecutionContext) {
   const clock = createManualClock(Date.parse(AT));
   const eventStore = createSqliteEventStore({ path: ':memory:' });
   t.teardown(() => eventStore.close());
   const commands = createCommandHandler({ eventStore, clock });
   const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
-  await commands.handle(invoiceAggregate, INVOICE_ID, { type: 'CreateInvoice', invoice: invoiceFixture() }, ctx);
-  await commands.handle(invoiceAggregate, INVOICE_ID, { type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, ctx);
-  // The session's events, as recorded before: the invoice was never told of the part payment.
-  const session: CheckoutSessionEvent[] = [
-    { type: 'CheckoutSessionCreated', data: { session: sessionFixture({ id: 'cs-old', invoiceId: INVOICE_ID }) } },
-    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: AT } },
-  ];
-  await eventStore.append(
-    'checkout_session-cs-old',
-    session.map((event, i) => ({
-      id: `00000000-0000-4000-8000-00000000000${i}`,
-      type: event.type,
-      data: event.data as unknown as RecordedEvent['data'],
-      metadata: { ...ctx, correlationId: 'c', occurredAt: AT },
-    })),
-    'no_stream',
-  );
-  const fold = () =>
-    createWorkflowRunner({
-      workflow: invoicePayments,
-      eventStore,
-      readStore: createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] }),
-      commands,
-      clock,
-      log: () => {},
-    }).runOnce();
-  const invoiceEvents = async () => (await eventStore.readStream(`invoice-${INVOICE_ID}`)).map((e) => e.type);
+  let n = 0;
+  return {
+    handle: (command: InvoiceCommand, invoiceId = INVOICE_ID) =>
+      commands.handle(invoiceAggregate, invoiceId, command, ctx),
+    record: (id: string, events: CheckoutSessionEvent[]) =>
+      eventStore.append(
+        `checkout_session-${id}`,
+        events.map((event) => ({
+          id: `00000000-0000-4000-8000-${String(n++).padStart(12, '0')}`,
+          type: event.type,
+          data: event.data as unknown as RecordedEvent['data'],
+          metadata: { ...ctx, correlationId: 'c', occurredAt: AT },
+        })),
+        'any',
+      ),
+    fold: () =>
+      createWorkflowRunner({
+        workflow: invoicePayments,
+        eventStore,
+        readStore: createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] }),
+        commands,
+        clock,
+        log: () => {},
+      }).runOnce(),
+    invoice: async (invoiceId = INVOICE_ID) => {
+      const stream = await eventStore.readStream(`invoice-${invoiceId}`);
+      return {
+        types: stream.map((e) => e.type).slice(2),
+        invoice: givenInvoice(stream as unknown as InvoiceEvent[]).state().context.invoice!,
+      };
+    },
+  };
+}
 
-  await fold();
-  t.deepEqual((await invoiceEvents()).slice(2), ['InvoicePaymentAttemptStarted', 'InvoicePartialPaymentReceived']);
-  await fold();
-  t.is((await invoiceEvents()).length, 4, 'folded again from the start: nothing more');
-  await t.throwsAsync(commands.handle(invoiceAggregate, INVOICE_ID, { type: 'VoidInvoice' }, ctx), {
+const sessionCreated = (id: string, invoiceId = INVOICE_ID): CheckoutSessionEvent => ({
+  type: 'CheckoutSessionCreated',
+  data: { session: sessionFixture({ id, invoiceId }) },
+});
+const sessionCompleted = (transactionHash: string): CheckoutSessionEvent => ({
+  type: 'CheckoutSessionCompleted',
+  data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash, partial: false, at: AT },
+});
+
+test('over the real log: a session partly paid before its invoice recorded partial payments is recorded when the workflow folds the log again (as its version 2 does at the next start), once; the invoice then refuses its void', async (t) => {
+  const log = realLog(t);
+  await log.handle({ type: 'CreateInvoice', invoice: invoiceFixture() });
+  await log.handle({ type: 'FinalizeInvoice', url: 'http://weir.test/pay' });
+  // The session's events, as recorded before: the invoice was never told of the part payment.
+  await log.record('cs-old', [
+    sessionCreated('cs-old'),
+    { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: AT } },
+  ]);
+
+  await log.fold();
+  t.deepEqual((await log.invoice()).types, ['InvoicePaymentAttemptStarted', 'InvoicePartialPaymentReceived']);
+  await log.fold();
+  t.is((await log.invoice()).types.length, 2, 'folded again from the start: nothing more');
+  await t.throwsAsync(log.handle({ type: 'VoidInvoice' }), {
     instanceOf: InvalidStateError,
     message: /partial payment cannot be voided/,
   });
 });
 
 test('over the real log: an invoice paid through one session whose other session was paid too (its payer paid twice) counts that money when the workflow folds the log again (as its version 5 does at the next start), once; the paying session adds nothing', async (t) => {
-  const clock = createManualClock(Date.parse(AT));
-  const eventStore = createSqliteEventStore({ path: ':memory:' });
-  t.teardown(() => eventStore.close());
-  const commands = createCommandHandler({ eventStore, clock });
-  const ctx = { organizationId: 'org-1', environment: 'test' as const, actor: 'test' };
-  const handle = (command: InvoiceCommand) => commands.handle(invoiceAggregate, INVOICE_ID, command, ctx);
-  await handle({ type: 'CreateInvoice', invoice: invoiceFixture() });
-  await handle({ type: 'FinalizeInvoice', url: 'http://weir.test/pay' });
-  await handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-a' });
-  await handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-b' });
+  const log = realLog(t);
+  await log.handle({ type: 'CreateInvoice', invoice: invoiceFixture() });
+  await log.handle({ type: 'FinalizeInvoice', url: 'http://weir.test/pay' });
+  await log.handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-a' });
+  await log.handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-b' });
   // Both sessions paid in full: B part first, then its rest, after A paid the invoice.
-  let n = 0;
-  const record = (id: string, events: CheckoutSessionEvent[]) =>
-    eventStore.append(
-      `checkout_session-${id}`,
-      events.map((event) => ({
-        id: `00000000-0000-4000-8000-${String(n++).padStart(12, '0')}`,
-        type: event.type,
-        data: event.data as unknown as RecordedEvent['data'],
-        metadata: { ...ctx, correlationId: 'c', occurredAt: AT },
-      })),
-      'any',
-    );
-  const completed = (transactionHash: string): CheckoutSessionEvent => ({
-    type: 'CheckoutSessionCompleted',
-    data: { amountReceived: '300000000', amountOverpaid: '0', transactionHash, partial: false, at: AT },
-  });
-  const createdSession = (id: string): CheckoutSessionEvent => ({
-    type: 'CheckoutSessionCreated',
-    data: { session: sessionFixture({ id, invoiceId: INVOICE_ID }) },
-  });
-  await record('cs-a', [createdSession('cs-a')]);
-  await record('cs-b', [createdSession('cs-b')]);
-  await record('cs-a', [completed('0xaaaa')]);
-  const fold = () =>
-    createWorkflowRunner({
-      workflow: invoicePayments,
-      eventStore,
-      readStore: createSqliteReadStore({ path: ':memory:', indexedFields: ['pending'] }),
-      commands,
-      clock,
-      log: () => {},
-    }).runOnce();
-  await fold();
-  await record('cs-b', [
+  await log.record('cs-a', [sessionCreated('cs-a')]);
+  await log.record('cs-b', [sessionCreated('cs-b')]);
+  await log.record('cs-a', [sessionCompleted('0xaaaa')]);
+  await log.fold();
+  await log.record('cs-b', [
     { type: 'CheckoutSessionPartiallyPaid', data: { amountReceived: '100000000', at: AT } },
-    completed('0xbbbb'),
+    sessionCompleted('0xbbbb'),
   ]);
-  const invoice = async () => {
-    const stream = await eventStore.readStream(`invoice-${INVOICE_ID}`);
-    return {
-      types: stream.map((e) => e.type).slice(4),
-      invoice: givenInvoice(stream as unknown as InvoiceEvent[]).state().context.invoice!,
-    };
-  };
 
-  await fold();
-  const told = await invoice();
-  t.deepEqual(told.types, ['InvoicePaid', 'InvoicePaymentReceivedAfterPaid', 'InvoicePaymentReceivedAfterPaid']);
+  await log.fold();
+  const told = await log.invoice();
+  t.deepEqual(told.types.slice(2), [
+    'InvoicePaid',
+    'InvoicePaymentReceivedAfterPaid',
+    'InvoicePaymentReceivedAfterPaid',
+  ]);
   t.like(told.invoice, {
     status: 'paid',
     amountPaid: '600000000',
@@ -289,7 +339,77 @@ test('over the real log: an invoice paid through one session whose other session
     status: 'succeeded',
     amountReceived: '300000000',
   });
-  await fold();
-  t.deepEqual((await invoice()).types, told.types, 'folded again from the start: nothing more');
+  await log.fold();
+  t.deepEqual((await log.invoice()).types, told.types, 'folded again from the start: nothing more');
   t.true(invoicePayments.version >= 5, 'a new version: the log is folded again at the next start');
+});
+
+test('over the real log: an invoice whose session expired and was then paid late, left open by an earlier Weir, is paid when the workflow folds the log again (as its version 6 does at the next start): one InvoicePaid, the fee not counted; one paid since through another session counts the late money as paid twice; folded again, nothing more', async (t) => {
+  const log = realLog(t);
+  const OTHER = 'inv-other';
+  for (const id of [INVOICE_ID, OTHER]) {
+    await log.handle({ type: 'CreateInvoice', invoice: invoiceFixture({ id }) }, id);
+    await log.handle({ type: 'FinalizeInvoice', url: 'http://weir.test/pay' }, id);
+  }
+  /** Session `id` of `invoiceId`: its payer chose USDC (0.01 network fee on top), it expired, and 3.01 reached it after. */
+  const expiredThenPaidLate = async (id: string, invoiceId: string) => {
+    await log.handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: id }, invoiceId);
+    await log.record(id, [
+      sessionCreated(id, invoiceId),
+      {
+        type: 'PaymentMethodSelected',
+        data: { addressId: 'addr-usdc', amountDue: '3010000', amountGasFee: '1000000', at: AT },
+      },
+      { type: 'CheckoutSessionExpired', data: { at: AT } },
+      // What the earlier Weir's workflow recorded of it: the failed attempt, nothing of the money.
+    ]);
+    await log.handle(
+      {
+        type: 'RecordInvoicePaymentFailure',
+        checkoutSessionId: id,
+        reason: 'the checkout session expired before it was paid',
+      },
+      invoiceId,
+    );
+    await log.record(id, [
+      detected(`t-${id}`, '301000000'),
+      { type: 'PaymentConfirmed', data: { transferId: `t-${id}`, at: AT } },
+      { type: 'LatePaymentReceived', data: { transferId: `t-${id}`, amount: '301000000', at: AT } },
+    ]);
+  };
+  await expiredThenPaidLate('cs-x', INVOICE_ID);
+  await expiredThenPaidLate('cs-y', OTHER);
+  // The other invoice's payer, asked again, paid it through a new session.
+  await log.handle({ type: 'StartInvoicePaymentAttempt', checkoutSessionId: 'cs-z' }, OTHER);
+  await log.handle(
+    { type: 'RecordInvoicePayment', checkoutSessionId: 'cs-z', transactionHash: '0xzzzz', amountReceived: '300000000' },
+    OTHER,
+  );
+  await log.record('cs-z', [sessionCreated('cs-z', OTHER), sessionCompleted('0xzzzz')]);
+
+  await log.fold();
+  const paidLate = await log.invoice();
+  t.deepEqual(paidLate.types, [
+    'InvoicePaymentAttemptStarted',
+    'InvoicePaymentFailed',
+    'InvoicePartialPaymentReceived',
+    'InvoicePaid',
+  ]);
+  t.like(paidLate.invoice, {
+    status: 'paid',
+    amountPaid: '300000000',
+    amountRemaining: '0',
+    checkoutSessionId: 'cs-x',
+    transactionHash: `0x${'t-cs-x'.padStart(64, '0')}`,
+    transactionChainId: 7357,
+  });
+  const paidTwice = await log.invoice(OTHER);
+  t.deepEqual(paidTwice.types.slice(-2), ['InvoicePaid', 'InvoicePaymentReceivedAfterPaid']);
+  t.is(paidTwice.types.filter((type) => type === 'InvoicePaid').length, 1);
+  t.like(paidTwice.invoice, { status: 'paid', amountPaid: '600000000', checkoutSessionId: 'cs-z' });
+
+  await log.fold();
+  t.deepEqual((await log.invoice()).types, paidLate.types, 'folded again from the start: nothing more');
+  t.deepEqual((await log.invoice(OTHER)).types, paidTwice.types);
+  t.true(invoicePayments.version >= 6, 'a new version: the log is folded again at the next start');
 });

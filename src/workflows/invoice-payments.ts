@@ -1,18 +1,23 @@
 import type { CheckoutSessionEvent } from '../../machines/checkout-session.types.ts';
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
 import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCommand } from './workflow.ts';
 
 /**
  * A checkout session opened to pay an invoice: the invoice (null for another session), whether its
- * end was decided, the chain of each transaction that paid it (by hash), for the invoice to show
- * its hash as that chain's tools do, and the network fee it charges on top of the invoice (that of
- * the payment method chosen last, as the session's `amountGasFee`), which the invoice does not count.
+ * end was decided, and whether that end was an expiry or a cancel (`closed`: money after it is
+ * late), the chain of each transaction that paid it (by hash), for the invoice to show its hash as
+ * that chain's tools do, the transaction of each transfer (by id), for a late one to name its own,
+ * and the network fee it charges on top of the invoice (that of the payment method chosen last, as
+ * the session's `amountGasFee`), which the invoice does not count.
  */
 export type InvoicePaymentState = {
   invoiceId: string | null;
   ended: boolean;
+  closed: boolean;
   chains: Record<string, number>;
+  hashes: Record<string, string>;
   gasFee: string;
 };
 
@@ -24,10 +29,20 @@ export const FAILURE_REASONS: Partial<Record<CheckoutSessionEvent['type'], strin
   CheckoutSessionCanceled: 'the checkout session was canceled',
 };
 
+const fresh = (): InvoicePaymentState => ({
+  invoiceId: null,
+  ended: false,
+  closed: false,
+  chains: {},
+  hashes: {},
+  gasFee: '0',
+});
+
 const ends = (type: string): boolean => type === 'CheckoutSessionCompleted' || type in FAILURE_REASONS;
 const PARTIAL = 'CheckoutSessionPartiallyPaid';
 const DETECTED = 'PaymentDetected';
 const SELECTED = 'PaymentMethodSelected';
+const LATE = 'LatePaymentReceived';
 
 /**
  * Invoice payments, per checkout session opened to pay an invoice (its pay page): when the session
@@ -40,9 +55,12 @@ const SELECTED = 'PaymentMethodSelected';
  * (`applyGasFee`), so the invoice counts what was paid for it, not the fee. A session that receives
  * money once its invoice is paid (the payer paid twice) is told to the invoice the same way: the
  * paid invoice counts it (`InvoicePaymentReceivedAfterPaid`, its overpayment), while a void one keeps
- * it on the session alone. The invoice's decider answers nothing for a repeat or an older amount, so
- * a redelivery or a replay of the log changes nothing. The other way (a settled invoice
- * cancels its sessions still open) is the invoice session closing workflow.
+ * it on the session alone. Money a session receives after it expired or was canceled (a late
+ * payment) is in the merchant's wallet too: the invoice counts it (`RecordInvoiceLatePayment`, with
+ * the fee), as a part while open, paid once it covers the rest, an overpayment once paid; a void one
+ * keeps it on the session. The invoice's decider answers nothing for a repeat, an older amount or a
+ * transfer counted already, so a redelivery or a replay of the log changes nothing. The other way
+ * (a settled invoice cancels its sessions still open) is the invoice session closing workflow.
  */
 export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   name: 'invoice-payments',
@@ -54,33 +72,44 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   // 5: a paid invoice counts what its other sessions received after it was paid (the payer paid
   // twice), so an invoice paid twice before is told too; what it recorded already (its paying
   // session, a part counted while open) answers nothing.
-  version: 5,
+  // 6: money a session receives after it expired or was canceled counts on its invoice, so an
+  // invoice whose session was paid late before is told too (paid, if it covers it); each transfer once.
+  version: 6,
   categories: ['checkout_session'],
   aggregates: [invoiceAggregate],
   correlate(event): Correlation {
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated')
       return typed.data.session.invoiceId ? event.streamId.slice(SESSION_PREFIX.length) : false;
-    return ends(typed.type) || [PARTIAL, DETECTED, SELECTED].includes(typed.type) ? null : false;
+    return ends(typed.type) || [PARTIAL, DETECTED, SELECTED, LATE].includes(typed.type) ? null : false;
   },
-  initialState: () => ({ invoiceId: null, ended: false, chains: {}, gasFee: '0' }),
+  initialState: fresh,
   evolve(state, event) {
     const typed = event as unknown as CheckoutSessionEvent;
-    if (typed.type === 'CheckoutSessionCreated')
-      return { invoiceId: typed.data.session.invoiceId ?? null, ended: false, chains: {}, gasFee: '0' };
+    if (typed.type === 'CheckoutSessionCreated') return { ...fresh(), invoiceId: typed.data.session.invoiceId ?? null };
     // As the session reads it: an event stored before the fee was recorded had none.
     if (typed.type === SELECTED) return { ...state, gasFee: typed.data.amountGasFee ?? '0' };
     if (typed.type === DETECTED) {
-      const { transactionHash, chainId } = typed.data.payment;
-      return { ...state, chains: { ...state.chains, [transactionHash]: chainId } };
+      const { transactionHash, chainId, transferId } = typed.data.payment;
+      return {
+        ...state,
+        chains: { ...state.chains, [transactionHash]: chainId },
+        hashes: { ...state.hashes, [transferId]: transactionHash },
+      };
     }
-    return ends(typed.type) && !state.ended ? { ...state, ended: true } : state;
+    return ends(typed.type) && !state.ended ? { ...state, ended: true, closed: typed.type in FAILURE_REASONS } : state;
   },
   decide(event, state) {
     const typed = event as unknown as CheckoutSessionEvent;
-    if (!(ends(typed.type) || typed.type === PARTIAL) || state.ended || state.invoiceId === null) return [];
+    if (state.invoiceId === null) return [];
     const checkoutSessionId = event.streamId.slice(SESSION_PREFIX.length);
     const fee = state.gasFee === '0' ? {} : { amountGasFee: state.gasFee };
+    // Late to the invoice only after an expiry or a cancel: a short completion settled the invoice with what it had.
+    if (typed.type === LATE)
+      return state.closed
+        ? [toInvoice(state, event, checkoutSessionId, lateCommand(state, checkoutSessionId, typed.data, fee))]
+        : [];
+    if (!(ends(typed.type) || typed.type === PARTIAL) || state.ended) return [];
     const command: InvoiceCommand =
       typed.type === 'CheckoutSessionCompleted'
         ? {
@@ -99,17 +128,43 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
               ...fee,
             }
           : { type: 'RecordInvoicePaymentFailure', checkoutSessionId, reason: FAILURE_REASONS[typed.type]! };
-    // Acting for the session's tenant: an invoice of another tenant is not found, and the command dropped.
-    return [
-      commandFor(
-        invoiceAggregate,
-        state.invoiceId,
-        command,
-        actingFor(event, 'system:invoice-payments', checkoutSessionId),
-      ),
-    ];
+    return [toInvoice(state, event, checkoutSessionId, command)];
   },
 };
+
+/** `command` to the session's invoice, acting for the session's tenant: an invoice of another tenant is not found, and the command dropped. */
+function toInvoice(
+  state: InvoicePaymentState,
+  event: RecordedEvent,
+  checkoutSessionId: string,
+  command: InvoiceCommand,
+): WorkflowCommand {
+  return commandFor(
+    invoiceAggregate,
+    state.invoiceId!,
+    command,
+    actingFor(event, 'system:invoice-payments', checkoutSessionId),
+  );
+}
+
+/** The late payment `data` to its invoice, with its transaction (from its PaymentDetected) and the session's fee. */
+function lateCommand(
+  state: InvoicePaymentState,
+  checkoutSessionId: string,
+  data: { transferId: string; amount: string },
+  fee: { amountGasFee?: string },
+): InvoiceCommand {
+  const transactionHash = state.hashes[data.transferId] ?? null;
+  return {
+    type: 'RecordInvoiceLatePayment',
+    checkoutSessionId,
+    transferId: data.transferId,
+    amount: data.amount,
+    transactionHash,
+    ...chainOf(state, transactionHash),
+    ...fee,
+  };
+}
 
 /** `{ chainId }` of the session's transaction `hash`, or nothing when it has none (no transfer of it seen). */
 function chainOf(state: InvoicePaymentState, hash: string | null): { chainId?: number } {

@@ -66,10 +66,12 @@ function complete(state: InvoiceSessionsState, sessionId: string, reason: string
  * sessions), marked as paid or voided, each of its sessions still open is canceled with the
  * session's own cancel command (`checkout_session.canceled` and `payment_intent.canceled` follow),
  * so it can no longer be paid a second time; a session opened for an invoice already settled (a
- * pay page that raced a void or a payment) is canceled at once. Money that still reaches a
- * canceled session's deposit address is recorded on the session as a late payment and changes
- * nothing on the invoice. A session partly paid cannot be canceled (its money stays accounted for)
- * and never expires: it is completed with what it received (`CompletePartialCheckoutSession`,
+ * pay page that raced a void or a payment) is canceled at once. One whose payment is seen and not
+ * yet final is canceled too, losing nothing: money that still reaches a canceled session's deposit
+ * address is recorded on the session as a late payment, which a paid invoice counts as paid twice
+ * (see the invoice payments workflow) and a void one leaves on the session, as it would a payment
+ * had the session completed. A session partly paid cannot be canceled (its money stays accounted
+ * for) and never expires: it is completed with what it received (`CompletePartialCheckoutSession`,
  * naming the reason; `checkout_session.completed` and `payment_intent.succeeded` follow), so its
  * page no longer asks for the rest and money sent after is late; one partly paid after the invoice
  * was settled (its cancel lost the race) is completed then. The invoice records nothing more: the

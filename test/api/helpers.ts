@@ -210,6 +210,27 @@ export async function hourInvoice(t: ExecutionContext, api: Api): Promise<string
   return draft.id;
 }
 
+/** One line of 3.00 USDC: the invoice the invoice payment tests pay. */
+export const AUDIT_LINES = {
+  data: [{ priceData: { currency: 'usdc', unitAmount: '300000000', productData: { name: 'Audit' } }, quantity: 1 }],
+};
+
+/** A finalized invoice of `lineItems` (3.00 USDC unless said) to a new customer: its id. */
+export async function openInvoice(api: Api, lineItems: object = AUDIT_LINES): Promise<string> {
+  const draft = (
+    await api.post<{ id: string }>('/api/v1/invoices', { customerId: await createCustomer(api), lineItems })
+  ).body;
+  await api.post(`/api/v1/invoices/${draft.id}/finalize`);
+  return draft.id;
+}
+
+/** The payer opens the invoice's pay link: the checkout session it redirects to. */
+export async function openPayPage(weir: Pick<Weir, 'url'>, invoiceId: string): Promise<string> {
+  const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
+  if (page.status !== 302) throw new Error(`the pay page answered ${page.status}`);
+  return page.headers.get('location')!.split('/').pop()!;
+}
+
 /** The session a payer opens on a fixed-price payment link's page at `url` (nothing collected), as the API shows it. */
 export async function linkPageSession<T extends Session = Session>(api: Api, url: string): Promise<T> {
   const submitted = await fetch(url, {

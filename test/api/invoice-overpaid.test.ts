@@ -7,7 +7,7 @@ import { invoicePayments } from '../../src/workflows/invoice-payments.ts';
 import { invoiceSessionClosing } from '../../src/workflows/invoice-session-closing.ts';
 import { WORKFLOW_VERSIONS } from '../../src/workflows/workflow-runner.ts';
 import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
-import { createCustomer, getSession, payInFull, payPart, workflowSettled } from './helpers.ts';
+import { getSession, openInvoice, openPayPage, payInFull, payPart, workflowSettled } from './helpers.ts';
 
 /**
  * An invoice paid through two of its checkout sessions (the payer opened its pay link twice, paid
@@ -68,28 +68,13 @@ test('an invoice paid through two sessions shows amountOverpaid: what it receive
   const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
   const weir = await startTestWeir(t, {}, { clock });
   const { api } = await createMerchant(weir.url);
-  const lineItems = {
-    data: [{ priceData: { currency: 'usdc', unitAmount: '300000000', productData: { name: 'Audit' } }, quantity: 1 }],
-  };
-  const openInvoice = async (): Promise<string> => {
-    const draft = (
-      await api.post<InvoiceView>('/api/v1/invoices', { customerId: await createCustomer(api), lineItems })
-    ).body;
-    await api.post(`/api/v1/invoices/${draft.id}/finalize`);
-    return draft.id;
-  };
-  const openPayPage = async (invoiceId: string): Promise<string> => {
-    const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
-    if (page.status !== 302) throw new Error(`the pay page answered ${page.status}`);
-    return page.headers.get('location')!.split('/').pop()!;
-  };
   const getInvoice = async (id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
 
-  const invoiceId = await openInvoice();
-  const a = await openPayPage(invoiceId);
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(weir, invoiceId);
   // The first session's last ten minutes: the pay link opens another.
   clock.advanceBy(55 * 60 * 1000);
-  const b = await openPayPage(invoiceId);
+  const b = await openPayPage(weir, invoiceId);
   t.not(a, b);
   await payPart(weir, api, a);
   await workflowSettled(weir, invoicePayments.name);
@@ -107,8 +92,8 @@ test('an invoice paid through two sessions shows amountOverpaid: what it receive
   const page = await (await fetch(`${weir.url}/invoices/${invoiceId}`)).text();
   t.regex(page, /<th scope="row">Overpaid<\/th><td id="amount-overpaid">1\.00 USDC<\/td>/);
 
-  const once = await openInvoice();
-  await payInFull(weir, api, await getSession(api, await openPayPage(once)));
+  const once = await openInvoice(api);
+  await payInFull(weir, api, await getSession(api, await openPayPage(weir, once)));
   await workflowSettled(weir, invoicePayments.name);
   t.like(await getInvoice(once), { status: 'paid', amountPaid: '300000000', amountOverpaid: '0' });
   t.notRegex(await (await fetch(`${weir.url}/invoices/${once}`)).text(), /Overpaid/);
@@ -119,27 +104,12 @@ test('an invoice paid through one session, then through its other session (the p
   const closing = holdableClosing();
   const weir = await startTestWeir(t, {}, { clock, wrapReadStore: closing.wrap });
   const { api } = await createMerchant(weir.url);
-  const lineItems = {
-    data: [{ priceData: { currency: 'usdc', unitAmount: '300000000', productData: { name: 'Audit' } }, quantity: 1 }],
-  };
-  const openInvoice = async (): Promise<string> => {
-    const draft = (
-      await api.post<InvoiceView>('/api/v1/invoices', { customerId: await createCustomer(api), lineItems })
-    ).body;
-    await api.post(`/api/v1/invoices/${draft.id}/finalize`);
-    return draft.id;
-  };
-  const openPayPage = async (invoiceId: string): Promise<string> => {
-    const page = await fetch(`${weir.url}/invoices/${invoiceId}/pay`, { redirect: 'manual' });
-    if (page.status !== 302) throw new Error(`the pay page answered ${page.status}`);
-    return page.headers.get('location')!.split('/').pop()!;
-  };
   const getInvoice = async (id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
   /** The pay link opened twice: its session, then another in the first one's last ten minutes. */
   const twoSessions = async (invoiceId: string) => {
-    const a = await openPayPage(invoiceId);
+    const a = await openPayPage(weir, invoiceId);
     clock.advanceBy(55 * 60 * 1000);
-    const b = await openPayPage(invoiceId);
+    const b = await openPayPage(weir, invoiceId);
     t.not(a, b);
     return { a, b };
   };
@@ -158,7 +128,7 @@ test('an invoice paid through one session, then through its other session (the p
   };
 
   // All at once: B pays in full after A paid.
-  const whole = await openInvoice();
+  const whole = await openInvoice(api);
   const first = await twoSessions(whole);
   await paidThrough(whole, first.a);
   await payInFull(weir, api, await getSession(api, first.b));
@@ -188,7 +158,7 @@ test('an invoice paid through one session, then through its other session (the p
   for (const id of [first.a, first.b]) t.true(alert.includes(`/dashboard/checkout-sessions/${id}`), id);
 
   // Part, then the rest: B receives a third after A paid, then the rest; each counted once.
-  const parted = await openInvoice();
+  const parted = await openInvoice(api);
   const second = await twoSessions(parted);
   await paidThrough(parted, second.a);
   await payPart(weir, api, second.b);

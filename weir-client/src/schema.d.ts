@@ -5315,9 +5315,9 @@ export interface components {
         Invoice: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer. Money a session received once the invoice was paid is not counted here: it stays on that session (its `amountReceived`, a late payment) */
+            /** @description What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed, or one after the invoice was paid, late money to an expired or canceled session included), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer */
             amountOverpaid: string;
-            /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
+            /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open, and money a session received after it expired or was canceled counts too, unless the invoice is void), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
             /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
             amountRemaining: string;
@@ -5407,7 +5407,7 @@ export interface components {
             paymentAttempts: {
                 /** @description The network fee the session charged on top of the invoice (`paymentSetting.applyGasFee`): paid first from what it received, so not counted in `amountPaid`. Absent without one (and on payments recorded before Weir recorded it) */
                 amountGasFee?: string;
-                /** @description What the session has received so far: part of its amount while it waits for the rest */
+                /** @description What the session has received so far: part of its amount while it waits for the rest; money it received after it expired or was canceled included (a late payment, which the invoice counts unless void) */
                 amountReceived: string;
                 checkoutSessionId: string;
                 /** Format: date-time */
@@ -5684,9 +5684,9 @@ export interface components {
         InvoiceEventObject: {
             /** @description Scaled by 10^8 whatever the asset: 150000000 is 1.50 of the currency */
             amountDue: string;
-            /** @description What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer. Money a session received once the invoice was paid is not counted here: it stays on that session (its `amountReceived`, a late payment) */
+            /** @description What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed, or one after the invoice was paid, late money to an expired or canceled session included), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer */
             amountOverpaid: string;
-            /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
+            /** @description Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open, and money a session received after it expired or was canceled counts too, unless the invoice is void), or the rest when marked paid out of band. An invoice that has received anything cannot be voided */
             amountPaid: string;
             /** @description What is still owed: `amountDue` − `amountPaid`, never below 0 */
             amountRemaining: string;
@@ -5771,7 +5771,7 @@ export interface components {
             paymentAttempts: {
                 /** @description The network fee the session charged on top of the invoice (`paymentSetting.applyGasFee`): paid first from what it received, so not counted in `amountPaid`. Absent without one (and on payments recorded before Weir recorded it) */
                 amountGasFee?: string;
-                /** @description What the session has received so far: part of its amount while it waits for the rest */
+                /** @description What the session has received so far: part of its amount while it waits for the rest; money it received after it expired or was canceled included (a late payment, which the invoice counts unless void) */
                 amountReceived: string;
                 checkoutSessionId: string;
                 /** Format: date-time */

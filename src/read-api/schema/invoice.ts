@@ -471,14 +471,14 @@ const invoiceFieldsOut = {
   total: amountString().openapi({ description: 'The same as `amountDue`' }),
   amountPaid: amountString().openapi({
     description:
-      "Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open), or the rest when marked paid out of band. An invoice that has received anything cannot be voided",
+      "Received so far: what its checkout sessions received for it, less the network fee a session charged on top (its attempt's `amountGasFee`; a partial payment counts while the invoice is still open, and money a session received after it expired or was canceled counts too, unless the invoice is void), or the rest when marked paid out of band. An invoice that has received anything cannot be voided",
   }),
   amountRemaining: amountString().openapi({
     description: 'What is still owed: `amountDue` − `amountPaid`, never below 0',
   }),
   amountOverpaid: amountString().openapi({
     description:
-      'What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer. Money a session received once the invoice was paid is not counted here: it stays on that session (its `amountReceived`, a late payment)',
+      'What was received beyond the amount: `amountPaid` − `amountDue`, never below 0 (Stripe’s `amount_overpaid`). Two checkout sessions of the invoice both paid for it (one partly before the other completed, or one after the invoice was paid, late money to an expired or canceled session included), or one was sent more than it asked. The money is in the merchant’s wallet (Weir holds none): the merchant refunds it to the payer',
   }),
   dueDate: timestamp(),
   issueDate: timestamp().nullable(),
@@ -528,7 +528,8 @@ const invoiceFieldsOut = {
       endedAt: timestamp().nullable(),
       failureReason: z.string().nullable(),
       amountReceived: amountString().openapi({
-        description: 'What the session has received so far: part of its amount while it waits for the rest',
+        description:
+          'What the session has received so far: part of its amount while it waits for the rest; money it received after it expired or was canceled included (a late payment, which the invoice counts unless void)',
       }),
       amountGasFee: amountString().optional().openapi({
         description:

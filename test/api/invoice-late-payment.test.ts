@@ -1,0 +1,163 @@
+import test from 'ava';
+import type { InvoicePaymentAttempt } from '../../machines/invoice.types.ts';
+import { Overpayment } from '../../src/dashboard/pages/invoices/views.tsx';
+import { createManualClock } from '../../src/shared/clock.ts';
+import { invoicePayments } from '../../src/workflows/invoice-payments.ts';
+import { invoiceSessionClosing } from '../../src/workflows/invoice-session-closing.ts';
+import { apiClient, eventually } from '../support/api-client.ts';
+import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
+import { createMerchant, startTestWeir } from '../support/weir-harness.ts';
+import {
+  forgetWorkflows,
+  getSession,
+  openInvoice,
+  openPayPage,
+  payInFull,
+  payLate,
+  receiveHooks,
+  restartableWeir,
+  reveal,
+  untilCanceled,
+  workflowSettled,
+  type Api,
+} from './helpers.ts';
+
+/**
+ * Money that reaches a checkout session of an invoice after the session expired or was canceled is
+ * in the merchant's wallet all the same: the invoice counts it (a part while open, paid once it
+ * covers the rest, paid twice once paid), so the payer is not asked to pay it again.
+ */
+
+type InvoiceView = {
+  id: string;
+  status: string;
+  amountPaid: string;
+  amountRemaining: string;
+  amountOverpaid: string;
+  amountDue: string;
+  currency: string;
+  checkoutSessionId: string | null;
+  transactionHash: string | null;
+  paymentAttempts: InvoicePaymentAttempt[];
+};
+
+const HOUR = 60 * 60 * 1000;
+const getInvoice = async (api: Api, id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
+const invoicePage = async (url: string, id: string) => (await fetch(`${url}/invoices/${id}`)).text();
+
+test('an invoice whose session expired counts the money that reaches it after: a part keeps it open owing the rest (its pay link asks only that), the rest pays it with one invoice.paid; nothing more after a restart that folds the whole log again', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
+  const weir = await restartableWeir(t, clock);
+  const first = await weir.start();
+  const { api, testSecretKey } = await createMerchant(first.url);
+  // The invoice's webhooks name its paying session (its checkoutSessionId), as that session's own do.
+  const hooks = await receiveHooks(t, api, ['invoice.paid', 'checkout_session.late_payment']);
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(first, invoiceId);
+  const shown = await reveal(first, api, a);
+
+  clock.advanceBy(2 * HOUR);
+  await eventually(
+    async () => ((await getSession(api, a)).status === 'expired' ? true : undefined),
+    'the session to expire',
+  );
+  await workflowSettled(first, invoicePayments.name);
+  t.like((await getInvoice(api, invoiceId)).paymentAttempts[0], { checkoutSessionId: a, status: 'failed' });
+
+  // A third arrives late: counted, the invoice stays open for the rest, and its pay link asks only that.
+  const third = (BigInt(shown.amountDueRaw) / 3n).toString();
+  await payLate(first, api, a, { ...shown, amountDueRaw: third });
+  await workflowSettled(first, invoicePayments.name);
+  const partly = await getInvoice(api, invoiceId);
+  t.like(partly, { status: 'open', amountPaid: '100000000', amountRemaining: '200000000' });
+  t.like(partly.paymentAttempts[0], { checkoutSessionId: a, status: 'failed', amountReceived: '100000000' });
+  t.regex(await invoicePage(first.url, invoiceId), /<td id="amount-paid">1\.00 USDC<\/td>/);
+  t.regex(await invoicePage(first.url, invoiceId), /<td id="amount-remaining">2\.00 USDC<\/td>/);
+  const b = await openPayPage(first, invoiceId);
+  t.is((await getSession(api, b)).amountTotal, '200000000');
+  const invoiceEvents = async (w: typeof first) =>
+    (await w.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type);
+  t.false((await invoiceEvents(first)).includes('InvoicePaid'), 'a part is no payment of it (no invoice.paid)');
+
+  // The rest arrives late at the same address: the invoice is paid by it, and its new session canceled.
+  const rest = (BigInt(shown.amountDueRaw) - BigInt(third)).toString();
+  const chain = chainPublisher(first.bus);
+  const blockHash = randomHash();
+  await chain.transfer({ to: shown.address, amount: rest, blockNumber: 9_001, blockHash });
+  await chain.final(9_001, blockHash);
+  const paid = await eventually(async () => {
+    const invoice = await getInvoice(api, invoiceId);
+    return invoice.status === 'paid' ? invoice : undefined;
+  }, 'the invoice to be paid');
+  t.like(paid, { amountPaid: '300000000', amountRemaining: '0', amountOverpaid: '0', checkoutSessionId: a });
+  t.like(paid.paymentAttempts[0], { checkoutSessionId: a, status: 'succeeded', amountReceived: '300000000' });
+  t.not(paid.transactionHash, null);
+  await untilCanceled(api, b);
+  t.regex(await invoicePage(first.url, invoiceId), /<td id="amount-paid">3\.00 USDC<\/td>/);
+  await hooks.waitFor(a, ['invoice.paid']);
+  await workflowSettled(first, invoiceSessionClosing.name);
+  await workflowSettled(first, invoicePayments.name);
+  const told = await invoiceEvents(first);
+  t.is(told.filter((type) => type === 'InvoicePaid').length, 1);
+  await first.stop();
+
+  // Every workflow forgets what it decided (as after a version change): the whole log is folded again.
+  await forgetWorkflows(weir.dataDir);
+  const second = await weir.start();
+  await workflowSettled(second, invoiceSessionClosing.name);
+  await workflowSettled(second, invoicePayments.name);
+  t.deepEqual(await invoiceEvents(second), told, 'nothing more');
+  t.like(await getInvoice(apiClient(second.url, testSecretKey), invoiceId), {
+    status: 'paid',
+    amountPaid: '300000000',
+  });
+  t.is(hooks.about(a).filter((type) => type === 'invoice.paid').length, 1, 'invoice.paid once');
+});
+
+test('a session the paid invoice canceled while its payment was seen, not yet final, is counted once that payment is final: paid twice, the overpayment shown for the refund; the canceled session holds it as late money', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(weir, invoiceId);
+  clock.advanceBy(55 * 60 * 1000);
+  const b = await openPayPage(weir, invoiceId);
+  t.not(a, b);
+
+  // B's payment is seen, not yet final, when A pays the invoice: B is canceled (nothing received yet).
+  const shownOnB = await reveal(weir, api, b);
+  const chain = chainPublisher(weir.bus);
+  const blockHash = randomHash();
+  await chain.transfer({ to: shownOnB.address, amount: shownOnB.amountDueRaw, blockNumber: 9_101, blockHash });
+  await eventually(
+    async () => ((await getSession(api, b)).paymentIntent.status === 'processing' ? true : undefined),
+    'the transfer to B to be seen',
+  );
+  await payInFull(weir, api, await getSession(api, a));
+  await untilCanceled(api, b);
+  await workflowSettled(weir, invoicePayments.name);
+  t.like(await getInvoice(api, invoiceId), { status: 'paid', amountPaid: '300000000', amountOverpaid: '0' });
+
+  await chain.final(9_101, blockHash);
+  const overpaid = await eventually(async () => {
+    const invoice = await getInvoice(api, invoiceId);
+    return invoice.amountPaid === '600000000' ? invoice : undefined;
+  }, 'the invoice to count B');
+  t.like(overpaid, { status: 'paid', amountOverpaid: '300000000', checkoutSessionId: a });
+  t.like(
+    overpaid.paymentAttempts.find((p) => p.checkoutSessionId === b),
+    { amountReceived: '300000000' },
+  );
+  const session = await getSession(api, b);
+  t.is(session.status, 'canceled');
+  t.true(session.paymentIntent.transactions[0]!.late);
+  t.regex(await invoicePage(weir.url, invoiceId), /<td id="amount-overpaid">3\.00 USDC<\/td>/);
+  const alert = String(await Overpayment({ invoice: overpaid }));
+  t.regex(alert, /overpaid by 3\.00 USDC/);
+  t.true(alert.includes(`/dashboard/checkout-sessions/${b}`));
+  await workflowSettled(weir, invoicePayments.name);
+  t.deepEqual((await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type).slice(-2), [
+    'InvoicePaid',
+    'InvoicePaymentReceivedAfterPaid',
+  ]);
+});
