@@ -1,5 +1,5 @@
 import { ValidationError } from '../shared/errors.ts';
-import { UTC, zonedMidnight } from '../shared/time-zone.ts';
+import { UTC, utcOf, zonedMidnight } from '../shared/time-zone.ts';
 
 const DAY_MS = 86_400_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -19,7 +19,8 @@ export function parseIsoInstant(raw: string): number {
   const match = ISO_DATE.exec(raw);
   if (!match) return Number.NaN;
   const [, year, month, day, hour, minute, second, offset] = match;
-  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  // Not Date.UTC, which reads years 0 to 99 as 1900 to 1999 (0000 is a leap year, 1900 is not).
+  const daysInMonth = new Date(utcOf(Number(year), Number(month), 0)).getUTCDate();
   // Date.parse would roll 2026-02-31 over to March 3.
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysInMonth) return Number.NaN;
   if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return Number.NaN;
