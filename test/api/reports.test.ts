@@ -602,6 +602,44 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
   t.regex(((await deep.json()) as { message: string }).message, /nests deeper than 32 levels/);
 });
 
+test('analytics queries: an answer nested thousands of levels deep is a 400 naming the limit, not a 500; what the stores answer differently ($toDecimal, $dateTrunc in a zone) is refused', async (t) => {
+  const weir = await startTestWeir(t);
+  const shop = await createMerchant(weir.url, 'Shop');
+  t.is((await shop.api.post('/api/v1/checkout/sessions', sessionRequest('100000000', 1))).status, 200);
+  const query = (pipeline: unknown[]) =>
+    shop.api.post<{ data: Record<string, unknown>[] }>('/api/v1/analytics/query', {
+      collection: 'checkout_sessions',
+      pipeline,
+    });
+  // Each of 5000 pieces wraps the value so far: {a: {a: … null}}, deep enough to overflow a recursive walk.
+  const nest = (pieces: number) => [
+    {
+      $project: {
+        _id: 0,
+        deep: {
+          $reduce: {
+            input: { $split: [{ $concat: ['x,'.repeat(pieces)] }, ','] },
+            initialValue: null,
+            in: { a: '$$value' },
+          },
+        },
+      },
+    },
+  ];
+  const deep = await query(nest(5000));
+  assertError(t, deep, 400, { field: 'pipeline' });
+  t.regex(JSON.stringify(deep.body), /more than 100 levels deep/);
+  const shallow = await query(nest(3));
+  t.is(shallow.status, 200, JSON.stringify(shallow.body));
+  t.deepEqual(shallow.body.data, [{ deep: { a: { a: { a: { a: null } } } } }]);
+
+  assertError(t, await query([{ $group: { _id: null, x: { $sum: { $toDecimal: '$amountTotal' } } } }]), 400, {
+    field: 'pipeline[0].$group.x.$sum.$toDecimal',
+  });
+  const zoned = { $dateTrunc: { date: { $toDate: '$createdAt' }, unit: 'day', timezone: 'America/New_York' } };
+  assertError(t, await query([{ $project: { day: zoned } }]), 400, { field: 'pipeline[0].$project.day.$dateTrunc' });
+});
+
 test('volume reconciles with the confirmed incoming transactions: paid exactly, overpaid after completion, paid late after expiry, part-paid and completed as is, refunded; a closed day keeps its figures; payment-issues counts the short one alone', async (t) => {
   const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
