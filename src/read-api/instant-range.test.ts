@@ -47,8 +47,10 @@ test("a range a zone's whole days empty is refused in that zone's words, not UTC
   const error = t.throws(
     () =>
       boundsCondition(
-        { gt: '2026-11-30', lte: '2026-12-01T04:00:00Z' },
-        (op) => `createdAt[${op}]`,
+        [
+          { op: 'gt', raw: '2026-11-30', name: 'createdAt[gt]' },
+          { op: 'lte', raw: '2026-12-01T04:00:00Z', name: 'createdAt[lte]' },
+        ],
         'America/New_York',
       ),
     { instanceOf: ValidationError },
