@@ -47,11 +47,26 @@ test("a range a zone's whole days empty is refused in that zone's words, not UTC
   const error = t.throws(
     () =>
       boundsCondition(
-        { gt: '2026-11-30', lte: '2026-12-01T04:00:00Z' },
-        (op) => `createdAt[${op}]`,
+        [
+          { op: 'gt', raw: '2026-11-30', name: 'createdAt[gt]' },
+          { op: 'lte', raw: '2026-12-01T04:00:00Z', name: 'createdAt[lte]' },
+        ],
         'America/New_York',
       ),
     { instanceOf: ValidationError },
   );
   t.regex(error?.message ?? '', /a date alone stands for its whole day in America\/New_York\)$/);
+});
+
+test('a date alone in years 0 to 99 is that year in a zone too, not 1900 to 1999; 0000-02-29 is a day (year 0 is a leap year)', (t) => {
+  t.deepEqual(instantRange({ from: '0050-01-01', to: '0050-01-01' }, 'America/New_York'), {
+    from: '0050-01-01T04:56:02.000Z',
+    before: '0050-01-02T04:56:02.000Z',
+  });
+  // Read as 1999-12-31 and 0100-01-01, this range was refused as crossed.
+  t.deepEqual(instantRange({ from: '0099-12-31', to: '0100-01-01' }, 'Europe/Paris'), {
+    from: '0099-12-30T23:50:39.000Z',
+    before: '0100-01-01T23:50:39.000Z',
+  });
+  t.is(new Date(parseIsoInstant('0000-02-29')).toISOString(), '0000-02-29T00:00:00.000Z');
 });

@@ -1,5 +1,5 @@
 import { ValidationError } from '../shared/errors.ts';
-import { UTC, zonedMidnight } from '../shared/time-zone.ts';
+import { UTC, utcOf, zonedMidnight } from '../shared/time-zone.ts';
 
 const DAY_MS = 86_400_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -19,7 +19,8 @@ export function parseIsoInstant(raw: string): number {
   const match = ISO_DATE.exec(raw);
   if (!match) return Number.NaN;
   const [, year, month, day, hour, minute, second, offset] = match;
-  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  // Not Date.UTC, which reads years 0 to 99 as 1900 to 1999 (0000 is a leap year, 1900 is not).
+  const daysInMonth = new Date(utcOf(Number(year), Number(month), 0)).getUTCDate();
   // Date.parse would roll 2026-02-31 over to March 3.
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysInMonth) return Number.NaN;
   if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return Number.NaN;
@@ -100,16 +101,17 @@ function zonedDayCondition(op: BoundOp, raw: string, zone: string): Record<strin
 const LOWER = ['$gt', '$gte'] as const;
 const UPPER = ['$lt', '$lte'] as const;
 
+/** One bound as sent: its operator, its text, and the parameter that sent it (named by a 400). */
+export type Bound = { op: BoundOp; raw: string; name: string };
+
 /**
  * A 400 when the condition's lower bound is past its upper one: such a list or report would
  * answer an empty page as if there were nothing, where the range itself is wrong. Equal inclusive
- * bounds are one instant, and stay. `source` tells which bound made each operator.
+ * bounds are one instant, and stay. `source` tells which bound made each operator, and its instant.
  */
 function refuseEmpty(
   condition: Record<string, string>,
-  source: Record<string, BoundOp>,
-  times: Partial<Record<BoundOp, number>>,
-  nameOf: (op: BoundOp) => string,
+  source: Record<string, Bound & { time: number }>,
   zone: string,
 ): void {
   for (const lowerKey of LOWER)
@@ -118,57 +120,52 @@ function refuseEmpty(
       const upper = condition[upperKey];
       if (lower === undefined || upper === undefined) continue;
       if (lower < upper || (lower === upper && lowerKey === '$gte' && upperKey === '$lte')) continue;
-      const low = source[lowerKey] as BoundOp;
-      const high = source[upperKey] as BoundOp;
-      const relation = low === 'gte' && high === 'lte' ? 'must not be before' : 'must be after';
+      const low = source[lowerKey]!;
+      const high = source[upperKey]!;
+      const relation = low.op === 'gte' && high.op === 'lte' ? 'must not be before' : 'must be after';
       // `gt=2026-11-30&lt=2026-12-01` reads as ordered; only the whole day of the 30th empties it.
       const day = zone === UTC ? 'whole day UTC' : `whole day in ${zone}`;
-      const widened = (times[low] ?? 0) < (times[high] ?? 0) ? ` (a date alone stands for its ${day})` : '';
-      throw new ValidationError(nameOf(high), `${relation} ${nameOf(low)}${widened}`);
+      const widened = low.time < high.time ? ` (a date alone stands for its ${day})` : '';
+      throw new ValidationError(high.name, `${relation} ${low.name}${widened}`);
     }
 }
 
 /**
  * The read-store condition the bounds given make on one time field (`{}` when none is), each
- * checked as ISO 8601 (a 400 naming `nameOf(op)`). Two bounds landing on one operator keep the
- * tighter; a lower bound past the upper one is a 400 naming both, for lists and reports alike.
+ * checked as ISO 8601 (a 400 naming it). Bounds landing on one operator keep the tighter, however
+ * they were sent (`createdAt[gte]` and an export's `from` alike); a lower bound past the upper one
+ * is a 400 naming both, for lists, exports and reports alike.
  */
-export function boundsCondition(
-  bounds: Partial<Record<BoundOp, string>>,
-  nameOf: (op: BoundOp) => string,
-  zone = UTC,
-): Record<string, string> {
+export function boundsCondition(bounds: readonly Bound[], zone = UTC): Record<string, string> {
   const condition: Record<string, string> = {};
-  const source: Record<string, BoundOp> = {};
-  const times: Partial<Record<BoundOp, number>> = {};
-  for (const op of BOUND_OPS) {
-    const raw = bounds[op];
-    if (raw === undefined) continue;
-    const time = instant(nameOf(op), raw);
-    times[op] = time;
-    for (const [key, value] of Object.entries(boundCondition(op, raw, time, zone))) {
+  const source: Record<string, Bound & { time: number }> = {};
+  for (const bound of bounds) {
+    const time = instant(bound.name, bound.raw);
+    for (const [key, value] of Object.entries(boundCondition(bound.op, bound.raw, time, zone))) {
       const held = condition[key];
       const lower = key === '$gt' || key === '$gte';
       if (held === undefined || (lower ? value > held : value < held)) {
         condition[key] = value;
-        source[key] = op;
+        source[key] = { ...bound, time };
       }
     }
   }
-  refuseEmpty(condition, source, times, nameOf, zone);
+  refuseEmpty(condition, source, zone);
   return condition;
 }
 
+/** The bounds `from` / `to` name: `from` as `[gte]`, `to` as `[lte]` (empty ones are none). */
+export const fromToBounds = (raw: { from?: string | undefined; to?: string | undefined }): Bound[] => [
+  ...(given(raw.from) ? [{ op: 'gte' as const, raw: raw.from, name: 'from' }] : []),
+  ...(given(raw.to) ? [{ op: 'lte' as const, raw: raw.to, name: 'to' }] : []),
+];
+
 /**
- * The bounds `from` / `to` name: `from` as `[gte]`, `to` as `[lte]`. An analyst's `to=2026-11-30`
- * means through the 30th: read as that day's first instant it would leave the whole day out.
+ * The range `from` / `to` name (see {@link fromToBounds}). An analyst's `to=2026-11-30` means
+ * through the 30th: read as that day's first instant it would leave the whole day out.
  */
 export function instantRange(raw: { from?: string | undefined; to?: string | undefined }, zone = UTC): InstantRange {
-  const condition = boundsCondition(
-    { ...(given(raw.from) ? { gte: raw.from } : {}), ...(given(raw.to) ? { lte: raw.to } : {}) },
-    (op) => (op === 'gte' ? 'from' : 'to'),
-    zone,
-  );
+  const condition = boundsCondition(fromToBounds(raw), zone);
   const range: InstantRange = {};
   if (condition.$gte) range.from = condition.$gte;
   if (condition.$lte) range.to = condition.$lte;

@@ -2,7 +2,7 @@ import type { Collection, Filter, ReadDocument } from '../read-store/read-store.
 import { ValidationError } from '../shared/errors.ts';
 import { isTimeZone, UTC } from '../shared/time-zone.ts';
 import type { ApiContext } from './api-context.ts';
-import { BOUND_OPS, type BoundOp, boundsCondition, TIME_ZONE_MESSAGE } from './instant-range.ts';
+import { BOUND_OPS, type Bound, boundsCondition, TIME_ZONE_MESSAGE } from './instant-range.ts';
 
 export function positiveInt(raw: string | undefined, name: string, fallback: number, max?: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -41,17 +41,20 @@ export function queryZone(ctx: ApiContext): string {
   return zone;
 }
 
+/** The `createdAt[gt]=…` (or `createdAt.gt`) style bounds sent on `field`, as sent. */
+export function dateBounds(ctx: ApiContext, field: string): Bound[] {
+  return BOUND_OPS.flatMap((op) => {
+    const raw = queryValue(ctx, `${field}[${op}]`) ?? queryValue(ctx, `${field}.${op}`);
+    return raw === undefined ? [] : [{ op, raw, name: `${field}[${op}]` }];
+  });
+}
+
 /**
- * `createdAt[gt]=…` (or `createdAt.gt`) style bounds on `field`, checked as ISO 8601; a date alone
- * stands for its whole day in `zone` (UTC unless given), as the reports' `from` / `to` read it.
+ * The bounds sent on `field`, checked as ISO 8601; a date alone stands for its whole day in `zone`
+ * (UTC unless given), as the reports' `from` / `to` read it.
  */
 function dateRangeFilter(ctx: ApiContext, field: string, zone: string): Filter {
-  const bounds: Partial<Record<BoundOp, string>> = {};
-  for (const op of BOUND_OPS) {
-    const raw = queryValue(ctx, `${field}[${op}]`) ?? queryValue(ctx, `${field}.${op}`);
-    if (raw !== undefined) bounds[op] = raw;
-  }
-  const condition = boundsCondition(bounds, (op) => `${field}[${op}]`, zone);
+  const condition = boundsCondition(dateBounds(ctx, field), zone);
   return Object.keys(condition).length ? { [field]: condition } : {};
 }
 

@@ -135,3 +135,40 @@ test('$dateToString in a named zone answers as MongoDB: zones past Area/City tak
     else process.env.TZ = serverZone;
   }
 });
+
+test("weeks as MongoDB counts them: $week and %U from Sunday (the days before a year's first Sunday are week 0), %G the ISO week's year", (t) => {
+  const days = ['2023-01-01', '2026-01-04', '2026-12-31', '2024-01-06', '2027-01-01', '2021-01-03'];
+  const dated = days.map((day) => ({ _id: day, at: new Date(`${day}T12:00:00Z`) }));
+  const at = { matching: () => dated, all: () => dated, resolveCollection: () => [], matchingIn: () => [] };
+  const rows = runPipeline(at, [
+    {
+      $project: {
+        week: { $week: '$at' },
+        isoWeekYear: { $isoWeekYear: '$at' },
+        written: { $dateToString: { date: '$at', format: '%U %G-W%V' } },
+      },
+    },
+  ]);
+  t.deepEqual(
+    rows.map((r) => [r._id, r.week, r.isoWeekYear, r.written]),
+    [
+      ['2023-01-01', 1, 2022, '01 2022-W52'],
+      ['2026-01-04', 1, 2026, '01 2026-W01'],
+      ['2026-12-31', 52, 2026, '52 2026-W53'],
+      ['2024-01-06', 0, 2024, '00 2024-W01'],
+      ['2027-01-01', 0, 2026, '00 2026-W53'],
+      ['2021-01-03', 1, 2020, '01 2020-W53'],
+    ],
+  );
+  // In a zone: 03:00Z on Sunday 7 January 2024 is still Saturday the 6th in New York, week 0.
+  const late = [{ _id: 'x', at: new Date('2024-01-07T03:00:00Z') }];
+  const zoned = runPipeline({ ...at, matching: () => late, all: () => late }, [
+    {
+      $project: {
+        week: { $week: { date: '$at', timezone: 'America/New_York' } },
+        written: { $dateToString: { date: '$at', format: '%U', timezone: 'America/New_York' } },
+      },
+    },
+  ]);
+  t.deepEqual(zoned, [{ _id: 'x', week: 0, written: '00' }]);
+});

@@ -1,6 +1,6 @@
 import { ProcessingMode } from 'mingo';
 import { Aggregator as BareAggregator } from 'mingo/aggregator';
-import { Context } from 'mingo/core';
+import { Context, evalExpr } from 'mingo/core';
 import * as accumulatorOperators from 'mingo/operators/accumulator';
 import * as expressionOperators from 'mingo/operators/expression';
 import * as pipelineOperators from 'mingo/operators/pipeline';
@@ -8,7 +8,6 @@ import * as projectionOperators from 'mingo/operators/projection';
 import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import type { AccumulatorOperator, ExpressionOperator } from 'mingo/types';
-import { evalExpr } from 'mingo/core';
 import { resolve } from 'mingo/util';
 import { assertReadOnlyPipeline } from './read-store-checks.ts';
 import type { Filter, ReadDocument } from './read-store.ts';
@@ -119,6 +118,53 @@ function timed<T extends ExpressionOperator | AccumulatorOperator>(
   return wrapped;
 }
 
+/** An expression operator as mingo calls one (its own type is the union of all of them). */
+type Expression = (...args: Parameters<typeof expressionOperators.$year>) => unknown;
+const { $dayOfWeek, $dayOfYear, $isoWeek, $month, $year } = expressionOperators as unknown as Record<
+  '$dayOfWeek' | '$dayOfYear' | '$isoWeek' | '$month' | '$year',
+  Expression
+>;
+
+/**
+ * MongoDB's `$week` (`%U`): weeks start on Sunday and the days before a year's first Sunday are its
+ * week 0. mingo's counts from the ISO week: 53 for Sunday 1 January 2023, where MongoDB says 1.
+ */
+const week: Expression = (obj, expr, options) =>
+  Math.floor((Number($dayOfYear(obj, expr, options)) + 7 - Number($dayOfWeek(obj, expr, options))) / 7);
+
+/**
+ * MongoDB's `$isoWeekYear` (`%G`): the year the ISO week belongs to. mingo's is the calendar year
+ * (2027 for Friday 1 January 2027, which is in 2026's week 53).
+ */
+const isoWeekYear: Expression = (obj, expr, options) => {
+  const [year, month, isoWeek] = [$year, $month, $isoWeek].map((get) => Number(get(obj, expr, options)));
+  if (month === 1 && isoWeek! >= 52) return year! - 1;
+  return month === 12 && isoWeek === 1 ? year! + 1 : year!;
+};
+
+/** `$dateToString` with `%U` and `%G` as MongoDB writes them (see above), a named zone read from Intl; the rest is mingo's. */
+const dateToString = ((obj, expr, options) => {
+  const args = expr as Record<string, unknown>;
+  const { format, date, timezone } = args;
+  if (typeof format !== 'string' || !/%[UG]/.test(format) || evalExpr(obj, date, options) == null)
+    return zonedDateToString(obj, expr, options);
+  const at = timezone === undefined ? { date } : { date, timezone };
+  // Spec by spec, so that `%%U` (a percent sign, then U) is no week.
+  const written = format.replace(/%./g, (spec) => {
+    if (spec === '%U') return String(week(obj, at, options)).padStart(2, '0');
+    return spec === '%G' ? String(isoWeekYear(obj, at, options)).padStart(4, '0') : spec;
+  });
+  return zonedDateToString(obj, { ...args, format: written }, options);
+}) as Expression;
+
+/** mingo's expression operators, with MongoDB's weeks where mingo counts them otherwise. */
+const EXPRESSION_OPERATORS = {
+  ...expressionOperators,
+  $week: week,
+  $isoWeekYear: isoWeekYear,
+  $dateToString: dateToString,
+} as unknown as Operators<ExpressionOperator>;
+
 /**
  * Runs `pipeline` as the embedded stores do: a leading `$match` on the stored documents (using the
  * indexes), clones for the rest. With `maxTimeMs` it is stopped past that time, between documents
@@ -149,10 +195,7 @@ export function runPipeline(
     return new BareAggregator(stages, { ...options, context });
   };
   const { maxTimeMs } = limits;
-  const expression = {
-    ...(expressionOperators as unknown as Operators<ExpressionOperator>),
-    $dateToString: zonedDateToString as unknown as ExpressionOperator,
-  };
+  const expression = EXPRESSION_OPERATORS;
   const accumulator = accumulatorOperators as unknown as Operators<AccumulatorOperator>;
   if (maxTimeMs === undefined) return aggregator(expression, accumulator).run(documents);
 

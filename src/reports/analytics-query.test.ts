@@ -1,6 +1,14 @@
 import test from 'ava';
 import { Decimal128, Double, Int32, Long } from 'mongodb';
-import { AnalyticsQueryError, inexactMessage, inexactNumberIn, plainNumbers, safePipeline } from './analytics-query.ts';
+import {
+  AnalyticsQueryError,
+  inexactMessage,
+  inexactNumberIn,
+  MAX_ANSWER_DEPTH,
+  nestsTooDeep,
+  plainNumbers,
+  safePipeline,
+} from './analytics-query.ts';
 
 test('an answer holding an integer past 2^53 - 1 is found where it is; exact numbers, strings and fractions pass', (t) => {
   t.is(inexactNumberIn([{ _id: 'usdc', total: Number.MAX_SAFE_INTEGER, avg: 1.5, big: '90071992547409930' }]), null);
@@ -101,4 +109,40 @@ test('a $regex that can backtrack without bound (a repeated group, a backreferen
     '^[a-z]+?-',
   ])
     t.notThrows(() => safePipeline(match(pattern), tenant), pattern);
+});
+
+test('what the two read stores answer differently is refused, named: $dateTrunc in a time zone, $toDecimal (and $convert to decimal); $dateTrunc in UTC runs', (t) => {
+  const tenant = { organizationId: 'o1', environment: 'test' };
+  const project = (expression: unknown) => [{ $project: { x: expression } }];
+  const date = { $toDate: '$createdAt' };
+  for (const [expression, field, reason] of [
+    [
+      { $dateTrunc: { date, unit: 'day', timezone: 'America/New_York' } },
+      'pipeline[0].$project.x.$dateTrunc',
+      /in a time zone is refused.*\$dateToString/,
+    ],
+    [{ $dateTrunc: { date, unit: 'day', timezone: '$zone' } }, 'pipeline[0].$project.x.$dateTrunc', /time zone/],
+    [{ $sum: { $toDecimal: '$amountTotal' } }, 'pipeline[0].$project.x.$sum.$toDecimal', /integer strings/],
+    [{ $convert: { input: '$amountTotal', to: 'decimal' } }, 'pipeline[0].$project.x.$convert', /\$toLong/],
+  ] as const) {
+    const error = t.throws(() => safePipeline(project(expression), tenant), { instanceOf: AnalyticsQueryError });
+    t.is(error?.field, field);
+    t.regex(error?.message ?? '', reason);
+  }
+  t.notThrows(() => safePipeline(project({ $dateTrunc: { date, unit: 'day' } }), tenant));
+  t.notThrows(() => safePipeline(project({ $dateTrunc: { date, unit: 'day', timezone: '+00:00' } }), tenant));
+  t.notThrows(() => safePipeline(project({ $convert: { input: '$amountTotal', to: 'long' } }), tenant));
+});
+
+test('an answer nesting past the limit is found without recursing, however deep: one at the limit passes', (t) => {
+  const nested = (levels: number) => {
+    let value: unknown = 1;
+    for (let i = 0; i < levels; i++) value = i % 2 ? [value] : { a: value };
+    return value;
+  };
+  t.false(nestsTooDeep([nested(MAX_ANSWER_DEPTH)]));
+  t.true(nestsTooDeep([nested(MAX_ANSWER_DEPTH + 1)]));
+  // Deep enough to overflow a recursive walk.
+  t.true(nestsTooDeep([nested(1_000_000)]));
+  t.false(nestsTooDeep([{ when: new Date(0), amounts: Array.from({ length: 1000 }, (_, i) => ({ i })) }]));
 });

@@ -41,7 +41,7 @@ const OPERATORS = new Set(
     '$sum $avg $min $max $first $last $push $addToSet $count $stdDevPop $stdDevSamp ' +
     '$add $subtract $multiply $divide $mod $abs $ceil $floor $round $trunc $sqrt $pow $exp $ln $log10 ' +
     '$concat $substrCP $strLenCP $toLower $toUpper $trim $split $indexOfCP $toString $toInt $toLong $toDouble ' +
-    '$toDecimal $toDate $toBool $convert $ifNull $cond $switch $literal $dateTrunc $dateToString $dateFromString ' +
+    '$toDate $toBool $convert $ifNull $cond $switch $literal $dateTrunc $dateToString $dateFromString ' +
     '$year $month $dayOfMonth $dayOfWeek $week $hour $arrayElemAt $filter $map $reduce $slice $concatArrays ' +
     '$isArray $objectToArray $arrayToObject $mergeObjects $getField $setUnion $anyElementTrue $allElementsTrue ' +
     '$expr $input $as $cond $in $initialValue $date $unit $timezone $startOfWeek $format $onNull ' +
@@ -57,6 +57,33 @@ const OPERATORS = new Set(
 export const APPROXIMATE_OPERATORS = ['$median', '$percentile'] as const;
 const approximate = (operator: string) =>
   `${operator} is approximate (MongoDB knows only method 'approximate') and answers differently on the embedded read store, so it is refused: for exact times to pay (the median, and p95 by nearest rank) use GET /api/v1/reports/time-to-pay (interval=all for one row over the range); for other figures $push the values in a $group and take the median of the answer`;
+
+/** The spellings of UTC a `$dateTrunc` may name, which both stores read (the embedded one knows no `UTC`). */
+const UTC_NAMES = new Set(['Etc/UTC', '+00', '+0000', '+00:00']);
+const zonedTrunc =
+  "$dateTrunc in a time zone is refused: the embedded read store misplaces a zone's midnight (2026-03-02T03:00Z truncated to the day in America/New_York gives 2026-03-02T05:00Z, after it), where MongoDB gives 2026-03-01T05:00Z. Name the zone's day, week or month with $dateToString and its timezone (format '%Y-%m-%d', '%G-W%V' or '%Y-%m'), as GET /api/v1/reports/*?timezone= does, or truncate in UTC (no timezone)";
+
+/** Refused: the embedded read store adds Decimal128s as doubles (0.1 + 0.2 is 0.30000000000000004 there, 0.3 on MongoDB). */
+const decimal =
+  '$toDecimal is refused: amounts are integer strings in the smallest unit, to be added with $toLong (exact on both stores), where the embedded read store adds decimals as inexact doubles (0.1 + 0.2 gives 0.30000000000000004 there, 0.3 on MongoDB)';
+
+/** Why `operator` with `operand` answers differently on the two read stores, or null. */
+function storesDiffer(operator: string, operand: unknown): string | null {
+  if ((APPROXIMATE_OPERATORS as readonly string[]).includes(operator)) return approximate(operator);
+  if (
+    operator === '$toDecimal' ||
+    (operator === '$convert' && isRecord(operand) && (operand.to === 'decimal' || operand.to === 19))
+  )
+    return decimal;
+  if (operator === '$dateTrunc' && isRecord(operand) && 'timezone' in operand) {
+    const zone = operand.timezone;
+    if (!(typeof zone === 'string' && UTC_NAMES.has(zone))) return zonedTrunc;
+  }
+  return null;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export class AnalyticsQueryError extends Error {
   override readonly name = 'AnalyticsQueryError';
@@ -156,20 +183,40 @@ export function safePipeline(
         `pipeline[${i}].${name}`,
         `is not a stage an analytics query may use (allowed: ${[...STAGES].join(', ')})`,
       );
-    for (const [operator, where, operand] of operatorsIn(stage[name], `pipeline[${i}].${name}`))
+    for (const [operator, where, operand] of operatorsIn(stage[name], `pipeline[${i}].${name}`)) {
+      const differs = storesDiffer(operator, operand);
       if (operator === '$regex') {
         const problem = typeof operand === 'string' ? backtracksWithoutBound(operand) : 'must be a string pattern';
         if (problem) throw new AnalyticsQueryError(where, problem);
-      } else if ((APPROXIMATE_OPERATORS as readonly string[]).includes(operator))
-        throw new AnalyticsQueryError(where, approximate(operator));
+      } else if (differs) throw new AnalyticsQueryError(where, differs);
       else if (!OPERATORS.has(operator))
         throw new AnalyticsQueryError(where, `${operator} is not an operator an analytics query may use`);
+    }
   }
   return [
     { $match: { organizationId: tenant.organizationId, environment: tenant.environment } },
     ...pipeline,
     { $limit: MAX_RESULTS },
   ];
+}
+
+/** How deep an answer may nest, arrays and objects (MongoDB's own limit on a document is of this order). */
+export const MAX_ANSWER_DEPTH = 100;
+
+/**
+ * Whether `value` nests arrays and objects more than {@link MAX_ANSWER_DEPTH} deep. Walked with a
+ * stack of its own: the checks and the JSON after it recurse, and an answer built thousands of
+ * levels deep (a `$reduce` wrapping its value) would overflow the server's.
+ */
+export function nestsTooDeep(value: unknown): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > MAX_ANSWER_DEPTH) return true;
+    for (const inner of Object.values(item)) pending.push([inner, depth + 1]);
+  }
+  return false;
 }
 
 /**

@@ -23,6 +23,32 @@ test('a zone’s midnight moves with daylight saving: New York’s 8 March 2026 
   t.is(iso(zonedMidnight(2026, 2, 29, 'UTC')), '2026-03-01T00:00:00.000Z');
 });
 
+test('where daylight saving skips midnight, the day starts at the change (its first instant), not an hour before it in the day before', (t) => {
+  // Santiago's clocks go from 00:00 (-04) to 01:00 (-03) on 6 September 2026: the day starts at 04:00Z.
+  t.is(iso(zonedMidnight(2026, 9, 6, 'America/Santiago')), '2026-09-06T04:00:00.000Z');
+  t.is(zonedDate(zonedMidnight(2026, 9, 6, 'America/Santiago'), 'America/Santiago'), '2026-09-06');
+  t.is(zonedDate(zonedMidnight(2026, 9, 6, 'America/Santiago') - 1, 'America/Santiago'), '2026-09-05');
+  t.is(iso(zonedMidnight(2026, 9, 7, 'America/Santiago')), '2026-09-07T03:00:00.000Z');
+  t.is(iso(zonedMidnight(2026, 3, 8, 'America/Havana')), '2026-03-08T05:00:00.000Z');
+  t.is(iso(zonedMidnight(2026, 3, 29, 'Atlantic/Azores')), '2026-03-29T01:00:00.000Z');
+  // Havana's midnight of 1 November comes twice (01:00 CDT back to 00:00 CST): the day starts at the first.
+  t.is(iso(zonedMidnight(2026, 11, 1, 'America/Havana')), '2026-11-01T04:00:00.000Z');
+  const lateOnTheDay = Date.parse('2026-09-06T20:00:00Z');
+  t.is(iso(zonedPeriodStart(lateOnTheDay, 'day', 'America/Santiago')), '2026-09-06T04:00:00.000Z');
+  t.is(iso(zonedPeriodStart(lateOnTheDay, 'month', 'America/Santiago')), '2026-09-01T04:00:00.000Z');
+  t.is(iso(periodKeyStart('2026-09-06', 'America/Santiago')), '2026-09-06T04:00:00.000Z');
+  t.is(iso(periodKeyStart('2026-03-08', 'America/Havana')), '2026-03-08T05:00:00.000Z');
+});
+
+test('years 0 to 99 are themselves, not 1900 to 1999 as Date.UTC reads them; year 0 is 1 BC to Intl', (t) => {
+  // New York kept its local mean time (-4:56:02) until 1883.
+  t.is(iso(zonedMidnight(50, 1, 1, 'America/New_York')), '0050-01-01T04:56:02.000Z');
+  t.is(iso(zonedMidnight(0, 3, 1, 'America/New_York')), '0000-03-01T04:56:02.000Z');
+  t.is(zonedDate(Date.parse('0000-06-01T12:00:00Z'), 'Europe/Paris'), '0000-06-01');
+  // Friday 3 June 50 is in the week from Monday 30 May.
+  t.is(iso(zonedPeriodStart(Date.parse('0050-06-03T12:00:00Z'), 'week', 'UTC')), '0050-05-30T00:00:00.000Z');
+});
+
 test('the period holding an instant starts at the zone’s midnight: its day, its week from Monday, its month', (t) => {
   // 02:30 UTC on Monday 9 March is still Sunday 8 March in New York (22:30 EDT).
   const at = Date.parse('2026-03-09T02:30:00Z');

@@ -36,6 +36,7 @@ const wallClock = formatPerZone(
       hour: 'numeric',
       minute: 'numeric',
       second: 'numeric',
+      era: 'short',
     }),
 );
 
@@ -56,19 +57,42 @@ function wallTime(instant: number, zone: string): number {
   const parts = Object.fromEntries(
     wallClock(zone)
       .formatToParts(new Date(instant))
-      .map((p) => [p.type, Number(p.value)]),
+      .map((p) => [p.type, p.type === 'era' ? Number(p.value === 'BC') : Number(p.value)]),
   ) as Record<string, number>;
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  // Intl counts years by era: ISO year 0 is its 1 BC.
+  const year = parts.era ? 1 - parts.year! : parts.year!;
+  return utcOf(year, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
 }
 
 /** The zone's offset from UTC at `instant`, in whole minutes (east positive). */
 export const zoneOffsetMinutes = (instant: number, zone: string): number =>
   Math.round((wallTime(instant, zone) - instant) / 60_000);
 
-/** The instant the zone's wall clock shows `wall` (UTC-read); a time skipped by a change is read with the offset before it. */
+/** `Date.UTC`, but years 0 to 99 stay themselves (`Date.UTC` reads them as 1900 to 1999). */
+export function utcOf(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, day);
+  return date.setUTCHours(hour, minute, second, 0);
+}
+
+/**
+ * The first instant the zone's wall clock shows `wall` (UTC-read) or later. A wall time skipped by
+ * a change (Santiago's midnight on 6 September 2026, its clocks going from 00:00 to 01:00) is the
+ * moment of the change: read with the offset after it, it would fall in the day before.
+ */
 function instantOfWall(wall: number, zone: string): number {
   const first = wall - (wallTime(wall, zone) - wall);
-  return wall - (wallTime(first, zone) - first);
+  const second = wall - (wallTime(first, zone) - first);
+  if (wallTime(second, zone) === wall) return second;
+  // Skipped: the change lies between the two readings (one with each offset); found to the second.
+  let before = Math.min(first, second);
+  let after = Math.max(first, second);
+  while (after - before > 1000) {
+    const middle = before + Math.floor((after - before) / 2000) * 1000;
+    if (wallTime(middle, zone) >= wall) after = middle;
+    else before = middle;
+  }
+  return after;
 }
 
 /** The zone's calendar date at `instant`, as YYYY-MM-DD. */
@@ -77,7 +101,7 @@ export const zonedDate = (instant: number, zone: string): string =>
 
 /** The first instant of the day `year-month-day` (month from 1) in `zone`. */
 export function zonedMidnight(year: number, month: number, day: number, zone: string): number {
-  return instantOfWall(Date.UTC(year, month - 1, day), zone);
+  return instantOfWall(utcOf(year, month - 1, day), zone);
 }
 
 /** The first instant of the zone's day, week (from Monday) or month that holds `instant`. */
@@ -87,7 +111,7 @@ export function zonedPeriodStart(instant: number, unit: 'day' | 'week' | 'month'
   const month = local.getUTCMonth() + 1;
   if (unit === 'month') return zonedMidnight(year, month, 1, zone);
   const back = unit === 'week' ? (local.getUTCDay() + 6) % 7 : 0;
-  const day = new Date(Date.UTC(year, month - 1, local.getUTCDate()) - back * DAY_MS);
+  const day = new Date(utcOf(year, month - 1, local.getUTCDate()) - back * DAY_MS);
   return zonedMidnight(day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate(), zone);
 }
 

@@ -363,6 +363,30 @@ test('a date-only to takes in that whole day, in every report; a timestamp to st
   );
 });
 
+test('where daylight saving skips midnight (Santiago, 6 September 2026), that day starts at the change: a session an hour before it is the day before', async (t) => {
+  // 03:30Z is 23:30 on the 5th in Santiago (-04); at 04:00Z its clocks go from 00:00 to 01:00 (-03).
+  const clock = createManualClock(Date.parse('2026-09-06T03:30:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const shop = await createMerchant(weir.url, 'Shop');
+  t.is((await shop.api.post('/api/v1/checkout/sessions', sessionRequest('100000000', 1))).status, 200);
+  clock.set(Date.parse('2026-09-06T04:30:00Z'));
+  t.is((await shop.api.post('/api/v1/checkout/sessions', sessionRequest('100000000', 1))).status, 200);
+  const days = async (query: string) => {
+    const answer = await shop.api.get<Report>(
+      `/api/v1/reports/conversion?interval=day&timezone=America/Santiago${query}`,
+    );
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.data.map((r) => [r.period, r.localDate, r.created]);
+  };
+  t.deepEqual(await days('&from=2026-09-06&to=2026-09-06'), [['2026-09-06T04:00:00.000Z', '2026-09-06', 1]]);
+  t.deepEqual(await days(''), [
+    ['2026-09-05T04:00:00.000Z', '2026-09-05', 1],
+    ['2026-09-06T04:00:00.000Z', '2026-09-06', 1],
+  ]);
+  // Years 0 to 99 are themselves: read as 1999-12-31, this range's from came after its to.
+  t.deepEqual(await days('&from=0099-12-31&to=0100-01-01'), []);
+});
+
 test('volume counts what payers sent: a session completed partly paid adds its 1.00 of 2.234566, not what was asked, and shows that as its net', async (t) => {
   const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });
@@ -576,6 +600,44 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
   });
   t.is(deep.status, 400);
   t.regex(((await deep.json()) as { message: string }).message, /nests deeper than 32 levels/);
+});
+
+test('analytics queries: an answer nested thousands of levels deep is a 400 naming the limit, not a 500; what the stores answer differently ($toDecimal, $dateTrunc in a zone) is refused', async (t) => {
+  const weir = await startTestWeir(t);
+  const shop = await createMerchant(weir.url, 'Shop');
+  t.is((await shop.api.post('/api/v1/checkout/sessions', sessionRequest('100000000', 1))).status, 200);
+  const query = (pipeline: unknown[]) =>
+    shop.api.post<{ data: Record<string, unknown>[] }>('/api/v1/analytics/query', {
+      collection: 'checkout_sessions',
+      pipeline,
+    });
+  // Each of 5000 pieces wraps the value so far: {a: {a: … null}}, deep enough to overflow a recursive walk.
+  const nest = (pieces: number) => [
+    {
+      $project: {
+        _id: 0,
+        deep: {
+          $reduce: {
+            input: { $split: [{ $concat: ['x,'.repeat(pieces)] }, ','] },
+            initialValue: null,
+            in: { a: '$$value' },
+          },
+        },
+      },
+    },
+  ];
+  const deep = await query(nest(5000));
+  assertError(t, deep, 400, { field: 'pipeline' });
+  t.regex(JSON.stringify(deep.body), /more than 100 levels deep/);
+  const shallow = await query(nest(3));
+  t.is(shallow.status, 200, JSON.stringify(shallow.body));
+  t.deepEqual(shallow.body.data, [{ deep: { a: { a: { a: { a: null } } } } }]);
+
+  assertError(t, await query([{ $group: { _id: null, x: { $sum: { $toDecimal: '$amountTotal' } } } }]), 400, {
+    field: 'pipeline[0].$group.x.$sum.$toDecimal',
+  });
+  const zoned = { $dateTrunc: { date: { $toDate: '$createdAt' }, unit: 'day', timezone: 'America/New_York' } };
+  assertError(t, await query([{ $project: { day: zoned } }]), 400, { field: 'pipeline[0].$project.day.$dateTrunc' });
 });
 
 test('volume reconciles with the confirmed incoming transactions: paid exactly, overpaid after completion, paid late after expiry, part-paid and completed as is, refunded; a closed day keeps its figures; payment-issues counts the short one alone', async (t) => {

@@ -78,6 +78,55 @@ test('an export whose from is after its to is a 400 naming to (as the reports an
   t.regex(headers['Content-Type'] ?? '', /^text\/csv/);
 });
 
+test("an export's from / to and the list's createdAt bounds meet: the tighter of each holds, and a range they cross is a 400 naming both", async (t) => {
+  const store = createEmbeddedReadStore({ writes: 'trusted' });
+  const stored = store.collection<CheckoutSessionDoc>('checkout_sessions');
+  for (const day of [1, 3, 5, 7, 9]) {
+    const id = `cs_0${day}`;
+    await stored.put({ ...sessionFixture({ id, createdAt: `2026-03-0${day}T12:00:00.000Z` }), _id: id });
+  }
+  const run = exportCheckoutSessions(
+    stored,
+    store.collection<CustomerDoc>(CUSTOMERS),
+    createManualClock(Date.parse('2026-03-10T00:00:00Z')),
+  );
+  const exported = async (query: Record<string, string>) => {
+    const ctx = {
+      query,
+      state: { tenant: { organizationId: sessionFixture().organizationId, environment: sessionFixture().environment } },
+      set: () => {},
+      body: undefined as unknown,
+    };
+    await run(ctx as unknown as ApiContext);
+    const lines: string[] = [];
+    for await (const chunk of ctx.body as AsyncIterable<string>) lines.push(String(chunk));
+    return lines
+      .join('')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[0]);
+  };
+  t.deepEqual(await exported({}), ['cs_09', 'cs_07', 'cs_05', 'cs_03', 'cs_01']);
+  // The list's bound is the tighter: from does not widen it back to the 1st.
+  t.deepEqual(await exported({ 'createdAt[gte]': '2026-03-05', from: '2026-03-01' }), ['cs_09', 'cs_07', 'cs_05']);
+  t.deepEqual(await exported({ 'createdAt[lt]': '2026-03-04', to: '2026-03-08' }), ['cs_03', 'cs_01']);
+  // from / to the tighter: they hold.
+  t.deepEqual(
+    await exported({
+      'createdAt[gte]': '2026-03-02',
+      'createdAt[lte]': '2026-03-09',
+      from: '2026-03-04',
+      to: '2026-03-06',
+    }),
+    ['cs_05'],
+  );
+  const error = await t.throwsAsync(exported({ 'createdAt[gte]': '2026-03-08', to: '2026-03-05' }), {
+    instanceOf: ValidationError,
+  });
+  t.is(error?.message, 'to: must not be before createdAt[gte]');
+});
+
 test('an export prints a Tron transaction hash as the API shows it, the bare 64-hex txID (kept as 0x… in the log); an EVM one as kept', async (t) => {
   const store = createEmbeddedReadStore({ writes: 'trusted' });
   const stored = store.collection<CheckoutSessionDoc>('checkout_sessions');

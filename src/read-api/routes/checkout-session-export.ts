@@ -8,8 +8,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { zonedDate } from '../../shared/time-zone.ts';
 import type { ApiContext } from '../api-context.ts';
 import { csvRow } from '../csv.ts';
-import { FROM_DESCRIPTION, instantRange, rangeCondition, TO_DESCRIPTION } from '../instant-range.ts';
-import { type ListFilters, listFilter, queryValue, queryZone } from '../pagination.ts';
+import { boundsCondition, FROM_DESCRIPTION, fromToBounds, instantRange, TO_DESCRIPTION } from '../instant-range.ts';
+import { dateBounds, type ListFilters, listFilter, queryValue, queryZone } from '../pagination.ts';
 import { SESSION_LIST_FILTERS } from '../schema/checkout-session.ts';
 import { listQuery, listTimeZoneQuery, queryFilter, withCode, z } from '../schema/fields.ts';
 
@@ -229,13 +229,15 @@ export function exportCheckoutSessions(
     const filter = listFilter(ctx, { filters: EXPORT_FILTERS });
     // The zone the list's bounds were read in: `from` / `to` and the file's date are its days too.
     const zone = queryZone(ctx);
-    const range = instantRange({ from: queryValue(ctx, 'from'), to: queryValue(ctx, 'to') }, zone);
-    const bounds = rangeCondition(range);
+    const fromTo = { from: queryValue(ctx, 'from'), to: queryValue(ctx, 'to') };
+    // Checked alone first: a bad or crossed from / to is named as such, before any clash with the list's bounds.
+    instantRange(fromTo, zone);
     const dateField = DATE_FIELDS.find((f) => f === queryValue(ctx, 'dateField')) ?? 'createdAt';
-    if (Object.keys(bounds).length) {
-      const existing = filter[dateField] as Record<string, string> | undefined;
-      filter[dateField] = { ...existing, ...bounds };
-    }
+    // With the list's own bounds on that field (only createdAt takes them): the tighter of each
+    // kind holds, and a range they cross between them is a 400 naming both.
+    const listed = dateField === 'createdAt' ? dateBounds(ctx, dateField) : [];
+    const bounds = fromToBounds(fromTo);
+    if (bounds.length) filter[dateField] = boundsCondition([...listed, ...bounds], zone);
     // Named for its basis when it is not the listing by creation (the name clients already save).
     sendSessionsCsv(
       ctx,

@@ -3,12 +3,14 @@ import Router from '@koa/router';
 import {
   AnalyticsQueryError,
   APPROXIMATE_OPERATORS,
+  MAX_ANSWER_DEPTH,
   MAX_RESULTS,
   MAX_STAGES,
   QUERYABLE_COLLECTIONS,
   safePipeline,
   inexactMessage,
   inexactNumberIn,
+  nestsTooDeep,
   plainNumbers,
 } from '../../reports/analytics-query.ts';
 import {
@@ -256,7 +258,7 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
       method: 'post',
       path: '/query',
       summary: 'Run an aggregation pipeline',
-      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; it is stopped after ${QUERY_TIME_MS / 1000} s (400 \`analytics_query_timeout\`: narrow the \`$match\` or simplify the expressions), on MongoDB and on the embedded read store alike. ${APPROXIMATE_OPERATORS.map((o) => `\`${o}\``).join(' and ')} are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 \`analytics_inexact_number\` naming where it is; only integers are checked: divide amounts after summing them, not before); \`GET /reports/time-to-pay\` gives exact medians and p95 of time to pay, and a \`$push\` of the values lets you take any other median exactly. It takes no \`Idempotency-Key\`: it writes nothing, so sending it again is safe, and a key sent with it is ignored.`,
+      description: `Read only: the tenant's \`$match\` runs first, only reading stages and operators are taken (no \`$out\`, \`$merge\`, \`$lookup\`, \`$unionWith\`, \`$where\`, \`$function\`), and at most ${MAX_RESULTS} documents are answered; it is stopped after ${QUERY_TIME_MS / 1000} s (400 \`analytics_query_timeout\`: narrow the \`$match\` or simplify the expressions), on MongoDB and on the embedded read store alike. ${APPROXIMATE_OPERATORS.map((o) => `\`${o}\``).join(' and ')} are refused (400 naming the operator): MongoDB's are approximate by definition, and the embedded read store's differ; so are \`$toDecimal\` (amounts are integer strings: add them with \`$toLong\`) and \`$dateTrunc\` in a time zone (name a zone's day with \`$dateToString\` and its \`timezone\`), which the embedded read store answers differently; an answer nesting arrays and objects more than ${MAX_ANSWER_DEPTH} levels deep is a 400; an answer holding an integer past 2^53 − 1, which JSON cannot carry exact to the unit, is refused too (400 \`analytics_inexact_number\` naming where it is; only integers are checked: divide amounts after summing them, not before); \`GET /reports/time-to-pay\` gives exact medians and p95 of time to pay, and a \`$push\` of the values lets you take any other median exactly. It takes no \`Idempotency-Key\`: it writes nothing, so sending it again is safe, and a key sent with it is ignored.`,
       body: AnalyticsQueryBody,
       response: z.object({ object: z.literal('list'), data: z.array(z.record(z.string(), z.unknown())) }),
       errors: [invalidFields('analytics_inexact_number', 'analytics_query_timeout')],
@@ -284,6 +286,12 @@ export function analyticsRoutes(deps: ApiDeps): Router<ApiState> {
         // A pipeline that passes the allow-list can still be wrong (a bad operand): the analyst's 400.
         throw new ValidationError('pipeline', `could not run: ${(error as Error).message.slice(0, 200)}`);
       }
+      // Checked first, and without recursing: what follows recurses, and would overflow the stack (a 500).
+      if (nestsTooDeep(data))
+        throw new ValidationError(
+          'pipeline',
+          `its answer nests arrays and objects more than ${MAX_ANSWER_DEPTH} levels deep: project the fields you need, flatter`,
+        );
       // A total past 2^53 is wrong in its last digits: refused, never answered as if exact.
       const inexact = inexactNumberIn(data);
       if (inexact) throw new ValidationError('pipeline', inexactMessage(inexact), 'analytics_inexact_number');
