@@ -183,6 +183,8 @@ export type WeirOverrides = {
   spanExporter?: SpanExporter;
   /** Wraps the read store the whole process uses (tests of a store outage). */
   wrapReadStore?: (readStore: ReadStore) => ReadStore;
+  /** Wraps the bus the whole process uses (tests of a matcher that has not handled what followers published). */
+  wrapBus?: (bus: Bus) => Bus;
   /** Wraps the projection runner the whole process uses (tests of read models that lag). */
   wrapProjections?: (runner: ProjectionRunner) => ProjectionRunner;
   /** The first wait before connecting again to a service not up yet (default 0.5 s, doubling to 30 s). */
@@ -306,11 +308,12 @@ async function startLocked(
   opened.add(() => activity.stop());
   const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(stores.readStore) : stores.readStore;
   // Into the log as one structured line each, not a stack trace on stderr.
-  const bus = await untilReachable(
+  const openedBus = await untilReachable(
     'NATS',
     () =>
       openBus({
         natsUrl: config.natsUrl,
+        dataDir: config.dataDir,
         onError: (error) => logger.warn({ event: 'bus.trouble' }, `NATS: ${error.message}`),
         log: (line) => logger.warn({ event: 'bus.trouble' }, `NATS: ${line}`),
       }),
@@ -320,7 +323,8 @@ async function startLocked(
       ...(overrides.connectRetryFirstDelayMs ? { firstDelayMs: overrides.connectRetryFirstDelayMs } : {}),
     },
   );
-  opened.add(() => bus.close());
+  opened.add(() => openedBus.close());
+  const bus = overrides.wrapBus ? overrides.wrapBus(openedBus) : openedBus;
   const owning = await openOwnership({
     natsUrl: config.natsUrl,
     leaseTtlMs: config.leaseTtlSeconds === undefined ? undefined : config.leaseTtlSeconds * 1000,

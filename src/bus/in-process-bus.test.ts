@@ -1,7 +1,11 @@
-import test from 'ava';
-import type { BusMessage } from './bus.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import type { Bus, BusMessage } from './bus.ts';
 import { BusArgumentError, BusClosedError } from './errors.ts';
 import { createInProcessBus } from './in-process-bus.ts';
+import { openSqliteBusStore } from './in-process-bus-store.ts';
 
 const text = (message: BusMessage): string => new TextDecoder().decode(message.data);
 const bytes = (value: string): Uint8Array => new TextEncoder().encode(value);
@@ -141,4 +145,77 @@ test('close() stops every consumer and refuses further use', async (t) => {
   );
   t.deepEqual(received, ['before']);
   await bus.close();
+});
+
+/** A bus file in a temporary folder (removed after the test) and a way to open a bus on it. */
+async function busFile(t: ExecutionContext): Promise<(now?: () => number) => Bus> {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-bus-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return (now) => createInProcessBus({ store: openSqliteBusStore(join(dir, 'bus.sqlite3')), ...(now ? { now } : {}) });
+}
+
+/** Consumes `durableName` into a list of texts; `refuse` throws for the texts it names. */
+async function texts(
+  bus: Bus,
+  durableName: string,
+  refuse: (text: string) => boolean = () => false,
+  filterSubject = 'chain.>',
+) {
+  const received: string[] = [];
+  const consumer = await bus.consume({ durableName, filterSubject }, async (m) => {
+    received.push(text(m));
+    if (refuse(text(m))) throw new Error('refused on purpose');
+  });
+  return { received, consumer };
+}
+
+test('on disk: a bus opened again after a stop delivers what was published and not acknowledged, from where each durable stood', async (t) => {
+  const open = await busFile(t);
+  const first = open();
+  // A durable that stops before anything is published keeps its place too.
+  await (await first.consume({ durableName: 'idle', filterSubject: 'chain.eth.final' }, async () => {})).stop();
+  await first.publish('chain.eth.transfer', bytes('a'), { messageId: 'a' });
+  await first.publish('chain.eth.transfer', bytes('b'), { messageId: 'b' });
+  await first.publish('chain.eth.final', bytes('c'), { messageId: 'c' });
+  const matcher = await texts(first, 'matcher', (value) => value === 'b');
+  await waitUntil(() => matcher.received.includes('b'));
+  await first.close();
+
+  const second = open();
+  const again = await texts(second, 'matcher');
+  const idle = await texts(second, 'idle', () => false, 'chain.eth.final');
+  await waitUntil(() => again.received.includes('c') && idle.received.includes('c'));
+  t.deepEqual(again.received, ['b', 'c'], 'the refused message and the one behind it, not the acknowledged one');
+  t.deepEqual(idle.received, ['c']);
+  await second.close();
+});
+
+test('on disk: a bus opened again after a crash (never closed, a handler cut off) delivers the message being handled and what came after; the duplicate window carries over', async (t) => {
+  const open = await busFile(t);
+  let now = 1_000_000;
+  const crashed = open(() => now);
+  let entered = false;
+  let release: () => void = () => undefined;
+  const cutOff = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await crashed.consume({ durableName: 'matcher', filterSubject: 'chain.>' }, async () => {
+    entered = true;
+    await cutOff;
+  });
+  await crashed.publish('chain.eth.transfer', bytes('x'), { messageId: 'x' });
+  await crashed.publish('chain.eth.final', bytes('y'), { messageId: 'y' });
+  await waitUntil(() => entered);
+
+  const restarted = open(() => now);
+  now += 60_000;
+  // The follower publishes again what it published before its checkpoint was saved: dropped.
+  await restarted.publish('chain.eth.transfer', bytes('x again'), { messageId: 'x' });
+  await restarted.publish('chain.eth.final', bytes('z'), { messageId: 'z' });
+  const { received } = await texts(restarted, 'matcher');
+  await waitUntil(() => received.includes('z'));
+  t.deepEqual(received, ['x', 'y', 'z']);
+  await restarted.close();
+  release();
+  await crashed.close();
 });

@@ -8,6 +8,7 @@ import {
   type PublishOptions,
 } from './bus.ts';
 import { BusArgumentError, BusClosedError } from './errors.ts';
+import { createMemoryBusStore, type InProcessBusStore, type StoredMessage } from './in-process-bus-store.ts';
 import { defaultMaxRedeliveryDelayMs, defaultRedeliveryDelayMs, redeliveryDelay } from './redelivery.ts';
 import {
   assertContinueFrom,
@@ -26,14 +27,19 @@ export type InProcessBusOptions = {
   maxRedeliveryDelayMs?: number;
   /** Wall clock in ms, for the duplicate window. Default Date.now. */
   now?: () => number;
+  /** Where the log and the durables' positions are kept (closed with the bus). Default: in memory. */
+  store?: InProcessBusStore;
 };
 
 /*
  * Semantics (mirroring the JetStream adapter: one stream, durable pull consumers with
  * DeliverPolicy.All, explicit ack, max_ack_pending 1):
  *
- * - Every published message is appended to one ordered in-memory log (all subjects interleaved,
- *   like a stream) and kept for the life of the bus. Nothing is ever evicted.
+ * - Every published message is appended to one ordered log (all subjects interleaved, like a
+ *   stream) in the bus's store and kept there. Nothing is ever evicted. With a store on disk, the
+ *   log and each durable's position survive the process: a bus opened again on it delivers what was
+ *   published and not acknowledged before (a message being handled at a crash comes again, its
+ *   deliveryCount from 1), and drops a duplicate of one published within the window.
  * - A durable consumer seen for the first time starts at the beginning of the log, so it also
  *   receives messages published before it was created; or, with `continueFrom` naming a durable
  *   that exists, where that durable stands (its first message not yet acknowledged).
@@ -46,15 +52,12 @@ export type InProcessBusOptions = {
  *   otherwise; JetStream would instead share the durable between them).
  */
 
-type StoredMessage = {
-  subject: string;
-  data: Uint8Array;
-  messageId: string | undefined;
-};
-
 type DurableState = {
+  name: string;
   /** Index in the log of the first message not yet acknowledged or skipped. */
   cursor: number;
+  /** The cursor as the store has it. */
+  saved: number;
   /** Deliveries so far of the message at `cursor`, kept across consumers of this durable. */
   deliveriesAtCursor: number;
   active: ActiveConsumer | undefined;
@@ -72,27 +75,41 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
   const maxDelayMs = options.maxRedeliveryDelayMs ?? defaultMaxRedeliveryDelayMs;
   const now = options.now ?? Date.now;
 
-  const log: StoredMessage[] = [];
-  /** messageId -> time of publish, in publish order (so the oldest are first). */
-  const recentMessageIds = new Map<string, number>();
+  const store = options.store ?? createMemoryBusStore();
   const durables = new Map<string, DurableState>();
+  const durableAt = (name: string, cursor: number): DurableState => ({
+    name,
+    cursor,
+    saved: cursor,
+    deliveriesAtCursor: 0,
+    active: undefined,
+  });
+  for (const [name, cursor] of store.durables()) durables.set(name, durableAt(name, cursor));
   let closed = false;
-
-  const forgetExpiredMessageIds = (at: number): void => {
-    for (const [messageId, publishedAt] of recentMessageIds) {
-      if (at - publishedAt < duplicateWindowMs) break;
-      recentMessageIds.delete(messageId);
-    }
-  };
+  let closing: Promise<void> | undefined;
 
   /** The messages matching `filterSubject` at or after the durable's cursor (the one being handled included). */
-  const backlog = (durable: DurableState, filterSubject: string): number => {
-    let waiting = 0;
-    for (let index = durable.cursor; index < log.length; index++) {
-      const candidate = log[index];
-      if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) waiting += 1;
+  const backlog = (durable: DurableState, filterSubject: string): number =>
+    store.subjectsFrom(durable.cursor).filter((subject) => subjectMatchesFilter(filterSubject, subject)).length;
+
+  /** Keeps the durable's cursor in the store (it may have moved past messages of other subjects). */
+  const save = (durable: DurableState): void => {
+    if (durable.saved === durable.cursor) return;
+    store.setPosition(durable.name, durable.cursor);
+    durable.saved = durable.cursor;
+  };
+
+  /** Moves the durable past the message at its cursor, in the store first; false (it comes again) when the store fails. */
+  const acknowledge = (durable: DurableState): boolean => {
+    durable.cursor += 1;
+    try {
+      save(durable);
+    } catch {
+      durable.cursor -= 1;
+      return false;
     }
-    return waiting;
+    durable.deliveriesAtCursor = 0;
+    return true;
   };
 
   const startConsumer = (
@@ -106,10 +123,11 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     const wake = (): void => signal.fire();
     const stopSignal = createSignal();
 
-    const nextMatchingIndex = (): number | undefined => {
-      while (durable.cursor < log.length) {
-        const candidate = log[durable.cursor];
-        if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) return durable.cursor;
+    /** The message at the cursor once it is moved to the next one matching the filter; undefined at the end. */
+    const nextMatching = (): StoredMessage | undefined => {
+      while (durable.cursor < store.length()) {
+        const candidate = store.at(durable.cursor);
+        if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) return candidate;
         durable.cursor += 1;
         durable.deliveriesAtCursor = 0;
       }
@@ -136,17 +154,19 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       // Deliver from a later turn of the event loop, never from inside consume().
       await Promise.resolve();
       while (!stopped) {
-        const index = nextMatchingIndex();
-        const stored = index === undefined ? undefined : log[index];
+        const stored = nextMatching();
         if (stored === undefined) {
+          try {
+            save(durable);
+          } catch {
+            // It only spares the next start a scan past other subjects.
+          }
           await signal.fired;
           signal = createSignal();
           continue;
         }
         const acknowledged = await deliver(stored);
-        if (acknowledged !== undefined) {
-          durable.cursor += 1;
-          durable.deliveriesAtCursor = 0;
+        if (acknowledged !== undefined && acknowledge(durable)) {
           notifyAcknowledged(onAcknowledged, acknowledged);
           continue;
         }
@@ -180,15 +200,12 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       if (closed) throw new BusClosedError();
       assertPublishSubject(subject);
       const messageId = publishOptions?.messageId;
+      const at = now();
       if (messageId !== undefined) {
-        const at = now();
-        forgetExpiredMessageIds(at);
-        const publishedAt = recentMessageIds.get(messageId);
+        const publishedAt = store.lastPublishedAt(messageId);
         if (publishedAt !== undefined && at - publishedAt < duplicateWindowMs) return;
-        recentMessageIds.delete(messageId);
-        recentMessageIds.set(messageId, at);
       }
-      log.push({ subject, data: data.slice(), messageId });
+      store.append({ subject, data, messageId, publishedAt: at });
       for (const durable of durables.values()) durable.active?.wake();
     },
 
@@ -202,7 +219,8 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       if (durable === undefined) {
         const predecessor =
           consumerOptions.continueFrom === undefined ? undefined : durables.get(consumerOptions.continueFrom);
-        durable = { cursor: predecessor?.cursor ?? 0, deliveriesAtCursor: 0, active: undefined };
+        durable = durableAt(durableName, predecessor?.cursor ?? 0);
+        store.setPosition(durableName, durable.cursor);
         durables.set(durableName, durable);
       }
       if (durable.active !== undefined) {
@@ -223,12 +241,17 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       if (durables.get(durableName)?.active !== undefined) {
         throw new BusArgumentError(`durable consumer "${durableName}" is being consumed; stop it before deleting it`);
       }
+      store.deleteDurable(durableName);
       durables.delete(durableName);
     },
 
-    async close(): Promise<void> {
+    close(): Promise<void> {
       closed = true;
-      await Promise.all([...durables.values()].map((durable) => durable.active?.stop()));
+      closing ??= (async () => {
+        await Promise.all([...durables.values()].map((durable) => durable.active?.stop()));
+        store.close();
+      })();
+      return closing;
     },
   };
 }

@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { getAddress, type Address } from 'viem';
+import type { Bus } from '../../src/bus/bus.ts';
+import type { EvmFollowerCheckpoint } from '../../src/chain-ingest/evm/follower/checkpoint.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
@@ -129,4 +131,71 @@ test('paid before its expiry while Weir was down, restarted after it: the sessio
     types.some((type) => type === 'checkout_session.expired' || type === 'checkout_session.late_payment'),
     types.join(', '),
   );
+});
+
+test('embedded bus: what the follower published and checkpointed past, not yet handled at a stop, is detected and confirmed after restart', async (t) => {
+  // While held, the matcher refuses every message: published, not handled (as when Weir stops or dies behind a backlog).
+  let holding = true;
+  const published: string[] = [];
+  const holdMatcher = (bus: Bus): Bus => ({
+    ...bus,
+    publish: async (subject, data, options) => {
+      await bus.publish(subject, data, options);
+      published.push(subject);
+    },
+    consume: (options, handler) =>
+      bus.consume(options, async (message) => {
+        if (holding) throw new Error('held by the test');
+        await handler(message);
+      }),
+  });
+  const { devnet, weir, organization, restart } = await startDevnetWeir(t, {
+    confirmations: 2,
+    embeddedBus: true,
+    node: 'anvil',
+    overrides: { wrapBus: holdMatcher },
+  });
+  const { api } = await organization('Embedded Bus Shop');
+  const session = (
+    await api.post<Session>('/api/v1/checkout/sessions', {
+      successUrl: 'https://shop.example/ok',
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }],
+      },
+    })
+  ).body;
+  const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
+  const paid = await devnetPayer(devnet.info).payToken(devnet.info.contracts.usdc, to, 7_000_000n);
+  const paidBlock = Number(paid.blockNumber);
+  await devnet.mine(3);
+
+  // The follower published the transfer and its final and saved its checkpoint past them.
+  const ingest = join(weir.dataDir, 'ingest');
+  await eventually(
+    async () => {
+      if (!published.some((subject) => subject.endsWith('.final'))) return undefined;
+      const file = (await readdir(ingest)).find((name) => name.endsWith('.evm-follower.json'));
+      if (file === undefined) return undefined;
+      const checkpoint = JSON.parse(await readFile(join(ingest, file), 'utf8')) as EvmFollowerCheckpoint;
+      const block = checkpoint.window.find((b) => b.number === paidBlock);
+      return (block?.finalPublished ?? (checkpoint.window[0]?.number ?? 0) > paidBlock) ? true : undefined;
+    },
+    'the follower to checkpoint past the final of the paying block',
+    30_000,
+  );
+  t.true(published.some((subject) => subject.endsWith('.transfer')));
+  t.is((await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body.payments.length, 0, 'not handled yet');
+
+  holding = false;
+  await restart(weir);
+  const done = await eventually(
+    async () => {
+      const s = (await api.get<Session>(`/api/v1/checkout/sessions/${session.id}`)).body;
+      return s.status === 'complete' ? s : undefined;
+    },
+    'completion after restart',
+    30_000,
+  );
+  t.is(done.amountReceived, '700000000');
+  t.is(done.payments.length, 1, 'the payment is recorded once');
 });

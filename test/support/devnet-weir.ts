@@ -13,7 +13,7 @@ import { ADMIN_TOKEN, startTestWeir } from './weir-harness.ts';
 const DEVNET_CHAIN_ID = 31337;
 
 /**
- * A hardhat devnet, NATS, a webhook receiver and a Weir offering the devnet (no test rail, no local chain), all
+ * A hardhat devnet, NATS (unless `embeddedBus`: the in-process bus in the data dir), a webhook receiver and a Weir offering the devnet (no test rail, no local chain), all
  * stopped at the end of the test. `confirmations` sets the devnet's depth; `overrides` go to
  * `startWeir` after the defaults (sweeps at once, followers polling every 50 ms). `restart` starts
  * Weir again on the same port, data dir, devnet and NATS (API clients and webhook endpoints go on working).
@@ -29,6 +29,8 @@ export async function startDevnetWeir(
     refuseRpc?: (call: JsonRpcCall) => { code: number; message: string } | undefined;
     /** The devnet's node: hardhat unless given; anvil serves call traces (`debug_traceTransaction` with the callTracer). */
     node?: 'hardhat' | 'anvil';
+    /** No NATS: Weir runs on its embedded default, the in-process bus. */
+    embeddedBus?: boolean;
   } = {},
 ) {
   const devnet = await startTestDevnet(t, { node: options.node });
@@ -39,12 +41,12 @@ export async function startDevnetWeir(
     devnetFile = join(dirname(devnet.file), 'devnet-through-proxy.json');
     await writeDevnetInfo(devnetFile, { ...devnet.info, rpcUrl: proxy.url });
   }
-  const nats = await startNatsServer();
-  t.teardown(() => nats.stop());
+  const nats = options.embeddedBus ? null : await startNatsServer();
+  if (nats) t.teardown(() => nats.stop());
   const receiver = await startWebhookReceiver();
   t.teardown(() => receiver.close());
   const config = {
-    natsUrl: nats.url,
+    ...(nats ? { natsUrl: nats.url } : {}),
     testRail: false,
     devnetFile,
     chainEnv: {
