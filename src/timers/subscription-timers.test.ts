@@ -194,14 +194,7 @@ test('a renewal paid in time is not past due when its confirmation comes after i
   const followers = fakeFollowers(['weir-testnet']);
   const gated = await firstBill(t, {
     renewal: true,
-    gate: (clock) =>
-      createChainReadGate({
-        clock,
-        readThrough: followers.readThrough,
-        matcherDrained: async () => true,
-        maxWaitMs: HOUR,
-        log: () => {},
-      }),
+    gate: readGate(followers),
   });
   gated.clock.set(Date.parse(gated.renewalDue));
   t.deepEqual(await gated.pastDue(), { notYet: true }, 'the follower has not read past the due time');
@@ -304,17 +297,22 @@ test('a first invoice: its expiry waits while a pay-page session has a payment p
   });
 });
 
+/** A gate on these followers, the matcher drained: it waits for them alone. */
+const readGate =
+  (followers: ReturnType<typeof fakeFollowers>) =>
+  (clock: Parameters<typeof createChainReadGate>[0]['clock']): ChainReadGate =>
+    createChainReadGate({
+      clock,
+      readThrough: followers.readThrough,
+      matcherDrained: async () => true,
+      maxWaitMs: HOUR,
+      log: () => {},
+    });
+
 test("the expiry waits, like the session's own, for the chain followers of the first session's networks to read past the due time", async (t) => {
   const followers = fakeFollowers(['weir-testnet']);
   const bill = await firstBill(t, {
-    gate: (clock) =>
-      createChainReadGate({
-        clock,
-        readThrough: followers.readThrough,
-        matcherDrained: async () => true,
-        maxWaitMs: HOUR,
-        log: () => {},
-      }),
+    gate: readGate(followers),
   });
   bill.clock.set(Date.parse(DUE));
   t.deepEqual(await bill.expireFirst(), { notYet: true });

@@ -22,6 +22,22 @@ type Session = {
   payments: unknown[];
 };
 
+/** A 7 USDC session (on the devnet's chain) and the address to pay it at. */
+async function sevenUsdcSession<Extra extends object = object>(api: ReturnType<typeof apiClient>) {
+  const session = (
+    await api.post<Session & Extra>('/api/v1/checkout/sessions', {
+      successUrl: 'https://shop.example/ok',
+      lineItems: {
+        data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }],
+      },
+    })
+  ).body;
+  return {
+    session,
+    to: getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address,
+  };
+}
+
 test('killed after the paying block: after restart the follower catches up and the session completes once', async (t) => {
   const devnet = await startTestDevnet(t);
   const nats = await startNatsServer();
@@ -46,15 +62,7 @@ test('killed after the paying block: after restart the follower catches up and t
     url: receiver.url,
     enabledEvents: { events: ['checkout_session.completed'] },
   });
-  const session = (
-    await api.post<Session>('/api/v1/checkout/sessions', {
-      successUrl: 'https://shop.example/ok',
-      lineItems: {
-        data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }],
-      },
-    })
-  ).body;
-  const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
+  const { session, to } = await sevenUsdcSession(api);
 
   const payer = devnetPayer(devnet.info);
   await payer.payToken(devnet.info.contracts.usdc, to, 7_000_000n);
@@ -96,15 +104,7 @@ test('paid before its expiry while Weir was down, restarted after it: the sessio
     url: receiver.url,
     enabledEvents: { events: ['*'] },
   });
-  const session = (
-    await api.post<Session & { expiresAt: string }>('/api/v1/checkout/sessions', {
-      successUrl: 'https://shop.example/ok',
-      lineItems: {
-        data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }],
-      },
-    })
-  ).body;
-  const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
+  const { session, to } = await sevenUsdcSession<{ expiresAt: string }>(api);
 
   await weir.stop();
   // Paid in time (the clock is still before expiresAt), confirmed while Weir is down.
@@ -156,15 +156,7 @@ test('embedded bus: what the follower published and checkpointed past, not yet h
     overrides: { wrapBus: holdMatcher },
   });
   const { api } = await organization('Embedded Bus Shop');
-  const session = (
-    await api.post<Session>('/api/v1/checkout/sessions', {
-      successUrl: 'https://shop.example/ok',
-      lineItems: {
-        data: [{ priceData: { currency: 'usdc', unitAmount: '700000000', productData: { name: 'Thing' } } }],
-      },
-    })
-  ).body;
-  const to = getAddress(session.addresses.find((a) => a.asset.currency === 'usdc')!.paymentAddress) as Address;
+  const { session, to } = await sevenUsdcSession(api);
   const paid = await devnetPayer(devnet.info).payToken(devnet.info.contracts.usdc, to, 7_000_000n);
   const paidBlock = Number(paid.blockNumber);
   await devnet.mine(3);
