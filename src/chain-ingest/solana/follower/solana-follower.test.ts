@@ -1,5 +1,7 @@
 import test from 'ava';
 import { AccountRole, generateKeyPairSigner, type Address } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { startTestSolana } from '../../../../test/support/solana-devnet.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
@@ -261,3 +263,51 @@ test('a backlog deeper than the pages of a round is read on over the next rounds
     'what landed while the backlog was read is read next, once',
   );
 });
+
+for (const mints of [
+  ['native', 'usdc'],
+  ['usdc', 'native'],
+] as const)
+  test(`one transaction paying the reference in SOL and in USDC publishes both payments (session takes ${mints.join(', ')})`, async (t) => {
+    const w = await world(t);
+    const usdc = w.chain.server.ledger.mints.usdc;
+    const reference = w.watch('s-two-mints', [...mints.map((m) => (m === 'usdc' ? usdc : m))]) as Address;
+    const payer = await w.chain.newPayer();
+    const destination = await w.chain.ata(w.merchant, usdc);
+    const carrying = { address: reference, role: AccountRole.READONLY };
+    const token = getTransferCheckedInstruction({
+      source: await w.chain.ata(payer.address, usdc),
+      mint: usdc,
+      destination,
+      authority: payer.signer,
+      amount: 1_500_000n,
+      decimals: 6,
+    });
+    const sol = getTransferSolInstruction({ source: payer.signer, destination: w.merchant, amount: 50_000_000n });
+    const signature = await payer.send([
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: payer.signer,
+        ata: destination,
+        owner: w.merchant,
+        mint: usdc,
+      }),
+      { ...token, accounts: [...token.accounts, carrying] },
+      { ...sol, accounts: [...sol.accounts, carrying] },
+    ]);
+    await w.follower.poll();
+    t.deepEqual(
+      w.published.map(
+        ({ message }) =>
+          message.type === 'transfer' && [
+            message.transactionHash,
+            message.logIndex,
+            message.asset.address,
+            message.amount,
+          ],
+      ),
+      [
+        [signature, 1, usdc, '1500000'],
+        [signature, 2, 'native', '50000000'],
+      ],
+    );
+  });
