@@ -311,3 +311,50 @@ for (const mints of [
       ],
     );
   });
+
+test('finality is per signature: of two in one slot, the one final as failed is withdrawn and the other final, each naming its own', async (t) => {
+  const w = await world(t);
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s-slot', [usdc]);
+  const payer = await w.chain.newPayer();
+  const [kept, failed] = await w.chain.server.ledger.sameSlot(async () => [
+    await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]),
+    await payer.payToken(usdc, w.merchant, 2_000_000n, [reference]),
+  ]);
+  await w.follower.poll();
+  const slots = w.published.map(({ message }) => message.type === 'transfer' && message.blockNumber);
+  t.is(slots.length, 2);
+  t.is(slots[0], slots[1], 'one slot');
+  const slot = slots[0] as number;
+  // A fork switch: the second lands again on the fork the cluster keeps, and fails there.
+  w.chain.server.ledger.landAgainFailed(failed!);
+  w.chain.server.ledger.finalize();
+  await w.follower.poll();
+  const settled = w.published.slice(2);
+  t.deepEqual(
+    settled.map(({ message }) => message),
+    [
+      {
+        type: 'final',
+        network: w.network.network,
+        chainId: w.network.chainId,
+        blockNumber: slot,
+        blockHash: slotBlockHash(slot),
+        transactionHash: kept,
+        observedAt: settled[0]!.message.observedAt,
+      },
+      {
+        type: 'reorg',
+        network: w.network.network,
+        chainId: w.network.chainId,
+        removedBlocks: [{ number: slot, hash: slotBlockHash(slot) }],
+        final: true,
+        transactionHash: failed,
+        observedAt: settled[1]!.message.observedAt,
+      },
+    ],
+  );
+  t.not(settled[0]!.id, undefined);
+  t.not(settled[0]!.id, settled[1]!.id);
+  t.is(w.follower.status().pending, 0);
+});

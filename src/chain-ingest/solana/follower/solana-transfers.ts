@@ -9,8 +9,9 @@ import type { WatchedReference } from './solana-references.ts';
 /**
  * The bus's `blockHash` of a slot: the bus contract keys finality by (block number, block hash),
  * and a Solana slot holds at most one block that can reach `confirmed`, so the slot alone names
- * it. Every transfer of a slot carries the same value, so one `final` of the slot confirms them
- * all and one withdrawal withdraws them all, as for an EVM block.
+ * it. Every transfer of a slot carries the same value; as finality is learnt per signature, a
+ * `final` or withdrawal of the slot names its transaction (`transactionHash`) and settles only its
+ * transfers.
  */
 export const slotBlockHash = (slot: bigint | number): string =>
   `0x${createHash('sha256').update(`solana-slot:${slot}`).digest('hex')}`;
