@@ -48,6 +48,8 @@ export type ChainReorgMessage = {
    * chain never comes back to them. Absent when it may (an EVM reorg: their heights are not final).
    */
   final?: true;
+  /** Only this transaction's transfers of the removed blocks: see `ChainFinalMessage.transactionHash`. */
+  transactionHash?: string;
   observedAt: string;
 };
 
@@ -57,6 +59,11 @@ export type ChainFinalMessage = {
   chainId: number;
   blockNumber: number;
   blockHash: string;
+  /**
+   * Only this transaction's transfers of the block are final (Solana: finality is learnt per
+   * signature, and a slot holds many); absent, every transfer of the block is.
+   */
+  transactionHash?: string;
   observedAt: string;
 };
 
@@ -71,6 +78,10 @@ export const CHAIN_SUBJECTS = 'chain.>';
 /** Every chain message of one network. */
 export const chainSubjects = (network: string) => `chain.${network}.>`;
 
+/** Whether the transfer id `id` names a transfer of `transactionHash` (ids are network:hash:index). */
+export const ofTransaction = (id: string, network: string, transactionHash: string) =>
+  id.startsWith(transferId({ network, transactionHash, logIndex: 0 }).slice(0, -1));
+
 /** Hex hashes are case-insensitive and keyed lowercase; a base58 Solana signature is case-sensitive and kept. */
 export const transferId = (m: Pick<ChainTransferMessage, 'network' | 'transactionHash' | 'logIndex'>) =>
   `${m.network}:${/^(0x)?[0-9a-fA-F]+$/.test(m.transactionHash) ? m.transactionHash.toLowerCase() : m.transactionHash}:${m.logIndex}`;
@@ -80,11 +91,15 @@ export function chainMessageId(message: ChainMessage): string {
     case 'transfer':
       return `transfer:${transferId(message)}:${message.blockHash.toLowerCase()}`;
     case 'reorg':
-      return `reorg:${message.network}:${message.removedBlocks.map((b) => b.hash.toLowerCase()).join(',')}`;
+      return `reorg:${message.network}:${message.removedBlocks.map((b) => b.hash.toLowerCase()).join(',')}${ofOne(message)}`;
     case 'final':
-      return `final:${message.network}:${message.blockHash.toLowerCase()}`;
+      return `final:${message.network}:${message.blockHash.toLowerCase()}${ofOne(message)}`;
   }
 }
+
+/** A final or reorg of one transaction is another message than its block's, or another transaction's. */
+const ofOne = (message: { transactionHash?: string }) =>
+  message.transactionHash === undefined ? '' : `:${message.transactionHash}`;
 
 export function encodeChainMessage(message: ChainMessage): { subject: string; data: Uint8Array; messageId: string } {
   return {
@@ -106,6 +121,10 @@ const str = (o: Record<string, unknown>, k: string) =>
   need(typeof o[k] === 'string' && (o[k] as string).length > 0, o[k] as string, k);
 const int = (o: Record<string, unknown>, k: string, min = 0) =>
   need(Number.isSafeInteger(o[k]) && (o[k] as number) >= min, o[k] as number, k);
+
+/** The transaction a final or reorg is limited to, when it names one. */
+const transactionOf = (o: Record<string, unknown>): { transactionHash?: string } =>
+  o.transactionHash === undefined ? {} : { transactionHash: str(o, 'transactionHash') };
 
 /** Parse and check a bus message; throws ChainMessageError naming the bad field. */
 export function parseChainMessage(subject: string, data: Uint8Array): ChainMessage {
@@ -162,7 +181,16 @@ export function parseChainMessage(subject: string, data: Uint8Array): ChainMessa
       observedAt,
       removedBlocks: blocks.map((b) => ({ number: int(b, 'number'), hash: str(b, 'hash') })),
       ...(o.final === true ? { final: true as const } : {}),
+      ...transactionOf(o),
     };
   }
-  return { type, network, chainId, observedAt, blockNumber: int(o, 'blockNumber'), blockHash: str(o, 'blockHash') };
+  return {
+    type,
+    network,
+    chainId,
+    observedAt,
+    blockNumber: int(o, 'blockNumber'),
+    blockHash: str(o, 'blockHash'),
+    ...transactionOf(o),
+  };
 }

@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { createManualClock } from '../shared/clock.ts';
 import { encodeChainMessage } from './chain-messages.ts';
+import { TEST_NETWORK } from './test-rail.ts';
 import { apiClient, eventually } from '../../test/support/api-client.ts';
 import { chainPublisher, randomHash } from '../../test/support/chain-publisher.ts';
 import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
@@ -14,7 +15,7 @@ type Session = {
   amountOverpaid: string;
   addresses: { paymentAddress: string; asset: { id: string; currency: string } }[];
   paymentIntent: { status: string; transactions: { status: string; late: boolean }[] };
-  payments: { status: string; blockNumber: number; blockHash: string }[];
+  payments: { status: string; blockNumber: number; blockHash: string; transactionHash: string }[];
 };
 
 async function setup(
@@ -331,6 +332,32 @@ for (const { where, a, b, canonical } of [
     t.false(types.includes('PaymentWithdrawn'), 'never withdrawn on the way');
   });
 }
+
+test('a final or a reorg naming one transaction (Solana: finality per signature) settles its transfers only, not the rest of the block', async (t) => {
+  const { chain, to, until } = await setup(t);
+  const block = { number: 7, hash: randomHash() };
+  const [kept, failed] = [randomHash(), randomHash()];
+  for (const [transactionHash, amount] of [
+    [kept, '1000000'],
+    [failed, '500000'],
+  ] as const)
+    await chain.transfer({ to, amount, blockNumber: block.number, blockHash: block.hash, transactionHash });
+  await until((s) => s.payments.length === 2, 'both detected');
+  const of = { network: TEST_NETWORK.network, chainId: TEST_NETWORK.chainId, observedAt: new Date().toISOString() };
+  const statuses = (s: Session) => Object.fromEntries(s.payments.map((p) => [p.transactionHash, p.status]));
+  await chain.publish({ type: 'reorg', ...of, removedBlocks: [block], final: true, transactionHash: failed });
+  const withdrawn = await until((s) => s.payments.some((p) => p.status === 'withdrawn'), 'one withdrawn');
+  t.deepEqual(statuses(withdrawn), { [kept]: 'pending', [failed]: 'withdrawn' });
+  await chain.publish({
+    type: 'final',
+    ...of,
+    blockNumber: block.number,
+    blockHash: block.hash,
+    transactionHash: kept,
+  });
+  const final = await until((s) => s.payments.some((p) => p.status === 'confirmed'), 'one confirmed');
+  t.deepEqual(statuses(final), { [kept]: 'confirmed', [failed]: 'withdrawn' }, 'the withdrawn one not credited again');
+});
 
 test("a final block with another hash than the transfer's withdraws the transfer", async (t) => {
   const { chain, to, until } = await setup(t);

@@ -6,6 +6,7 @@ import { noMetrics, type Metrics } from '../shared/metrics.ts';
 import {
   chainSubjects,
   ChainMessageError,
+  ofTransaction,
   parseChainMessage,
   transferId,
   type ChainFinalMessage,
@@ -173,10 +174,20 @@ export function createMatcher(deps: {
     );
   }
 
+  /** The transfers a final or reorg speaks for: those of its transaction when it names one, else all. */
+  const named = (message: ChainFinalMessage | ChainReorgMessage, payments: PendingPayment[]) => {
+    const { transactionHash } = message;
+    if (transactionHash === undefined) return payments;
+    return payments.filter((p) => ofTransaction(p.transferId, message.network, transactionHash));
+  };
+
   async function onReorg(message: ChainReorgMessage, messageId: string): Promise<void> {
-    const affected = await intents.pendingInBlocks(
-      message.network,
-      message.removedBlocks.map((b) => b.hash),
+    const affected = named(
+      message,
+      await intents.pendingInBlocks(
+        message.network,
+        message.removedBlocks.map((b) => b.hash),
+      ),
     );
     // Removed past finality, a block is gone for good: no session waits for its transfers to come back.
     const reason = message.final ? NOT_IN_FINAL_BLOCK : 'reorg';
@@ -190,15 +201,19 @@ export function createMatcher(deps: {
     const isFinal = (block: SeenBlock) => block.hash.toLowerCase() === message.blockHash.toLowerCase();
     const goneAt = (payment: PendingPayment) =>
       !sightingsOf(payment).some((block) => isFinal(block) || block.number > message.blockNumber);
-    for (const payment of await intents.pendingAtHeight(message.network, message.blockNumber)) {
+    // One transaction's final (Solana) says nothing of the block's other transfers.
+    for (const payment of named(message, await intents.pendingAtHeight(message.network, message.blockNumber))) {
       if (sightingsOf(payment).some(isFinal))
         await intents.confirmTransfer(payment, payment.transferId, message.blockHash, messageId);
       else if (goneAt(payment)) await intents.giveUpTransfer(payment, payment.transferId, messageId);
     }
-    const withdrawn = await intents.withdrawnAtFinal(message.network, {
-      number: message.blockNumber,
-      hash: message.blockHash,
-    });
+    const withdrawn = named(
+      message,
+      await intents.withdrawnAtFinal(message.network, {
+        number: message.blockNumber,
+        hash: message.blockHash,
+      }),
+    );
     // A transfer withdrawn with this very block was mined after all (the chain came back to the
     // block, or a lagging node had called it gone), maybe after being mined again in a block since
     // reorged away too (A→B→A); its transfer message again would be ignored (a block it was seen

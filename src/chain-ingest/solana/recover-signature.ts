@@ -158,9 +158,10 @@ export function createSolanaTransactionRecovery(deps: {
           chainId: network.chainId,
           blockNumber: Number(tx.slot),
           blockHash: slotBlockHash(tx.slot),
+          transactionHash: signature,
           observedAt: new Date(deps.clock.now()).toISOString(),
         });
-        await deps.bus.publish(final.subject, final.data, { messageId: `${final.messageId}:${signature}:recovered` });
+        await deps.bus.publish(final.subject, final.data, { messageId: `${final.messageId}:recovered` });
       } else {
         for (const { reference } of credited) found.follower?.adopt(signature, tx.slot, reference);
       }

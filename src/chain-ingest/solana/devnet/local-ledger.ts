@@ -114,7 +114,7 @@ export async function localSolanaMints(): Promise<Record<LocalAsset, Address>> {
  * A local Solana cluster over litesvm (the real System, SPL Token, Token-2022 and ATA programs in
  * process), keeping what a node's RPC reads back: transactions by slot with pre/post balances and
  * token balances, and each one's commitment, which moves only when told (`confirm`, `finalize`,
- * `drop`) or at `arrival`. Each transaction takes its own slot. At start it creates test USDC and
+ * `drop`) or at `arrival`. Each transaction takes its own slot (unless sent in `sameSlot`). At start it creates test USDC and
  * USDT (6 decimals, mint authority the faucet) and finalizes that setup.
  */
 export async function createLocalSolana(options: LocalSolanaOptions = {}): Promise<LocalSolana> {
@@ -157,6 +157,8 @@ function wrapLedger(
   let confirmedSlot = 1n;
   let finalizedSlot = 1n;
   let nonce = 0;
+  /** While `sameSlot` runs: the slot its transactions share, once the first took one. */
+  let sharing: { slot: bigint | null } | null = null;
   svm.warpToSlot(slot);
   const listeners = new Set<ReachedListener>();
   /** Tells the listeners (the PubSub server) which transactions have just reached `commitment`. */
@@ -164,7 +166,7 @@ function wrapLedger(
     const live = txs.filter((tx) => !tx.dropped);
     if (live.length > 0) for (const listener of listeners) listener(commitment, live);
   };
-  /** Transactions whose slot is in (from, to]: one per slot, in slot order. */
+  /** Transactions whose slot is in (from, to], in slot order. */
   const inSlots = (from: bigint, to: bigint) => transactions.filter((tx) => tx.slot > from && tx.slot <= to);
 
   const statusOf = (tx: StoredTransaction): Commitment =>
@@ -229,8 +231,12 @@ function wrapLedger(
       );
     const meta: TransactionMetadata = failed ? result.meta() : result;
 
-    slot += 1n;
-    svm.warpToSlot(slot);
+    // Inside `sameSlot`, the first transaction opens a slot and the others join it.
+    if (sharing === null || sharing.slot === null) {
+      slot += 1n;
+      svm.warpToSlot(slot);
+    }
+    if (sharing !== null) sharing.slot = slot;
     if (RANK[arrival] >= RANK.confirmed) confirmedSlot = slot;
     if (arrival === 'finalized') finalizedSlot = slot;
     const sum = (states: AccountState[]) => states.reduce((total, s) => total + s.lamports, 0n);
@@ -386,6 +392,45 @@ function wrapLedger(
         getCreateAssociatedTokenIdempotentInstruction({ payer: faucet, ata, owner, mint }),
         getMintToInstruction({ mint, token: ata, mintAuthority: faucet, amount }),
       ]);
+    },
+    /** Runs `send`, whose transactions all land in one slot (a busy cluster's block holds many). */
+    async sameSlot<T>(send: () => Promise<T>): Promise<T> {
+      sharing = { slot: null };
+      try {
+        return await send();
+      } finally {
+        sharing = null;
+      }
+    },
+    /**
+     * The fork holding `signature` (not finalized) is abandoned and the transaction lands again, in
+     * a new slot of the fork the cluster keeps, where it fails (what it spent was spent there
+     * first): a node reports it in that slot with `err`, and it moved nothing (the ledger charges
+     * no fee again).
+     */
+    landAgainFailed(signature: string, err: TransactionErrorJson = { InstructionError: [0, { Custom: 1 }] }): void {
+      const tx = bySignature.get(signature);
+      if (tx === undefined || tx.dropped) throw new LocalSolanaRpcError(-32602, `unknown transaction ${signature}`);
+      if (statusOf(tx) === 'finalized') throw new LocalSolanaRpcError(-32602, `transaction ${signature} is finalized`);
+      reverseBalances(svm, tx);
+      slot += 1n;
+      svm.warpToSlot(slot);
+      if (RANK[arrival] >= RANK.confirmed) confirmedSlot = slot;
+      if (arrival === 'finalized') finalizedSlot = slot;
+      tx.slot = slot;
+      tx.err = err;
+      tx.states = { before: tx.states.before, after: tx.states.before };
+      const meta = tx.metaJson;
+      tx.metaJson = {
+        ...meta,
+        err,
+        status: { Err: err },
+        postBalances: meta.preBalances,
+        postTokenBalances: meta.preTokenBalances,
+      };
+      // Newest last, as `signaturesForAddress` reads them.
+      transactions.splice(transactions.indexOf(tx), 1);
+      transactions.push(tx);
     },
     /** Marks transactions up to `upTo` (default: all) confirmed. */
     confirm(upTo: bigint = slot): void {

@@ -1,5 +1,7 @@
 import test from 'ava';
 import { AccountRole, generateKeyPairSigner, type Address } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { startTestSolana } from '../../../../test/support/solana-devnet.ts';
 import type { Bus } from '../../../bus/bus.ts';
 import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
@@ -260,4 +262,99 @@ test('a backlog deeper than the pages of a round is read on over the next rounds
     [first, second],
     'what landed while the backlog was read is read next, once',
   );
+});
+
+for (const mints of [
+  ['native', 'usdc'],
+  ['usdc', 'native'],
+] as const)
+  test(`one transaction paying the reference in SOL and in USDC publishes both payments (session takes ${mints.join(', ')})`, async (t) => {
+    const w = await world(t);
+    const usdc = w.chain.server.ledger.mints.usdc;
+    const reference = w.watch('s-two-mints', [...mints.map((m) => (m === 'usdc' ? usdc : m))]) as Address;
+    const payer = await w.chain.newPayer();
+    const destination = await w.chain.ata(w.merchant, usdc);
+    const carrying = { address: reference, role: AccountRole.READONLY };
+    const token = getTransferCheckedInstruction({
+      source: await w.chain.ata(payer.address, usdc),
+      mint: usdc,
+      destination,
+      authority: payer.signer,
+      amount: 1_500_000n,
+      decimals: 6,
+    });
+    const sol = getTransferSolInstruction({ source: payer.signer, destination: w.merchant, amount: 50_000_000n });
+    const signature = await payer.send([
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: payer.signer,
+        ata: destination,
+        owner: w.merchant,
+        mint: usdc,
+      }),
+      { ...token, accounts: [...token.accounts, carrying] },
+      { ...sol, accounts: [...sol.accounts, carrying] },
+    ]);
+    await w.follower.poll();
+    t.deepEqual(
+      w.published.map(
+        ({ message }) =>
+          message.type === 'transfer' && [
+            message.transactionHash,
+            message.logIndex,
+            message.asset.address,
+            message.amount,
+          ],
+      ),
+      [
+        [signature, 1, usdc, '1500000'],
+        [signature, 2, 'native', '50000000'],
+      ],
+    );
+  });
+
+test('finality is per signature: of two in one slot, the one final as failed is withdrawn and the other final, each naming its own', async (t) => {
+  const w = await world(t);
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const reference = w.watch('s-slot', [usdc]);
+  const payer = await w.chain.newPayer();
+  const [kept, failed] = await w.chain.server.ledger.sameSlot(async () => [
+    await payer.payToken(usdc, w.merchant, 1_000_000n, [reference]),
+    await payer.payToken(usdc, w.merchant, 2_000_000n, [reference]),
+  ]);
+  await w.follower.poll();
+  const slots = w.published.map(({ message }) => message.type === 'transfer' && message.blockNumber);
+  t.is(slots.length, 2);
+  t.is(slots[0], slots[1], 'one slot');
+  const slot = slots[0] as number;
+  // A fork switch: the second lands again on the fork the cluster keeps, and fails there.
+  w.chain.server.ledger.landAgainFailed(failed!);
+  w.chain.server.ledger.finalize();
+  await w.follower.poll();
+  const settled = w.published.slice(2);
+  t.deepEqual(
+    settled.map(({ message }) => message),
+    [
+      {
+        type: 'final',
+        network: w.network.network,
+        chainId: w.network.chainId,
+        blockNumber: slot,
+        blockHash: slotBlockHash(slot),
+        transactionHash: kept,
+        observedAt: settled[0]!.message.observedAt,
+      },
+      {
+        type: 'reorg',
+        network: w.network.network,
+        chainId: w.network.chainId,
+        removedBlocks: [{ number: slot, hash: slotBlockHash(slot) }],
+        final: true,
+        transactionHash: failed,
+        observedAt: settled[1]!.message.observedAt,
+      },
+    ],
+  );
+  t.not(settled[0]!.id, undefined);
+  t.not(settled[0]!.id, settled[1]!.id);
+  t.is(w.follower.status().pending, 0);
 });

@@ -81,8 +81,9 @@ type Owed = { slot: bigint; reference: string };
  * oldest, so a burst of more than a page between two polls skips nothing), reads each new transaction (`getTransaction`, json),
  * checks it as `validateTransfer` does and publishes a `transfer` per payment, keyed by
  * (signature, instruction index). Signatures published are then asked for with
- * `getSignatureStatuses` (batched): at `finalized` their slot's `final` is published; one the
- * node no longer knows once the cluster finalized past its slot is withdrawn (`reorg`).
+ * `getSignatureStatuses` (batched): at `finalized` a `final` of their slot naming them is
+ * published (a withdrawal if they are final as failed); one the node no longer knows once the
+ * cluster finalized past its slot is withdrawn (`reorg`, naming it too).
  *
  * A reference with nothing new backs off (×1.5 per empty poll, up to `maxPollIntervalMs`), so an
  * idle session costs a few calls a minute; a closed session's reference is polled for a grace
@@ -163,22 +164,33 @@ export function createSolanaFollower(deps: {
     if (running) void loop?.poke();
   };
 
-  const publish = async (message: ChainTransferMessage | ChainFinalMessage | ChainReorgMessage, key?: string) => {
+  const publish = async (message: ChainTransferMessage | ChainFinalMessage | ChainReorgMessage) => {
     const encoded = encodeChainMessage(message);
-    // A slot's `final` (or withdrawal) goes once per signature: another payment of the same slot
-    // found later must not be dropped by the bus as a duplicate of the first.
-    await bus.publish(encoded.subject, encoded.data, {
-      messageId: key === undefined ? encoded.messageId : `${encoded.messageId}:${key}`,
-    });
+    await bus.publish(encoded.subject, encoded.data, { messageId: encoded.messageId });
     published[message.type] += 1;
   };
 
-  const finalOf = (slot: bigint): ChainFinalMessage => ({
+  // Finality is learnt per signature and a slot holds many: a `final` (or withdrawal) names its
+  // signature, so it settles that transaction's transfers only, and is another message than the
+  // next signature's of the same slot.
+  const finalOf = (slot: bigint, signature: string): ChainFinalMessage => ({
     type: 'final',
     network: network.network,
     chainId: network.chainId,
     blockNumber: Number(slot),
     blockHash: slotBlockHash(slot),
+    transactionHash: signature,
+    observedAt: new Date(now()).toISOString(),
+  });
+
+  /** The transfers of `signature` (seen in `slot`) are gone: the cluster is final past it without them. */
+  const withdrawalOf = (slot: bigint, signature: string): ChainReorgMessage => ({
+    type: 'reorg',
+    network: network.network,
+    chainId: network.chainId,
+    removedBlocks: [{ number: Number(slot), hash: slotBlockHash(slot) }],
+    final: true,
+    transactionHash: signature,
     observedAt: new Date(now()).toISOString(),
   });
 
@@ -322,7 +334,7 @@ export function createSolanaFollower(deps: {
     }
     for (const message of found.messages) await publish(message);
     if (found.messages.length === 0) return true;
-    if (finalized) await publish(finalOf(found.slot), signature);
+    if (finalized) await publish(finalOf(found.slot, signature));
     else owed.set(signature, { slot: found.slot, reference: watched.reference });
     return true;
   }
@@ -344,26 +356,19 @@ export function createSolanaFollower(deps: {
       const status = statuses[i];
       const entry = owed.get(signature)!;
       if (commitmentReached(status?.confirmationStatus, final)) {
-        await publish(finalOf(entry.slot), signature);
+        const failed = status?.err !== null && status?.err !== undefined;
+        // Final as failed (it landed again, on the fork the cluster kept, and failed there): it moved nothing.
+        await publish(failed ? withdrawalOf(entry.slot, signature) : finalOf(entry.slot, signature));
         owed.delete(signature);
+        if (failed) log(`${signature} (seen in slot ${entry.slot}) is final as failed: withdrawn`);
         continue;
       }
       if (status !== null && status !== undefined) continue;
       // Unknown to the node: gone only once the cluster has finalized its slot without it.
       finalizedSlot ??= BigInt(await rpc.call<number | bigint>('getSlot', [{ commitment: 'finalized' }]));
       if (finalizedSlot < entry.slot) continue;
-      await publish(
-        {
-          type: 'reorg',
-          network: network.network,
-          chainId: network.chainId,
-          removedBlocks: [{ number: Number(entry.slot), hash: slotBlockHash(entry.slot) }],
-          // The cluster finalized past the slot: no final will name it, and it never comes back.
-          final: true,
-          observedAt: new Date(now()).toISOString(),
-        },
-        signature,
-      );
+      // The cluster finalized past the slot: no final will name it, and it never comes back.
+      await publish(withdrawalOf(entry.slot, signature));
       owed.delete(signature);
       log(`${signature} (slot ${entry.slot}) was seen at ${seen} but the cluster finalized past it: withdrawn`);
       // Its reference is read again from the start: the payment may land again in another slot.

@@ -3,14 +3,15 @@ import type { Address } from '@solana/kit';
 import type { ChainTransferMessage } from '../../chain-messages.ts';
 import { NATIVE_ASSET_ADDRESS } from '../../network-definition.ts';
 import type { SolanaNetwork } from '../define-network.ts';
-import { validateSolanaTransfer, type TransferCheck } from '../validate-transfer.ts';
+import { validateSolanaTransfer, type SolanaPayment, type TransferCheck } from '../validate-transfer.ts';
 import type { WatchedReference } from './solana-references.ts';
 
 /**
  * The bus's `blockHash` of a slot: the bus contract keys finality by (block number, block hash),
  * and a Solana slot holds at most one block that can reach `confirmed`, so the slot alone names
- * it. Every transfer of a slot carries the same value, so one `final` of the slot confirms them
- * all and one withdrawal withdraws them all, as for an EVM block.
+ * it. Every transfer of a slot carries the same value; as finality is learnt per signature, a
+ * `final` or withdrawal of the slot names its transaction (`transactionHash`) and settles only its
+ * transfers.
  */
 export const slotBlockHash = (slot: bigint | number): string =>
   `0x${createHash('sha256').update(`solana-slot:${slot}`).digest('hex')}`;
@@ -22,8 +23,10 @@ export type ReferencePayments =
 
 /**
  * The payments `answer` (a `getTransaction` json answer) makes to `watched`, checked as
- * `validateSolanaTransfer` does against each mint the session takes there: a payment in a mint
- * the session does not take (or to another wallet) is no payment, and the check says why.
+ * `validateSolanaTransfer` does against every mint the session takes there, merged by instruction:
+ * one transaction may pay the reference in several of them (SOL and USDC), and the follower reads
+ * it once. A payment in a mint the session does not take (or to another wallet) is no payment, and
+ * the check says why.
  */
 export async function referencePayments(
   network: SolanaNetwork,
@@ -31,29 +34,33 @@ export async function referencePayments(
   watched: WatchedReference,
   observedAt: string,
 ): Promise<ReferencePayments> {
-  let check: TransferCheck | undefined;
-  for (const mint of watched.mints) {
-    check = await validateSolanaTransfer(answer, {
+  const checks: TransferCheck[] = [];
+  const byInstruction = new Map<number, SolanaPayment>();
+  for (const mint of new Set(watched.mints)) {
+    const check = await validateSolanaTransfer(answer, {
       recipient: watched.recipient,
       mint: mint as Address | typeof NATIVE_ASSET_ADDRESS,
       references: [watched.reference],
     });
-    if (check.valid || check.reason !== 'wrong-token') break;
-    // Another mint the session takes there: check against that one.
-    const observed = check.rejected.find((r) => r.reason === 'wrong-token')?.observedMint;
-    if (observed === undefined || !watched.mints.includes(observed)) break;
+    checks.push(check);
+    if (check.valid) for (const payment of check.payments) byInstruction.set(payment.instructionIndex, payment);
   }
-  if (check === undefined || !check.valid)
+  const payments = [...byInstruction.values()].sort((a, b) => a.instructionIndex - b.instructionIndex);
+  if (payments.length === 0) {
+    const failed = checks.filter((c): c is TransferCheck & { valid: false } => !c.valid);
     return {
       ok: false,
-      check: (check ?? {
-        valid: false,
-        reason: 'reference-not-found',
-        message: 'the session takes no asset there',
-        rejected: [],
-      }) as TransferCheck & { valid: false },
+      // Paid in another mint than each asked: say so for the first; any other reason says more.
+      check: failed.find((c) => c.reason !== 'wrong-token') ??
+        failed[0] ?? {
+          valid: false,
+          reason: 'reference-not-found',
+          message: 'the session takes no asset there',
+          rejected: [],
+        },
     };
-  const messages = check.payments.flatMap((payment): ChainTransferMessage[] => {
+  }
+  const messages = payments.flatMap((payment): ChainTransferMessage[] => {
     const asset = network.assets.find((a) => a.address === payment.mint);
     if (!asset) return [];
     return [
@@ -74,5 +81,5 @@ export async function referencePayments(
       },
     ];
   });
-  return { ok: true, messages, slot: check.payments[0]?.slot ?? 0n };
+  return { ok: true, messages, slot: payments[0]?.slot ?? 0n };
 }
