@@ -248,3 +248,22 @@ test('logs the node never answers for the paying block: the reconciler credits t
   await w.mine(DEPTH);
   t.is((await w.get(s.id)).paymentIntent.transactions.length, 1);
 });
+
+test('a partly paid session swept after its first payment is still reconciled: money the logs miss after the sweep is credited and completes it', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { tronReconcileIntervalMs: 200 } });
+  const s = await w.session('usdt', '1000000000'); // 10 USDT
+  await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), 4_000_000n);
+  await w.mine(DEPTH);
+  await w.until(s.id, (x) => x.status === 'incomplete' && x.sweeps.length === 1, 'the partial payment swept');
+  t.is(await w.tokenBalance(w.tokens.usdt, w.addressOf(s, 'usdt')), 0n);
+  // The rest arrives in a block whose logs the node never answers.
+  await w.payUsdtUnlogged(s, 6_000_000n);
+  await w.mine(DEPTH + 1);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion through reconciliation');
+  t.is(done.amountReceived, '1000000000');
+  t.deepEqual(
+    done.paymentIntent.transactions.map((x) => x.amountRaw),
+    ['4000000', '6000000'],
+  );
+  t.regex(done.paymentIntent.transactions[1]!.transactionHash, /^reconciliation-[0-9a-f]{64}$/);
+});
