@@ -137,7 +137,8 @@ try {
         decimals: 6,
       },
       credits: [],
-      swept: false,
+      lastSweep: null,
+      sweeping: false,
     }));
     const reconciler = createTronReconciler({
       network: 'tron-local',

@@ -9,8 +9,10 @@ const OPEN = ['open', 'incomplete'];
 
 /**
  * The Tron reconciler's view of the read models: every deposit (address and asset) of the open
- * sessions on `network`, with what was credited there (pending or confirmed transfers, each with its block) and
- * whether a sweep left from it.
+ * sessions on `network`, with what was credited there (pending or confirmed transfers, each with its
+ * block), the last mined sweep of it, and whether a sweep is in flight. A sweep counts as having
+ * moved the asset only when recorded with its block and assets (older records are not): a sweep
+ * left out makes the credits look larger than the balance, which can hide money, never make it up.
  */
 export function tronOpenDeposits(readStore: ReadStore): (network: string) => Promise<OpenDeposit[]> {
   return async (network) => {
@@ -26,7 +28,10 @@ export function tronOpenDeposits(readStore: ReadStore): (network: string) => Pro
         },
       );
       for (const session of page) {
-        const swept = session.sweeps.length > 0 || (session.sweepsBroadcast?.length ?? 0) > 0;
+        // Broadcast and not recorded yet, or dropped for its age and looked up (the node may still mine it).
+        const sweeping =
+          (session.sweepsBroadcast ?? []).some((b) => b.network === network) ||
+          (session.sweepsLookedUp?.length ?? 0) > 0;
         for (const address of session.addresses) {
           if (address.network !== network) continue;
           const credits = session.payments
@@ -38,12 +43,27 @@ export function tronOpenDeposits(readStore: ReadStore): (network: string) => Pro
                 p.asset.address === address.asset.address,
             )
             .map((p) => ({ amount: BigInt(p.amountRaw), blockNumber: p.blockNumber }));
+          const lastSweep = session.sweeps
+            .flatMap((s) =>
+              s.network === network &&
+              s.reverted !== true &&
+              s.blockNumber !== undefined &&
+              s.depositAddress === address.paymentAddress &&
+              s.assets?.includes(address.asset.address) === true
+                ? [{ transactionHash: s.transactionHash, blockNumber: s.blockNumber }]
+                : [],
+            )
+            .reduce<OpenDeposit['lastSweep']>(
+              (last, s) => (last === null || s.blockNumber > last.blockNumber ? s : last),
+              null,
+            );
           deposits.push({
             checkoutSessionId: session.id,
             paymentAddress: address.paymentAddress,
             asset: address.asset,
             credits,
-            swept,
+            lastSweep,
+            sweeping,
           });
         }
       }

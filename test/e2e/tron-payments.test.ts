@@ -124,6 +124,28 @@ test("a TRX payment is read from the block's transactions and completes the sess
   t.is(done.paymentIntent.transactions[0]!.amountRaw, '10000000');
 });
 
+test('a TRC-10 transfer to a TRX deposit address (java-tron shows its token amount as value) is no payment; a TRX transfer after it is', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH });
+  const s = await w.session('trx', '1000000000'); // 10 TRX
+  const deposit = w.addressOf(s, 'trx');
+  // Anyone can issue a TRC-10 token and send 10 "TRX" worth of its units to the deposit address.
+  await w.payer().payTrc10(deposit, '1000001', 10_000_000n);
+  const paid = await w.payer().payTrx(deposit, 4_000_000n);
+  await w.mine(DEPTH);
+  // The TRX transfer is in a later block: once it is credited, the follower has read the TRC-10 one.
+  const partial = await w.until(
+    s.id,
+    (x) => x.paymentIntent.transactions.some((p) => p.status === 'confirmed'),
+    'the TRX payment',
+  );
+  t.is(partial.status, 'incomplete');
+  t.is(partial.amountReceived, '400000000');
+  t.deepEqual(
+    partial.paymentIntent.transactions.map((x) => [x.transactionHash, x.amountRaw]),
+    [[txIdOf(paid.hash), '4000000']],
+  );
+});
+
 test('partial then completing payment; an overpayment is recorded; a payment after expiry is recorded as late', async (t) => {
   const clock = createManualClock(Date.now());
   const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { clock } });
@@ -225,4 +247,23 @@ test('logs the node never answers for the paying block: the reconciler credits t
   // Passes after the sweep credit nothing more.
   await w.mine(DEPTH);
   t.is((await w.get(s.id)).paymentIntent.transactions.length, 1);
+});
+
+test('a partly paid session swept after its first payment is still reconciled: money the logs miss after the sweep is credited and completes it', async (t) => {
+  const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { tronReconcileIntervalMs: 200 } });
+  const s = await w.session('usdt', '1000000000'); // 10 USDT
+  await w.payer().payTrc20(w.tokens.usdt, w.addressOf(s, 'usdt'), 4_000_000n);
+  await w.mine(DEPTH);
+  await w.until(s.id, (x) => x.status === 'incomplete' && x.sweeps.length === 1, 'the partial payment swept');
+  t.is(await w.tokenBalance(w.tokens.usdt, w.addressOf(s, 'usdt')), 0n);
+  // The rest arrives in a block whose logs the node never answers.
+  await w.payUsdtUnlogged(s, 6_000_000n);
+  await w.mine(DEPTH + 1);
+  const done = await w.until(s.id, (x) => x.status === 'complete', 'completion through reconciliation');
+  t.is(done.amountReceived, '1000000000');
+  t.deepEqual(
+    done.paymentIntent.transactions.map((x) => x.amountRaw),
+    ['4000000', '6000000'],
+  );
+  t.regex(done.paymentIntent.transactions[1]!.transactionHash, /^reconciliation-[0-9a-f]{64}$/);
 });

@@ -95,12 +95,16 @@ test('a USDT payment whose logs the node never answers is recovered by its Tron 
   t.notRegex(w.receiver.received.map((h) => h.body).join('\n'), /"0x[0-9a-fA-F]{40}"/);
 });
 
-test('a TRX payment made while no Tron follower runs is recovered by its Tron id and credited once; a malformed id is a 400, an unknown one a 404', async (t) => {
+test('a TRX payment made while no Tron follower runs is recovered by its Tron id and credited once (a TRC-10 transfer to the same address is not); a malformed id is a 400, an unknown one a 404', async (t) => {
   const w = await startTronWeir(t, { finalizedDepth: DEPTH, overrides: { tronFollowers: false } });
   const s = await w.session('trx', '1000000000'); // 10 TRX
+  // A TRC-10 transfer of 10 units first: java-tron shows its token amount as the transaction's value, yet it is no TRX.
+  const trc10 = await w.payer().payTrc10(w.addressOf(s, 'trx'), '1000001', 10_000_000n);
   const paid = await w.payer().payTrx(w.addressOf(s, 'trx'), 10_000_000n);
   await w.mine(DEPTH);
   t.is((await w.get(s.id)).paymentIntent.transactions.length, 0, 'nothing follows the chain');
+  assertError(t, await recover(w, trc10.slice(2)), 422, 'wrong_token_or_network', /a TRC-10 token/);
+  t.is((await w.get(s.id)).paymentIntent.transactions.length, 0, 'the TRC-10 transfer is not credited');
 
   const recovered = await recover(w, paid.hash.slice(2));
   t.is(recovered.status, 200, JSON.stringify(recovered.body));

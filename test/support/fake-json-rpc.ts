@@ -4,11 +4,13 @@ import type { ExecutionContext } from 'ava';
 
 /**
  * A JSON-RPC server of a test on 127.0.0.1, single calls and batches: `result(method, params)`
- * answers each call; what it throws is answered as a JSON-RPC error. Closed when the test ends.
+ * answers each call; what it throws is answered as a JSON-RPC error. A POST to `/wallet/…` (a Tron
+ * node's HTTP API beside its JSON-RPC) is answered by `wallet(path, body)` when given. Closed when the test ends.
  */
 export async function startFakeJsonRpc(
   t: Pick<ExecutionContext, 'teardown'>,
   result: (method: string, params: unknown[]) => unknown,
+  wallet?: (path: string, body: Record<string, unknown>) => unknown,
 ): Promise<string> {
   const answer = (call: { id: unknown; method: string; params?: unknown[] }) => {
     try {
@@ -24,12 +26,16 @@ export async function startFakeJsonRpc(
     });
     request.on('end', () => {
       const parsed: unknown = JSON.parse(body);
+      response.setHeader('content-type', 'application/json');
+      if (wallet && request.url?.startsWith('/wallet/')) {
+        response.end(JSON.stringify(wallet(request.url, parsed as Record<string, unknown>)));
+        return;
+      }
       const calls = (Array.isArray(parsed) ? parsed : [parsed]) as {
         id: unknown;
         method: string;
         params?: unknown[];
       }[];
-      response.setHeader('content-type', 'application/json');
       response.end(JSON.stringify(Array.isArray(parsed) ? calls.map(answer) : answer(calls[0]!)));
     });
   });

@@ -40,7 +40,15 @@ export async function startTestLocalTron(t: ExecutionContext, options: { finaliz
     mine: async (blocks: number) => {
       for (let i = 0; i < blocks; i++) await upstream('evm_mine');
     },
-    payer: (index = 0) => tronDevnetPayer(devnet, index),
+    payer: (index = 0) => {
+      const payer = tronDevnetPayer(devnet, index);
+      return {
+        ...payer,
+        /** A TRC-10 transfer of `amount` units of token `assetName` (its id): java-tron shows it as a value transfer, of no TRX. */
+        payTrc10: (to: string, assetName: string, amount: bigint) =>
+          tron.proxy.transferAsset({ from: payer.address, to, assetName, amount }),
+      };
+    },
   };
 }
 

@@ -67,6 +67,12 @@ export type RecoveryRail = {
    * internal calls: asked for whenever the transaction calls a contract (one the network lists as a token aside).
    */
   internalTransfers?: boolean;
+  /**
+   * What the transaction's value is when it is not the native coin (a Tron TRC-10 transfer shows its
+   * token amount as `value`), or null when it is; asked of a transaction with a value. Every value
+   * is the native coin unless given (EVM).
+   */
+  notNativeValue?(network: RecoveryNetwork, transactionHash: string): Promise<string | null>;
 };
 
 const EVM_TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -351,11 +357,12 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
       const { receipt, block, final } = await readTransaction(offered, transactionHash);
       const transaction = block.transactions[0]!;
 
+      const valueTo = transaction.value > 0n ? transaction.to : null;
+      const notNative =
+        valueTo !== null && rail.notNativeValue ? await rail.notNativeValue(offered, transaction.hash) : null;
       // Every address the transaction moves value to (native value, then Transfer logs of any token), in the node's form.
       const moves = [
-        ...(transaction.to !== null && transaction.value > 0n
-          ? [{ token: NATIVE, to: transaction.to, value: transaction.value }]
-          : []),
+        ...(valueTo !== null && notNative === null ? [{ token: NATIVE, to: valueTo, value: transaction.value }] : []),
         ...receipt.transferLogs.filter((l) => l.value > 0n),
       ];
       // Watched and keyed in the node's form (what extraction reads); looked up in the rail's.
@@ -379,7 +386,7 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
         watched,
         blocks: [block],
         logs: receipt.transferLogs,
-        succeededNative: new Set([transaction.hash]),
+        succeededNative: new Set(notNative === null ? [transaction.hash] : []),
         observedAt: new Date(clock.now()).toISOString(),
       });
       const credited: { message: ChainTransferMessage; session: SessionRecord }[] = [];
@@ -396,6 +403,13 @@ export function createTransactionRecovery(deps: TransactionRecoveryDeps): Transa
           });
       };
       for (const extracted of transfers) await sort(extracted);
+      const paidOtherwise =
+        valueTo !== null && notNative !== null
+          ? await tenantAddress(request, network.network, rail.address(valueTo))
+          : null;
+      const otherwise = paidOtherwise && (await reads.session(paidOtherwise.checkoutSessionId));
+      if (otherwise)
+        refused.push({ session: otherwise, reason: `${notNative}, which Weir does not take on ${network.network}` });
       refused.push(...(await refusedElsewhere(request, network, moves, targets)));
 
       // A contract the transaction calls may send native coin on (a smart wallet, a multisig, a batch

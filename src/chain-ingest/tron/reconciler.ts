@@ -8,10 +8,16 @@ import { tronToEvm } from './address.ts';
 
 /*
  * The reconciler: what a Tron node's eth_getLogs never answers (an empty answer that stays
- * empty, so the solidified re-read finds nothing either) still shows in the deposit's balance.
- * For each open, unswept deposit it reads the balance and compares it with what the session
- * credited at that address up to the block read right after (so every block the balance reflects
- * is at or below it); money the logs missed is credited as a
+ * empty, so the solidified re-read finds nothing either) still shows in the deposit's balance, as
+ * does TRX a contract sent on (an internal transfer, which no log or transaction `value` shows).
+ * For each deposit of a session still taking money it reads the balance and compares it with what
+ * the session credited at that address up to the block read right after (so every block the
+ * balance reflects is at or below it), counting only what no recorded sweep moved: the credits from
+ * the block of the last mined sweep of that asset on (a sweep flushes the whole balance; a credit in
+ * the sweep's own block is counted, which can only hide money, never make it up). A deposit whose
+ * sweep is in flight (broadcast, its outcome not recorded) is left until it is recorded, and one
+ * whose last sweep the balance may not show yet (its block past the one read before the balance).
+ * Money the logs missed is credited as a
  * transfer found by reconciliation: its transaction id reads `reconciliation-…` (no transaction
  * is known) and its sender `reconciliation`. It is handed to the follower, so it is confirmed
  * (its block is solidified already) and swept like any other.
@@ -27,7 +33,7 @@ import { tronToEvm } from './address.ts';
  * credit and not counted again (`TransferAlreadyReconciled`, see the session's decider).
  */
 
-/** An open deposit on the network: the session's address for one asset, what was credited there, whether anything was swept. */
+/** An open deposit on the network: the session's address for one asset, what was credited there, what was swept from it. */
 export type OpenDeposit = {
   checkoutSessionId: string;
   paymentAddress: string;
@@ -38,8 +44,10 @@ export type OpenDeposit = {
    * after B is not taken for money missing before it.
    */
   credits: readonly { amount: bigint; blockNumber: number }[];
-  /** A sweep was sent from the address: its balance no longer shows all that arrived. */
-  swept: boolean;
+  /** The last mined sweep that flushed this asset from the address: the balance holds only what came from its block on. */
+  lastSweep: { transactionHash: string; blockNumber: number } | null;
+  /** A sweep from the address is broadcast (or may still be mined) and its outcome not recorded: the balance may move any moment. */
+  sweeping: boolean;
 };
 
 export type ReconcilerCounters = { passes: number; rpcCalls: number; depositsRead: number; credited: number };
@@ -76,30 +84,40 @@ export function createTronReconciler(deps: {
     return read.quantity(answer, 'balanceOf');
   };
 
+  const latest = async (): Promise<{ number: number; hash: string }> => {
+    const read = rpcValueReader(deps.network, 'eth_getBlockByNumber');
+    const block = read.record(await call('eth_getBlockByNumber', ['latest', false]), 'the latest block');
+    return {
+      number: read.smallQuantity(block.number, 'latest block number'),
+      hash: read.hash(block.hash, 'latest block hash'),
+    };
+  };
+
   return {
     async step() {
       counters.passes += 1;
       try {
-        const deposits = (await deps.openDeposits(deps.network)).filter((d) => !d.swept);
+        const deposits = (await deps.openDeposits(deps.network)).filter((d) => !d.sweeping);
         if (deposits.length === 0) {
           previous = new Map();
           return;
         }
+        // A sweep the balance shows is in a block at or before one read before the balance.
+        const before = deposits.some((d) => d.lastSweep !== null) ? (await latest()).number : null;
         const balances: bigint[] = [];
         for (const deposit of deposits) {
           counters.depositsRead += 1;
           balances.push(await balanceOf(deposit));
         }
-        const read = rpcValueReader(deps.network, 'eth_getBlockByNumber');
-        const block = read.record(await call('eth_getBlockByNumber', ['latest', false]), 'the latest block');
-        const number = read.smallQuantity(block.number, 'latest block number');
-        const hash = read.hash(block.hash, 'latest block hash');
+        const { number, hash } = await latest();
         const seen = new Map<string, string>();
         const found: ChainTransferMessage[] = [];
         for (const [index, deposit] of deposits.entries()) {
           const balance = balances[index]!;
+          const { lastSweep } = deposit;
+          if (lastSweep !== null && (before === null || lastSweep.blockNumber > before)) continue;
           const credited = deposit.credits
-            .filter((c) => c.blockNumber <= number)
+            .filter((c) => c.blockNumber <= number && (lastSweep === null || c.blockNumber >= lastSweep.blockNumber))
             .reduce((sum, c) => sum + c.amount, 0n);
           if (balance <= credited) continue;
           const key = `${deposit.paymentAddress} ${deposit.asset.address}`;
@@ -107,7 +125,9 @@ export function createTronReconciler(deps: {
           seen.set(key, state);
           if (previous.get(key) !== state) continue;
           const missing = balance - credited;
-          const id = keccak256(stringToHex(`${deps.network}:${key}:${balance}`)).slice(2);
+          // After a sweep the same balance may come again: the sweep makes it another credit.
+          const after = lastSweep === null ? '' : `:${lastSweep.transactionHash}`;
+          const id = keccak256(stringToHex(`${deps.network}:${key}:${balance}${after}`)).slice(2);
           found.push({
             type: 'transfer',
             network: deps.network,

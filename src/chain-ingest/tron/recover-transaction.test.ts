@@ -34,6 +34,7 @@ const TRX_TX = `0x${'cd'.repeat(32)}`;
 const USDC_TX = `0x${'a1'.repeat(32)}`;
 const UNLISTED_TX = `0x${'a2'.repeat(32)}`;
 const ELSEWHERE_TX = `0x${'a3'.repeat(32)}`;
+const TRC10_TX = `0x${'a4'.repeat(32)}`;
 const BLOCK_HASH = `0x${'ef'.repeat(32)}`;
 const BLOCK = 20;
 const NETWORK = tronLocalNetwork({ usdt: USDT, usdc: evmToTron(USDC_HEX) }, { confirmations: 3 });
@@ -67,6 +68,7 @@ async function startNode(t: ExecutionContext) {
     [USDC_TX]: receipt(USDC_TX, [transferLog(USDC_HEX, USDC_TX, 2)]),
     [UNLISTED_TX]: receipt(UNLISTED_TX, [transferLog(UNLISTED_HEX, UNLISTED_TX, 3)]),
     [ELSEWHERE_TX]: receipt(ELSEWHERE_TX, []),
+    [TRC10_TX]: receipt(TRC10_TX, []),
   };
   const sent = (hash: string, index: number, to: string, value = '0x0') => ({
     hash,
@@ -85,6 +87,8 @@ async function startNode(t: ExecutionContext) {
       sent(USDC_TX, 2, USDC_HEX),
       sent(UNLISTED_TX, 3, UNLISTED_HEX),
       sent(ELSEWHERE_TX, 4, `0x${'99'.repeat(20)}`, '0x989680'),
+      // A TRC-10 transfer of 10 units: java-tron's eth_ methods show its token amount as `value`.
+      sent(TRC10_TX, 5, DEPOSIT_HEX, '0x989680'),
     ],
   };
   const asked: string[] = [];
@@ -97,7 +101,20 @@ async function startNode(t: ExecutionContext) {
     if (method === 'eth_blockNumber') return `0x${head.toString(16)}`;
     throw new Error(`${method} is not served here`);
   };
-  const url = await startFakeJsonRpc(t, result);
+  /** `wallet/gettransactionbyid`: the contract each transaction is (java-tron's HTTP API), `{}` for one it does not know. */
+  const contracts: Record<string, string> = {
+    [TRX_TX]: 'TransferContract',
+    [ELSEWHERE_TX]: 'TransferContract',
+    [TRC10_TX]: 'TransferAssetContract',
+    [USDT_TX]: 'TriggerSmartContract',
+    [USDC_TX]: 'TriggerSmartContract',
+    [UNLISTED_TX]: 'TriggerSmartContract',
+  };
+  const url = await startFakeJsonRpc(t, result, (path, body) => {
+    if (path !== '/wallet/gettransactionbyid') throw new Error(`${path} is not served here`);
+    const type = contracts[`0x${String(body['value'])}`];
+    return type === undefined ? {} : { txID: body['value'], raw_data: { contract: [{ type }] } };
+  });
   return {
     url,
     asked,
@@ -324,4 +341,14 @@ test('what the session does not take is a wrong token, named in T… form; a tra
   t.is(elsewhere.outcome, 'wrong_claim');
   t.regex(elsewhere.message, /pays no checkout session of this organization/);
   t.deepEqual(w.published, [], 'nothing is credited');
+});
+
+test('a TRC-10 transfer to a deposit address (its amount shown as value) is no TRX payment: a wrong token, nothing credited', async (t) => {
+  const w = await world(t);
+  w.node.setHead(BLOCK + 5);
+  const recovered = await w.railRecovery.recover(w.request(TRC10_TX));
+  t.is(recovered.outcome, 'wrong_token_or_network', recovered.message);
+  t.regex(recovered.message, /the transaction sent a TRC-10 token \(a TransferAssetContract, not TRX\)/);
+  t.deepEqual(w.published, [], 'nothing is credited');
+  t.deepEqual(w.session().payments, []);
 });

@@ -24,6 +24,7 @@ import { createSolidifiedLogs } from './solidified-logs.ts';
 import { tronBus, tronWatched } from './tron-address-layer.ts';
 import { createTronNativeSweepExecutor } from './tron-native-sweep-executor.ts';
 import { createTronResourceNode } from './tron-resource-node.ts';
+import { createTronValueKinds } from './trx-transfers.ts';
 import { withTronResources } from './tron-resource-sweeps.ts';
 import type { TronEnergyPolicy } from './tron-resources.ts';
 import type { OfferedTronNetwork } from './tron-setup.ts';
@@ -254,6 +255,8 @@ function tronFollower(
     rpc: offered.endpoints,
     bus: tronBus(context.bus, name, published),
     watched: tronWatched(context.watched),
+    // A TRC-10 transfer shows its amount as `value`: only a TRX transfer or a contract call's call value is TRX.
+    nativeTransfers: createTronValueKinds(offered.endpoints.http).trxTransfers,
     ...(context.watchedCurrent ? { watchedCurrent: context.watchedCurrent } : {}),
     checkpoints,
     clock: context.clock,

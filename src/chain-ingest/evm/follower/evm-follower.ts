@@ -81,6 +81,12 @@ export type EvmFollowerDeps = {
   watched: WatchedAddresses;
   /** See BatchFetcherDeps.watchedCurrent. */
   watchedCurrent?(): Promise<void>;
+  /**
+   * Of native-value transactions to watched addresses whose receipts succeeded, the ones whose value
+   * is the native coin; every one unless given (EVM). Tron's eth_ JSON-RPC shows a TRC-10 transfer's
+   * token amount as its `value` (tron/trx-transfers.ts).
+   */
+  nativeTransfers?(transactionHashes: readonly string[]): Promise<ReadonlySet<string>>;
   checkpoints: CheckpointStore;
   /** Where to start when there is no checkpoint: a block number, or the head at the first look ('latest', the default). */
   startBlock?: bigint | 'latest';
@@ -247,6 +253,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     tokens,
     watched: deps.watched,
     ...(deps.watchedCurrent ? { watchedCurrent: deps.watchedCurrent } : {}),
+    ...(deps.nativeTransfers ? { nativeTransfers: deps.nativeTransfers } : {}),
     blockBatchSize: config.blockBatchSize,
     logRange,
     signal,

@@ -30,6 +30,8 @@ export type BatchFetcherDeps = {
    * after a batch's blocks are read, so a payment in them was sent to an address already watched.
    */
   watchedCurrent?(): Promise<void>;
+  /** See EvmFollowerDeps.nativeTransfers. */
+  nativeTransfers?(transactionHashes: readonly string[]): Promise<ReadonlySet<string>>;
 };
 
 export type BatchFetcher = {
@@ -120,7 +122,16 @@ export function createBatchFetcher(deps: BatchFetcherDeps): BatchFetcher {
   const receipts = async (transactionHashes: readonly string[]): Promise<Map<string, ReceiptStatus | null>> => {
     if (transactionHashes.length === 0) return new Map();
     const statuses = await getReceiptStatuses(rpc, { network, transactionHashes });
-    return new Map(transactionHashes.map((hash, index) => [hash, statuses[index] ?? null]));
+    const succeeded = transactionHashes.filter((_, index) => statuses[index]?.succeeded === true);
+    const native =
+      deps.nativeTransfers && succeeded.length > 0 ? await deps.nativeTransfers(succeeded) : new Set(succeeded);
+    // A transaction that moved no native coin (a Tron TRC-10 transfer) pays as one that failed: nothing.
+    return new Map(
+      transactionHashes.map((hash, index) => {
+        const status = statuses[index] ?? null;
+        return [hash, status && { ...status, succeeded: native.has(hash) }];
+      }),
+    );
   };
 
   /**

@@ -60,7 +60,10 @@ export type FetchedBatch = {
   blocks: readonly BlockWithTransactions[];
   /** Registry-token Transfer logs in `from..to` (the range answer and any rechecks by block hash). */
   logs: readonly TokenTransferLog[];
-  /** Receipt status by transaction hash of native transfers to watched addresses; null: the node had none. */
+  /**
+   * Receipt status by transaction hash of native transfers to watched addresses; null: the node had
+   * none. `succeeded` is false also for one whose value is not the native coin (a Tron TRC-10 transfer).
+   */
   receipts: ReadonlyMap<string, ReceiptStatus | null>;
 };
 

@@ -297,3 +297,49 @@ test('/wallet/ transactions: built by triggersmartcontract, checked and run by b
   t.is(expired['code'], 'TRANSACTION_EXPIRATION_ERROR');
   t.regex(text(expired['message']), /expiration/);
 });
+
+test('a TRC-10 transfer reads on the eth_ methods as java-tron shows it (a value transfer of its token amount) and moves no TRX; gettransactionbyid names each contract', async (t) => {
+  const { tron, reader, payer } = await startTestLocalTron(t, { finalizedDepth: 1 });
+  const to = evmToTron('0x1000000000000000000000000000000000000002');
+  const wallet = async (txID: string) =>
+    (await (
+      await fetch(`${tron.proxy.url}/wallet/gettransactionbyid`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: txID.slice(2) }),
+      })
+    ).json()) as { ret?: unknown; raw_data?: { contract: { type: string; parameter: { value: unknown } }[] } };
+  const trc10 = (await payer().payTrc10(to, '1000001', 7_000_000n)) as `0x${string}`;
+  const trx = await payer().payTrx(to, 2_000_000n);
+
+  // java-tron's TransactionResult: `to` the recipient, `value` the TRC-10 amount (JsonRpcApiUtil.getTo / getTransactionAmount).
+  const seen = await reader.getTransaction({ hash: trc10 });
+  t.is(seen.to && evmToTron(seen.to), to);
+  t.is(seen.value, 7_000_000n);
+  const block = await reader.getBlock({ blockNumber: seen.blockNumber, includeTransactions: true });
+  t.is(block.transactions.find((tx) => tx.hash === trc10)?.value, 7_000_000n);
+  t.is((await reader.getTransactionReceipt({ hash: trc10 })).status, 'success');
+  t.is(await reader.getBalance({ address: tronToEvm(to) }), 2_000_000n, 'only the TRX transfer moved TRX');
+
+  t.like(await wallet(trc10), {
+    ret: [{ contractRet: 'SUCCESS' }],
+    raw_data: {
+      contract: [
+        {
+          type: 'TransferAssetContract',
+          parameter: {
+            value: {
+              amount: 7_000_000,
+              asset_name: Buffer.from('1000001').toString('hex'),
+              to_address: tronToHex(to).slice(2).toLowerCase(),
+            },
+          },
+        },
+      ],
+    },
+  });
+  t.like(await wallet(trx.hash), {
+    raw_data: { contract: [{ type: 'TransferContract', parameter: { value: { amount: 2_000_000 } } }] },
+  });
+  t.deepEqual(await wallet(`0x${'ab'.repeat(32)}`), {});
+});

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Hex } from 'viem';
 import { tronAddressBytes } from '../address.ts';
 import { TRON_LOCAL_CHAIN_ID } from '../networks.ts';
+import { createChainTransactions } from './chain-transactions.ts';
 import { createWalletTransactions } from './wallet-transactions.ts';
 
 /*
@@ -31,7 +33,10 @@ import { createWalletTransactions } from './wallet-transactions.ts';
  * overlap a given one, the way Tron nodes are known to miss logs, to prove a retry and a
  * reconciler. What it cannot be faithful to: CREATE2 addresses (anvil derives with 0xff, the TVM
  * with 0x41, see ../deposit-address.ts) and CREATE addresses (nonce-derived on anvil, not on the
- * TVM); TRX transfers (anvil's native value transfers stand in for them).
+ * TVM); TRX transfers (anvil's native value transfers stand in for them). TRC-10 transfers:
+ * `weir_transferAsset` mines one, shown by the eth_ methods as java-tron shows it (a value transfer
+ * of the token amount) and named TransferAssetContract by `wallet/gettransactionbyid`, which names
+ * every other transaction too (chain-transactions.ts).
  * Sending goes to anvil directly (java-tron's JSON-RPC does not take eth_sendRawTransaction), or,
  * as on a real node, through the `/wallet/…` transaction calls below.
  *
@@ -83,6 +88,11 @@ export type TronJsonRpcProxy = {
   setFinalizedDepth(depth: number): void;
   /** Same as the JSON-RPC `weir_emptyLogs`: the next `times` (1) answers overlapping the range are []. */
   emptyLogs(fromBlock: bigint, toBlock: bigint, times?: number): void;
+  /**
+   * Same as the JSON-RPC `weir_transferAsset`: mines a TRC-10 transfer of `amount` units of token
+   * `assetName` (its id) from `from` to `to` (0x… or T…); its transaction hash.
+   */
+  transferAsset(transfer: { from: string; to: string; assetName: string; amount: bigint }): Promise<string>;
   /** Same as the JSON-RPC `weir_setAccountResource`: what `wallet/getaccountresource` answers for `address`. */
   setAccountResource(address: string, resource: AccountResource): void;
   /** Every eth_getLogs answer forced empty so far, oldest first. */
@@ -186,7 +196,10 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
   ): Promise<{ status: number; body: unknown } | null> => {
     if (path === '/wallet/getchainparameters') return { status: 200, body: { chainParameter: CHAIN_PARAMETERS } };
     if (path !== '/wallet/getaccountresource') {
-      const answer = await transactions(path, body);
+      let answer = await transactions(path, body);
+      // Not one the calls below built: a transaction sent on anvil, named as java-tron would.
+      if (path === '/wallet/gettransactionbyid' && isEmpty(answer))
+        answer = (await chain.byId(String(body['value'] ?? '').toLowerCase())) ?? {};
       return answer === null ? null : { status: 200, body: answer };
     }
     let key: string;
@@ -217,6 +230,25 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
     prices: { energySun: ENERGY_FEE, bandwidthSun: TRANSACTION_FEE },
     now: options.now ?? (() => Date.now()),
   });
+  const chain = createChainTransactions(upstreamResult);
+  /** A TRC-10 transfer asked for by `weir_transferAsset` (hex amount) or `transferAsset` (bigint). */
+  const transferAsset = async (transfer: unknown): Promise<string> => {
+    const given = isRecord(transfer) ? transfer : {};
+    const { assetName, amount } = given;
+    let from: Hex;
+    let to: Hex;
+    try {
+      from = tronAddressBytes(String(given['from']));
+      to = tronAddressBytes(String(given['to']));
+    } catch {
+      throw new ProxyRpcError(-32602, 'weir_transferAsset: from and to must be addresses');
+    }
+    if (typeof assetName !== 'string' || !/^[0-9]+$/.test(assetName))
+      throw new ProxyRpcError(-32602, 'weir_transferAsset: assetName must be a TRC-10 token id');
+    if (typeof amount !== 'bigint' && (typeof amount !== 'string' || !hexQuantity.test(amount)))
+      throw new ProxyRpcError(-32602, 'weir_transferAsset: amount must be a hex quantity');
+    return chain.transferAsset({ from, to, assetName, amount: BigInt(amount) });
+  };
   const head = async (): Promise<bigint> => BigInt(String(await upstreamResult('eth_blockNumber', [])));
 
   const solidified = async (): Promise<bigint> => {
@@ -317,6 +349,8 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
               rule: { fromBlock: hex(e.rule.fromBlock), toBlock: hex(e.rule.toBlock) },
             })),
           };
+        case 'weir_transferAsset':
+          return { jsonrpc: '2.0', id, result: await transferAsset(params[0]) };
         case 'weir_setAccountResource': {
           const [address, resource] = params;
           setResource(address, resource);
@@ -333,9 +367,11 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
       if (position !== undefined && (position < forwarded.length || solidity))
         forwarded[position] = await resolveTag(forwarded[position], solidity);
       const answer = await upstream(method, forwarded);
-      if ((method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') && isBlock(answer.result))
-        return { ...answer, id, result: { ...answer.result, logsBloom: ZERO_BLOOM } };
-      return { ...answer, id };
+      if (answer.error !== undefined) return { ...answer, id };
+      const result = chain.rewrite(method, answer.result);
+      if ((method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') && isBlock(result))
+        return { ...answer, id, result: { ...result, logsBloom: ZERO_BLOOM } };
+      return { ...answer, id, result };
     } catch (error) {
       if (error instanceof ProxyRpcError)
         return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } };
@@ -370,6 +406,7 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
     },
     emptyLogs: (fromBlock, toBlock, times) => addRule(fromBlock, toBlock, times),
     setAccountResource: (address, resource) => setResource(address, resource),
+    transferAsset: (transfer) => transferAsset(transfer),
     emptiedAnswers: () => emptied.map((e) => ({ requested: { ...e.requested }, rule: { ...e.rule } })),
     stop: () =>
       new Promise<void>((resolve) => {
@@ -380,6 +417,12 @@ export async function startTronJsonRpcProxy(options: TronJsonRpcProxyOptions): P
 }
 
 const ZERO_BLOOM = `0x${'00'.repeat(256)}`;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const isEmpty = (value: unknown): boolean => isRecord(value) && Object.keys(value).length === 0;
 
 function isBlock(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && 'logsBloom' in value;
