@@ -355,7 +355,8 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   await page.getByText('The subscription was resumed.').waitFor();
   t.like(await read(), { status: 'active', cancelAtPeriodEnd: false });
 
-  t.is(await submit(page, 'End now'), 303);
+  await page.getByRole('link', { name: 'End now', exact: true }).click();
+  t.is(await submit(page, 'End subscription'), 303);
   await page.getByText('The subscription was ended.').waitFor();
   t.is((await read()).status, 'canceled');
   await page.getByText('The subscription has ended: nothing more can change.').waitFor();
@@ -424,7 +425,8 @@ test('Subscriptions: the list and the detail name the customer; a quarterly plan
   await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
   t.is(await page.getByRole('button', { name: 'Cancel at period end', exact: true }).count(), 0, 'the API refuses it');
 
-  t.is(await submit(page, 'End now'), 303);
+  await page.getByRole('link', { name: 'End now', exact: true }).click();
+  t.is(await submit(page, 'End subscription'), 303);
   await eventually(
     async () => ((await api.get<Invoice>(`/api/v1/invoices/${renewalId}`)).body.status === 'void' ? true : undefined),
     'the renewal voided',
