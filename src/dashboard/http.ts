@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Environment } from '../event-store/event-store.ts';
 import { UnsupportedMediaTypeError } from '../shared/errors.ts';
+import { isUuid } from '../shared/ids.ts';
 import { type FormPart, MAX_LOGO_BYTES, parseMultipart } from '../read-api/brand-logo.ts';
 import { MAX_PUBLIC_BODY_BYTES, readRequestBody } from '../read-api/request-body.ts';
 
@@ -66,6 +67,22 @@ export function redirectTo(ctx: Koa.Context, location: string): void {
 /** A place inside the dashboard to go back to, or the home page: never another site. */
 export const safeReturnPath = (path: string | null | undefined): string =>
   path && /^\/dashboard(?:[/?#]|$)/.test(path) && !path.includes('//') && !path.includes('\\') ? path : '/dashboard';
+
+/**
+ * Where the test/live switch returns: the same page, but a record's (an id in its path, with any
+ * action after it) goes to its section's list, the record being of the other environment. The
+ * developers screen lists its keys and webhooks itself.
+ */
+export function environmentReturnPath(path: string | null | undefined): string {
+  const safe = safeReturnPath(path);
+  const segments = safe.split(/[?#]/, 1)[0]!.split('/');
+  const at = segments.findIndex(isUuid);
+  if (at === -1) return safe;
+  return segments
+    .slice(0, at)
+    .join('/')
+    .replace(/^\/dashboard\/developers\/.*/, '/dashboard/developers');
+}
 
 /** An upload form's largest body: a brand logo and a few fields. */
 const MAX_UPLOAD_BODY_BYTES = MAX_LOGO_BYTES + 16 * 1024;

@@ -355,7 +355,8 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   await page.getByText('The subscription was resumed.').waitFor();
   t.like(await read(), { status: 'active', cancelAtPeriodEnd: false });
 
-  t.is(await submit(page, 'End now'), 303);
+  await page.getByRole('link', { name: 'End now', exact: true }).click();
+  t.is(await submit(page, 'End subscription'), 303);
   await page.getByText('The subscription was ended.').waitFor();
   t.is((await read()).status, 'canceled');
   await page.getByText('The subscription has ended: nothing more can change.').waitFor();
@@ -424,7 +425,8 @@ test('Subscriptions: the list and the detail name the customer; a quarterly plan
   await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
   t.is(await page.getByRole('button', { name: 'Cancel at period end', exact: true }).count(), 0, 'the API refuses it');
 
-  t.is(await submit(page, 'End now'), 303);
+  await page.getByRole('link', { name: 'End now', exact: true }).click();
+  t.is(await submit(page, 'End subscription'), 303);
   await eventually(
     async () => ((await api.get<Invoice>(`/api/v1/invoices/${renewalId}`)).body.status === 'void' ? true : undefined),
     'the renewal voided',
@@ -463,4 +465,35 @@ test('a status filter naming no status (an old link, a typo) is said, with the s
   // A known status filters and says nothing.
   t.is((await page.goto(`${dash.url}/dashboard/invoices?status=paid`))?.status(), 200);
   t.is(await page.getByRole('alert').count(), 0);
+});
+
+test("an invoice the API refuses, for a new customer's email, writes nothing: no customer is made for it (a USDC product line on a DAI invoice)", async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const product = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Espresso beans 1 kg',
+    defaultPriceData: { currency: 'usdc', unitAmount: '2400000000' },
+  });
+  t.is(product.status, 200);
+  const customers = async () => (await api.get<List<unknown>>('/api/v1/customers')).body.count;
+  const before = await customers();
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
+  await page.getByLabel('Line 1 product or price').selectOption(product.body.defaultPrice.id);
+  t.is(await submit(page, 'Add line'), 200);
+  await page.getByLabel('Line 2 name').fill('Grinder service');
+  await page.getByLabel('Line 2 amount').fill('12.50');
+  await page.getByLabel('Currency').selectOption('dai');
+  t.is(await submit(page, 'Save draft'), 400);
+  await page
+    .getByText(/same currency/)
+    .first()
+    .waitFor();
+  t.is(await customers(), before, 'no customer made for a refused invoice');
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0);
+  t.deepEqual(problems(), []);
 });

@@ -371,3 +371,28 @@ test('without JavaScript the forms do the work: sign in, the test/live switch, a
   t.is((await merchant.api.get<{ status: string }>(`/api/v1/checkout/sessions/${session.id}`)).body.status, 'canceled');
   await Promise.all([page.waitForURL(/\/dashboard\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
 });
+
+test("switching to live on a test invoice's page leads to the live invoices, not to Page not found; on a list it stays on that list", async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const customer = (await api.post<{ id: string }>('/api/v1/customers', { email: 'billing@client.example' })).body;
+  const invoice = await api.post<{ id: string }>('/api/v1/invoices', {
+    customerId: customer.id,
+    lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '1000000', productData: { name: 'Hours' } } }] },
+  });
+  t.is(invoice.status, 200, JSON.stringify(invoice.body));
+  const page = await dash.signedIn(browser(), owner);
+  await page.goto(`${dash.url}/dashboard/invoices/${invoice.body.id}`);
+  await Promise.all([
+    page.waitForURL(/\/dashboard\/invoices$/),
+    page.getByRole('button', { name: 'Live', exact: true }).click(),
+  ]);
+  await page.locator('body.live-mode').waitFor();
+  t.is(await page.getByText('Page not found').count(), 0);
+  t.is(await page.getByRole('heading', { level: 1, name: 'Invoices' }).count(), 1);
+
+  await page.goto(`${dash.url}/dashboard/invoices?status=open`);
+  await Promise.all([page.waitForURL(/status=open$/), page.getByRole('button', { name: 'Test', exact: true }).click()]);
+  await page.locator('.test-band').waitFor();
+});

@@ -65,3 +65,69 @@ test("a subscription whose renewal Weir could not finalize reads 'Bill not final
   await screenshot(t, page, 'subscription-bill-not-finalized');
   t.deepEqual(problems(), []);
 });
+
+test('Enter in a reason never ends a subscription: on its page it cancels at period end (the safe action); once canceling, "End now" asks first, and Enter in the reason there is a new line', async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const plan = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: 'Tea club',
+    defaultPriceData: { currency: 'usdc', unitAmount: '1900000000', type: 'recurring', interval: 'month' },
+  });
+  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: 'member@harbour.example' },
+  });
+  t.is(session.status, 200, JSON.stringify(session.body));
+  await payInFull(dash.weir, api, session.body);
+  const id = session.body.subscriptionId;
+  type Read = { status: string; cancelAtPeriodEnd: boolean; cancellationComment: string | null };
+  const read = async () => (await api.get<Read>(`/api/v1/subscriptions/${id}`)).body;
+  await eventually(async () => ((await read()).status === 'active' ? true : undefined), 'an active subscription');
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  const enter = async (label: string) => {
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByLabel(label).press('Enter'),
+    ]);
+    await page.waitForLoadState('load');
+    return response.status();
+  };
+  await page.goto(`${dash.url}/dashboard/subscriptions/${id}`);
+  await page.getByLabel('Reason (optional)').fill('moving abroad');
+  t.is(await enter('Reason (optional)'), 303);
+  await page.getByText('The subscription will end at the end of its period.').waitFor();
+  t.like(await read(), { status: 'active', cancelAtPeriodEnd: true, cancellationComment: 'moving abroad' });
+
+  // Canceling: Enter in any reason left on the page (there is none now) does not end it; ending it now is asked first.
+  for (const field of await page.getByLabel('Reason (optional)').all()) {
+    await field.fill('changed my mind');
+    await Promise.all([page.waitForEvent('load'), field.press('Enter')]);
+  }
+  t.like(await read(), { status: 'active', cancelAtPeriodEnd: true });
+  t.is(await page.getByLabel('Reason (optional)').count(), 0);
+  await page.getByRole('link', { name: 'End now', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'End subscription' }).waitFor();
+  await page.getByLabel('Reason (optional)').fill('changed my mind');
+  await page.getByLabel('Reason (optional)').press('Enter');
+  t.is(await page.getByLabel('Reason (optional)').inputValue(), 'changed my mind\n');
+  t.like(await read(), { status: 'active', cancelAtPeriodEnd: true });
+  await expectAccessible(t, page, 'subscription-end');
+  await page.getByRole('link', { name: 'Keep it', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Tea club' }).waitFor();
+  t.like(await read(), { status: 'active', cancelAtPeriodEnd: true });
+
+  await page.getByRole('link', { name: 'End now', exact: true }).click();
+  await page.getByLabel('Reason (optional)').fill('changed my mind');
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'End subscription', exact: true }).click(),
+  ]);
+  await page.getByText('The subscription was ended.').waitFor();
+  t.like(await read(), { status: 'canceled', cancellationComment: 'changed my mind' });
+  t.deepEqual(problems(), []);
+});

@@ -6,7 +6,7 @@ import { recordOrganization } from '../../tenancy/create-organization.ts';
 import { checkNewUser, createUser } from '../../tenancy/create-user.ts';
 import { formErrorOf } from '../command.ts';
 import type { DashboardContext, DashboardDeps, DashboardState } from '../context.ts';
-import { COOKIES, isSecure, redirectTo, safeReturnPath, sendHtml, setCookie } from '../http.ts';
+import { COOKIES, environmentReturnPath, isSecure, redirectTo, safeReturnPath, sendHtml, setCookie } from '../http.ts';
 import { Alert, CsrfField, Field } from '../ui/components.tsx';
 import { AuthLayout } from '../ui/layout.tsx';
 import { askSecondFactor } from './two-factor-sign-in.tsx';
@@ -341,7 +341,7 @@ export function sessionRoutes(deps: DashboardDeps): Router<DashboardState> {
       secure: isSecure(ctx, deps.publicUrl),
       maxAgeSeconds: 365 * 24 * 3600,
     });
-    redirectTo(ctx, safeReturnPath(ctx.state.form.get('return')));
+    redirectTo(ctx, environmentReturnPath(ctx.state.form.get('return')));
   });
   return router;
 }

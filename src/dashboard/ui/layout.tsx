@@ -57,7 +57,7 @@ export function AuthLayout({ title, children }: PropsWithChildren<{ title: strin
   );
 }
 
-/** The test/live switch: a form of two buttons, so it works without JavaScript; it comes back to `location`. */
+/** The test/live switch: a form of two buttons, so it works without JavaScript; it comes back to `location` (a record's page: its list). */
 function EnvironmentSwitch({ ctx, location }: { ctx: DashboardContext; location: string }): JSX.Element {
   const current = ctx.state.tenant.environment;
   return (

@@ -596,7 +596,6 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     async (ctx, { body }) => {
       const nowMs = deps.clock.now();
       const now = new Date(nowMs).toISOString();
-      await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const fields = invoiceFieldsOf(body, nowMs, null);
       const paymentMethods = fields.paymentMethods ?? { chainIds: [], assetIds: [] };
       await assertBodyPayable(ctx, body, { paymentMethods }, fields.paymentMethods !== undefined);
@@ -616,6 +615,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       if (fields.invoiceType === 'recurring' && !fields.recurring)
         fields.recurring = scheduleOfPrices('lineItems', linePrices);
       assertScheduleFits('lineItems', fields.recurring ?? null, linePrices);
+      // The customer last of the checks: a refusal naming only it says the rest passed (the dashboard
+      // creates a new customer only then, so a refused invoice writes nothing).
+      await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       // The organization's invoice setting gives the description and footer a request leaves out.
       const defaults = await invoiceNumbering(deps.commands, ctx.state.tenant);
       const invoice: Invoice = {
@@ -701,10 +703,7 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
           new Date(nowMs).toISOString(),
           dueField(body),
         );
-      if (body.customerId !== undefined) {
-        changes.customerId = body.customerId;
-        await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
-      }
+      if (body.customerId !== undefined) changes.customerId = body.customerId;
       let commitLines: (() => Promise<void>) | null = null;
       let resolvedPrices: ScheduledPrice[] | null = null;
       if (body.taxRateIds !== undefined) changes.taxRateIds = body.taxRateIds;
@@ -753,6 +752,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         { type: 'CreateInvoice', invoice: withChanges(invoice, changes) },
         { now: invoice.createdAt },
       );
+      // The customer last of the checks, as on create.
+      if (body.customerId !== undefined) await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       if (body.number !== undefined && body.number !== invoice.number)
         changes.number = await claimInvoiceNumber(
           { commands: deps.commands, invoices },

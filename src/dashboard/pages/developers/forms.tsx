@@ -52,6 +52,8 @@ export function ConfirmPage(props: {
   action: string;
   button: string;
   back: string;
+  /** The way back's label, where "Cancel" would read as the action itself (a subscription's). */
+  backLabel?: string;
   screen?: ScreenId;
   children?: Children;
 }): JSX.Element {
@@ -67,8 +69,8 @@ export function ConfirmPage(props: {
             <button type="submit" class="button-danger" safe>
               {props.button}
             </button>
-            <a class="button-secondary" href={props.back}>
-              Cancel
+            <a class="button-secondary" href={props.back} safe>
+              {props.backLabel ?? 'Cancel'}
             </a>
           </div>
         </form>

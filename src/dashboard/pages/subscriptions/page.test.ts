@@ -76,12 +76,14 @@ test('a subscription reads as the product(s) it sells, as Stripe shows one: one 
   t.is(await shown(subscription(line('', null))), 'Plan');
 });
 
-test('"Cancel at period end" is offered only where the API takes it: not on an incomplete or paused subscription, nor one already canceling; "End now" on every one that has not ended', async (t) => {
+test('"Cancel at period end" is offered only where the API takes it: not on an incomplete or paused subscription, nor one already canceling; "End now" (a link to a page that asks first) on every one that has not ended', async (t) => {
   type Props = Parameters<typeof Actions>[0];
   const ctx = { state: { csrfToken: 'csrf' } } as unknown as Props['ctx'];
   const buttons = async (status: string, cancelAtPeriodEnd = false): Promise<string[]> => {
     const s = { id: 'sub-1', status, cancelAtPeriodEnd } as unknown as Props['s'];
-    return [...String(await Actions({ ctx, s })).matchAll(/<button[^>]*>\s*([^<]+?)\s*<\/button>/g)].map((m) => m[1]!);
+    return [...String(await Actions({ ctx, s })).matchAll(/<(?:button|a)[^>]*>\s*([^<]+?)\s*<\/(?:button|a)>/g)].map(
+      (m) => m[1]!,
+    );
   };
   for (const status of ['trialing', 'active', 'past_due', 'unpaid'])
     t.deepEqual(await buttons(status), ['Cancel at period end', 'End now'], status);

@@ -28,7 +28,9 @@ import {
   type Tone,
 } from '../../ui/components.tsx';
 import { Pager, StatusFilter, pageOf, statusFilterOf, withQuery } from '../../ui/list-controls.tsx';
+import { TextAreaField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
+import { ConfirmPage } from '../developers/forms.tsx';
 import { CustomerLink, customersById } from '../../ui/customer-link.tsx';
 import { INVOICE_STATUSES, InvoiceStatus, InvoiceTable } from '../invoices/views.tsx';
 import { everyLabel } from './cadence.ts';
@@ -214,7 +216,10 @@ function ListPage(props: {
   );
 }
 
-/** Cancel at period end (offered where the API takes it) and end now share the optional comment; resume is its own form. */
+/**
+ * Cancel at period end (offered where the API takes it) with its optional reason; resume is its own
+ * form; end now is a link to a page that asks first, so Enter in the reason never ends a subscription.
+ */
 export function Actions({
   ctx,
   s,
@@ -226,6 +231,8 @@ export function Actions({
 }): JSX.Element {
   if (ENDED.has(s.status)) return <p class="muted">The subscription has ended: nothing more can change.</p>;
   const resumable = s.cancelAtPeriodEnd || s.status === 'paused';
+  // Offered only where the API takes it: not paused (resume it or end it), nor incomplete (end it).
+  const cancelable = !s.cancelAtPeriodEnd && CANCELABLE_AT_PERIOD_END.has(s.status);
   return (
     <>
       {resumable ? (
@@ -238,24 +245,64 @@ export function Actions({
       ) : (
         ''
       )}
-      <form method="post" action={`${LIST}/${s.id}/cancel`} class="cancel-form">
-        <CsrfField token={ctx.state.csrfToken} />
-        <Field name="comment" label="Reason (optional)" maxlength={500} value={comment?.value} error={comment?.error} />
+      <div class="cancel-form">
+        {cancelable ? (
+          <form method="post" action={`${LIST}/${s.id}/cancel`} id="cancel-at-period-end">
+            <CsrfField token={ctx.state.csrfToken} />
+            <Field
+              name="comment"
+              label="Reason (optional)"
+              maxlength={500}
+              value={comment?.value}
+              error={comment?.error}
+            />
+          </form>
+        ) : (
+          ''
+        )}
         <div class="action-bar">
-          {/* Offered only where the API takes it: not paused (resume it or end it), nor incomplete (end it). */}
-          {s.cancelAtPeriodEnd || !CANCELABLE_AT_PERIOD_END.has(s.status) ? (
-            ''
-          ) : (
-            <button type="submit" class="button-secondary">
+          {cancelable ? (
+            <button type="submit" class="button-secondary" form="cancel-at-period-end">
               Cancel at period end
             </button>
+          ) : (
+            ''
           )}
-          <button type="submit" class="button-danger" formaction={`${LIST}/${s.id}/end`}>
+          <a class="button-danger" href={`${LIST}/${s.id}/end`}>
             End now
-          </button>
+          </a>
         </div>
-      </form>
+      </div>
     </>
+  );
+}
+
+/** Asks before ending a subscription at once (it cannot be undone), with the reason it records. */
+function EndPage(props: {
+  ctx: DashboardContext;
+  s: SubscriptionView;
+  comment?: { value: string; error: string | null } | undefined;
+}): JSX.Element {
+  const { s } = props;
+  return (
+    <ConfirmPage
+      ctx={props.ctx}
+      screen="subscriptions"
+      title="End subscription"
+      message={`End “${planOf(s)}” now? It stops billing at once; this cannot be undone.`}
+      action={`${LIST}/${s.id}/end`}
+      button="End subscription"
+      back={`${LIST}/${s.id}`}
+      backLabel="Keep it"
+    >
+      {/* A text area: Enter in it starts a new line, it never submits. */}
+      <TextAreaField
+        name="comment"
+        label="Reason (optional)"
+        value={props.comment?.value}
+        error={props.comment?.error}
+      />
+    </ConfirmPage>
   );
 }
 
@@ -468,6 +515,12 @@ export const page = definePage({
       await showDetail(ctx, await loadSubscription(apiFor(ctx, deps), ctx.params.id!), null);
     });
 
+    routes.get(`${LIST}/:id/end`, 'manage', async (ctx) => {
+      const s = await loadSubscription(apiFor(ctx, deps), ctx.params.id!);
+      if (ENDED.has(s.status)) return redirectTo(ctx, `${LIST}/${s.id}`);
+      await sendHtml(ctx, <EndPage ctx={ctx} s={s} />);
+    });
+
     for (const action of ['cancel', 'resume', 'end'] as const)
       routes.post(`${LIST}/:id/${action}`, 'manage', async (ctx) => {
         const api = apiFor(ctx, deps);
@@ -482,12 +535,18 @@ export const page = definePage({
           const message = answer.body?.message ?? 'the request was refused';
           // A refused reason is named at its field and kept as typed.
           const atComment = /cancellationComment/.test(message);
+          const kept = {
+            value: comment ?? '',
+            error: atComment ? message.replace('cancellationComment', 'the reason') : null,
+          };
+          if (action === 'end' && atComment)
+            return sendHtml(ctx, <EndPage ctx={ctx} s={s} comment={kept} />, answer.status);
           return showDetail(
             ctx,
             await loadSubscription(api, s.id),
             atComment ? null : message,
             answer.status >= 500 ? 502 : answer.status,
-            { value: comment ?? '', error: atComment ? message.replace('cancellationComment', 'the reason') : null },
+            kept,
           );
         }
         redirectTo(ctx, `${LIST}/${s.id}?done=${action}`);
