@@ -117,6 +117,7 @@ test('Enter in a reason never ends a subscription: on its page it cancels at per
   t.is(await page.getByLabel('Reason (optional)').inputValue(), 'changed my mind\n');
   t.like(await read(), { status: 'active', cancelAtPeriodEnd: true });
   await expectAccessible(t, page, 'subscription-end');
+  await screenshot(t, page, 'subscription-end');
   await page.getByRole('link', { name: 'Keep it', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Tea club' }).waitFor();
   t.like(await read(), { status: 'active', cancelAtPeriodEnd: true });
