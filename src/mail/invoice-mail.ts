@@ -5,6 +5,8 @@ import { escapeHtml } from '../hosted/html.ts';
 import { issuedAt } from '../hosted/invoice-document.ts';
 import type { MailSender } from './mail-sender.ts';
 import { documentMoney } from '../shared/money.ts';
+import { overpaidOf } from '../../machines/invoice.evolve.ts';
+import { contactPhrase } from '../hosted/business-footer.ts';
 
 export type InvoiceMailKind = 'invoice' | 'reminder' | 'receipt';
 
@@ -49,6 +51,8 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
   const due = money(invoice.amountRemaining, invoice.currency);
   const total = money(invoice.amountDue, invoice.currency);
   const overdue = isOverdue(invoice, input.now ?? Date.now());
+  const overpaidAmount = BigInt(overpaidOf(invoice.amountDue, invoice.amountPaid));
+  const overpaid = overpaidAmount > 0n ? money(overpaidAmount.toString(), invoice.currency) : null;
 
   const subject =
     kind === 'receipt'
@@ -59,7 +63,12 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
   const greeting = input.customerName ? `Hello ${input.customerName},` : 'Hello,';
   const lead =
     kind === 'receipt'
-      ? `Thank you: we received ${money(invoice.amountPaid, invoice.currency)} for invoice ${invoice.number} on ${day(invoice.paidAt)}.`
+      ? `Thank you: we received ${money(invoice.amountPaid, invoice.currency)} for invoice ${invoice.number} on ${day(invoice.paidAt)}.${
+          // The payer must learn the excess reached the business and whom to ask for it back.
+          overpaid
+            ? ` That is ${overpaid} more than was due; contact ${contactPhrase(org ?? { name: business })} about it.`
+            : ''
+        }`
       : kind === 'reminder'
         ? `This is a reminder that invoice ${invoice.number} for ${due} ${overdue ? 'was' : 'is'} due on ${day(invoice.dueDate)}.`
         : `${business} sent you invoice ${invoice.number} for ${due}, due on ${day(invoice.dueDate)}.`;
@@ -100,6 +109,7 @@ export function renderInvoiceMail(input: InvoiceMailInput): InvoiceMailContent {
     ...taxes.map((tax) => `${tax.label}: ${tax.amount}`),
     `Total: ${total}`,
     `Amount paid: ${money(invoice.amountPaid, invoice.currency)}`,
+    ...(overpaid ? [`Overpaid: ${overpaid}`] : []),
     `Amount due: ${due}`,
     '',
     ...(invoice.memo ? [invoice.memo, ''] : []),
@@ -129,7 +139,7 @@ ${logo ? `<img src="${e(logo)}" alt="${e(business)}" style="max-height:40px;disp
 <tbody>${items.map((i) => `<tr><td style="padding:6px 0">${e(i.description ?? 'Item')}</td><td style="padding:6px 0;text-align:right">${i.quantity}</td><td style="padding:6px 0;text-align:right">${e(money(lineAmount(i), invoice.currency))}</td></tr>`).join('')}</tbody>
 </table>
 <table style="width:100%;border-collapse:collapse">
-${row('Issued', day(issuedAt(invoice)))}${row('Due', day(invoice.dueDate))}${period ? row('Period', period) : ''}${taxes.map((tax) => row(tax.label, tax.amount)).join('')}${row('Total', total)}${row('Amount paid', money(invoice.amountPaid, invoice.currency))}${row('Amount due', due, true)}
+${row('Issued', day(issuedAt(invoice)))}${row('Due', day(invoice.dueDate))}${period ? row('Period', period) : ''}${taxes.map((tax) => row(tax.label, tax.amount)).join('')}${row('Total', total)}${row('Amount paid', money(invoice.amountPaid, invoice.currency))}${overpaid ? row('Overpaid', overpaid) : ''}${row('Amount due', due, true)}
 </table>
 ${invoice.memo ? `<p style="white-space:pre-wrap">${e(invoice.memo)}</p>` : ''}
 ${pay ? `<p style="text-align:center;margin:24px 0"><a href="${e(pay)}" style="background:${color};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">Pay ${e(due)}</a></p>` : ''}

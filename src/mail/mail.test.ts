@@ -93,6 +93,34 @@ test('invoice mail carries the business details, branding and the pay link, esca
   t.false(receipt.text.includes('Pay online'));
 });
 
+test('a receipt for an overpaid invoice says how much more than due was received and whom to ask about it; an exact one says nothing of it', (t) => {
+  const paid = (amountPaid: string) =>
+    renderInvoiceMail({
+      kind: 'receipt',
+      invoice: invoiceFixture({
+        status: 'paid',
+        amountDue: '300000000',
+        amountPaid,
+        amountRemaining: '0',
+        paidAt: '2026-01-10T00:00:00.000Z',
+      }),
+      organization: org,
+      payUrl: null,
+    });
+  const over = paid('350000000');
+  t.regex(
+    over.text,
+    /received 3.50 USDC for invoice INV-0001 on 2026-01-10\. That is 0.50 USDC more than was due; contact Acme <Studio> & Co at help@acme.example about it\./,
+  );
+  t.regex(over.text, /^Overpaid: 0.50 USDC$/m);
+  t.regex(over.html, /Overpaid<\/td><td[^>]*>0.50 USDC</);
+  t.true(over.html.includes('contact Acme &lt;Studio&gt; &amp; Co at help@acme.example about it.'));
+  const exact = paid('300000000');
+  t.false(exact.text.includes('more than was due'));
+  t.false(exact.text.includes('Overpaid'));
+  t.false(exact.html.includes('Overpaid'));
+});
+
 test('the outbox mailer writes a readable multipart .eml file', async (t) => {
   process.umask(0o022);
   const dir = await mkdtemp(join(tmpdir(), 'weir-outbox-'));
