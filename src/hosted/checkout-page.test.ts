@@ -515,3 +515,39 @@ test('every script of the checkout page that reads answers through hosted-fetch.
   // Without checkout.js (the session over) nothing needs it.
   t.notRegex(render(chosen({ status: 'expired' })).html, /hosted-fetch/);
 });
+
+test('a paid page says it is paid, in its heading and title too, and when, with the zone of the time named (the page has no script to say it in the payer’s own)', (t) => {
+  const paid = chosen({
+    status: 'complete',
+    paymentStatus: 'paid',
+    amountReceived: '300000000',
+    completedAt: '2026-01-01T16:45:09.000Z',
+    payments: [payment('300000000', 'confirmed')],
+  });
+  const { status, html } = render(paid);
+  t.like(status, { title: 'Paid', detail: 'Payment received, thank you.' });
+  t.is(text(html, 'summary-title'), 'Paid to Checkout');
+  t.regex(html, /<title>Paid to Checkout/);
+  t.notRegex(html, />Pay Checkout</);
+  t.regex(html, /Paid on <time datetime="2026-01-01T16:45:09.000Z">1 January 2026, 16:45 UTC<\/time>\./);
+  t.is(text(render(chosen()).html, 'summary-title'), 'Pay Checkout', 'an open page still asks');
+});
+
+test('a free order (total 0, a 100% promotion code) completed is not said to be paid or received: the order is complete, nothing to pay', (t) => {
+  const free = chosen({
+    status: 'complete',
+    paymentStatus: 'paid',
+    amountTotal: '0',
+    amountReceived: '0',
+    completedAt: '2026-01-01T16:45:09.000Z',
+  });
+  const { status, html } = render(free);
+  t.like(status, {
+    state: 'paid',
+    title: 'Order complete',
+    detail: 'Nothing to pay: this order is complete, thank you.',
+  });
+  t.notRegex(html, /received|Paid on|Paid to/);
+  t.is(text(html, 'summary-title'), 'Order with Checkout complete');
+  t.regex(html, /Completed on <time datetime="2026-01-01T16:45:09.000Z">1 January 2026, 16:45 UTC<\/time>\./);
+});

@@ -324,12 +324,27 @@ function finalPanel(session: CheckoutSession, status: PayerStatus, org: Organiza
   const back = status.returnUrl
     ? `<p><a id="return-link" class="button" href="${e(status.returnUrl)}">Return to ${e(business)}</a></p>`
     : '';
+  // The page has no script once over, so the payer's own zone is unknown: the time says its zone.
   const when =
     session.status === 'complete' && session.completedAt
-      ? `<p class="muted">Paid on <time datetime="${e(session.completedAt)}">${e(session.completedAt.slice(0, 10))}</time>.</p>`
+      ? `<p class="muted">${isFree(session) ? 'Completed' : 'Paid'} on <time datetime="${e(session.completedAt)}">${e(utcDateTime(session.completedAt))}</time>.</p>`
       : '';
   // One template: checkout.js takes this very block from the page it fetches once the session is over.
   return `<div id="final-panel">${message}${when}${late}${back}</div>`;
+}
+
+/** A complete session that asked for nothing (a 100% promotion code) and got nothing: an order, not a payment. */
+const isFree = (session: CheckoutSession): boolean =>
+  BigInt(session.amountTotal) === 0n && BigInt(session.amountReceived) === 0n;
+
+/** `2026-01-01T16:45:09Z` → `1 January 2026, 16:45 UTC`. */
+const utcDateTime = (iso: string): string =>
+  `${new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso))}, ${iso.slice(11, 16)} UTC`;
+
+/** The page's heading: what it asks of the payer, or once complete, that it is done. */
+function heading(session: CheckoutSession, business: string): string {
+  if (session.status !== 'complete') return `Pay ${business}`;
+  return isFree(session) ? `Order with ${business} complete` : `Paid to ${business}`;
 }
 
 /** A status's detail, its claim that the page follows the session marked to be hidden without the script (the reload hint says what to do instead). */
@@ -400,13 +415,13 @@ export function renderCheckoutPage(input: {
       ? ''
       : `<noscript><p class="muted" id="reload-hint">This page does not update by itself without JavaScript, so <a href="/checkout/${e(session.id)}">reload it</a> to see whether your payment has arrived.</p></noscript>`;
   return hostedPage({
-    title: `Pay ${business}`,
+    title: heading(session, business),
     kind: 'checkout',
     org,
     business,
     testMode: session.environment === 'test',
     main: `  <section class="summary" aria-labelledby="summary-title">
-    <h1 id="summary-title" class="muted-heading">Pay ${e(business)}</h1>
+    <h1 id="summary-title" class="muted-heading">${e(heading(session, business))}</h1>
     <p class="total"><span id="amount">${e(status.amountTotalFormatted)}</span> ${e(currency)}${every(totalRecurrence(session))}</p>
     <ul class="items">${lineItems(session, input.products, currency)}
     </ul>

@@ -150,7 +150,12 @@ export function payerStatus(
   let state: PayerState;
   let title: string;
   let detail: string;
-  if (session.status === 'complete') {
+  if (session.status === 'complete' && total === 0n && received === 0n) {
+    // A free order (a 100% promotion code): nothing was paid, so nothing is said to be received.
+    state = 'paid';
+    title = 'Order complete';
+    detail = 'Nothing to pay: this order is complete, thank you.';
+  } else if (session.status === 'complete') {
     state = 'paid';
     title = 'Paid';
     detail =

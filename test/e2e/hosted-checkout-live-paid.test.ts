@@ -66,7 +66,9 @@ test('the hosted page turned Paid by its own status poll shows what the server r
   t.is(await page.locator('#final-panel').count(), 0);
   set(paid);
   await page.locator('#final-panel').waitFor({ timeout: 15_000 });
-  t.regex((await page.locator('#final-panel').textContent()) ?? '', /Paid on 2026-01-01\./);
+  t.regex((await page.locator('#final-panel').textContent()) ?? '', /Paid on 1 January 2026, 00:12 UTC\./);
+  // The heading no longer asks to pay.
+  t.regex((await page.locator('#summary-title').textContent()) ?? '', /^Paid to /);
   t.is(await page.locator('#return-link').getAttribute('href'), `${ORIGIN}/shop/thanks`);
   t.false(await page.locator('#pay-controls').isVisible());
   t.is(

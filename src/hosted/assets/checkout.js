@@ -183,8 +183,12 @@ setInterval(tick, 1000);
 async function showFinal() {
   try {
     const res = await fetch(location.pathname, { cache: 'no-store' });
-    const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').getElementById('final-panel');
+    const page = new DOMParser().parseFromString(await res.text(), 'text/html');
+    const fresh = page.getElementById('final-panel');
     if (!fresh || $('final-panel')) return;
+    // The heading too: no longer "Pay …" once paid.
+    const heading = page.getElementById('summary-title');
+    if (heading) $('summary-title').textContent = heading.textContent;
     $('pay-controls').hidden = true;
     if (expires) $('countdown').hidden = true;
     $('pay-controls').before(document.importNode(fresh, true));

@@ -28,6 +28,7 @@ import {
   assetMoney,
 } from '../../ui/components.tsx';
 import { SelectField } from '../../ui/form-parts.tsx';
+import { DeliveryStatus } from '../../ui/delivery-status.tsx';
 import { type PayAt, payerStatus } from '../../../hosted/checkout-status.ts';
 import { sessionTotals } from '../../../hosted/totals.ts';
 import {
@@ -880,13 +881,6 @@ function Timeline({
   );
 }
 
-const DELIVERY_STATUS = {
-  pending: { tone: 'info', text: 'Pending' },
-  succeeded: { tone: 'success', text: 'Delivered' },
-  failed: { tone: 'danger', text: 'Failed' },
-  canceled: { tone: 'neutral', text: 'Canceled' },
-} as const;
-
 function Webhooks({ detail, timeZone }: { detail: SessionDetail; timeZone: string }): JSX.Element {
   return (
     <Card id="webhooks" title="Webhooks sent">
@@ -901,7 +895,7 @@ function Webhooks({ detail, timeZone }: { detail: SessionDetail; timeZone: strin
             <li>
               <div class="delivery-head">
                 <code safe>{d.eventType}</code>
-                <Badge tone={DELIVERY_STATUS[d.status].tone} label={DELIVERY_STATUS[d.status].text} />
+                <DeliveryStatus delivery={d} timeZone={timeZone} />
                 <span class="muted small" safe>
                   {`to ${detail.endpoints.get(d.endpointId) ?? d.endpointId}`}
                 </span>

@@ -25,6 +25,7 @@ import {
   type Tone,
 } from '../../ui/components.tsx';
 import { CopyField, SecretShownOnce } from '../../ui/copy.tsx';
+import { DeliveryStatus } from '../../ui/delivery-status.tsx';
 import { type Option, SelectField } from '../../ui/form-parts.tsx';
 import { AppLayout } from '../../ui/layout.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
@@ -235,13 +236,6 @@ function NewEndpointPage({ ctx, form }: { ctx: DashboardContext; form: EndpointF
   );
 }
 
-const DELIVERY_STATUS: Record<WebhookDeliveryDoc['status'], { tone: Tone; text: string }> = {
-  pending: { tone: 'info', text: 'Pending' },
-  succeeded: { tone: 'success', text: 'Delivered' },
-  failed: { tone: 'danger', text: 'Failed' },
-  canceled: { tone: 'neutral', text: 'Canceled' },
-};
-
 const attemptTone = (statusCode: number | null): Tone =>
   statusCode !== null && statusCode >= 200 && statusCode < 300 ? 'success' : 'danger';
 
@@ -329,16 +323,8 @@ export function DeliveriesCard(props: {
                 <details class="delivery" id={`delivery-${d.id}`}>
                   <summary>
                     <code safe>{d.eventType}</code>
-                    <Badge {...DELIVERY_STATUS[d.status]} label={DELIVERY_STATUS[d.status].text} />
+                    <DeliveryStatus delivery={d} timeZone={ctx.state.timeZone} />
                     <span class="muted" safe>{`${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`}</span>
-                    {d.status === 'pending' && d.nextAttemptAt !== null ? (
-                      <span class="muted">
-                        {'next try '}
-                        <DateTime iso={new Date(d.nextAttemptAt).toISOString()} timeZone={ctx.state.timeZone} />
-                      </span>
-                    ) : (
-                      ''
-                    )}
                     <span class="muted delivery-time">
                       <DateTime iso={d.createdAt} timeZone={ctx.state.timeZone} />
                     </span>

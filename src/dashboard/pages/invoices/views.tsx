@@ -529,7 +529,7 @@ export function InvoiceLines({ invoice }: { invoice: InvoiceView }): JSX.Element
   return (
     <Card title="Lines" id="invoice-lines">
       <TableScroll label="The invoice's lines">
-        <table>
+        <table class="lines-table">
           <thead>
             <tr>
               <th>Description</th>
