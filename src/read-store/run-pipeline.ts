@@ -1,6 +1,6 @@
 import { ProcessingMode } from 'mingo';
 import { Aggregator as BareAggregator } from 'mingo/aggregator';
-import { Context, evalExpr } from 'mingo/core';
+import { Context } from 'mingo/core';
 import * as accumulatorOperators from 'mingo/operators/accumulator';
 import * as expressionOperators from 'mingo/operators/expression';
 import * as pipelineOperators from 'mingo/operators/pipeline';
@@ -9,9 +9,9 @@ import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import type { AccumulatorOperator, ExpressionOperator } from 'mingo/types';
 import { resolve } from 'mingo/util';
+import { DATE_OPERATORS } from './date-operators.ts';
 import { assertReadOnlyPipeline } from './read-store-checks.ts';
 import type { Filter, ReadDocument } from './read-store.ts';
-import { isTimeZone, zoneOffsetMinutes } from '../shared/time-zone.ts';
 
 /** An embedded store's pipeline that ran past its `maxTimeMs`: stopped, as MongoDB stops one (`MaxTimeMSExpired`). */
 export class PipelineTimeoutError extends Error {
@@ -76,26 +76,6 @@ const indexedLookup =
     });
   };
 
-/**
- * `$dateToString` with a named zone given to mingo as the zone's offset at that instant (from Intl):
- * mingo reads it off the server's own clock, an hour wrong around each of the server zone's changes
- * unless it runs in UTC, and refuses names past `Area/City` (`America/Argentina/Buenos_Aires`, `Etc/GMT+5`).
- */
-const zonedDateToString: typeof expressionOperators.$dateToString = (obj, expr, options) => {
-  const args = evalExpr(obj, expr, options) as Record<string, unknown>;
-  const { date, timezone } = args;
-  if (!(date instanceof Date) || typeof timezone !== 'string' || !isTimeZone(timezone))
-    return expressionOperators.$dateToString(obj, expr, options);
-  const minutes = zoneOffsetMinutes(date.getTime(), timezone);
-  const hhmm = (n: number) => String(n).padStart(2, '0');
-  const offset = `${minutes < 0 ? '-' : '+'}${hhmm(Math.floor(Math.abs(minutes) / 60))}:${hhmm(Math.abs(minutes) % 60)}`;
-  // Each argument as the value it came to, which mingo must not read again (a string starting `$`).
-  const literal = Object.fromEntries(
-    Object.entries({ ...args, timezone: offset }).map(([k, v]) => [k, { $literal: v }]),
-  );
-  return expressionOperators.$dateToString(obj, literal, options);
-};
-
 type Operators<T> = Record<string, T>;
 
 /**
@@ -118,51 +98,10 @@ function timed<T extends ExpressionOperator | AccumulatorOperator>(
   return wrapped;
 }
 
-/** An expression operator as mingo calls one (its own type is the union of all of them). */
-type Expression = (...args: Parameters<typeof expressionOperators.$year>) => unknown;
-const { $dayOfWeek, $dayOfYear, $isoWeek, $month, $year } = expressionOperators as unknown as Record<
-  '$dayOfWeek' | '$dayOfYear' | '$isoWeek' | '$month' | '$year',
-  Expression
->;
-
-/**
- * MongoDB's `$week` (`%U`): weeks start on Sunday and the days before a year's first Sunday are its
- * week 0. mingo's counts from the ISO week: 53 for Sunday 1 January 2023, where MongoDB says 1.
- */
-const week: Expression = (obj, expr, options) =>
-  Math.floor((Number($dayOfYear(obj, expr, options)) + 7 - Number($dayOfWeek(obj, expr, options))) / 7);
-
-/**
- * MongoDB's `$isoWeekYear` (`%G`): the year the ISO week belongs to. mingo's is the calendar year
- * (2027 for Friday 1 January 2027, which is in 2026's week 53).
- */
-const isoWeekYear: Expression = (obj, expr, options) => {
-  const [year, month, isoWeek] = [$year, $month, $isoWeek].map((get) => Number(get(obj, expr, options)));
-  if (month === 1 && isoWeek! >= 52) return year! - 1;
-  return month === 12 && isoWeek === 1 ? year! + 1 : year!;
-};
-
-/** `$dateToString` with `%U` and `%G` as MongoDB writes them (see above), a named zone read from Intl; the rest is mingo's. */
-const dateToString = ((obj, expr, options) => {
-  const args = expr as Record<string, unknown>;
-  const { format, date, timezone } = args;
-  if (typeof format !== 'string' || !/%[UG]/.test(format) || evalExpr(obj, date, options) == null)
-    return zonedDateToString(obj, expr, options);
-  const at = timezone === undefined ? { date } : { date, timezone };
-  // Spec by spec, so that `%%U` (a percent sign, then U) is no week.
-  const written = format.replace(/%./g, (spec) => {
-    if (spec === '%U') return String(week(obj, at, options)).padStart(2, '0');
-    return spec === '%G' ? String(isoWeekYear(obj, at, options)).padStart(4, '0') : spec;
-  });
-  return zonedDateToString(obj, { ...args, format: written }, options);
-}) as Expression;
-
-/** mingo's expression operators, with MongoDB's weeks where mingo counts them otherwise. */
+/** mingo's expression operators, with MongoDB's date operators where mingo's answer otherwise (see date-operators.ts). */
 const EXPRESSION_OPERATORS = {
   ...expressionOperators,
-  $week: week,
-  $isoWeekYear: isoWeekYear,
-  $dateToString: dateToString,
+  ...DATE_OPERATORS,
 } as unknown as Operators<ExpressionOperator>;
 
 /**

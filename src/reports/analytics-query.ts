@@ -42,7 +42,8 @@ const OPERATORS = new Set(
     '$add $subtract $multiply $divide $mod $abs $ceil $floor $round $trunc $sqrt $pow $exp $ln $log10 ' +
     '$concat $substrCP $strLenCP $toLower $toUpper $trim $split $indexOfCP $toString $toInt $toLong $toDouble ' +
     '$toDate $toBool $convert $ifNull $cond $switch $literal $dateTrunc $dateToString $dateFromString ' +
-    '$year $month $dayOfMonth $dayOfWeek $week $hour $arrayElemAt $filter $map $reduce $slice $concatArrays ' +
+    '$year $month $dayOfMonth $dayOfWeek $week $hour $dayOfYear $minute $second $millisecond $isoWeek $isoDayOfWeek ' +
+    '$isoWeekYear $dateToParts $dateFromParts $arrayElemAt $filter $map $reduce $slice $concatArrays ' +
     '$isArray $objectToArray $arrayToObject $mergeObjects $getField $setUnion $anyElementTrue $allElementsTrue ' +
     '$expr $input $as $cond $in $initialValue $date $unit $timezone $startOfWeek $format $onNull ' +
     '$onError $to $branches $case $then $default $path $preserveNullAndEmptyArrays $includeArrayIndex ' +

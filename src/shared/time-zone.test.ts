@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import test from 'ava';
 import {
   formatPerZone,
   isTimeZone,
   periodKeyStart,
+  pipelineZone,
   UTC,
   zonedDate,
   zonedMidnight,
@@ -102,4 +105,75 @@ test('a formatter per zone is kept under its canonical name only: the same zone 
     'other spellings are made each time, never kept',
   );
   t.is(formatOf('Europe/Paris'), paris, 'the kept one is still the first');
+});
+
+/** Offsets (seconds) of zones MongoDB names at instants either side of their changes, in the zone this process runs in. */
+const OFFSETS_SCRIPT = `
+  import { pipelineZone } from './src/shared/time-zone.ts';
+  const at = ['2026-03-08T06:59:59Z', '2026-03-08T07:00:00Z', '2026-11-01T05:59:59Z', '2026-11-01T06:00:00Z',
+    '2026-04-04T14:59:59Z', '2026-04-04T15:00:00Z', '1850-01-01T00:00:00Z', '0050-06-01T00:00:00Z'].map(Date.parse);
+  const zones = ['America/New_York', 'Australia/Lord_Howe', 'America/Argentina/Buenos_Aires', 'GMT', 'UTC', '-03:30'];
+  console.log(JSON.stringify(zones.map((zone) => at.map((instant) => pipelineZone(zone).offsetSeconds(instant)))));
+`;
+
+test('a zone as a pipeline names it: its offset at each instant is the zone’s own across its changes, the same whatever zone the server runs in', async (t) => {
+  const run = promisify(execFile);
+  const under = async (TZ: string) =>
+    JSON.parse(
+      (
+        await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', OFFSETS_SCRIPT], {
+          env: { ...process.env, TZ },
+        })
+      ).stdout,
+    ) as number[][];
+  const expected = [
+    // New York: EST, then EDT from 07:00Z on 8 March; EDT, then EST from 06:00Z on 1 November; its local mean time in 1850 and 50.
+    [-18000, -14400, -14400, -18000, -14400, -14400, -17762, -17762],
+    // Lord Howe: +11 until 02:00 local on 5 April (15:00Z on the 4th), then +10:30.
+    [39600, 39600, 39600, 39600, 39600, 37800, 38180, 38180],
+    // Buenos Aires (a three-part name): -03 all 2026; its local mean time (-3:53:48) in 1850 and 50.
+    [-10800, -10800, -10800, -10800, -10800, -10800, -14028, -14028],
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [-12600, -12600, -12600, -12600, -12600, -12600, -12600, -12600],
+  ];
+  for (const TZ of ['America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'])
+    t.deepEqual(await under(TZ), expected, TZ);
+});
+
+test('a pipeline’s zone is a tz database name spelt in its case (UTC, GMT and three parts included) or an offset ±hh, ±hhmm, ±hh:mm; anything else is unknown, as to MongoDB', (t) => {
+  for (const zone of [
+    'UTC',
+    'GMT',
+    'Etc/UTC',
+    'Etc/GMT+5',
+    'America/Argentina/Buenos_Aires',
+    'America/Port-au-Prince',
+    'US/Eastern',
+  ])
+    t.truthy(pipelineZone(zone), zone);
+  t.deepEqual(
+    ['+05', '+0530', '-03:30', '+00:00'].map((zone) => [pipelineZone(zone)?.offsetSeconds(0), pipelineZone(zone)?.utc]),
+    [
+      [18000, false],
+      [19800, false],
+      [-12600, false],
+      [0, true],
+    ],
+  );
+  // Only UTC itself and a zero offset are MongoDB's UTC (an ISO string ending in Z); GMT is a zone of its own.
+  t.true(pipelineZone('UTC')?.utc);
+  t.false(pipelineZone('GMT')?.utc);
+  for (const zone of [
+    'utc',
+    'europe/paris',
+    'Europe/paris',
+    'Mars/Olympus_Mons',
+    '+5',
+    '+05:3',
+    '05:00',
+    '',
+    'Europe/Paris\n',
+  ])
+    t.is(pipelineZone(zone), null, JSON.stringify(zone));
 });

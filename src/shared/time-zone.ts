@@ -64,9 +64,48 @@ function wallTime(instant: number, zone: string): number {
   return utcOf(year, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
 }
 
-/** The zone's offset from UTC at `instant`, in whole minutes (east positive). */
-export const zoneOffsetMinutes = (instant: number, zone: string): number =>
-  Math.round((wallTime(instant, zone) - instant) / 60_000);
+/**
+ * The zone's offset from UTC at `instant`, in seconds (east positive): whole seconds, as a zone
+ * kept its local mean time before standard time (New York's -4:56:02 until 1883).
+ */
+export function zoneOffsetSeconds(instant: number, zone: string): number {
+  const second = Math.floor(instant / 1000) * 1000;
+  return (wallTime(second, zone) - second) / 1000;
+}
+
+/** Every zone name Intl lists, by its lowercase spelling: a name spelt in another case is refused. */
+let listedZones: Map<string, string> | undefined;
+
+/**
+ * A time zone as MongoDB names one in a pipeline (`timezone`), with its offset at an instant; null
+ * when MongoDB would not know it (`unrecognized time zone identifier`). Names are the tz database's,
+ * spelt in its case (`UTC`, `GMT`, `Europe/Paris`, `America/Argentina/Buenos_Aires`, `Etc/GMT+5`),
+ * read through Intl, so the answer is the zone's whatever zone the server runs in; an offset is
+ * `+hh`, `+hhmm` or `+hh:mm`. `utc` is MongoDB's own UTC (`UTC` or a zero offset), whose ISO
+ * strings end in `Z`.
+ */
+export function pipelineZone(name: string): { utc: boolean; offsetSeconds(instant: number): number } | null {
+  const offset = /^([+-])(\d{2})(?::?(\d{2}))?$/.exec(name);
+  if (offset) {
+    const seconds = (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 3600 + Number(offset[3] ?? 0) * 60);
+    return { utc: seconds === 0, offsetSeconds: () => seconds };
+  }
+  if (name === UTC) return { utc: true, offsetSeconds: () => 0 };
+  // The tz database's names start each part with a capital (`America/Port-au-Prince`, `EST5EDT`).
+  if (!/^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*$/.test(name)) return null;
+  let canonical: string;
+  try {
+    canonical = wallClock(name).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+  listedZones ??= new Map(Intl.supportedValuesOf('timeZone').map((zone) => [zone.toLowerCase(), zone]));
+  const lower = name.toLowerCase();
+  const listed = listedZones.get(lower);
+  if ((listed !== undefined && listed !== name) || (canonical.toLowerCase() === lower && canonical !== name))
+    return null;
+  return { utc: false, offsetSeconds: (instant) => zoneOffsetSeconds(instant, name) };
+}
 
 /** `Date.UTC`, but years 0 to 99 stay themselves (`Date.UTC` reads them as 1900 to 1999). */
 export function utcOf(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0): number {

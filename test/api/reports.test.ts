@@ -640,6 +640,62 @@ test('analytics queries: an answer nested thousands of levels deep is a 400 nami
   assertError(t, await query([{ $project: { day: zoned } }]), 400, { field: 'pipeline[0].$project.day.$dateTrunc' });
 });
 
+test('analytics queries: date parts, $dateToParts and $dateToString in a named zone or an offset answer as MongoDB (UTC, GMT, three-part names; %% and %z; a null date is null); a wall time a change skips is a 400 naming it', async (t) => {
+  const weir = await startTestWeir(t);
+  const shop = await createMerchant(weir.url, 'Shop');
+  t.is((await shop.api.post('/api/v1/checkout/sessions', sessionRequest('100000000', 1))).status, 200);
+  const query = (project: Record<string, unknown>) =>
+    shop.api.post<{ data: Record<string, unknown>[] }>('/api/v1/analytics/query', {
+      collection: 'checkout_sessions',
+      pipeline: [{ $limit: 1 }, { $project: { _id: 0, ...project } }],
+    });
+  // 02:30Z on 1 January 2026: 23:30 on New Year's Eve in Buenos Aires, 22:00 in St John's (-03:30).
+  const at = { $toDate: '2026-01-01T02:30:00Z' };
+  const answer = await query({
+    year: { $year: { date: at, timezone: 'America/Argentina/Buenos_Aires' } },
+    hour: { $hour: { date: at, timezone: 'America/Argentina/Buenos_Aires' } },
+    utc: { $hour: { date: at, timezone: 'UTC' } },
+    gmt: { $dayOfMonth: { date: at, timezone: 'GMT' } },
+    isoWeekYear: { $isoWeekYear: { date: at, timezone: '-03:00' } },
+    // 04:30Z on 8 March is 23:30 on the 7th in New York (EST), 06:30Z is 01:30 and 07:30Z 03:30 (EDT).
+    before: { $dayOfMonth: { date: { $toDate: '2026-03-08T04:30:00Z' }, timezone: 'America/New_York' } },
+    after: { $hour: { date: { $toDate: '2026-03-08T07:30:00Z' }, timezone: 'America/New_York' } },
+    parts: { $dateToParts: { date: at, timezone: 'America/St_Johns' } },
+    written: { $dateToString: { date: at, timezone: 'America/St_Johns', format: '%Y-%m-%d %H:%M %z %Z 100%%' } },
+    none: { $year: '$noSuchField' },
+    noneWritten: { $dateToString: { date: '$noSuchField', format: '%Y' } },
+  });
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  t.deepEqual(answer.body.data, [
+    {
+      year: 2025,
+      hour: 23,
+      utc: 2,
+      gmt: 1,
+      // Wednesday 31 December 2025 is in 2026's ISO week 1.
+      isoWeekYear: 2026,
+      before: 7,
+      after: 3,
+      parts: { year: 2025, month: 12, day: 31, hour: 23, minute: 0, second: 0, millisecond: 0 },
+      written: '2025-12-31 23:00 -0330 -210 100%',
+      none: null,
+      noneWritten: null,
+    },
+  ]);
+  // 02:30 on 8 March never shows on New York's clocks: refused, naming it, never an instant MongoDB may not give.
+  const skipped = await query({
+    d: { $dateFromParts: { year: 2026, month: 3, day: 8, hour: 2, minute: 30, timezone: 'America/New_York' } },
+  });
+  assertError(t, skipped, 400, {
+    field: 'pipeline',
+    message: /2026-03-08T02:30:00.000 does not exist in America\/New_York/,
+  });
+  assertError(t, await query({ h: { $hour: { date: at, timezone: 'america/new_york' } } }), 400, {
+    field: 'pipeline',
+    message: /unrecognized time zone identifier: "america\/new_york"/,
+  });
+});
+
 test('volume reconciles with the confirmed incoming transactions: paid exactly, overpaid after completion, paid late after expiry, part-paid and completed as is, refunded; a closed day keeps its figures; payment-issues counts the short one alone', async (t) => {
   const clock = createManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const weir = await startTestWeir(t, {}, { clock });

@@ -19,7 +19,8 @@ import {
   PARTLY_PAID,
   sessionAfter,
 } from './checkout-sessions/session-docs.fixture.ts';
-import { needsAction, type Overview, OverviewPanel, SessionsNeedingAction } from './home.tsx';
+import { lastDays, needsAction, type Overview, OverviewPanel, SessionsNeedingAction } from './home.tsx';
+import { endOfDay } from './promo-codes.tsx';
 
 /** A second 3 USDC confirmed after the session closed, from another transfer. */
 const PAID_LATE_AGAIN: CheckoutSessionEvent[] = [
@@ -367,3 +368,16 @@ for (const [kind, open] of [
     t.is(rows.length, 2);
     t.regex(rows[0]!, /^Invoice INV-000002 Renewal not finalized 10\.00 USDC not sent$/);
   });
+
+test('the last 30 days and a promo code’s end of day keep years 0 to 99 themselves (Date.UTC would make 50 into 1950)', (t) => {
+  const days = lastDays(Date.parse('0050-03-01T12:00:00Z'), 'UTC');
+  t.deepEqual(days.at(-1), { day: '0050-03-01', start: '0050-03-01T00:00:00.000Z' });
+  t.deepEqual(days[0], { day: '0050-01-31', start: '0050-01-31T00:00:00.000Z' });
+  t.true(
+    days.every(({ day, start }) => start.startsWith(day)),
+    'each day is the day it starts',
+  );
+  t.is(endOfDay('0050-03-01', 'UTC'), '0050-03-01T23:59:59Z');
+  t.is(endOfDay('2026-03-08', 'America/New_York'), '2026-03-09T03:59:59Z');
+  t.is(endOfDay('0050-02-30', 'UTC'), '0050-02-30', 'a day no calendar has goes as typed');
+});

@@ -14,7 +14,7 @@ import { everyNetwork } from '../../chain-ingest/rail.ts';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../context.ts';
 import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
+import { utcOf, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import { quotientHalfUp } from '../../shared/decimal.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
 import {
@@ -71,10 +71,10 @@ const seconds = (value: string | number | null | undefined): number | null =>
  * The last 30 days of `timeZone` (today included) as dates and the instants they start at, which
  * the reports give as each day's period.
  */
-function lastDays(now: number, timeZone: string): { day: string; start: string }[] {
+export function lastDays(now: number, timeZone: string): { day: string; start: string }[] {
   const [year, month, date] = zonedDate(now, timeZone).split('-').map(Number) as [number, number, number];
   return Array.from({ length: DAYS }, (_, i) => {
-    const day = new Date(Date.UTC(year, month - 1, date - (DAYS - 1 - i))).toISOString().slice(0, 10);
+    const day = new Date(utcOf(year, month - 1, date - (DAYS - 1 - i))).toISOString().slice(0, 10);
     const start = zonedMidnight(year, month, date - (DAYS - 1 - i), timeZone);
     return { day, start: new Date(start).toISOString() };
   });

@@ -1,5 +1,5 @@
 import type { CouponSchema } from '../../read-api/schema/coupon.ts';
-import { formatPerZone, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
+import { formatPerZone, utcOf, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import type { z } from '../../read-api/schema/fields.ts';
 import { apiFor, type PageApi } from '../api.ts';
 import { readList, readOne } from '../api-reads.ts';
@@ -66,12 +66,12 @@ const discountOf = (c: Coupon): string =>
  * A date input's day as the last second of that day in the dashboard's zone (the day the list then
  * shows); anything else goes to the API as typed, to be named there.
  */
-function endOfDay(text: string | null, zone: string): string | null {
+export function endOfDay(text: string | null, zone: string): string | null {
   const day = text === null ? null : /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!day) return text;
   const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])];
   // A day no calendar has (2026-13-01) goes as typed, for the API to refuse, rather than rolling over.
-  const wall = new Date(Date.UTC(year, month - 1, date));
+  const wall = new Date(utcOf(year, month - 1, date));
   if (wall.getUTCFullYear() !== year || wall.getUTCMonth() !== month - 1 || wall.getUTCDate() !== date) return text;
   return `${new Date(zonedMidnight(year, month, date + 1, zone) - 1000).toISOString().slice(0, 19)}Z`;
 }
