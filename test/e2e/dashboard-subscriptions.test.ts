@@ -112,7 +112,8 @@ test('Enter in a reason never ends a subscription: on its page it cancels at per
   t.is(await page.getByLabel('Reason (optional)').count(), 0);
   // A link styled as a danger button reads as a button, like the others: not underlined as a text link is.
   const endNow = page.getByRole('link', { name: 'End now', exact: true });
-  t.is(await endNow.evaluate((a) => getComputedStyle(a).textDecorationLine), 'none');
+  type Styled = { getComputedStyle: (e: unknown) => { textDecorationLine: string } };
+  t.is(await endNow.evaluate((a) => (globalThis as unknown as Styled).getComputedStyle(a).textDecorationLine), 'none');
   await screenshot(t, page, 'subscription-canceling');
   await endNow.click();
   await page.getByRole('heading', { level: 1, name: 'End subscription' }).waitFor();
