@@ -67,8 +67,11 @@ test('the new form shows blank; the form refused by its own check or by the API 
   t.deepEqual(refused.shown.pop(), { values: { name: 'Flange' }, errors: { name: 'is taken' }, status: 400 });
 });
 
-test('a record made goes to its page', async (t) => {
+test('a record made goes to its page, which says it was created (as a page saved from says so)', async (t) => {
   const made = world({ status: 200, body: { id: 'wid_1' } });
-  t.is(await made.request('POST /dashboard/widgets manage', { name: 'Flange' }), '/dashboard/widgets/wid_1');
+  t.is(
+    await made.request('POST /dashboard/widgets manage', { name: 'Flange' }),
+    '/dashboard/widgets/wid_1?done=created',
+  );
   t.deepEqual(made.shown, []);
 });

@@ -14,7 +14,7 @@ export type Built = { body: Record<string, unknown> } | { errors: FormErrors };
  * The create routes of a record's pages: GET `<base>/new` shows the form blank; POST `<base>` builds
  * the API body (`build`: its refusals shown at once, with 400), posts it to `apiPath` through the
  * API's own route, and shows the form again as typed with the API's refusal at its input
- * (`inputOf`), or goes to the record made.
+ * (`inputOf`), or goes to the record made, which says so (`?done=created`, shown by its page's `DoneAlert`).
  */
 export function createRoutes(
   routes: PageRoutes,
@@ -40,6 +40,6 @@ export function createRoutes(
         errors: formErrorsOf(answer, spec.inputOf),
         status: answer.status,
       });
-    redirectTo(ctx, `${spec.base}/${encodeURIComponent(answer.body.id)}`);
+    redirectTo(ctx, `${spec.base}/${encodeURIComponent(answer.body.id)}?done=created`);
   });
 }

@@ -44,6 +44,8 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   const page = await dash.signedIn(browser(), owner);
   const problems = await watchPage(page);
   const list = async <T>(path: string) => (await merchant.api.get<{ data: T[] }>(path)).body.data;
+  // What a page says once a save went through, as the settings pages do.
+  const notice = async () => (await page.locator('.alert-success').textContent())?.trim();
 
   // Products: no name is refused at the name, the price kept as typed, nothing made.
   await page.goto(`${dash.url}/dashboard/products/new`);
@@ -55,11 +57,13 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   await record(t, page, 'product-new');
   await page.getByLabel('Name').fill('House blend');
   await submit(page, 'Create product');
+  t.is(await notice(), 'Product created.');
   const [made] = await list<Product>('/api/v1/products');
   t.like(made, { name: 'House blend', isActive: true, defaultPrice: { unitAmount: '2500000000', interval: null } });
   await page.getByLabel('Name').fill('House blend, 1 kg');
   await page.getByLabel('Unit label').fill('bag');
   await submit(page, 'Save');
+  t.is(await notice(), 'Product saved.');
   // A price that is no number: named at its field, the rest kept as typed, no price added.
   await page.getByLabel('Price', { exact: true }).fill('twenty');
   await page.getByLabel('Billing').selectOption('month');
@@ -70,6 +74,7 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   t.is((await list(`/api/v1/prices?productId=${made!.id}`)).length, 1, 'no price added');
   await page.getByLabel('Price', { exact: true }).fill('20');
   await submit(page, 'Add price');
+  t.is(await notice(), 'Price added.');
   t.is(await page.locator('#prices tbody tr').count(), 2);
   await record(t, page, 'product-detail');
   await submit(page, 'Archive');
@@ -94,9 +99,11 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   await record(t, page, 'customer-new');
   await page.getByLabel('Email').fill('ada@example.com');
   await submit(page, 'Create customer');
+  t.is(await notice(), 'Customer created.');
   await page.getByLabel('Name').fill('Ada King');
   await page.getByLabel('Country (two letters)').fill('gb');
   await submit(page, 'Save');
+  t.is(await notice(), 'Customer saved.');
   const [customer] = await list<Customer>('/api/v1/customers');
   t.like(customer, { email: 'ada@example.com', name: 'Ada King', address: { country: 'GB' } });
   await record(t, page, 'customer-detail');
@@ -105,6 +112,7 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   await record(t, page, 'customers');
   await page.getByRole('link', { name: 'ada@example.com' }).click();
   await submit(page, 'Delete customer');
+  t.is(await notice(), 'Customer deleted.');
   t.deepEqual(await list('/api/v1/customers'), []);
 
   // Promo codes: a code too short is named; then a coupon with limits and expiry, deactivated.

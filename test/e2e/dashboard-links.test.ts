@@ -81,7 +81,8 @@ test('Payment links: fixed, customer-chosen and subscription links with custom f
 
   await page.getByLabel('Redirect URL').fill('https://harbour.example/thanks');
   await submit(page, 'Create payment link');
-  t.regex(page.url(), /\/dashboard\/payment-links\/[0-9a-f-]{36}$/);
+  t.regex(page.url(), /\/dashboard\/payment-links\/[0-9a-f-]{36}\?done=created$/);
+  t.is((await page.locator('.alert-success').textContent())?.trim(), 'Payment link created.');
   const url = await page.locator('#link-url').inputValue();
   t.regex(url, /\/pay\/[0-9a-f-]{36}$/);
   t.true(await page.locator('img.qr').isVisible());
@@ -115,6 +116,7 @@ test('Payment links: fixed, customer-chosen and subscription links with custom f
   // Deactivate, from the detail.
   await submit(page, 'Deactivate');
   await page.getByRole('button', { name: 'Activate', exact: true }).waitFor();
+  t.is((await page.locator('.alert-success').textContent())?.trim(), 'Payment link deactivated.');
   t.false((await links()).find((l) => l.id === fixed!.id)?.isActive);
   await submit(page, 'Activate');
   await page.getByRole('button', { name: 'Deactivate', exact: true }).waitFor();
@@ -201,4 +203,42 @@ test('Payment links: a viewer sees the list and the sessions opened through a li
   t.is(await sold.count(), 1);
   t.is(await sold.getByRole('link').getAttribute('href'), `/dashboard/checkout-sessions/${sessionId}`);
   t.regex((await sold.textContent()) ?? '', /5\.00 USDC.*Open/s);
+});
+
+test('Payment links: an active link in a currency no wallet receives is flagged on the list and its page, with the way to add a wallet; one a wallet takes is not', async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const made = await merchant.api.post<Link>('/api/v1/payment-links', {
+    title: 'Tea',
+    amount: '100000000',
+    currency: 'usdc',
+  });
+  t.is(made.status, 200, JSON.stringify(made.body));
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  const warning = page.locator('.alert-danger', { hasText: 'customers cannot pay' });
+  await page.goto(`${dash.url}/dashboard/payment-links`);
+  t.is(await warning.count(), 0, 'a wallet takes USDC');
+  t.is(await page.getByText('No wallet', { exact: true }).count(), 0);
+
+  for (const wallet of (await merchant.api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses')).body)
+    await merchant.api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`);
+  await page.goto(`${dash.url}/dashboard/payment-links`);
+  t.regex(
+    (await warning.textContent()) ?? '',
+    /This link sells in USDC, which no wallet of yours receives: customers cannot pay it until you add a wallet for USDC\./,
+  );
+  t.is(
+    await warning.getByRole('link', { name: 'Add a wallet' }).getAttribute('href'),
+    '/dashboard/settings/payment-methods',
+  );
+  t.is(await page.locator('#payment-links tbody tr').getByText('No wallet', { exact: true }).count(), 1);
+  await expectAccessible(t, page, 'payment-links-no-wallet');
+  await screenshot(t, page, 'payment-links-no-wallet');
+  await page.goto(`${dash.url}/dashboard/payment-links/${made.body.id}`);
+  t.regex((await warning.textContent()) ?? '', /customers cannot pay it until you add a wallet for USDC/);
+  await expectAccessible(t, page, 'payment-link-no-wallet');
+  await screenshot(t, page, 'payment-link-no-wallet');
+  t.deepEqual(problems(), []);
 });

@@ -410,3 +410,37 @@ test('Checkout sessions in a time zone: the days of Created from / to are days t
   t.is(refused.status(), 400);
   t.regex(await refused.text(), /Mars\/Olympus is not a time zone/);
 });
+
+test("an overpaid session's page gives the excess and the payer's whole address to refund it to, readable on a phone", async (t) => {
+  const dash = await startDashboard(t);
+  const merchant = await dash.organization();
+  const created = await merchant.api.post<Session>(SESSIONS, sessionRequest('1250000000', 1));
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const { address, amountDueRaw } = await reveal(dash.weir, merchant.api, created.body.id);
+  const chain = chainPublisher(dash.weir.bus);
+  const blockHash = randomHash();
+  const sent = await chain.transfer({
+    to: address,
+    amount: String(BigInt(amountDueRaw) + 2_500_000n),
+    blockNumber: 77,
+    blockHash,
+  });
+  await chain.final(77, blockHash);
+  await eventually(async () => {
+    const s = (await merchant.api.get<Session & { amountOverpaid: string }>(`${SESSIONS}/${created.body.id}`)).body;
+    return s.status === 'complete' && s.amountOverpaid !== '0' ? s : undefined;
+  }, 'the session complete and overpaid');
+
+  const page = await dash.signedIn(browser(), await dash.user({ role: 'owner' }));
+  const problems = await watchPage(page);
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.goto(`${dash.url}/dashboard/checkout-sessions/${created.body.id}`);
+  const card = page.locator('#money-to-settle');
+  t.regex((await card.textContent()) ?? '', /Excess to refund\s*2\.50 USDC/);
+  const payer = card.locator('code.refund-address');
+  t.true(await payer.isVisible());
+  t.is(await payer.textContent(), sent.from);
+  await expectAccessible(t, page, 'checkout-session-overpaid');
+  await screenshot(t, page, 'checkout-session-overpaid');
+  t.deepEqual(problems(), []);
+});

@@ -110,7 +110,12 @@ test('Enter in a reason never ends a subscription: on its page it cancels at per
   }
   t.like(await read(), { status: 'active', cancelAtPeriodEnd: true });
   t.is(await page.getByLabel('Reason (optional)').count(), 0);
-  await page.getByRole('link', { name: 'End now', exact: true }).click();
+  // A link styled as a danger button reads as a button, like the others: not underlined as a text link is.
+  const endNow = page.getByRole('link', { name: 'End now', exact: true });
+  type Styled = { getComputedStyle: (e: unknown) => { textDecorationLine: string } };
+  t.is(await endNow.evaluate((a) => (globalThis as unknown as Styled).getComputedStyle(a).textDecorationLine), 'none');
+  await screenshot(t, page, 'subscription-canceling');
+  await endNow.click();
   await page.getByRole('heading', { level: 1, name: 'End subscription' }).waitFor();
   await page.getByLabel('Reason (optional)').fill('changed my mind');
   await page.getByLabel('Reason (optional)').press('Enter');

@@ -84,13 +84,19 @@ test("The time zone chosen on Home is the dashboard's: a session's page, an invo
   t.is(await page.locator('#edit-coupon').getByLabel('Redeem by').inputValue(), '2027-07-01');
   // Saved with its day as offered (a new name only), the expiry stays the instant it was, not Paris's end of that day.
   await page.locator('#edit-coupon').getByLabel('Name').fill('Renamed');
-  await Promise.all([page.waitForURL(/promo-codes\/[^/]+$/), page.getByRole('button', { name: 'Save' }).click()]);
+  await Promise.all([
+    page.waitForURL(/promo-codes\/[^/?]+\?done=saved$/),
+    page.getByRole('button', { name: 'Save' }).click(),
+  ]);
   const kept = (await api.get<{ name: string; redeemBy: string }>(`/api/v1/coupons/${coupon.id}`)).body;
   t.is(kept.name, 'Renamed');
   t.is(Date.parse(kept.redeemBy), Date.parse('2027-06-30T22:30:00Z'));
   // Saved as typed, a day is Paris's to its last second (21:59:59Z in summer), the day the page shows again.
   await page.locator('#edit-coupon').getByLabel('Redeem by').fill('2027-07-02');
-  await Promise.all([page.waitForURL(/promo-codes\/[^/]+$/), page.getByRole('button', { name: 'Save' }).click()]);
+  await Promise.all([
+    page.waitForURL(/promo-codes\/[^/?]+\?done=saved$/),
+    page.getByRole('button', { name: 'Save' }).click(),
+  ]);
   t.is(await text(page, '#coupon time'), '2 Jul 2027');
   t.is((await api.get<{ redeemBy: string }>(`/api/v1/coupons/${coupon.id}`)).body.redeemBy, '2027-07-02T21:59:59.000Z');
 

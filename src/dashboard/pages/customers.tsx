@@ -11,6 +11,7 @@ import { type FormErrors, formErrorsOf, refusalMessage, textOf, valuesOf } from 
 import { AppLayout, NewButton } from '../ui/layout.tsx';
 import { Related, type RelatedSession, RelatedSessions } from '../ui/related-records.tsx';
 import { createRoutes, type NewForm } from '../create-routes.ts';
+import { DoneAlert } from './developers/forms.tsx';
 import { INVOICE_STATUSES, type InvoiceView } from './invoices/views.tsx';
 import { everyLabel } from './subscriptions/cadence.ts';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './subscriptions/statuses.ts';
@@ -206,6 +207,7 @@ async function renderDetail(
         </a>
       }
     >
+      <DoneAlert ctx={ctx} messages={{ created: 'Customer created.', saved: 'Customer saved.' }} />
       <RelatedSessions sessions={sessions} id="customer-sessions" timeZone={ctx.state.timeZone} />
       <Related
         timeZone={ctx.state.timeZone}
@@ -294,6 +296,7 @@ export const page = definePage({
           screen="customers"
           actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New customer" />}
         >
+          <DoneAlert ctx={ctx} messages={{ deleted: 'Customer deleted.' }} />
           <CustomerList customers={customers} email={email} timeZone={ctx.state.timeZone} />
         </AppLayout>,
       );
@@ -325,7 +328,7 @@ export const page = definePage({
           { values: valuesOf(form), errors: formErrorsOf(answer, customerInputOf) },
           answer.status,
         );
-      redirectTo(ctx, `${BASE}/${id}`);
+      redirectTo(ctx, `${BASE}/${id}?done=saved`);
     });
 
     routes.post(`${BASE}/:id/delete`, 'manage', async (ctx) => {
@@ -342,7 +345,7 @@ export const page = definePage({
           answer.status,
         );
       }
-      redirectTo(ctx, BASE);
+      redirectTo(ctx, `${BASE}?done=deleted`);
     });
   },
 });

@@ -32,6 +32,7 @@ import {
 import { CurrencyField, currenciesOf } from '../ui/currency-field.tsx';
 import { AppLayout, NewButton } from '../ui/layout.tsx';
 import { type Built, createRoutes, type NewForm } from '../create-routes.ts';
+import { DoneAlert } from './developers/forms.tsx';
 
 type Coupon = z.output<typeof CouponSchema>;
 
@@ -309,6 +310,7 @@ async function renderDetail(
         </>
       }
     >
+      <DoneAlert ctx={ctx} messages={{ created: 'Coupon created.', saved: 'Coupon saved.' }} />
       <div class="grid grid-2">
         <Card title="Coupon" id="coupon" actions={<StatusBadge status={coupon.status} />}>
           <Facts
@@ -442,7 +444,7 @@ export const page = definePage({
           { values: valuesOf(form), errors: formErrorsOf(answer, couponInputOf) },
           answer.status,
         );
-      redirectTo(ctx, `${BASE}/${id}`);
+      redirectTo(ctx, `${BASE}/${id}?done=saved`);
     });
 
     for (const action of ['enable', 'disable'] as const) {

@@ -205,14 +205,33 @@ export const FieldNotes = ({ id, hint, error }: { id: string; hint?: string; err
 /**
  * One labelled control with its hint and error under it: the frame of `Field` and of the controls
  * of form-parts.tsx. `hiddenLabel`: read by screen readers only (a control inside a table row).
+ * `required`: marked so beside the label for the eye (the control's own `required` says it to a
+ * screen reader, so the mark is hidden from it and the label's name stays the label).
  */
 export const FieldFrame = (
-  props: PropsWithChildren<{ id: string; label: string; hint?: string; error?: string | null; hiddenLabel?: boolean }>,
+  props: PropsWithChildren<{
+    id: string;
+    label: string;
+    hint?: string;
+    error?: string | null;
+    hiddenLabel?: boolean;
+    required?: boolean;
+  }>,
 ): JSX.Element => (
   <div class={['field', props.error ? 'has-error' : '', props.hiddenLabel ? 'field-inline' : '']}>
-    <label for={props.id} class={props.hiddenLabel ? 'visually-hidden' : undefined} safe>
-      {props.label}
-    </label>
+    {props.required ? (
+      <label for={props.id} class={props.hiddenLabel ? 'visually-hidden' : undefined}>
+        <span safe>{props.label}</span>
+        <span class="required-mark" aria-hidden="true">
+          {' '}
+          (required)
+        </span>
+      </label>
+    ) : (
+      <label for={props.id} class={props.hiddenLabel ? 'visually-hidden' : undefined} safe>
+        {props.label}
+      </label>
+    )}
     {props.children}
     <FieldNotes id={props.id} hint={props.hint} error={props.error} />
   </div>
@@ -240,7 +259,7 @@ export function Field(props: {
 }): JSX.Element {
   const id = `field-${props.name}`;
   return (
-    <FieldFrame id={id} label={props.label} hint={props.hint} error={props.error}>
+    <FieldFrame id={id} label={props.label} hint={props.hint} error={props.error} required={props.required}>
       <input
         id={id}
         name={props.name}

@@ -31,6 +31,7 @@ export function CurrencyField(props: {
   label?: string;
   error?: string | null | undefined;
   hint?: string;
+  required?: boolean;
 }): JSX.Element {
   // With nothing offered, USDC (the API's default) is shown as what it is: received by no wallet.
   const value = props.value ?? props.offered[0] ?? 'usdc';
@@ -42,6 +43,7 @@ export function CurrencyField(props: {
       error={props.error}
       hint={props.offered.length === 0 ? NO_WALLET : props.hint}
       options={currencyOptions(props.offered, value)}
+      required={props.required}
     />
   );
 }

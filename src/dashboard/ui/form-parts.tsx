@@ -28,7 +28,14 @@ export function SelectField(props: {
 }): JSX.Element {
   const id = props.id ?? `field-${props.name}`;
   return (
-    <FieldFrame id={id} label={props.label} hint={props.hint} error={props.error} hiddenLabel={props.hiddenLabel}>
+    <FieldFrame
+      id={id}
+      label={props.label}
+      hint={props.hint}
+      error={props.error}
+      hiddenLabel={props.hiddenLabel}
+      required={props.required}
+    >
       <select
         id={id}
         name={props.name}

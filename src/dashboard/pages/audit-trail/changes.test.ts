@@ -302,3 +302,43 @@ test("changeRows: a sweep's gas written in its chain's native coin (wei as ETH, 
     after: '104000000000000',
   });
 });
+
+test("changeRows: what a sweep moved (FundsSwept, TransfersFoundSwept) is written in its asset's decimals, the asset named by its id; an asset not known, as the log holds it", (t) => {
+  const rowsOf = (rows: ChangeRow[]) => Object.fromEntries(rows.map((r) => [r.path, r]));
+  const earlier = [{ type: 'CheckoutSessionCreated', data: { session: sessionFixture() } }];
+  const swept = {
+    type: 'FundsSwept',
+    data: {
+      sweep: {
+        network: 'n',
+        chainId: 31337,
+        transactionHash: '0xab',
+        gasUsed: '52000',
+        gasCost: '1',
+        moved: [{ asset: 'weir-testnet:usdc', amountRaw: '2500000' }],
+      },
+    },
+  };
+  t.like(rowsOf(changeRows(swept, earlier)), {
+    'moved[0].amountRaw': { after: '2.50 USDC', raw: '2500000' },
+  });
+  const found = {
+    type: 'TransfersFoundSwept',
+    data: {
+      network: 'n',
+      transactionHash: '0xab',
+      blockNumber: 9,
+      depositAddress: '0xdd',
+      transferIds: ['t2'],
+      moved: [
+        { asset: 'weir-testnet:usdc', amountRaw: '1000000' },
+        { asset: 'other:coin', amountRaw: '7' },
+      ],
+      at: 'x',
+    },
+  };
+  t.like(rowsOf(changeRows(found, earlier)), {
+    'moved[0].amountRaw': { after: '1.00 USDC', raw: '1000000' },
+    'moved[1].amountRaw': { after: '7' },
+  });
+});

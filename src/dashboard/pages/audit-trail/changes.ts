@@ -166,6 +166,23 @@ const assetScale = (asset: unknown): Scale | null =>
     ? { decimals: asset.decimals, unit: asset.symbol }
     : null;
 
+/**
+ * The assets the events name as objects (a session's addresses, a payment's asset), by id: a sweep's
+ * `moved` names its asset by id alone, so its `amountRaw` takes its scale from them.
+ */
+function assetScalesById(events: readonly EventLike[]): Map<string, Scale> {
+  const byId = new Map<string, Scale>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) for (const v of value) walk(v);
+    if (!isPlainObject(value)) return;
+    const scale = assetScale(value);
+    if (scale && typeof value.id === 'string') byId.set(value.id, scale);
+    for (const v of Object.values(value)) walk(v);
+  };
+  for (const event of events) walk(event.data);
+  return byId;
+}
+
 /** The creation events whose snapshot names a record's currency, by the snapshot's field. */
 const CREATIONS: Record<string, string> = {
   CheckoutSessionCreated: 'session',
@@ -188,7 +205,7 @@ const recordCurrency = (events: readonly EventLike[]): string | null => {
  * The amounts an event holds, by path as `flatten` names them, each with its scale: a checkout
  * session's, an invoice's, a subscription's or a payment link's amounts on Weir's 10^8 scale in its
  * currency (or the `currency` beside them: a line, a price); a transfer's `amountRaw` in its asset's
- * units; `PaymentMethodSelected.amountDue` in the chosen asset's units (machines/checkout-session.types.ts);
+ * units (or, a sweep's `moved`, in those of the asset its id names); `PaymentMethodSelected.amountDue` in the chosen asset's units (machines/checkout-session.types.ts);
  * a sweep's gas in its chain's native coin (`natives`). An amount whose scale is not known is left out.
  */
 export function amountScales(
@@ -199,6 +216,7 @@ export function amountScales(
 ): Map<string, Scale> {
   const scales = new Map<string, Scale>();
   const recordUnit = recordCurrency([...earlier, event]);
+  const assets = assetScalesById([...earlier, event]);
   const creation = [...earlier, event].find((e) => e.type === 'CheckoutSessionCreated')?.data.session;
   if (event.type === 'PaymentMethodSelected' && isPlainObject(creation) && Array.isArray(creation.addresses)) {
     const chosen = creation.addresses.find((a) => isPlainObject(a) && a.id === event.data.addressId);
@@ -215,12 +233,14 @@ export function amountScales(
     if (!isPlainObject(value)) return;
     const here = typeof value.currency === 'string' ? value.currency.toUpperCase() : unit;
     const coin = typeof value.chainId === 'number' ? natives.get(value.chainId) : native;
-    const asset = assetScale(value.asset);
+    const asset = assetScale(value.asset) ?? (typeof value.asset === 'string' ? assets.get(value.asset) : undefined);
     for (const [k, v] of Object.entries(value)) {
       const at = path ? `${path}.${k}` : k;
       if (typeof v === 'string' && INTEGER.test(v) && !scales.has(at)) {
-        if (k === 'amountRaw' && asset) scales.set(at, asset);
-        else if (GAS_FIELD.test(k)) {
+        // Chain units, never Weir's 10^8: without its asset it is shown as the log holds it.
+        if (k === 'amountRaw') {
+          if (asset) scales.set(at, asset);
+        } else if (GAS_FIELD.test(k)) {
           if (coin) scales.set(at, coin);
         } else if (AMOUNT_FIELD.test(k) && here !== null) scales.set(at, { decimals: WEIR_DECIMALS, unit: here });
       } else if (

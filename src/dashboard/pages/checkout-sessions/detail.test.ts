@@ -502,3 +502,18 @@ test('the line items card makes the total as the hosted page does: lines at pric
     ['Total', '1.652857 USDC'],
   ]);
 });
+
+test('an overpaid session names the excess and the whole address to refund it to, wrapping (the payments table only cuts it, and hides it on a phone)', async (t) => {
+  const over = sessionAfter(...PAID_IN_FULL, {
+    type: 'OverpaymentReceived',
+    data: { transferId: 't1', amount: '300000000', amountOverpaid: '50000000', at: '2026-01-01T00:12:00.000Z' },
+  });
+  const payer = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65';
+  const session = { ...over, payments: over.payments.map((p) => ({ ...p, fromAddress: payer })) };
+  const html = await bodyOf(session, [], true);
+  t.regex(
+    cardText(html, 'money-to-settle'),
+    new RegExp(`Excess to refund 0\\.50 USDC Refund to ${payer} on Weir Testnet`),
+  );
+  t.regex(html, new RegExp(`<code class="break refund-address">${payer}</code>`));
+});

@@ -356,6 +356,36 @@ function Payers({ payments }: { payments: CheckoutSessionDoc['payments'] }): JSX
 }
 
 /**
+ * What an overpaid session's merchant sends back and where: the excess, and each address that paid
+ * (whole and wrapping, to copy into a wallet; the payments table cuts it and hides it on a phone).
+ */
+function RefundTo({ session, networks }: { session: CheckoutSessionDoc; networks: RailNetwork[] }): JSX.Element {
+  const paid = session.payments.filter((p) => p.status === 'confirmed');
+  const payers = [...new Map(paid.map((p) => [`${p.network} ${p.fromAddress}`, p])).values()];
+  return (
+    <Facts
+      items={[
+        ['Excess to refund', money(session.amountOverpaid, session.currency)],
+        ...payers.map(
+          (p) =>
+            [
+              payers.length > 1 ? `Refund to (${networkName(networks, p.network)})` : 'Refund to',
+              () => (
+                <span>
+                  <code class="break refund-address" safe>
+                    {p.fromAddress}
+                  </code>
+                  <span class="cell-note muted" safe>{`on ${networkName(networks, p.network)}`}</span>
+                </span>
+              ),
+            ] as const,
+        ),
+      ]}
+    />
+  );
+}
+
+/**
  * Money the session holds no place for, and what the merchant does about it: a payment confirmed after
  * the session closed (refund it, then mark it refunded), one after it was completed short (yours to
  * keep: no more than the total, said for information), an overpayment (refund the excess), or a
@@ -367,8 +397,11 @@ export function MoneyToSettle({
   csrf,
   canManage,
   timeZone,
+  networks = [],
 }: {
   session: CheckoutSessionDoc;
+  /** The networks' names, for where the payer is refunded. */
+  networks?: RailNetwork[];
   csrf: string;
   canManage: boolean;
   timeZone: string;
@@ -454,6 +487,7 @@ export function MoneyToSettle({
         <p>
           <span safe>{`The payer sent ${money(session.amountOverpaid, c)} more than the total. ${REFUND_EXCESS}`}</span>
         </p>
+        <RefundTo session={session} networks={networks} />
         {afterCompletion}
       </Card>
     );
@@ -962,7 +996,13 @@ export function DetailBody(props: {
         ['checkout-sessions', 'payments', 'webhooks'],
       )}
     >
-      <MoneyToSettle session={props.detail.session} csrf={props.csrf} canManage={props.canManage} timeZone={timeZone} />
+      <MoneyToSettle
+        session={props.detail.session}
+        csrf={props.csrf}
+        canManage={props.canManage}
+        timeZone={timeZone}
+        networks={props.detail.networks}
+      />
       <div class="grid grid-2">
         <Summary session={props.detail.session} customer={props.detail.customer} timeZone={timeZone} />
         <Actions {...props} />

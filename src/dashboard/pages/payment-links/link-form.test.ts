@@ -62,3 +62,17 @@ test('the subscription picker offers only prices a subscription bills (by the mo
   t.deepEqual(none.values, ['']);
   t.regex(none.html, /add a recurring price billed by the month or the year to a product first/);
 });
+
+test('the fields every link needs (its title, its currency) are required, marked so beside their label as other forms are; those needed by one pricing say so in their hint', async (t) => {
+  const { html } = await pickerOf([]);
+  const control = (name: string) => html.match(new RegExp(`<(input|select)[^>]*name="${name}"[^>]*>`))?.[0] ?? '';
+  const label = (name: string) =>
+    html.match(new RegExp(`<label for="field-${name}"[^>]*>([\\s\\S]*?)</label>`))?.[1] ?? '';
+  for (const name of ['title', 'currency']) {
+    t.regex(control(name), /\srequired(\s|>|=)/, name);
+    t.regex(label(name), /<span class="required-mark" aria-hidden="true">\s*\(required\)<\/span>/, name);
+  }
+  t.notRegex(control('description'), /\srequired/);
+  t.regex(html, /Required for a fixed price\./);
+  t.regex(html, /Required for a subscription[.:]/);
+});

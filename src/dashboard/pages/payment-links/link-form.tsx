@@ -182,7 +182,14 @@ export function LinkForm(props: {
       ) : (
         ''
       )}
-      <Field name="title" label="Title" value={v.title} error={e.title} hint="What the payer sees as the heading." />
+      <Field
+        name="title"
+        label="Title"
+        value={v.title}
+        error={e.title}
+        hint="What the payer sees as the heading."
+        required
+      />
       <TextAreaField name="description" label="Description" value={v.description} error={e.description} rows={2} />
       <RadioGroup
         name="pricing"
@@ -203,8 +210,15 @@ export function LinkForm(props: {
             value={v.currency}
             error={e.currency}
             hint="Fixed and customer-chosen prices."
+            required
           />
-          <AmountField name="amount" label="Amount" value={v.amount} error={e.amount} hint="Fixed price." />
+          <AmountField
+            name="amount"
+            label="Amount"
+            value={v.amount}
+            error={e.amount}
+            hint="Required for a fixed price."
+          />
         </div>
         <div class="form-row">
           <AmountField name="minimumAmount" label="Minimum amount" value={v.minimumAmount} error={e.minimumAmount} />
@@ -224,8 +238,8 @@ export function LinkForm(props: {
           error={e.priceId}
           hint={
             plans.length === 0
-              ? 'Subscriptions: add a recurring price billed by the month or the year to a product first.'
-              : 'Subscriptions only.'
+              ? 'Required for a subscription: add a recurring price billed by the month or the year to a product first.'
+              : 'Required for a subscription.'
           }
           options={[
             { value: '', label: 'None' },
@@ -292,7 +306,7 @@ export function LinkForm(props: {
           type="url"
           value={v.redirectUrl}
           error={e.redirectUrl}
-          hint="https://…"
+          hint="Required when the payer is sent to your site: https://…"
         />
       </div>
       <div class="form-row">

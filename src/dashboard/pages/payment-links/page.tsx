@@ -7,6 +7,7 @@ import { can } from '../../auth/roles.ts';
 import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
+import { SECTIONS } from '../settings/frame.tsx';
 import {
   Alert,
   Badge,
@@ -26,6 +27,7 @@ import { priceLabel } from '../../ui/price-label.ts';
 import { type RelatedSession, RelatedSessions } from '../../ui/related-records.tsx';
 import { LinkForm, linkBodyOf, linkInputOf, type Price } from './link-form.tsx';
 import { createRoutes, type NewForm } from '../../create-routes.ts';
+import { DoneAlert } from '../developers/forms.tsx';
 
 type PaymentLink = z.output<typeof PaymentLinkSchema>;
 
@@ -51,7 +53,39 @@ function priceText(link: PaymentLink): string {
 const ActiveBadge = ({ active }: { active: boolean }) =>
   active ? <Badge tone="success" label="Active" /> : <Badge tone="neutral" label="Inactive" />;
 
-function LinkList({ links, timeZone }: { links: PaymentLink[]; timeZone: string }): JSX.Element {
+const WALLETS = SECTIONS.paymentMethods.path;
+
+/**
+ * Whether payers can pay `link` now: a wallet of the organization takes its currency (`currenciesOf`,
+ * what checkout itself accepts). The API keeps such a link active, and its page tells the payer no more
+ * than that it cannot be paid, so the merchant is told here.
+ */
+const payableIn = (link: PaymentLink, payable: readonly string[]): boolean => payable.includes(link.currency);
+
+/** Said of active links no wallet can be paid for: that customers cannot pay, and where to add the wallet. */
+function NoWalletAlert({ links }: { links: PaymentLink[] }): JSX.Element {
+  if (links.length === 0) return <></>;
+  const currencies = [...new Set(links.map((l) => l.currency.toUpperCase()))].join(', ');
+  const which = links.length === 1 ? 'This link sells' : `${links.length} active links sell`;
+  return (
+    <Alert tone="danger">
+      <span safe>{`${which} in ${currencies}, which no wallet of yours receives: customers cannot pay ${
+        links.length === 1 ? 'it' : 'them'
+      } until you add a wallet for ${currencies}. `}</span>
+      <a href={WALLETS}>Add a wallet</a>
+    </Alert>
+  );
+}
+
+function LinkList({
+  links,
+  timeZone,
+  payable,
+}: {
+  links: PaymentLink[];
+  timeZone: string;
+  payable: readonly string[];
+}): JSX.Element {
   return (
     <Card title="All payment links" id="payment-links">
       {links.length === 0 ? (
@@ -82,8 +116,16 @@ function LinkList({ links, timeZone }: { links: PaymentLink[]; timeZone: string 
                   <td class="amount" safe>
                     {priceText(link)}
                   </td>
-                  <td>
+                  <td class="nowrap">
                     <ActiveBadge active={link.isActive} />
+                    {link.isActive && !payableIn(link, payable) ? (
+                      <>
+                        {' '}
+                        <Badge tone="warning" label="No wallet" />
+                      </>
+                    ) : (
+                      ''
+                    )}
                   </td>
                   <td class="hide-narrow nowrap">
                     <DateTime iso={link.createdAt} timeZone={timeZone} />
@@ -136,7 +178,14 @@ function LinkSettings({ link }: { link: PaymentLink }): JSX.Element {
   return <Facts items={rows} />;
 }
 
-async function renderDetail(ctx: DashboardContext, api: PageApi, link: PaymentLink, notice?: string, status = 200) {
+async function renderDetail(
+  ctx: DashboardContext,
+  deps: DashboardDeps,
+  api: PageApi,
+  link: PaymentLink,
+  notice?: string,
+  status = 200,
+) {
   const qr = await QRCode.toString(link.url, QR);
   // What the link has sold: the sessions payers opened through it, newest first.
   const sessions = await readList<RelatedSession>(
@@ -157,6 +206,15 @@ async function renderDetail(ctx: DashboardContext, api: PageApi, link: PaymentLi
         </a>
       }
     >
+      <NoWalletAlert links={link.isActive && !payableIn(link, currenciesOf(ctx, deps)) ? [link] : []} />
+      <DoneAlert
+        ctx={ctx}
+        messages={{
+          created: 'Payment link created.',
+          activated: 'Payment link activated.',
+          deactivated: 'Payment link deactivated.',
+        }}
+      />
       {notice ? (
         <Alert tone="danger">
           <span safe>{notice}</span>
@@ -223,6 +281,7 @@ export const page = definePage({
   routes(routes, deps) {
     routes.get(BASE, 'read', async (ctx) => {
       const links = await readList<PaymentLink>(apiFor(ctx, deps), '/api/v1/payment-links?limit=200');
+      const payable = currenciesOf(ctx, deps);
       await sendHtml(
         ctx,
         <AppLayout
@@ -231,7 +290,8 @@ export const page = definePage({
           screen="paymentLinks"
           actions={<NewButton ctx={ctx} href={`${BASE}/new`} label="New payment link" />}
         >
-          <LinkList links={links} timeZone={ctx.state.timeZone} />
+          <NoWalletAlert links={links.filter((l) => l.isActive && !payableIn(l, payable))} />
+          <LinkList links={links} timeZone={ctx.state.timeZone} payable={payable} />
         </AppLayout>,
       );
     });
@@ -252,7 +312,7 @@ export const page = definePage({
         'payment link',
         id,
       );
-      await renderDetail(ctx, apiFor(ctx, deps), link);
+      await renderDetail(ctx, deps, apiFor(ctx, deps), link);
     });
 
     for (const action of ['activate', 'deactivate'] as const) {
@@ -260,9 +320,9 @@ export const page = definePage({
         const api = apiFor(ctx, deps);
         const id = encodeURIComponent(ctx.params.id!);
         const answer = await api<PaymentLink>('POST', `/api/v1/payment-links/${id}/${action}`);
-        if (answer.status < 400) return redirectTo(ctx, `${BASE}/${answer.body.id}`);
+        if (answer.status < 400) return redirectTo(ctx, `${BASE}/${answer.body.id}?done=${action}d`);
         const link = await readOne<PaymentLink>(api, `/api/v1/payment-links/${id}`, 'payment link', ctx.params.id!);
-        await renderDetail(ctx, api, link, refusalMessage(answer), answer.status);
+        await renderDetail(ctx, deps, api, link, refusalMessage(answer), answer.status);
       });
     }
   },

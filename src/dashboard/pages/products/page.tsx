@@ -19,6 +19,7 @@ import { currenciesOf } from '../../ui/currency-field.tsx';
 import { AppLayout, NewButton } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import { PriceFields, priceBodyOf, priceInputOf } from './price-fields.tsx';
+import { DoneAlert } from '../developers/forms.tsx';
 import { type Built, createRoutes, type NewForm } from '../../create-routes.ts';
 
 type Product = z.output<typeof ProductSchema>;
@@ -127,6 +128,15 @@ type DetailForms = {
   price?: { values: Record<string, string>; errors: FormErrors };
 };
 
+/** What a product's page says after a change made from it (`?done=`), as the settings pages do. */
+const DONE = {
+  created: 'Product created.',
+  saved: 'Product saved.',
+  'price-added': 'Price added.',
+  archived: 'Product archived.',
+  activated: 'Product activated.',
+};
+
 async function renderDetail(
   ctx: DashboardContext,
   deps: DashboardDeps,
@@ -172,6 +182,7 @@ async function renderDetail(
         </>
       }
     >
+      <DoneAlert ctx={ctx} messages={DONE} />
       {forms.notice ? (
         <Alert tone="danger">
           <span safe>{forms.notice}</span>
@@ -317,7 +328,7 @@ export const page = definePage({
           { edit: { values: valuesOf(form), errors: formErrorsOf(answer, productInputOf) } },
           answer.status,
         );
-      redirectTo(ctx, `${BASE}/${id}`);
+      redirectTo(ctx, `${BASE}/${id}?done=saved`);
     });
 
     routes.post(`${BASE}/:id/prices`, 'manage', async (ctx) => {
@@ -330,7 +341,7 @@ export const page = definePage({
         'errors' in built ? built.errors : answer && answer.status >= 400 ? formErrorsOf(answer, priceInputOf) : null;
       if (errors)
         return renderDetail(ctx, deps, id, { price: { values: valuesOf(form), errors } }, answer?.status ?? 400);
-      redirectTo(ctx, `${BASE}/${id}`);
+      redirectTo(ctx, `${BASE}/${id}?done=price-added`);
     });
 
     for (const [action, call] of [
@@ -342,7 +353,7 @@ export const page = definePage({
         const id = ctx.params.id!;
         const answer = await api('POST', `/api/v1/products/${encodeURIComponent(id)}/${call}`);
         if (answer.status >= 400) return renderDetail(ctx, deps, id, { notice: refusalMessage(answer) }, answer.status);
-        redirectTo(ctx, `${BASE}/${id}`);
+        redirectTo(ctx, `${BASE}/${id}?done=${action === 'archive' ? 'archived' : 'activated'}`);
       });
     }
   },
