@@ -253,8 +253,8 @@ export type SeenBlock = { number: number; hash: string };
 export const NOT_IN_FINAL_BLOCK = 'not in the final block';
 
 /**
- * The transaction id of a transfer the Tron reconciler credited from a deposit's balance because
- * the node's logs never showed it (no transaction is known).
+ * The transaction id of a transfer a balance reconciler (Tron's, EVM's) credited from a deposit's
+ * balance because no transfer the follower read showed it (no transaction is known).
  */
 export const RECONCILIATION_TRANSACTION_PREFIX = 'reconciliation-';
 

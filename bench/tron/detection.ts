@@ -138,6 +138,7 @@ try {
       },
       credits: [],
       lastSweep: null,
+      sweeps: [],
       sweeping: false,
     }));
     const reconciler = createTronReconciler({

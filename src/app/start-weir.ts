@@ -34,7 +34,7 @@ import { createEvmGasFeeQuoter, parseNativePrices } from '../chain-ingest/evm/ev
 import type { GasFeeQuoter } from '../chain-ingest/gas-fee.ts';
 import { createWatchedAddresses } from '../chain-ingest/watched-addresses.ts';
 import { solanaReferencesProjection } from './solana-references-projection.ts';
-import { tronOpenDeposits } from './tron-open-deposits.ts';
+import { openDeposits } from './open-deposits.ts';
 import { createPaymentIntents, createRecoveryReads, watchedAddressesProjection } from './payment-intents.ts';
 import { createSweeper, sweepMetrics } from '../sweeper/sweeper.ts';
 import { SWEEPS, type SweepDoc } from '../projections/sweeps.projection.ts';
@@ -165,6 +165,10 @@ export type WeirOverrides = {
   tronLocal?: TronLocalInfo;
   /** How often the Tron reconciler compares deposit balances with credits (default 60 s). */
   tronReconcileIntervalMs?: number;
+  /** How often the EVM reconciler compares native deposit balances with credits (default 60 s). */
+  evmReconcileIntervalMs?: number;
+  /** false: no EVM reconciler (tests of what the follower alone sees). */
+  evmReconciler?: boolean;
   /** false: start no EVM follower, as if it were down (tests of payments only recovery credits). */
   evmFollowers?: boolean;
   /** false: start no Tron follower, as `evmFollowers` (tests of TRX payments only recovery credits). */
@@ -396,6 +400,10 @@ async function startLocked(
     sweeperKey: evm.sweeperKey,
     devnetSweeperKey: evm.devnetSweeperKey,
     ...receiptTimeout,
+    ...(overrides.evmReconciler === false ? {} : { openDeposits: openDeposits(readStore) }),
+    ...(overrides.evmReconcileIntervalMs === undefined
+      ? {}
+      : { reconcileIntervalMs: overrides.evmReconcileIntervalMs }),
   });
   // Or the local Tron `weir devnet` runs, named by the devnet file given.
   const offeredTron = localTron ?? (evm.devnet && !overrides.tronLocal ? tronOfDevnetFile(evm.devnet) : null);
@@ -405,7 +413,7 @@ async function startLocked(
     local: overrides.tronLocal ?? offeredTron?.info ?? null,
     // Mainnet and Nile sweep with the operator's key only, never the devnet's well-known one (the local Tron has its own).
     sweeperKey: evm.sweeperKey,
-    openDeposits: tronOpenDeposits(readStore),
+    openDeposits: openDeposits(readStore),
     ...receiptTimeout,
     ...(overrides.tronReconcileIntervalMs === undefined
       ? {}

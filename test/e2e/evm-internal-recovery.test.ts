@@ -69,7 +69,8 @@ async function world(t: ExecutionContext) {
   const { devnet, organization } = await startDevnetWeir(t, {
     node: 'anvil',
     confirmations: 1,
-    overrides: { evmFollowers: true },
+    // No reconciler: what the follower alone sees, and what recovery adds (the reconciler's own test: evm-contract-payments).
+    overrides: { evmFollowers: true, evmReconciler: false },
     refuseRpc: (call) =>
       !node.traces && call.method === 'debug_traceTransaction'
         ? { code: -32601, message: 'the method debug_traceTransaction does not exist/is not available' }

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createPollingProcessor } from '../../processing/processor.ts';
 import type { SweepExecutor } from '../../sweeper/sweeper.ts';
+import type { OpenDeposit } from '../balance-reconciler.ts';
 import type { Rail, RailFollower } from '../rail.ts';
 import { createEvmWriteClients } from './contracts/clients.ts';
 import { createEvmSweepExecutor } from './evm-sweep-executor.ts';
@@ -9,6 +11,7 @@ import { createEvmFollower, followedNetwork } from './follower/evm-follower.ts';
 import { createFileCheckpointStore } from './follower/file-checkpoint-store.ts';
 import { registerFollowerMetrics } from './follower/follower-metrics.ts';
 import { evmPaymentRequest } from './payment-request.ts';
+import { createEvmReconciler } from './reconciler.ts';
 import { createTransactionRecovery, evmRecoveryRail } from './recover-transaction.ts';
 import { deriveDepositAddress, forwarderImplementationAddress } from './contracts/deposit-address.ts';
 import { DEVNET_CHAIN_ID } from './networks/devnet.ts';
@@ -21,6 +24,7 @@ import { evmUnpayableAddress, type EvmMachinery } from './unpayable-address.ts';
  * when it has an RPC endpoint and a factory. A merchant wallet is refused when funds sent there
  * are lost or when it is Weir's own machinery: the factory, its Forwarder, the sweeper account.
  * Live networks sweep only with the operator's key: the devnet's well-known one sweeps the devnet alone.
+ * Beside each follower a balance reconciler (reconciler.ts) credits native coin sent by contracts.
  */
 export function createEvmRail(deps: {
   registry: NetworkRegistry;
@@ -31,6 +35,10 @@ export function createEvmRail(deps: {
   devnetSweeperKey?: Hex | null;
   /** How long a sweep waits for its receipt once sent; the executor's default (180 s) unless given. */
   receiptTimeoutMs?: number;
+  /** The open deposits of a network, for the balance reconciler; without it no reconciler runs. */
+  openDeposits?: (network: string) => Promise<OpenDeposit[]>;
+  /** How often the reconciler compares native balances with credits; 60 s unless given. */
+  reconcileIntervalMs?: number;
 }): Rail {
   const { registry, factories } = deps;
   const sweeperAddresses = new Map<Hex, Address>(
@@ -90,14 +98,49 @@ export function createEvmRail(deps: {
           ...(context.tracer ? { tracer: context.tracer } : {}),
           metrics: context.metrics,
         });
-        return { follower, confirmations: network.confirmations };
+        const { openDeposits } = deps;
+        if (!openDeposits) return { follower, confirmations: network.confirmations, reconciling: null };
+        const intervalMs = deps.reconcileIntervalMs ?? 60_000;
+        const reconciler = createEvmReconciler({
+          network: network.network,
+          chainId: network.chainId,
+          rpcUrl: registry.endpoints(network.chainId).http[0]!,
+          processed: () => follower.status().processed,
+          openDeposits,
+          adopt: (transfers) => follower.adoptTransfers(transfers),
+          now: () => new Date(context.clock.now()),
+          log: (line) => context.log(`[ingest ${network.network}] ${line}`),
+        });
+        // On real time, as the follower's polling: the blocks it waits for come on the node's clock.
+        const reconciling = createPollingProcessor({
+          name: `evm-reconciler.${network.network}`,
+          step: () => reconciler.step(),
+          intervalMs: () => intervalMs,
+          backoff: { firstMs: intervalMs, maxMs: Math.max(intervalMs, 30_000) },
+          metrics: context.metrics,
+          log: context.log,
+        });
+        return { follower, confirmations: network.confirmations, reconciling };
       });
       registerFollowerMetrics(
         context.metrics,
         followers.map(({ follower }) => follower),
         context.clock,
       );
-      return followers.map(({ follower, confirmations }): RailFollower => ({ ...follower, confirmations }));
+      return followers.map(
+        ({ follower, confirmations, reconciling }): RailFollower => ({
+          ...follower,
+          confirmations,
+          async start() {
+            await follower.start();
+            void reconciling?.start();
+          },
+          async stop() {
+            await reconciling?.stop();
+            await follower.stop();
+          },
+        }),
+      );
     },
     sweepExecutors() {
       const executors = new Map<string, SweepExecutor>();

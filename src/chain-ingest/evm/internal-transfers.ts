@@ -16,7 +16,8 @@ import { rpcValueReader, type RpcValueReader } from './follower/rpc-values.ts';
  * Native coin a contract moved inside a transaction (an internal call: a Safe, an ERC-4337 smart
  * account, an exchange's batch payout), which neither the transaction's value nor its Transfer
  * logs show. Only a node's call trace (`debug_traceTransaction` with geth's `callTracer`, served by
- * geth, reth, erigon and anvil) does, so recovery by hash asks for it; the follower never does.
+ * geth, reth, erigon and anvil) does, so recovery by hash asks for it. The follower reads no trace:
+ * the balance reconciler (reconciler.ts) credits such coin from the deposit's balance instead.
  */
 export type InternalValueCall = { logIndex: number; from: string; to: string; value: bigint };
 

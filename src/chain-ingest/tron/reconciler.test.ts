@@ -48,6 +48,7 @@ const deposit = (credits: OpenDeposit['credits']): OpenDeposit => ({
   },
   credits,
   lastSweep: null,
+  sweeps: [],
   sweeping: false,
 });
 

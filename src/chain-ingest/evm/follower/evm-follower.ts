@@ -208,7 +208,8 @@ export type EvmFollower = {
  * from the canonical block read at that height once the height is final.
  *
  * Not seen: value moved to a watched address by a contract (internal transactions), since that
- * needs a trace API most endpoints lack; payers must send native coin in a top-level transaction.
+ * needs a trace API most endpoints lack; the balance reconciler (../reconciler.ts) credits it from
+ * the deposit's balance, and recovery by hash from the transaction's trace.
  *
  * Three stages, run as passes of a processor: the head source (head-source.ts, WebSocket or
  * polling) gives the head and pokes on news; for each, the batch fetcher (fetch-batches.ts) reads batch after batch up to the head, one

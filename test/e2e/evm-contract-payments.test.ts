@@ -1,0 +1,91 @@
+import test from 'ava';
+import { getAddress, pad, type Address, type Hex } from 'viem';
+import { RECONCILIATION_TRANSACTION_PREFIX } from '../../machines/checkout-session.types.ts';
+import { eventually } from '../support/api-client.ts';
+import { startDevnetWeir } from '../support/devnet-weir.ts';
+import { devnetPayer } from '../support/evm-devnet.ts';
+
+/**
+ * A payer whose wallet is a contract (a Safe, a smart account, an exchange's batch payout) sends
+ * native coin by an internal call, which no transaction's `value` shows: the balance reconciler
+ * finds it in the deposit's balance and the session is paid with no recovery by the merchant.
+ */
+
+/**
+ * A contract that pays the address its calldata holds (32 bytes) all it is sent, by an internal CALL,
+ * as a smart wallet or batch payout does; hand-assembled so the test compiles nothing:
+ * `CALL(gas, calldata[0:32], callvalue, 0, 0, 0, 0)`, reverting if that call fails.
+ */
+const PAY_THROUGH: Hex = `0x601980600b6000396000f3${'6000'.repeat(4)}346000355af115601357005b60006000fd`;
+
+type Session = {
+  id: string;
+  status: string;
+  amountReceived: string;
+  addresses: { paymentAddress: string }[];
+  paymentIntent: { transactions: { transactionHash: string; status: string }[] };
+};
+
+const HALF_CENT_OF_ETH = 5n * 10n ** 15n; // 0.005 ETH: half of unit amount 1000000 (0.01 ETH)
+
+test('ETH a contract forwards to a deposit address is credited by the balance reconciler beside a direct payment, and a later recovery of it counts nothing twice', async (t) => {
+  const { devnet, organization } = await startDevnetWeir(t, {
+    node: 'anvil',
+    confirmations: 1,
+    overrides: { evmFollowers: true, evmReconcileIntervalMs: 100 },
+  });
+  const shop = await organization('Smart Wallet Shop');
+  const payer = devnetPayer(devnet.info);
+  const { publicClient, walletClient } = payer.clients;
+  const deployed = await publicClient.waitForTransactionReceipt({
+    hash: await walletClient.sendTransaction({ data: PAY_THROUGH }),
+  });
+  const created = await shop.api.post<Session>('/api/v1/checkout/sessions', {
+    successUrl: 'https://shop.example/ok',
+    lineItems: {
+      data: [{ priceData: { currency: 'eth', unitAmount: '1000000', productData: { name: 'Thing' } }, quantity: 1 }],
+    },
+  });
+  t.is(created.status, 200, JSON.stringify(created.body));
+  const deposit = getAddress(created.body.addresses[0]!.paymentAddress);
+  const get = async () => (await shop.api.get<Session>(`/api/v1/checkout/sessions/${created.body.id}`)).body;
+
+  // Half paid directly (the follower sees it), half through the contract (an internal CALL).
+  const direct = await payer.payNative(deposit, HALF_CENT_OF_ETH);
+  await eventually(async () => ((await get()).amountReceived === '500000' ? true : undefined), 'the direct half');
+  const internal = await walletClient.sendTransaction({
+    to: deployed.contractAddress as Address,
+    data: pad(deposit),
+    value: HALF_CENT_OF_ETH,
+  });
+  t.is((await publicClient.waitForTransactionReceipt({ hash: internal })).status, 'success');
+  t.is(
+    await publicClient.getBalance({ address: deployed.contractAddress as Address }),
+    0n,
+    'the contract sent it all on',
+  );
+
+  const paid = await eventually(async () => {
+    const s = await get();
+    return s.status === 'complete' && s.paymentIntent.transactions.every((x) => x.status === 'confirmed')
+      ? s
+      : undefined;
+  }, 'the reconciler to credit the internal half');
+  t.is(paid.amountReceived, '1000000', 'the direct half is not counted again');
+  const hashes = paid.paymentIntent.transactions.map((x) => x.transactionHash);
+  t.is(hashes.length, 2);
+  t.true(hashes.includes(direct.hash));
+  t.true(
+    hashes.some((h) => h.startsWith(RECONCILIATION_TRANSACTION_PREFIX)),
+    JSON.stringify(hashes),
+  );
+
+  // The merchant recovers the internal transaction all the same: its money is the credit's, not counted twice.
+  const recovered = await shop.api.post<Session>('/api/v1/checkout/sessions/auto-recover-by-transaction-hash', {
+    chainId: 31337,
+    transactionHash: internal,
+  });
+  t.is(recovered.status, 200, JSON.stringify(recovered.body));
+  t.is(recovered.body.amountReceived, '1000000');
+  t.is((await get()).paymentIntent.transactions.length, 2);
+});
