@@ -215,3 +215,32 @@ test('scopes: a read key only reads, an audit key reads and verifies the log; ea
     message: /needs an API key with the audit scope \(or a full key\); this key's scope is read/,
   });
 });
+
+test('a read or audit key sees webhook endpoints with their signing secret masked: it may not sign deliveries', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const endpoint = await api.post<Endpoint>('/api/v1/webhook-endpoints', {
+    description: 'shop',
+    url: 'https://shop.example/hooks',
+    enabledEvents: { events: ['*'] },
+  });
+  const secret = endpoint.body.secret;
+  t.regex(secret, /^whsec_/);
+  const masked = `whsec_…${secret.slice(-4)}`;
+  for (const scope of ['read', 'audit']) {
+    const issued = await api.post<ApiKey>('/api/v1/api-keys', { name: scope, scope });
+    const key = apiClient(weir.url, issued.body.secretKey);
+    const list = await key.get<Page<Endpoint>>('/api/v1/webhook-endpoints');
+    const one = await key.get<Endpoint>(`/api/v1/webhook-endpoints/${endpoint.body.id}`);
+    t.is(list.status, 200);
+    t.is(one.status, 200);
+    t.is(list.body.data[0]?.secret, masked, `${scope}: listed masked`);
+    t.is(one.body.secret, masked, `${scope}: read masked`);
+    t.false(JSON.stringify([list.body, one.body]).includes(secret.slice('whsec_'.length)));
+  }
+  t.is(
+    (await api.get<Endpoint>(`/api/v1/webhook-endpoints/${endpoint.body.id}`)).body.secret,
+    secret,
+    'a full key sees it',
+  );
+});

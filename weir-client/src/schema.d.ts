@@ -7788,7 +7788,7 @@ export interface components {
              * @description While the secret a regenerate replaced still signs (`previousSecretExpiresInSeconds`), when it stops: until then `X-Weir-Signature` carries a `v1` for it after the new one. null when none does
              */
             previousSecretExpiresAt: string | null;
-            /** @description The key each delivery is signed with */
+            /** @description The key each delivery is signed with; a `read` or `audit` key sees it masked (`whsec_…` and its last four characters), since whoever holds it can sign a delivery */
             secret: string;
             /** Format: date-time */
             updatedAt: string;
