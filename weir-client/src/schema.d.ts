@@ -3856,6 +3856,11 @@ export interface components {
             /** @enum {string} */
             environment: "test" | "live";
             id: string;
+            /**
+             * Format: date-time
+             * @description When the key last authenticated a request, to within a minute; null when it has not (since the read models were last rebuilt)
+             */
+            lastUsedAt: string | null;
             /** @example sk_test_…a1b2 */
             maskedKey: string;
             name: string;

@@ -13,6 +13,10 @@ export const ApiKeySchema = z
       description: '`full`: everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`',
     }),
     maskedKey: z.string().openapi({ example: 'sk_test_…a1b2' }),
+    lastUsedAt: timestamp().nullable().openapi({
+      description:
+        'When the key last authenticated a request, to within a minute; null when it has not (since the read models were last rebuilt)',
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
