@@ -168,7 +168,7 @@ async function bareSender(
   const jobs: { path: string; eventId: string; body: string }[] = [];
   for (let e = 0; e < settings.events; e++) {
     const eventId = newId();
-    const body = `{"id":"${eventId}","apiVersion":"2026-11-01","created":${startedAt},"object":"checkoutSession","type":"checkout_session.canceled","data":{"object":${sessionJson}}}`;
+    const body = `{"id":"${eventId}","apiVersion":"2026-11-01","created":${startedAt},"livemode":false,"object":"checkoutSession","type":"checkout_session.canceled","data":{"object":${sessionJson}}}`;
     for (let n = 1; n <= settings.endpoints; n++) jobs.push({ path: `/e${n}`, eventId, body });
   }
   const target = new URL(sink.url);

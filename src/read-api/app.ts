@@ -20,6 +20,7 @@ import { adminAuthentication, adminRoutes } from './routes/admin.ts';
 import { faucetRoutes, localSolanaOffer } from './routes/faucet.ts';
 import type { DevnetInfo } from '../chain-ingest/evm/devnet/devnet-info.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { createApiKeyUsage } from './api-key-usage.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { taxRateRoutes } from './routes/tax-rates.ts';
 import { couponRoutes } from './routes/coupons.ts';
@@ -171,6 +172,7 @@ export function createApiApp(
     // Bounded: an unknown key is still a 401, after at most this wait for the read models.
     if (head !== null) await deps.projections.waitFor(head, 2_000).catch(() => {});
   });
+  const keyUsage = createApiKeyUsage(deps.readStore, deps.clock);
   const jsonBody = jsonBodyMiddleware(MAX_BODY_BYTES);
   const publicJsonBody = jsonBodyMiddleware(MAX_PUBLIC_BODY_BYTES);
   const mounted = (router: Router<ApiState>): Koa.Middleware<ApiState>[] => [
@@ -188,6 +190,7 @@ export function createApiApp(
     bodyLimit(MAX_BODY_BYTES),
     limits.authentication(async (ctx) => {
       ctx.state.tenant = { ...(await authenticateKey(ctx)), clientAddress: ctx.ip };
+      await keyUsage.used(ctx.state.tenant.keyId);
     }),
     limits.perApiKey,
     scopeGuard(routers.api),

@@ -164,9 +164,12 @@ export function createWebhookDispatcher(deps: {
     queue.dueNow(id, clock.now(), (item) => endsNow(item.delivery));
   }
 
-  /** Rendered from the log once per public event and name: all its endpoints that take that name get the same bytes. */
+  /**
+   * Rendered from the log once per public event, name and environment: all its endpoints that take
+   * that name get the same bytes (an audit checkpoint's test and live endpoints differ in `livemode`).
+   */
   const bodyOf = (delivery: WebhookDeliveryDoc): Promise<string> =>
-    bodies.bodyOf(`${delivery.eventId} ${delivery.eventType}`, () =>
+    bodies.bodyOf(`${delivery.eventId} ${delivery.eventType} ${delivery.environment}`, () =>
       renderWebhookBody(
         eventStore,
         delivery.source,
@@ -175,6 +178,7 @@ export function createWebhookDispatcher(deps: {
           type: delivery.eventType,
           object: delivery.eventObject,
           created: delivery.firstDueAt,
+          livemode: delivery.environment === 'live',
         },
         deps.present,
       ),

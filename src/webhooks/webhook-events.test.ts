@@ -96,7 +96,7 @@ test('a Tron session’s overpayment webhook shows its transfer by the bare txID
   ]);
   const source = recorded.at(-1)!;
   const [kind] = publicEventKindsOf(source);
-  const body = await renderWebhookBody(store, source, publicEventOf(source, kind!), present);
+  const body = await renderWebhookBody(store, source, { ...publicEventOf(source, kind!), livemode: false }, present);
   const object = (JSON.parse(body) as { data: { object: Record<string, unknown> } }).data.object;
   t.is(object['transactionHash'], TXID);
   t.like(object['overpayment'], { transactionHash: TXID, amountRaw: '500000' });
@@ -115,7 +115,7 @@ test('a Tron payment withdrawn from the chain is named by its bare txID in payme
   ]);
   const source = recorded.at(-1)!;
   const [kind] = publicEventKindsOf(source);
-  const body = await renderWebhookBody(store, source, publicEventOf(source, kind!), present);
+  const body = await renderWebhookBody(store, source, { ...publicEventOf(source, kind!), livemode: false }, present);
   const object = (JSON.parse(body) as { data: { object: { lastPaymentError: Record<string, unknown> } } }).data.object;
   t.like(object.lastPaymentError, { code: 'payment_withdrawn', transactionHash: TXID, network: 'tron-local' });
 });
@@ -134,7 +134,12 @@ test('a payment reorged away sends no payment_intent.payment_failed while the se
   const kinds = recorded.map((event) => publicEventKindsOf(event).map((kind) => kind.type));
   t.deepEqual(kinds.slice(history.length), [[], ['payment_intent.payment_failed']]);
   const source = recorded.at(-1)!;
-  const body = await renderWebhookBody(store, source, publicEventOf(source, publicEventKindsOf(source)[0]!), present);
+  const body = await renderWebhookBody(
+    store,
+    source,
+    { ...publicEventOf(source, publicEventKindsOf(source)[0]!), livemode: false },
+    present,
+  );
   t.like((JSON.parse(body) as { data: { object: Record<string, unknown> } }).data.object, {
     status: 'requires_payment_method',
     lastPaymentError: { code: 'payment_withdrawn' },
@@ -186,7 +191,7 @@ function subscriptionLog(order: 'code first' | 'subscription first') {
 
 async function subscriptionHook(store: EventStore, source: RecordedEvent) {
   const [kind] = publicEventKindsOf(source);
-  const body = await renderWebhookBody(store, source, publicEventOf(source, kind!), present);
+  const body = await renderWebhookBody(store, source, { ...publicEventOf(source, kind!), livemode: false }, present);
   return JSON.parse(body) as { type: string; data: { object: { latestInvoice: Record<string, unknown> } } };
 }
 

@@ -231,11 +231,13 @@ async function payloadOf(
  * The exact bytes delivered for a public event, rendered from the log (the source stream folded up
  * to the source event) and the configuration the presenters show (public URL, networks offered):
  * the same on every attempt while that configuration stays, after a restart and a replay too.
+ * `livemode` is the receiving endpoint's environment: a receiver serving a test and a live endpoint
+ * tells them apart by it (an audit checkpoint, no tenant's, goes to both).
  */
 export async function renderWebhookBody(
   eventStore: EventStore,
   source: PublicEventSource,
-  event: PublicEventRef,
+  event: PublicEventRef & { livemode: boolean },
   present: RecordPresenters,
 ): Promise<string> {
   const history = (await eventStore.readStream(source.streamId)).filter((e) => e.revision <= source.revision);
@@ -248,6 +250,7 @@ export async function renderWebhookBody(
     id: event.id,
     apiVersion: WEBHOOK_API_VERSION,
     created: event.created,
+    livemode: event.livemode,
     object: event.object,
     type: event.type,
     data: { object },

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { apiClient } from '../support/api-client.ts';
+import { createManualClock } from '../../src/shared/clock.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { ADMIN_TOKEN, createMerchant, startTestWeir } from '../support/weir-harness.ts';
 import { assertError, logText, type Page } from './helpers.ts';
@@ -214,4 +215,60 @@ test('scopes: a read key only reads, an audit key reads and verifies the log; ea
     code: 'api_key_scope',
     message: /needs an API key with the audit scope \(or a full key\); this key's scope is read/,
   });
+});
+
+test('a read or audit key sees webhook endpoints with their signing secret masked: it may not sign deliveries', async (t) => {
+  const weir = await startTestWeir(t);
+  const { api } = await createMerchant(weir.url);
+  const endpoint = await api.post<Endpoint>('/api/v1/webhook-endpoints', {
+    description: 'shop',
+    url: 'https://shop.example/hooks',
+    enabledEvents: { events: ['*'] },
+  });
+  const secret = endpoint.body.secret;
+  t.regex(secret, /^whsec_/);
+  const masked = `whsec_…${secret.slice(-4)}`;
+  for (const scope of ['read', 'audit']) {
+    const issued = await api.post<ApiKey>('/api/v1/api-keys', { name: scope, scope });
+    const key = apiClient(weir.url, issued.body.secretKey);
+    const list = await key.get<Page<Endpoint>>('/api/v1/webhook-endpoints');
+    const one = await key.get<Endpoint>(`/api/v1/webhook-endpoints/${endpoint.body.id}`);
+    t.is(list.status, 200);
+    t.is(one.status, 200);
+    t.is(list.body.data[0]?.secret, masked, `${scope}: listed masked`);
+    t.is(one.body.secret, masked, `${scope}: read masked`);
+    t.false(JSON.stringify([list.body, one.body]).includes(secret.slice('whsec_'.length)));
+  }
+  t.is(
+    (await api.get<Endpoint>(`/api/v1/webhook-endpoints/${endpoint.body.id}`)).body.secret,
+    secret,
+    'a full key sees it',
+  );
+});
+
+test('each key says when it last authenticated a request (lastUsedAt, to the minute), null until it has', async (t) => {
+  const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const created = await api.post<ApiKey & { lastUsedAt: string | null }>('/api/v1/api-keys', { name: 'backend' });
+  t.is(created.body.lastUsedAt, null, 'a new key was never used');
+  const lastUsed = async (id: string) =>
+    (await api.get<Page<ApiKey & { lastUsedAt: string | null }>>('/api/v1/api-keys')).body.data.find((k) => k.id === id)
+      ?.lastUsedAt;
+  t.is(await lastUsed(created.body.id), null);
+
+  clock.advanceBy(5 * 60_000);
+  const backend = apiClient(weir.url, created.body.secretKey);
+  t.is((await backend.get('/api/v1/checkout/sessions')).status, 200);
+  t.is(await lastUsed(created.body.id), '2026-05-01T08:05:00.000Z');
+  t.is(
+    (await api.get<ApiKey & { lastUsedAt: string | null }>(`/api/v1/api-keys/${created.body.id}`)).body.lastUsedAt,
+    '2026-05-01T08:05:00.000Z',
+  );
+  // A refused key (a wrong secret) is not a use.
+  clock.advanceBy(2 * 3600_000);
+  t.is((await apiClient(weir.url, `${created.body.secretKey!.slice(0, -1)}x`).get('/api/v1/api-keys')).status, 401);
+  t.is(await lastUsed(created.body.id), '2026-05-01T08:05:00.000Z');
+  t.is((await backend.get('/api/v1/checkout/sessions')).status, 200);
+  t.is(await lastUsed(created.body.id), '2026-05-01T10:05:00.000Z');
 });

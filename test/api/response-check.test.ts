@@ -57,7 +57,15 @@ test('an error answer whose code the document does not list for its route and st
 
 test('a delivered webhook that does not match its documented payload throws (a session is documented in full, as the API shows it); other bodies are let be', (t) => {
   const event = (type: string, object: unknown) =>
-    JSON.stringify({ id: 'e1', apiVersion: '2026-11-01', created: 1, object: 'subscription', type, data: { object } });
+    JSON.stringify({
+      id: 'e1',
+      apiVersion: '2026-11-01',
+      created: 1,
+      livemode: false,
+      object: 'subscription',
+      type,
+      data: { object },
+    });
   t.throws(() => checkWebhookBody(event('customer.subscription.created', { id: 's1' })), {
     message: /customer\.subscription\.created webhook does not match the OpenAPI document/,
   });

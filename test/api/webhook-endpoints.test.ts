@@ -288,6 +288,34 @@ test('POST /:id/test sends webhook_endpoint.test signed with the current secret'
   t.true(deliveries.data.every((d) => d.eventType === 'webhook_endpoint.test' && d.attempts === 1));
 });
 
+test('each delivery says in its body which environment sent it (livemode), so one receiver can serve a test and a live endpoint', async (t) => {
+  const hooks = await receiver(t);
+  // Live endpoints may reach the loopback receiver only where the operator allows it.
+  const weir = await startTestWeir(t, { webhookInternalTargets: ['test', 'live'] });
+  const { api, live } = await createMerchant(weir.url);
+  for (const [client, name] of [
+    [api, 'test'],
+    [live, 'live'],
+  ] as const) {
+    const endpoint = await client.post<Endpoint>(ENDPOINTS, {
+      description: name,
+      url: `${hooks.url}?${name}`,
+      enabledEvents: { events: ['*'] },
+    });
+    t.is(endpoint.status, 200, JSON.stringify(endpoint.body));
+    await client.post(`${ENDPOINTS}/${endpoint.body.id}/test`);
+  }
+  const delivered = await hooks.waitFor((all) => all.length >= 2);
+  const livemodes = delivered
+    .map((hook) => JSON.parse(hook.body) as { data: { object: { description: string } }; livemode?: unknown })
+    .map((event) => [event.data.object.description, event.livemode])
+    .sort();
+  t.deepEqual(livemodes, [
+    ['live', true],
+    ['test', false],
+  ]);
+});
+
 test('POST /:id/test answers the ids its delivery has in the delivery log: found by id, by eventId, and resent by that id', async (t) => {
   const hooks = await receiver(t);
   const weir = await startTestWeir(t);

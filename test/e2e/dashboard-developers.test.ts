@@ -60,6 +60,9 @@ test('Developers: API keys are created and regenerated after the password, shown
   t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore + 1);
   const row = page.locator('#api-keys tbody tr', { hasText: 'shop backend' });
   t.is(await row.locator('code').textContent(), `sk_test_…${secret.slice(-4)}`);
+  // It was used once above: the row says when (a key never used says Never).
+  t.truthy(await row.locator('td').nth(3).locator('time').count(), 'its last use is shown');
+  t.notRegex((await row.locator('td').nth(3).textContent()) ?? '', /Never/);
 
   // Regenerate: the password again, then the new secret once; the old one stops working.
   await row.getByRole('button', { name: 'Regenerate shop backend' }).click();

@@ -2110,6 +2110,8 @@ export interface webhooks {
                             object: components["schemas"]["AuditCheckpoint"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example auditCheckpoint */
                         object: string;
                         /** @enum {string} */
@@ -2170,6 +2172,8 @@ export interface webhooks {
                             object: components["schemas"]["CheckoutSession"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example checkoutSession */
                         object: string;
                         /** @enum {string} */
@@ -2230,6 +2234,8 @@ export interface webhooks {
                             object: components["schemas"]["CheckoutSession"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example checkoutSession */
                         object: string;
                         /** @enum {string} */
@@ -2290,6 +2296,8 @@ export interface webhooks {
                             object: components["schemas"]["CheckoutSession"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example checkoutSession */
                         object: string;
                         /** @enum {string} */
@@ -2401,6 +2409,8 @@ export interface webhooks {
                             };
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example checkoutSession */
                         object: string;
                         /** @enum {string} */
@@ -2512,6 +2522,8 @@ export interface webhooks {
                             };
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example checkoutSession */
                         object: string;
                         /** @enum {string} */
@@ -2572,6 +2584,8 @@ export interface webhooks {
                             object: components["schemas"]["Subscription"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example subscription */
                         object: string;
                         /** @enum {string} */
@@ -2632,6 +2646,8 @@ export interface webhooks {
                             object: components["schemas"]["Subscription"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example subscription */
                         object: string;
                         /** @enum {string} */
@@ -2692,6 +2708,8 @@ export interface webhooks {
                             object: components["schemas"]["Subscription"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example subscription */
                         object: string;
                         /** @enum {string} */
@@ -2752,6 +2770,8 @@ export interface webhooks {
                             object: components["schemas"]["Subscription"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example subscription */
                         object: string;
                         /** @enum {string} */
@@ -2812,6 +2832,8 @@ export interface webhooks {
                             object: components["schemas"]["Subscription"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example subscription */
                         object: string;
                         /** @enum {string} */
@@ -2872,6 +2894,8 @@ export interface webhooks {
                             object: components["schemas"]["Subscription"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example subscription */
                         object: string;
                         /** @enum {string} */
@@ -2932,6 +2956,8 @@ export interface webhooks {
                             object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example invoice */
                         object: string;
                         /** @enum {string} */
@@ -2992,6 +3018,8 @@ export interface webhooks {
                             object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example invoice */
                         object: string;
                         /** @enum {string} */
@@ -3052,6 +3080,8 @@ export interface webhooks {
                             object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example invoice */
                         object: string;
                         /** @enum {string} */
@@ -3112,6 +3142,8 @@ export interface webhooks {
                             object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example invoice */
                         object: string;
                         /** @enum {string} */
@@ -3172,6 +3204,8 @@ export interface webhooks {
                             object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example invoice */
                         object: string;
                         /** @enum {string} */
@@ -3232,6 +3266,8 @@ export interface webhooks {
                             object: components["schemas"]["InvoiceEventObject"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example invoice */
                         object: string;
                         /** @enum {string} */
@@ -3292,6 +3328,8 @@ export interface webhooks {
                             object: components["schemas"]["PaymentIntent"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example paymentIntent */
                         object: string;
                         /** @enum {string} */
@@ -3355,6 +3393,8 @@ export interface webhooks {
                             object: components["schemas"]["FailedPaymentIntent"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example paymentIntent */
                         object: string;
                         /** @enum {string} */
@@ -3418,6 +3458,8 @@ export interface webhooks {
                             object: components["schemas"]["FailedPaymentIntent"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example paymentIntent */
                         object: string;
                         /** @enum {string} */
@@ -3478,6 +3520,8 @@ export interface webhooks {
                             object: components["schemas"]["PaymentIntent"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example paymentIntent */
                         object: string;
                         /** @enum {string} */
@@ -3543,6 +3587,8 @@ export interface webhooks {
                             };
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example webhookEndpoint */
                         object: string;
                         /** @enum {string} */
@@ -3603,6 +3649,8 @@ export interface webhooks {
                             object: components["schemas"]["WithdrawalAddress"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example withdrawalAddress */
                         object: string;
                         /** @enum {string} */
@@ -3667,6 +3715,8 @@ export interface webhooks {
                             };
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example withdrawalAddress */
                         object: string;
                         /** @enum {string} */
@@ -3727,6 +3777,8 @@ export interface webhooks {
                             object: components["schemas"]["WithdrawalAddress"];
                         };
                         id: string;
+                        /** @description Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it */
+                        livemode: boolean;
                         /** @example withdrawalAddress */
                         object: string;
                         /** @enum {string} */
@@ -3804,6 +3856,11 @@ export interface components {
             /** @enum {string} */
             environment: "test" | "live";
             id: string;
+            /**
+             * Format: date-time
+             * @description When the key last authenticated a request, to within a minute; null when it has not (since the read models were last rebuilt)
+             */
+            lastUsedAt: string | null;
             /** @example sk_test_…a1b2 */
             maskedKey: string;
             name: string;
@@ -7788,7 +7845,7 @@ export interface components {
              * @description While the secret a regenerate replaced still signs (`previousSecretExpiresInSeconds`), when it stops: until then `X-Weir-Signature` carries a `v1` for it after the new one. null when none does
              */
             previousSecretExpiresAt: string | null;
-            /** @description The key each delivery is signed with */
+            /** @description The key each delivery is signed with; a `read` or `audit` key sees it masked (`whsec_…` and its last four characters), since whoever holds it can sign a delivery */
             secret: string;
             /** Format: date-time */
             updatedAt: string;

@@ -4,6 +4,7 @@ import { COLLECTIONS, type ApiKeyDoc } from '../../projections/collections.ts';
 import { publicApiKey } from '../../projections/public-views.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { generateApiKey, hashSecret } from '../../tenancy/secrets.ts';
+import { createApiKeyUsage } from '../api-key-usage.ts';
 import { type ApiContext, type ApiDeps, type ApiState, idsOf } from '../api-context.ts';
 import { commandFor, ownedBy } from '../command.ts';
 import { listPage } from '../pagination.ts';
@@ -27,6 +28,13 @@ import { schemaRoutes } from '../schema/route.ts';
 export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/api-keys' });
   const keys = deps.readStore.collection<ApiKeyDoc>(COLLECTIONS.apiKeys);
+  const usage = createApiKeyUsage(deps.readStore, deps.clock);
+  /** Keys as the API shows them, each with when it last authenticated a request. */
+  const withUse = async <T extends { id: string }>(shown: T[]) => {
+    const lastUsed = await usage.lastUsed(shown.map((key) => key.id));
+    return shown.map((key) => ({ ...key, lastUsedAt: lastUsed.get(key.id) ?? null }));
+  };
+  const presented = async (doc: ApiKeyDoc) => (await withUse([publicApiKey(doc)]))[0]!;
   const load = async (ctx: ApiContext) => {
     const doc = await keys.get(ctx.params.id!);
     if (!ownedBy(ctx, doc) || doc.deleted) throw new NotFoundError('api key', ctx.params.id!);
@@ -46,12 +54,14 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
       response: listOf(ApiKeySchema),
       errors: [invalidFields()],
     },
-    (ctx) =>
-      listPage(ctx, keys, {
+    async (ctx) => {
+      const page = await listPage(ctx, keys, {
         base: { deleted: false },
         filters: { ids: { field: 'id', kind: 'csv' } },
         present: publicApiKey,
-      }),
+      });
+      return { ...page, data: await withUse(page.data) };
+    },
   );
 
   api.route(
@@ -63,7 +73,7 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
       response: ApiKeySchema,
       errors: [notFound('API key')],
     },
-    async (ctx) => publicApiKey(await load(ctx)),
+    async (ctx) => presented(await load(ctx)),
   );
 
   api.route(
@@ -115,7 +125,7 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
           'api_key_secret_not_delivered',
         );
       }
-      return { ...publicApiKey(issued), secretKey: secret };
+      return { ...(await presented(issued)), secretKey: secret };
     },
   );
 
@@ -137,7 +147,7 @@ export function apiKeyRoutes(deps: ApiDeps): Router<ApiState> {
         secretHash: hashSecret(secret),
         last4: secret.slice(-4),
       });
-      return { ...publicApiKey((await keys.get(key.id))!), secretKey: secret };
+      return { ...(await presented((await keys.get(key.id))!)), secretKey: secret };
     },
   );
 

@@ -146,6 +146,9 @@ const RegenerateBody = bodyObject({
   }),
 }).openapi('WebhookSecretRegenerate', { description: 'All optional; no body at all is the same as `{}`' });
 
+/** A signing secret as a reading key sees it: its kind and last four characters, as `maskedKey` shows an API key. */
+export const maskedWebhookSecret = (secret: string): string => `whsec_…${secret.slice(-4)}`;
+
 const presentDelivery = (d: WebhookDeliveryDoc) => ({
   id: d.id,
   endpointId: d.endpointId,
@@ -177,15 +180,20 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/api/v1/webhook-endpoints' });
   const endpoints = deps.readStore.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints);
   const deliveries = deps.readStore.collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries);
-  const present = (doc: WebhookEndpointDoc) =>
-    publicWebhookEndpoint(doc, deps.secretBox.open(doc.sealedSecret), deps.clock.now());
+  // The secret signs deliveries: whoever holds it can forge a payment's webhook, so a reading key
+  // (read, audit) sees it masked as API keys are; full keys and the dashboard (whose roles decide) see it.
+  const present = (ctx: ApiContext, doc: WebhookEndpointDoc) => {
+    const secret = deps.secretBox.open(doc.sealedSecret);
+    const shown = (ctx.state.tenant.scope ?? 'full') === 'full' ? secret : maskedWebhookSecret(secret);
+    return publicWebhookEndpoint(doc, shown, deps.clock.now());
+  };
   const load = async (ctx: ApiContext) => {
     const doc = await endpoints.get(ctx.params.id!);
     if (!ownedBy(ctx, doc)) throw new NotFoundError('webhook endpoint', ctx.params.id!);
     if (doc.deleted) throw new NotFoundError('webhook endpoint', doc.id, 'it was deleted');
     return doc;
   };
-  const reload = async (id: string) => present((await endpoints.get(id))!);
+  const reload = async (ctx: ApiContext, id: string) => present(ctx, (await endpoints.get(id))!);
 
   const api = schemaRoutes(router, { tag: 'Webhook endpoints', auth: 'secretKey' });
   const params = idParams('webhook endpoint');
@@ -208,7 +216,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
     (ctx) =>
       listPage(ctx, endpoints, {
         base: { deleted: false },
-        present,
+        present: (doc) => present(ctx, doc),
         filters: { ids: { field: 'id', kind: 'csv' }, isDisabled: { kind: 'boolean' } },
       }),
   );
@@ -240,7 +248,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
           enabledEvents: body.enabledEvents,
         },
       });
-      return reload(id);
+      return reload(ctx, id);
     },
   );
 
@@ -263,7 +271,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       response: WebhookEndpointSchema,
       errors: [notFound('webhook endpoint')],
     },
-    async (ctx) => present(await load(ctx)),
+    async (ctx) => present(ctx, await load(ctx)),
   );
 
   api.route(
@@ -286,7 +294,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
       if (Object.keys(changes).length === 0)
         throw new ValidationError(null, 'nothing to update: send description, url, isDisabled or enabledEvents');
       await commandFor(deps, ctx, webhookEndpointAggregate, endpoint.id, { type: 'UpdateWebhookEndpoint', changes });
-      return reload(endpoint.id);
+      return reload(ctx, endpoint.id);
     },
   );
 
@@ -326,7 +334,7 @@ export function webhookEndpointRoutes(deps: ApiDeps): Router<ApiState> {
         sealedSecret: deps.secretBox.seal(generateWebhookSecret()),
         keepPreviousForSeconds: body.previousSecretExpiresInSeconds ?? 0,
       });
-      return reload(endpoint.id);
+      return reload(ctx, endpoint.id);
     },
   );
 

@@ -13,6 +13,10 @@ export const ApiKeySchema = z
       description: '`full`: everything; `read`: GET requests only; `audit`: reading plus `/api/v1/audit/*`',
     }),
     maskedKey: z.string().openapi({ example: 'sk_test_…a1b2' }),
+    lastUsedAt: timestamp().nullable().openapi({
+      description:
+        'When the key last authenticated a request, to within a minute; null when it has not (since the read models were last rebuilt)',
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
@@ -148,7 +152,10 @@ export const WebhookEndpointSchema = z
     id: z.string(),
     description: z.string(),
     url: z.string(),
-    secret: z.string().openapi({ description: 'The key each delivery is signed with' }),
+    secret: z.string().openapi({
+      description:
+        'The key each delivery is signed with; a `read` or `audit` key sees it masked (`whsec_…` and its last four characters), since whoever holds it can sign a delivery',
+    }),
     previousSecretExpiresAt: timestamp().nullable().openapi({
       description:
         'While the secret a regenerate replaced still signs (`previousSecretExpiresInSeconds`), when it stops: until then `X-Weir-Signature` carries a `v1` for it after the new one. null when none does',

@@ -126,6 +126,10 @@ export function webhookDefinitions(): RouteConfig[] {
                 id: z.string(),
                 apiVersion: z.literal(WEBHOOK_API_VERSION),
                 created: z.number().int().openapi({ description: 'Milliseconds since the epoch' }),
+                livemode: z.boolean().openapi({
+                  description:
+                    'Whether the endpoint receiving it is a live one (else test): one receiver serving both tells them apart by it',
+                }),
                 object: z.string().openapi({ example: object }),
                 type: z.literal(type),
                 data: z.object({ object: schema }),

@@ -1,5 +1,6 @@
 import { COLLECTIONS, type ApiKeyDoc } from '../../../projections/collections.ts';
 import { publicApiKey } from '../../../projections/public-views.ts';
+import { createApiKeyUsage } from '../../../read-api/api-key-usage.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
 import { apiFor } from '../../api.ts';
 import { reauthenticate, ReauthFields } from '../../auth/reauth.tsx';
@@ -10,7 +11,7 @@ import { Alert, Card, CsrfField, DateTime, EmptyState, Field, TableScroll } from
 import { SecretShownOnce } from '../../ui/copy.tsx';
 import { ConfirmPage, errorsOf, type FormErrors } from './forms.tsx';
 
-export type ApiKeyRow = ReturnType<typeof publicApiKey>;
+export type ApiKeyRow = ReturnType<typeof publicApiKey> & { lastUsedAt: string | null };
 /** A secret just made: shown in this answer only, never stored in a readable form. */
 export type IssuedKey = ApiKeyRow & { secretKey: string; regenerated: boolean };
 export type KeyForm = { name: string; errors: FormErrors };
@@ -21,7 +22,13 @@ export async function listApiKeys(deps: DashboardDeps, tenant: DashboardTenant):
   const docs = await deps.readStore
     .collection<ApiKeyDoc>(COLLECTIONS.apiKeys)
     .find({ ...tenant, deleted: false }, { sort: { createdAt: -1 } });
-  return docs.map(publicApiKey);
+  return withLastUse(deps, docs);
+}
+
+/** Keys as the page shows them, each with when it last authenticated a request (null: not yet). */
+async function withLastUse(deps: DashboardDeps, docs: ApiKeyDoc[]): Promise<ApiKeyRow[]> {
+  const lastUsed = await createApiKeyUsage(deps.readStore, deps.clock).lastUsed(docs.map((doc) => doc.id));
+  return docs.map((doc) => ({ ...publicApiKey(doc), lastUsedAt: lastUsed.get(doc.id) ?? null }));
 }
 
 function IssuedSecret({ issued }: { issued: IssuedKey }): JSX.Element {
@@ -64,6 +71,7 @@ export function ApiKeysCard(props: {
                 <th>Name</th>
                 <th>Key</th>
                 <th class="hide-narrow">Created</th>
+                <th>Last used</th>
                 <th>
                   <span class="visually-hidden">Actions</span>
                 </th>
@@ -78,6 +86,9 @@ export function ApiKeysCard(props: {
                   </td>
                   <td class="hide-narrow nowrap">
                     <DateTime iso={key.createdAt} timeZone={ctx.state.timeZone} />
+                  </td>
+                  <td class="nowrap">
+                    {key.lastUsedAt ? <DateTime iso={key.lastUsedAt} timeZone={ctx.state.timeZone} /> : 'Never'}
                   </td>
                   <td class="row-actions">
                     <form method="post" action={`${DEVELOPERS}/api-keys/${key.id}/regenerate`}>
@@ -142,7 +153,7 @@ export function apiKeyRoutes(
     const { organizationId, environment } = ctx.state.tenant;
     if (!doc || doc.deleted || doc.organizationId !== organizationId || doc.environment !== environment)
       throw new NotFoundError('API key', ctx.params.id!);
-    return publicApiKey(doc);
+    return (await withLastUse(deps, [doc]))[0]!;
   };
 
   routes.post(`${DEVELOPERS}/api-keys`, 'developers', async (ctx) => {
