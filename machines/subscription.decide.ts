@@ -107,6 +107,15 @@ export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incom
 const ENDED: ReadonlySet<SubscriptionStatus> = new Set(ENDED_STATUSES);
 export const hasEnded = (s: Pick<Subscription, 'status'>): boolean => ENDED.has(s.status);
 
+/**
+ * Whether `bill` bills a period the subscription served: one that began before its end (every bill
+ * of a subscription that goes on). Such a renewal stays owed at the end, so one still being issued then is issued.
+ */
+export const billsServedPeriod = (
+  s: Pick<Subscription, 'endedAt'>,
+  bill: Pick<SubscriptionBill, 'periodStart'>,
+): boolean => s.endedAt === null || Date.parse(bill.periodStart) < Date.parse(s.endedAt);
+
 /** The subscription a recurring invoice (the first of its series) creates. */
 export const subscriptionIdOfInvoice = (invoiceId: string): string =>
   deterministicId(`subscription:invoice:${invoiceId}`);
