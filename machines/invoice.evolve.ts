@@ -178,6 +178,8 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         paymentAttempts: changeAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {
           status: 'succeeded',
           endedAt: event.data.at,
+          // Paid late (after its expiry or cancel): the failure it was recorded with no longer stands.
+          failureReason: null,
           amountReceived: event.data.amountPaid,
           ...feeOf(amountGasFee),
         }),
@@ -194,7 +196,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
       const received = {
         amountReceived,
         ...feeOf(amountGasFee),
-        ...(completed && { status: 'succeeded' as const, endedAt: at }),
+        ...(completed && { status: 'succeeded' as const, endedAt: at, failureReason: null }),
       };
       const linked = invoice.paymentAttempts.some((a) => a.checkoutSessionId === checkoutSessionId);
       // A session whose link was lost (a crash in between) is linked by its money.

@@ -995,6 +995,7 @@ test('given an open invoice whose session expired, when money reaches that sessi
   t.like(invoice, { status: 'paid', paid: true, amountPaid: '300000000', amountRemaining: '0', paidAt: NOW });
   t.is(overpaidOf(invoice.amountDue, invoice.amountPaid), '0', 'counted once, not twice');
   t.like(invoice.paymentAttempts[0], { checkoutSessionId: 'cs-1', status: 'succeeded', amountReceived: '300000000' });
+  t.is(invoice.paymentAttempts[0]!.failureReason, null, 'paid: its expiry is no failure any more');
   for (const transfer of ['a1', 'a2'])
     t.deepEqual(given(paidLate).when(latePayment('cs-1', transfer, '200000000')), [], `${transfer} again, once paid`);
   t.deepEqual(given(EXPIRED).when(latePayment('cs-1', 'dust', '0')), [], 'dust the 10^8 scale reads as 0');

@@ -31,9 +31,10 @@ export type SubscriptionCommand =
   /**
    * Timer at the first bill's due time (the checkout session's expiry). The timer sends it only once
    * no payment to the first bill is pending on chain or paid but unrecorded (see `subscription-timers.ts`):
-   * the bill's state is in the logs of its checkout sessions, not in the subscription's.
+   * the bill's state is in the logs of its checkout sessions, not in the subscription's. `amountReceived`:
+   * what a part-paid first checkout session received (10^8), recorded on the expired bill as owed back.
    */
-  | { type: 'ExpireFirstPayment' }
+  | { type: 'ExpireFirstPayment'; amountReceived?: string }
   /** Timer at currentPeriodEnd: issue the next period's invoice, or end a subscription canceled at period end. */
   | { type: 'RenewSubscription'; invoiceId: string }
   /**
@@ -105,6 +106,15 @@ export const nextBillToLapse = (s: Subscription): SubscriptionBill | null =>
 export const ENDED_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
 const ENDED: ReadonlySet<SubscriptionStatus> = new Set(ENDED_STATUSES);
 export const hasEnded = (s: Pick<Subscription, 'status'>): boolean => ENDED.has(s.status);
+
+/**
+ * Whether `bill` bills a period the subscription served: one that began before its end (every bill
+ * of a subscription that goes on). Such a renewal stays owed at the end, so one still being issued then is issued.
+ */
+export const billsServedPeriod = (
+  s: Pick<Subscription, 'endedAt'>,
+  bill: Pick<SubscriptionBill, 'periodStart'>,
+): boolean => s.endedAt === null || Date.parse(bill.periodStart) < Date.parse(s.endedAt);
 
 /** The subscription a recurring invoice (the first of its series) creates. */
 export const subscriptionIdOfInvoice = (invoiceId: string): string =>
@@ -280,8 +290,15 @@ export function decideSubscription(
       return decideFirstBillDiscount(s, status, command, now);
     case 'ExpireFirstPayment': {
       if (status !== 'incomplete') return [];
-      if (s.latestInvoice && !reached(now, billLapsesAt(s.latestInvoice))) return [];
-      return [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: s.latestInvoice?.id ?? null, at: now } }];
+      const bill = s.latestInvoice;
+      if (bill && !reached(now, billLapsesAt(bill))) return [];
+      const part = command.amountReceived;
+      if (part !== undefined && !DIGITS.test(part))
+        throw new ValidationError('amountReceived', 'must be a non-negative integer string, scaled by 10^8');
+      // Only a first checkout session's part is owed back here: a first invoice keeps its part, the merchant's to settle.
+      const refund =
+        bill?.kind === 'checkout_session' && part !== undefined && BigInt(part) > 0n ? { amountToRefund: part } : {};
+      return [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: bill?.id ?? null, ...refund, at: now } }];
     }
     case 'RenewSubscription':
       return decideRenewal(s, status, command.invoiceId, now);

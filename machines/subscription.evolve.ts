@@ -80,7 +80,12 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
     }
     case 'SubscriptionIncompleteExpired':
       return {
-        ...(event.data.invoiceId === null ? s : settle(s, event.data.invoiceId, { status: 'expired' })),
+        ...(event.data.invoiceId === null
+          ? s
+          : settle(s, event.data.invoiceId, {
+              status: 'expired',
+              ...(event.data.amountToRefund !== undefined && { amountToRefund: event.data.amountToRefund }),
+            })),
         status: 'incomplete_expired',
         updatedAt: event.data.at,
         endedAt: event.data.at,

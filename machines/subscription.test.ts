@@ -461,6 +461,27 @@ test('given an incomplete subscription, when the first-payment timer fires early
   t.deepEqual(given([created(), ...events]).when({ type: 'ExpireFirstPayment' }, NOW), []);
 });
 
+test('given an incomplete subscription whose first checkout session received part of its amount, when the expiry fires at the due time with that part, then it expires with the part on its bill, owed back; nothing before; a first invoice keeps its part', (t) => {
+  const part = { type: 'ExpireFirstPayment', amountReceived: '100000000' } as const;
+  t.deepEqual(given([created()]).when(part, '2026-01-01T00:59:59.999Z'), []);
+  const events = given([created()]).when(part, '2026-01-01T01:00:00.000Z');
+  t.deepEqual(events, [
+    {
+      type: 'SubscriptionIncompleteExpired',
+      data: { invoiceId: 'cs-1', amountToRefund: '100000000', at: '2026-01-01T01:00:00.000Z' },
+    },
+  ]);
+  const s = subscriptionOf([created(), ...events]);
+  t.is(s.status, 'incomplete_expired');
+  t.like(s.latestInvoice, { status: 'expired', amountToRefund: '100000000' });
+  t.deepEqual(given([created()]).when({ type: 'ExpireFirstPayment', amountReceived: '0' }, NOW), [
+    incompleteExpired(NOW),
+  ]);
+  t.throws(() => given([created()]).when({ type: 'ExpireFirstPayment', amountReceived: '-1' }, NOW), {
+    instanceOf: ValidationError,
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Trial
 

@@ -54,6 +54,11 @@ export type SubscriptionBill = {
    */
   status: 'open' | 'draft' | 'paid' | 'missed' | 'expired' | 'deleted' | 'void';
   paidAt: string | null;
+  /**
+   * A first checkout session that received part of its amount, then nothing more by its due time: the
+   * subscription expired without starting, so that part (10^8-scaled) is owed back to the payer. Absent otherwise.
+   */
+  amountToRefund?: string;
 };
 
 export type Subscription = {
@@ -127,7 +132,8 @@ export type SubscriptionEvent =
       type: 'FirstBillDiscounted';
       data: { invoiceId: string; promotionCodeId: string; amountDiscount: string; amountDue: string; at: string };
     }
-  | { type: 'SubscriptionIncompleteExpired'; data: { invoiceId: string | null; at: string } }
+  /** `amountToRefund`: what the first checkout session received of its amount (part-paid), owed back; absent when nothing. */
+  | { type: 'SubscriptionIncompleteExpired'; data: { invoiceId: string | null; amountToRefund?: string; at: string } }
   | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } & DueIsInstant }
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
   /** Weir could not finalize the renewal's invoice (its `InvoiceFinalizationFailed`): the bill is a draft, not owed yet. */

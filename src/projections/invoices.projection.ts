@@ -44,7 +44,8 @@ export const invoicesProjection: Projection = {
   // 10: an invoice paid before `InvoicePaid` recorded the chain takes it from its checkout session.
   // 11: a midnight due date in events an older Weir wrote (no `dueIsInstant`) is that whole day, as then.
   // 12: an invoice holds the `preferredChainId` its payment setting was sent with.
-  version: 12,
+  // 13: an attempt paid late (after its session expired or was canceled) no longer keeps its failureReason.
+  version: 13,
   collections: [INVOICES, COLLECTIONS.timers],
   categories: ['invoice'],
   async apply(event, store) {

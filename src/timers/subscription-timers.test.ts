@@ -118,7 +118,7 @@ async function typesAppended(bill: { appended: () => Promise<{ subscription: str
   return { subscription, session: session.map(([type]) => type) };
 }
 
-test("an unpaid first session is expired by the subscription's expiry, then the subscription; a part-paid one holds the subscription incomplete, which starts once the rest arrives", async (t) => {
+test("an unpaid first session is expired by the subscription's expiry, then the subscription; a part-paid one with nothing more pending expires it at its due time, its part owed back; the rest pending holds it", async (t) => {
   const unpaid = await firstBill(t);
   unpaid.clock.set(Date.parse(DUE));
   const result = await unpaid.expireFirst();
@@ -128,42 +128,55 @@ test("an unpaid first session is expired by the subscription's expiry, then the 
     session: [['CheckoutSessionExpired', 'system:timer']],
   });
 
-  // A first payment confirmed for less than the amount: the session is incomplete and does not
-  // expire, its page asking for the rest; nor does the subscription, however long after.
+  // A first payment confirmed for less than the amount, then nothing more: the session is incomplete
+  // (it never expires itself), and the subscription no longer waits for it for ever (a retry a minute):
+  // at the due time it expires, the part recorded on its bill as owed back.
   const partly = await firstBill(t);
   await partly.sessionDo(detect('100000000'));
   await partly.confirm();
-  for (const at of [DUE, '2026-01-08T01:00:00.000Z']) {
-    partly.clock.set(Date.parse(at));
-    t.deepEqual(await partly.expireFirst(), { notYet: true }, at);
-  }
+  partly.clock.set(Date.parse(DUE) - 1);
+  t.deepEqual(await partly.expireFirst(), { position: null }, 'before the due time: nothing');
+  partly.clock.set(Date.parse(DUE));
+  const ended = await partly.expireFirst();
+  t.true('position' in ended && ended.position !== null);
   t.deepEqual(await typesAppended(partly), {
-    subscription: [],
+    subscription: ['SubscriptionIncompleteExpired'],
     session: ['PaymentDetected', 'PaymentConfirmed', 'CheckoutSessionPartiallyPaid'],
   });
-  // The rest arrives: the session completes and the subscription, told by the billing process, starts.
-  await partly.sessionDo({ type: 'RecordTransfer', payment: paymentFixture('t-2', '200000000') });
-  await partly.commands.handle(
+  const expired = await partly.commands.load(subscriptionAggregate, SUBSCRIPTION_ID, ctx);
+  t.like(expired.state.context.subscription!.latestInvoice, { status: 'expired', amountToRefund: '100000000' });
+
+  // The rest sent in time, still confirming at the due time: the expiry waits for it; confirmed, the
+  // session completes and the subscription, told by the billing process, starts.
+  const rest = await firstBill(t);
+  await rest.sessionDo(detect('100000000'));
+  await rest.confirm();
+  await rest.sessionDo({ type: 'RecordTransfer', payment: paymentFixture('t-2', '200000000') });
+  rest.clock.set(Date.parse(DUE));
+  t.deepEqual(await rest.expireFirst(), { notYet: true }, 'the rest pending');
+  await rest.commands.handle(
     checkoutSessionAggregate,
-    partly.session.id,
+    rest.session.id,
     { type: 'ConfirmTransfer', transferId: 't-2' },
     ctx,
   );
-  t.deepEqual(await partly.expireFirst(), { notYet: true }, 'complete, not yet recorded');
-  await partly.subscriptionDo({ type: 'RecordSubscriptionPayment', invoiceId: partly.session.id });
-  t.deepEqual(await partly.expireFirst(), { position: null });
-  t.deepEqual((await typesAppended(partly)).subscription, ['SubscriptionStarted']);
+  t.deepEqual(await rest.expireFirst(), { notYet: true }, 'complete, not yet recorded');
+  await rest.subscriptionDo({ type: 'RecordSubscriptionPayment', invoiceId: rest.session.id });
+  t.deepEqual(await rest.expireFirst(), { position: null });
+  t.deepEqual((await typesAppended(rest)).subscription, ['SubscriptionStarted']);
 
-  // A first invoice's pay page part-paid holds it the same way.
+  // A first invoice's pay page part-paid does not hold it either: the part stays on the open invoice, the merchant's to settle.
   const invoice = await firstBill(t, { invoiceId: 'inv-1' });
   await invoice.sessionDo(detect('100000000'));
   await invoice.confirm();
   await invoice.readStore
     .collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions)
     .put({ ...invoice.session, _id: invoice.session.id, status: 'incomplete' });
-  invoice.clock.set(Date.parse('2026-01-08T01:00:00.000Z'));
-  t.deepEqual(await invoice.expireFirst(), { notYet: true });
-  t.deepEqual((await invoice.appended()).subscription, []);
+  invoice.clock.set(Date.parse(DUE));
+  t.true('position' in (await invoice.expireFirst()));
+  t.deepEqual((await invoice.appended()).subscription, ['SubscriptionIncompleteExpired']);
+  const byInvoice = await invoice.commands.load(subscriptionAggregate, SUBSCRIPTION_ID, ctx);
+  t.false('amountToRefund' in byInvoice.state.context.subscription!.latestInvoice!);
 });
 
 test('a renewal paid in time is not past due when its confirmation comes after its due time: the past-due timer waits for the pending payment, and for the chain followers; unpaid, it is past due', async (t) => {

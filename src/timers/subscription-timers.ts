@@ -27,11 +27,13 @@ const holdsPayment = (session: CheckoutSessionSnapshot): boolean =>
   session.matches({ open: 'processing' }) || session.matches('complete');
 
 /**
- * The first payment waits for more: a part-paid session (`incomplete`) never expires and its page
- * asks for the rest, so the subscription stays incomplete, and starts once the rest arrives.
+ * A part-paid first session (`incomplete`) holds the first payment only while more money to it is
+ * pending on chain (the rest sent in time, or withdrawn by a reorg and free to come back).
  */
 const holdsFirstPayment = (session: CheckoutSessionSnapshot): boolean =>
-  holdsPayment(session) || session.matches('incomplete');
+  holdsPayment(session) ||
+  (session.matches('incomplete') &&
+    (session.context.session?.payments.some((p) => p.status === 'pending' || p.mayReturn === true) ?? false));
 
 type Waited = Awaited<ReturnType<TimerHandler>>;
 
@@ -54,11 +56,12 @@ type Waited = Awaited<ReturnType<TimerHandler>>;
  *   may be mined again), then the session expires and the next try expires the subscription;
  * - an invoice waits while one of its pay-page sessions is open with a payment pending, or
  *   complete (the invoice is about to be paid); a first invoice also while one is part-paid.
- * A first bill part-paid holds the subscription incomplete until the rest arrives (it starts), the
- * merchant completes that session as is (complete-partial: the merchant takes the part as the
- * first payment, which starts the subscription, as marking an invoice paid would), or ends the
- * subscription (canceled: the billing process completes the session as is, so its page no longer
- * asks for the rest and money sent after is late). A renewal part-paid at its due time is past due.
+ * A first bill part-paid with nothing more pending at its due time no longer holds the subscription:
+ * a part-paid session never expires itself, so waiting for its rest retried the expiry every minute
+ * for good. The subscription expires (Stripe ends an incomplete one unpaid at its deadline too), its
+ * first session's part recorded on the expired bill as owed back (`amountToRefund`); the billing
+ * process then completes the session as is, so its page no longer asks for the rest and money sent
+ * after is late. A renewal part-paid at its due time is past due.
  */
 export function subscriptionTimerHandlers(
   commands: CommandHandler,
@@ -97,7 +100,7 @@ export function subscriptionTimerHandlers(
     bill: SubscriptionBill,
     ctx: CommandContext,
     holds: (session: CheckoutSessionSnapshot) => boolean,
-  ): Promise<{ waits: boolean; position: bigint | null }> {
+  ): Promise<{ waits: boolean; position: bigint | null; amountReceived?: string }> {
     const docs = await sessionsOf(bill, ctx);
     const networks = docs
       .filter((doc) => doc.status !== 'complete')
@@ -111,7 +114,12 @@ export function subscriptionTimerHandlers(
         { type: 'ExpireCheckoutSession' },
         ctx,
       );
-      return { waits: state.matches('open') || holds(state), position };
+      const received = state.matches('incomplete') ? state.context.session?.amountReceived : undefined;
+      return {
+        waits: state.matches('open') || holds(state),
+        position,
+        ...(received !== undefined && { amountReceived: received }),
+      };
     }
     for (const doc of docs) {
       if (holds((await commands.load(checkoutSessionAggregate, doc.id, ctx)).state))
@@ -123,12 +131,15 @@ export function subscriptionTimerHandlers(
   async function expireFirstPayment(timer: TimerDoc, ctx: CommandContext): Promise<Waited> {
     const bill = await openBill(timer, ctx, ['incomplete']);
     let sessionExpiry: bigint | null = null;
+    let part: { amountReceived?: string } = {};
     if (bill) {
-      const { waits, position } = await lapseWaits(bill, ctx, holdsFirstPayment);
+      const { waits, position, amountReceived } = await lapseWaits(bill, ctx, holdsFirstPayment);
       if (waits) return { notYet: true };
       sessionExpiry = position;
+      if (amountReceived !== undefined) part = { amountReceived };
     }
-    const expired = await commands.handle(subscriptionAggregate, timer.recordId, { type: 'ExpireFirstPayment' }, ctx);
+    const expire = { type: 'ExpireFirstPayment' as const, ...part };
+    const expired = await commands.handle(subscriptionAggregate, timer.recordId, expire, ctx);
     return { position: expired.position ?? sessionExpiry };
   }
 

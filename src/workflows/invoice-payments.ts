@@ -6,8 +6,7 @@ import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCo
 
 /**
  * A checkout session opened to pay an invoice: the invoice (null for another session), whether its
- * end was decided, and whether that end was an expiry or a cancel (`closed`: money after it is
- * late), the chain of each transaction that paid it (by hash), for the invoice to show its hash as
+ * end was decided, the chain of each transaction that paid it (by hash), for the invoice to show its hash as
  * that chain's tools do, the transaction of each transfer (by id), for a late one to name its own,
  * and the network fee it charges on top of the invoice (that of the payment method chosen last, as
  * the session's `amountGasFee`), which the invoice does not count.
@@ -15,7 +14,6 @@ import { actingFor, commandFor, type Correlation, type Workflow, type WorkflowCo
 export type InvoicePaymentState = {
   invoiceId: string | null;
   ended: boolean;
-  closed: boolean;
   chains: Record<string, number>;
   hashes: Record<string, string>;
   gasFee: string;
@@ -32,7 +30,6 @@ export const FAILURE_REASONS: Partial<Record<CheckoutSessionEvent['type'], strin
 const fresh = (): InvoicePaymentState => ({
   invoiceId: null,
   ended: false,
-  closed: false,
   chains: {},
   hashes: {},
   gasFee: '0',
@@ -56,7 +53,7 @@ const LATE = 'LatePaymentReceived';
  * money once its invoice is paid (the payer paid twice) is told to the invoice the same way: the
  * paid invoice counts it (`InvoicePaymentReceivedAfterPaid`, its overpayment), while a void one keeps
  * it on the session alone. Money a session receives after it expired or was canceled (a late
- * payment) is in the merchant's wallet too: the invoice counts it (`RecordInvoiceLatePayment`, with
+ * payment, or money within its total after it was completed short) is in the merchant's wallet too: the invoice counts it (`RecordInvoiceLatePayment`, with
  * the fee), as a part while open, paid once it covers the rest, an overpayment once paid; a void one
  * keeps it on the session. The invoice's decider answers nothing for a repeat, an older amount or a
  * transfer counted already, so a redelivery or a replay of the log changes nothing. The other way
@@ -74,7 +71,8 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   // session, a part counted while open) answers nothing.
   // 6: money a session receives after it expired or was canceled counts on its invoice, so an
   // invoice whose session was paid late before is told too (paid, if it covers it); each transfer once.
-  version: 6,
+  // 7: so does money a session receives after it was completed short (complete-partial), which paid its invoice.
+  version: 7,
   categories: ['checkout_session'],
   aggregates: [invoiceAggregate],
   correlate(event): Correlation {
@@ -97,18 +95,17 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
         hashes: { ...state.hashes, [transferId]: transactionHash },
       };
     }
-    return ends(typed.type) && !state.ended ? { ...state, ended: true, closed: typed.type in FAILURE_REASONS } : state;
+    return ends(typed.type) && !state.ended ? { ...state, ended: true } : state;
   },
   decide(event, state) {
     const typed = event as unknown as CheckoutSessionEvent;
     if (state.invoiceId === null) return [];
     const checkoutSessionId = event.streamId.slice(SESSION_PREFIX.length);
     const fee = state.gasFee === '0' ? {} : { amountGasFee: state.gasFee };
-    // Late to the invoice only after an expiry or a cancel: a short completion settled the invoice with what it had.
+    // Late after an expiry or a cancel, or after a short completion (complete-partial) paid the invoice with what it
+    // had: the money is in the merchant's wallet all the same, so the invoice counts it (a void one keeps it off).
     if (typed.type === LATE)
-      return state.closed
-        ? [toInvoice(state, event, checkoutSessionId, lateCommand(state, checkoutSessionId, typed.data, fee))]
-        : [];
+      return [toInvoice(state, event, checkoutSessionId, lateCommand(state, checkoutSessionId, typed.data, fee))];
     if (!(ends(typed.type) || typed.type === PARTIAL) || state.ended) return [];
     const command: InvoiceCommand =
       typed.type === 'CheckoutSessionCompleted'

@@ -222,7 +222,23 @@ test('a renewal of a series is issued as its first invoice (lines, memo, metadat
     { ...tenant, actor: 'test' },
   );
   await ended.issue();
-  t.deepEqual(await ended.stream('invoice-inv-2'), [], 'ended: not issued');
+  t.deepEqual(await ended.stream('invoice-inv-2'), [], 'ended as its period began (not served): not issued');
+
+  // Ended a day into the period its renewal bills, while the issue was under way: that period was served, so
+  // the renewal is owed and issued all the same (created and sent).
+  const served = await billing(t);
+  await served.renewed();
+  served.clock.set(Date.parse(PERIOD_END) + 24 * 60 * 60 * 1000);
+  await served.commands.handle(
+    subscriptionAggregate,
+    SUBSCRIPTION_ID,
+    { type: 'EndSubscription', comment: null },
+    { ...tenant, actor: 'test' },
+  );
+  await served.issue();
+  const servedTypes = (await served.stream('invoice-inv-2')).map(([type]) => type);
+  t.is(servedTypes[0], 'InvoiceCreated', 'ended after its period began: created');
+  t.true(servedTypes.includes('InvoiceSent'), 'and sent');
 
   const deleted = await billing(t);
   await deleted.renewed();

@@ -7,7 +7,7 @@ import type {
 import { invoiceAggregate } from '../../machines/invoice.aggregate.ts';
 import { newInvoiceDraft } from '../../machines/invoice.decide.ts';
 import { daysUntilDue } from '../../machines/invoice.due.ts';
-import { hasEnded, newSubscription } from '../../machines/subscription.decide.ts';
+import { billsServedPeriod, hasEnded, newSubscription } from '../../machines/subscription.decide.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import type { Subscription, SubscriptionItem } from '../../machines/subscription.types.ts';
 import type { CommandHandler } from '../actors/command-handler.ts';
@@ -229,8 +229,11 @@ export function subscriptionBillingEffects(deps: {
     const invoiceId = text(input, 'invoiceId');
     const loaded = await commands.load(subscriptionAggregate, text(input, 'subscriptionId'), tenantOf(ctx));
     const subscription = loaded.state.context.subscription;
-    // Ended since (its workflow closes a renewal issued), or billed by a later renewal: nothing to issue.
-    if (!subscription || subscription.latestInvoice?.id !== invoiceId || hasEnded(subscription)) return;
+    // Billed by a later renewal, or settled (deleted, voided): nothing to issue. Ended since, only a renewal of a
+    // period it served is still owed (its workflow leaves it so), so only that one is issued.
+    const bill = subscription?.latestInvoice;
+    if (!subscription || bill?.id !== invoiceId || (bill.status !== 'open' && bill.status !== 'draft')) return;
+    if (hasEnded(subscription) && !billsServedPeriod(subscription, bill)) return;
     const existing = await invoiceOf(invoiceId, ctx);
     // Sent, deleted as a draft by the merchant, or no longer payable (paid at its finalize, voided): its issue is done.
     // One the merchant finalized while its send waited for a retry is still sent.
@@ -260,7 +263,7 @@ export function subscriptionBillingEffects(deps: {
         to: null,
         url: invoicePageUrl(deps.publicUrl, invoiceId),
         mailed: false,
-        nextIssueDate: subscription.latestInvoice.periodEnd,
+        nextIssueDate: bill.periodEnd,
       },
       ctx,
     );

@@ -394,7 +394,7 @@ function endingOver(how: string, renewal: InvoiceEvent[] | null, payPage: Checko
   return { log, end: () => log.subscription(events.at(-1)!) };
 }
 
-test('a subscription that ends after it started leaves its renewal for a period it served owed and payable, voids one for a period from its end on that received nothing, and deletes one left a draft, whichever way it ends, once', (t) => {
+test('a subscription that ends after it started leaves its renewal for a period it served owed and payable (a draft left to its issue), voids one for a period from its end on that received nothing, and deletes one of those left a draft, whichever way it ends, once', (t) => {
   const payable = [
     [finalized()],
     [finalized(), { type: 'InvoiceMarkedUncollectible', data: { at: AT } }],
@@ -405,8 +405,14 @@ test('a subscription that ends after it started leaves its renewal for a period 
       t.deepEqual(decided(log.history(), end()), [], `${how}: its period (from 2026-02-01) was served, it stays owed`);
     }
     const { log, end } = endingOver(how, []);
-    t.deepEqual(once(t, log.history(), end(), how), [DELETE_RENEWAL], `${how}: a draft (its issue crashed) is deleted`);
+    t.deepEqual(decided(log.history(), end()), [], `${how}: a draft of a served period is left to its issue`);
   }
+  const unservedDraft = endingOver('ended at its renewal', []);
+  t.deepEqual(
+    once(t, unservedDraft.log.history(), unservedDraft.end(), 'unserved draft'),
+    [DELETE_RENEWAL],
+    'a draft of a period from the end on is deleted',
+  );
   // Its period starting at the end: not served, so not owed.
   for (const renewal of payable) {
     const { log, end } = endingOver('ended at its renewal', renewal);
@@ -467,15 +473,16 @@ test('a renewal voided or written off (uncollectible) by the merchant while its 
   t.deepEqual(decided(log.history(), log.invoice('inv-2', uncollectible)), [], 'after the end');
 });
 
-test('a renewal created or opened after its subscription ended (its issue under way) is deleted as a draft, left owed once open (its period started before the end); one created while it goes on is left to its issue', (t) => {
+test('a renewal created or opened after its subscription ended (its issue under way) is left to its issue and owed when its period started before the end; one for a period from the end on is deleted as a draft, voided once open; one created while it goes on is left to its issue', (t) => {
   const { log, end } = endingOver('ended while active', null);
   end();
   const createdAfter = log.renewal();
-  t.deepEqual(once(t, log.history().slice(0, -1), createdAfter, 'created'), [DELETE_RENEWAL]);
+  t.deepEqual(decided(log.history().slice(0, -1), createdAfter), [], 'a served period: owed, so issued');
   t.deepEqual(decided(log.history(), log.invoice('inv-2', finalized())), []);
   const unserved = endingOver('ended at its renewal', null);
   unserved.end();
-  unserved.log.renewal();
+  const unservedDraft = unserved.log.renewal();
+  t.deepEqual(once(t, unserved.log.history().slice(0, -1), unservedDraft, 'created'), [DELETE_RENEWAL]);
   t.deepEqual(once(t, unserved.log.history(), unserved.log.invoice('inv-2', finalized()), 'finalized'), [VOID_RENEWAL]);
 
   const going = endingOver('ended while active', null).log;

@@ -10,6 +10,7 @@ import type { InvoiceCommand } from '../../machines/invoice.decide.ts';
 import type { InvoiceEvent, InvoiceStatus } from '../../machines/invoice.types.ts';
 import { subscriptionAggregate } from '../../machines/subscription.aggregate.ts';
 import {
+  billsServedPeriod as servedBy,
   hasEnded,
   isBillSettled,
   newSubscription,
@@ -208,15 +209,15 @@ const isPartlyPaid = (state: SubscriptionBillingState, invoiceId: string): boole
  */
 function billsServedPeriod(s: Subscription, invoiceId: string): boolean {
   const bill = s.latestInvoice;
-  if (bill?.id !== invoiceId || s.endedAt === null) return true;
-  return Date.parse(bill.periodStart) < Date.parse(s.endedAt);
+  return bill?.id !== invoiceId || servedBy(s, bill);
 }
 
 /**
  * The renewal invoice `invoiceId` of the ended subscription, as Stripe leaves a canceled
- * subscription's invoices: a draft (its issue stopped between creating and sending it, so it was
- * never mailed nor payable) is deleted, since only a draft can be; one for a period the
- * subscription served stays as it is, owed and payable (the merchant may void it; a payment is
+ * subscription's invoices: one for a period the subscription served stays as it is, owed and
+ * payable, a draft too (its issue, under way at the end, or retried after a crash, sends it: the
+ * period is owed all the same; one Weir could not finalize stays the merchant's); a draft for a
+ * period from the end on is deleted, since only a draft can be (the merchant may void it; a payment is
  * recorded on it and does not restart the subscription); one for a period it will not serve (from
  * the end on) that can still be paid and has received nothing is voided; one partly paid stays
  * open, the merchant's to settle.
@@ -224,8 +225,9 @@ function billsServedPeriod(s: Subscription, invoiceId: string): boolean {
 function closeRenewal(state: SubscriptionBillingState, s: Subscription, invoiceId: string): WorkflowCommand[] {
   const invoice = state.invoices[invoiceId];
   if (!invoice?.renewal) return [];
+  if (billsServedPeriod(s, invoiceId)) return [];
   if (invoice.status === 'draft') return [closeInvoice(s, invoiceId, { type: 'DeleteInvoice' })];
-  if (!PAYABLE.has(invoice.status) || isPartlyPaid(state, invoiceId) || billsServedPeriod(s, invoiceId)) return [];
+  if (!PAYABLE.has(invoice.status) || isPartlyPaid(state, invoiceId)) return [];
   return [closeInvoice(s, invoiceId, { type: 'VoidInvoice' })];
 }
 
@@ -547,7 +549,8 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   // 7: a renewal billing a served period stays owed at the end; a partly paid first session of an ended
   // subscription is completed as is; a renewal written off is recorded on its subscription (folded again,
   // past ones are too: a first session left partly paid, a subscription stuck past due on a write-off).
-  version: 7,
+  // 8: a renewal of a served period still a draft at the end (its issue under way) is left to its issue, not deleted.
+  version: 8,
   categories: ['subscription', 'invoice', 'checkout_session'],
   aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
   effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),

@@ -14,6 +14,7 @@ import {
   openPayPage,
   payInFull,
   payLate,
+  payPart,
   receiveHooks,
   restartableWeir,
   reveal,
@@ -90,7 +91,13 @@ test('an invoice whose session expired counts the money that reaches it after: a
     return invoice.status === 'paid' ? invoice : undefined;
   }, 'the invoice to be paid');
   t.like(paid, { amountPaid: '300000000', amountRemaining: '0', amountOverpaid: '0', checkoutSessionId: a });
-  t.like(paid.paymentAttempts[0], { checkoutSessionId: a, status: 'succeeded', amountReceived: '300000000' });
+  // Paid late, the attempt succeeded: the expiry's failureReason no longer stands.
+  t.like(paid.paymentAttempts[0], {
+    checkoutSessionId: a,
+    status: 'succeeded',
+    amountReceived: '300000000',
+    failureReason: null,
+  });
   t.not(paid.transactionHash, null);
   await untilCanceled(api, b);
   t.regex(await invoicePage(first.url, invoiceId), /<td id="amount-paid">3\.00 USDC<\/td>/);
@@ -160,4 +167,34 @@ test('a session the paid invoice canceled while its payment was seen, not yet fi
     'InvoicePaid',
     'InvoicePaymentReceivedAfterPaid',
   ]);
+});
+
+test('money that reaches a session after the merchant completed it as partly paid counts on its invoice, paid by that completion: the invoice shows all it received, once', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(weir, invoiceId);
+  const shown = await reveal(weir, api, a);
+  await payPart(weir, api, a);
+  const completed = await api.post(`/api/v1/checkout/sessions/${a}/complete-partial-checkout-session`, {});
+  t.is(completed.status, 200);
+  await workflowSettled(weir, invoicePayments.name);
+  t.like(await getInvoice(api, invoiceId), { status: 'paid', amountPaid: '100000000' });
+
+  // Another third arrives at the same address: late money of the session (not past its total), counted on the invoice.
+  const third = (BigInt(shown.amountDueRaw) / 3n).toString();
+  await payLate(weir, api, a, { ...shown, amountDueRaw: third });
+  const counted = await eventually(async () => {
+    const invoice = await getInvoice(api, invoiceId);
+    return invoice.amountPaid === '200000000' ? invoice : undefined;
+  }, 'the invoice to count the late money');
+  t.like(counted, { status: 'paid', checkoutSessionId: a });
+  t.like(
+    counted.paymentAttempts.find((p) => p.checkoutSessionId === a),
+    { status: 'succeeded', amountReceived: '200000000' },
+  );
+  await workflowSettled(weir, invoicePayments.name);
+  const types = (await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type);
+  t.is(types.filter((type) => type === 'InvoicePaymentReceivedAfterPaid').length, 1);
 });

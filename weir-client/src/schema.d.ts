@@ -7529,12 +7529,14 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        /** @description The bill of the current period, an invoice or the first checkout session (`kind`); null before the first bill */
+        /** @description The latest bill: that of the current period, an invoice or the first checkout session (`kind`); null before the first bill. Earlier bills can still be open: a renewal is issued at each period end while an earlier one is open within its terms, so list the open invoices of the subscription (`GET /invoices?subscriptionId=…&status=open`) for all it owes */
         SubscriptionBill: {
             /** @description What a promotion code took off the first bill (its checkout session); absent when none did. A code discounts the first payment only: renewals are billed in full */
             amountDiscount?: string;
             /** @description What the bill asks, after a promotion code on the first bill */
             amountDue: string;
+            /** @description A first checkout session that received part of its amount and nothing more by its due time: the subscription expired (`incomplete_expired`) without starting, so this part is owed back to the payer (Weir holds no funds: the merchant refunds it). Absent otherwise */
+            amountToRefund?: string;
             /** @description The checkout session that bills the period when `kind` is `checkout_session` (the first payment of a subscription started at checkout); null for an invoice */
             checkoutSessionId: string | null;
             /** Format: date-time */

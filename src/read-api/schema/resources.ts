@@ -68,6 +68,10 @@ const SubscriptionBillSchema = z
         '`draft`: a renewal invoice Weir could not finalize (its `lastFinalizationError`): not sent, so not owed and never past due until the merchant finalizes it; it is then `open`, due at the due date it was finalized with. It does not stop the calendar: the next period’s renewal is issued at the period end and becomes the latest bill',
     }),
     paidAt: timestamp().nullable(),
+    amountToRefund: amountString().optional().openapi({
+      description:
+        'A first checkout session that received part of its amount and nothing more by its due time: the subscription expired (`incomplete_expired`) without starting, so this part is owed back to the payer (Weir holds no funds: the merchant refunds it). Absent otherwise',
+    }),
   })
   .openapi('SubscriptionBill');
 
@@ -135,7 +139,7 @@ export const SubscriptionSchema = z
     }),
     latestInvoice: SubscriptionBillSchema.nullable().openapi({
       description:
-        'The bill of the current period, an invoice or the first checkout session (`kind`); null before the first bill',
+        'The latest bill: that of the current period, an invoice or the first checkout session (`kind`); null before the first bill. Earlier bills can still be open: a renewal is issued at each period end while an earlier one is open within its terms, so list the open invoices of the subscription (`GET /invoices?subscriptionId=…&status=open`) for all it owes',
     }),
     createdAt: timestamp(),
     updatedAt: timestamp(),

@@ -4,7 +4,15 @@ import type { InvoiceDoc } from '../../../projections/invoices.projection.ts';
 import { productFixture } from '../../../actors/catalog.fixture.ts';
 import { PRODUCTS, type ProductDoc } from '../../../projections/catalog.projection.ts';
 import { createEmbeddedReadStore } from '../../../read-store/embedded-read-store.ts';
-import { Actions, BillStatus, planOf, SubscriptionStatus, type SubscriptionView, withProductNames } from './page.tsx';
+import {
+  Actions,
+  BillStatus,
+  OpenBills,
+  planOf,
+  SubscriptionStatus,
+  type SubscriptionView,
+  withProductNames,
+} from './page.tsx';
 
 /** The renewal's bill as the subscription records it: open, due at its due date, from its issue on. */
 const bill = {
@@ -91,4 +99,21 @@ test('"Cancel at period end" is offered only where the API takes it: not on an i
   t.deepEqual(await buttons('paused'), ['Resume', 'End now']);
   t.deepEqual(await buttons('active', true), ['Resume', 'End now']);
   t.deepEqual(await buttons('canceled'), []);
+});
+
+test("a subscription's page lists every open bill from the invoices read model, not only its latest: an earlier renewal still open beside a later one; one paid since reads paid in its period", async (t) => {
+  const text = async (invoices: InvoiceDoc[]) =>
+    String(await OpenBills({ invoices, currency: 'usdc' }))
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+  const earlier = invoice({ id: 'inv-1', number: 'A-0001', status: 'open', amountRemaining: '1000000000' });
+  const later = invoice({ id: 'inv-2', number: 'A-0002', status: 'open', amountRemaining: '1000000000' });
+  const paid = invoice({ id: 'inv-0', number: 'A-0000', status: 'paid', amountRemaining: '0' });
+  const shown = await text([later, earlier, paid]);
+  t.regex(shown, /A-0002 10\.00 USDC due A-0001 10\.00 USDC due/);
+  t.false(shown.includes('A-0000'));
+  t.is(await text([paid]), 'None');
+  // Its period, recorded open when a later renewal was issued, reads as the invoice now stands.
+  t.is(await label({ bill, invoice: invoice({ status: 'paid' }) }), 'Paid');
 });

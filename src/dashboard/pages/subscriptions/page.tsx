@@ -331,6 +331,7 @@ function DetailPage(props: {
     cancelAt && !endedAt ? ['Ends', () => <DateTime iso={cancelAt} timeZone={ctx.state.timeZone} />] : null,
     endedAt ? ['Ended', () => <DateTime iso={endedAt} timeZone={ctx.state.timeZone} />] : null,
     s.cancellationComment ? ['Reason', s.cancellationComment] : null,
+    ['Open bills', () => <OpenBills invoices={props.invoices} currency={s.currency} />],
   ];
   return (
     <AppLayout ctx={ctx} title={planOf(s)} screen="subscriptions" actions={<SubscriptionStatus s={s} />}>
@@ -426,11 +427,34 @@ function DetailPage(props: {
  * before the subscription learnt it.
  */
 export function BillStatus({ bill, invoice }: { bill: SubscriptionBill; invoice?: InvoiceDoc }): JSX.Element {
-  if (invoice && (invoice.status === 'void' || invoice.status === 'uncollectible'))
+  // Paid after the subscription stopped following it (ended): the invoice says so.
+  if (invoice && (invoice.status === 'void' || invoice.status === 'uncollectible' || invoice.status === 'paid'))
     return <InvoiceStatus status={invoice.status} />;
   if (invoice?.status === 'draft' && invoice.lastFinalizationError)
     return <Badge tone="danger" label="Not finalized" />;
   return <Badge tone={BILL_STATUSES[bill.status].tone} label={BILL_STATUSES[bill.status].label} />;
+}
+
+/**
+ * Every bill the subscription still has open, from the invoices read model: a renewal is issued at
+ * each period end while an earlier one is open within its terms, so the latest bill is not all it owes.
+ */
+export function OpenBills({ invoices, currency }: { invoices: InvoiceDoc[]; currency: string }): JSX.Element {
+  const open = invoices.filter((i) => i.status === 'open');
+  if (open.length === 0) return <span class="muted">None</span>;
+  return (
+    <span>
+      {open.map((i, n) => (
+        <>
+          {n > 0 ? <br /> : ''}
+          <a href={`/dashboard/invoices/${i.id}`} safe>
+            {i.number}
+          </a>{' '}
+          <span safe>{`${money(i.amountRemaining, currency)} due`}</span>
+        </>
+      ))}
+    </span>
+  );
 }
 
 /** A promotion code takes its coupon off the first payment only: said where it did, so it does not read as recurring. */
