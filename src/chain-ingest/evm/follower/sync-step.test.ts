@@ -217,3 +217,26 @@ test('finals of recovered heights the follower never read name the canonical blo
   );
   t.deepEqual(done.state.orphanedHeights, []);
 });
+
+test('a succeeded receipt whose value is not the native coin (a TRC-10 transfer) is not credited as native coin', (t) => {
+  const paying: BlockWithTransactions = {
+    ...block(10),
+    transactions: [
+      { hash: h(1, 'c'), transactionIndex: 0, from: PAYER, to: DEPOSIT, value: 5n },
+      { hash: h(2, 'c'), transactionIndex: 1, from: PAYER, to: DEPOSIT, value: 7n },
+    ],
+  };
+  const receipts = new Map([
+    [h(1, 'c'), { transactionHash: h(1, 'c'), blockHash: h(10), blockNumber: 10, succeeded: true }],
+    [
+      h(2, 'c'),
+      { transactionHash: h(2, 'c'), blockHash: h(10), blockNumber: 10, succeeded: true, nonNativeValue: true },
+    ],
+  ]);
+  const outcome = syncBatch(initialState(10), { ...batchOf([paying]), receipts }, context());
+  if (outcome.type !== 'processed') return t.fail();
+  t.deepEqual(
+    outcome.plan.events.map((e) => (e.message as ChainTransferMessage).amount),
+    ['5'],
+  );
+});
