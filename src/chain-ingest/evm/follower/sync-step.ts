@@ -10,6 +10,8 @@ import {
   markProcessed,
   recordBlocks,
   removeAbove,
+  dueTransactionFinals,
+  settleTransactionFinals,
   settleFinals,
   windowBlockAt,
   type FollowerState,
@@ -213,7 +215,25 @@ function finalsOf(
       state: settleFinals(state, confirmations, [...done]),
     };
   });
-  return { events, state: settleFinals(state, confirmations, done) };
+  let settled = settleFinals(state, confirmations, done);
+  // One transaction's final, after its block's own went out (a recovered transfer found later).
+  for (const owed of dueTransactionFinals(state, confirmations)) {
+    settled = settleTransactionFinals(settled, [owed]);
+    events.push({
+      type: 'final',
+      message: {
+        type: 'final',
+        network,
+        chainId,
+        blockNumber: owed.number,
+        blockHash: owed.hash,
+        transactionHash: owed.transactionHash,
+        observedAt,
+      },
+      state: settled,
+    });
+  }
+  return { events, state: settled };
 }
 
 export type ReorgStep = {
