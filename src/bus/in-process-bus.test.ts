@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
+import Database from 'better-sqlite3';
 import type { Bus, BusMessage } from './bus.ts';
 import { BusArgumentError, BusClosedError } from './errors.ts';
 import { createInProcessBus } from './in-process-bus.ts';
-import { openSqliteBusStore } from './in-process-bus-store.ts';
+import { createMemoryBusStore, openSqliteBusStore, type InProcessBusStore } from './in-process-bus-store.ts';
 
 const text = (message: BusMessage): string => new TextDecoder().decode(message.data);
 const bytes = (value: string): Uint8Array => new TextEncoder().encode(value);
@@ -219,3 +220,124 @@ test('on disk: a bus opened again after a crash (never closed, a handler cut off
   release();
   await crashed.close();
 });
+
+/** How many messages the bus file holds, read beside the bus. */
+function rowsIn(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare<[], number>('SELECT count(*) FROM messages').pluck().get() ?? 0;
+  } finally {
+    db.close();
+  }
+}
+
+test('on disk: what every interested durable acknowledged leaves the file once older than the retention; what a durable still wants, or none wants yet, stays; positions survive a restart', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-bus-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'bus.sqlite3');
+  let now = 1_000_000;
+  const open = () =>
+    createInProcessBus({
+      store: openSqliteBusStore(file),
+      now: () => now,
+      retainAcknowledgedMs: 60_000,
+      pruneBatchSize: 2,
+    });
+  const first = open();
+  // A durable of a network no longer followed: it holds back its own subjects only.
+  await (await first.consume({ durableName: 'tron', filterSubject: 'chain.tron.>' }, async () => {})).stop();
+  const acked = { eth: [] as string[], all: [] as string[] };
+  const consumeInto = (bus: Bus, name: 'eth' | 'all', filterSubject: string) =>
+    bus.consume({ durableName: name, filterSubject, onAcknowledged: (m) => acked[name].push(text(m)) }, async () => {});
+  let eth = await consumeInto(first, 'eth', 'chain.eth.>');
+  let all = await consumeInto(first, 'all', 'chain.eth.>');
+  await all.stop();
+  all = await consumeInto(first, 'all', 'chain.>');
+  for (const value of ['e1', 'e2', 'e3', 'e4', 'e5']) await first.publish('chain.eth.transfer', bytes(value));
+  await first.publish('chain.tron.transfer', bytes('t1'));
+  await first.publish('chain.sol.transfer', bytes('s1'));
+  await waitUntil(() => acked.eth.length === 5 && acked.all.length === 7);
+  t.is(rowsIn(file), 7, 'nothing removed within the retention');
+
+  // Past the retention (120 s: never less than the duplicate window), an acknowledgement starts a pass.
+  now += 121_000;
+  await first.publish('chain.eth.block', bytes('trigger'));
+  await waitUntil(() => acked.all.includes('trigger') && acked.eth.includes('trigger'));
+  await waitUntil(() => rowsIn(file) === 2, 5_000);
+  await eth.stop();
+  await all.stop();
+  await first.close();
+  t.is(
+    rowsIn(file),
+    2,
+    't1 (the tron durable wants it) and the last message; s1 went with the only durable wanting it',
+  );
+
+  const second = open();
+  eth = await consumeInto(second, 'eth', 'chain.eth.>');
+  all = await consumeInto(second, 'all', 'chain.>');
+  const tron = await texts(second, 'tron', () => false, 'chain.tron.>');
+  const late = await texts(second, 'late');
+  await second.publish('chain.eth.transfer', bytes('after'));
+  await waitUntil(() => acked.eth.includes('after') && acked.all.includes('after') && late.received.includes('after'));
+  await waitUntil(() => tron.received.length === 1);
+  t.deepEqual(acked.eth.slice(6), ['after'], 'each durable resumes where it stood: the next position was kept');
+  t.deepEqual(acked.all.slice(8), ['after']);
+  t.deepEqual(tron.received, ['t1']);
+  t.deepEqual(late.received, ['t1', 'trigger', 'after'], 'a durable created later gets what is kept');
+  await second.close();
+});
+
+test('nothing is removed while no durable exists, so a durable created later gets every message', async (t) => {
+  let now = 0;
+  const bus = createInProcessBus({ now: () => now, retainAcknowledgedMs: 0, duplicateWindowMs: 0 });
+  await bus.publish('chain.eth.transfer', bytes('early'));
+  now += 1_000_000;
+  const late = await texts(bus, 'late');
+  await bus.publish('chain.eth.transfer', bytes('then'));
+  await waitUntil(() => late.received.length === 2);
+  t.deepEqual(late.received, ['early', 'then']);
+  await bus.close();
+});
+
+for (const [kind, make] of [
+  ['memory', async () => createMemoryBusStore()],
+  [
+    'sqlite',
+    async (t: ExecutionContext) => {
+      const dir = await mkdtemp(join(tmpdir(), 'weir-bus-'));
+      t.teardown(() => rm(dir, { recursive: true, force: true }));
+      return openSqliteBusStore(join(dir, 'bus.sqlite3'));
+    },
+  ],
+] as const satisfies readonly (readonly [string, (t: ExecutionContext) => Promise<InProcessBusStore>])[]) {
+  test(`${kind} store: reads of the log are bounded and by index; the last message is never removed`, async (t) => {
+    const store = await make(t);
+    for (let index = 0; index < 6; index++)
+      store.append({
+        subject: index % 2 === 0 ? 'chain.eth.transfer' : 'chain.sol.final',
+        data: bytes(String(index)),
+        messageId: undefined,
+        publishedAt: index,
+      });
+    t.deepEqual(
+      store.subjectsFrom(1, 2).map((entry) => entry.position),
+      [1, 2],
+    );
+    store.remove([0, 1, 3, 5]);
+    t.is(store.firstPosition(), 2);
+    t.deepEqual(
+      store.subjectsFrom(0, 10).map((entry) => [entry.position, entry.subject]),
+      [
+        [2, 'chain.eth.transfer'],
+        [4, 'chain.eth.transfer'],
+        [5, 'chain.sol.final'],
+      ],
+    );
+    t.is(store.countFrom(3, 'chain.eth.transfer'), 1);
+    t.is(store.nextFrom(3, 'chain.eth.transfer'), 4);
+    t.is(store.nextFrom(5, 'chain.eth.transfer'), undefined);
+    t.is(store.length(), 6);
+    store.close();
+  });
+}

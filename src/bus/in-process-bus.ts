@@ -29,14 +29,31 @@ export type InProcessBusOptions = {
   now?: () => number;
   /** Where the log and the durables' positions are kept (closed with the bus). Default: in memory. */
   store?: InProcessBusStore;
+  /**
+   * A message every durable wanting it acknowledged is removed once published this long ago (never
+   * less than the duplicate window, whose check reads the kept messages). Default 1 day.
+   */
+  retainAcknowledgedMs?: number;
+  /** Messages looked at per pruning step (one short synchronous store call between event-loop turns). Default 500. */
+  pruneBatchSize?: number;
 };
+
+/** How often acknowledgements start a pruning pass (each pass goes on, batch by batch, to its end). */
+const PRUNE_INTERVAL_MS = 1_000;
 
 /*
  * Semantics (mirroring the JetStream adapter: one stream, durable pull consumers with
  * DeliverPolicy.All, explicit ack, max_ack_pending 1):
  *
  * - Every published message is appended to one ordered log (all subjects interleaved, like a
- *   stream) in the bus's store and kept there. Nothing is ever evicted. With a store on disk, the
+ *   stream) in the bus's store. It is removed once every durable whose filter matches it has
+ *   acknowledged it (as a JetStream interest stream would) and it was published more than
+ *   `retainAcknowledgedMs` ago; one no durable wants (none exists yet for its subject) is kept. The
+ *   JetStream stream keeps everything, so a durable created later sees the same messages on both
+ *   buses except those every other interested durable acknowledged over that retention ago (a new
+ *   durable of the app comes with `continueFrom`, or for a subject no durable wanted: nothing it
+ *   would get is removed). Pruning runs in small batches between event-loop turns, started by
+ *   acknowledgements (at most once a second) and by opening the bus. With a store on disk, the
  *   log and each durable's position survive the process: a bus opened again on it delivers what was
  *   published and not acknowledged before (a message being handled at a crash comes again, its
  *   deliveryCount from 1), and drops a duplicate of one published within the window.
@@ -58,6 +75,8 @@ type DurableState = {
   cursor: number;
   /** The cursor as the store has it. */
   saved: number;
+  /** Its filter as last consumed; undefined (every subject) for one kept before filters were. */
+  filter: string | undefined;
   /** Deliveries so far of the message at `cursor`, kept across consumers of this durable. */
   deliveriesAtCursor: number;
   active: ActiveConsumer | undefined;
@@ -75,22 +94,83 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
   const maxDelayMs = options.maxRedeliveryDelayMs ?? defaultMaxRedeliveryDelayMs;
   const now = options.now ?? Date.now;
 
+  const retainMs = Math.max(options.retainAcknowledgedMs ?? 86_400_000, duplicateWindowMs);
+  const pruneBatchSize = Math.max(1, options.pruneBatchSize ?? 500);
+
   const store = options.store ?? createMemoryBusStore();
   const durables = new Map<string, DurableState>();
-  const durableAt = (name: string, cursor: number): DurableState => ({
+  const durableAt = (name: string, cursor: number, filter: string | undefined): DurableState => ({
     name,
     cursor,
     saved: cursor,
+    filter,
     deliveriesAtCursor: 0,
     active: undefined,
   });
-  for (const [name, cursor] of store.durables()) durables.set(name, durableAt(name, cursor));
+  for (const [name, { position, filter }] of store.durables()) durables.set(name, durableAt(name, position, filter));
   let closed = false;
   let closing: Promise<void> | undefined;
 
-  /** The messages matching `filterSubject` at or after the durable's cursor (the one being handled included). */
+  /** The subjects kept messages may have that `filterSubject` matches (few: one per network and kind). */
+  const subjectsOf = (filterSubject: string): string[] =>
+    store.subjects().filter((subject) => subjectMatchesFilter(filterSubject, subject));
+
+  /** The messages matching `filterSubject` at or after the durable's cursor (the one being handled included), counted by index. */
   const backlog = (durable: DurableState, filterSubject: string): number =>
-    store.subjectsFrom(durable.cursor).filter((subject) => subjectMatchesFilter(filterSubject, subject)).length;
+    subjectsOf(filterSubject).reduce((sum, subject) => sum + store.countFrom(durable.cursor, subject), 0);
+
+  /** Whether every durable that wants the message has acknowledged it (in the store), and one does. */
+  const acknowledgedByAll = (position: number, subject: string): boolean => {
+    let wanted = false;
+    for (const durable of durables.values()) {
+      if (durable.filter !== undefined && !subjectMatchesFilter(durable.filter, subject)) continue;
+      if (durable.saved <= position) return false;
+      wanted = true;
+    }
+    return wanted;
+  };
+
+  /** Where the pruning pass stands; it starts again from the first message kept at its end. */
+  let pruneFrom = 0;
+  /** Removes one batch of what every durable acknowledged; true when the pass has more to look at. */
+  const pruneStep = (): boolean => {
+    const cutoff = now() - retainMs;
+    // Nothing at or past the furthest durable's stored position is acknowledged by all.
+    const ceiling = Math.max(-1, ...[...durables.values()].map((durable) => durable.saved));
+    const entries = store.subjectsFrom(Math.max(pruneFrom, store.firstPosition()), pruneBatchSize);
+    const removable: number[] = [];
+    let ended = entries.length < pruneBatchSize;
+    for (const entry of entries) {
+      if (entry.position >= ceiling || entry.publishedAt > cutoff) {
+        ended = true;
+        break;
+      }
+      if (acknowledgedByAll(entry.position, entry.subject)) removable.push(entry.position);
+    }
+    if (removable.length > 0) store.remove(removable);
+    pruneFrom = ended ? 0 : (entries.at(-1)?.position ?? -1) + 1;
+    return !ended;
+  };
+  let pruning = false;
+  let prunedAt = Number.NEGATIVE_INFINITY;
+  /** Starts a pruning pass unless one runs or one started less than a second ago (on the bus's clock). */
+  const schedulePrune = (): void => {
+    if (pruning || closed || now() - prunedAt < PRUNE_INTERVAL_MS) return;
+    pruning = true;
+    prunedAt = now();
+    const step = (): void => {
+      let more = false;
+      try {
+        if (!closed) more = pruneStep();
+      } catch {
+        // The store refused (the disk): the next pass tries again; delivery does not depend on it.
+        pruneFrom = 0;
+      }
+      if (more) setImmediate(step);
+      else pruning = false;
+    };
+    setImmediate(step);
+  };
 
   /** Keeps the durable's cursor in the store (it may have moved past messages of other subjects). */
   const save = (durable: DurableState): void => {
@@ -123,15 +203,20 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     const wake = (): void => signal.fire();
     const stopSignal = createSignal();
 
-    /** The message at the cursor once it is moved to the next one matching the filter; undefined at the end. */
+    /** The message at the cursor once it is moved to the next one matching the filter (found by index); undefined at the end. */
     const nextMatching = (): StoredMessage | undefined => {
-      while (durable.cursor < store.length()) {
-        const candidate = store.at(durable.cursor);
-        if (candidate !== undefined && subjectMatchesFilter(filterSubject, candidate.subject)) return candidate;
-        durable.cursor += 1;
+      if (durable.cursor >= store.length()) return undefined;
+      let next: number | undefined;
+      for (const subject of subjectsOf(filterSubject)) {
+        const at = store.nextFrom(durable.cursor, subject);
+        if (at !== undefined && (next === undefined || at < next)) next = at;
+      }
+      const target = next ?? store.length();
+      if (target !== durable.cursor) {
+        durable.cursor = target;
         durable.deliveriesAtCursor = 0;
       }
-      return undefined;
+      return next === undefined ? undefined : store.at(next);
     };
 
     const deliver = async (stored: StoredMessage): Promise<BusMessage | undefined> => {
@@ -168,6 +253,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
         const acknowledged = await deliver(stored);
         if (acknowledged !== undefined && acknowledge(durable)) {
           notifyAcknowledged(onAcknowledged, acknowledged);
+          schedulePrune();
           continue;
         }
         if (stopped) break;
@@ -195,6 +281,9 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
     return self;
   };
 
+  // What was acknowledged before a restart goes too (the pass starts on a later turn).
+  if (durables.size > 0) schedulePrune();
+
   return {
     async publish(subject: string, data: Uint8Array, publishOptions?: PublishOptions): Promise<void> {
       if (closed) throw new BusClosedError();
@@ -219,12 +308,18 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       if (durable === undefined) {
         const predecessor =
           consumerOptions.continueFrom === undefined ? undefined : durables.get(consumerOptions.continueFrom);
-        durable = durableAt(durableName, predecessor?.cursor ?? 0);
+        durable = durableAt(durableName, predecessor?.cursor ?? 0, filterSubject);
         store.setPosition(durableName, durable.cursor);
+        store.setFilter(durableName, filterSubject);
         durables.set(durableName, durable);
       }
       if (durable.active !== undefined) {
         throw new BusArgumentError(`durable consumer "${durableName}" is already being consumed; stop it first`);
+      }
+      if (durable.filter !== filterSubject) {
+        // As JetStream updates the consumer's filter: what it keeps for this durable follows it.
+        store.setFilter(durableName, filterSubject);
+        durable.filter = filterSubject;
       }
       const active = startConsumer(durable, filterSubject, handler, consumerOptions.onAcknowledged);
       durable.active = active;
@@ -243,6 +338,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): Bus {
       }
       store.deleteDurable(durableName);
       durables.delete(durableName);
+      schedulePrune();
     },
 
     close(): Promise<void> {

@@ -1,4 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '../../shared/write-file-atomically.ts';
 import { dirname } from 'node:path';
 import { transferId, type ChainTransferMessage } from '../chain-messages.ts';
 import { createJsonRpc } from '../evm/devnet/json-rpc.ts';
@@ -62,9 +63,7 @@ export function createSolidifiedLogs(deps: {
   };
   const save = async (value: number) => {
     await mkdir(dirname(deps.cursorFile), { recursive: true });
-    const temporary = `${deps.cursorFile}.tmp`;
-    await writeFile(temporary, JSON.stringify({ next: value }));
-    await rename(temporary, deps.cursorFile);
+    await writeFileAtomically(deps.cursorFile, JSON.stringify({ next: value }));
   };
 
   const solidified = async (): Promise<number> => {

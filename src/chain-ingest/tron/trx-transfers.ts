@@ -14,13 +14,25 @@ const TRX_CONTRACTS: ReadonlySet<string> = new Set(['TransferContract', 'Trigger
 /** What a transaction's eth_ `value` is on Tron: TRX, or the contract type it is not TRX of. */
 export type TronValueKind = { trx: true } | { trx: false; contractType: string };
 
+/** How many transactions' kinds are remembered: a few batches' worth of payments to watched addresses. */
+export const REMEMBERED_VALUE_KINDS = 10_000;
+
 /**
  * Reads the contract type of transactions from the full node's HTTP API, trying `jsonRpcUrls` in
  * order (each one's `/wallet/…` beside it). Throws when none knows a transaction: asked only of
  * transactions already in the blocks it served, so that is the node's failure (retried).
+ *
+ * A transaction's contract never changes, so the kinds read are remembered (the newest `remember`,
+ * by hash): a batch read again (a retry, the solidified re-read, a recheck) asks the node nothing.
  */
-export function createTronValueKinds(jsonRpcUrls: readonly string[], fetchImpl: typeof fetch = fetch) {
+export function createTronValueKinds(
+  jsonRpcUrls: readonly string[],
+  fetchImpl: typeof fetch = fetch,
+  remember = REMEMBERED_VALUE_KINDS,
+) {
   const bases = jsonRpcUrls.map(tronHttpApiBase);
+  const known = new Map<string, TronValueKind>();
+  const keyOf = (transactionHash: string) => transactionHash.replace(/^0x/i, '').toLowerCase();
   const typeFrom = async (base: string, transactionHash: string): Promise<string> => {
     const response = await fetchImpl(`${base}/wallet/gettransactionbyid`, {
       method: 'POST',
@@ -35,11 +47,22 @@ export function createTronValueKinds(jsonRpcUrls: readonly string[], fetchImpl: 
     return type;
   };
   const kindOf = async (transactionHash: string): Promise<TronValueKind> => {
+    const key = keyOf(transactionHash);
+    const remembered = known.get(key);
+    if (remembered !== undefined) {
+      // Newest last, so the oldest read is the one forgotten.
+      known.delete(key);
+      known.set(key, remembered);
+      return remembered;
+    }
     const failures: string[] = [];
     for (const base of bases) {
       try {
         const contractType = await typeFrom(base, transactionHash);
-        return TRX_CONTRACTS.has(contractType) ? { trx: true } : { trx: false, contractType };
+        const kind: TronValueKind = TRX_CONTRACTS.has(contractType) ? { trx: true } : { trx: false, contractType };
+        known.set(key, kind);
+        if (known.size > remember) known.delete(known.keys().next().value!);
+        return kind;
       } catch (error) {
         failures.push(error instanceof Error ? error.message : String(error));
       }

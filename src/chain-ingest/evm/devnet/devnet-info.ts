@@ -1,9 +1,10 @@
 import { constants } from 'node:fs';
-import { access, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { makeDirectory } from '../../../shared/make-directory.ts';
+import { writeFileAtomically } from '../../../shared/write-file-atomically.ts';
 import { DevnetInfoError } from './errors.ts';
 
 export const devnetAccountRoles = ['deployer', 'sweeper', 'payer', 'merchant'] as const;
@@ -172,9 +173,8 @@ export async function prepareDevnetInfoFile(file: string): Promise<void> {
 
 /** Writes `info` to `file` as pretty JSON, atomically (a reader never sees half a file). */
 export async function writeDevnetInfo(file: string, info: DevnetInfo): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(info, null, 2)}\n`);
-  await rename(temporary, file);
+  // Readable by the tools that read it (not the private 0600 of the data dir's own files).
+  await writeFileAtomically(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o644 });
 }
 
 /** The first account with `role`; throws {@link DevnetInfoError} when there is none. */

@@ -41,8 +41,17 @@ export type EvmFollowerCheckpoint = {
   lastProcessed: { number: number; hash: string } | null;
   window: CheckpointBlock[];
   orphanedHeights: number[];
+  /**
+   * Finals owed for one transaction each (absent: none): a recovered transfer in a block whose own
+   * final went out before, named by its transaction (another message id, so the bus does not drop
+   * it as that final again).
+   */
+  transactionFinals?: TransactionFinal[];
   updatedAt: string;
 };
+
+/** A final owed for one transaction's transfers at a height (see `EvmFollowerCheckpoint.transactionFinals`). */
+export type TransactionFinal = { number: number; hash: string; transactionHash: string };
 
 /** The checkpoint port: one checkpoint per network. */
 export type CheckpointStore = {
@@ -126,6 +135,19 @@ export function parseCheckpoint(value: unknown, network: string, location: strin
     orphanedHeights.push(raw as number);
   }
 
+  const transactionFinals: TransactionFinal[] = [];
+  if (record.transactionFinals !== undefined && !Array.isArray(record.transactionFinals))
+    fail('transactionFinals is not an array');
+  for (const [index, raw] of ((record.transactionFinals as unknown[] | undefined) ?? []).entries()) {
+    const entry = asRecord(raw) ?? fail(`transactionFinals[${index}] is not an object`);
+    const number =
+      blockNumberField(entry, 'number') ?? fail(`transactionFinals[${index}].number is not a non-negative integer`);
+    const hash = hashField(entry, 'hash') ?? fail(`transactionFinals[${index}].hash is not a 32-byte hex hash`);
+    if (typeof entry.transactionHash !== 'string' || entry.transactionHash === '')
+      fail(`transactionFinals[${index}].transactionHash is not a string`);
+    transactionFinals.push({ number, hash, transactionHash: entry.transactionHash as string });
+  }
+
   const lastNumber = nextBlock - 1;
   const lastInWindow = window.find((block) => block.number === lastNumber);
   const first = window[0];
@@ -143,6 +165,7 @@ export function parseCheckpoint(value: unknown, network: string, location: strin
     lastProcessed,
     window,
     orphanedHeights,
+    ...(transactionFinals.length > 0 ? { transactionFinals } : {}),
     updatedAt: record.updatedAt as string,
   };
 }

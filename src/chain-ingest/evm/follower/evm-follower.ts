@@ -19,6 +19,7 @@ import { checkConfig } from './follower-config.ts';
 import { createFollowerSink } from './follower-sink.ts';
 import {
   dueFinals,
+  dueTransactionFinals,
   dueUnreadFinals,
   initialState,
   lastProcessed,
@@ -344,7 +345,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     // Finals left owed by a failed publish (or owed for recovered blocks) go out before anything new.
     if (
       state !== undefined &&
-      (dueFinals(state, confirmations).length > 0 || dueUnreadFinals(state, confirmations).length > 0)
+      (dueFinals(state, confirmations).length > 0 ||
+        dueUnreadFinals(state, confirmations).length > 0 ||
+        dueTransactionFinals(state, confirmations).length > 0)
     )
       await publishFinals();
     for (;;) {
@@ -474,7 +477,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     while (state !== undefined && adoptions.length > 0) {
       const adoption = adoptions.shift()!;
       try {
-        const owing = [...new Set(adoption.transfers.map((transfer) => transfer.blockNumber))].reduce(oweFinal, state);
+        const owing = adoption.transfers.reduce(
+          (owed, transfer) => oweFinal(owed, transfer.blockNumber, transfer.transactionHash),
+          state,
+        );
         await sink.save(owing);
         state = owing;
         for (const transfer of adoption.transfers) await sink.publish(transfer);

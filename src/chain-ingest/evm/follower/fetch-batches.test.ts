@@ -156,3 +156,37 @@ test('each batch waits, once its blocks and logs are read, for the watched addre
   refuse = true;
   await t.throwsAsync(fetcher.batches(4, () => 7).next(), { message: 'read models behind' });
 });
+
+test('a receipt whose value is not the native coin keeps its own status and says so apart (a TRC-10 transfer did not fail)', async (t) => {
+  const receipt = (hash: string) => ({ transactionHash: hash, blockHash: h(5), blockNumber: '0x5', status: '0x1' });
+  const asked: string[][] = [];
+  const rpc: RpcEndpoints = {
+    ...fakeNode(10).rpc,
+    request: async (method, params) => {
+      if (method !== 'eth_getTransactionReceipt') throw new Error(`unexpected ${method}`);
+      const hash = String(params[0]);
+      return hash === h(3) ? { ...receipt(hash), status: '0x0' } : receipt(hash);
+    },
+  };
+  const fetcher = createBatchFetcher({
+    rpc,
+    network: 'testnet',
+    tokens: [],
+    watched: createWatchedAddresses(),
+    blockBatchSize: 4,
+    logRange: createAdaptiveRange(10),
+    signal: new AbortController().signal,
+    log: () => {},
+    nativeTransfers: async (hashes) => {
+      asked.push([...hashes]);
+      return new Set([h(1)]);
+    },
+  });
+  const receipts = await fetcher.receipts([h(1), h(2), h(3)]);
+  t.like(receipts.get(h(1)), { succeeded: true });
+  t.is(receipts.get(h(1))?.nonNativeValue, undefined);
+  t.like(receipts.get(h(2)), { succeeded: true, nonNativeValue: true }, 'a TRC-10 transfer: succeeded, not TRX');
+  t.like(receipts.get(h(3)), { succeeded: false });
+  t.is(receipts.get(h(3))?.nonNativeValue, undefined, 'a failed one is not asked about');
+  t.deepEqual(asked, [[h(1), h(2)]]);
+});

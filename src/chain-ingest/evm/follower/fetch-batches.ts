@@ -3,7 +3,7 @@ import type { WatchedAddresses } from '../../watched-addresses.ts';
 import { LogRangeError, RpcEndpointsError } from './errors.ts';
 import type { FollowedToken } from './extract-transfers.ts';
 import { getBlocksWithTransactions, type BlockWithTransactions } from './get-blocks.ts';
-import { getReceiptStatuses, type ReceiptStatus } from './get-receipt-statuses.ts';
+import { getReceiptStatuses } from './get-receipt-statuses.ts';
 import {
   ERC20_TRANSFER_TOPIC,
   getTransferLogs,
@@ -12,7 +12,7 @@ import {
 } from './get-transfer-logs.ts';
 import { bloomMayContain } from './logs-bloom.ts';
 import type { RpcEndpoints } from './rpc-endpoints.ts';
-import { receiptsNeeded, type FetchedBatch } from './sync-step.ts';
+import { receiptsNeeded, type FetchedBatch, type FetchedReceipt } from './sync-step.ts';
 
 export type BatchFetcherDeps = {
   rpc: RpcEndpoints;
@@ -43,7 +43,7 @@ export type BatchFetcher = {
    */
   batches(from: number, upTo: () => number): AsyncGenerator<FetchedBatch>;
   /** Reads the receipt statuses of transactions a batch lacks (see `receipts-missing`). */
-  receipts(transactionHashes: readonly string[]): Promise<Map<string, ReceiptStatus | null>>;
+  receipts(transactionHashes: readonly string[]): Promise<Map<string, FetchedReceipt | null>>;
   counters(): { blocksRead: number; bloomRechecks: number };
 };
 
@@ -119,17 +119,18 @@ export function createBatchFetcher(deps: BatchFetcherDeps): BatchFetcher {
     return rechecked.flat();
   };
 
-  const receipts = async (transactionHashes: readonly string[]): Promise<Map<string, ReceiptStatus | null>> => {
+  const receipts = async (transactionHashes: readonly string[]): Promise<Map<string, FetchedReceipt | null>> => {
     if (transactionHashes.length === 0) return new Map();
     const statuses = await getReceiptStatuses(rpc, { network, transactionHashes });
     const succeeded = transactionHashes.filter((_, index) => statuses[index]?.succeeded === true);
     const native =
       deps.nativeTransfers && succeeded.length > 0 ? await deps.nativeTransfers(succeeded) : new Set(succeeded);
-    // A transaction that moved no native coin (a Tron TRC-10 transfer) pays as one that failed: nothing.
+    // Only succeeded ones are asked about; the receipt's status stays as the node gave it.
     return new Map(
       transactionHashes.map((hash, index) => {
         const status = statuses[index] ?? null;
-        return [hash, status && { ...status, succeeded: native.has(hash) }];
+        if (status === null || !status.succeeded || native.has(hash)) return [hash, status];
+        return [hash, { ...status, nonNativeValue: true }];
       }),
     );
   };

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../../../shared/write-file-atomically.ts';
 import { parseCheckpoint, type CheckpointStore, type EvmFollowerCheckpoint } from './checkpoint.ts';
 import { CheckpointStoreError } from './errors.ts';
 
@@ -21,7 +21,8 @@ export function checkpointFilePath(dir: string, network: string): string {
 /**
  * Checkpoints as JSON files, one per network (`<dir>/<network>.evm-follower.json`). A write goes
  * to a temporary file in the same directory, is flushed to disk, and is renamed over the old
- * file, so a crash leaves either the old or the new checkpoint, never a torn one. `dir` is
+ * file (the directory flushed too: writeFileAtomically), so a crash leaves either the old or the
+ * new checkpoint, never a torn one. `dir` is
  * created when missing (0700; files 0600, like everything in the data dir).
  */
 export function createFileCheckpointStore(dir: string): CheckpointStore {
@@ -56,19 +57,10 @@ export function createFileCheckpointStore(dir: string): CheckpointStore {
 
     async set(network, checkpoint: EvmFollowerCheckpoint) {
       const path = checkpointFilePath(dir, network);
-      const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
-        const handle = await open(temporary, 'w', 0o600);
-        try {
-          await handle.writeFile(`${JSON.stringify(checkpoint, null, 2)}\n`, 'utf8');
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await rename(temporary, path);
+        await writeFileAtomically(path, `${JSON.stringify(checkpoint, null, 2)}\n`);
       } catch (error) {
-        await rm(temporary, { force: true }).catch(() => undefined);
         throw new CheckpointStoreError(
           network,
           path,

@@ -257,3 +257,22 @@ test("a recovered transfer below the window (before the follower's first block) 
   t.deepEqual(state.orphanedHeights, []);
   t.is(pendingFinalCount(state), 0);
 });
+
+test('a transaction final owed after its block final went out survives the checkpoint, and a reorg of its block owes the height instead', (t) => {
+  const tx = `0x${'7'.repeat(64)}`;
+  let state = processed(initialState(30), [block(30), block(31), block(32)], [31]);
+  state = settleFinals(state, 2, [31]);
+  state = oweFinal(state, 31, tx);
+  t.like(
+    state.window.find((entry) => entry.number === 31),
+    { finalPublished: true },
+    'the block final is not owed again',
+  );
+  t.deepEqual(state.transactionFinals, [{ number: 31, hash: h(31), transactionHash: tx }]);
+  t.is(pendingFinalCount(state), 1);
+  const checkpoint = checkpointOf(state, { network: 'devnet', chainId: 31337, now: new Date('2026-01-01T00:00:00Z') });
+  t.deepEqual(stateFromCheckpoint(parseCheckpoint(JSON.parse(JSON.stringify(checkpoint)), 'devnet', 'test')), state);
+  const { state: rewound } = removeAbove(state, 30);
+  t.is(rewound.transactionFinals, undefined);
+  t.deepEqual(rewound.orphanedHeights, [31]);
+});

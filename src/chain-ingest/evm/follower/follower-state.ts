@@ -1,4 +1,4 @@
-import type { CheckpointBlock, EvmFollowerCheckpoint } from './checkpoint.ts';
+import type { CheckpointBlock, EvmFollowerCheckpoint, TransactionFinal } from './checkpoint.ts';
 
 /**
  * The follower's position as a value, and the pure steps that move it. The follower persists it
@@ -8,6 +8,8 @@ export type FollowerState = {
   readonly nextBlock: number;
   readonly window: readonly CheckpointBlock[];
   readonly orphanedHeights: readonly number[];
+  /** Absent: none (see {@link EvmFollowerCheckpoint.transactionFinals}). */
+  readonly transactionFinals?: readonly TransactionFinal[];
 };
 
 /** The identity of a block as read from the chain. */
@@ -23,6 +25,9 @@ export function stateFromCheckpoint(checkpoint: EvmFollowerCheckpoint): Follower
     nextBlock: checkpoint.nextBlock,
     window: checkpoint.window.map((block) => ({ ...block })),
     orphanedHeights: [...checkpoint.orphanedHeights],
+    ...(checkpoint.transactionFinals?.length
+      ? { transactionFinals: checkpoint.transactionFinals.map((f) => ({ ...f })) }
+      : {}),
   };
 }
 
@@ -39,6 +44,7 @@ export function checkpointOf(
     lastProcessed: last === undefined ? null : { number: last.number, hash: last.hash },
     window: state.window.map((block) => ({ ...block })),
     orphanedHeights: [...state.orphanedHeights],
+    ...(state.transactionFinals?.length ? { transactionFinals: state.transactionFinals.map((f) => ({ ...f })) } : {}),
     updatedAt: meta.now.toISOString(),
   };
 }
@@ -142,6 +148,21 @@ export function dueUnreadFinals(state: FollowerState, confirmations: number): nu
   return state.orphanedHeights.filter((number) => number < state.nextBlock && number <= through);
 }
 
+/** Finals owed for one transaction each whose height is final now. */
+export function dueTransactionFinals(state: FollowerState, confirmations: number): TransactionFinal[] {
+  const through = finalThrough(state, confirmations);
+  return (state.transactionFinals ?? []).filter((owed) => owed.number < state.nextBlock && owed.number <= through);
+}
+
+/** The state without these transaction finals (published). */
+export function settleTransactionFinals(state: FollowerState, published: readonly TransactionFinal[]): FollowerState {
+  const left = (state.transactionFinals ?? []).filter(
+    (owed) => !published.some((done) => done.number === owed.number && done.transactionHash === owed.transactionHash),
+  );
+  const { transactionFinals: _gone, ...rest } = state;
+  return left.length > 0 ? { ...rest, transactionFinals: left } : rest;
+}
+
 /**
  * Owes a `final` at `number` for transfers published from outside the follower (a recovered
  * transaction), exactly as if the follower had published them there: the processed window block at
@@ -149,8 +170,17 @@ export function dueUnreadFinals(state: FollowerState, confirmations: number): nu
  * beyond `nextBlock`, in flight or not read yet, its block is marked when read; below the window,
  * its final goes out once the height is final, see {@link dueUnreadFinals}).
  */
-export function oweFinal(state: FollowerState, number: number): FollowerState {
-  if (number < state.nextBlock && windowBlockAt(state, number) !== undefined) {
+export function oweFinal(state: FollowerState, number: number, transactionHash?: string): FollowerState {
+  const held = number < state.nextBlock ? windowBlockAt(state, number) : undefined;
+  // The block's own final went out already: publishing it again would carry the same message id,
+  // which the bus drops (within its window); this transaction's final is a message of its own.
+  if (transactionHash !== undefined && held?.finalPublished === true) {
+    if ((state.transactionFinals ?? []).some((o) => o.number === number && o.transactionHash === transactionHash))
+      return state;
+    const owed: TransactionFinal = { number, hash: held.hash, transactionHash };
+    return { ...state, transactionFinals: [...(state.transactionFinals ?? []), owed] };
+  }
+  if (held !== undefined) {
     return {
       ...state,
       window: state.window.map((block) =>
@@ -181,7 +211,11 @@ export function settleFinals(state: FollowerState, confirmations: number, publis
 
 /** Heights whose `final` is still owed (for status). */
 export function pendingFinalCount(state: FollowerState): number {
-  return state.window.filter((block) => block.transfers && !block.finalPublished).length + state.orphanedHeights.length;
+  return (
+    state.window.filter((block) => block.transfers && !block.finalPublished).length +
+    state.orphanedHeights.length +
+    (state.transactionFinals?.length ?? 0)
+  );
 }
 
 /**
@@ -198,7 +232,21 @@ export function removeAbove(
   const window = state.window.filter((block) => ancestor !== null && block.number <= ancestor);
   const orphaned = new Set(state.orphanedHeights);
   for (const block of removed) if (block.transfers && !block.finalPublished) orphaned.add(block.number);
+  // A transaction's final owed in a removed block: its height stays owed like the block's transfers.
+  const transactionFinals = (state.transactionFinals ?? []).filter((owed) => {
+    const gone = removed.some((block) => block.hash === owed.hash);
+    if (gone) orphaned.add(owed.number);
+    return !gone;
+  });
   const firstRemoved = removed[0]!.number;
   const nextBlock = Math.min(state.nextBlock, firstRemoved);
-  return { state: { nextBlock, window, orphanedHeights: [...orphaned].sort((a, b) => a - b) }, removed };
+  return {
+    state: {
+      nextBlock,
+      window,
+      orphanedHeights: [...orphaned].sort((a, b) => a - b),
+      ...(transactionFinals.length > 0 ? { transactionFinals } : {}),
+    },
+    removed,
+  };
 }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { ChainTransferMessage } from '../../chain-messages.ts';
+import { chainMessageId, type ChainTransferMessage } from '../../chain-messages.ts';
 import { createWatchedAddresses } from '../../watched-addresses.ts';
 import { initialState, markProcessed, oweFinal, recordBlocks, type FollowerState } from './follower-state.ts';
 import type { BlockWithTransactions } from './get-blocks.ts';
@@ -216,4 +216,54 @@ test('finals of recovered heights the follower never read name the canonical blo
     [['final', h(5, 'z')]],
   );
   t.deepEqual(done.state.orphanedHeights, []);
+});
+
+test('a succeeded receipt whose value is not the native coin (a TRC-10 transfer) is not credited as native coin', (t) => {
+  const paying: BlockWithTransactions = {
+    ...block(10),
+    transactions: [
+      { hash: h(1, 'c'), transactionIndex: 0, from: PAYER, to: DEPOSIT, value: 5n },
+      { hash: h(2, 'c'), transactionIndex: 1, from: PAYER, to: DEPOSIT, value: 7n },
+    ],
+  };
+  const receipts = new Map([
+    [h(1, 'c'), { transactionHash: h(1, 'c'), blockHash: h(10), blockNumber: 10, succeeded: true }],
+    [
+      h(2, 'c'),
+      { transactionHash: h(2, 'c'), blockHash: h(10), blockNumber: 10, succeeded: true, nonNativeValue: true },
+    ],
+  ]);
+  const outcome = syncBatch(initialState(10), { ...batchOf([paying]), receipts }, context());
+  if (outcome.type !== 'processed') return t.fail();
+  t.deepEqual(
+    outcome.plan.events.map((e) => (e.message as ChainTransferMessage).amount),
+    ['5'],
+  );
+});
+
+test('a recovered transfer in a block whose final already went out gets a final of its own transaction, not the same final again (which the bus drops as a duplicate)', (t) => {
+  const ctx = context(2);
+  const tx = `0x${'7'.repeat(64)}`;
+  let state = processedThrough(initialState(10), [block(10), block(11), block(12)], [11]);
+  const first = syncFinals(state, ctx);
+  t.deepEqual(
+    first.events.map((e) => (e.message.type === 'final' ? e.message.blockNumber : null)),
+    [11],
+  );
+  const blockFinalId = chainMessageId(first.events[0]!.message);
+  state = oweFinal(first.state, 11, tx);
+  // Owed twice (the recovery asked again): still one final.
+  state = oweFinal(state, 11, tx);
+  const again = syncFinals(state, ctx);
+  t.is(again.events.length, 1);
+  const message = again.events[0]!.message;
+  t.like(message, { type: 'final', blockNumber: 11, blockHash: h(11), transactionHash: tx });
+  t.not(chainMessageId(message), blockFinalId, 'another message id than the block final published before');
+  t.deepEqual(syncFinals(again.state, ctx).events, [], 'published once');
+
+  // Below the window the follower cannot tell whether it published that height's final (it never
+  // read a block before its first one): the height is owed a block final, named by the block read there.
+  const below = oweFinal(again.state, 3, tx);
+  t.deepEqual(below.orphanedHeights, [3]);
+  t.is(below.transactionFinals, undefined);
 });

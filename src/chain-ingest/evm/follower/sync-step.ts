@@ -10,6 +10,8 @@ import {
   markProcessed,
   recordBlocks,
   removeAbove,
+  dueTransactionFinals,
+  settleTransactionFinals,
   settleFinals,
   windowBlockAt,
   type FollowerState,
@@ -60,12 +62,16 @@ export type FetchedBatch = {
   blocks: readonly BlockWithTransactions[];
   /** Registry-token Transfer logs in `from..to` (the range answer and any rechecks by block hash). */
   logs: readonly TokenTransferLog[];
-  /**
-   * Receipt status by transaction hash of native transfers to watched addresses; null: the node had
-   * none. `succeeded` is false also for one whose value is not the native coin (a Tron TRC-10 transfer).
-   */
-  receipts: ReadonlyMap<string, ReceiptStatus | null>;
+  /** Receipt status by transaction hash of native transfers to watched addresses; null: the node had none. */
+  receipts: ReadonlyMap<string, FetchedReceipt | null>;
 };
+
+/**
+ * A receipt as a batch holds it: `succeeded` is the receipt's own status; `nonNativeValue` is set
+ * when the transaction's value is not the native coin (a Tron TRC-10 transfer shows its token
+ * amount as `value`), so it moved no native coin whatever its status.
+ */
+export type FetchedReceipt = ReceiptStatus & { nonNativeValue?: boolean };
 
 export type BatchOutcome =
   /** The endpoint does not have block `from` yet. */
@@ -129,7 +135,7 @@ export function syncBatch(state: FollowerState, batch: FetchedBatch, context: Sy
         BigInt(block.number),
         `the receipt of ${transaction.hash} is ${status === null ? 'missing' : `in block ${status.blockHash}`}`,
       );
-    if (status.succeeded) succeededNative.add(transaction.hash);
+    if (status.succeeded && status.nonNativeValue !== true) succeededNative.add(transaction.hash);
   }
   const transfers = extractTransfers({
     network,
@@ -209,7 +215,25 @@ function finalsOf(
       state: settleFinals(state, confirmations, [...done]),
     };
   });
-  return { events, state: settleFinals(state, confirmations, done) };
+  let settled = settleFinals(state, confirmations, done);
+  // One transaction's final, after its block's own went out (a recovered transfer found later).
+  for (const owed of dueTransactionFinals(state, confirmations)) {
+    settled = settleTransactionFinals(settled, [owed]);
+    events.push({
+      type: 'final',
+      message: {
+        type: 'final',
+        network,
+        chainId,
+        blockNumber: owed.number,
+        blockHash: owed.hash,
+        transactionHash: owed.transactionHash,
+        observedAt,
+      },
+      state: settled,
+    });
+  }
+  return { events, state: settled };
 }
 
 export type ReorgStep = {
