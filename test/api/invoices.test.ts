@@ -556,3 +556,42 @@ test('an organization with no wallet at all cannot finalize or send an unrestric
   t.is(finalized.status, 200, JSON.stringify(finalized.body));
   t.is(finalized.body.status, 'open');
 });
+
+test('an invoice number in use is refused (409) before its customer is looked at, on create and on update, writing nothing: a request refused only for its customer would take that number, so the dashboard makes a new customer only then', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
+  const held = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), number: 'ACME-7' });
+  t.is(held.status, 200, JSON.stringify(held.body));
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })).body;
+  // The customer id the dashboard sends to have the rest checked before it makes a new customer.
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  const inUse = {
+    code: 'invoice_number_in_use',
+    status: 409,
+    message: /^number: invoice number ACME-7 is already used/,
+  };
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () => api.post('/api/v1/invoices', { customerId: unknown, lineItems: lines(), number: 'ACME-7' }),
+    inUse,
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () => api.put(`/api/v1/invoices/${draft.id}`, { customerId: unknown, number: 'ACME-7' }),
+    inUse,
+  );
+  // A free number with that customer is refused for the customer alone; the draft keeps its own number.
+  assertError(
+    t,
+    await api.post('/api/v1/invoices', { customerId: unknown, lineItems: lines(), number: 'ACME-8' }),
+    400,
+    {
+      field: 'customerId',
+    },
+  );
+  const updated = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, { number: draft.number, memo: 'same number' });
+  t.is(updated.status, 200, JSON.stringify(updated.body));
+});
