@@ -328,7 +328,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       paymentSetting: org ? { id: org.id, ...org.paymentSetting, ...preferred, allowedChains } : null,
     };
   }
-  const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
+  const lineItemResolver = createLineItemResolver({
+    readStore: deps.readStore,
+    commands: deps.commands,
+    rail: deps.rail,
+  });
 
   /** What the payability checks read of the tenant: Weir's networks and the organization's payment methods. */
   const payability = async (tenant: { organizationId: string; environment: string }): Promise<PayabilityDeps> => ({
