@@ -120,12 +120,13 @@ export async function writeRealisticLog(options: RealisticLogOptions): Promise<R
     if (head !== null) await projections.waitFor(head, 120_000);
     return head === null ? 0 : Number(head);
   };
-  const lineItems = createLineItemResolver({ readStore, commands });
+  const rail = createTestRail();
+  const lineItems = createLineItemResolver({ readStore, commands, rail });
   const createSession = createCheckoutSessionCreator({
     clock,
     readStore,
     commands,
-    rail: createTestRail(),
+    rail,
     lineItems,
     publicUrl: 'https://pay.example.com',
     gasFees: noGasFees,

@@ -34,6 +34,13 @@ export const invoiceNumberClaimId = (
   number: string,
 ): string => deterministicId(`invoice_number:${tenant.organizationId}:${tenant.environment}:${number}`);
 
+/** 409: `number` is held by invoice `invoiceId`. */
+const numberInUse = (number: string, invoiceId: string) =>
+  new ConflictError(
+    `number: invoice number ${number} is already used by invoice ${invoiceId}`,
+    'invoice_number_in_use',
+  );
+
 export const invoiceNumberClaimAggregate: Aggregate<
   InvoiceNumberClaim | null,
   InvoiceNumberClaimEvent,
@@ -44,11 +51,7 @@ export const invoiceNumberClaimAggregate: Aggregate<
   evolve: (_claim, event) => event.data.claim,
   decide(claim, command, { now }) {
     if (claim && claim.invoiceId === command.claim.invoiceId) return [];
-    if (claim)
-      throw new ConflictError(
-        `number: invoice number ${command.claim.number} is already used by invoice ${claim.invoiceId}`,
-        'invoice_number_in_use',
-      );
+    if (claim) throw numberInUse(command.claim.number, claim.invoiceId);
     return [{ type: 'InvoiceNumberClaimed', data: { claim: { ...command.claim, claimedAt: now } } }];
   },
 };
@@ -68,6 +71,21 @@ export async function invoiceNumbering(
     tenant,
   );
   return { ...defaultInvoiceSetting, ...state?.invoiceSetting };
+}
+
+/**
+ * Refuse `number` when another invoice holds it, writing nothing: a request checks it before what it
+ * checks last (its customer), so a refusal naming only the customer says the number is free too. The
+ * claim itself (`claimInvoiceNumber`) still decides a race.
+ */
+export async function assertInvoiceNumberFree(
+  commands: CommandHandler,
+  tenant: { organizationId: string; environment: Environment },
+  invoiceId: string,
+  number: string,
+): Promise<void> {
+  const { state } = await commands.load(invoiceNumberClaimAggregate, invoiceNumberClaimId(tenant, number), tenant);
+  if (state && state.invoiceId !== invoiceId) throw numberInUse(number, state.invoiceId);
 }
 
 const MAX_NUMBER_ATTEMPTS = 50;

@@ -44,3 +44,20 @@ test('a total only an asset without a wallet can take exactly is refused: the pa
   // A total 6 decimals hold is finalized with the one wallet.
   assertPayableAtFinalize(depsWith(TEST_NETWORK.chainId), invoiceFixture({ ...unrestricted, amountDue: '100000000' }));
 });
+
+test('a total refused for its decimals is said as an amount in the currency (1.0000001 USDC), not as the 10^8 integer', (t) => {
+  const invoice = invoiceFixture({ amountDue: '100000010', paymentMethods: { chainIds: [], assetIds: [] } });
+  // No wallet on the 18-decimal network: refused for the assets of the organization's payment methods.
+  const withoutFine = t.throws(() => assertPayableAtFinalize(depsWith(TEST_NETWORK.chainId), invoice));
+  t.regex(withoutFine.message, /the total 1\.0000001 USDC cannot be paid exactly in USDC on Weir Testnet/);
+  t.notRegex(withoutFine.message, /100000010|10\^-8/);
+  // Limited to the 6-decimal asset: refused for the assets it names.
+  const limited = invoiceFixture({
+    amountDue: '100000010',
+    paymentMethods: { chainIds: [], assetIds: ['weir-testnet:usdc'] },
+  });
+  const restricted = t.throws(() => assertPayableAtFinalize(depsWith(TEST_NETWORK.chainId, FINE.chainId), limited));
+  t.like(restricted, { field: 'lineItems', code: 'amount_not_payable' });
+  t.regex(restricted.message, /the total 1\.0000001 USDC cannot be paid exactly in USDC on Weir Testnet;/);
+  t.notRegex(restricted.message, /100000010|10\^-8/);
+});

@@ -3,7 +3,7 @@ import { assetsPayingExactly, type Rail } from '../chain-ingest/rail.ts';
 import type { Environment } from '../event-store/event-store.ts';
 import { assetPaysCurrency } from '../shared/asset-currency.ts';
 import { ValidationError } from '../shared/errors.ts';
-import { isExactInDecimals } from '../shared/money.ts';
+import { formatAmount, isExactInDecimals } from '../shared/money.ts';
 import type { WithdrawalAddress } from './organization.ts';
 import {
   offersAsset,
@@ -167,6 +167,10 @@ export function assertAssetsPayCurrency(
   }
 }
 
+/** The total as an amount of the currency (`1.1234567 USDC`), as the merchant typed its lines, not the API's 10^8 integer. */
+const totalInCurrency = (invoice: Pick<Invoice, 'amountDue' | 'currency'>): string =>
+  `${formatAmount(BigInt(invoice.amountDue))} ${invoice.currency.toUpperCase()}`;
+
 /** A total no asset can take exactly would get a pay page that can never be paid: refused before it is finalized. */
 export function assertTotalPayable(
   deps: Pick<PayabilityDeps, 'rail'>,
@@ -184,7 +188,7 @@ export function assertTotalPayable(
   if (payable.length > 0 || unpayable.length === 0) return;
   throw new ValidationError(
     'lineItems',
-    `cannot be paid: the total ${invoice.amountDue} (10^-8 ${invoice.currency.toUpperCase()}) cannot be paid exactly in ${unpayable.join(', ')}; use amounts those assets' decimals can hold`,
+    `cannot be paid: the total ${totalInCurrency(invoice)} cannot be paid exactly in ${unpayable.join(', ')}; use amounts those assets' decimals can hold`,
     'amount_not_payable',
   );
 }
@@ -217,7 +221,7 @@ export function assertSomeNetworkOffered(
     const tried = payable.flatMap((n) => n.assets.map((a) => `${a.symbol} on ${n.network.name}`));
     throw new ValidationError(
       'lineItems',
-      `cannot be paid: the total ${invoice.amountDue} (10^-8 ${invoice.currency.toUpperCase()}) cannot be paid exactly in ${tried.join(', ')}, the assets of this organization's payment methods; use amounts those assets' decimals can hold, or add a wallet address with ${ADD_WALLET} on a network whose asset can`,
+      `cannot be paid: the total ${totalInCurrency(invoice)} cannot be paid exactly in ${tried.join(', ')}, the assets of this organization's payment methods; use amounts those assets' decimals can hold, or add a wallet address with ${ADD_WALLET} on a network whose asset can`,
       'amount_not_payable',
     );
   }

@@ -6,6 +6,7 @@ import { ValidationError } from '../shared/errors.ts';
 import { newId, type IdSource } from '../shared/ids.ts';
 import type { AppliedTaxRate } from '../shared/tax.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
+import { assertAmountFitsCurrency } from './currency-precision.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from './catalog.ts';
 import type { WithdrawalAddress } from './organization.ts';
 import { walletProblem } from './session-networks.ts';
@@ -148,7 +149,11 @@ export type LineItemResolver = {
   lineItemsOf(items: Resolved[], taxes?: LineTax[]): SessionLineItem[];
 };
 
-export function createLineItemResolver(deps: { readStore: ReadStore; commands: CommandHandler }): LineItemResolver {
+export function createLineItemResolver(deps: {
+  readStore: ReadStore;
+  commands: CommandHandler;
+  rail: Pick<Rail, 'networks'>;
+}): LineItemResolver {
   const prices = deps.readStore.collection<PriceDoc>(PRICES);
   const products = deps.readStore.collection<ProductDoc>(PRODUCTS);
 
@@ -172,6 +177,17 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
   }
 
   const newPrice = (
+    price: InlinePrice,
+    tenant: { organizationId: string; environment: 'test' | 'live' },
+    productId: string,
+    now: string,
+    nextId: IdSource,
+    path: string,
+  ): Price => {
+    assertAmountFitsCurrency(deps.rail, tenant.environment, `${path}.unitAmount`, price.currency, price.unitAmount);
+    return priceOf(price, tenant, productId, now, nextId);
+  };
+  const priceOf = (
     price: InlinePrice,
     tenant: { organizationId: string; environment: 'test' | 'live' },
     productId: string,
@@ -251,12 +267,12 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
           resolved.push({ ...line, price, product, createPrice: false, createProduct: false });
         } else if ('price' in item) {
           const product = await findProduct(item.price.productId, `${path}.price.productId`, tenant);
-          const price = newPrice(item.price, tenant, product.id, now, nextId);
+          const price = newPrice(item.price, tenant, product.id, now, nextId, `${path}.price`);
           resolved.push({ ...line, price, product, createPrice: true, createProduct: false });
         } else if ('productId' in item.priceData) {
           const { priceData } = item;
           const product = await findProduct(priceData.productId, `${path}.priceData.productId`, tenant);
-          const price = newPrice(priceData, tenant, product.id, now, nextId);
+          const price = newPrice(priceData, tenant, product.id, now, nextId, `${path}.priceData`);
           resolved.push({ ...line, price, product, createPrice: true, createProduct: false });
         } else {
           const { productData } = item.priceData;
@@ -277,7 +293,7 @@ export function createLineItemResolver(deps: { readStore: ReadStore; commands: C
             updatedAt: now,
             deleted: false,
           };
-          const price = newPrice(item.priceData, tenant, product.id, now, nextId);
+          const price = newPrice(item.priceData, tenant, product.id, now, nextId, `${path}.priceData`);
           resolved.push({ ...line, price, product, createPrice: true, createProduct: true });
         }
       }

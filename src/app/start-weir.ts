@@ -717,7 +717,7 @@ async function startLocked(
   const url = listenUrlOf(config.host, port);
   const publicUrl = publicUrlOf(config, port);
   presenting.listening(publicUrl);
-  const lineItems = createLineItemResolver({ readStore, commands });
+  const lineItems = createLineItemResolver({ readStore, commands, rail });
   const gasFees =
     overrides.gasFees ??
     createEvmGasFeeQuoter({

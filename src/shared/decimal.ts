@@ -1,4 +1,4 @@
-import { AmountError, API_DECIMALS, MAX_AMOUNT } from './money.ts';
+import { AmountError, API_DECIMALS, isExactInDecimals, MAX_AMOUNT } from './money.ts';
 
 /**
  * Decimal numbers written as text (`-12`, `0.5`, `007`), compared exactly: no float ever holds
@@ -58,6 +58,21 @@ export function decimalAmount(text: string): { amount: string } | { error: strin
     if (error instanceof AmountError) return { error: error.message };
     throw error;
   }
+}
+
+/**
+ * `decimalAmount` of a price in `currency`, which may have at most `decimals` (its finest asset's, see
+ * `currencyDecimals`; null: the API's 8): more could never be paid exactly, so it is refused as typed.
+ */
+export function decimalAmountIn(
+  text: string,
+  currency: string,
+  decimals: number | null,
+): { amount: string } | { error: string } {
+  const parsed = decimalAmount(text);
+  if ('error' in parsed || decimals === null || isExactInDecimals(BigInt(parsed.amount), decimals)) return parsed;
+  const name = currency.toUpperCase();
+  return { error: `must have at most ${decimals} decimals in ${name}: no ${name} asset carries more` };
 }
 
 /**

@@ -141,8 +141,9 @@ test('prices: monthly, quarterly, half-yearly and annual; only isActive, nicknam
     400,
     { field: 'interval' },
   );
-  const price = (await api.post<Price>('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '1' }))
-    .body;
+  const price = (
+    await api.post<Price>('/api/v1/prices', { productId: product.id, currency: 'usdc', unitAmount: '100' })
+  ).body;
   const renamed = await api.put<Price>(`/api/v1/prices/${price.id}`, { nickname: 'launch', isActive: false });
   t.like(renamed.body, { nickname: 'launch', isActive: false });
   assertError(t, await api.put(`/api/v1/prices/${price.id}`, { unitAmount: '2' }), 400, { field: 'unitAmount' });

@@ -154,18 +154,24 @@ export async function appendAsEarlierWeir(
 export const BASE_SEPOLIA = 84_532;
 export const BASE_SEPOLIA_FACTORY = '0x00000000000000000000000000000000000fac70';
 
-/** A Weir offering Base Sepolia on the EVM rail besides the test network; no follower runs, so its endpoint is never contacted. */
-export const startWeirWithBaseSepolia = (t: ExecutionContext) =>
+/** BNB Smart Chain Testnet's chain id: its USDC has 18 decimals, where the test network's has 6. */
+export const BSC_TESTNET = 97;
+
+/** A Weir offering the EVM network `chainId` besides the test network; no follower runs, so its endpoint is never contacted. */
+export const startWeirWithEvmNetwork = (t: ExecutionContext, chainId: number) =>
   startTestWeir(
     t,
     {
       chainEnv: {
-        [`WEIR_RPC_${BASE_SEPOLIA}`]: 'http://127.0.0.1:9',
-        [`WEIR_FACTORY_${BASE_SEPOLIA}`]: BASE_SEPOLIA_FACTORY,
+        [`WEIR_RPC_${chainId}`]: 'http://127.0.0.1:9',
+        [`WEIR_FACTORY_${chainId}`]: BASE_SEPOLIA_FACTORY,
       },
     },
     { evmFollowers: false },
   );
+
+/** A Weir offering Base Sepolia on the EVM rail besides the test network. */
+export const startWeirWithBaseSepolia = (t: ExecutionContext) => startWeirWithEvmNetwork(t, BASE_SEPOLIA);
 
 /**
  * `WithdrawalAddressAdded` as a Weir that took any well-formed address recorded it (the zero address,

@@ -13,11 +13,13 @@ import { createManualClock } from '../../src/shared/clock.ts';
 import {
   assertError,
   assertRejectedWithoutWrite,
+  BSC_TESTNET,
   createCustomer,
   logLength,
   payInFull,
   type Page,
   type Session,
+  startWeirWithEvmNetwork,
 } from './helpers.ts';
 
 type Invoice = {
@@ -460,16 +462,26 @@ test('an invoice with nothing to pay (a price of 0) is paid when finalized, as S
   );
 });
 
-test('an invoice whose total no asset can take exactly (1e-8 USDC; USDC has 6 decimals) is refused at finalize and at send, writing nothing, so no pay page that can never be paid opens', async (t) => {
-  const app = await startInvoiceTestApp(t);
+test("an invoice whose total none of its payment methods' assets can take exactly (1e-8 USDC: only BNB Chain's 18-decimal USDC could, and the merchant has no wallet there) is refused at finalize and at send, writing nothing, so no pay page that can never be paid opens", async (t) => {
+  // An amount no USDC asset carries is refused at create; one only a network without a wallet can take gets this far.
+  const app = await startWeirWithEvmNetwork(t, BSC_TESTNET);
   const { api } = await createMerchant(app.url);
   const customerId = await createCustomer(api, 'fine@example.com');
-  for (const unitAmount of ['1', '123456789']) {
+  for (const [unitAmount, total] of [
+    ['1', '0.00000001'],
+    ['123456789', '1.23456789'],
+  ]) {
     const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(unitAmount, 1) })).body;
     const before = await logLength(app);
     const refused = await api.post(`/api/v1/invoices/${draft.id}/finalize`);
     assertError(t, refused, 400, { code: 'amount_not_payable', field: 'lineItems' });
-    t.regex((refused.body as { message: string }).message, /cannot be paid exactly in USDC on Weir Testnet/);
+    // The total said as an amount of USDC, as its lines were typed, not as the API's 10^8 integer.
+    t.true(
+      (refused.body as { message: string }).message.includes(
+        `the total ${total} USDC cannot be paid exactly in USDC on Weir Testnet`,
+      ),
+      (refused.body as { message: string }).message,
+    );
     assertError(t, await api.post(`/api/v1/invoices/${draft.id}/send`), 400, { code: 'amount_not_payable' });
     t.is(await logLength(app), before, 'nothing written');
     t.is((await api.get<Invoice>(`/api/v1/invoices/${draft.id}`)).body.status, 'draft');
@@ -555,4 +567,43 @@ test('an organization with no wallet at all cannot finalize or send an unrestric
   const finalized = await api.post<Invoice>(`/api/v1/invoices/${draft.body.id}/finalize`);
   t.is(finalized.status, 200, JSON.stringify(finalized.body));
   t.is(finalized.body.status, 'open');
+});
+
+test('an invoice number in use is refused (409) before its customer is looked at, on create and on update, writing nothing: a request refused only for its customer would take that number, so the dashboard makes a new customer only then', async (t) => {
+  const app = await startInvoiceTestApp(t);
+  const { api } = await createMerchant(app.url);
+  const customerId = await createCustomer(api);
+  const held = await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines(), number: 'ACME-7' });
+  t.is(held.status, 200, JSON.stringify(held.body));
+  const draft = (await api.post<Invoice>('/api/v1/invoices', { customerId, lineItems: lines() })).body;
+  // The customer id the dashboard sends to have the rest checked before it makes a new customer.
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  const inUse = {
+    code: 'invoice_number_in_use',
+    status: 409,
+    message: /^number: invoice number ACME-7 is already used/,
+  };
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () => api.post('/api/v1/invoices', { customerId: unknown, lineItems: lines(), number: 'ACME-7' }),
+    inUse,
+  );
+  await assertRejectedWithoutWrite(
+    t,
+    app,
+    () => api.put(`/api/v1/invoices/${draft.id}`, { customerId: unknown, number: 'ACME-7' }),
+    inUse,
+  );
+  // A free number with that customer is refused for the customer alone; the draft keeps its own number.
+  assertError(
+    t,
+    await api.post('/api/v1/invoices', { customerId: unknown, lineItems: lines(), number: 'ACME-8' }),
+    400,
+    {
+      field: 'customerId',
+    },
+  );
+  const updated = await api.put<Invoice>(`/api/v1/invoices/${draft.id}`, { number: draft.number, memo: 'same number' });
+  t.is(updated.status, 200, JSON.stringify(updated.body));
 });

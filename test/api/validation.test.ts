@@ -116,10 +116,10 @@ test('unitAmount must be a non-negative integer; the message names the full fiel
   });
   // A zero total is refused as a whole.
   await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, withUnitAmount('0')), { field: 'lineItems' });
-  // An amount that no offered asset can represent exactly (USDC has 6 decimals) is refused, not rounded.
+  // An amount that no offered asset can represent exactly (USDC has 6 decimals) is refused at its field, not rounded.
   await assertRejectedWithoutWrite(t, weir, () => api.post(SESSIONS, withUnitAmount('150000001')), {
-    field: 'lineItems',
-    code: 'payment_method_not_available',
+    field: UNIT_AMOUNT,
+    code: 'parameter_invalid',
   });
   t.is((await api.get<Page<Session>>(SESSIONS)).body.count, 0);
 });

@@ -72,6 +72,15 @@ test('Products, customers and promo codes: create, refuse bad input without writ
   t.truthy(await page.locator('#field-unitAmount-error').textContent());
   t.is(await page.getByLabel('Intervals per period').inputValue(), '3');
   t.is((await list(`/api/v1/prices?productId=${made!.id}`)).length, 1, 'no price added');
+  // A price with more decimals than its currency carries (USDC has 6): named at its field with the decimals allowed.
+  t.regex((await page.locator('#field-unitAmount-hint').textContent()) ?? '', /Decimals at most: USDC 6\b/);
+  await page.getByLabel('Price', { exact: true }).fill('1.1234567');
+  t.is((await submit(page, 'Add price'))?.status(), 400);
+  t.is(
+    await page.locator('#field-unitAmount-error').textContent(),
+    'must have at most 6 decimals in USDC: no USDC asset carries more',
+  );
+  t.is((await list(`/api/v1/prices?productId=${made!.id}`)).length, 1, 'no price added');
   await page.getByLabel('Price', { exact: true }).fill('20');
   await submit(page, 'Add price');
   t.is(await notice(), 'Price added.');

@@ -497,3 +497,63 @@ test("an invoice the API refuses, for a new customer's email, writes nothing: no
   t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0);
   t.deepEqual(problems(), []);
 });
+
+test("an amount with more decimals than the currency carries (1.1234567 USDC: USDC has 6) is refused at its line, naming the decimals allowed, which the amounts' hint says; no invoice and no customer is made", async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const customers = async () => (await api.get<List<unknown>>('/api/v1/customers')).body.count;
+  const before = await customers();
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  t.regex((await page.locator('#line-amount-hint').textContent()) ?? '', /Decimals at most: USDC 6\b/);
+  await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
+  await page.getByLabel('Line 1 name').fill('Grinder service');
+  await page.getByLabel('Line 1 amount').fill('1.1234567');
+  t.is(await submit(page, 'Save draft'), 400);
+  await page.getByText('Line 1: must have at most 6 decimals in USDC: no USDC asset carries more').waitFor();
+  t.is(await page.getByLabel('Line 1 amount').getAttribute('aria-invalid'), 'true');
+  t.is(await page.getByLabel('Line 1 amount').inputValue(), '1.1234567', 'kept as typed');
+  t.is(await customers(), before, 'no customer made for a refused invoice');
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0);
+
+  // Six decimals are saved.
+  await page.getByLabel('Line 1 amount').fill('1.123456');
+  t.is(await submit(page, 'Save draft'), 303);
+  const [draft] = (await api.get<List<Invoice>>('/api/v1/invoices')).body.data;
+  t.is(draft!.lineItems.data[0]!.unitAmount, '112345600');
+  t.deepEqual(problems(), []);
+});
+
+test("an invoice number already in use, for a new customer's email, is refused (409) at the number and makes no customer", async (t) => {
+  const dash = await startDashboard(t);
+  const { api } = await dash.organization();
+  const owner = await dash.user({ role: 'owner' });
+  const existing = await api.post<{ id: string }>('/api/v1/customers', { email: 'existing@harbour.example' });
+  const held = await api.post('/api/v1/invoices', {
+    customerId: existing.body.id,
+    number: 'ACME-7',
+    lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Hour' } } }] },
+  });
+  t.is(held.status, 200, JSON.stringify(held.body));
+  const customers = async () => (await api.get<List<unknown>>('/api/v1/customers')).body.count;
+  const before = await customers();
+
+  const page = await dash.signedIn(browser(), owner);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
+  await page.getByLabel('Line 1 name').fill('Grinder service');
+  await page.getByLabel('Line 1 amount').fill('12.50');
+  await page.getByLabel('Number').fill('ACME-7');
+  t.is(await submit(page, 'Save draft'), 409);
+  await page
+    .getByText(/invoice number ACME-7 is already used/)
+    .first()
+    .waitFor();
+  t.is(await customers(), before, 'no customer made for a refused invoice');
+  t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 1);
+  t.deepEqual(problems(), []);
+});

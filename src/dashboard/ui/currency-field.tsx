@@ -1,3 +1,4 @@
+import { currencyDecimals } from '../../actors/currency-precision.ts';
 import { payableCurrencies } from '../../actors/line-items.ts';
 import type { DashboardContext, DashboardDeps } from '../context.ts';
 import { type Option, SelectField } from './form-parts.tsx';
@@ -8,6 +9,26 @@ import { type Option, SelectField } from './form-parts.tsx';
  */
 export const currenciesOf = (ctx: DashboardContext, deps: Pick<DashboardDeps, 'rail'>): string[] =>
   payableCurrencies(deps.rail, ctx.state.tenant.environment, ctx.state.organization?.withdrawalAddresses ?? []);
+
+/** The decimals an amount in `currency` may have for the tenant: its finest asset's (`currencyDecimals`). */
+export const decimalsIn = (ctx: DashboardContext, deps: Pick<DashboardDeps, 'rail'>, currency: string): number | null =>
+  currencyDecimals(deps.rail, ctx.state.tenant.environment, currency);
+
+/**
+ * What an amount field says of the decimals each offered currency carries (`USDC at most 6, DAI 8`),
+ * so an amount its currency cannot hold is not typed in the first place. Empty when nothing is offered.
+ */
+export function decimalsHint(
+  ctx: DashboardContext,
+  deps: Pick<DashboardDeps, 'rail'>,
+  offered: readonly string[],
+): string {
+  const each = offered.flatMap((c) => {
+    const decimals = decimalsIn(ctx, deps, c);
+    return decimals === null ? [] : [`${c.toUpperCase()} ${decimals}`];
+  });
+  return each.length === 0 ? '' : `Decimals at most: ${each.join(', ')}.`;
+}
 
 /**
  * The choices of a currency select: the currencies offered (`currenciesOf`), and `current` when it

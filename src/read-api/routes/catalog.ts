@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { pendingOffers, priceAggregate, productAggregate, type Price, type Product } from '../../actors/catalog.ts';
+import { assertAmountFitsCurrency } from '../../actors/currency-precision.ts';
 import { PAYMENT_LINKS, type PaymentLinkDoc } from '../../projections/payment-links.projection.ts';
 import {
   CATALOG_LISTED,
@@ -142,7 +143,17 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
       'Active payment links sell the price, or links offering it are still being created: the message names them',
   };
 
+  /** A new price, its amount one an asset of its currency can carry (else a 400 naming `field`). */
   const newPrice = (
+    ctx: ApiContext,
+    productId: string,
+    fields: PriceInput,
+    field: string,
+  ): Omit<Price, 'createdAt' | 'updatedAt'> => {
+    assertAmountFitsCurrency(deps.rail, ctx.state.tenant.environment, field, fields.currency, fields.unitAmount);
+    return priceRecord(ctx, productId, fields);
+  };
+  const priceRecord = (
     ctx: ApiContext,
     productId: string,
     fields: PriceInput,
@@ -200,7 +211,9 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     async (ctx, { body }) => {
       const product = newProduct(body, ctx);
       const id = product.id;
-      const price = body.defaultPriceData ? newPrice(ctx, id, body.defaultPriceData) : null;
+      const price = body.defaultPriceData
+        ? newPrice(ctx, id, body.defaultPriceData, 'defaultPriceData.unitAmount')
+        : null;
       await commandFor(deps, ctx, productAggregate, id, { type: 'CreateProduct', product });
       if (price) await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });
       return presentProduct((await products.get(id))!);
@@ -373,7 +386,7 @@ export function catalogRoutes(deps: ApiDeps): Router<ApiState> {
     async (ctx, { body }) => {
       const created = body.productData ? newProduct(body.productData, ctx) : null;
       const productId = created ? created.id : (await loadProduct(ctx, body.productId!)).id;
-      const price = newPrice(ctx, productId, body.price);
+      const price = newPrice(ctx, productId, body.price, 'unitAmount');
       if (created)
         await commandFor(deps, ctx, productAggregate, created.id, { type: 'CreateProduct', product: created });
       await commandFor(deps, ctx, priceAggregate, price.id, { type: 'CreatePrice', price });

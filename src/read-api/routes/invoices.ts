@@ -17,7 +17,7 @@ import type {
   RecurringIntervalCount,
 } from '../../../machines/invoice.types.ts';
 import type { CreateCheckoutSession } from '../../actors/create-checkout-session.ts';
-import { claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-number-claim.ts';
+import { assertInvoiceNumberFree, claimInvoiceNumber, invoiceNumbering } from '../../actors/invoice-number-claim.ts';
 import { createLineItemResolver } from '../../actors/line-items.ts';
 import { lineTaxes } from '../../actors/line-taxes.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
@@ -328,7 +328,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       paymentSetting: org ? { id: org.id, ...org.paymentSetting, ...preferred, allowedChains } : null,
     };
   }
-  const lineItemResolver = createLineItemResolver({ readStore: deps.readStore, commands: deps.commands });
+  const lineItemResolver = createLineItemResolver({
+    readStore: deps.readStore,
+    commands: deps.commands,
+    rail: deps.rail,
+  });
 
   /** What the payability checks read of the tenant: Weir's networks and the organization's payment methods. */
   const payability = async (tenant: { organizationId: string; environment: string }): Promise<PayabilityDeps> => ({
@@ -615,9 +619,6 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
       if (fields.invoiceType === 'recurring' && !fields.recurring)
         fields.recurring = scheduleOfPrices('lineItems', linePrices);
       assertScheduleFits('lineItems', fields.recurring ?? null, linePrices);
-      // The customer last of the checks: a refusal naming only it says the rest passed (the dashboard
-      // creates a new customer only then, so a refused invoice writes nothing).
-      await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       // The organization's invoice setting gives the description and footer a request leaves out.
       const defaults = await invoiceNumbering(deps.commands, ctx.state.tenant);
       const invoice: Invoice = {
@@ -631,6 +632,11 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         ...(body.taxRateIds ? { taxRateIds: body.taxRateIds } : {}),
         dueDate,
       };
+      // The customer last of the checks, after the number's: a refusal naming only it says the rest
+      // passed (the dashboard creates a new customer only then, so a refused invoice writes nothing).
+      if (body.number !== undefined)
+        await assertInvoiceNumberFree(deps.commands, ctx.state.tenant, invoice.id, body.number);
+      await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       const doc = await createDraft(ctx, invoice, body.number, async () => {
         await lineItemResolver.commit(resolved, commandContext(ctx));
       });
@@ -752,7 +758,9 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
         { type: 'CreateInvoice', invoice: withChanges(invoice, changes) },
         { now: invoice.createdAt },
       );
-      // The customer last of the checks, as on create.
+      // The customer last of the checks, after the number's, as on create.
+      if (body.number !== undefined && body.number !== invoice.number)
+        await assertInvoiceNumberFree(deps.commands, ctx.state.tenant, invoice.id, body.number);
       if (body.customerId !== undefined) await requireTenantCustomer(customers, ctx.state.tenant, body.customerId);
       if (body.number !== undefined && body.number !== invoice.number)
         changes.number = await claimInvoiceNumber(

@@ -18,6 +18,7 @@ import {
   type Product,
 } from '../../actors/catalog.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
+import { assertAmountFitsCurrency } from '../../actors/currency-precision.ts';
 import { NO_PAYMENT_METHOD } from '../../actors/invoice-payability.ts';
 import {
   offersAsset,
@@ -295,7 +296,11 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
           'parameter_missing',
         );
       })();
-    const newPrice = (product: string, unitAmount: string): NewPrice => ({
+    const newPrice = (product: string, unitAmount: string): NewPrice => {
+      assertAmountFitsCurrency(deps.rail, tenant.environment, 'amount', needCurrency(), BigInt(unitAmount));
+      return priceRecord(product, unitAmount);
+    };
+    const priceRecord = (product: string, unitAmount: string): NewPrice => ({
       id: idsOf(ctx)(),
       organizationId: tenant.organizationId,
       environment: tenant.environment,

@@ -13,6 +13,8 @@ export type EditorChoices = {
   customers: Option[];
   prices: Option[];
   currencies: readonly string[];
+  /** What the amounts' hint says of each currency's decimals (`decimalsHint`). */
+  decimalsHint: string;
   networks: (Option & { payable: boolean })[];
   /** The tenant's tax rates as a line's note names them (`VAT 5%`), by id. */
   taxRates: ReadonlyMap<string, string>;
@@ -73,11 +75,13 @@ export function LineRows({
   errors,
   prices,
   taxRates = new Map(),
+  decimalsHint = '',
 }: {
   form: InvoiceForm;
   errors: FormErrors;
   prices: Option[];
   taxRates?: ReadonlyMap<string, string>;
+  decimalsHint?: string;
 }) {
   const priceOptions = [{ value: '', label: 'Ad hoc: name and amount' }, ...prices];
   return (
@@ -183,7 +187,7 @@ export function LineRows({
       </TableScroll>
       {/* After the wrapper, which bleeds to the card's edge: inside it, the hint ran into that edge. */}
       <p class="hint" id={LINE_AMOUNT_HINT}>
-        {`Amounts: ${AMOUNT_HINT}`}
+        {`Amounts: ${AMOUNT_HINT}${decimalsHint ? ` ${decimalsHint}` : ''}`}
       </p>
     </>
   );
@@ -260,7 +264,13 @@ export function InvoiceEditor(props: {
           ) : (
             ''
           )}
-          <LineRows form={form} errors={errors} prices={choices.prices} taxRates={choices.taxRates} />
+          <LineRows
+            form={form}
+            errors={errors}
+            prices={choices.prices}
+            taxRates={choices.taxRates}
+            decimalsHint={choices.decimalsHint}
+          />
           <div class="editor-row-actions">
             <button
               type="submit"

@@ -78,6 +78,22 @@ test('an amount that is no decimal number names its row; nothing else is built',
   });
 });
 
+test("an amount with more decimals than the invoice's currency carries names its row and the decimals allowed; nothing is built", (t) => {
+  const form = readInvoiceForm(
+    typed({ rows: '3', currency: 'usdc', 'line-1-name': 'Fee', 'line-1-amount': '1.1234567' }),
+  );
+  t.deepEqual(invoiceRequest(form, 'create', 6), {
+    ok: false,
+    errors: { 'line-1-amount': 'must have at most 6 decimals in USDC: no USDC asset carries more' },
+  });
+  // Six decimals (trailing zeros beyond them too) are an amount; no limit known, all eight the API takes.
+  const six = readInvoiceForm(
+    typed({ rows: '3', currency: 'usdc', 'line-1-name': 'Fee', 'line-1-amount': '1.12345600' }),
+  );
+  t.true(invoiceRequest(six, 'create', 6).ok);
+  t.true(invoiceRequest(form, 'create').ok);
+});
+
 test('an update clears blank notes, stops a repeat, and moves the due date only when its days changed', (t) => {
   const form = invoiceFormOf(
     {

@@ -1,4 +1,5 @@
 import { dueCountsFrom } from '../../../../machines/invoice.due.ts';
+import { decimalAmountIn } from '../../../shared/decimal.ts';
 import { formatAmount } from '../../../shared/money.ts';
 import { decimalAmount } from '../../ui/form-parts.tsx';
 
@@ -225,11 +226,13 @@ export type InvoiceRequest = { body: Record<string, unknown>; rows: number[] };
 /**
  * The API body of the form, for `create` or `update` (an update sends null to clear a note and
  * `one_time` to stop a repeat; the due days only when changed). A customer is the caller's to add.
- * An amount that is no decimal number is refused here, naming its input: the API takes integers.
+ * An amount that is no decimal number, or has more decimals than the invoice's currency carries
+ * (`decimals`, see `currencyDecimals`), is refused here, naming its input: the API takes integers.
  */
 export function invoiceRequest(
   form: InvoiceForm,
   mode: 'create' | 'update',
+  decimals: number | null = null,
 ): { ok: true; request: InvoiceRequest } | { ok: false; errors: FormErrors } {
   const errors: FormErrors = {};
   const rows: number[] = [];
@@ -245,7 +248,9 @@ export function invoiceRequest(
       data.push({ priceId: row.price, quantity, ...taxed });
       continue;
     }
-    const parsed = row.amount ? decimalAmount(row.amount) : { error: 'is required for a line without a product' };
+    const parsed = row.amount
+      ? decimalAmountIn(row.amount, form.currency, decimals)
+      : { error: 'is required for a line without a product' };
     if ('error' in parsed) errors[`line-${i}-amount`] = parsed.error;
     const unitAmount = 'amount' in parsed ? parsed.amount : '';
     data.push({

@@ -13,7 +13,7 @@ import type { DashboardContext, DashboardDeps } from '../../context.ts';
 import { redirectTo, sendHtml } from '../../http.ts';
 import { definePage } from '../../page.ts';
 import { money } from '../../ui/components.tsx';
-import { currenciesOf } from '../../ui/currency-field.tsx';
+import { currenciesOf, decimalsHint, decimalsIn } from '../../ui/currency-field.tsx';
 import { pageOf, statusFilterOf, withQuery } from '../../ui/list-controls.tsx';
 import { payableNetworks } from '../../../actors/line-items.ts';
 import { TAX_RATES, type TaxRateDoc } from '../../../actors/tax-rate.ts';
@@ -143,6 +143,7 @@ async function editorChoices(
     })),
     prices: [...listed, ...(await heldPrices(deps, ctx, form, new Set(listed.map((p) => p.value))))],
     currencies: currenciesOf(ctx, deps),
+    decimalsHint: decimalsHint(ctx, deps, currenciesOf(ctx, deps)),
     networks: networkChoices(deps, ctx),
     taxRates: new Map(
       taxRates.map((r) => [r.id, `${r.name} ${r.percentage}%${r.isActive ? '' : ' (inactive)'}`] as const),
@@ -167,8 +168,13 @@ function refusal(answer: { status: number; body: unknown; field?: string }, rows
  * by email is made only once the rest of the body has passed the API's checks (sent first with a
  * customer no one has), and an existing customer with that email is reused.
  */
-async function save(api: PageApi, form: InvoiceForm, invoiceId: string | null): Promise<Saved> {
-  const built = invoiceRequest(form, invoiceId ? 'update' : 'create');
+async function save(
+  api: PageApi,
+  form: InvoiceForm,
+  invoiceId: string | null,
+  decimals: number | null,
+): Promise<Saved> {
+  const built = invoiceRequest(form, invoiceId ? 'update' : 'create', decimals);
   if (!built.ok) return { ok: false, status: 400, errors: built.errors };
   const { body, rows } = built.request;
   const send = (customerId: string | undefined) =>
@@ -300,7 +306,7 @@ export const page = definePage({
     routes.post(`${LIST}/new`, 'manage', async (ctx) => {
       const form = readInvoiceForm(ctx.state.form);
       if (ctx.state.form.get('intent') === 'add-line') return showEditor(ctx, { form: withAnotherRow(form) });
-      const saved = await save(apiFor(ctx, deps), form, null);
+      const saved = await save(apiFor(ctx, deps), form, null, decimalsIn(ctx, deps, form.currency));
       if (!saved.ok) return showEditor(ctx, { form, errors: saved.errors, status: saved.status });
       redirectTo(ctx, `${LIST}/${saved.invoice.id}?done=created`);
     });
@@ -320,7 +326,7 @@ export const page = definePage({
       const invoice = await loadInvoice(api, ctx.params.id!);
       const form = readInvoiceForm(ctx.state.form);
       if (ctx.state.form.get('intent') === 'add-line') return showEditor(ctx, { form: withAnotherRow(form), invoice });
-      const saved = await save(api, form, invoice.id);
+      const saved = await save(api, form, invoice.id, decimalsIn(ctx, deps, form.currency));
       if (!saved.ok) return showEditor(ctx, { form, errors: saved.errors, status: saved.status, invoice });
       redirectTo(ctx, `${LIST}/${invoice.id}?done=saved`);
     });

@@ -15,7 +15,7 @@ import {
   textOf,
   valuesOf,
 } from '../../ui/form-parts.tsx';
-import { currenciesOf } from '../../ui/currency-field.tsx';
+import { currenciesOf, decimalsHint, decimalsIn } from '../../ui/currency-field.tsx';
 import { AppLayout, NewButton } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
 import { PriceFields, priceBodyOf, priceInputOf } from './price-fields.tsx';
@@ -82,13 +82,13 @@ function ProductList({ products, timeZone }: { products: Product[]; timeZone: st
   );
 }
 
-/** The create body: the product, and its first price when an amount is typed. */
-function productBodyOf(form: URLSearchParams): Built {
+/** The create body: the product, and its first price when an amount is typed (`decimalsOf`: see `priceBodyOf`). */
+function productBodyOf(form: URLSearchParams, decimalsOf: (currency: string) => number | null): Built {
   const body: Record<string, unknown> = { name: form.get('name')?.trim() ?? '' };
   const description = textOf(form, 'description');
   if (description) body.description = description;
   if (textOf(form, 'unitAmount') === null) return { body };
-  const price = priceBodyOf(form);
+  const price = priceBodyOf(form, decimalsOf);
   return 'errors' in price ? price : { body: { ...body, defaultPriceData: price.body } };
 }
 
@@ -104,7 +104,12 @@ async function renderNew(ctx: DashboardContext, deps: DashboardDeps, { values, e
           <TextAreaField name="description" label="Description" value={values.description} error={errors.description} />
           <fieldset>
             <legend>Price</legend>
-            <PriceFields values={values} errors={errors} currencies={currenciesOf(ctx, deps)} />
+            <PriceFields
+              values={values}
+              errors={errors}
+              currencies={currenciesOf(ctx, deps)}
+              decimalsHint={decimalsHint(ctx, deps, currenciesOf(ctx, deps))}
+            />
           </fieldset>
           <div class="form-actions">
             <button type="submit" class="button-primary">
@@ -265,7 +270,12 @@ async function renderDetail(
             <form method="post" action={`${BASE}/${product.id}/prices`} novalidate>
               <CsrfField token={ctx.state.csrfToken} />
               <FormAlert errors={price.errors} />
-              <PriceFields values={price.values} errors={price.errors} currencies={currenciesOf(ctx, deps)} />
+              <PriceFields
+                values={price.values}
+                errors={price.errors}
+                currencies={currenciesOf(ctx, deps)}
+                decimalsHint={decimalsHint(ctx, deps, currenciesOf(ctx, deps))}
+              />
               <button type="submit" class="button-primary">
                 Add price
               </button>
@@ -302,7 +312,7 @@ export const page = definePage({
     createRoutes(routes, deps, {
       base: BASE,
       apiPath: '/api/v1/products',
-      build: productBodyOf,
+      build: (form, ctx) => productBodyOf(form, (currency) => decimalsIn(ctx, deps, currency)),
       inputOf: productInputOf,
       show: (ctx, form) => renderNew(ctx, deps, form),
     });
@@ -335,7 +345,7 @@ export const page = definePage({
       const api = apiFor(ctx, deps);
       const { form } = ctx.state;
       const id = ctx.params.id!;
-      const built = priceBodyOf(form);
+      const built = priceBodyOf(form, (currency) => decimalsIn(ctx, deps, currency));
       const answer = 'errors' in built ? null : await api('POST', '/api/v1/prices', { productId: id, ...built.body });
       const errors =
         'errors' in built ? built.errors : answer && answer.status >= 400 ? formErrorsOf(answer, priceInputOf) : null;

@@ -1,19 +1,30 @@
 import { INTERVALS } from '../../../actors/line-items.ts';
 import { Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
-import { AmountField, decimalAmount, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
+import { decimalAmountIn } from '../../../shared/decimal.ts';
+import { AmountField, type FormErrors, SelectField, textOf } from '../../ui/form-parts.tsx';
 import type { Built } from '../../create-routes.ts';
 
-/** A price's inputs: amount as typed, currency (of those a wallet of the merchant receives), and a schedule (none: one-time). */
+/**
+ * A price's inputs: amount as typed, currency (of those a wallet of the merchant receives), and a
+ * schedule (none: one-time). `decimalsHint`: what the amount may have in each currency (`decimalsHint`).
+ */
 export function PriceFields(props: {
   values: Record<string, string>;
   errors: FormErrors;
   currencies: readonly string[];
+  decimalsHint?: string;
 }) {
   const { values: v, errors: e } = props;
   return (
     <div class="form-row">
-      <AmountField name="unitAmount" label="Price" value={v.unitAmount} error={e.unitAmount} />
+      <AmountField
+        name="unitAmount"
+        label="Price"
+        value={v.unitAmount}
+        error={e.unitAmount}
+        {...(props.decimalsHint ? { hint: props.decimalsHint } : {})}
+      />
       <CurrencyField offered={props.currencies} value={v.currency} error={e.currency} />
       <SelectField
         name="interval"
@@ -34,11 +45,15 @@ export function PriceFields(props: {
   );
 }
 
-/** The price body of the form (amount converted exactly), or the input that is not a number. */
-export function priceBodyOf(form: URLSearchParams): Built {
-  const amount = decimalAmount(form.get('unitAmount') ?? '');
+/**
+ * The price body of the form (amount converted exactly), or the input that is not a number or has
+ * more decimals than its currency carries (`decimalsOf`, see `decimalsIn`).
+ */
+export function priceBodyOf(form: URLSearchParams, decimalsOf: (currency: string) => number | null): Built {
+  const currency = form.get('currency') ?? 'usdc';
+  const amount = decimalAmountIn(form.get('unitAmount') ?? '', currency, decimalsOf(currency));
   if ('error' in amount) return { errors: { unitAmount: amount.error } };
-  const body: Record<string, unknown> = { currency: form.get('currency') ?? 'usdc', unitAmount: amount.amount };
+  const body: Record<string, unknown> = { currency, unitAmount: amount.amount };
   const interval = textOf(form, 'interval');
   if (interval) {
     body.interval = interval;
