@@ -29,17 +29,18 @@ const answeredOk = (statusCode: number | null | undefined): boolean =>
  */
 export function deliveryStatusOf(d: WebhookDeliveryDoc): DeliveryStatusView {
   const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
+  const gaveUp: DeliveryStatusView = {
+    state: 'failed',
+    tone: 'danger',
+    text: 'Failed',
+    why: `gave up after ${plural(d.attempts)}`,
+    nextAttemptAt: null,
+  };
   switch (d.status) {
     case 'succeeded':
       return { state: 'delivered', tone: 'success', text: 'Delivered', why: null, nextAttemptAt: null };
     case 'failed':
-      return {
-        state: 'failed',
-        tone: 'danger',
-        text: 'Failed',
-        why: `gave up after ${plural(d.attempts)}`,
-        nextAttemptAt: null,
-      };
+      return gaveUp;
     case 'canceled': {
       const reason = d.canceled ? (CANCEL_REASONS[d.canceled.reason] ?? d.canceled.reason) : 'endpoint gone';
       return { state: 'failed', tone: 'danger', text: 'Failed', why: reason, nextAttemptAt: null };
@@ -47,14 +48,7 @@ export function deliveryStatusOf(d: WebhookDeliveryDoc): DeliveryStatusView {
     case 'pending': {
       const last = d.log.at(-1);
       const lastFailed = last !== undefined && !answeredOk(last.statusCode);
-      if (lastFailed && d.nextAttemptAt === null)
-        return {
-          state: 'failed',
-          tone: 'danger',
-          text: 'Failed',
-          why: `gave up after ${plural(d.attempts)}`,
-          nextAttemptAt: null,
-        };
+      if (lastFailed && d.nextAttemptAt === null) return gaveUp;
       if (lastFailed)
         return { state: 'retrying', tone: 'warning', text: 'Retrying', why: null, nextAttemptAt: d.nextAttemptAt };
       // Not tried yet (due at once), or resent after it was delivered: due now, unless a resend said when.
