@@ -32,7 +32,7 @@ export type WeirConfig = {
   auditCheckpointSeconds?: number;
   /** Operator token for `/admin` (creating organizations over HTTP) and `/metrics` beyond loopback (given, or read from `adminTokenFile`); unset: the admin API is off. */
   adminToken?: string;
-  /** Where the admin token came from: a terminal may be shown one from the command line or a file (the inspector's page address). */
+  /** Which setting gave the admin token (the one its error names). */
   adminTokenFrom?: 'argument' | 'file' | 'environment';
   /** JSON written by `weir devnet`: offer that local chain in the test environment. */
   devnetFile?: string;

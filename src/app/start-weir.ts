@@ -256,9 +256,7 @@ async function startLocked(
   const clock = overrides.clock ?? createSystemClock();
   const waiting: WaitingLog = (line, fields) => logger.warn({ event: 'weir.waiting', ...fields }, line);
   // First, so that its port being taken fails the start before anything else is running.
-  const credential = config.inspect
-    ? bridgeCredential(config.adminToken, config.adminTokenFrom, join(config.dataDir, INSPECTOR_TOKEN_FILE))
-    : null;
+  const credential = config.inspect ? bridgeCredential(join(config.dataDir, INSPECTOR_TOKEN_FILE)) : null;
   const inspector =
     config.inspect && credential ? await openInspector(config.inspect, { logger, token: credential.token }) : null;
   if (inspector && credential) {

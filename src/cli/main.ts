@@ -290,11 +290,7 @@ async function inspect(argv: string[]): Promise<void> {
     const record = await findMachineRecord(eventStore, id);
     if (!record)
       throw new ConfigError(`no session, invoice, subscription, payment link, coupon or webhook delivery ${id}`);
-    const credential = bridgeCredential(
-      config.adminToken,
-      config.adminTokenFrom,
-      join(config.dataDir, INSPECTOR_TOKEN_FILE),
-    );
+    const credential = bridgeCredential(join(config.dataDir, INSPECTOR_TOKEN_FILE));
     const inspector = await openInspector(config.inspect ?? '8090', {
       logger: createLogger({ level: config.logLevel, pretty: config.logPretty }),
       token: credential.token,

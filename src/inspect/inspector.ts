@@ -17,30 +17,22 @@ export type OpenedInspector = {
 /** The bridge token's file in the data dir, when no admin token is set. */
 export const INSPECTOR_TOKEN_FILE = 'inspector-token';
 
-/**
- * The token the bridge asks of every socket; whether the operator's terminal may be shown it; and the
- * file holding it when it is not the admin token (null when it is).
- */
-export type BridgeCredential = { token: string; shown: boolean; file: string | null };
+/** The token the bridge asks of every socket, and the file holding it. */
+export type BridgeCredential = { token: string; file: string };
 
 /** Reads the token file (a test starts another process's making of it in between). */
 export type ReadToken = (file: string) => string;
 
 /**
- * The admin token when one is configured, else the one in `tokenFile` (made there, 0600, at the first
- * start with `--inspect`, kept after): so `--inspect` works without an admin token, where no terminal
- * shows the token too (a process manager, a service), and a bookmarked page still connects after a
- * restart. It is shown at a terminal, and an admin token only when it came from the command line or
- * a file (one in the environment may be a deployment's secret).
+ * The token in `tokenFile` (made there, 0600, at the first start with `--inspect`, kept after), so a
+ * bookmarked page still connects after a restart. Never the admin token, even when one is set: the
+ * token sits in a page address (history, bookmarks), and the admin token creates organizations.
  */
 export function bridgeCredential(
-  adminToken: string | undefined,
-  adminTokenFrom: 'argument' | 'file' | 'environment' | undefined,
   tokenFile: string,
   read: ReadToken = (file) => readFileSync(file, 'utf8'),
 ): BridgeCredential {
-  if (adminToken === undefined) return { token: tokenIn(tokenFile, read), shown: true, file: tokenFile };
-  return { token: adminToken, shown: adminTokenFrom === 'argument' || adminTokenFrom === 'file', file: null };
+  return { token: tokenIn(tokenFile, read), file: tokenFile };
 }
 
 /**
@@ -96,10 +88,10 @@ function heldToken(file: string, read: ReadToken): string | null {
   }
 }
 
-/** Where to open the bridge page: with its token when the terminal may show it, else saying where that token is. */
+/** Where to open the bridge page: with its token at a terminal, else (a log line) saying where that token is. */
 export function bridgeInvitation(page: string, credential: BridgeCredential, terminal: boolean): string {
-  if (credential.shown && terminal) return bridgePageUrl(page, credential.token);
-  return `${page}/#token=${credential.file ? `<the token in ${credential.file}>` : '<the admin token>'}`;
+  if (terminal) return bridgePageUrl(page, credential.token);
+  return `${page}/#token=<the token in ${credential.file}>`;
 }
 
 /**

@@ -116,14 +116,20 @@ test("weir serve --inspect: the checkout session an invoice's pay page opens is 
   );
 });
 
-test("weir serve --inspect PORT: the bridge page's socket, on loopback and with the admin token, gets a new session's actor and events", async (t) => {
+test("weir serve --inspect PORT with an admin token: the bridge page's socket, on loopback and with the data dir's token (never the admin token), gets a new session's actor and events", async (t) => {
   const port = await findFreePort();
   const weir = await startTestWeir(t, { inspect: String(port) });
+  const token = weir.inspectorPage?.credential.token ?? '';
+  t.not(token, ADMIN_TOKEN);
   t.like(weir.inspectorPage, {
     page: `http://localhost:${port}`,
-    credential: { token: ADMIN_TOKEN, file: null },
+    credential: { file: join(weir.dataDir, INSPECTOR_TOKEN_FILE) },
   });
-  const page = new WebSocket(bridgeSocketUrl(`ws://127.0.0.1:${port}`, ADMIN_TOKEN), {
+  const refused = new WebSocket(bridgeSocketUrl(`ws://127.0.0.1:${port}`, ADMIN_TOKEN), {
+    origin: `http://localhost:${port}`,
+  });
+  await t.throwsAsync(once(refused, 'open'), undefined, 'the admin token opens no socket');
+  const page = new WebSocket(bridgeSocketUrl(`ws://127.0.0.1:${port}`, token), {
     origin: `http://localhost:${port}`,
   });
   t.teardown(() => page.close());
