@@ -18,7 +18,10 @@ import { createJsonRpc } from './evm/devnet/json-rpc.ts';
  * The shortfall is credited as a transfer found by reconciliation: its transaction id reads
  * `reconciliation-…` (no transaction is known; the id is the same for the same balance, so a
  * repeated pass credits nothing new) and its sender `reconciliation`. It is handed to the follower,
- * which owes its `final` (or its withdrawal on a reorg) as for a recovered transfer.
+ * which owes its `final` (or its withdrawal on a reorg) as for a recovered transfer. Where the
+ * reader counts what sweeps flushed, the part of it the balance no longer holds (a recorded sweep
+ * flushed it) is credited apart, in the block of the last such sweep: the sweeper then finds it
+ * moved by that sweep (mined at or after it), rather than waiting on a deposit read empty.
  *
  * A shortfall is credited only when two passes in a row saw the same balance and credit: the
  * matcher may not yet have recorded a transfer the follower just published. A transfer of the same
@@ -75,7 +78,17 @@ export type BalanceReconciler = { step(): Promise<void>; counters(): ReconcilerC
  * A deposit's shortfall: `held` (its balance, or with `sinceStart` all it ever received) above what
  * was credited over the same span.
  */
-export type Shortfall = { deposit: OpenDeposit; held: bigint; credited: bigint; sinceStart: boolean };
+export type Shortfall = {
+  deposit: OpenDeposit;
+  held: bigint;
+  credited: bigint;
+  sinceStart: boolean;
+  /**
+   * Of the shortfall, what the deposit's last sweep already flushed (`sinceStart` only): all of it
+   * but what the balance still holds beyond the credits after that sweep's block.
+   */
+  swept: bigint;
+};
 
 /** Where money is missing: more held than the session credited since the last sweep the balance shows (or ever). */
 export function shortfalls(deposits: readonly OpenDeposit[], snapshot: BalanceSnapshot): Shortfall[] {
@@ -89,7 +102,15 @@ export function shortfalls(deposits: readonly OpenDeposit[], snapshot: BalanceSn
     const credited = deposit.credits
       .filter((c) => c.blockNumber <= block.number && c.blockNumber >= from)
       .reduce((sum, c) => sum + c.amount, 0n);
-    return held > credited ? [{ deposit, held, credited, sinceStart }] : [];
+    if (held <= credited) return [];
+    const missing = held - credited;
+    if (!sinceStart || lastSweep === null) return [{ deposit, held, credited, sinceStart, swept: 0n }];
+    const creditedSince = deposit.credits
+      .filter((c) => c.blockNumber <= block.number && c.blockNumber > lastSweep.blockNumber)
+      .reduce((sum, c) => sum + c.amount, 0n);
+    const unexplained = snapshot.balances[index]! - creditedSince;
+    const inBalance = unexplained <= 0n ? 0n : unexplained < missing ? unexplained : missing;
+    return [{ deposit, held, credited, sinceStart, swept: missing - inBalance }];
   });
 }
 
@@ -101,6 +122,8 @@ export function createBalanceReconciler(deps: {
   /** The open deposits to reconcile on this network (from the read models). */
   openDeposits(network: string): Promise<OpenDeposit[]>;
   read: BalanceReader;
+  /** Reads block `number` (a sweep's), where a shortfall's swept part is credited; without it, the whole shortfall is credited at the snapshot's block. */
+  readBlock?: (call: ReconcilerRpc, number: number) => Promise<BalanceSnapshot['block']>;
   adopt(transfers: readonly ChainTransferMessage[]): Promise<void>;
   now(): Date;
   log(line: string): void;
@@ -114,12 +137,14 @@ export function createBalanceReconciler(deps: {
     return rpc(method, params);
   };
 
-  const credit = (shortfall: Shortfall, block: BalanceSnapshot['block']): ChainTransferMessage => {
-    const { deposit, held, credited, sinceStart } = shortfall;
+  const credit = (
+    deposit: OpenDeposit,
+    seed: string,
+    amount: bigint,
+    block: BalanceSnapshot['block'],
+  ): ChainTransferMessage => {
     const key = `${deposit.paymentAddress} ${deposit.asset.address}`;
-    // After a sweep the same balance may come again: the sweep makes it another credit (all ever received only grows).
-    const after = sinceStart || deposit.lastSweep === null ? '' : `:${deposit.lastSweep.transactionHash}`;
-    const id = keccak256(stringToHex(`${deps.network}:${key}:${held}${after}`)).slice(2);
+    const id = keccak256(stringToHex(`${deps.network}:${key}:${seed}`)).slice(2);
     return {
       type: 'transfer',
       network: deps.network,
@@ -131,10 +156,28 @@ export function createBalanceReconciler(deps: {
       from: 'reconciliation',
       to: deposit.paymentAddress,
       asset: { address: deposit.asset.address, symbol: deposit.asset.symbol, decimals: deposit.asset.decimals },
-      amount: (held - credited).toString(),
+      amount: amount.toString(),
       reference: null,
       observedAt: deps.now().toISOString(),
     };
+  };
+
+  /** The shortfall's credits: its swept part in the last sweep's block (when that block can be read), the rest in `block`. */
+  const credits = async (shortfall: Shortfall, block: BalanceSnapshot['block']): Promise<ChainTransferMessage[]> => {
+    const { deposit, held, credited, sinceStart } = shortfall;
+    const { lastSweep } = deposit;
+    const found: ChainTransferMessage[] = [];
+    let swept = 0n;
+    if (shortfall.swept > 0n && lastSweep !== null && deps.readBlock) {
+      swept = shortfall.swept;
+      const at = await deps.readBlock(call, lastSweep.blockNumber);
+      found.push(credit(deposit, `${held}:swept:${lastSweep.transactionHash}`, swept, at));
+    }
+    // After a sweep the same balance may come again: the sweep makes it another credit (all ever received only grows).
+    const after = sinceStart || lastSweep === null ? '' : `:${lastSweep.transactionHash}`;
+    const rest = held - credited - swept;
+    if (rest > 0n) found.push(credit(deposit, `${held}${after}`, rest, block));
+    return found;
   };
 
   return {
@@ -154,7 +197,7 @@ export function createBalanceReconciler(deps: {
           const key = `${shortfall.deposit.paymentAddress} ${shortfall.deposit.asset.address}`;
           const state = `${shortfall.held} ${shortfall.credited}`;
           seen.set(key, state);
-          if (previous.get(key) === state) found.push(credit(shortfall, snapshot.block));
+          if (previous.get(key) === state) found.push(...(await credits(shortfall, snapshot.block)));
         }
         previous = seen;
         if (found.length > 0) {

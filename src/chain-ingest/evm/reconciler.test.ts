@@ -11,7 +11,7 @@ const SWEEP = `0x${'5e'.repeat(32)}`;
 const FLUSHED = toEventSelector('event Flushed(address indexed token, address indexed merchant, uint256 amount)');
 const word = (value: bigint | string) => `0x${value.toString(16).replace(/^0x/, '').padStart(64, '0')}`;
 
-/** An archive node: balances at a block number, blocks by number, and a sweep's receipt flushing `flushed`. */
+/** An archive node: balances at a block number, blocks by number (block n's hash is n as a word), and a sweep's receipt flushing `flushed`. */
 async function fakeNode(t: { teardown(fn: () => unknown): void }, balance: bigint, flushed = 0n) {
   const reads: string[] = [];
   const server = createServer((req, res) => {
@@ -24,7 +24,7 @@ async function fakeNode(t: { teardown(fn: () => unknown): void }, balance: bigin
       reads.push(`${method} ${params.join(' ')}`);
       const result =
         method === 'eth_getBlockByNumber'
-          ? { number: params[0], hash: `0x${'ab'.repeat(32)}` }
+          ? { number: params[0], hash: word(BigInt(params[0]!)) }
           : method === 'eth_getBalance'
             ? `0x${balance.toString(16)}`
             : {
@@ -99,7 +99,7 @@ test('the balance at the block the follower processed is compared with the credi
   t.like(adopted[0], {
     amount: '100',
     blockNumber: 15,
-    blockHash: `0x${'ab'.repeat(32)}`,
+    blockHash: word(15n),
     from: 'reconciliation',
     to: DEPOSIT.toLowerCase(),
     logIndex: -1,
@@ -110,7 +110,7 @@ test('the balance at the block the follower processed is compared with the credi
   t.is(adopted[1]?.transactionHash, adopted[0]!.transactionHash);
 });
 
-test('money a sweep flushed before any pass saw it is found: balance plus what each sweep flushed (its receipt, read once) against every credit', async (t) => {
+test('money a sweep flushed before any pass saw it is found: balance plus what each sweep flushed (its receipt, read once) against every credit; what the sweep flushed is credited in its block, what is held in the processed one', async (t) => {
   // 50 credited at block 10; a sweep at block 12 flushed 80 (30 came unseen before it); 20 held now, unseen too.
   const node = await fakeNode(t, 20n, 80n);
   const sweep = { transactionHash: SWEEP, blockNumber: 12 };
@@ -119,9 +119,49 @@ test('money a sweep flushed before any pass saw it is found: balance plus what e
   ]);
   await reconciler.step();
   await reconciler.step();
-  t.is(adopted.length, 1);
-  t.like(adopted[0], { amount: '50', blockNumber: 15 });
+  t.is(adopted.length, 2);
+  t.like(adopted[0], { amount: '30', blockNumber: 12, blockHash: word(12n), from: 'reconciliation' });
+  t.like(adopted[1], { amount: '20', blockNumber: 15, blockHash: word(15n), from: 'reconciliation' });
+  t.not(adopted[0]!.transactionHash, adopted[1]!.transactionHash);
+  t.true(node.reads.includes('eth_getBlockByNumber 0xc false'), "the sweep's block is read for its hash");
   t.is(node.reads.filter((r) => r.startsWith('eth_getTransactionReceipt')).length, 1, 'a sweep receipt is read once');
+});
+
+test("money a sweep flushed, the deposit read empty since, is credited whole in the sweep's block (the sweeper finds it moved by that sweep); the same ids on each pass, and nothing more once one part is recorded", async (t) => {
+  // 50 credited at block 10; the sweep at block 12 flushed 100 (50 came unseen); nothing held at block 15.
+  const node = await fakeNode(t, 0n, 100n);
+  const sweep = { transactionHash: SWEEP, blockNumber: 12 };
+  let credits: OpenDeposit['credits'] = [{ amount: 50n, blockNumber: 10 }];
+  const { reconciler, adopted } = reconcilerOn(node.url, () => [
+    deposit(credits, { lastSweep: sweep, sweeps: [sweep] }),
+  ]);
+  await reconciler.step();
+  await reconciler.step();
+  await reconciler.step();
+  t.is(adopted.length, 2);
+  t.like(adopted[0], { amount: '50', blockNumber: 12, blockHash: word(12n) });
+  t.deepEqual(adopted[1], adopted[0], 'a pass before the credit is recorded credits the same transfer');
+  credits = [...credits, { amount: 50n, blockNumber: 12 }];
+  await reconciler.step();
+  await reconciler.step();
+  t.is(adopted.length, 2);
+});
+
+test("credits after the last sweep's block are what the balance holds: the rest of a shortfall is what the sweep flushed, credited in its block", async (t) => {
+  // 50 credited at block 10, 30 at block 14 (after the sweep at 12, which flushed 100): 30 held at 15. 50 missing, all flushed.
+  const node = await fakeNode(t, 30n, 100n);
+  const sweep = { transactionHash: SWEEP, blockNumber: 12 };
+  const credits = [
+    { amount: 50n, blockNumber: 10 },
+    { amount: 30n, blockNumber: 14 },
+  ];
+  const { reconciler, adopted } = reconcilerOn(node.url, () => [
+    deposit(credits, { lastSweep: sweep, sweeps: [sweep] }),
+  ]);
+  await reconciler.step();
+  await reconciler.step();
+  t.is(adopted.length, 1);
+  t.like(adopted[0], { amount: '50', blockNumber: 12 });
 });
 
 test('a deposit is left alone while its sweep is in flight, while the processed block is before its last sweep, and before the follower processed a block; tokens are not read', async (t) => {

@@ -4,6 +4,7 @@ import {
   type BalanceSnapshot,
   createBalanceReconciler,
   type OpenDeposit,
+  type ReconcilerRpc,
 } from '../balance-reconciler.ts';
 import type { ChainTransferMessage } from '../chain-messages.ts';
 import { NATIVE_ASSET_ADDRESS } from '../network-definition.ts';
@@ -22,7 +23,9 @@ import { rpcValueReader, toQuantity } from './follower/rpc-values.ts';
  *
  * A sweep may flush coin no pass saw yet (it flushes the whole balance): so what each sweep took
  * out is read from its receipt (the forwarder's Flushed log, once per sweep), and balance plus all
- * swept out, all the deposit ever received, is compared with every credit.
+ * swept out, all the deposit ever received, is compared with every credit. What of a shortfall
+ * the last sweep already flushed is credited in that sweep's block (read for its hash), so the
+ * sweeper finds it moved by that sweep; what the balance still holds is credited at the processed block.
  */
 
 /** The Forwarder's `Flushed(token, merchant, amount)`: token 0 is the native coin. */
@@ -67,8 +70,16 @@ export function createEvmReconciler(deps: {
     flushed.set(key, amount);
     return amount;
   };
+  const readBlock = async (call: ReconcilerRpc, wanted: bigint) => {
+    const read = rpcValueReader(deps.network, 'eth_getBlockByNumber');
+    const block = read.record(await call('eth_getBlockByNumber', [toQuantity(wanted), false]), `block ${wanted}`);
+    const number = read.smallQuantity(block.number, `block ${wanted} number`);
+    if (BigInt(number) !== wanted) read.fail(`asked for block ${wanted}, answered block ${number}`);
+    return { number, hash: read.hash(block.hash, `block ${wanted} hash`) };
+  };
   return createBalanceReconciler({
     ...deps,
+    readBlock: (call, number) => readBlock(call, BigInt(number)),
     // The follower's addresses are lowercase: the credit's `to` is too, so a later transfer of the same money meets it.
     openDeposits: async (network) =>
       (await deps.openDeposits(network))
@@ -78,11 +89,7 @@ export function createEvmReconciler(deps: {
       const processed = deps.processed();
       if (processed === null) return null;
       const at = toQuantity(processed);
-      const blockRead = rpcValueReader(deps.network, 'eth_getBlockByNumber');
-      const block = blockRead.record(await call('eth_getBlockByNumber', [at, false]), `block ${processed}`);
-      const number = blockRead.smallQuantity(block.number, `block ${processed} number`);
-      if (BigInt(number) !== processed) blockRead.fail(`asked for block ${processed}, answered block ${number}`);
-      const hash = blockRead.hash(block.hash, `block ${processed} hash`);
+      const { number, hash } = await readBlock(call, processed);
       const read = rpcValueReader(deps.network, 'eth_getBalance');
       const balances: bigint[] = [];
       const sweptOut: bigint[] = [];
