@@ -98,7 +98,7 @@ function wait(message) {
 }
 
 // Once connected, the page reconnects by itself when Weir restarts (its token is kept across restarts).
-// Refused REFUSALS times running (a new token: its file deleted, an admin token set), it says so, trying slowly.
+// Refused REFUSALS times running (a new token: its file deleted or rewritten), it says so, trying slowly.
 const RETRY_MS = 2000;
 const REFUSALS = 3;
 const SLOW_RETRY_MS = 10000;
@@ -108,7 +108,7 @@ let refusals = 0;
 /** Why a socket never opened: a browser's socket is not told, so a wrong token or no Weir running. */
 function refusal() {
   if (!token) return 'refused: open the address Weir printed, with #token= in it';
-  return 'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running';
+  return 'refused: not the token Weir asks for (the one in its data dir’s inspector-token file), or Weir is not running';
 }
 
 function connect() {

@@ -250,7 +250,7 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
     return got.some((m) => m.sessionId === 'checkout_session-s2') ? true : undefined;
   }, 'the inspector to get what Weir sends after its restart');
 
-  // Weir restarts asking another token (its file deleted, an admin token set): after a few refused
+  // Weir restarts asking another token (its file deleted): after a few refused
   // tries the page says it is refused, not that it is connecting again, and goes on trying slowly.
   again.stop();
   await restarted.stop();
@@ -266,7 +266,7 @@ test('in Chromium, the bridge page relays what Weir sends into the embedded insp
   }, 'the page to say it is refused');
   t.is(
     refused,
-    'refused: not the token Weir asks for (the admin token, else the one in its data dir’s inspector-token file), or Weir is not running; trying again every 10 s',
+    'refused: not the token Weir asks for (the one in its data dir’s inspector-token file), or Weir is not running; trying again every 10 s',
   );
   await other.stop();
   const back = await startInspectorBridge({ port: started.port, logger: quiet, token: TOKEN, inspectorUrl });

@@ -44,7 +44,7 @@ export const bridgePageUrl = (page: string, token: string): string => `${page}/#
 
 export type InspectorBridgeOptions = {
   port: number;
-  /** What every socket must carry (`?token=`): the admin token, or one made for this run. */
+  /** What every socket must carry (`?token=`): the one in the data dir's inspector-token file. */
   token: string;
   /** Where an error of the bridge's server once listening goes (it keeps serving, and the process runs on). */
   logger: Logger;

@@ -14,7 +14,7 @@ export type OpenedInspector = {
   stop(): Promise<void>;
 };
 
-/** The bridge token's file in the data dir, when no admin token is set. */
+/** The bridge token's file in the data dir. */
 export const INSPECTOR_TOKEN_FILE = 'inspector-token';
 
 /** The token the bridge asks of every socket, and the file holding it. */
