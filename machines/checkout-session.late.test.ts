@@ -16,11 +16,15 @@ import {
 import {
   allSentBefore,
   confirmingAfterClose,
+  hasLateToSettle,
   lateMoney,
+  latePaidInvoice,
   moneyAtClose,
   paidAfterClose,
   paidAtClose,
   receivedSplit,
+  refundMarkedAt,
+  withInvoicePaidLate,
 } from './checkout-session.late.ts';
 
 const ids = (money: { payments: { transferId: string }[] } | null) => money?.payments.map((p) => p.transferId);
@@ -195,4 +199,39 @@ test('dust sent before the close is told as sent before it, by its payments, tho
   );
   t.false(allSentBefore(lateMoney(after)));
   t.deepEqual(lateMoney(after).paymentsBefore, []);
+});
+
+test('late money its invoice counted while owed paid the invoice: not to settle, no longer paid-after-close to refund, still received late; the rest of the late money is still to settle', (t) => {
+  // Canceled, 2 USDC late (the invoice counted it while open), then 0.50 late the invoice did not count.
+  const late = [
+    canceled('2026-01-01T00:20:00.000Z'),
+    detected('b', '200000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('b', '200000000', '2026-01-01T00:25:00.000Z'),
+  ];
+  const session = sessionAfterEvents(...late);
+  t.true(hasLateToSettle(session));
+  const paid = withInvoicePaidLate(session, ['b']);
+  t.false(hasLateToSettle(paid));
+  t.false(paidAfterClose(paid));
+  t.deepEqual(ids(lateMoney(paid)), []);
+  t.deepEqual(ids(moneyAtClose(paid).lateReceived), ['b'], 'still received after the close');
+  t.deepEqual(
+    latePaidInvoice(paid).map((p) => p.transferId),
+    ['b'],
+  );
+  t.is(withInvoicePaidLate(session, ['another']), session, 'a transfer of no late payment marks nothing');
+
+  const more = sessionAfterEvents(
+    ...late,
+    detected('c', '50000000', '2026-01-02T10:00:00.000Z'),
+    ...confirmedLate('c', '50000000', '2026-01-02T10:05:00.000Z'),
+  );
+  const partly = withInvoicePaidLate(more, ['b']);
+  t.true(hasLateToSettle(partly));
+  t.like(lateMoney(partly), { amount: 50000000n, refundedAt: null });
+  t.deepEqual(ids(lateMoney(partly)), ['c']);
+  // Marked refunded, the mark covers what is left; what paid the invoice is not told as refunded.
+  const marked = withInvoicePaidLate(sessionAfterEvents(...late, markedRefunded('2026-01-02T09:00:00.000Z')), ['b']);
+  t.is(refundMarkedAt(marked), '2026-01-02T09:00:00.000Z');
+  t.deepEqual(ids(lateMoney(marked)), []);
 });

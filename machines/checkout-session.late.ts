@@ -8,11 +8,31 @@ import type { CheckoutSession, SessionPayment } from './checkout-session.types.t
 /**
  * The late payments the merchant still has to settle: those no mark of refunded covers (once per
  * session: it covers what had been confirmed by then, `coveredByRefundMark`), all of them when there
- * is no mark. By the log's order, not timestamps: a payment confirmed in the mark's millisecond, or
+ * is no mark, less those that paid its invoice (`paidInvoice`). By the log's order, not timestamps: a payment confirmed in the mark's millisecond, or
  * on an instance with another clock, would tell no order or the wrong one.
  */
 const lateToSettle = (session: CheckoutSession): SessionPayment[] =>
-  session.payments.filter((p) => p.late && p.coveredByRefundMark !== true);
+  session.payments.filter((p) => p.late && p.coveredByRefundMark !== true && p.paidInvoice !== true);
+
+/**
+ * `session` with the late payments its invoice counted while owed marked `paidInvoice` (`transferIds`,
+ * the invoice's `latePaidTransferIds`): money in the merchant's wallet that paid the invoice, owed to
+ * no one, so none of it is to settle. The caller reads the invoice; a session of none is as it was.
+ */
+export function withInvoicePaidLate<S extends CheckoutSession>(session: S, transferIds: readonly string[]): S {
+  const paid = new Set(transferIds);
+  if (!session.payments.some((p) => p.late && paid.has(p.transferId))) return session;
+  return {
+    ...session,
+    payments: session.payments.map((p) =>
+      p.late && paid.has(p.transferId) ? { ...p, paidInvoice: true as const } : p,
+    ),
+  };
+}
+
+/** The confirmed late payments that paid the session's invoice (`withInvoicePaidLate`): the page names the invoice. */
+export const latePaidInvoice = (session: CheckoutSession): SessionPayment[] =>
+  session.payments.filter((p) => p.late && p.paidInvoice === true && p.status === 'confirmed');
 
 /**
  * Whether the merchant has late money to settle: a confirmed late payment no mark covers, whatever
@@ -149,7 +169,10 @@ export function paidAtClose(session: CheckoutSession): { beforeClose: bigint; af
 export function lateMoney(session: CheckoutSession): ClosedMoney & { refundedAt: string | null } {
   const refundedAt = refundMarkedAt(session);
   const { afterClose } = receivedSplit(session);
-  const payments = refundedAt ? afterClose.payments : lateToSettle(session).filter((p) => p.status === 'confirmed');
+  // What paid its invoice is neither refunded nor to settle: the page names the invoice instead.
+  const payments = refundedAt
+    ? afterClose.payments.filter((p) => p.paidInvoice !== true)
+    : lateToSettle(session).filter((p) => p.status === 'confirmed');
   const covered = afterClose.payments.filter((p) => !payments.includes(p));
   const rest = afterClose.amount - exactToApi(sumOfPayments(covered, ['confirmed']), 'down');
   // Below nothing only in a log whose amountReceived is short of its exact sums (see `receivedSplit`).

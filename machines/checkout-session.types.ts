@@ -239,6 +239,12 @@ export type SessionPayment = {
    */
   coveredByRefundMark?: true;
   /**
+   * Late, and counted by the session's invoice while it was owed (the invoice's `latePaidTransferIds`):
+   * it paid the invoice, so it is not money to settle. The invoice's log says so, not the session's:
+   * set by a reader from the invoice (`withInvoicePaidLate`), never by the session's events.
+   */
+  paidInvoice?: true;
+  /**
    * What of the session's fee and gas fee (10^8) this payment paid, fixed when it was confirmed
    * (`feeShareOf`): the volume report counts it then, so a later change of the gas fee (the payer
    * switched asset) moves no closed period. Absent until confirmed.

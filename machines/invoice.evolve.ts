@@ -58,6 +58,10 @@ const feeOf = (amountGasFee: string | undefined): Pick<InvoicePaymentAttempt, 'a
 const lateOf = (invoice: Invoice, transferId: string | undefined): Pick<Invoice, 'lateTransferIds'> =>
   transferId === undefined ? {} : { lateTransferIds: [...(invoice.lateTransferIds ?? []), transferId] };
 
+/** The late transfers that paid it, with the event's: counted while it was still owed (see `latePaidTransferIds`). */
+const latePaidOf = (invoice: Invoice, transferId: string | undefined): Pick<Invoice, 'latePaidTransferIds'> =>
+  transferId === undefined ? {} : { latePaidTransferIds: [...(invoice.latePaidTransferIds ?? []), transferId] };
+
 /** A reminder as recorded, keyed by the due date it was for as the invoice reads it (`dueDateAsWritten`). */
 const reminderOf = ({ dueIsInstant, ...reminder }: InvoiceReminderSent & DueIsInstant): InvoiceReminderSent => ({
   ...reminder,
@@ -147,6 +151,7 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
       return {
         ...invoice,
         ...lateOf(invoice, transferId),
+        ...latePaidOf(invoice, transferId),
         amountPaid,
         amountRemaining: remainingOf(invoice.amountDue, amountPaid),
         paymentAttempts: changeAttempt(invoice.paymentAttempts, event.data.checkoutSessionId, {

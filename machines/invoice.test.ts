@@ -999,6 +999,16 @@ test('given an open invoice whose session expired, when money reaches that sessi
   for (const transfer of ['a1', 'a2'])
     t.deepEqual(given(paidLate).when(latePayment('cs-1', transfer, '200000000')), [], `${transfer} again, once paid`);
   t.deepEqual(given(EXPIRED).when(latePayment('cs-1', 'dust', '0')), [], 'dust the 10^8 scale reads as 0');
+  // Both paid it, so their session has nothing to settle for them; one after it was paid is its overpayment.
+  t.deepEqual(invoice.latePaidTransferIds, ['a1', 'a2']);
+  const twice = given(paidLate).when(latePayment('cs-1', 'a3', '100000000'), NOW);
+  t.deepEqual(
+    twice.map((e) => e.type),
+    ['InvoicePaymentReceivedAfterPaid'],
+  );
+  const after = given([...paidLate, ...twice]).state().context.invoice!;
+  t.deepEqual(after.lateTransferIds, ['a1', 'a2', 'a3']);
+  t.deepEqual(after.latePaidTransferIds, ['a1', 'a2'], 'paid twice: still to refund on its session');
 });
 
 test('given an open invoice whose session expired, when all of it arrives late in one transfer, then paid at once (one InvoicePaid); uncollectible too; a session it never linked is linked first', (t) => {

@@ -134,6 +134,12 @@ export type Invoice = {
    * `amountReceived` holds the money.
    */
   lateTransferIds?: string[];
+  /**
+   * Of `lateTransferIds`, those counted while it was open or uncollectible (`InvoicePartialPaymentReceived`):
+   * they paid it, so their session has nothing to settle for them. One counted once it was paid is its
+   * overpayment, still to refund. Absent until one is.
+   */
+  latePaidTransferIds?: string[];
   remindersSent: InvoiceReminderSent[];
   /** Reminders that came due together with a later one and were skipped in its favour (see `InvoiceReminderSkipped`). */
   remindersSkipped: InvoiceReminderSkipped[];

@@ -45,7 +45,8 @@ export const invoicesProjection: Projection = {
   // 11: a midnight due date in events an older Weir wrote (no `dueIsInstant`) is that whole day, as then.
   // 12: an invoice holds the `preferredChainId` its payment setting was sent with.
   // 13: an attempt paid late (after its session expired or was canceled) no longer keeps its failureReason.
-  version: 13,
+  // 14: an invoice holds the late transfers that paid it (`latePaidTransferIds`), so their sessions have nothing to settle.
+  version: 14,
   collections: [INVOICES, COLLECTIONS.timers],
   categories: ['invoice'],
   async apply(event, store) {
@@ -121,6 +122,7 @@ export function publicInvoice(invoice: Invoice & { _id?: string; _revision?: num
     transactionChainId: _chain,
     preferredChainId: _preferred,
     lateTransferIds: _late,
+    latePaidTransferIds: _paid,
     ...rest
   } = invoice;
   return {

@@ -1,6 +1,12 @@
 import test from 'ava';
 import type { InvoicePaymentAttempt } from '../../machines/invoice.types.ts';
+import { hasLateToSettle } from '../../machines/checkout-session.late.ts';
+import { withInvoicesPaidLate } from '../../src/dashboard/invoices-paid-late.ts';
+import { LatePaidInvoice, MoneyToSettle } from '../../src/dashboard/pages/checkout-sessions/detail.tsx';
+import { needsAction } from '../../src/dashboard/pages/home.tsx';
 import { Overpayment } from '../../src/dashboard/pages/invoices/views.tsx';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../../src/projections/collections.ts';
+import type { Weir } from '../../src/app/start-weir.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { invoicePayments } from '../../src/workflows/invoice-payments.ts';
 import { invoiceSessionClosing } from '../../src/workflows/invoice-session-closing.ts';
@@ -32,6 +38,7 @@ import {
 type InvoiceView = {
   id: string;
   status: string;
+  number: string;
   amountPaid: string;
   amountRemaining: string;
   amountOverpaid: string;
@@ -46,11 +53,28 @@ const HOUR = 60 * 60 * 1000;
 const getInvoice = async (api: Api, id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
 const invoicePage = async (url: string, id: string) => (await fetch(`${url}/invoices/${id}`)).text();
 
+/** Session `id` as the dashboard reads it (its invoice's late money marked), Home's list, and its page's cards. */
+async function dashboardOf(weir: Pick<Weir, 'readStore'>, organizationId: string, id: string) {
+  const tenant = { organizationId, environment: 'test' as const };
+  const doc = await weir.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
+  const { sessions, invoices } = await withInvoicesPaidLate(weir.readStore, tenant, [doc!]);
+  const session = sessions[0]!;
+  const { items } = await needsAction(weir, tenant);
+  return {
+    toSettle: hasLateToSettle(session),
+    onHome: items.some((item) => 'session' in item && item.session.id === id),
+    paidLine: String(
+      await LatePaidInvoice({ session, invoice: session.invoiceId ? invoices.get(session.invoiceId) : undefined }),
+    ),
+    card: String(await MoneyToSettle({ session, csrf: 'x', canManage: true, timeZone: 'UTC' })),
+  };
+}
+
 test('an invoice whose session expired counts the money that reaches it after: a part keeps it open owing the rest (its pay link asks only that), the rest pays it with one invoice.paid; nothing more after a restart that folds the whole log again', async (t) => {
   const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
   const weir = await restartableWeir(t, clock);
   const first = await weir.start();
-  const { api, testSecretKey } = await createMerchant(first.url);
+  const { api, testSecretKey, organizationId } = await createMerchant(first.url);
   // The invoice's webhooks name its paying session (its checkoutSessionId), as that session's own do.
   const hooks = await receiveHooks(t, api, ['invoice.paid', 'checkout_session.late_payment']);
   const invoiceId = await openInvoice(api);
@@ -101,6 +125,12 @@ test('an invoice whose session expired counts the money that reaches it after: a
   t.not(paid.transactionHash, null);
   await untilCanceled(api, b);
   t.regex(await invoicePage(first.url, invoiceId), /<td id="amount-paid">3\.00 USDC<\/td>/);
+  // The late money paid the invoice: the session has nothing to settle, Home does not list it, its page names the invoice.
+  const seen = await dashboardOf(first, organizationId, a);
+  t.like(seen, { toSettle: false, onHome: false, card: '' });
+  t.regex(seen.paidLine, /These late payments paid invoice <a href="\/dashboard\/invoices\/[^"]+">[^<]+<\/a>/);
+  t.true(seen.paidLine.includes(`/dashboard/invoices/${invoiceId}`));
+  t.true(seen.paidLine.includes(`>${paid.number}</a>`), 'named by its number');
   await hooks.waitFor(a, ['invoice.paid']);
   await workflowSettled(first, invoiceSessionClosing.name);
   await workflowSettled(first, invoicePayments.name);
@@ -124,7 +154,7 @@ test('an invoice whose session expired counts the money that reaches it after: a
 test('a session the paid invoice canceled while its payment was seen, not yet final, is counted once that payment is final: paid twice, the overpayment shown for the refund; the canceled session holds it as late money', async (t) => {
   const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
   const weir = await startTestWeir(t, {}, { clock });
-  const { api } = await createMerchant(weir.url);
+  const { api, organizationId } = await createMerchant(weir.url);
   const invoiceId = await openInvoice(api);
   const a = await openPayPage(weir, invoiceId);
   clock.advanceBy(55 * 60 * 1000);
@@ -162,6 +192,10 @@ test('a session the paid invoice canceled while its payment was seen, not yet fi
   const alert = String(await Overpayment({ invoice: overpaid }));
   t.regex(alert, /overpaid by 3\.00 USDC/);
   t.true(alert.includes(`/dashboard/checkout-sessions/${b}`));
+  // Counted once the invoice was paid, it paid nothing: the payer is owed it, the session still asks to settle it.
+  const seen = await dashboardOf(weir, organizationId, b);
+  t.like(seen, { toSettle: true, onHome: true, paidLine: '' });
+  t.regex(seen.card, /needs refund or review/);
   await workflowSettled(weir, invoicePayments.name);
   t.deepEqual((await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type).slice(-2), [
     'InvoicePaid',

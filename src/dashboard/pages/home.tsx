@@ -14,6 +14,7 @@ import { everyNetwork } from '../../chain-ingest/rail.ts';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../context.ts';
 import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
+import { withInvoicesPaidLate } from '../invoices-paid-late.ts';
 import { utcOf, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import { quotientHalfUp } from '../../shared/decimal.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
@@ -578,8 +579,13 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
       { sort: { updatedAt: -1 }, limit: LIST },
     ),
   ]);
+  // Late money that paid the session's invoice is the invoice's, not money to settle.
+  const [closedPaid, closedConfirming] = await Promise.all([
+    withInvoicesPaidLate(deps.readStore, tenant, [...unmarked, ...marked]),
+    withInvoicesPaidLate(deps.readStore, tenant, confirming),
+  ]);
   // Listed for late money to settle (dust included), so a session also confirming is not listed twice.
-  const late = [...unmarked, ...marked].filter(hasLateToSettle);
+  const late = closedPaid.sessions.filter(hasLateToSettle);
   const lastConfirmed = (payments: CheckoutSessionDoc['payments']) =>
     payments.map((p) => p.confirmedAt ?? p.detectedAt).reduce((a, b) => (b > a ? b : a));
   const notFinalized = await deps.readStore
@@ -595,7 +601,7 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
       return { session, reason: 'late' as const, at: lastConfirmed(payments), payments: payments.length };
     }),
     // Once per session: one with late money to settle is listed for that.
-    ...confirming
+    ...closedConfirming.sessions
       .filter((session) => !hasLateToSettle(session))
       .map((session) => {
         const { payments } = confirmingAfterClose(session);

@@ -37,9 +37,12 @@ import {
   type ClosedMoney,
   howSent,
   type MoneyAtClose,
+  latePaidInvoice,
   moneyAtClose,
   sentBeforeMoney,
 } from '../../../../machines/checkout-session.late.ts';
+import { withInvoicesPaidLate } from '../../invoices-paid-late.ts';
+import type { InvoiceDoc } from '../../../projections/invoices.projection.ts';
 import { describeType } from '../audit-trail/changes.ts';
 import { lateName, LIST_PATH, SessionCustomer, STATUS } from './list.tsx';
 import { withQuery } from '../../ui/list-controls.tsx';
@@ -50,6 +53,8 @@ export type SessionDetail = {
   session: CheckoutSessionDoc;
   /** The session's customer (`customerId`), when it has one the read store holds. */
   customer?: CustomerDoc;
+  /** The session's invoice, when it has one its late money paid (`withInvoicesPaidLate`). */
+  invoice?: InvoiceDoc;
   timeline: RecordedEvent[];
   deliveries: WebhookDeliveryDoc[];
   endpoints: Map<string, string>;
@@ -62,9 +67,15 @@ export async function loadDetail(
   tenant: DashboardTenant,
   id: string,
 ): Promise<SessionDetail | null> {
-  const session = await deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
-  if (!session || session.organizationId !== tenant.organizationId || session.environment !== tenant.environment)
-    return null;
+  const found = await deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).get(id);
+  if (!found || found.organizationId !== tenant.organizationId || found.environment !== tenant.environment) return null;
+  // Late money that paid its invoice is not to settle: the invoice's log says which, not the session's.
+  const {
+    sessions: [session],
+    invoices,
+  } = await withInvoicesPaidLate(deps.readStore, tenant, [found]);
+  if (!session) return null;
+  const invoice = session.invoiceId ? invoices.get(session.invoiceId) : undefined;
   const streamId = `checkout_session-${session.id}`;
   const [timeline, deliveries, customers] = await Promise.all([
     deps.eventStore.readStream(streamId),
@@ -80,6 +91,7 @@ export async function loadDetail(
   return {
     session,
     ...(customer ? { customer } : {}),
+    ...(invoice && latePaidInvoice(session).length > 0 ? { invoice } : {}),
     timeline,
     deliveries,
     endpoints: new Map(endpoints.map((e) => [e.id, e.url])),
@@ -243,6 +255,8 @@ const paymentOf = (session: CheckoutSessionDoc, { paidAfterClose, late }: MoneyA
   if (paidAfterClose) {
     return `${lateName(late)} — ${late.refundedAt ? 'marked refunded' : 'needs refund or review'}`;
   }
+  const closed = session.status === 'expired' || session.status === 'canceled';
+  if (closed && latePaidInvoice(session).length > 0) return 'Paid late — paid its invoice';
   return session.paymentStatus === 'paid' ? 'Paid' : session.status === 'incomplete' ? 'Part paid' : 'Unpaid';
 };
 
@@ -392,6 +406,30 @@ function RefundTo({ session, networks }: { session: CheckoutSessionDoc; networks
  * payment still confirming after the close. Weir
  * holds no funds, so every refund is the merchant's own transfer; nothing shows when there is none.
  */
+/**
+ * Late money the session's invoice counted while owed, in one line naming the invoice: it paid it,
+ * so it is not money to refund (any the invoice took past its total is its overpayment, told there).
+ */
+export function LatePaidInvoice({
+  session,
+  invoice,
+}: {
+  session: CheckoutSessionDoc;
+  invoice: InvoiceDoc | undefined;
+}): JSX.Element {
+  const paid = latePaidInvoice(session);
+  if (!invoice || paid.length === 0) return <></>;
+  return (
+    <p id="late-paid-invoice" class="card">
+      {paid.length === 1 ? 'This late payment' : 'These late payments'} paid invoice{' '}
+      <a href={`/dashboard/invoices/${encodeURIComponent(invoice.id)}`} safe>
+        {invoice.number}
+      </a>
+      : the invoice counts {paid.length === 1 ? 'it' : 'them'}, so there is nothing to refund.
+    </p>
+  );
+}
+
 export function MoneyToSettle({
   session,
   csrf,
@@ -993,9 +1031,10 @@ export function DetailBody(props: {
       {...liveRefresh(
         // The refresh keeps the zone the page was drawn in (a shared link's `?timezone=` too).
         withQuery(`${LIST_PATH}/${encodeURIComponent(id)}`, { timezone: timeZone }),
-        ['checkout-sessions', 'payments', 'webhooks'],
+        ['checkout-sessions', 'payments', 'webhooks', 'invoices'],
       )}
     >
+      <LatePaidInvoice session={props.detail.session} invoice={props.detail.invoice} />
       <MoneyToSettle
         session={props.detail.session}
         csrf={props.csrf}

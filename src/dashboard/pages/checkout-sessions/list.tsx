@@ -5,7 +5,9 @@ import {
   confirmingAfterClose,
   hasLateToSettle,
   lateMoney,
+  latePaidInvoice,
 } from '../../../../machines/checkout-session.late.ts';
+import { withInvoicesPaidLate } from '../../invoices-paid-late.ts';
 import { SESSION_STATUS_VALUES } from '../../../read-api/schema/checkout-session.ts';
 import type { ReadStore } from '../../../read-store/read-store.ts';
 import { UTC } from '../../../shared/time-zone.ts';
@@ -60,15 +62,19 @@ export async function loadSessions(
 ): Promise<{ sessions: CheckoutSessionDoc[]; count: number; customers: Map<string, CustomerDoc> }> {
   const collection = readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const filter = sessionsFilter(tenant, query, errors);
-  const [count, sessions] = await Promise.all([
+  const [count, found] = await Promise.all([
     collection.count(filter),
     collection.find(filter, { sort: SESSIONS_SORT, skip: (query.page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
   ]);
-  const customers = await customersById(
-    readStore,
-    tenant,
-    sessions.map((s) => s.customerId),
-  );
+  // Late money that paid a session's invoice is badged as such, not as money to settle.
+  const [{ sessions }, customers] = await Promise.all([
+    withInvoicesPaidLate(readStore, tenant, found),
+    customersById(
+      readStore,
+      tenant,
+      found.map((s) => s.customerId),
+    ),
+  ]);
   return { sessions, count, customers };
 }
 
@@ -176,11 +182,13 @@ function MoneyBadge({ session }: { session: CheckoutSessionDoc }): JSX.Element {
         ? { tone: 'info' as const, label: 'Confirming after it closed' }
         : closed && paidLate
           ? { tone: 'neutral' as const, label: `${lateName(late)} · refunded` }
-          : BigInt(session.amountOverpaid) > 0n
-            ? { tone: 'warning' as const, label: 'Overpaid' }
-            : paidLate
-              ? { tone: 'neutral' as const, label: 'Paid after completion' }
-              : null;
+          : closed && latePaidInvoice(session).length > 0
+            ? { tone: 'neutral' as const, label: 'Paid late · paid its invoice' }
+            : BigInt(session.amountOverpaid) > 0n
+              ? { tone: 'warning' as const, label: 'Overpaid' }
+              : paidLate
+                ? { tone: 'neutral' as const, label: 'Paid after completion' }
+                : null;
   if (!badge) return <></>;
   return (
     <>
