@@ -186,7 +186,7 @@ export function LineRows({
         </table>
       </TableScroll>
       {/* After the wrapper, which bleeds to the card's edge: inside it, the hint ran into that edge. */}
-      <p class="hint" id={LINE_AMOUNT_HINT}>
+      <p class="hint" id={LINE_AMOUNT_HINT} safe>
         {`Amounts: ${AMOUNT_HINT}${decimalsHint ? ` ${decimalsHint}` : ''}`}
       </p>
     </>
