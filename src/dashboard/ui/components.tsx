@@ -205,8 +205,8 @@ export const FieldNotes = ({ id, hint, error }: { id: string; hint?: string; err
 /**
  * One labelled control with its hint and error under it: the frame of `Field` and of the controls
  * of form-parts.tsx. `hiddenLabel`: read by screen readers only (a control inside a table row).
- * `required`: marked so beside the label for the eye (the control's own `required` says it to a
- * screen reader, so the mark is hidden from it and the label's name stays the label).
+ * `required`: marked so beside the label for the eye, by the stylesheet (the control's own
+ * `required` says it to a screen reader; the label's text, and so its name, stays the label).
  */
 export const FieldFrame = (
   props: PropsWithChildren<{
@@ -219,19 +219,16 @@ export const FieldFrame = (
   }>,
 ): JSX.Element => (
   <div class={['field', props.error ? 'has-error' : '', props.hiddenLabel ? 'field-inline' : '']}>
-    {props.required ? (
-      <label for={props.id} class={props.hiddenLabel ? 'visually-hidden' : undefined}>
-        <span safe>{props.label}</span>
-        <span class="required-mark" aria-hidden="true">
-          {' '}
-          (required)
-        </span>
-      </label>
-    ) : (
-      <label for={props.id} class={props.hiddenLabel ? 'visually-hidden' : undefined} safe>
-        {props.label}
-      </label>
-    )}
+    <label
+      for={props.id}
+      class={
+        [props.hiddenLabel ? 'visually-hidden' : '', props.required ? 'required' : ''].filter(Boolean).join(' ') ||
+        undefined
+      }
+      safe
+    >
+      {props.label}
+    </label>
     {props.children}
     <FieldNotes id={props.id} hint={props.hint} error={props.error} />
   </div>
