@@ -54,6 +54,8 @@ type InvoiceView = {
   id: string;
   status: string;
   amountPaid: string;
+  amountOverpaid: string;
+  paidAt: string | null;
   checkoutSessionId: string | null;
   paymentAttempts: { checkoutSessionId: string; status: string }[];
 };
@@ -273,7 +275,7 @@ async function completions(weir: Pick<Weir, 'eventStore'>, id: string) {
     });
 }
 
-test('marking an invoice paid completes its partly paid session with what it received: its page asks for no more, the invoice keeps what it recorded, money sent later is late', async (t) => {
+test('marking an invoice paid completes its partly paid session with what it received: its page asks for no more, the invoice keeps what it recorded, money sent later is late and counted by the paid invoice as overpaid', async (t) => {
   const clock = createManualClock(T0);
   const weir = await start(t, clock);
   const { api } = await createMerchant(weir.url);
@@ -316,14 +318,19 @@ test('marking an invoice paid completes its partly paid session with what it rec
   await hooks.waitFor(session, ['checkout_session.completed', 'payment_intent.succeeded']);
   t.deepEqual(hooks.about(session), ['checkout_session.completed', 'payment_intent.succeeded']);
 
-  // The payer sends the rest it was asked for before anyway: late money on the session, the invoice as it was.
+  // The payer sends the rest it was asked for before anyway: late money on the session, which the paid
+  // invoice counts as overpaid (the merchant now holds more than it was owed, to refund).
   const late = await payLate(weir, api, session, {
     ...shown,
     amountDueRaw: ((BigInt(shown.amountDueRaw) * 2n) / 3n).toString(),
   });
   t.is(late.status, 'complete');
   await hooks.waitFor(session, ['checkout_session.late_payment']);
-  t.deepEqual(await getInvoice(api, invoiceId), paid);
+  const overpaid = await eventually(async () => {
+    const invoice = await getInvoice(api, invoiceId);
+    return invoice.amountOverpaid === '200000000' ? invoice : undefined;
+  }, 'the paid invoice to count the late money as overpaid');
+  t.like(overpaid, { status: 'paid', amountPaid: '500000000', paidAt: paid.paidAt });
 });
 
 test('an invoice paid through another session completes its partly paid session as is: the part counted once, the invoice records nothing more, the pay link opens nothing', async (t) => {

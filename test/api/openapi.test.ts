@@ -189,7 +189,7 @@ test('the error codes these routes answer are in the document: amount_too_large 
   const answers = [
     [
       '/api/v1/checkout/sessions',
-      await api.post('/api/v1/checkout/sessions', sessionRequest('9223372036854775807', 2)),
+      await api.post('/api/v1/checkout/sessions', sessionRequest('9223372036854775800', 2)),
     ],
     [
       '/api/v1/checkout/sessions/auto-recover-by-transaction-hash',
