@@ -1,8 +1,9 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { getAddress, pad, type Address, type Hex } from 'viem';
 import { RECONCILIATION_TRANSACTION_PREFIX } from '../../machines/checkout-session.types.ts';
 import { SWEEPS, type SweepDoc } from '../../src/projections/sweeps.projection.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import type { WeirOverrides } from '../../src/app/start-weir.ts';
 import { startDevnetWeir } from '../support/devnet-weir.ts';
 import { devnetPayer } from '../support/evm-devnet.ts';
 
@@ -30,42 +31,48 @@ type Session = {
 
 const HALF_CENT_OF_ETH = 5n * 10n ** 15n; // 0.005 ETH: half of unit amount 1000000 (0.01 ETH)
 
-test('ETH a contract forwards to a deposit address is credited by the balance reconciler beside a direct payment, and a later recovery of it counts nothing twice', async (t) => {
-  const { devnet, organization } = await startDevnetWeir(t, {
-    node: 'anvil',
-    confirmations: 1,
-    overrides: { evmFollowers: true, evmReconcileIntervalMs: 100 },
-  });
-  const shop = await organization('Smart Wallet Shop');
-  const payer = devnetPayer(devnet.info);
+/** A Weir on anvil with a shop, a payer, the forwarding contract deployed, and the shop's sessions. */
+async function contractPayment(t: ExecutionContext, overrides: WeirOverrides) {
+  const weir = await startDevnetWeir(t, { node: 'anvil', confirmations: 1, overrides });
+  const shop = await weir.organization('Smart Wallet Shop');
+  const payer = devnetPayer(weir.devnet.info);
   const { publicClient, walletClient } = payer.clients;
-  const deployed = await publicClient.waitForTransactionReceipt({
-    hash: await walletClient.sendTransaction({ data: PAY_THROUGH }),
+  const contract = (
+    await publicClient.waitForTransactionReceipt({ hash: await walletClient.sendTransaction({ data: PAY_THROUGH }) })
+  ).contractAddress as Address;
+  const createSession = async (name: string) => {
+    const created = await shop.api.post<Session>('/api/v1/checkout/sessions', {
+      successUrl: 'https://shop.example/ok',
+      lineItems: {
+        data: [{ priceData: { currency: 'eth', unitAmount: '1000000', productData: { name } }, quantity: 1 }],
+      },
+    });
+    t.is(created.status, 200, JSON.stringify(created.body));
+    return { id: created.body.id, deposit: getAddress(created.body.addresses[0]!.paymentAddress) };
+  };
+  /** Half the price to `deposit` by the contract's internal CALL, which no transaction's `value` shows. */
+  const payThroughContract = async (deposit: Address) => {
+    const hash = await walletClient.sendTransaction({ to: contract, data: pad(deposit), value: HALF_CENT_OF_ETH });
+    t.is((await publicClient.waitForTransactionReceipt({ hash })).status, 'success');
+    return hash;
+  };
+  return { ...weir, shop, payer, publicClient, contract, createSession, payThroughContract };
+}
+
+test('ETH a contract forwards to a deposit address is credited by the balance reconciler beside a direct payment, and a later recovery of it counts nothing twice', async (t) => {
+  const { shop, payer, publicClient, contract, createSession, payThroughContract } = await contractPayment(t, {
+    evmFollowers: true,
+    evmReconcileIntervalMs: 100,
   });
-  const created = await shop.api.post<Session>('/api/v1/checkout/sessions', {
-    successUrl: 'https://shop.example/ok',
-    lineItems: {
-      data: [{ priceData: { currency: 'eth', unitAmount: '1000000', productData: { name: 'Thing' } }, quantity: 1 }],
-    },
-  });
-  t.is(created.status, 200, JSON.stringify(created.body));
-  const deposit = getAddress(created.body.addresses[0]!.paymentAddress);
-  const get = async () => (await shop.api.get<Session>(`/api/v1/checkout/sessions/${created.body.id}`)).body;
+  const created = await createSession('Thing');
+  const deposit = created.deposit;
+  const get = async () => (await shop.api.get<Session>(`/api/v1/checkout/sessions/${created.id}`)).body;
 
   // Half paid directly (the follower sees it), half through the contract (an internal CALL).
   const direct = await payer.payNative(deposit, HALF_CENT_OF_ETH);
   await eventually(async () => ((await get()).amountReceived === '500000' ? true : undefined), 'the direct half');
-  const internal = await walletClient.sendTransaction({
-    to: deployed.contractAddress as Address,
-    data: pad(deposit),
-    value: HALF_CENT_OF_ETH,
-  });
-  t.is((await publicClient.waitForTransactionReceipt({ hash: internal })).status, 'success');
-  t.is(
-    await publicClient.getBalance({ address: deployed.contractAddress as Address }),
-    0n,
-    'the contract sent it all on',
-  );
+  const internal = await payThroughContract(deposit);
+  t.is(await publicClient.getBalance({ address: contract }), 0n, 'the contract sent it all on');
 
   const paid = await eventually(async () => {
     const s = await get();
@@ -94,33 +101,15 @@ test('ETH a contract forwards to a deposit address is credited by the balance re
 
 test("ETH a contract forwarded that a sweep flushed before the reconciler saw it is credited in the sweep's block and recorded as moved by that sweep: the deposit waits for nothing", async (t) => {
   // No reconciler at first: the sweep of the direct half flushes the unseen internal half with it.
-  const { devnet, weir, organization, restart } = await startDevnetWeir(t, {
-    node: 'anvil',
-    confirmations: 1,
-    overrides: { evmFollowers: true, evmReconciler: false },
+  const { weir, shop, payer, publicClient, restart, createSession, payThroughContract } = await contractPayment(t, {
+    evmFollowers: true,
+    evmReconciler: false,
   });
-  const shop = await organization('Smart Wallet Shop');
-  const payer = devnetPayer(devnet.info);
-  const { publicClient, walletClient } = payer.clients;
-  const deployed = await publicClient.waitForTransactionReceipt({
-    hash: await walletClient.sendTransaction({ data: PAY_THROUGH }),
-  });
-  const created = await shop.api.post<Session>('/api/v1/checkout/sessions', {
-    successUrl: 'https://shop.example/ok',
-    lineItems: {
-      data: [{ priceData: { currency: 'eth', unitAmount: '1000000', productData: { name: 'Thing' } }, quantity: 1 }],
-    },
-  });
-  t.is(created.status, 200, JSON.stringify(created.body));
-  const deposit = getAddress(created.body.addresses[0]!.paymentAddress);
-  const get = async () => (await shop.api.get<Session>(`/api/v1/checkout/sessions/${created.body.id}`)).body;
+  const created = await createSession('Thing');
+  const deposit = created.deposit;
+  const get = async () => (await shop.api.get<Session>(`/api/v1/checkout/sessions/${created.id}`)).body;
 
-  const internal = await walletClient.sendTransaction({
-    to: deployed.contractAddress as Address,
-    data: pad(deposit),
-    value: HALF_CENT_OF_ETH,
-  });
-  t.is((await publicClient.waitForTransactionReceipt({ hash: internal })).status, 'success');
+  await payThroughContract(deposit);
   await payer.payNative(deposit, HALF_CENT_OF_ETH);
   const swept = await eventually(async () => {
     const s = await get();
@@ -131,17 +120,12 @@ test("ETH a contract forwarded that a sweep flushed before the reconciler saw it
   // A block after the sweep's (a live chain goes on), which the follower processed before the reconciler starts: another session paid in it.
   const sweepBlock = (await publicClient.getTransactionReceipt({ hash: swept.sweeps[0]!.transactionHash as Hex }))
     .blockNumber;
-  const other = await shop.api.post<Session>('/api/v1/checkout/sessions', {
-    successUrl: 'https://shop.example/ok',
-    lineItems: {
-      data: [{ priceData: { currency: 'eth', unitAmount: '1000000', productData: { name: 'Other' } }, quantity: 1 }],
-    },
-  });
-  const later = await payer.payNative(getAddress(other.body.addresses[0]!.paymentAddress), HALF_CENT_OF_ETH);
+  const other = await createSession('Other');
+  const later = await payer.payNative(other.deposit, HALF_CENT_OF_ETH);
   t.true((await publicClient.getTransactionReceipt({ hash: later.hash })).blockNumber > sweepBlock);
   await eventually(
     async () =>
-      (await shop.api.get<Session>(`/api/v1/checkout/sessions/${other.body.id}`)).body.amountReceived === '500000'
+      (await shop.api.get<Session>(`/api/v1/checkout/sessions/${other.id}`)).body.amountReceived === '500000'
         ? true
         : undefined,
     'the follower past the sweep block',
@@ -155,7 +139,7 @@ test("ETH a contract forwarded that a sweep flushed before the reconciler saw it
     log: (line) => void lines.push(line),
   });
   const api = apiClient(again.url, shop.testSecretKey);
-  const sessionNow = async () => (await api.get<Session>(`/api/v1/checkout/sessions/${created.body.id}`)).body;
+  const sessionNow = async () => (await api.get<Session>(`/api/v1/checkout/sessions/${created.id}`)).body;
   const paid = await eventually(async () => {
     const s = await sessionNow();
     return s.status === 'complete' && s.paymentIntent.transactions.every((x) => x.status === 'confirmed')
@@ -173,9 +157,9 @@ test("ETH a contract forwarded that a sweep flushed before the reconciler saw it
   const sweeps = again.readStore.collection<SweepDoc>(SWEEPS);
   const outcome = await eventually(async () => {
     if (lines.some(backedOff)) return 'backed off';
-    const events = await again.eventStore.readStream(`checkout_session-${created.body.id}`);
+    const events = await again.eventStore.readStream(`checkout_session-${created.id}`);
     const found = events.find((e) => e.type === 'TransfersFoundSwept');
-    const doc = (await sweeps.find({ checkoutSessionId: created.body.id }))[0];
+    const doc = (await sweeps.find({ checkoutSessionId: created.id }))[0];
     return found && doc && !doc.pending ? { found, doc } : undefined;
   }, 'the credit recorded as swept');
   t.not(outcome, 'backed off', lines.filter(backedOff).join('\n'));
