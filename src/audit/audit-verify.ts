@@ -5,6 +5,7 @@ import { verifyChain, type ChainProgress, type ChainReport } from './verify-chai
 import {
   notCompared,
   verifyReadModels,
+  type AbsentReadModels,
   type LiveReadModels,
   type ReadModelProgress,
   type ReadModelReport,
@@ -24,14 +25,15 @@ export type AuditProgress = ({ phase: 'chain' } & ChainProgress) | ReadModelProg
 
 /**
  * The whole check: the chain and its checkpoints, then the read models rebuilt and compared with
- * the live ones (when there are live ones to compare with; `live.absent` says why not).
+ * the live ones (when there are live ones to compare with; `live.absent` says why not, and
+ * `live.fails` that this does not hold).
  */
 export async function verifyAudit(deps: {
   eventStore: EventStore;
   trustedKeys: readonly string[];
   /** Checkpoints published outside the log. */
   published?: readonly LoggedCheckpoint[];
-  live: LiveReadModels | { absent: string };
+  live: LiveReadModels | AbsentReadModels;
   includes?: (doc: ReadDocument) => boolean;
   /** See `verifyReadModels`. */
   within?: { field: string; value: string };
@@ -49,7 +51,7 @@ export async function verifyAudit(deps: {
   });
   const readModels =
     'absent' in deps.live
-      ? notCompared(deps.live.absent)
+      ? { ...notCompared(deps.live.absent), holds: deps.live.fails !== true }
       : await verifyReadModels({
           eventStore: deps.eventStore,
           live: deps.live,

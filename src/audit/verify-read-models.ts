@@ -41,6 +41,9 @@ export type ReadModelProgress =
 /** The live read models: the store and the log position its projections have processed. */
 export type LiveReadModels = { readStore: ReadStore; position: () => Promise<bigint | null> };
 
+/** Why there are no live read models to compare; `fails`: they are there but cannot be compared, which does not hold. */
+export type AbsentReadModels = { absent: string; fails?: true };
+
 const MAX_LISTED = 100;
 /** Documents compared between two turns of the event loop. */
 const YIELD_EVERY = 2000;

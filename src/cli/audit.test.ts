@@ -7,9 +7,14 @@ import test from 'ava';
 import { ConfigError, readConfig } from '../app/config.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import { OPERATOR_KEY_FILE, loadOperatorKey } from '../audit/operator-key.ts';
+import { verifyAudit } from '../audit/audit-verify.ts';
+import { createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { READ_MODEL_INDEXES } from '../projections/all-projections.ts';
+import { SQLITE_READ_STORE_FILE, createSqliteReadStore } from '../read-store/sqlite-read-store.ts';
 import {
   type GivenCheckpoints,
   type TrustedKeys,
+  openLiveReadModels,
   progressStyle,
   publicKeyOptions,
   summaryOf,
@@ -243,3 +248,32 @@ function readKeyPem(file: string): string {
 
 /** The public key of a new key in `dir`. */
 const publicKeyOf = (dir: string): string => loadOperatorKey({ keyFile: join(dir, 'another.key') }).publicKey;
+
+test("read models that hold documents but no projection checkpoint are a failure named as such, not 'no read models yet' and OK", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'weir-audit-unpositioned-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = readConfig(['--data-dir', dataDir], {});
+  // A file no projection wrote (a command opened it): nothing to compare, and that holds.
+  const blank = createSqliteReadStore({ path: join(dataDir, SQLITE_READ_STORE_FILE), ...READ_MODEL_INDEXES });
+  await blank.close();
+  const empty = await openLiveReadModels(config);
+  t.true('absent' in empty && !('fails' in empty && empty.fails));
+  // Documents, their checkpoint gone (taken away, or a first run stopped before it wrote one): one edited would go unseen.
+  const store = createSqliteReadStore({ path: join(dataDir, SQLITE_READ_STORE_FILE), ...READ_MODEL_INDEXES });
+  await store
+    .collection('checkout_sessions')
+    .put({ _id: 'cs_1', organizationId: 'org_1', environment: 'test', amountReceived: '1' });
+  await store.close();
+  const live = await openLiveReadModels(config);
+  if (!('absent' in live)) {
+    await live.close();
+    return t.fail('compared against a position the read models do not have');
+  }
+  t.regex(live.absent, /holds 1 document but no checkpoint/);
+  const eventStore = createSqliteEventStore({ path: join(dataDir, 'events.sqlite3') });
+  t.teardown(() => eventStore.close());
+  const report = await verifyAudit({ eventStore, trustedKeys: [], live });
+  t.false(report.holds);
+  t.false(report.readModels.holds);
+  t.regex(summaryOf(report, { trust: { keys: [], from: { kind: 'none' } }, given: [] }), /FAILED/);
+});

@@ -9,10 +9,10 @@ import type { BundleCounts } from '../audit/audit-bundle.ts';
 import type { AuditProgress, AuditReport } from '../audit/audit-verify.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import { EventLogUnreadableError, createSqliteEventStore } from '../event-store/sqlite-event-store.ts';
-import { READ_MODEL_INDEXES } from '../projections/all-projections.ts';
+import { ALL_PROJECTIONS, READ_MODEL_INDEXES } from '../projections/all-projections.ts';
 import { PROJECTIONS_CHECKPOINT } from '../projections/projection-runner.ts';
 import { openReadStore } from '../read-store/open-read-store.ts';
-import type { LiveReadModels } from '../audit/verify-read-models.ts';
+import type { AbsentReadModels, LiveReadModels } from '../audit/verify-read-models.ts';
 import { ReadModelsUnreadableError, SQLITE_READ_STORE_FILE } from '../read-store/sqlite-read-store.ts';
 import { publishedCheckpointOf, type LoggedCheckpoint } from '../audit/checkpoints.ts';
 import { OPERATOR_KEY_FILE, isPublicKeyText, operatorPublicKey } from '../audit/operator-key.ts';
@@ -67,11 +67,12 @@ export async function openLogToAudit(config: WeirConfig, command: string): Promi
 
 /**
  * The live read models to compare with a rebuild, read without writing them: MongoDB's, or the
- * data dir's embedded file once a projection has written it; otherwise why there are none.
+ * data dir's embedded file once a projection has written it; otherwise why there are none (and
+ * whether that fails the verification).
  */
 export async function openLiveReadModels(
   config: WeirConfig,
-): Promise<{ live: LiveReadModels; close(): Promise<void> } | { absent: string }> {
+): Promise<{ live: LiveReadModels; close(): Promise<void> } | AbsentReadModels> {
   const embeddedFile = join(config.dataDir, SQLITE_READ_STORE_FILE);
   if (!config.mongoDbUrl && !existsSync(embeddedFile))
     return { absent: `no read models in ${embeddedFile} yet: weir serve (or weir replay) writes them` };
@@ -87,9 +88,19 @@ export async function openLiveReadModels(
     if (error instanceof ReadModelsUnreadableError) return { absent: error.message };
     throw error;
   }
-  // A file no projection has written yet (a command opened it) has nothing to compare.
+  // A file no projection has written yet (a command opened it) has nothing to compare. One that holds
+  // documents without the position they were written up to cannot be compared, and that is no pass:
+  // removing the checkpoint row would otherwise hide an edited document behind "not compared".
   if (!config.mongoDbUrl && (await readStore.getCheckpoint(PROJECTIONS_CHECKPOINT)) === null) {
+    let documents = 0;
+    for (const name of new Set(ALL_PROJECTIONS.flatMap((projection) => projection.collections)))
+      documents += await readStore.collection(name).count({});
     await readStore.close();
+    if (documents > 0)
+      return {
+        absent: `${embeddedFile} holds ${documents} document${documents === 1 ? '' : 's'} but no checkpoint of the log position they were written up to (removed, or a first run stopped before writing one), so they cannot be compared with a rebuild: a weir serve or weir replay rebuilds them`,
+        fails: true,
+      };
     return { absent: `no read models in ${embeddedFile} yet: weir serve (or weir replay) writes them` };
   }
   return {

@@ -6,6 +6,7 @@ import { TRON_LOCAL_CHAIN_ID, tronLocalNetwork } from '../../src/chain-ingest/tr
 import { createManualClock } from '../../src/shared/clock.ts';
 import { assertError, getSession, type Page, payInFull, payLate, payPart, reveal, type Session } from './helpers.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
+import { readmeSection } from '../support/readme.ts';
 import { chainPublisher, randomHash } from '../support/chain-publisher.ts';
 import { createMerchant, sessionRequest, startTestWeir } from '../support/weir-harness.ts';
 
@@ -600,6 +601,20 @@ test('analytics queries: an allowed pipeline runs over the tenant alone; writing
   });
   t.is(deep.status, 400);
   t.regex(((await deep.json()) as { message: string }).message, /nests deeper than 32 levels/);
+});
+
+test("analytics queries: the README's way to sum an amount (integer strings) runs and gives the sum, not a 400", async (t) => {
+  const { shop } = await history(t);
+  const section = readmeSection('### Reports and analytics');
+  const given = /take\s+`(\{"\$sum":[^`]+\})`/.exec(section)?.[1];
+  if (given === undefined) return t.fail('the README no longer says how to sum an amount');
+  const answer = await shop.api.post<{ data: { total: unknown }[] }>('/api/v1/analytics/query', {
+    collection: 'checkout_sessions',
+    pipeline: [{ $group: { _id: null, total: JSON.parse(given) as unknown } }],
+  });
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  // 3.00 + 2.50 + 10.00 received, the unpaid session nothing: at the 10^8 scale.
+  t.is(String(answer.body.data[0]?.total), '1550000000');
 });
 
 test('analytics queries: an answer nested thousands of levels deep is a 400 naming the limit, not a 500; what the stores answer differently ($toDecimal, $dateTrunc in a zone) is refused', async (t) => {
