@@ -57,6 +57,11 @@ export const GetTransactionJsonSchema = z.object({
       preTokenBalances: z.array(TokenBalanceSchema).optional(),
       postTokenBalances: z.array(TokenBalanceSchema).optional(),
       loadedAddresses: z.object({ writable: z.array(address), readonly: z.array(address) }).optional(),
+      // Null when the node did not record them (old ledgers): then only top-level instructions are known.
+      innerInstructions: z
+        .array(z.object({ index, instructions: z.array(CompiledInstructionSchema) }))
+        .nullable()
+        .optional(),
     })
     .nullable(),
 });
@@ -73,6 +78,8 @@ export type DecodedTransaction = {
   accountKeys: readonly Address[];
   /** Top-level instructions, in order. */
   instructions: readonly DecodedInstruction[];
+  /** The instructions each top-level instruction invoked (CPI), by its index, in execution order; empty when none (or not recorded). */
+  innerInstructions: readonly (readonly DecodedInstruction[])[];
   meta: NonNullable<GetTransactionJson['meta']>;
 };
 
@@ -124,8 +131,7 @@ export function decodeTransactionJson(answer: unknown): DecodedTransaction | nul
     return key;
   };
   const base58 = getBase58Encoder();
-  const instructions = message.instructions.map((compiled, n): DecodedInstruction => {
-    const where = `instruction ${n}`;
+  const decode = (compiled: z.infer<typeof CompiledInstructionSchema>, where: string): DecodedInstruction => {
     let data: Uint8Array;
     try {
       data = new Uint8Array(base58.encode(compiled.data));
@@ -138,13 +144,22 @@ export function decodeTransactionJson(answer: unknown): DecodedTransaction | nul
       accountIndexes: compiled.accounts,
       data,
     };
-  });
+  };
+  const instructions = message.instructions.map((compiled, n) => decode(compiled, `instruction ${n}`));
+  const innerInstructions: DecodedInstruction[][] = instructions.map(() => []);
+  for (const inner of meta.innerInstructions ?? []) {
+    const into = innerInstructions[inner.index];
+    if (into === undefined)
+      throw new TransactionJsonError(`meta.innerInstructions: instruction ${inner.index} is out of range`);
+    into.push(...inner.instructions.map((compiled, n) => decode(compiled, `inner instruction ${inner.index}.${n}`)));
+  }
   return {
     signature: transaction.signatures[0] ?? '',
     slot: parsed.data.slot,
     blockTime: parsed.data.blockTime,
     accountKeys,
     instructions,
+    innerInstructions,
     meta,
   };
 }

@@ -4,7 +4,7 @@ import { getBase58Decoder, type Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from './define-network.ts';
 import { solanaMainnet } from './networks.ts';
-import { validateSolanaTransfer, type ExpectedTransfer } from './validate-transfer.ts';
+import { innerInstructionIndex, validateSolanaTransfer, type ExpectedTransfer } from './validate-transfer.ts';
 
 /*
  * The fixtures are getTransaction answers (json encoding, maxSupportedTransactionVersion 0) in the
@@ -26,6 +26,10 @@ type Answer = {
   };
   meta: {
     err: unknown;
+    innerInstructions?: {
+      index: number;
+      instructions: { programIdIndex: number; accounts: number[]; data: string }[];
+    }[];
     preBalances: number[];
     postBalances: number[];
     preTokenBalances: TokenBalance[];
@@ -205,6 +209,62 @@ test('two sessions paid in one transaction are each credited their own instructi
   const short = twoSessionsInOneTransaction(2_000_000n, 2_000_000n);
   const shortSecond = await validateSolanaTransfer(short, { ...usdcExpected, references: [OTHER_REFERENCE] });
   t.is(shortSecond.valid && shortSecond.payments[0]?.amount, 500_000n, 'the earlier instruction takes its share first');
+});
+
+/** A multisig vault's program (Squads v4): a wallet that pays by invoking the Token program. */
+const VAULT_PROGRAM = 'SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf' as Address;
+
+/** The USDC fixture with its transfer made by a program's instruction 2 (CPI): an inner instruction, as the node records it. */
+function paidByProgram(): Answer {
+  const answer = fixture('usdc-transfer.json');
+  const { message } = answer.transaction;
+  message.accountKeys.push(VAULT_PROGRAM);
+  message.header.numReadonlyUnsignedAccounts += 1;
+  answer.meta.preBalances.push(1);
+  answer.meta.postBalances.push(1);
+  const transfer = message.instructions[2]!;
+  message.instructions[2] = { programIdIndex: 7, accounts: [...transfer.accounts], data: '3' };
+  answer.meta.innerInstructions = [{ index: 2, instructions: [transfer] }];
+  return answer;
+}
+
+test('a transfer a program invoked (CPI) carrying the reference is a payment, keyed past every top-level index', async (t) => {
+  const answer = paidByProgram();
+  const check = await validateSolanaTransfer(answer, usdcExpected);
+  if (!check.valid) return t.fail(check.message);
+  const signature = answer.transaction.signatures[0]!;
+  const key = innerInstructionIndex(2, 0);
+  t.true(key > 1232, 'no top-level index reaches it (a transaction is at most 1232 bytes)');
+  t.like(check.payments, [
+    { id: `${signature}:${key}`, instructionIndex: key, mint: USDC, amount: 1_500_000n, destination: await ata(USDC) },
+  ]);
+  t.is(check.payments.length, 1);
+  t.like(
+    check.rejected,
+    [{ instructionIndex: 2, reason: 'not-a-transfer' }],
+    'the program instruction itself moved nothing',
+  );
+});
+
+test('an invoked transfer takes its share of the balance rise before a later top-level one', async (t) => {
+  const answer = paidByProgram();
+  const { message } = answer.transaction;
+  message.accountKeys.push(OTHER_REFERENCE);
+  message.header.numReadonlyUnsignedAccounts += 1;
+  answer.meta.preBalances.push(0);
+  answer.meta.postBalances.push(0);
+  const data = new Uint8Array(10);
+  data[0] = 12;
+  new DataView(data.buffer).setBigUint64(1, 2_000_000n, true);
+  data[9] = 6;
+  message.instructions.push({ programIdIndex: 6, accounts: [1, 4, 2, 0, 8], data: getBase58Decoder().decode(data) });
+  // Only 2 USDC arrived in all: the invoked 1.5 first, so the later transfer is credited the 0.5 left.
+  const pre = BigInt(answer.meta.preTokenBalances[1]!.uiTokenAmount.amount);
+  answer.meta.postTokenBalances[1]!.uiTokenAmount.amount = String(pre + 2_000_000n);
+  const invoked = await validateSolanaTransfer(answer, usdcExpected);
+  const later = await validateSolanaTransfer(answer, { ...usdcExpected, references: [OTHER_REFERENCE] });
+  t.like(invoked.valid && invoked.payments, [{ instructionIndex: innerInstructionIndex(2, 0), amount: 1_500_000n }]);
+  t.like(later.valid && later.payments, [{ instructionIndex: 3, amount: 500_000n }]);
 });
 
 test('the transfer need not be the last instruction: one appended after it is ignored', async (t) => {

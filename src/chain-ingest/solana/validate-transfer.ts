@@ -28,6 +28,7 @@ export type SolanaPayment = {
   /** `<signature>:<instruction index>`, the payment's key. */
   id: string;
   signature: string;
+  /** The top-level instruction's index, or `innerInstructionIndex` of one a program invoked (CPI). */
   instructionIndex: number;
   slot: bigint;
   blockTime: bigint | null;
@@ -43,7 +44,7 @@ export type SolanaPayment = {
 };
 
 export type RejectionReason =
-  /** No top-level transfer instruction carries the issued references. */
+  /** No transfer instruction (top-level or invoked by a program) carries the issued references. */
   | 'reference-not-found'
   /** The instruction carrying the references is not a System, Token or Token-2022 transfer. */
   | 'not-a-transfer'
@@ -88,7 +89,8 @@ export type TransferCheck =
  * Where it differs, it does so to credit no more than arrived and to key each payment by
  * (signature, instruction index): the transfer may be any top-level instruction carrying the
  * references, not only the last (wallets append instructions such as Lighthouse assertions after
- * it); each instruction is credited its own amount, capped by what the destination's balance rose
+ * it), or one a program invoked (a wallet that is a program pays by CPI; the node records those as
+ * inner instructions, keyed here by `innerInstructionIndex`); each instruction is credited its own amount, capped by what the destination's balance rose
  * (so two sessions paid in one transaction are not both credited the sum, and a transfer to
  * itself credits nothing); a destination with no balance before counts from zero (created in the
  * same transaction); lookup-table accounts are resolved; the amount requested is not compared
@@ -119,12 +121,12 @@ export async function validateSolanaTransfer(answer: unknown, expected: Expected
   const candidates: { index: number; transfer: Transfer }[] = [];
   const rejected: Rejection[] = [];
   const references = new Set<string>(expected.references);
-  tx.instructions.forEach((instruction, index) => {
-    if (!instruction.accounts.some((a) => references.has(a.address))) return;
+  for (const { index, instruction } of executionOrder(tx)) {
+    if (!instruction.accounts.some((a) => references.has(a.address))) continue;
     const outcome = checkInstruction(tx, instruction, expected);
     if (outcome.ok) candidates.push({ index, transfer: outcome.transfer });
     else rejected.push({ instructionIndex: index, ...outcome.problem });
-  });
+  }
 
   const payments: SolanaPayment[] = [];
   for (const { index, transfer } of candidates) {
@@ -144,10 +146,32 @@ export async function validateSolanaTransfer(answer: unknown, expected: Expected
     signature,
     reason: 'reference-not-found',
     message: mentioned
-      ? 'the reference is an account of the transaction but of no top-level instruction'
+      ? 'the reference is an account of the transaction but of no instruction'
       : 'the transaction does not carry the reference',
     rejected,
   };
+}
+
+/**
+ * The key of the `inner`-th instruction top-level instruction `outer` invoked (CPI): past every
+ * top-level index (a transaction holds a few hundred at most), so a top-level payment keeps its
+ * index as its key and an invoked one never takes another's.
+ */
+export const innerInstructionIndex = (outer: number, inner: number): number => (outer + 1) * 65_536 + inner;
+
+/**
+ * Every instruction that ran, in order: each top-level one, then those it invoked. A wallet that is
+ * a program (a multisig vault, an aggregator) pays by CPI: the transfer carrying the references is
+ * then an inner instruction, and the funds arrived all the same.
+ */
+function executionOrder(tx: DecodedTransaction): { index: number; instruction: DecodedInstruction }[] {
+  return tx.instructions.flatMap((instruction, outer) => [
+    { index: outer, instruction },
+    ...(tx.innerInstructions[outer] ?? []).map((inner, n) => ({
+      index: innerInstructionIndex(outer, n),
+      instruction: inner,
+    })),
+  ]);
 }
 
 /** A decoded transfer instruction. */
@@ -310,16 +334,20 @@ function paymentOf(tx: DecodedTransaction, index: number, transfer: Transfer): O
 }
 
 /**
- * Caps each payment by what its destination's balance actually rose. Every top-level transfer
- * into the destination, whatever it carries, takes its share in instruction order, so the same
- * allocation holds whichever session asks and the payments never add up to more than arrived.
+ * Caps each payment by what its destination's balance actually rose. Every transfer into the
+ * destination (top-level or invoked), whatever it carries, takes its share in execution order, so
+ * the same allocation holds whichever session asks and the payments never add up to more than arrived.
  */
 function creditWithinBalanceRise(tx: DecodedTransaction, payments: SolanaPayment[], rejected: Rejection[]): void {
+  const executed = executionOrder(tx);
   for (let i = payments.length - 1; i >= 0; i--) {
     const payment = payments[i] as SolanaPayment;
     const rise = balanceRise(tx, tx.accountKeys.indexOf(payment.destination), payment.mint);
     let before = 0n;
-    for (const instruction of tx.instructions.slice(0, payment.instructionIndex)) {
+    for (const { instruction } of executed.slice(
+      0,
+      executed.findIndex((e) => e.index === payment.instructionIndex),
+    )) {
       const transfer = decodeTransfer(instruction);
       if (transfer?.destination === payment.destination) before += transfer.amount;
     }

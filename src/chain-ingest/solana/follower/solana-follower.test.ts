@@ -8,7 +8,7 @@ import { parseChainMessage, type ChainMessage } from '../../chain-messages.ts';
 import { SOLANA_LOCALNET_CHAIN_ID, solanaLocalNetwork } from '../networks.ts';
 import { withOperatorCommitment } from '../solana-setup.ts';
 import { sessionReference } from '../pay-url.ts';
-import { createSolanaJsonRpc, parseJsonWithBigInts } from './json-rpc.ts';
+import { createSolanaJsonRpc, parseJsonWithBigInts, type SolanaJsonRpc } from './json-rpc.ts';
 import { createSolanaFollower } from './solana-follower.ts';
 import { createSolanaReferences } from './solana-references.ts';
 import { slotBlockHash } from './solana-transfers.ts';
@@ -142,6 +142,7 @@ test('with the operator commitment confirmed,confirmed a payment is final as soo
 async function clockedWorld(
   t: Parameters<typeof startTestSolana>[0],
   options: { maxPollIntervalMs?: number; pageSize?: number; maxPages?: number },
+  through: (rpc: SolanaJsonRpc) => SolanaJsonRpc = (rpc) => rpc,
 ) {
   const chain = await startTestSolana(t);
   const network = solanaLocalNetwork(chain.server.ledger.mints);
@@ -154,7 +155,7 @@ async function clockedWorld(
   const rounds: (number | null)[] = [];
   const follower = createSolanaFollower({
     network,
-    rpc: createSolanaJsonRpc({ url: chain.server.rpcUrl }),
+    rpc: through(createSolanaJsonRpc({ url: chain.server.rpcUrl })),
     bus,
     references,
     pollIntervalMs: 1_000,
@@ -221,6 +222,29 @@ async function spam(chain: Awaited<ReturnType<typeof startTestSolana>>, referenc
       },
     ]);
 }
+
+test('an answer the follower cannot read is read again, not passed over: the payment in it is found', async (t) => {
+  let garbled = 0;
+  const { chain, follower, published, rounds, merchant, reference, usdc, at } = await clockedWorld(t, {}, (rpc) => ({
+    ...rpc,
+    async call<T>(method: string, params: unknown[]): Promise<T> {
+      const answer = await rpc.call<T>(method, params);
+      // A node (or a proxy before it) that once answers the transaction without its meta.
+      if (method !== 'getTransaction' || answer === null || garbled++ > 0) return answer;
+      return { ...(answer as object), meta: null } as T;
+    },
+  }));
+  const signature = await (await chain.newPayer()).payToken(usdc, merchant, 1_000_000n, [reference]);
+  await follower.poll();
+  t.is(garbled, 1);
+  t.is(published.length, 0);
+  t.regex(follower.status().lastError ?? '', /cannot be read: the answer has no meta/);
+  t.deepEqual(rounds, [null], 'the chain is not said read through while the reference holds an unread payment');
+  at(1_000);
+  await follower.poll();
+  t.like(published[0], { type: 'transfer', transactionHash: signature, amount: '1000000' });
+  t.deepEqual(rounds, [null, 1_000]);
+});
 
 test('a payment followed by more than a page (1000) of transactions naming its reference before the next poll is still found', async (t) => {
   const w = await world(t);

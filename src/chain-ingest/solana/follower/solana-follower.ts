@@ -255,12 +255,15 @@ export function createSolanaFollower(deps: {
         for (let i = 0; i < landed.length; i += SOLANA_RPC_BATCH_SIZE) {
           const chunk = landed.slice(i, i + SOLANA_RPC_BATCH_SIZE);
           const read = await Promise.all(chunk.map((entry) => transactionOf(entry.signature)));
-          for (const [j, entry] of chunk.entries())
-            if (!(await take(watched, entry.signature, read[j], commitmentReached(entry.confirmationStatus, final))))
-              failed =
-                read[j] === undefined
-                  ? `getTransaction ${entry.signature}: ${lastError}`
-                  : `getTransaction ${entry.signature}: not returned by the node yet`;
+          for (const [j, entry] of chunk.entries()) {
+            const problem = await take(
+              watched,
+              entry.signature,
+              read[j],
+              commitmentReached(entry.confirmationStatus, final),
+            );
+            if (problem !== null) failed = `getTransaction ${entry.signature}: ${problem}`;
+          }
         }
         unread(watched, poll, failed);
         const newest = poll.resume?.newest ?? list[0]?.signature;
@@ -319,24 +322,31 @@ export function createSolanaFollower(deps: {
     }
   }
 
-  /** Publishes the payments to `watched` of one transaction read; false when it should be read again. */
+  /** Publishes the payments to `watched` of one transaction read; why it should be read again, or null when done. */
   async function take(
     watched: WatchedReference,
     signature: string,
     answer: unknown,
     finalized: boolean,
-  ): Promise<boolean> {
-    if (answer === null || answer === undefined) return false;
+  ): Promise<string | null> {
+    if (answer === undefined) return String(lastError);
+    if (answer === null) return 'not returned by the node yet';
     const found = await referencePayments(network, answer, watched, new Date(now()).toISOString());
+    // An answer it cannot read says nothing of the payment: read again (the reference is held and
+    // logged as unread), never passed over, or a payment in it would be lost until a restart.
+    if (!found.ok && found.check.reason === 'malformed') {
+      lastError = `getTransaction ${signature}: the node's answer cannot be read: ${found.check.message}`;
+      return `the node's answer cannot be read: ${found.check.message}`;
+    }
     if (!found.ok) {
       log(`${signature} names reference ${watched.reference} but pays nothing there: ${found.check.message}`);
-      return true;
+      return null;
     }
     for (const message of found.messages) await publish(message);
-    if (found.messages.length === 0) return true;
+    if (found.messages.length === 0) return null;
     if (finalized) await publish(finalOf(found.slot, signature));
     else owed.set(signature, { slot: found.slot, reference: watched.reference });
-    return true;
+    return null;
   }
 
   /** Finality (or withdrawal) of what was published at `confirmed`. */
