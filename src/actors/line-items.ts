@@ -6,7 +6,7 @@ import { ValidationError } from '../shared/errors.ts';
 import { newId, type IdSource } from '../shared/ids.ts';
 import type { AppliedTaxRate } from '../shared/tax.ts';
 import type { CommandContext, CommandHandler } from './command-handler.ts';
-import { assertAmountFitsCurrency } from './currency-precision.ts';
+import { assertAmountFitsCurrency, assertPriceFitsCurrency } from './currency-precision.ts';
 import { priceAggregate, productAggregate, type Price, type Product } from './catalog.ts';
 import type { WithdrawalAddress } from './organization.ts';
 import { walletProblem } from './session-networks.ts';
@@ -124,11 +124,12 @@ export function assertDescribes(described: PriceDescription, price: Price, path:
 
 export type LineItemResolver = {
   /**
-   * Resolve every item's price (existing prices and products must be the tenant's and active; the
-   * items share one currency), giving new prices and products ids from `nextId` (default `newId`);
-   * writes nothing. The items' fields were checked by their schema (`LineItemsInput`). `held`: ids of
-   * prices the record being edited already sells, taken again though they or their products were
-   * deactivated since (retired for new uses only, as a draft invoice keeps an archived price).
+   * Resolve every item's price (existing prices and products must be the tenant's and active, a price
+   * one its currency's assets can carry, `assertPriceFitsCurrency`; the items share one currency),
+   * giving new prices and products ids from `nextId` (default `newId`); writes nothing. The items'
+   * fields were checked by their schema (`LineItemsInput`). `held`: ids of prices the record being
+   * edited already sells, taken again though they or their products were deactivated (or found too
+   * fine) since (retired for new uses only, as a draft invoice keeps an archived price).
    */
   resolve(
     input: LineItemsRequest,
@@ -263,6 +264,9 @@ export function createLineItemResolver(deps: {
           const kept = held.has(priceId);
           if (!price.isActive && !kept) throw new ValidationError(`${path}.priceId`, `price ${priceId} is not active`);
           const product = await findProduct(price.productId, `${path}.priceId`, tenant, kept);
+          // A price stored finer than its currency's assets: refused for new uses, kept (as an archived one is) by a
+          // draft already holding it, whose total finalize checks.
+          if (!kept) assertPriceFitsCurrency(deps.rail, tenant.environment, `${path}.priceId`, price);
           if ('describedAs' in item) assertDescribes(item.describedAs, price, `${path}.price`);
           resolved.push({ ...line, price, product, createPrice: false, createProduct: false });
         } else if ('price' in item) {

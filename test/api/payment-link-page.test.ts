@@ -637,7 +637,7 @@ test("a refusal of the link's own settings once the payer's input is read is a 4
   t.regex(refused[0]?.refusal ?? '', /successUrl/, 'in its own words, which the page does not show');
 });
 
-test('a link the merchant’s setup cannot take (no wallet left for its currency, a price finer than its assets) is the 409 page saying so, with its badge and without the refusal', async (t) => {
+test('a link the merchant’s setup cannot take (no wallet left for its currency; a price finer than its assets, a setting of the link) is the 409 page saying so, with its badge and without the refusal', async (t) => {
   const weir = await startTestWeir(t);
   const { api, organizationId } = await createMerchant(weir.url);
   const link = await createLink(api, { title: 'Tea', amount: '100000000', currency: 'usdc' });
@@ -657,7 +657,11 @@ test('a link the merchant’s setup cannot take (no wallet left for its currency
     back: null,
   };
   const before = await logLength(weir);
-  assertNotice(t, await submit(crumb.url, {}), cannot);
+  // The price is refused where the session would sell it (naming it, for the merchant): the link's settings, not its wallets.
+  assertNotice(t, await submit(crumb.url, {}), {
+    ...cannot,
+    says: /<p id="notice">This payment link cannot be paid right now: the seller&#39;s settings for it do not allow a payment at the moment\. Please contact them\.<\/p>/,
+  });
   const wallets = await api.get<{ id: string }[]>('/api/v1/organization/withdrawal-addresses');
   for (const wallet of wallets.body)
     t.is((await api.delete(`/api/v1/organization/withdrawal-addresses/${wallet.id}`)).status, 200);

@@ -128,6 +128,14 @@ test('Payment links: fixed, customer-chosen and subscription links with custom f
   await page.getByLabel('Customer chooses').check();
   await page.getByLabel('Minimum amount').fill('1');
   await page.getByLabel('Maximum amount').fill('100');
+  // An amount with more decimals than USDC carries (6) is refused at its input, as the price form refuses it.
+  t.regex((await page.locator('form.stack-form').textContent()) ?? '', /Decimals at most: USDC 6\b/);
+  await page.getByLabel('Suggested amounts').fill('2 5.0000001');
+  t.is((await submit(page, 'Create payment link'))?.status(), 400);
+  t.is(
+    await page.locator('#field-suggestedAmounts-error').textContent(),
+    '5.0000001: must have at most 6 decimals in USDC: no USDC asset carries more',
+  );
   await page.getByLabel('Suggested amounts').fill('2 5 10');
   await page.getByLabel('Field 1 key').fill('note');
   await page.getByLabel('Field 1 label').fill('A note for the baristas');

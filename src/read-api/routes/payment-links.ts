@@ -18,7 +18,7 @@ import {
   type Product,
 } from '../../actors/catalog.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
-import { assertAmountFitsCurrency } from '../../actors/currency-precision.ts';
+import { assertAmountFitsCurrency, assertPriceFitsCurrency } from '../../actors/currency-precision.ts';
 import { NO_PAYMENT_METHOD } from '../../actors/invoice-payability.ts';
 import {
   offersAsset,
@@ -275,7 +275,29 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
     if (!ownedBy(ctx, doc)) throw new ValidationError(path, `price ${id} does not exist`, 'resource_missing');
     if (!doc.isActive) throw new ValidationError(path, `price ${id} is not active`);
     await findProduct(ctx, doc.productId, path);
+    assertPriceFitsCurrency(deps.rail, ctx.state.tenant.environment, path, doc);
     return doc;
+  }
+
+  /**
+   * The amounts a payer may choose among or between (a variable-price link's) are refused finer than
+   * the link's currency carries, as a price is (`assertAmountFitsCurrency`), naming each. Only those
+   * `changes` set anew: what the link already has (`kept`, sent back whole) is left as it was stored.
+   */
+  function refuseFinerAmounts(
+    ctx: ApiContext,
+    changes: Pick<PaymentLinkChanges, 'suggestedAmounts' | 'minimumAmount' | 'maximumAmount'>,
+    currency: string,
+    kept?: Pick<PaymentLink, 'suggestedAmounts' | 'minimumAmount' | 'maximumAmount'>,
+  ): void {
+    const fits = (field: string, amount: string | null | undefined, keptAmounts: readonly (string | null)[] = []) => {
+      if (amount === null || amount === undefined || keptAmounts.includes(amount)) return;
+      assertAmountFitsCurrency(deps.rail, ctx.state.tenant.environment, field, currency, BigInt(amount));
+    };
+    for (const [i, amount] of (changes.suggestedAmounts ?? []).entries())
+      fits(`suggestedAmounts[${i}]`, amount, kept?.suggestedAmounts);
+    fits('minimumAmount', changes.minimumAmount, [kept?.minimumAmount ?? null]);
+    fits('maximumAmount', changes.maximumAmount, [kept?.maximumAmount ?? null]);
   }
 
   /** Which price the new link sells, checked against `pricing` when the request names it. Writes nothing. */
@@ -494,6 +516,7 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
       };
       // Every rule is checked before the link's product or price is created, so a refused request writes nothing.
       validatePaymentLink(link);
+      refuseFinerAmounts(ctx, link, link.currency);
       await refuseUnpayableChains(ctx, link.allowedChains, link.currency);
       // The read model can lag a delete or deactivation: the link is decided on the catalog's own streams,
       // so such a change is either seen there (409, nothing written) or appended after the link's offer.
@@ -575,6 +598,8 @@ export function paymentLinkRoutes(deps: ApiDeps): Router<ApiState> {
         if (JSON.stringify(given) !== JSON.stringify(link[key])) throw new ValidationError(key, FIXED_ON_LINK);
       }
       const changes = editableFields(body, chainIdsOf(ctx));
+      // A fixed or subscription link's own rules refuse these amounts on it at all.
+      if (link.pricing === 'variable') refuseFinerAmounts(ctx, changes, link.currency, link);
       await refuseUnpayableChains(ctx, changes.allowedChains, link.currency, link.allowedChains);
       // Switching the after-completion action drops the other action's setting unless the body sets it.
       if (changes.afterCompletion === 'hosted_confirmation' && body.afterCompletionRedirectUrl === undefined)

@@ -1,10 +1,20 @@
 import test from 'ava';
 import { LinkForm, linkBodyOf, type Price } from './link-form.tsx';
 
+/** USDC's decimals where only 6-decimal USDC is offered; DAI's, 8. */
+const decimalsOf = (currency: string) => (currency === 'usdc' ? 6 : 8);
+
 /** The payment-link form as a merchant fills it for a customer-chosen price, with `suggested` typed. */
-const variable = (suggested: string) =>
+const variable = (suggested: string, more: Record<string, string> = {}) =>
   linkBodyOf(
-    new URLSearchParams({ title: 'Tip jar', pricing: 'variable', currency: 'usdc', suggestedAmounts: suggested }),
+    new URLSearchParams({
+      title: 'Tip jar',
+      pricing: 'variable',
+      currency: 'usdc',
+      suggestedAmounts: suggested,
+      ...more,
+    }),
+    decimalsOf,
   );
 
 test('suggested amounts: commas or whitespace between them, each read as the amount fields read one', (t) => {
@@ -26,6 +36,24 @@ test('suggested amounts: the bad one is named with its problem; a repeat, or a c
     ],
   ];
   for (const [typed, error] of cases) t.deepEqual(variable(typed), { errors: { suggestedAmounts: error } }, typed);
+});
+
+test('amounts with more decimals than the currency carries (USDC: 6) are refused at their input, as the price form refuses them', (t) => {
+  const tooFine = 'must have at most 6 decimals in USDC: no USDC asset carries more';
+  t.deepEqual(variable('5, 1.1234567'), { errors: { suggestedAmounts: `1.1234567: ${tooFine}` } });
+  t.deepEqual(variable('', { minimumAmount: '1.0000001', maximumAmount: '2.0000001' }), {
+    errors: { minimumAmount: tooFine, maximumAmount: tooFine },
+  });
+  const fixed = linkBodyOf(
+    new URLSearchParams({ title: 'Tea', pricing: 'fixed', currency: 'usdc', amount: '1.1234567' }),
+    decimalsOf,
+  );
+  t.deepEqual(fixed, { errors: { amount: tooFine } });
+  // Six decimals are an amount; DAI takes all eight.
+  t.like(variable('1.123456', { minimumAmount: '1.000001' }), {
+    body: { suggestedAmounts: ['112345600'], minimumAmount: '100000100' },
+  });
+  t.like(variable('1.1234567', { currency: 'dai' }), { body: { suggestedAmounts: ['112345670'] } });
 });
 
 /** The catalog's active recurring prices, as the create page reads them, with `interval` × `intervalCount`. */

@@ -4,10 +4,10 @@ import type { PriceSchema } from '../../../read-api/schema/catalog.ts';
 import { Alert, CsrfField, Field } from '../../ui/components.tsx';
 import { CurrencyField } from '../../ui/currency-field.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
+import { decimalAmountIn } from '../../../shared/decimal.ts';
 import {
   AmountField,
   CheckboxField,
-  decimalAmount,
   type FormErrors,
   RadioGroup,
   SelectField,
@@ -77,12 +77,15 @@ export function linkInputOf(field: string): string | undefined {
   return inputs[head];
 }
 
+/** How the form reads one amount as typed: `decimalAmountIn` of the link's currency. */
+type ReadAmount = (text: string) => { amount: string } | { error: string };
+
 /**
  * Suggested amounts as typed, with commas or whitespace between them (`5, 10, 25`), each read as the
- * amount fields read one; or the first bad one named with its problem. A comma between digits with
- * three after it (`1,500`) may be a thousands separator or two amounts: refused, not guessed.
+ * amount fields read one (`read`); or the first bad one named with its problem. A comma between digits
+ * with three after it (`1,500`) may be a thousands separator or two amounts: refused, not guessed.
  */
-export function suggestedAmountsOf(text: string): { amounts: string[] } | { error: string } {
+export function suggestedAmountsOf(text: string, read: ReadAmount): { amounts: string[] } | { error: string } {
   const grouped = /[0-9.]*[0-9],[0-9]{3}(?![0-9])/.exec(text);
   if (grouped)
     return {
@@ -91,7 +94,7 @@ export function suggestedAmountsOf(text: string): { amounts: string[] } | { erro
   const amounts: string[] = [];
   const typed: string[] = [];
   for (const piece of text.split(/[\s,]+/).filter(Boolean)) {
-    const parsed = decimalAmount(piece);
+    const parsed = read(piece);
     if ('error' in parsed) return { error: `${piece}: ${parsed.error}` };
     const earlier = amounts.indexOf(parsed.amount);
     if (earlier !== -1) return { error: `${piece} repeats ${typed[earlier]}: give each amount once` };
@@ -101,13 +104,19 @@ export function suggestedAmountsOf(text: string): { amounts: string[] } | { erro
   return { amounts };
 }
 
-/** The create body of the form as typed; amounts in currency units become the API's integers here. */
-export function linkBodyOf(form: URLSearchParams): Built {
+/**
+ * The create body of the form as typed; amounts in currency units become the API's integers here,
+ * each refused at its input when it has more decimals than the currency carries (`decimalsOf`, see
+ * `decimalsIn`), as the product price form refuses them.
+ */
+export function linkBodyOf(form: URLSearchParams, decimalsOf: (currency: string) => number | null): Built {
   const errors: FormErrors = {};
+  const currency = form.get('currency') ?? 'usdc';
+  const read: ReadAmount = (text) => decimalAmountIn(text, currency, decimalsOf(currency));
   const amountAt = (input: string): string | undefined => {
     const text = textOf(form, input);
     if (text === null) return undefined;
-    const parsed = decimalAmount(text);
+    const parsed = read(text);
     if ('error' in parsed) errors[input] = parsed.error;
     return 'amount' in parsed ? parsed.amount : undefined;
   };
@@ -119,13 +128,13 @@ export function linkBodyOf(form: URLSearchParams): Built {
     const priceId = textOf(form, 'priceId');
     if (priceId) body.priceId = priceId;
   } else {
-    body.currencies = [form.get('currency') ?? 'usdc'];
+    body.currencies = [currency];
   }
   if (pricing === 'fixed') body.amount = amountAt('amount');
   if (pricing === 'variable') {
     body.minimumAmount = amountAt('minimumAmount');
     body.maximumAmount = amountAt('maximumAmount');
-    const suggested = suggestedAmountsOf(form.get('suggestedAmounts') ?? '');
+    const suggested = suggestedAmountsOf(form.get('suggestedAmounts') ?? '', read);
     if ('error' in suggested) errors.suggestedAmounts = suggested.error;
     else body.suggestedAmounts = suggested.amounts;
   }
@@ -167,6 +176,8 @@ export function LinkForm(props: {
   recurringPrices: Price[];
   /** Those a wallet of the merchant receives (`currenciesOf`). */
   currencies: readonly string[];
+  /** What the amounts may have in each currency (`decimalsHint`). */
+  decimalsHint?: string;
 }): JSX.Element {
   const { values: v, errors: e } = props;
   const checked = (name: string) => v[name] !== undefined;
@@ -224,6 +235,13 @@ export function LinkForm(props: {
           <AmountField name="minimumAmount" label="Minimum amount" value={v.minimumAmount} error={e.minimumAmount} />
           <AmountField name="maximumAmount" label="Maximum amount" value={v.maximumAmount} error={e.maximumAmount} />
         </div>
+        {props.decimalsHint ? (
+          <p class="muted small" safe>
+            {props.decimalsHint}
+          </p>
+        ) : (
+          ''
+        )}
         <Field
           name="suggestedAmounts"
           label="Suggested amounts"

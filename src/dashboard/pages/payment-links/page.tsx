@@ -20,7 +20,7 @@ import {
   TableScroll,
 } from '../../ui/components.tsx';
 import { CopyField } from '../../ui/copy.tsx';
-import { currenciesOf } from '../../ui/currency-field.tsx';
+import { currenciesOf, decimalsHint, decimalsIn } from '../../ui/currency-field.tsx';
 import { refusalMessage } from '../../ui/form-parts.tsx';
 import { AppLayout, NewButton } from '../../ui/layout.tsx';
 import { priceLabel } from '../../ui/price-label.ts';
@@ -265,6 +265,7 @@ async function renderNew(ctx: DashboardContext, deps: DashboardDeps, { values, e
           errors={errors}
           recurringPrices={prices.filter((p) => p.product?.isActive !== false)}
           currencies={currenciesOf(ctx, deps)}
+          decimalsHint={decimalsHint(ctx, deps, currenciesOf(ctx, deps))}
         />
       </Card>
     </AppLayout>,
@@ -299,7 +300,7 @@ export const page = definePage({
     createRoutes(routes, deps, {
       base: BASE,
       apiPath: '/api/v1/payment-links',
-      build: linkBodyOf,
+      build: (form, ctx) => linkBodyOf(form, (currency) => decimalsIn(ctx, deps, currency)),
       inputOf: linkInputOf,
       show: (ctx, form) => renderNew(ctx, deps, form),
     });
