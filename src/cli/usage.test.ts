@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import { LOCAL_CHAIN_FAMILIES } from '../app/config.ts';
 import { argumentProblem, takesSetting } from './command-arguments.ts';
@@ -21,6 +22,40 @@ test('the usage lists every option each command takes, and none it refuses', (t)
         `${command}: the usage offers ${flag}, which it refuses`,
       );
   }
+});
+
+test("the README's Commands table names every command, and each flag it gives a command is one the command takes", async (t) => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('\n### Commands\n');
+  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+  const synopses = section
+    .split('\n')
+    .filter((line) => line.startsWith('| `weir '))
+    .map((line) =>
+      line
+        .split(/(?<!\\)\|/)[1]!
+        .trim()
+        .replaceAll('`', '')
+        .replaceAll('\\|', '|')
+        .slice('weir '.length),
+    );
+  for (const [command, takes] of Object.entries(COMMAND_ARGUMENTS)) {
+    const synopsis = synopses.find((s) => s === command || s.startsWith(`${command} `));
+    if (synopsis === undefined) {
+      t.fail(`${command} has no row in the README's Commands table`);
+      continue;
+    }
+    for (const flag of synopsis.match(/--[a-z-]+/g) ?? [])
+      t.true(
+        takes.valued?.includes(flag) || takes.switches?.includes(flag) || takesSetting(takes, flag),
+        `README: weir ${command} is given ${flag}, which it refuses`,
+      );
+  }
+  for (const synopsis of synopses)
+    t.true(
+      Object.keys(COMMAND_ARGUMENTS).some((command) => synopsis === command || synopsis.startsWith(`${command} `)),
+      `README: weir ${synopsis} is no command`,
+    );
 });
 
 test("devnet's note on serve's own local chains says --local-chain takes a list of them, not only off", (t) => {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import {
   confirmed,
@@ -25,7 +26,15 @@ import { subscriptionsProjection } from '../projections/subscriptions.projection
 import { createTestLog } from '../projections/test-log.ts';
 import { createEmbeddedReadStore } from '../read-store/embedded-read-store.ts';
 import { ValidationError } from '../shared/errors.ts';
-import { REPORTS, runReport, type ReportParams, withLocalDates } from './report-pipelines.ts';
+import {
+  REPORTS,
+  type ReportName,
+  type ReportParams,
+  reportColumns,
+  reportTime,
+  runReport,
+  withLocalDates,
+} from './report-pipelines.ts';
 
 const TENANT = { organizationId: 'o1', environment: 'test' as const };
 
@@ -1474,4 +1483,31 @@ test('conversion: the rate is rounded half up exactly, whatever the double neare
       ['d', 7, 7, '1.0000'],
     ],
   );
+});
+
+test("the README's table of reports and the reports agree: each one's columns, the time it counts by (dateField) and its groupBy", async (t) => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('\n### Reports and analytics\n');
+  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+  const rows = section
+    .split('\n')
+    .filter((line) => /^\| `[a-z-]+` /.test(line))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+  t.deepEqual(rows.map(([, name]) => name!.replaceAll('`', '')).sort(), Object.keys(REPORTS).sort());
+  const codes = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  for (const [, nameCell, columnsCell, timeCell, groupsCell] of rows) {
+    const name = nameCell!.replaceAll('`', '') as ReportName;
+    const report = REPORTS[name];
+    t.deepEqual(
+      ['period', 'localDate', 'group', ...codes(columnsCell!.replace(/\(.*?\)/g, ''))],
+      reportColumns(report),
+      `${name}'s columns`,
+    );
+    t.is(codes(timeCell!)[0], reportTime(name, 'none'), `${name}'s dateField`);
+    t.deepEqual(
+      codes(groupsCell!.replace(/\(.*?\)/g, '')),
+      report.groups.filter((g) => g !== 'none'),
+      `${name}'s groupBy`,
+    );
+  }
 });
