@@ -97,7 +97,7 @@ export function ApiKeysCard(props: {
                   <td>
                     <code safe>{key.maskedKey}</code>
                   </td>
-                  <td>{SCOPES[key.scope].label}</td>
+                  <td safe>{SCOPES[key.scope].label}</td>
                   <td class="hide-narrow nowrap">
                     <DateTime iso={key.createdAt} timeZone={ctx.state.timeZone} />
                   </td>
