@@ -14,6 +14,15 @@ const lines = (values: string[], className = 'lines-of-text'): string =>
 const row = (label: string, value: string, id: string, className = '') =>
   `<tr${className ? ` class="${className}"` : ''}><th scope="row">${e(label)}</th><td id="${id}">${e(value)}</td></tr>`;
 
+/**
+ * The heading amount breaks only between its number and its currency, never inside the number: a long
+ * number is set smaller (by the summary's width, in invoice.css) so that it fits whole.
+ */
+function amountSizeClass(amount: string): string {
+  const number = amount.split(' ')[0] ?? amount;
+  return number.length > 18 ? ' summary-amount-longer' : number.length > 13 ? ' summary-amount-long' : '';
+}
+
 /** The box on the side: what is due and when, the pay action, and the download. Hidden in print. */
 function summary(doc: InvoiceDocument, links: InvoicePageLinks, notice: string | null): string {
   const headline = doc.status.tone === 'paid' ? doc.total : doc.amountRemaining;
@@ -35,7 +44,7 @@ function summary(doc: InvoiceDocument, links: InvoicePageLinks, notice: string |
     : '';
   return `<section class="invoice-summary" aria-label="Summary">
     <p class="summary-from">Invoice from <strong>${e(doc.business.name)}</strong></p>
-    <p class="summary-amount" id="amount-due">${e(headline)}</p>
+    <p class="summary-amount${amountSizeClass(headline)}" id="amount-due">${e(headline)}</p>
     <p class="summary-when status status-${doc.status.tone}" id="status"><span class="badge">${e(doc.status.label)}</span> <span class="summary-date">${e(when)}</span></p>
     ${sentence ? `<p class="summary-sentence">${sentence}</p>` : ''}
     ${notice ? `<p class="notice" id="notice" role="alert">${e(notice)}</p>` : ''}

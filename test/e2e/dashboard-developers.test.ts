@@ -60,9 +60,10 @@ test('Developers: API keys are created and regenerated after the password, shown
   t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore + 1);
   const row = page.locator('#api-keys tbody tr', { hasText: 'shop backend' });
   t.is(await row.locator('code').textContent(), `sk_test_…${secret.slice(-4)}`);
+  t.is((await row.locator('td').nth(2).textContent())?.trim(), 'Full', 'a key is full by default');
   // It was used once above: the row says when (a key never used says Never).
-  t.truthy(await row.locator('td').nth(3).locator('time').count(), 'its last use is shown');
-  t.notRegex((await row.locator('td').nth(3).textContent()) ?? '', /Never/);
+  t.truthy(await row.locator('td').nth(4).locator('time').count(), 'its last use is shown');
+  t.notRegex((await row.locator('td').nth(4).textContent()) ?? '', /Never/);
 
   // Regenerate: the password again, then the new secret once; the old one stops working.
   await row.getByRole('button', { name: 'Regenerate shop backend' }).click();
@@ -82,6 +83,20 @@ test('Developers: API keys are created and regenerated after the password, shown
   await page.getByText('API key deleted.').waitFor();
   t.is(await page.locator('#api-keys tbody tr', { hasText: 'shop backend' }).count(), 0);
   t.is((await apiClient(dash.url, renewed).get('/api/v1/api-keys')).status, 401);
+
+  // A read key, chosen on the form: the table says Read, and the API lets it read but not write.
+  await page.getByLabel('Key name').fill('analyst');
+  await page.getByLabel('Scope').selectOption('read');
+  await page.getByLabel('Your password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const readSecret = await page.locator('#secret-key').inputValue();
+  const readRow = page.locator('#api-keys tbody tr', { hasText: 'analyst' });
+  t.is((await readRow.locator('td').nth(2).textContent())?.trim(), 'Read');
+  const reader = apiClient(dash.url, readSecret);
+  t.is((await reader.get('/api/v1/api-keys')).status, 200, 'a read key reads');
+  const write = await reader.post<{ code: string }>('/api/v1/customers', { email: 'ada@example.com' });
+  t.is(write.status, 403, 'a read key may not write');
+  t.is(write.body.code, 'api_key_scope');
   t.deepEqual(problems(), []);
   await expectAccessible(t, page, 'developers');
   await screenshot(t, page, 'developers');
@@ -95,7 +110,7 @@ test('Developers: API keys are created and regenerated after the password, shown
     form: { _csrf: csrf, name: 'sneaky', reauth_password: PASSWORD },
   });
   t.is(refused.status(), 403);
-  t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore);
+  t.is((await merchant.api.get<Page_<{ id: string }>>('/api/v1/api-keys')).body.count, keysBefore + 1, 'the read key');
 });
 
 test('Developers: a webhook endpoint is added after the password and its signing secret shown this once (never in an address or the log); its test event is delivered, logged with status, duration and answer, and resent as a new attempt; its events edited; a new URL asks for the password and a bad one is named; its secret revealed and regenerated after the password', async (t) => {

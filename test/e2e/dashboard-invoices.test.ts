@@ -2,9 +2,17 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import type { Page } from 'playwright-core';
-import { payInFull, type Session } from '../api/helpers.ts';
 import { apiClient, eventually } from '../support/api-client.ts';
-import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+import {
+  type ActiveSubscription,
+  chromiumPerFile,
+  expectAccessible,
+  newInvoiceForNewCustomer,
+  paidSubscription,
+  screenshot,
+  startDashboard,
+  watchPage,
+} from '../support/dashboard.ts';
 
 const browser = chromiumPerFile(test);
 
@@ -289,30 +297,23 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
-  const plan = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+  const { id, session } = await paidSubscription(t, dash.weir, api, {
     name: 'Coffee club',
-    defaultPriceData: { currency: 'usdc', unitAmount: '1900000000', type: 'recurring', interval: 'month' },
-  });
-  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
-    mode: 'subscription',
-    successUrl: 'https://shop.example/welcome',
-    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
-    customerData: { email: 'member@harbour.example' },
+    unitAmount: '1900000000',
+    email: 'member@harbour.example',
     allowPromotionCodes: true,
+    // A 10% code on the first payment: its period shows the discounted amount, said to be the first payment's only.
+    beforePaying: async (open) => {
+      await api.post('/api/v1/coupons', {
+        name: 'Welcome',
+        percentOff: 10,
+        promotionCodeData: { data: [{ code: 'HELLO' }] },
+      });
+      const applied = await apiClient(dash.url).post(`/checkout/${open.id}/promotion-code`, { code: 'HELLO' });
+      t.is(applied.status, 200, JSON.stringify(applied.body));
+    },
   });
-  t.is(session.status, 200, JSON.stringify(session.body));
-  // A 10% code on the first payment: its period shows the discounted amount, said to be the first payment's only.
-  await api.post('/api/v1/coupons', {
-    name: 'Welcome',
-    percentOff: 10,
-    promotionCodeData: { data: [{ code: 'HELLO' }] },
-  });
-  const applied = await apiClient(dash.url).post(`/checkout/${session.body.id}/promotion-code`, { code: 'HELLO' });
-  t.is(applied.status, 200, JSON.stringify(applied.body));
-  await payInFull(dash.weir, api, session.body);
-  const id = session.body.subscriptionId;
   const read = () => api.get<Subscription>(`/api/v1/subscriptions/${id}`).then((r) => r.body);
-  await eventually(async () => ((await read())?.status === 'active' ? true : undefined), 'an active subscription');
 
   const page = await dash.signedIn(browser(), owner);
   const problems = await watchPage(page);
@@ -331,7 +332,7 @@ test('Subscriptions: a paid subscription is listed with its period and invoices;
   t.regex((await page.locator('#subscription-summary').textContent()) ?? '', /Amount19\.00 USDC per month/);
   t.is(
     await periods.getByRole('link', { name: 'Checkout session' }).getAttribute('href'),
-    `/dashboard/checkout-sessions/${session.body.id}`,
+    `/dashboard/checkout-sessions/${session.id}`,
     'the period links the session that billed it, as an invoice period links its invoice',
   );
 
@@ -367,34 +368,13 @@ test('Subscriptions: the list and the detail name the customer; a quarterly plan
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
-  const plan = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+  const { id, active } = await paidSubscription(t, dash.weir, api, {
     name: 'Roast of the quarter',
-    defaultPriceData: {
-      currency: 'usdc',
-      unitAmount: '3000000000',
-      type: 'recurring',
-      interval: 'month',
-      intervalCount: 3,
-    },
+    unitAmount: '3000000000',
+    intervalCount: 3,
+    email: 'quarterly@harbour.example',
   });
-  const session = await api.post<Session & { subscriptionId: string; customerId: string | null }>(
-    '/api/v1/checkout/sessions',
-    {
-      mode: 'subscription',
-      successUrl: 'https://shop.example/welcome',
-      lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
-      customerData: { email: 'quarterly@harbour.example' },
-    },
-  );
-  t.is(session.status, 200, JSON.stringify(session.body));
-  await payInFull(dash.weir, api, session.body);
-  const id = session.body.subscriptionId;
-  type Renewing = Subscription & { customerId: string; currentPeriodEnd: string; latestInvoiceId: string | null };
-  const read = () => api.get<Renewing>(`/api/v1/subscriptions/${id}`).then((r) => r.body);
-  const active = await eventually(async () => {
-    const s = await read();
-    return s?.status === 'active' ? s : undefined;
-  }, 'an active subscription');
+  const read = () => api.get<ActiveSubscription>(`/api/v1/subscriptions/${id}`).then((r) => r.body);
   dash.clock.advanceTo(Date.parse(active.currentPeriodEnd));
   const renewalId = await eventually(async () => (await read()).latestInvoiceId ?? undefined, 'the renewal invoice');
 
@@ -476,13 +456,8 @@ test("an invoice the API refuses, for a new customer's email, writes nothing: no
     defaultPriceData: { currency: 'usdc', unitAmount: '2400000000' },
   });
   t.is(product.status, 200);
-  const customers = async () => (await api.get<List<unknown>>('/api/v1/customers')).body.count;
-  const before = await customers();
 
-  const page = await dash.signedIn(browser(), owner);
-  const problems = await watchPage(page);
-  await page.goto(`${dash.url}/dashboard/invoices/new`);
-  await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
+  const { page, problems, customersMade } = await newInvoiceForNewCustomer(dash, browser(), owner, api);
   await page.getByLabel('Line 1 product or price').selectOption(product.body.defaultPrice.id);
   t.is(await submit(page, 'Add line'), 200);
   await page.getByLabel('Line 2 name').fill('Grinder service');
@@ -493,7 +468,7 @@ test("an invoice the API refuses, for a new customer's email, writes nothing: no
     .getByText(/same currency/)
     .first()
     .waitFor();
-  t.is(await customers(), before, 'no customer made for a refused invoice');
+  t.is(await customersMade(), 0, 'no customer made for a refused invoice');
   t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0);
   t.deepEqual(problems(), []);
 });
@@ -502,21 +477,16 @@ test("an amount with more decimals than the currency carries (1.1234567 USDC: US
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
-  const customers = async () => (await api.get<List<unknown>>('/api/v1/customers')).body.count;
-  const before = await customers();
 
-  const page = await dash.signedIn(browser(), owner);
-  const problems = await watchPage(page);
-  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  const { page, problems, customersMade } = await newInvoiceForNewCustomer(dash, browser(), owner, api);
   t.regex((await page.locator('#line-amount-hint').textContent()) ?? '', /Decimals at most: USDC 6\b/);
-  await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
   await page.getByLabel('Line 1 name').fill('Grinder service');
   await page.getByLabel('Line 1 amount').fill('1.1234567');
   t.is(await submit(page, 'Save draft'), 400);
   await page.getByText('Line 1: must have at most 6 decimals in USDC: no USDC asset carries more').waitFor();
   t.is(await page.getByLabel('Line 1 amount').getAttribute('aria-invalid'), 'true');
   t.is(await page.getByLabel('Line 1 amount').inputValue(), '1.1234567', 'kept as typed');
-  t.is(await customers(), before, 'no customer made for a refused invoice');
+  t.is(await customersMade(), 0, 'no customer made for a refused invoice');
   t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 0);
 
   // Six decimals are saved.
@@ -538,13 +508,8 @@ test("an invoice number already in use, for a new customer's email, is refused (
     lineItems: { data: [{ priceData: { currency: 'usdc', unitAmount: '100000000', productData: { name: 'Hour' } } }] },
   });
   t.is(held.status, 200, JSON.stringify(held.body));
-  const customers = async () => (await api.get<List<unknown>>('/api/v1/customers')).body.count;
-  const before = await customers();
 
-  const page = await dash.signedIn(browser(), owner);
-  const problems = await watchPage(page);
-  await page.goto(`${dash.url}/dashboard/invoices/new`);
-  await page.getByLabel("Or a new customer's email").fill('ada@lovelace.example');
+  const { page, problems, customersMade } = await newInvoiceForNewCustomer(dash, browser(), owner, api);
   await page.getByLabel('Line 1 name').fill('Grinder service');
   await page.getByLabel('Line 1 amount').fill('12.50');
   await page.getByLabel('Number').fill('ACME-7');
@@ -553,7 +518,7 @@ test("an invoice number already in use, for a new customer's email, is refused (
     .getByText(/invoice number ACME-7 is already used/)
     .first()
     .waitFor();
-  t.is(await customers(), before, 'no customer made for a refused invoice');
+  t.is(await customersMade(), 0, 'no customer made for a refused invoice');
   t.is((await api.get<List<unknown>>('/api/v1/invoices')).body.count, 1);
   t.deepEqual(problems(), []);
 });

@@ -2,7 +2,14 @@ import test from 'ava';
 import { subscriptionIdOfInvoice } from '../../machines/subscription.decide.ts';
 import { createManualClock } from '../../src/shared/clock.ts';
 import { eventually } from '../support/api-client.ts';
-import { chromiumPerFile, expectAccessible, screenshot, startDashboard, watchPage } from '../support/dashboard.ts';
+import {
+  chromiumPerFile,
+  expectAccessible,
+  paidSubscription,
+  screenshot,
+  startDashboard,
+  watchPage,
+} from '../support/dashboard.ts';
 import { payInFull, type Session } from '../api/helpers.ts';
 
 const browser = chromiumPerFile(test);
@@ -70,22 +77,13 @@ test('Enter in a reason never ends a subscription: on its page it cancels at per
   const dash = await startDashboard(t);
   const { api } = await dash.organization();
   const owner = await dash.user({ role: 'owner' });
-  const plan = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+  const { id } = await paidSubscription(t, dash.weir, api, {
     name: 'Tea club',
-    defaultPriceData: { currency: 'usdc', unitAmount: '1900000000', type: 'recurring', interval: 'month' },
+    unitAmount: '1900000000',
+    email: 'member@harbour.example',
   });
-  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
-    mode: 'subscription',
-    successUrl: 'https://shop.example/welcome',
-    lineItems: { data: [{ priceId: plan.body.defaultPrice.id, quantity: 1 }] },
-    customerData: { email: 'member@harbour.example' },
-  });
-  t.is(session.status, 200, JSON.stringify(session.body));
-  await payInFull(dash.weir, api, session.body);
-  const id = session.body.subscriptionId;
   type Read = { status: string; cancelAtPeriodEnd: boolean; cancellationComment: string | null };
   const read = async () => (await api.get<Read>(`/api/v1/subscriptions/${id}`)).body;
-  await eventually(async () => ((await read()).status === 'active' ? true : undefined), 'an active subscription');
 
   const page = await dash.signedIn(browser(), owner);
   const problems = await watchPage(page);

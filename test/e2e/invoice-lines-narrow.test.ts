@@ -55,6 +55,43 @@ async function clippedCells(page: Page, selector: string): Promise<string[]> {
   }, selector);
 }
 
+/**
+ * How the number of the hosted page's heading amount (`#amount-due`, "370,370,367.370368 USDC") is laid
+ * out: on how many lines, and whether it runs past the summary's edge.
+ */
+async function headingNumber(page: Page): Promise<{ number: string; lines: number; past: boolean }> {
+  return page.evaluate(() => {
+    type Box = { left: number; right: number; top: number };
+    type Node_ = { textContent: string | null };
+    type El = { firstChild: Node_ | null; closest(s: string): El | null; getBoundingClientRect(): Box };
+    const doc = (
+      globalThis as unknown as {
+        document: {
+          querySelector(s: string): El | null;
+          createRange(): {
+            setStart(n: Node_, o: number): void;
+            setEnd(n: Node_, o: number): void;
+            getClientRects(): Iterable<Box>;
+          };
+        };
+      }
+    ).document;
+    const heading = doc.querySelector('#amount-due')!;
+    const text = heading.firstChild!;
+    const number = (text.textContent ?? '').split(' ')[0]!;
+    const range = doc.createRange();
+    range.setStart(text, 0);
+    range.setEnd(text, number.length);
+    const rects = [...range.getClientRects()];
+    const edge = heading.closest('.invoice-summary')!.getBoundingClientRect();
+    return {
+      number,
+      lines: new Set(rects.map((r) => Math.round(r.top))).size,
+      past: rects.some((r) => r.right > edge.right + 0.5),
+    };
+  });
+}
+
 const LONG_NAME = 'Quarterly infrastructure retainer including monitoring, incident response and capacity planning';
 
 test('an invoice of long amounts and a long product name reads whole at 390 px: on the dashboard and on the hosted invoice page, nothing cut off or scrolled sideways', async (t) => {
@@ -99,6 +136,12 @@ test('an invoice of long amounts and a long product name reads whole at 390 px: 
     await hosted.setViewportSize({ width, height: 900 });
     t.deepEqual(await clippedCells(hosted, '#line-items'), [], `hosted at ${width} px`);
     t.deepEqual(await clippedCells(hosted, '#totals'), [], `hosted totals at ${width} px`);
+    // The heading amount never breaks inside its number (only before its currency), nor runs past the summary.
+    t.deepEqual(
+      await headingNumber(hosted),
+      { number: '370,370,367.370368', lines: 1, past: false },
+      `heading at ${width} px`,
+    );
     await expectAccessible(t, hosted, `hosted invoice with long lines at ${width} px`);
   }
   await screenshot(t, hosted, 'hosted-invoice-long-lines');

@@ -11,6 +11,8 @@ import type { UserRole } from '../../src/actors/user.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { createUser } from '../../src/tenancy/create-user.ts';
+import { type Api, payInFull, type Session } from '../api/helpers.ts';
+import { eventually } from './api-client.ts';
 import { axeOf, CHROMIUM } from './chromium.ts';
 import { createMerchant, startTestWeir } from './weir-harness.ts';
 
@@ -237,4 +239,80 @@ export async function recoverOnPage(
   const outcome = page.locator('#recovery-outcome');
   await outcome.waitFor();
   return (await outcome.textContent()) ?? '';
+}
+
+/** A subscription as the API reads it, with what the subscription screens' tests look at. */
+export type ActiveSubscription = {
+  id: string;
+  status: string;
+  customerId: string;
+  currentPeriodEnd: string;
+  latestInvoiceId: string | null;
+};
+
+/**
+ * A plan (a product with a monthly price, or every `intervalCount` months) bought through a subscription
+ * checkout by `email`, paid in full, and its subscription once active. `beforePaying` runs on the open
+ * session (a promotion code applied, which `allowPromotionCodes` lets it take).
+ */
+export async function paidSubscription(
+  t: ExecutionContext,
+  weir: Parameters<typeof payInFull>[0],
+  api: Api,
+  plan: {
+    name: string;
+    unitAmount: string;
+    intervalCount?: number;
+    email: string;
+    allowPromotionCodes?: boolean;
+    beforePaying?: (session: Session) => Promise<void>;
+  },
+): Promise<{ id: string; session: Session; active: ActiveSubscription }> {
+  const product = await api.post<{ defaultPrice: { id: string } }>('/api/v1/products', {
+    name: plan.name,
+    defaultPriceData: {
+      currency: 'usdc',
+      unitAmount: plan.unitAmount,
+      type: 'recurring',
+      interval: 'month',
+      ...(plan.intervalCount ? { intervalCount: plan.intervalCount } : {}),
+    },
+  });
+  t.is(product.status, 200, JSON.stringify(product.body));
+  const session = await api.post<Session & { subscriptionId: string }>('/api/v1/checkout/sessions', {
+    mode: 'subscription',
+    successUrl: 'https://shop.example/welcome',
+    lineItems: { data: [{ priceId: product.body.defaultPrice.id, quantity: 1 }] },
+    customerData: { email: plan.email },
+    ...(plan.allowPromotionCodes ? { allowPromotionCodes: true } : {}),
+  });
+  t.is(session.status, 200, JSON.stringify(session.body));
+  await plan.beforePaying?.(session.body);
+  await payInFull(weir, api, session.body);
+  const id = session.body.subscriptionId;
+  const active = await eventually(async () => {
+    const read = (await api.get<ActiveSubscription>(`/api/v1/subscriptions/${id}`)).body;
+    return read?.status === 'active' ? read : undefined;
+  }, 'an active subscription');
+  return { id, session: session.body, active };
+}
+
+/**
+ * The invoice editor open for a new customer's email, and how many customers were made since: the
+ * setup of a test that an invoice the API refuses makes no customer for that email.
+ */
+export async function newInvoiceForNewCustomer(
+  dash: Pick<Awaited<ReturnType<typeof startDashboard>>, 'url' | 'signedIn'>,
+  browser: Browser,
+  user: DashboardUser,
+  api: Api,
+  email = 'ada@lovelace.example',
+): Promise<{ page: Page; problems: () => string[]; customersMade: () => Promise<number> }> {
+  const customers = async () => (await api.get<{ count: number }>('/api/v1/customers')).body.count;
+  const before = await customers();
+  const page = await dash.signedIn(browser, user);
+  const problems = await watchPage(page);
+  await page.goto(`${dash.url}/dashboard/invoices/new`);
+  await page.getByLabel("Or a new customer's email").fill(email);
+  return { page, problems, customersMade: async () => (await customers()) - before };
 }

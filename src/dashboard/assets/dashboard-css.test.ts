@@ -18,4 +18,6 @@ test('a table wider than its card scrolls inside it with a shadow at the edge th
   const wrap = ruleOf(css, '.table-wrap');
   t.regex(wrap, /overflow-x: auto/);
   t.regex(wrap, /no-repeat local[\s\S]*no-repeat scroll/);
+  // A visually hidden header (absolutely placed) past the card's edge is clipped with the table, not the page's width.
+  t.regex(wrap, /position: relative/);
 });

@@ -29,6 +29,7 @@ import {
   ShortId,
   TableScroll,
 } from '../ui/components.tsx';
+import { DeliveryStatus } from '../ui/delivery-status.tsx';
 import { AppLayout } from '../ui/layout.tsx';
 import { FilterForm, withQuery } from '../ui/list-controls.tsx';
 import { chooseTimeZone, TimeZoneField } from '../ui/time-zone-field.tsx';
@@ -36,6 +37,7 @@ import { chooseTimeZone, TimeZoneField } from '../ui/time-zone-field.tsx';
 const DAYS = 30;
 const OVERVIEW_PATH = '/dashboard/home/overview';
 const RECENT_PAYMENTS_PATH = '/dashboard/home/recent-payments';
+const WEBHOOK_FAILURES_PATH = '/dashboard/home/webhook-failures';
 const LIST = 8;
 /** Sessions marked refunded read for late money after their mark (Needs action): most are settled. */
 const MARKED_SCANNED = 200;
@@ -475,7 +477,12 @@ export function SessionsNeedingAction({ items }: { items: NeedsAction[] }): JSX.
 const lastAnswer = (last: WebhookDeliveryDoc['log'][number] | undefined): string =>
   last ? (last.statusCode ? `HTTP ${last.statusCode}` : (last.error ?? 'no answer')) : '—';
 
-function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: Map<string, string> }): JSX.Element {
+/** Deliveries that failed or are retried, each labelled as every other page labels a delivery. */
+export function WebhookFailures(props: {
+  deliveries: WebhookDeliveryDoc[];
+  endpoints: Map<string, string>;
+  timeZone: string;
+}): JSX.Element {
   return (
     <Card title="Webhook failures" id="webhook-failures">
       {props.deliveries.length === 0 ? (
@@ -509,14 +516,7 @@ function WebhookFailures(props: { deliveries: WebhookDeliveryDoc[]; endpoints: M
                       <span class="clamp" title={lastAnswer(d.log.at(-1))} safe>
                         {lastAnswer(d.log.at(-1))}
                       </span>
-                      {d.status === 'failed' ? (
-                        <Badge tone="danger" label="Failed" />
-                      ) : (
-                        <Badge
-                          tone="warning"
-                          label={`Retrying (${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'})`}
-                        />
-                      )}
+                      <DeliveryStatus delivery={d} timeZone={props.timeZone} />
                     </div>
                   </td>
                 </tr>
@@ -622,7 +622,7 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
   return { items: items.slice(0, LIST) };
 }
 
-async function webhookFailures(deps: DashboardDeps, tenant: DashboardTenant) {
+async function webhookFailures(deps: DashboardDeps, tenant: DashboardTenant, timeZone: string) {
   const deliveries = await deps.readStore
     .collection<WebhookDeliveryDoc>(COLLECTIONS.webhookDeliveries)
     .find(
@@ -632,7 +632,7 @@ async function webhookFailures(deps: DashboardDeps, tenant: DashboardTenant) {
   const endpoints = await deps.readStore
     .collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints)
     .find({ ...tenant, id: { $in: [...new Set(deliveries.map((d) => d.endpointId))] } });
-  return { deliveries, endpoints: new Map(endpoints.map((e) => [e.id, e.url])) };
+  return { deliveries, endpoints: new Map(endpoints.map((e) => [e.id, e.url])), timeZone };
 }
 
 /** A panel as htmx asks for it (refreshed live); the whole page otherwise. */
@@ -663,7 +663,7 @@ export const page = definePage({
         overview(deps, tenant, zone),
         recentPayments(deps, tenant, zone),
         needsAction(deps, tenant),
-        webhookFailures(deps, tenant),
+        webhookFailures(deps, tenant, zone),
       ]);
       await sendHtml(
         ctx,
@@ -683,7 +683,7 @@ export const page = definePage({
             <Live url="/dashboard/home/needs-action" topics={['checkout-sessions', 'payments', 'invoices']}>
               <SessionsNeedingAction {...action} />
             </Live>
-            <Live url="/dashboard/home/webhook-failures" topics={['webhooks']}>
+            <Live url={withQuery(WEBHOOK_FAILURES_PATH, { timezone: zone })} topics={['webhooks']}>
               <WebhookFailures {...webhooks} />
             </Live>
           </div>
@@ -699,6 +699,6 @@ export const page = definePage({
     );
     routes.get(RECENT_PAYMENTS_PATH, 'read', fragment(recentPayments, RecentPayments)(deps));
     routes.get('/dashboard/home/needs-action', 'read', fragment(needsAction, SessionsNeedingAction)(deps));
-    routes.get('/dashboard/home/webhook-failures', 'read', fragment(webhookFailures, WebhookFailures)(deps));
+    routes.get(WEBHOOK_FAILURES_PATH, 'read', fragment(webhookFailures, WebhookFailures)(deps));
   },
 });

@@ -4,6 +4,7 @@ import type { DashboardContext } from '../context.ts';
 import { DeliveriesCard } from '../pages/developers/webhooks.tsx';
 import { DetailBody } from '../pages/checkout-sessions/detail.tsx';
 import { sessionAfter } from '../pages/checkout-sessions/session-docs.fixture.ts';
+import { WebhookFailures } from '../pages/home.tsx';
 import { deliveryStatusOf } from './delivery-status.tsx';
 
 const failedAttempt = (attempt: number, at: string) => ({
@@ -92,9 +93,13 @@ const sessionPage = async (d: WebhookDeliveryDoc) =>
     }),
   );
 
+const homePage = async (d: WebhookDeliveryDoc) =>
+  String(await WebhookFailures({ deliveries: [d], endpoints: new Map(), timeZone: 'UTC' }));
+
 for (const [page, render] of [
   ['webhook endpoint', endpointPage],
   ['checkout session', sessionPage],
+  ['Home', homePage],
 ] as const) {
   test(`the ${page} page never calls a delivery that gave up pending: failed says why, retrying says when next`, async (t) => {
     const gaveUp = await render(LAST_ATTEMPT_FAILED);

@@ -1,3 +1,4 @@
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../../actors/api-key.ts';
 import { COLLECTIONS, type ApiKeyDoc } from '../../../projections/collections.ts';
 import { publicApiKey } from '../../../projections/public-views.ts';
 import { createApiKeyUsage } from '../../../read-api/api-key-usage.ts';
@@ -9,12 +10,23 @@ import { redirectTo, sendHtml } from '../../http.ts';
 import type { PageRoutes } from '../../page.ts';
 import { Alert, Card, CsrfField, DateTime, EmptyState, Field, TableScroll } from '../../ui/components.tsx';
 import { SecretShownOnce } from '../../ui/copy.tsx';
+import { SelectField } from '../../ui/form-parts.tsx';
 import { ConfirmPage, errorsOf, type FormErrors } from './forms.tsx';
 
 export type ApiKeyRow = ReturnType<typeof publicApiKey> & { lastUsedAt: string | null };
 /** A secret just made: shown in this answer only, never stored in a readable form. */
 export type IssuedKey = ApiKeyRow & { secretKey: string; regenerated: boolean };
-export type KeyForm = { name: string; errors: FormErrors };
+export type KeyForm = { name: string; scope: string; errors: FormErrors };
+
+/** A scope's name, in the table and on the create form, and what it allows (the API's words). */
+const SCOPES: Record<ApiKeyScope, { label: string; allows: string }> = {
+  full: { label: 'Full', allows: 'everything' },
+  read: { label: 'Read', allows: 'GET requests only' },
+  audit: { label: 'Audit', allows: 'reading plus /api/v1/audit' },
+};
+const SCOPE_OPTIONS = API_KEY_SCOPES.map((scope) => ({ value: scope, label: SCOPES[scope].label }));
+// Said under the select rather than in its options: a long option widens the select past a phone's width.
+const SCOPE_HINT = `${API_KEY_SCOPES.map((scope) => `${SCOPES[scope].label}: ${SCOPES[scope].allows}`).join('. ')}.`;
 
 export const DEVELOPERS = '/dashboard/developers';
 
@@ -54,7 +66,7 @@ export function ApiKeysCard(props: {
   form?: KeyForm;
 }): JSX.Element {
   const { ctx, keys, issued } = props;
-  const form = props.form ?? { name: '', errors: {} };
+  const form = props.form ?? { name: '', scope: 'full', errors: {} };
   return (
     <Card title="API keys" id="api-keys">
       {issued ? <IssuedSecret issued={issued} /> : ''}
@@ -70,6 +82,7 @@ export function ApiKeysCard(props: {
               <tr>
                 <th>Name</th>
                 <th>Key</th>
+                <th>Scope</th>
                 <th class="hide-narrow">Created</th>
                 <th>Last used</th>
                 <th>
@@ -84,6 +97,7 @@ export function ApiKeysCard(props: {
                   <td>
                     <code safe>{key.maskedKey}</code>
                   </td>
+                  <td safe>{SCOPES[key.scope].label}</td>
                   <td class="hide-narrow nowrap">
                     <DateTime iso={key.createdAt} timeZone={ctx.state.timeZone} />
                   </td>
@@ -129,6 +143,14 @@ export function ApiKeysCard(props: {
             error={form.errors.name}
             hint="Say where it is used, e.g. shop backend."
           />
+          <SelectField
+            name="scope"
+            label="Scope"
+            options={SCOPE_OPTIONS}
+            value={form.scope}
+            error={form.errors.scope}
+            hint={SCOPE_HINT}
+          />
           <ReauthFields user={ctx.state.user} />
         </div>
         <button type="submit" class="button-primary">
@@ -159,9 +181,18 @@ export function apiKeyRoutes(
   routes.post(`${DEVELOPERS}/api-keys`, 'developers', async (ctx) => {
     if (!(await reauthenticate(ctx, deps, 'create an API key'))) return;
     const name = (ctx.state.form.get('name') ?? '').trim();
-    const answer = await apiFor(ctx, deps)<IssuedKey>('POST', '/api/v1/api-keys', name ? { name } : {});
+    // The API checks the scope (an unknown one is a 400 at the field); a form without one asks for full, its default.
+    const scope = ctx.state.form.get('scope') ?? 'full';
+    const answer = await apiFor(ctx, deps)<IssuedKey>('POST', '/api/v1/api-keys', {
+      ...(name ? { name } : {}),
+      scope,
+    });
     if (answer.status >= 400)
-      return render(ctx, { keyForm: { name, errors: errorsOf(answer, { name: 'name' }) } }, answer.status);
+      return render(
+        ctx,
+        { keyForm: { name, scope, errors: errorsOf(answer, { name: 'name', scope: 'scope' }) } },
+        answer.status,
+      );
     await render(ctx, { issued: { ...answer.body, regenerated: false } });
   });
 
@@ -170,7 +201,7 @@ export function apiKeyRoutes(
     if (!(await reauthenticate(ctx, deps, `regenerate the key “${key.name}”`))) return;
     const answer = await apiFor(ctx, deps)<IssuedKey>('POST', `/api/v1/api-keys/${key.id}/regenerate`);
     if (answer.status >= 400)
-      return render(ctx, { keyForm: { name: '', errors: errorsOf(answer, {}) } }, answer.status);
+      return render(ctx, { keyForm: { name: '', scope: 'full', errors: errorsOf(answer, {}) } }, answer.status);
     await render(ctx, { issued: { ...answer.body, regenerated: true } });
   });
 
@@ -193,7 +224,7 @@ export function apiKeyRoutes(
     const key = await loadKey(ctx);
     const answer = await apiFor(ctx, deps)('DELETE', `/api/v1/api-keys/${key.id}`);
     if (answer.status >= 400)
-      return render(ctx, { keyForm: { name: '', errors: errorsOf(answer, {}) } }, answer.status);
+      return render(ctx, { keyForm: { name: '', scope: 'full', errors: errorsOf(answer, {}) } }, answer.status);
     redirectTo(ctx, `${DEVELOPERS}?done=key-deleted`);
   });
 }
