@@ -265,3 +265,46 @@ test('money that reaches a session after the merchant completed it as partly pai
   const types = (await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type);
   t.is(types.filter((type) => type === 'InvoicePaymentReceivedAfterPaid').length, 1);
 });
+
+test('money past its total a session receives once complete counts on its invoice as its overpayment (API and dashboard page), once; the overpayment its completion came with is counted once too', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(weir, invoiceId);
+  const shown = await reveal(weir, api, a);
+  const chain = chainPublisher(weir.bus);
+  const send = async (amount: bigint, blockNumber: number) => {
+    const blockHash = randomHash();
+    await chain.transfer({ to: shown.address, amount: amount.toString(), blockNumber, blockHash });
+    await chain.final(blockNumber, blockHash);
+  };
+  const overpaidBy = (amount: string) =>
+    eventually(async () => {
+      const session = (await api.get<{ status: string; amountOverpaid: string }>(`/api/v1/checkout/sessions/${a}`))
+        .body;
+      return session.status === 'complete' && session.amountOverpaid === amount ? session : undefined;
+    }, `the session to be overpaid by ${amount}`);
+
+  // 3.50 USDC for 3.00: complete past its total, the invoice paid with all of it (counted once).
+  const due = BigInt(shown.amountDueRaw);
+  await send(due + due / 6n, 9_201);
+  await overpaidBy('50000000');
+  await workflowSettled(weir, invoicePayments.name);
+  t.like(await getInvoice(api, invoiceId), { status: 'paid', amountPaid: '350000000', amountOverpaid: '50000000' });
+
+  // 1.00 USDC more once complete: the invoice counts it, its overpayment now 1.50.
+  await send(due / 3n, 9_202);
+  await overpaidBy('150000000');
+  await workflowSettled(weir, invoicePayments.name);
+  const overpaid = await getInvoice(api, invoiceId);
+  t.like(overpaid, { status: 'paid', amountPaid: '450000000', amountOverpaid: '150000000', checkoutSessionId: a });
+  t.like(
+    overpaid.paymentAttempts.find((p) => p.checkoutSessionId === a),
+    { status: 'succeeded', amountReceived: '450000000' },
+  );
+  t.regex(await invoicePage(weir.url, invoiceId), /<td id="amount-overpaid">1\.50 USDC<\/td>/);
+  t.regex(String(await Overpayment({ invoice: overpaid })), /overpaid by 1\.50 USDC/);
+  const types = (await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type);
+  t.deepEqual(types.slice(-2), ['InvoicePaid', 'InvoicePaymentReceivedAfterPaid']);
+});
