@@ -34,6 +34,10 @@ export function withInvoicePaidLate<S extends CheckoutSession>(session: S, trans
 export const latePaidInvoice = (session: CheckoutSession): SessionPayment[] =>
   session.payments.filter((p) => p.late && p.paidInvoice === true && p.status === 'confirmed');
 
+/** The late money that paid the session's invoice (`latePaidInvoice`), told as the invoice's on the payer's page. */
+export const latePaidInvoiceMoney = (session: CheckoutSession): ClosedMoney =>
+  closedMoney(session, latePaidInvoice(session), 'confirmed');
+
 /**
  * Whether the merchant has late money to settle: a confirmed late payment no mark covers, whatever
  * it comes to at the 10^8 scale (18-decimal dust reads 0 there, yet is money that came). Home lists

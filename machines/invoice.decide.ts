@@ -60,7 +60,8 @@ export type InvoiceCommand =
   | { type: 'RecordInvoicePartialPayment'; checkoutSessionId: string; amountReceived: string; amountGasFee?: string }
   | { type: 'RecordInvoicePaymentFailure'; checkoutSessionId: string; reason: string }
   /**
-   * A linked checkout session that expired or was canceled received money after (a late payment):
+   * A linked checkout session that expired or was canceled received money after (a late payment), or one
+   * complete received money past its total after its completion (an overpayment):
    * `amount` is that transfer's (10^8-scaled), `transactionHash` and `chainId` its transaction's.
    * The merchant's wallet holds it, so the invoice counts it as a part of what its session received
    * (`amountGasFee` as for `RecordInvoicePayment`): an open or uncollectible invoice it pays once it

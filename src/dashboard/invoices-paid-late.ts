@@ -1,5 +1,5 @@
 import { withInvoicePaidLate } from '../../machines/checkout-session.late.ts';
-import type { CheckoutSessionDoc } from '../projections/collections.ts';
+import { COLLECTIONS, type CheckoutSessionDoc } from '../projections/collections.ts';
 import { INVOICES, type InvoiceDoc } from '../projections/invoices.projection.ts';
 import type { ReadStore } from '../read-store/read-store.ts';
 import type { DashboardTenant } from './context.ts';
@@ -29,4 +29,62 @@ export async function withInvoicesPaidLate(
     ),
     invoices,
   };
+}
+
+/**
+ * The latest `limit` sessions (by `updatedAt`) with late money to settle, as `hasLateToSettle` tells it
+ * once `withInvoicesPaidLate` has read their invoices: a confirmed late payment that no mark of refunded
+ * covers and that its invoice did not count while owed (its `latePaidTransferIds`). Found by the read
+ * store (its invoice joined by `$lookup`), so however many late sessions paid their invoices, the older
+ * ones still to settle are among those found, and nothing past `limit` is loaded.
+ */
+export async function latestWithLateToSettle(
+  readStore: ReadStore,
+  tenant: DashboardTenant,
+  limit: number,
+): Promise<CheckoutSessionDoc[]> {
+  const unsettled = { late: true, status: 'confirmed', coveredByRefundMark: { $ne: true } };
+  const found = await readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions).aggregate([
+    {
+      $match: {
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+        status: { $in: ['expired', 'canceled'] },
+        payments: { $elemMatch: unsettled },
+      },
+    },
+    { $lookup: { from: INVOICES, localField: 'invoiceId', foreignField: '_id', as: 'paidLate' } },
+    // The transfers its invoice counted while owed (none: a session of no invoice, or none counted).
+    {
+      $set: {
+        paidLate: { $ifNull: [{ $arrayElemAt: ['$paidLate.latePaidTransferIds', 0] }, []] },
+      },
+    },
+    {
+      $match: {
+        $expr: {
+          $anyElementTrue: [
+            {
+              $map: {
+                input: '$payments',
+                as: 'p',
+                in: {
+                  $and: [
+                    { $eq: ['$$p.late', true] },
+                    { $eq: ['$$p.status', 'confirmed'] },
+                    { $ne: ['$$p.coveredByRefundMark', true] },
+                    { $not: [{ $in: ['$$p.transferId', '$paidLate'] }] },
+                  ],
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+    { $sort: { updatedAt: -1, _id: 1 } },
+    { $limit: limit },
+    { $unset: 'paidLate' },
+  ]);
+  return found as CheckoutSessionDoc[];
 }

@@ -25,6 +25,7 @@ import {
   lateMoney,
   receivedSplit,
   refundMarkedAt,
+  withInvoicePaidLate,
 } from '../../machines/checkout-session.late.ts';
 import { NOW, fineGrainedPayment, names, pay, payment, withUsdcChosen as chosen } from './payer-status.fixture.ts';
 
@@ -585,5 +586,45 @@ test('a payer who paid part with the network fee on, then switches to an asset w
   t.is(
     covered.detail,
     'Payment received, thank you. You sent 7.00 USDC more than was due; contact the business about it.',
+  );
+});
+
+test('late money its invoice counted while owed is told as the invoice’s (paid, or what it still owes), not as money to settle; more late money beside it is still to settle, alone, with the invoice’s part said too', (t) => {
+  const late = [
+    canceled('2026-01-01T00:20:00.000Z'),
+    detected('b', '200000000', '2026-01-01T00:21:00.000Z'),
+    ...confirmedLate('b', '200000000', '2026-01-01T00:25:00.000Z'),
+  ];
+  const paid = withInvoicePaidLate(sessionAfterEvents(...late), ['b']);
+  const invoice = { number: 'INV-0007', status: 'paid' as const, amountRemaining: '0' };
+  const shown = payerStatus(paid, names, NOW, undefined, undefined, null, invoice);
+  t.like(shown, { state: 'canceled', title: 'Invoice paid' });
+  t.is(
+    shown.detail,
+    'Your payment of 2.00 USDC was received after this checkout was canceled. Invoice INV-0007 counts 2.00 USDC received late and is paid. Do not send anything more to this address.',
+  );
+  const owing = payerStatus(paid, names, NOW, undefined, undefined, null, {
+    ...invoice,
+    status: 'open',
+    amountRemaining: '100000000',
+  });
+  t.is(owing.title, 'Payment counted on the invoice');
+  t.regex(owing.detail, /Invoice INV-0007 counts 2\.00 USDC received late; 1\.00 USDC is still due on it/);
+  // Without its invoice read (a session read alone), the page speaks as before.
+  t.is(payerStatus(sessionAfterEvents(...late), names, NOW).title, 'Payment received after closing');
+
+  const more = withInvoicePaidLate(
+    sessionAfterEvents(
+      ...late,
+      detected('c', '50000000', '2026-01-02T10:00:00.000Z'),
+      ...confirmedLate('c', '50000000', '2026-01-02T10:05:00.000Z'),
+    ),
+    ['b'],
+  );
+  const both = payerStatus(more, names, NOW, undefined, undefined, null, invoice);
+  t.is(both.title, 'Payment received after closing');
+  t.is(
+    both.detail,
+    'Your payment of 0.50 USDC was received after this checkout was canceled. The business has been notified and will settle it with you, by a refund or a credit. Invoice INV-0007 counts 2.00 USDC received late and is paid. Do not send anything more to this address.',
   );
 });

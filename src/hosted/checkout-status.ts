@@ -1,4 +1,5 @@
 import type { CheckoutSession, SessionAddress } from '../../machines/checkout-session.types.ts';
+import type { Invoice } from '../../machines/invoice.types.ts';
 import type { BusinessDetails } from '../actors/organization.ts';
 import type { PaymentRequest, PaymentWords } from '../chain-ingest/rail.ts';
 import { EVM_NETWORKS } from '../chain-ingest/evm/networks/all-networks.ts';
@@ -19,6 +20,7 @@ import {
   amountOf,
   type ClosedMoney,
   howSent,
+  latePaidInvoiceMoney,
   moneyAtClose,
   sentBeforeMoney,
 } from '../../machines/checkout-session.late.ts';
@@ -92,6 +94,12 @@ export function payerStatus(
   pay?: PayAt,
   /** The session's organization: whom the payer is told to contact (none: "the business"). */
   business?: (Partial<BusinessDetails> & { name: string }) | null,
+  /**
+   * The session's invoice, `session` read with the late money it counted while owed marked
+   * (`withInvoicesPaidLate`, as the dashboard's session page reads it): that money paid the invoice,
+   * so the payer is told so, not that it will be settled. None: a session of no invoice, or one read alone.
+   */
+  invoice?: Pick<Invoice, 'number' | 'status' | 'amountRemaining'> | null,
 ) {
   const currency = session.currency.toUpperCase();
   const total = BigInt(session.amountTotal);
@@ -136,6 +144,8 @@ export function payerStatus(
   // Once marked, what the mark covered is settled: the page speaks of money after it alone.
   const { late, confirming: confirmingLate, paidAfterClose, paid } = moneyAtClose(session);
   const { refundedAt } = late;
+  const closed = session.status === 'expired' || session.status === 'canceled';
+  const paidInvoice = latePaidInvoiceMoney(session);
   const lateBefore = howSent(late) !== 'after';
   const pendingBefore = howSent(confirmingLate);
   // How money seen after (or confirming across) the close arrived: told by its payments, dust seen before included.
@@ -146,6 +156,20 @@ export function payerStatus(
       : allSentBefore(came)
         ? `Your payment of ${amountOf(came, money)} was sent before this checkout ${closedAs}${one}`
         : `Your payments of ${amountOf(came, money)} reached this address (${amountOf(sentBeforeMoney(came), money)} of it sent before this checkout ${closedAs}, the rest after)${many}`;
+
+  // What the invoice counted of the late money, and what it still owes (it is paid or owes the rest).
+  const counted = (came: ClosedMoney) =>
+    invoice
+      ? `Invoice ${invoice.number} counts ${amountOf(came, money)} received late${
+          invoice.status === 'paid'
+            ? ' and is paid'
+            : BigInt(invoice.amountRemaining) > 0n
+              ? `; ${money(BigInt(invoice.amountRemaining))} is still due on it, to pay from the invoice, not to this address`
+              : ''
+        }.`
+      : '';
+  // Said beside other late money to settle or marked refunded: that part alone is told as such.
+  const countedToo = paidInvoice.payments.length > 0 ? ` ${counted(paidInvoice)}` : '';
 
   let state: PayerState;
   let title: string;
@@ -162,18 +186,23 @@ export function payerStatus(
       BigInt(session.amountOverpaid) > 0n
         ? `Payment received, thank you. You sent ${money(BigInt(session.amountOverpaid))} more than was due; contact ${contactPhrase(business)} about it.`
         : 'Payment received, thank you.';
+  } else if (closed && invoice && paidInvoice.payments.length > 0 && !paidAfterClose && pending.length === 0) {
+    // All the late money paid the session's invoice (counted while owed): owed to no one, nothing to settle.
+    state = session.status === 'canceled' ? 'canceled' : 'expired';
+    title = invoice.status === 'paid' ? 'Invoice paid' : 'Payment counted on the invoice';
+    detail = `${arrival(paidInvoice, 'was received')}. ${counted(paidInvoice)} Do not send anything more to this address.`;
   } else if (paidAfterClose && pending.length === 0 && refundedAt) {
     // Settled by the merchant: the payer learns it was marked refunded, and whom to ask if it has not reached them.
     state = session.status === 'canceled' ? 'canceled' : 'expired';
     title = 'Payment marked refunded';
-    detail = `${arrival(late, 'was received')}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}. Do not send anything more to this address.`;
+    detail = `${arrival(late, 'was received')}. The business marked this payment refunded on ${documentDate(refundedAt)}; if the refund has not reached you, contact ${contactPhrase(business)}.${countedToo} Do not send anything more to this address.`;
   } else if (paidAfterClose) {
     // Money that came after the close: the payer must learn it arrived and what happens to it, not only "do not pay".
     state = session.status === 'canceled' ? 'canceled' : 'expired';
     title = allSentBefore(late) ? `Payment received, checkout ${session.status}` : 'Payment received after closing';
     detail = `${arrival(late, 'was received')}. ${
       lateBefore ? `This money does not complete the ${session.status} checkout: the business` : 'The business'
-    } has been notified and will settle it with you, by a refund or a credit. Do not send anything more to this address.`;
+    } has been notified and will settle it with you, by a refund or a credit.${countedToo} Do not send anything more to this address.`;
   } else if ((session.status === 'expired' || session.status === 'canceled') && pending.length > 0) {
     // Seen after the close, or seen before it and confirming after it: not final yet, the payer
     // learns it arrived and what becomes of it (once final it is late money: it completes nothing).

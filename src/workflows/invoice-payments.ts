@@ -17,6 +17,12 @@ export type InvoicePaymentState = {
   chains: Record<string, number>;
   hashes: Record<string, string>;
   gasFee: string;
+  /**
+   * The session's `amountOverpaid` the invoice counted (10^8, "0" until it completed past its total):
+   * what its completion received, then each overpayment after it. An `OverpaymentReceived` saying no more
+   * is the completion's own, counted with what the completion received.
+   */
+  overpaid: string;
 };
 
 const SESSION_PREFIX = 'checkout_session-';
@@ -33,6 +39,7 @@ const fresh = (): InvoicePaymentState => ({
   chains: {},
   hashes: {},
   gasFee: '0',
+  overpaid: '0',
 });
 
 const ends = (type: string): boolean => type === 'CheckoutSessionCompleted' || type in FAILURE_REASONS;
@@ -40,6 +47,7 @@ const PARTIAL = 'CheckoutSessionPartiallyPaid';
 const DETECTED = 'PaymentDetected';
 const SELECTED = 'PaymentMethodSelected';
 const LATE = 'LatePaymentReceived';
+const OVERPAID = 'OverpaymentReceived';
 
 /**
  * Invoice payments, per checkout session opened to pay an invoice (its pay page): when the session
@@ -55,7 +63,8 @@ const LATE = 'LatePaymentReceived';
  * it on the session alone. Money a session receives after it expired or was canceled (a late
  * payment, or money within its total after it was completed short) is in the merchant's wallet too: the invoice counts it (`RecordInvoiceLatePayment`, with
  * the fee), as a part while open, paid once it covers the rest, an overpayment once paid; a void one
- * keeps it on the session. The invoice's decider answers nothing for a repeat, an older amount or a
+ * keeps it on the session. So is money past its total a complete session receives (`OverpaymentReceived`):
+ * the paid invoice counts it as its overpayment, once per transfer. The invoice's decider answers nothing for a repeat, an older amount or a
  * transfer counted already, so a redelivery or a replay of the log changes nothing. The other way
  * (a settled invoice cancels its sessions still open) is the invoice session closing workflow.
  */
@@ -72,14 +81,17 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
   // 6: money a session receives after it expired or was canceled counts on its invoice, so an
   // invoice whose session was paid late before is told too (paid, if it covers it); each transfer once.
   // 7: so does money a session receives after it was completed short (complete-partial), which paid its invoice.
-  version: 7,
+  // 8: so does money past its total a session receives once complete (`OverpaymentReceived` after its completion),
+  // the invoice's overpayment, so an invoice overpaid so before is told too; the completion's own overpayment is
+  // counted with what the completion received (`overpaid`).
+  version: 8,
   categories: ['checkout_session'],
   aggregates: [invoiceAggregate],
   correlate(event): Correlation {
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated')
       return typed.data.session.invoiceId ? event.streamId.slice(SESSION_PREFIX.length) : false;
-    return ends(typed.type) || [PARTIAL, DETECTED, SELECTED, LATE].includes(typed.type) ? null : false;
+    return ends(typed.type) || [PARTIAL, DETECTED, SELECTED, LATE, OVERPAID].includes(typed.type) ? null : false;
   },
   initialState: fresh,
   evolve(state, event) {
@@ -95,6 +107,12 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
         hashes: { ...state.hashes, [transferId]: transactionHash },
       };
     }
+    if (typed.type === 'CheckoutSessionCompleted')
+      return { ...state, ended: true, overpaid: typed.data.amountOverpaid };
+    if (typed.type === OVERPAID)
+      return isOverpaidBeyond(state, typed.data.amountOverpaid)
+        ? { ...state, overpaid: typed.data.amountOverpaid }
+        : state;
     return ends(typed.type) && !state.ended ? { ...state, ended: true } : state;
   },
   decide(event, state) {
@@ -106,6 +124,14 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
     // had: the money is in the merchant's wallet all the same, so the invoice counts it (a void one keeps it off).
     if (typed.type === LATE)
       return [toInvoice(state, event, checkoutSessionId, lateCommand(state, checkoutSessionId, typed.data, fee))];
+    // Past the total once complete: in the merchant's wallet too, the invoice's overpayment. One saying no more
+    // than the invoice counted is the completion's own (its amountReceived held it). Logs from before a session
+    // completed short took late money as over it (a negative excess): late money, counted as such.
+    if (typed.type === OVERPAID) {
+      const { amountOverpaid } = typed.data;
+      if (!amountOverpaid.startsWith('-') && !isOverpaidBeyond(state, amountOverpaid)) return [];
+      return [toInvoice(state, event, checkoutSessionId, lateCommand(state, checkoutSessionId, typed.data, fee))];
+    }
     if (!(ends(typed.type) || typed.type === PARTIAL) || state.ended) return [];
     const command: InvoiceCommand =
       typed.type === 'CheckoutSessionCompleted'
@@ -128,6 +154,10 @@ export const invoicePayments: Workflow<InvoicePaymentState, WorkflowCommand> = {
     return [toInvoice(state, event, checkoutSessionId, command)];
   },
 };
+
+/** Whether the session's `amountOverpaid` is past what its invoice counted (a negative one, from older logs, never). */
+const isOverpaidBeyond = (state: InvoicePaymentState, amountOverpaid: string): boolean =>
+  !amountOverpaid.startsWith('-') && BigInt(amountOverpaid) > BigInt(state.overpaid);
 
 /** `command` to the session's invoice, acting for the session's tenant: an invoice of another tenant is not found, and the command dropped. */
 function toInvoice(

@@ -53,6 +53,18 @@ const HOUR = 60 * 60 * 1000;
 const getInvoice = async (api: Api, id: string) => (await api.get<InvoiceView>(`/api/v1/invoices/${id}`)).body;
 const invoicePage = async (url: string, id: string) => (await fetch(`${url}/invoices/${id}`)).text();
 
+/** What the payer's checkout page of session `id` says (its status line), and its status poll's words. */
+async function payerPage(url: string, id: string) {
+  const html = await (await fetch(`${url}/checkout/${id}`)).text();
+  const field = (name: string) => new RegExp(`id="${name}">([^<]*)<`).exec(html)?.[1];
+  const poll = (await (await fetch(`${url}/checkout/${id}/status`)).json()) as { title: string; detail: string };
+  return {
+    title: field('status-title'),
+    detail: field('status-detail'),
+    poll: { title: poll.title, detail: poll.detail },
+  };
+}
+
 /** Session `id` as the dashboard reads it (its invoice's late money marked), Home's list, and its page's cards. */
 async function dashboardOf(weir: Pick<Weir, 'readStore'>, organizationId: string, id: string) {
   const tenant = { organizationId, environment: 'test' as const };
@@ -98,6 +110,14 @@ test('an invoice whose session expired counts the money that reaches it after: a
   t.like(partly.paymentAttempts[0], { checkoutSessionId: a, status: 'failed', amountReceived: '100000000' });
   t.regex(await invoicePage(first.url, invoiceId), /<td id="amount-paid">1\.00 USDC<\/td>/);
   t.regex(await invoicePage(first.url, invoiceId), /<td id="amount-remaining">2\.00 USDC<\/td>/);
+  // The payer's page of the expired session tells the invoice counted it, not that it will be settled.
+  const counted = await payerPage(first.url, a);
+  t.is(counted.title, 'Payment counted on the invoice');
+  t.is(
+    counted.detail,
+    `Your payment of 1.00 USDC was received after this checkout was expired. Invoice ${partly.number} counts 1.00 USDC received late; 2.00 USDC is still due on it, to pay from the invoice, not to this address. Do not send anything more to this address.`,
+  );
+  t.deepEqual(counted.poll, { title: counted.title, detail: counted.detail });
   const b = await openPayPage(first, invoiceId);
   t.is((await getSession(api, b)).amountTotal, '200000000');
   const invoiceEvents = async (w: typeof first) =>
@@ -131,11 +151,19 @@ test('an invoice whose session expired counts the money that reaches it after: a
   t.regex(seen.paidLine, /These late payments paid invoice <a href="\/dashboard\/invoices\/[^"]+">[^<]+<\/a>/);
   t.true(seen.paidLine.includes(`/dashboard/invoices/${invoiceId}`));
   t.true(seen.paidLine.includes(`>${paid.number}</a>`), 'named by its number');
+  // The payer's page says the same: the late money paid the invoice, nothing is to be settled or refunded.
+  const told = await payerPage(first.url, a);
+  t.is(told.title, 'Invoice paid');
+  t.is(
+    told.detail,
+    `Your payment of 3.00 USDC was received after this checkout was expired. Invoice ${paid.number} counts 3.00 USDC received late and is paid. Do not send anything more to this address.`,
+  );
+  t.deepEqual(told.poll, { title: told.title, detail: told.detail });
   await hooks.waitFor(a, ['invoice.paid']);
   await workflowSettled(first, invoiceSessionClosing.name);
   await workflowSettled(first, invoicePayments.name);
-  const told = await invoiceEvents(first);
-  t.is(told.filter((type) => type === 'InvoicePaid').length, 1);
+  const logged = await invoiceEvents(first);
+  t.is(logged.filter((type) => type === 'InvoicePaid').length, 1);
   await first.stop();
 
   // Every workflow forgets what it decided (as after a version change): the whole log is folded again.
@@ -143,7 +171,7 @@ test('an invoice whose session expired counts the money that reaches it after: a
   const second = await weir.start();
   await workflowSettled(second, invoiceSessionClosing.name);
   await workflowSettled(second, invoicePayments.name);
-  t.deepEqual(await invoiceEvents(second), told, 'nothing more');
+  t.deepEqual(await invoiceEvents(second), logged, 'nothing more');
   t.like(await getInvoice(apiClient(second.url, testSecretKey), invoiceId), {
     status: 'paid',
     amountPaid: '300000000',
@@ -196,6 +224,11 @@ test('a session the paid invoice canceled while its payment was seen, not yet fi
   const seen = await dashboardOf(weir, organizationId, b);
   t.like(seen, { toSettle: true, onHome: true, paidLine: '' });
   t.regex(seen.card, /needs refund or review/);
+  // Its payer is told the business will settle it, as before: it paid no invoice.
+  const told = await payerPage(weir.url, b);
+  t.is(told.title, 'Payment received, checkout canceled');
+  t.regex(told.detail ?? '', /will settle it with you, by a refund or a credit\. Do not send/);
+  t.notRegex(told.detail ?? '', /Invoice/);
   await workflowSettled(weir, invoicePayments.name);
   t.deepEqual((await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type).slice(-2), [
     'InvoicePaid',
@@ -231,4 +264,47 @@ test('money that reaches a session after the merchant completed it as partly pai
   await workflowSettled(weir, invoicePayments.name);
   const types = (await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type);
   t.is(types.filter((type) => type === 'InvoicePaymentReceivedAfterPaid').length, 1);
+});
+
+test('money past its total a session receives once complete counts on its invoice as its overpayment (API and dashboard page), once; the overpayment its completion came with is counted once too', async (t) => {
+  const clock = createManualClock(Date.parse('2026-03-01T00:00:00.000Z'));
+  const weir = await startTestWeir(t, {}, { clock });
+  const { api } = await createMerchant(weir.url);
+  const invoiceId = await openInvoice(api);
+  const a = await openPayPage(weir, invoiceId);
+  const shown = await reveal(weir, api, a);
+  const chain = chainPublisher(weir.bus);
+  const send = async (amount: bigint, blockNumber: number) => {
+    const blockHash = randomHash();
+    await chain.transfer({ to: shown.address, amount: amount.toString(), blockNumber, blockHash });
+    await chain.final(blockNumber, blockHash);
+  };
+  const overpaidBy = (amount: string) =>
+    eventually(async () => {
+      const session = (await api.get<{ status: string; amountOverpaid: string }>(`/api/v1/checkout/sessions/${a}`))
+        .body;
+      return session.status === 'complete' && session.amountOverpaid === amount ? session : undefined;
+    }, `the session to be overpaid by ${amount}`);
+
+  // 3.50 USDC for 3.00: complete past its total, the invoice paid with all of it (counted once).
+  const due = BigInt(shown.amountDueRaw);
+  await send(due + due / 6n, 9_201);
+  await overpaidBy('50000000');
+  await workflowSettled(weir, invoicePayments.name);
+  t.like(await getInvoice(api, invoiceId), { status: 'paid', amountPaid: '350000000', amountOverpaid: '50000000' });
+
+  // 1.00 USDC more once complete: the invoice counts it, its overpayment now 1.50.
+  await send(due / 3n, 9_202);
+  await overpaidBy('150000000');
+  await workflowSettled(weir, invoicePayments.name);
+  const overpaid = await getInvoice(api, invoiceId);
+  t.like(overpaid, { status: 'paid', amountPaid: '450000000', amountOverpaid: '150000000', checkoutSessionId: a });
+  t.like(
+    overpaid.paymentAttempts.find((p) => p.checkoutSessionId === a),
+    { status: 'succeeded', amountReceived: '450000000' },
+  );
+  t.regex(await invoicePage(weir.url, invoiceId), /<td id="amount-overpaid">1\.50 USDC<\/td>/);
+  t.regex(String(await Overpayment({ invoice: overpaid })), /overpaid by 1\.50 USDC/);
+  const types = (await weir.eventStore.readStream(`invoice-${invoiceId}`)).map((e) => e.type);
+  t.deepEqual(types.slice(-2), ['InvoicePaid', 'InvoicePaymentReceivedAfterPaid']);
 });

@@ -369,6 +369,59 @@ for (const [kind, open] of [
     t.regex(rows[0]!, /^Invoice INV-000002 Renewal not finalized 10\.00 USDC not sent$/);
   });
 
+for (const [kind, open] of [
+  ['in memory', () => createEmbeddedReadStore()],
+  ['SQLite', () => createSqliteReadStore({ path: ':memory:' })],
+] as const)
+  test(`Home finds late money to settle past more than a page of later sessions whose late money paid their invoices (${kind}): the read store leaves those out, not a page read first`, async (t) => {
+    const store = open();
+    t.teardown(() => store.close());
+    const sessions = store.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
+    const invoices = store.collection<InvoiceDoc>(INVOICES);
+    const invoiceOf = (id: string, latePaidTransferIds?: string[]) =>
+      invoices.put({
+        ...renewal(id, `INV-${id}`, null, { status: 'paid' }),
+        ...(latePaidTransferIds ? { latePaidTransferIds } : {}),
+      } as InvoiceDoc);
+    // Twenty sessions updated last, each paid late, that late money paying its invoice while owed: nothing to settle.
+    const late = sessionAfter(...PAID_AFTER_EXPIRY);
+    for (let i = 0; i < 20; i++) {
+      const id = `paid-invoice-${i}`;
+      await invoiceOf(`inv-${i}`, ['t9']);
+      await sessions.put({
+        ...as(id, late),
+        invoiceId: `inv-${i}`,
+        updatedAt: `2026-02-${String(i + 1).padStart(2, '0')}T00:00:00.000Z`,
+      });
+    }
+    // Older: one whose invoice counted none of it (paid before), one of no invoice, one whose invoice counted another transfer.
+    await invoiceOf('inv-before');
+    await sessions.put({
+      ...as('invoice-paid-before', late),
+      invoiceId: 'inv-before',
+      updatedAt: '2026-01-03T00:00:00.000Z',
+    });
+    await sessions.put({ ...as('no-invoice', late), updatedAt: '2026-01-02T00:00:00.000Z' });
+    await invoiceOf('inv-other', ['t10']);
+    const twice = sessionAfter(...PAID_AFTER_EXPIRY, ...PAID_LATE_AGAIN);
+    await sessions.put({
+      ...as('other-counted', twice),
+      invoiceId: 'inv-other',
+      updatedAt: '2026-01-04T00:00:00.000Z',
+    });
+    const tenant = { organizationId: late.organizationId, environment: late.environment };
+
+    const { items } = await needsAction({ readStore: store }, tenant);
+    t.deepEqual(items.map((i) => ['invoice' in i ? i.invoice.id : i.session.id, i.reason]).sort(), [
+      ['invoice-paid-before', 'late'],
+      ['no-invoice', 'late'],
+      ['other-counted', 'late'],
+    ]);
+    // Only what its invoice did not count is to settle: the first 3 USDC, not the 3 more that paid it.
+    const rows = rowsOf(await SessionsNeedingAction({ items }));
+    t.is(rows.filter((row) => /Paid after it closed 3\.00 USDC paid late$/.test(row)).length, 3);
+  });
+
 test('the last 30 days and a promo code’s end of day keep years 0 to 99 themselves (Date.UTC would make 50 into 1950)', (t) => {
   const days = lastDays(Date.parse('0050-03-01T12:00:00Z'), 'UTC');
   t.deepEqual(days.at(-1), { day: '0050-03-01', start: '0050-03-01T00:00:00.000Z' });

@@ -14,7 +14,7 @@ import { everyNetwork } from '../../chain-ingest/rail.ts';
 import type { DashboardContext, DashboardDeps, DashboardTenant } from '../context.ts';
 import { isHtmx, sendHtml } from '../http.ts';
 import { definePage } from '../page.ts';
-import { withInvoicesPaidLate } from '../invoices-paid-late.ts';
+import { latestWithLateToSettle, withInvoicesPaidLate } from '../invoices-paid-late.ts';
 import { utcOf, zonedDate, zonedMidnight } from '../../shared/time-zone.ts';
 import { quotientHalfUp } from '../../shared/decimal.ts';
 import { BarChart, type ChartDay } from '../ui/chart.tsx';
@@ -39,8 +39,6 @@ const OVERVIEW_PATH = '/dashboard/home/overview';
 const RECENT_PAYMENTS_PATH = '/dashboard/home/recent-payments';
 const WEBHOOK_FAILURES_PATH = '/dashboard/home/webhook-failures';
 const LIST = 8;
-/** Sessions marked refunded read for late money after their mark (Needs action): most are settled. */
-const MARKED_SCANNED = 200;
 
 type Day = {
   day: string;
@@ -551,23 +549,10 @@ async function recentPayments(deps: DashboardDeps, tenant: DashboardTenant, time
 export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant: DashboardTenant) {
   const sessions = deps.readStore.collection<CheckoutSessionDoc>(COLLECTIONS.checkoutSessions);
   const underpaid = await sessions.find({ ...tenant, status: 'incomplete' }, { sort: { updatedAt: -1 }, limit: LIST });
-  // Marked refunded, the late money is settled: it needs no more action, unless more was confirmed
-  // after the mark (that moved the session's `updatedAt`, so it is among the latest marked ones).
-  const paidLate = {
-    ...tenant,
-    status: { $in: ['expired', 'canceled'] },
-    payments: { $elemMatch: { late: true, status: 'confirmed' } },
-  };
-  const [unmarked, marked, overpaid, confirming] = await Promise.all([
-    sessions.find(
-      { ...paidLate, 'paymentIntent.isMarkRefunded': { $ne: true } },
-      { sort: { updatedAt: -1 }, limit: LIST },
-    ),
-    // Most marked ones are settled and filtered out below: read well past a page of them (late money is rare).
-    sessions.find(
-      { ...paidLate, 'paymentIntent.isMarkRefunded': true },
-      { sort: { updatedAt: -1 }, limit: MARKED_SCANNED },
-    ),
+  const [toSettle, overpaid, confirming] = await Promise.all([
+    // Late money a mark of refunded covers, or that paid the session's invoice, is not to settle: the
+    // read store leaves those sessions out, so however many there are, a page of the others is found.
+    latestWithLateToSettle(deps.readStore, tenant, LIST),
     sessions.find(
       { ...tenant, status: 'complete', amountOverpaid: { $ne: '0' } },
       { sort: { updatedAt: -1 }, limit: LIST },
@@ -581,7 +566,7 @@ export async function needsAction(deps: Pick<DashboardDeps, 'readStore'>, tenant
   ]);
   // Late money that paid the session's invoice is the invoice's, not money to settle.
   const [closedPaid, closedConfirming] = await Promise.all([
-    withInvoicesPaidLate(deps.readStore, tenant, [...unmarked, ...marked]),
+    withInvoicesPaidLate(deps.readStore, tenant, toSettle),
     withInvoicesPaidLate(deps.readStore, tenant, confirming),
   ]);
   // Listed for late money to settle (dust included), so a session also confirming is not listed twice.

@@ -8,6 +8,7 @@ import type { CheckoutSession } from '../../../machines/checkout-session.types.t
 import { isEmail } from '../../actors/customer.ts';
 import { organizationRecordId } from '../../actors/organization.ts';
 import { createPromotionCodeApplier } from '../../actors/apply-promotion-code.ts';
+import { withInvoicesPaidLate } from '../../dashboard/invoices-paid-late.ts';
 import { renderCheckoutPage, type ProductView } from '../../hosted/checkout-page.ts';
 import { type PayAt, paymentWords, payerStatus } from '../../hosted/checkout-status.ts';
 import { answerNotFoundPage } from '../../hosted/error-page.ts';
@@ -100,9 +101,21 @@ export function hostedCheckoutRoutes(
     const words = paymentWords(session, (org === undefined ? await orgOf(session) : org)?.name);
     return (address, amountDue) => deps.rail.paymentRequest({ address, amountDue, words });
   };
-  const statusOf = async (session: CheckoutSession, loaded?: OrganizationDoc | null) => {
-    const org = loaded === undefined ? await orgOf(session) : loaded;
-    return payerStatus(session, names, deps.clock.now(), deps.chainProgress, await payAt(session, org), org);
+  /**
+   * `found` as the dashboard's session page reads it: the late money its invoice counted while owed
+   * marked as having paid it (the invoice's log says which, not the session's), with that invoice.
+   */
+  const withItsInvoice = async (found: CheckoutSessionDoc) => {
+    const tenant = { organizationId: found.organizationId, environment: found.environment };
+    const { sessions: marked, invoices } = await withInvoicesPaidLate(deps.readStore, tenant, [found]);
+    return { session: marked[0] ?? found, invoice: found.invoiceId ? invoices.get(found.invoiceId) : undefined };
+  };
+  /** What the payer is told of `found` (see payerStatus), and the session as told (its invoice's late money marked). */
+  const statusOf = async (found: CheckoutSessionDoc, loaded?: OrganizationDoc | null) => {
+    const org = loaded === undefined ? await orgOf(found) : loaded;
+    const { session, invoice } = await withItsInvoice(found);
+    const pay = await payAt(session, org);
+    return { session, status: payerStatus(session, names, deps.clock.now(), deps.chainProgress, pay, org, invoice) };
   };
 
   const load = async (id: string): Promise<CheckoutSessionDoc> => {
@@ -130,16 +143,16 @@ export function hostedCheckoutRoutes(
   /** The page of `session` as it is now, with the request's QR drawn here (the page works without its script). */
   const renderPage = async (
     ctx: ApiContext,
-    session: CheckoutSession,
+    found: CheckoutSessionDoc,
     problem: { title: string; detail: string; code?: string; email?: string } | null,
   ) => {
-    const org = await orgOf(session);
+    const org = await orgOf(found);
+    const { session, status } = await statusOf(found, org);
     const views = new Map<string, ProductView>();
     for (const item of session.lineItems.data) {
       const product = await products.get(item.price.productId);
       if (product) views.set(product.id, { description: product.description, images: product.images });
     }
-    const status = await statusOf(session, org);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = renderCheckoutPage({
       session,
@@ -335,9 +348,9 @@ export function hostedCheckoutRoutes(
       errors: [notFound],
     },
     async (ctx, { params: { id } }) => {
-      const session = await load(id);
+      const found = await load(id);
       ctx.set('Cache-Control', 'no-store');
-      const status = await statusOf(session);
+      const { session, status } = await statusOf(found);
       // The QR of what to send now, so the page's request follows payments as they are seen.
       const wallet = walletDue(session);
       return status.payment
