@@ -180,3 +180,31 @@ test('at start, a reference closed more than 24 h ago is not added (loaded or re
   t.deepEqual(watched(), ['cs-recent'], 'only the one within its grace is watched, before any round');
   t.deepEqual(await followerOf(references, weir, () => weir.at)(), watched(), 'the first round drops nothing more');
 });
+
+test("a session's references carry its expiresAt, replayed or loaded: the follower reads them at the expiry, not on a socket's silence", async (t) => {
+  const store = createSqliteReadStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  const stored = 'cs-stored-open';
+  await store.collection(COLLECTIONS.checkoutSessions).put({
+    ...sessionFixture({
+      id: stored,
+      expiresAt: iso(T0 + HOUR),
+      addresses: [address(stored, 'RefX1111111111111111111111111111111111111')],
+    }),
+    _id: stored,
+  });
+  const replayed = 'cs-replayed-open';
+  const created = sessionFixture({
+    id: replayed,
+    expiresAt: iso(T0 + 2 * HOUR),
+    addresses: [address(replayed, 'RefY1111111111111111111111111111111111111')],
+  });
+  const references = createSolanaReferences();
+  const projection = solanaReferencesProjection(references, ['solana-devnet'], () => T0);
+  await projection.load(store);
+  await projection.apply(eventOf(replayed, 'CheckoutSessionCreated', { session: created }, T0), store);
+  t.deepEqual(Object.fromEntries(references.of('solana-devnet').map((w) => [w.checkoutSessionId, w.expiresAt])), {
+    [stored]: T0 + HOUR,
+    [replayed]: T0 + 2 * HOUR,
+  });
+});

@@ -38,8 +38,10 @@ export function solanaReferencesProjection(
   now: () => number,
 ): Projection & { load(store: ReadStore): Promise<void> } {
   const solana = new Set(networks);
-  const addAll = (addresses: readonly SessionAddress[]) => {
-    for (const address of addresses) if (solana.has(address.network)) references.add(address);
+  const addAll = (addresses: readonly SessionAddress[], expiresAt: string) => {
+    const expires = Date.parse(expiresAt);
+    for (const address of addresses)
+      if (solana.has(address.network)) references.add(address, Number.isNaN(expires) ? null : expires);
   };
   return {
     name: 'solana_references',
@@ -47,7 +49,8 @@ export function solanaReferencesProjection(
     categories: ['checkout_session'],
     async apply(event) {
       if (event.type === 'CheckoutSessionCreated') {
-        addAll((event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' }).data.session.addresses);
+        const { session } = (event as unknown as CheckoutSessionEvent & { type: 'CheckoutSessionCreated' }).data;
+        addAll(session.addresses, session.expiresAt);
       } else if (CLOSING.has(event.type)) {
         const id = event.streamId.slice('checkout_session-'.length);
         references.close(id, closedAtOf(event.metadata.occurredAt, now), now());
@@ -67,7 +70,7 @@ export function solanaReferencesProjection(
           },
         );
         for (const session of page) {
-          addAll(session.addresses);
+          addAll(session.addresses, session.expiresAt);
           const closed = CLOSED[session.status];
           if (closed) references.close(session.id, closedAtOf(session[closed], now), now());
         }

@@ -233,3 +233,25 @@ test.serial('a payment after expiry is recorded as late', async (t) => {
   );
   t.pass();
 });
+
+test.serial(
+  'a payment made seconds before expiry whose notification the provider drops pays the session: the expiry waits for its reference to be read, not late money',
+  async (t) => {
+    const { w, clock } = t.context;
+    const subscribed = w.chain.server.pubsub.subscriptions();
+    const s = await w.session('usdc', '100000000');
+    // Its reference subscribed: from here the follower leaves it to the socket (an idle read a minute).
+    await w.until(s.id, () => w.chain.server.pubsub.subscriptions() > subscribed, 'the reference subscribed');
+    w.chain.server.pubsub.dropNotifications(true);
+    t.teardown(() => w.chain.server.pubsub.dropNotifications(false));
+    clock.advanceTo(Date.parse(s.expiresAt) - 2_000);
+    const payer = await w.chain.newPayer();
+    await payer.payToken(usdcOf(w), w.merchant, 1_000_000n, [w.referenceOf(s, 'usdc')]);
+    // Past the expiry and the socket's few seconds of slack, long before the minute's idle read.
+    clock.advanceTo(Date.parse(s.expiresAt) + 10_000);
+    const paid = await w.seenThenFinalized(s.id, (x) => x.status === 'complete', 'the payment made in time');
+    t.false(paid.paymentIntent.transactions[0]!.late);
+    t.is(hooksOf(w, 'checkout_session.expired', s.id).length, 0);
+    w.chain.server.pubsub.dropNotifications(false);
+  },
+);

@@ -10,6 +10,7 @@ export type ChainSession = {
   amountReceived: string;
   amountOverpaid: string;
   transactionHash: string | null;
+  expiresAt: string;
   addresses: {
     id: string;
     network: string;

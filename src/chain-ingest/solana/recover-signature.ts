@@ -122,6 +122,7 @@ export function createSolanaTransactionRecovery(deps: {
           recipient: offered[0]!.merchantAddress as Address,
           mints: offered.map((a) => a.asset.address),
           closedAt: null,
+          expiresAt: null,
         };
         const result = await referencePayments(network, answer, watched, new Date(deps.clock.now()).toISOString());
         if (result.ok) for (const message of result.messages) credited.push({ message, session, reference: key });

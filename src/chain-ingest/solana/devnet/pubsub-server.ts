@@ -11,6 +11,8 @@ export type LocalSolanaPubSub = {
   subscriptions(): number;
   /** Closes every socket (as a node restarting would); clients may connect again. */
   dropConnections(): void;
+  /** While true, notifications are not sent (as a provider sometimes drops them); subscriptions stay. */
+  dropNotifications(drop: boolean): void;
   stop(): Promise<void>;
 };
 
@@ -24,8 +26,10 @@ export function attachLocalSolanaPubSub(server: Server, ledger: LocalSolana): Lo
   const wss = new WebSocketServer({ server });
   const subscriptions = new Map<number, Subscription>();
   let nextId = 1;
+  let dropping = false;
 
   const off = ledger.onReached((commitment, txs) => {
+    if (dropping) return;
     for (const [id, sub] of subscriptions) {
       if (sub.commitment !== commitment) continue;
       for (const tx of txs) {
@@ -93,6 +97,9 @@ export function attachLocalSolanaPubSub(server: Server, ledger: LocalSolana): Lo
     subscriptions: () => subscriptions.size,
     dropConnections() {
       for (const client of wss.clients) client.terminate();
+    },
+    dropNotifications(drop) {
+      dropping = drop;
     },
     stop() {
       off();

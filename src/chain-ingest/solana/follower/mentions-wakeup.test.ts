@@ -86,20 +86,23 @@ async function world(
   });
   t.teardown(() => follower.stop());
   const merchant = (await generateKeyPairSigner()).address;
-  const watch = (session: string, mint: string) => {
+  const watch = (session: string, mint: string, expiresAt?: number) => {
     const reference = sessionReference({
       network: network.network,
       organizationId: 'org',
       checkoutSessionId: session,
       merchantAddress: merchant,
     });
-    references.add({
-      network: network.network,
-      paymentAddress: reference,
-      merchantAddress: merchant,
-      asset: { address: mint } as never,
-      checkoutSessionId: session,
-    });
+    references.add(
+      {
+        network: network.network,
+        paymentAddress: reference,
+        merchantAddress: merchant,
+        asset: { address: mint } as never,
+        checkoutSessionId: session,
+      },
+      expiresAt,
+    );
     return reference;
   };
   /** Started, subscribed, and the round the acknowledgement started is over: from here only notifications wake it. */
@@ -365,4 +368,45 @@ test('a notification that comes while its reference is being read keeps it due: 
   hold.release?.();
   await w.until(() => w.published.some((m) => m.type === 'transfer' && m.transactionHash === second));
   t.is(w.published.filter((m) => m.type === 'transfer').length, 1);
+});
+
+test('a payment made seconds before its session expires, its notification dropped by the provider, is read before the chain is said read past the expiry: the expiry waits for it', async (t) => {
+  let clock = 100_000;
+  const polled: string[] = [];
+  const w = await world(t, { readClock: () => clock }, (rpc) => ({
+    counts: () => rpc.counts(),
+    call<T>(method: string, params: unknown[]): Promise<T> {
+      if (method === 'getSignaturesForAddress') polled.push(String(params[0]));
+      return rpc.call<T>(method, params);
+    },
+  }));
+  const usdc = w.chain.server.ledger.mints.usdc;
+  const expiresAt = 1_000_000;
+  const paid = w.watch('s-expiring-paid', usdc, expiresAt);
+  const unpaid = w.watch('s-expiring-unpaid', usdc, expiresAt);
+  const later = w.watch('s-expiring-later', usdc, expiresAt + 3_600_000);
+  await w.follower.start();
+  // Three acknowledgements may start fewer rounds (a wake-up during a round makes one more): a round reads what they woke.
+  await w.until(() => (w.follower.status().socket?.subscribed ?? 0) >= 3);
+  await w.follower.poll();
+  w.chain.server.pubsub.dropNotifications(true);
+  clock = expiresAt - 2_000;
+  const signature = await (await w.chain.newPayer()).payToken(usdc, w.merchant, 1_000_000n, [paid]);
+  await w.follower.poll();
+  t.true((w.readThrough.at(-1) ?? expiresAt) < expiresAt, 'not read through the expiry before it');
+  t.is(w.published.length, 0, 'only the socket would have said: nothing read');
+  // Past the expiry (and the notification slack): the references of the sessions that expired are read, once.
+  clock = expiresAt + 10_000;
+  polled.length = 0;
+  await w.follower.poll();
+  t.like(w.published[0], { type: 'transfer', transactionHash: signature, reference: paid });
+  const through = w.readThrough.at(-1);
+  t.true(typeof through === 'number' && through >= expiresAt, `read through ${through}, past the expiry`);
+  t.true(polled.includes(paid) && polled.includes(unpaid), 'both expired references read');
+  t.false(polled.includes(later), 'one expiring later is left to the socket');
+  polled.length = 0;
+  clock += 1_000;
+  await w.follower.poll();
+  t.false(polled.includes(unpaid), 'read past its expiry once: left to the socket again');
+  t.true((w.readThrough.at(-1) ?? 0) >= expiresAt);
 });

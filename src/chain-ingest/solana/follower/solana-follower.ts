@@ -96,6 +96,9 @@ type Owed = { slot: bigint; reference: string };
  * its finality): a notification makes the reference due and starts a round at once. It is only a
  * wake-up: the round reads and checks the transaction as a poll does. While a reference's
  * subscription is live an idle reference is polled every `socketIdlePollMs` at most (the safety net).
+ * An open session's reference is also read in the first round at or after its `expiresAt`, and the
+ * chain is not said read past that instant before: its expiry never rests on a notification that
+ * may have been dropped (one extra call per session, in the round's batch).
  */
 export function createSolanaFollower(deps: {
   network: SolanaNetwork;
@@ -416,7 +419,7 @@ export function createSolanaFollower(deps: {
         wakes: 0,
       };
       polls.set(watched.reference, state);
-      if (state.nextAt <= at) due.push(watched);
+      if (state.nextAt <= at || unreadPastExpiry(watched, state, startedAt)) due.push(watched);
     }
     syncSubscriptions();
     try {
@@ -442,12 +445,26 @@ export function createSolanaFollower(deps: {
   }
 
   /**
+   * Whether `watched`'s session expired by `at` (Weir's clock) and no complete read began since: the
+   * expiry waits on the chain read through it, which a socket's silence does not prove (a provider
+   * drops notifications), so the reference is read in the first round at or after its expiry, once.
+   */
+  function unreadPastExpiry(watched: WatchedReference, poll: Poll, at: number): boolean {
+    const { closedAt, expiresAt } = watched;
+    return (
+      closedAt === null && expiresAt !== null && at >= expiresAt && (poll.readAt === null || poll.readAt < expiresAt)
+    );
+  }
+
+  /**
    * What a round that began at `startedAt` has read the chain through: when the open reference read
    * longest ago (a backed-off one is not read every round) was last read, so an expiry waits for a
    * payment made before it; null while one was never read. A reference with a live subscription is
    * woken by its payment (unless a backlog of it is still being read), so it vouches for the chain up
-   * to `NOTIFICATION_SLACK_MS` before the round, unless it was woken and not read since; a closed
-   * session's holds no expiry.
+   * to `NOTIFICATION_SLACK_MS` before the round (or its last read, if later), unless it was woken and
+   * not read since; but never up to its session's expiry before a read that began at or after it
+   * (see unreadPastExpiry): a dropped notification would otherwise expire a session paid in time.
+   * A closed session's holds no expiry.
    */
   function readThrough(startedAt: number): number | null {
     let through = startedAt;
@@ -459,7 +476,10 @@ export function createSolanaFollower(deps: {
       // woken (due) and not read since, or whose last read failed, may hold a payment announced.
       const live = poll.resume === null && socket?.subscribed({ address: watched.reference, commitment: seen });
       if (live && poll.failures === 0 && poll.nextAt > at) {
-        through = Math.min(through, startedAt - NOTIFICATION_SLACK_MS);
+        let vouched = Math.max(startedAt - NOTIFICATION_SLACK_MS, poll.readAt ?? Number.NEGATIVE_INFINITY);
+        if (watched.expiresAt !== null && (poll.readAt === null || poll.readAt < watched.expiresAt))
+          vouched = Math.min(vouched, watched.expiresAt - 1);
+        through = Math.min(through, vouched);
         continue;
       }
       if (poll.readAt === null) return null;

@@ -12,6 +12,11 @@ export type WatchedReference = {
   mints: string[];
   /** When the session closed (complete, expired, canceled) as the log records it, on Weir's clock; null while open. */
   closedAt: number | null;
+  /**
+   * When the session expires, on Weir's clock (null: unknown). Its expiry waits for the chain read
+   * through then, so the follower reads this reference once at or after it, never on a socket's silence.
+   */
+  expiresAt: number | null;
 };
 
 /** How long a closed session's reference is still polled after it closed (late and overpayments). */
@@ -20,8 +25,10 @@ export const CLOSED_GRACE_MS = 24 * 3600_000;
 /** The references the Solana followers poll, per network, in memory (case kept: base58). */
 export type SolanaReferences = {
   of(network: string): WatchedReference[];
+  /** `expiresAt`: the session's, on Weir's clock (see WatchedReference). */
   add(
     address: Pick<SessionAddress, 'network' | 'paymentAddress' | 'merchantAddress' | 'asset' | 'checkoutSessionId'>,
+    expiresAt?: number | null,
   ): void;
   /**
    * The session closed at `at`; `now` is Weir's clock. A session that closed past the grace (one
@@ -41,7 +48,7 @@ export function createSolanaReferences(): SolanaReferences {
     watched.closedAt !== null && now - watched.closedAt > CLOSED_GRACE_MS;
   const store: SolanaReferences = {
     of: (network) => [...(byNetwork.get(network)?.values() ?? [])],
-    add(address) {
+    add(address, expiresAt = null) {
       const references = byNetwork.get(address.network) ?? new Map<string, WatchedReference>();
       byNetwork.set(address.network, references);
       const known = references.get(address.paymentAddress);
@@ -56,6 +63,7 @@ export function createSolanaReferences(): SolanaReferences {
         recipient: address.merchantAddress as Address,
         mints: [address.asset.address],
         closedAt: null,
+        expiresAt,
       };
       references.set(address.paymentAddress, watched);
       bySession.set(address.checkoutSessionId, [...(bySession.get(address.checkoutSessionId) ?? []), watched]);
