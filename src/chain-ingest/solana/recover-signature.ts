@@ -11,7 +11,20 @@ import type { SolanaJsonRpc } from './follower/json-rpc.ts';
 import type { SolanaFollower } from './follower/solana-follower.ts';
 import type { WatchedReference } from './follower/solana-references.ts';
 import { referencePayments, slotBlockHash } from './follower/solana-transfers.ts';
-import { decodeTransactionJson } from './transaction-json.ts';
+import { decodeTransactionJson, TransactionJsonError } from './transaction-json.ts';
+
+/** The node's getTransaction answer read; one it garbled is the node's fault (502), not Weir's. */
+function decodedAnswer(answer: unknown, where: string) {
+  try {
+    return decodeTransactionJson(answer);
+  } catch (error) {
+    if (!(error instanceof TransactionJsonError)) throw error;
+    throw new UpstreamError(
+      `the RPC endpoint's answer about ${where} cannot be read: ${error.message}`,
+      'chain_unavailable',
+    );
+  }
+}
 
 /** A base58 Solana transaction signature (64 bytes). */
 export const SOLANA_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
@@ -89,7 +102,7 @@ export function createSolanaTransactionRecovery(deps: {
           'chain_unavailable',
         );
       }
-      const tx = answer === null ? null : decodeTransactionJson(answer);
+      const tx = decodedAnswer(answer, where);
       if (tx === null)
         throw new WeirError(
           404,
