@@ -16,10 +16,11 @@ export type InvoiceCommand =
   /**
    * `url` is the hosted payment page. `nextIssueDate`: when the next invoice of a recurring series
    * is due to be issued, for a caller that keeps its own calendar (a subscription counts periods
-   * from its anchor); by default the issue date plus the interval. `dueDate`: a new due date it
+   * from its anchor); by default the issue date plus the interval; null: none, the series ends with
+   * it (a renewal of a subscription that has ended). `dueDate`: a new due date it
    * opens with (a renewal finalized after its own). A draft with nothing to pay is paid at once (see `finalize`).
    */
-  | { type: 'FinalizeInvoice'; url: string; nextIssueDate?: string; dueDate?: string }
+  | { type: 'FinalizeInvoice'; url: string; nextIssueDate?: string | null; dueDate?: string }
   /**
    * Email the invoice (`to` null: the customer's address); a draft is finalized first. `mailed`
    * says who mails it: true when the caller already did (the API's send, which mails inline, so
@@ -28,7 +29,19 @@ export type InvoiceCommand =
    * A draft with nothing to pay is only finalized, which settles it: nothing is sent. `nextIssueDate`
    * and `dueDate` as for `FinalizeInvoice`, when it finalizes a draft.
    */
-  | { type: 'SendInvoice'; to: string | null; url: string; mailed: boolean; nextIssueDate?: string; dueDate?: string }
+  | {
+      type: 'SendInvoice';
+      to: string | null;
+      url: string;
+      mailed: boolean;
+      nextIssueDate?: string | null;
+      dueDate?: string;
+    }
+  /**
+   * The subscription of a recurring invoice ended: the next invoice it announced will never be issued,
+   * so it announces none (nothing when it announces none: a repeat, a void or unscheduled one).
+   */
+  | { type: 'UnscheduleNextRecurringInvoice'; reason: string }
   /**
    * Weir could not finalize a draft it was to finalize (a renewal): the refusal is recorded on it
    * (once: the same refusal again records nothing, so a redelivery or a replay changes nothing).
@@ -323,7 +336,7 @@ function finalize(
   draft: Invoice,
   url: string,
   now: string,
-  terms: { nextIssueDate?: string | undefined; dueDate?: string | undefined },
+  terms: { nextIssueDate?: string | null | undefined; dueDate?: string | undefined },
 ): InvoiceEvent[] {
   const { nextIssueDate } = terms;
   if (terms.dueDate !== undefined && Number.isNaN(Date.parse(terms.dueDate)))
@@ -341,7 +354,7 @@ function finalize(
   const events: InvoiceEvent[] = [
     { type: 'InvoiceFinalized', data: { number: invoice.number, url, issueDate, dueDate: invoice.dueDate, at: now } },
   ];
-  if (invoice.invoiceType === 'recurring' && invoice.recurring) {
+  if (invoice.invoiceType === 'recurring' && invoice.recurring && nextIssueDate !== null) {
     events.push({
       type: 'NextRecurringInvoiceScheduled',
       data: {
@@ -430,6 +443,11 @@ export function decideInvoice(snapshot: InvoiceSnapshot, command: InvoiceCommand
       if (status === 'draft') return [...finalize(invoice, command.url, now, command), sent];
       if (status === 'open') return [sent];
       return refuse(status, 'only a draft or open invoice can be sent');
+    }
+    case 'UnscheduleNextRecurringInvoice': {
+      if (invoice.nextInvoice === null) return [];
+      const data = { nextInvoiceId: invoice.nextInvoice.id, reason: command.reason, at: now };
+      return [{ type: 'NextRecurringInvoiceUnscheduled', data }];
     }
     case 'StartInvoicePaymentAttempt': {
       if (status !== 'open' && status !== 'uncollectible')

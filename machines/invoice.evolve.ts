@@ -122,6 +122,8 @@ export function evolveInvoice(invoice: Invoice | null, event: InvoiceEvent): Inv
         updatedAt: event.data.at,
         nextInvoice: { id: event.data.nextInvoiceId, issueDate: event.data.issueDate },
       };
+    case 'NextRecurringInvoiceUnscheduled':
+      return { ...invoice, updatedAt: event.data.at, nextInvoice: null };
     case 'InvoiceSent':
       return { ...invoice, updatedAt: event.data.at, sentAt: event.data.at };
     case 'InvoicePaymentAttemptStarted':

@@ -15,7 +15,7 @@ const apply = assign<InvoiceMachineContext, InvoiceEvent, undefined, InvoiceEven
  * state; an event the current state does not accept is a fact the decider must never produce.
  *
  * Only a draft can be edited or deleted. Finalizing opens it for payment (and, for a recurring
- * invoice, schedules the next one); one with nothing to pay is paid at once. An open invoice is paid on chain through a checkout session
+ * invoice, schedules the next one, unscheduled again if its subscription ends); one with nothing to pay is paid at once. An open invoice is paid on chain through a checkout session
  * or marked paid out of band; it can be voided or written off as uncollectible, and an
  * uncollectible one can still be paid or voided. Once part of it is paid (a session's partial
  * payment) it is no longer voided: the decider refuses. A paid invoice still counts money another
@@ -51,6 +51,7 @@ export const invoiceMachine = setup({
     open: {
       on: {
         NextRecurringInvoiceScheduled: { guard: 'recurringAndUnscheduled', actions: 'apply' },
+        NextRecurringInvoiceUnscheduled: { actions: 'apply' },
         InvoiceSent: { actions: 'apply' },
         InvoiceReminderSent: { actions: 'apply' },
         InvoiceReminderSkipped: { actions: 'apply' },
@@ -65,6 +66,7 @@ export const invoiceMachine = setup({
     },
     uncollectible: {
       on: {
+        NextRecurringInvoiceUnscheduled: { actions: 'apply' },
         InvoicePaymentAttemptStarted: { actions: 'apply' },
         InvoicePartialPaymentReceived: { actions: 'apply' },
         InvoicePaymentFailed: { actions: 'apply' },
@@ -75,7 +77,10 @@ export const invoiceMachine = setup({
     },
     // Not final: another of its sessions can still receive money (the payer paid twice), which it counts.
     paid: {
-      on: { InvoicePaymentReceivedAfterPaid: { actions: 'apply' } },
+      on: {
+        InvoicePaymentReceivedAfterPaid: { actions: 'apply' },
+        NextRecurringInvoiceUnscheduled: { actions: 'apply' },
+      },
     },
     void: { type: 'final' },
     deleted: { type: 'final' },

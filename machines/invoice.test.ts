@@ -1439,6 +1439,50 @@ test('given an invoice, when the system sends it (mailed false), then InvoiceSen
   );
 });
 
+test('given a recurring invoice that announces its next one, when its subscription ended (UnscheduleNextRecurringInvoice), then it announces none, once; finalized with nextIssueDate null (a renewal of an ended subscription), it announces none at all', (t) => {
+  const at = '2026-01-20T00:00:00.000Z';
+  const finalize: InvoiceCommand = { type: 'FinalizeInvoice', url: HOSTED_URL };
+  const scheduledEvents = given([created(recurringInvoiceFixture())]).when(finalize);
+  const unschedule: InvoiceCommand = {
+    type: 'UnscheduleNextRecurringInvoice',
+    reason: 'the subscription was canceled',
+  };
+  for (const later of [
+    [],
+    [paid('cs-1')],
+    [{ type: 'InvoiceMarkedUncollectible', data: { at } }],
+  ] as InvoiceEvent[][]) {
+    const history = [created(recurringInvoiceFixture()), ...scheduledEvents, ...later];
+    const events = given(history).when(unschedule, at);
+    t.deepEqual(events, [
+      {
+        type: 'NextRecurringInvoiceUnscheduled',
+        data: { nextInvoiceId: nextInvoiceIdOf(INVOICE_ID), reason: 'the subscription was canceled', at },
+      },
+    ]);
+    t.is(given([...history, ...events]).state().context.invoice!.nextInvoice, null);
+    t.deepEqual(given([...history, ...events]).when(unschedule, at), [], 'a repeat is nothing');
+  }
+  t.deepEqual(given([created(recurringInvoiceFixture()), ...scheduledEvents, voided()]).when(unschedule), []);
+  t.deepEqual(given([created()]).when(unschedule), [], 'a draft announces nothing');
+  const ended = given([created(recurringInvoiceFixture())]).when({ ...finalize, nextIssueDate: null });
+  t.deepEqual(
+    ended.map((e) => e.type),
+    ['InvoiceFinalized'],
+  );
+  const sent = given([created(recurringInvoiceFixture())]).when({
+    type: 'SendInvoice',
+    to: null,
+    url: HOSTED_URL,
+    mailed: false,
+    nextIssueDate: null,
+  });
+  t.deepEqual(
+    sent.map((e) => e.type),
+    ['InvoiceFinalized', 'InvoiceSent'],
+  );
+});
+
 test('given a deleted draft, then the record remembers when', (t) => {
   const state = given(HISTORIES.deleted).state();
   t.is(state.value, 'deleted');

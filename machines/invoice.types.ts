@@ -143,7 +143,10 @@ export type Invoice = {
   remindersSent: InvoiceReminderSent[];
   /** Reminders that came due together with a later one and were skipped in its favour (see `InvoiceReminderSkipped`). */
   remindersSkipped: InvoiceReminderSkipped[];
-  /** The next invoice of a recurring series, scheduled when this one was finalized; null again once it is void (none will be issued). */
+  /**
+   * The next invoice of a recurring series, scheduled when this one was finalized; null again once it
+   * is void, or its subscription ended (`NextRecurringInvoiceUnscheduled`): none will be issued.
+   */
   nextInvoice: { id: string; issueDate: string } | null;
   finalizedAt: string | null;
   /** The last failure of Weir's own finalize of this draft; gone once it is finalized. Absent: none (and on invoices before it). */
@@ -205,6 +208,8 @@ export type InvoiceEvent =
    */
   | { type: 'InvoiceFinalizationFailed'; data: InvoiceFinalizationError & { announced?: true } }
   | { type: 'NextRecurringInvoiceScheduled'; data: { nextInvoiceId: string; issueDate: string; at: string } }
+  /** Its subscription ended: the next invoice it announced will never be issued (`reason` says why). */
+  | { type: 'NextRecurringInvoiceUnscheduled'; data: { nextInvoiceId: string; reason: string; at: string } }
   /**
    * `mailed`: whether the sender already mailed it (the API's send does, inline); false when the
    * system sent it and the mail dispatcher mails it. Events stored before the flag mean true.

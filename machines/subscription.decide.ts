@@ -29,6 +29,12 @@ export type SubscriptionCommand =
   /** A bill (first checkout session or invoice, or a renewal invoice, the latest or an earlier one still owed) was paid. */
   | { type: 'RecordSubscriptionPayment'; invoiceId: string }
   /**
+   * Money reached the first checkout session `invoiceId` after it ended (a late payment of that session,
+   * `transferId`, `amount` 10^8-scaled). Recorded as owed back only while the subscription has ended without
+   * starting (that session still its bill, unpaid): it never revives it; otherwise it is nothing here.
+   */
+  | { type: 'RecordFirstBillLatePayment'; invoiceId: string; transferId: string; amount: string }
+  /**
    * Timer at the first bill's due time (the checkout session's expiry). The timer sends it only once
    * no payment to the first bill is pending on chain or paid but unrecorded (see `subscription-timers.ts`):
    * the bill's state is in the logs of its checkout sessions, not in the subscription's. `amountReceived`:
@@ -288,6 +294,16 @@ export function decideSubscription(
       return decidePayment(s, status, command.invoiceId, now);
     case 'RecordFirstBillDiscount':
       return decideFirstBillDiscount(s, status, command, now);
+    case 'RecordFirstBillLatePayment': {
+      const bill = s.latestInvoice;
+      if (!hasEnded(s) || bill?.id !== command.invoiceId || bill.kind !== 'checkout_session' || bill.status === 'paid')
+        return [];
+      if (!DIGITS.test(command.amount) || BigInt(command.amount) === 0n)
+        throw new ValidationError('amount', 'must be a positive integer string, scaled by 10^8');
+      if (bill.lateTransferIds?.includes(command.transferId)) return [];
+      const { invoiceId, transferId, amount } = command;
+      return [{ type: 'FirstBillLatePaymentReceived', data: { invoiceId, transferId, amount, at: now } }];
+    }
     case 'ExpireFirstPayment': {
       if (status !== 'incomplete') return [];
       const bill = s.latestInvoice;

@@ -90,6 +90,14 @@ export function evolveSubscription(subscription: Subscription | null, event: Sub
         updatedAt: event.data.at,
         endedAt: event.data.at,
       };
+    case 'FirstBillLatePaymentReceived': {
+      const { invoiceId, transferId, amount, at } = event.data;
+      const bill = s.latestInvoice;
+      if (bill?.id !== invoiceId) return s;
+      const amountToRefund = (BigInt(bill.amountToRefund ?? '0') + BigInt(amount)).toString();
+      const lateTransferIds = [...(bill.lateTransferIds ?? []), transferId];
+      return { ...settle(s, invoiceId, { amountToRefund, lateTransferIds }), updatedAt: at };
+    }
     case 'RenewalInvoiceIssued': {
       const invoice = billAsWritten(event.data.invoice, event.data.dueIsInstant);
       // The bill it succeeds is still followed while owed: it may be paid, or lapse, after this one is issued.

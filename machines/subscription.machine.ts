@@ -134,7 +134,8 @@ export const subscriptionMachine = setup({
         SubscriptionCanceled: { target: 'canceled', actions: 'apply' },
       },
     },
-    incomplete_expired: { type: 'final' },
-    canceled: { type: 'final' },
+    // Not final: money its first checkout session receives after an end without a start is owed back, recorded on its bill.
+    incomplete_expired: { on: { FirstBillLatePaymentReceived: { actions: 'apply' } } },
+    canceled: { on: { FirstBillLatePaymentReceived: { actions: 'apply' } } },
   },
 });

@@ -56,6 +56,13 @@ const commandFor = (type: SubscriptionCommandType, history: SubscriptionEvent[])
         promotionCodeId: 'promo-1',
         amountDiscount: '100000000',
       };
+    case 'RecordFirstBillLatePayment':
+      return {
+        type,
+        invoiceId: subscriptionOf(history).latestInvoice?.id ?? 'none',
+        transferId: 'tr-late',
+        amount: '250000000',
+      };
     case 'ExpireFirstPayment':
       return { type };
     case 'RenewSubscription':
@@ -89,6 +96,7 @@ const COMMANDS: SubscriptionCommandType[] = [
   'CreateSubscription',
   'RecordFirstBillDiscount',
   'RecordSubscriptionPayment',
+  'RecordFirstBillLatePayment',
   'ExpireFirstPayment',
   'RenewSubscription',
   'RecordRenewalInvoiceDeleted',
@@ -115,6 +123,10 @@ const discounted: SubscriptionEvent = {
   type: 'FirstBillDiscounted',
   data: { invoiceId: 'cs-1', promotionCodeId: 'promo-1', amountDiscount: '100000000', amountDue: '900000000', at: NOW },
 };
+const lateToFirstBill: SubscriptionEvent = {
+  type: 'FirstBillLatePaymentReceived',
+  data: { invoiceId: 'cs-1', transferId: 'tr-late', amount: '250000000', at: NOW },
+};
 const renewal = (periodStart: string, periodEnd: string): SubscriptionEvent => ({
   type: 'RenewalInvoiceIssued',
   data: {
@@ -129,6 +141,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   incomplete: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [discounted],
+    RecordFirstBillLatePayment: [],
     RecordSubscriptionPayment: [{ type: 'SubscriptionStarted', data: { invoiceId: 'cs-1', at: NOW } }],
     ExpireFirstPayment: [{ type: 'SubscriptionIncompleteExpired', data: { invoiceId: 'cs-1', at: NOW } }],
     RenewSubscription: [],
@@ -147,6 +160,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   incomplete_expired: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [],
+    RecordFirstBillLatePayment: [lateToFirstBill],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -165,6 +179,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   trialing: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [],
+    RecordFirstBillLatePayment: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     // NOW is past the first period after the trial: the period containing NOW is billed.
@@ -185,6 +200,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   active: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [discounted],
+    RecordFirstBillLatePayment: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     // NOW is the end of February, the period after the current one: March is billed, February is not billed late.
@@ -204,6 +220,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   past_due: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [],
+    RecordFirstBillLatePayment: [],
     RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -225,6 +242,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   unpaid: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [],
+    RecordFirstBillLatePayment: [],
     RecordSubscriptionPayment: [{ type: 'RenewalPaid', data: { invoiceId: 'inv-2', at: NOW } }],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -246,6 +264,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   paused: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [discounted],
+    RecordFirstBillLatePayment: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -267,6 +286,7 @@ const TABLE: Record<SubscriptionStatus, Record<SubscriptionCommandType, Outcome>
   canceled: {
     CreateSubscription: [],
     RecordFirstBillDiscount: [],
+    RecordFirstBillLatePayment: [],
     RecordSubscriptionPayment: [],
     ExpireFirstPayment: [],
     RenewSubscription: [],
@@ -1374,4 +1394,43 @@ test('an event log without RenewalInvoiceNotFinalized folds as before: the open 
   const history = [created(), started(), issued()];
   t.like(subscriptionOf(history).latestInvoice, { status: 'open', dueAt: '2026-02-04T00:00:00.000Z' });
   t.deepEqual(given(history).when({ type: 'MarkRenewalPaymentMissed' }, '2026-02-04T00:00:00.000Z'), [missed()]);
+});
+
+test('money a first checkout session receives after its subscription ended without starting is owed back on its bill, each transfer once; the subscription stays ended; nothing once it started', (t) => {
+  const late = (transferId: string, amount: string): SubscriptionCommand => ({
+    type: 'RecordFirstBillLatePayment',
+    invoiceId: 'cs-1',
+    transferId,
+    amount,
+  });
+  const partExpired: SubscriptionEvent = {
+    type: 'SubscriptionIncompleteExpired',
+    data: { invoiceId: 'cs-1', amountToRefund: '100000000', at: '2026-01-01T01:00:00.000Z' },
+  };
+  for (const [how, ending, before] of [
+    ['expired unpaid', incompleteExpired(), 0n],
+    ['expired part-paid', partExpired, 100000000n],
+    ['ended by the merchant while incomplete', canceled(), 0n],
+  ] as const) {
+    const history = [created(), ending];
+    const first = given(history).when(late('tr-1', '250000000'), NOW);
+    t.deepEqual(first, [
+      {
+        type: 'FirstBillLatePaymentReceived',
+        data: { invoiceId: 'cs-1', transferId: 'tr-1', amount: '250000000', at: NOW },
+      },
+    ]);
+    t.deepEqual(given([...history, ...first]).when(late('tr-1', '250000000'), NOW), [], `${how}: once`);
+    const second = given([...history, ...first]).when(late('tr-2', '50000000'), NOW);
+    const after = given([...history, ...first, ...second]).state();
+    t.is(after.value, ending.type === 'SubscriptionCanceled' ? 'canceled' : 'incomplete_expired', how);
+    t.like(after.context.subscription!.latestInvoice, {
+      id: 'cs-1',
+      amountToRefund: (before + 300000000n).toString(),
+      lateTransferIds: ['tr-1', 'tr-2'],
+    });
+  }
+  t.deepEqual(given([created(), started(), canceled()]).when(late('tr-1', '250000000'), NOW), [], 'started: paid');
+  t.deepEqual(given([created()]).when(late('tr-1', '250000000'), NOW), [], 'not ended');
+  t.throws(() => given([created(), incompleteExpired()]).when(late('tr-1', '0'), NOW), { instanceOf: ValidationError });
 });

@@ -55,10 +55,13 @@ export type SubscriptionBill = {
   status: 'open' | 'draft' | 'paid' | 'missed' | 'expired' | 'deleted' | 'void';
   paidAt: string | null;
   /**
-   * A first checkout session that received part of its amount, then nothing more by its due time: the
-   * subscription expired without starting, so that part (10^8-scaled) is owed back to the payer. Absent otherwise.
+   * Money the first checkout session of a subscription that ended without starting received and keeps
+   * (10^8-scaled), owed back to the payer: a part received by its due time (the subscription expired
+   * unpaid), and any money sent to it after the end (`FirstBillLatePaymentReceived`). Absent otherwise.
    */
   amountToRefund?: string;
+  /** The late transfers counted in `amountToRefund` (each once); absent when none. Not shown. */
+  lateTransferIds?: string[];
 };
 
 export type Subscription = {
@@ -134,6 +137,14 @@ export type SubscriptionEvent =
     }
   /** `amountToRefund`: what the first checkout session received of its amount (part-paid), owed back; absent when nothing. */
   | { type: 'SubscriptionIncompleteExpired'; data: { invoiceId: string | null; amountToRefund?: string; at: string } }
+  /**
+   * Money reached the first checkout session `invoiceId` after the subscription ended without starting
+   * (a late payment of that session): it does not start it; `amount` (10^8) is owed back, added to the bill's `amountToRefund`.
+   */
+  | {
+      type: 'FirstBillLatePaymentReceived';
+      data: { invoiceId: string; transferId: string; amount: string; at: string };
+    }
   | { type: 'RenewalInvoiceIssued'; data: { invoice: SubscriptionBill; at: string } & DueIsInstant }
   | { type: 'RenewalPaid'; data: { invoiceId: string; at: string } }
   /** Weir could not finalize the renewal's invoice (its `InvoiceFinalizationFailed`): the bill is a draft, not owed yet. */

@@ -205,6 +205,7 @@ const DESCRIBED: Record<
   // A renewal Weir could not finalize: the merchant must act (the message is on the invoice).
   InvoiceFinalizationFailed: { level: 'warn', fields: (d) => ({ code: str(d.code), field: str(d.field) }) },
   InvoiceReminderSkipped: { fields: (d) => ({ kind: str(d.kind), days: d.days }) },
+  NextRecurringInvoiceUnscheduled: { fields: (d) => ({ nextInvoiceId: str(d.nextInvoiceId), reason: str(d.reason) }) },
   SubscriptionStarted: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
   FirstBillDiscounted: {
     fields: (d) => ({
@@ -215,6 +216,10 @@ const DESCRIBED: Record<
     }),
   },
   SubscriptionIncompleteExpired: { fields: (d) => ({ invoiceId: str(d.invoiceId) }) },
+  // Money for a subscription that never started: the merchant refunds it.
+  FirstBillLatePaymentReceived: {
+    fields: (d) => ({ invoiceId: str(d.invoiceId), transferId: str(d.transferId), amount: str(d.amount) }),
+  },
   RenewalInvoiceIssued: {
     fields: (d) => {
       const bill = obj(d.invoice);

@@ -183,7 +183,8 @@ export const subscriptionsProjection: Projection = {
  * A bill as merchants see it: `id` an invoice's, as `latestInvoiceId` (null for the first checkout
  * session, which the invoices route does not know), the session named as `checkoutSessionId`.
  */
-function publicBill({ id, ...bill }: SubscriptionBill) {
+// The late transfers it counted are the subscription's bookkeeping (each once), not shown.
+function publicBill({ id, lateTransferIds: _counted, ...bill }: SubscriptionBill) {
   return bill.kind === 'invoice'
     ? { id, checkoutSessionId: null, ...bill }
     : { id: null, checkoutSessionId: id, ...bill };

@@ -262,6 +262,22 @@ test('a renewal of a series is issued as its first invoice (lines, memo, metadat
   t.deepEqual(await later.stream('invoice-inv-older'), [], 'not the latest bill: not issued');
 });
 
+test('a renewal of a served period issued after its subscription ended announces no next invoice: its series ends with it', async (t) => {
+  const served = await billing(t);
+  await served.renewed();
+  served.clock.set(Date.parse(PERIOD_END) + 24 * 60 * 60 * 1000);
+  const ctx = { ...tenant, actor: 'test' };
+  await served.commands.handle(subscriptionAggregate, SUBSCRIPTION_ID, { type: 'EndSubscription', comment: null }, ctx);
+  await served.issue();
+  t.deepEqual(
+    (await served.stream('invoice-inv-2')).map(([type]) => type),
+    ['InvoiceCreated', 'InvoiceFinalized', 'InvoiceSent'],
+    'no NextRecurringInvoiceScheduled',
+  );
+  const invoice = (await served.commands.load(invoiceAggregate, 'inv-2', tenant)).state.context.invoice;
+  t.like(invoice, { status: 'open', invoiceType: 'recurring', nextInvoice: null });
+});
+
 test('a renewal restricted to a network whose wallet was removed is not finalized: it stays a draft with the refusal recorded once, and a replay of the issue leaves it to the merchant, even once the wallet is back', async (t) => {
   const { commands, eventStore, organizations, renewed, issue, logged } = await billing(t);
   // The series' first invoice was paid on the other network, whose wallet the merchant has removed since.

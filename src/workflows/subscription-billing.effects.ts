@@ -263,7 +263,8 @@ export function subscriptionBillingEffects(deps: {
         to: null,
         url: invoicePageUrl(deps.publicUrl, invoiceId),
         mailed: false,
-        nextIssueDate: bill.periodEnd,
+        // Ended (a served period's renewal issued at or after the end): the series ends with it, nothing comes next.
+        nextIssueDate: hasEnded(subscription) ? null : bill.periodEnd,
       },
       ctx,
     );

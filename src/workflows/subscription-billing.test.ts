@@ -289,6 +289,49 @@ test('a subscription that leaves incomplete unpaid (expired, or ended by the mer
   t.deepEqual(decided(paidLater.history(), paidLater.subscription(started(FIRST_INVOICE))), []);
 });
 
+test('money sent to the first checkout session after it ended, its subscription ended without starting, is recorded on the subscription as owed back, once; when it came before the end, at the end; not once it started, nor a pay page’s', (t) => {
+  const lateMoney = (transferId: string): CheckoutSessionEvent => ({
+    type: 'LatePaymentReceived',
+    data: { transferId, amount: '1000000000', at: AT },
+  });
+  const LATE_CS1 = ['subscription', SUBSCRIPTION_ID, 'RecordFirstBillLatePayment', 'system:subscriptions', 'cs-1'];
+  for (const ending of [incompleteExpired(), canceled('2026-01-01T00:30:00.000Z')]) {
+    const log = logOf();
+    log.firstSession();
+    log.subscription(created());
+    log.session('cs-1', sessionExpired);
+    log.subscription(ending);
+    const after = log.session('cs-1', lateMoney('tr-1'));
+    t.deepEqual(once(t, log.history().slice(0, -1), after, ending.type), [LATE_CS1]);
+    t.like(given(log.history().slice(0, -1)).when(after)[0], {
+      command: { type: 'RecordFirstBillLatePayment', invoiceId: 'cs-1', transferId: 'tr-1', amount: '1000000000' },
+    });
+  }
+  // Late before the subscription learnt its end (the session expires first): recorded at the end.
+  const before = logOf();
+  before.firstSession();
+  before.subscription(created());
+  before.session('cs-1', sessionExpired);
+  const early = before.session('cs-1', lateMoney('tr-1'));
+  t.deepEqual(decided(before.history().slice(0, -1), early), [], 'not ended yet');
+  t.deepEqual(once(t, before.history(), before.subscription(incompleteExpired()), 'expired'), [LATE_CS1]);
+
+  // Started: its own late money is the session's to refund, nothing of the subscription's.
+  const going = logOf();
+  going.firstSession();
+  for (const event of [created(), started(), canceled()]) going.subscription(event);
+  t.deepEqual(decided(going.history(), going.session('cs-1', lateMoney('tr-1'))), []);
+  // A renewal's pay page: its invoice's (`invoice-payments`).
+  const renewal = logOf();
+  renewal.firstSession();
+  for (const event of [created(), started(), issued()]) renewal.subscription(event);
+  renewal.renewal();
+  renewal.payPage('cs-2', 'inv-2');
+  renewal.session('cs-2', partlyPaid);
+  renewal.subscription(canceled(ENDED_AT));
+  t.deepEqual(decided(renewal.history(), renewal.session('cs-2', lateMoney('tr-2'))), []);
+});
+
 test('a draft made recurring is the first invoice of its subscription; a renewal stays with its subscription when updated', (t) => {
   const log = logOf(BY_INVOICE);
   log.invoice(FIRST_INVOICE, { type: 'InvoiceCreated', data: { invoice: invoiceFixture({ id: FIRST_INVOICE }) } });
@@ -449,6 +492,74 @@ test('a renewal for a period served, left owed at the end, paid after it: record
   const { log, end } = endingOver('canceled at period end', [finalized()]);
   end();
   t.deepEqual(decided(log.history(), log.invoice('inv-2', paid('cs-2', '1000000000', AT))), []);
+});
+
+test('an ended subscription’s invoices that announce a next invoice announce none, once: a renewal left owed at the end, one issued after it (an older Weir), a first invoice left open partly paid; not while it goes on, nor a void or unscheduled one', (t) => {
+  const scheduled: InvoiceEvent = {
+    type: 'NextRecurringInvoiceScheduled',
+    data: { nextInvoiceId: 'inv-3', issueDate: '2026-03-01T00:00:00.000Z', at: AT },
+  };
+  const unscheduled: InvoiceEvent = {
+    type: 'NextRecurringInvoiceUnscheduled',
+    data: { nextInvoiceId: 'inv-3', reason: 'the subscription was canceled', at: AT },
+  };
+  const UNSCHEDULE_RENEWAL = [
+    'invoice',
+    'inv-2',
+    'UnscheduleNextRecurringInvoice',
+    'system:subscription-billing',
+    SUBSCRIPTION_ID,
+  ];
+  for (const how of Object.keys(ENDINGS_AFTER_START)) {
+    for (const renewal of [
+      [finalized(), scheduled],
+      [finalized(), scheduled, paid('cs-2', '1000000000', AT)],
+      [finalized(), scheduled, { type: 'InvoiceMarkedUncollectible', data: { at: AT } }],
+    ] as InvoiceEvent[][]) {
+      const { log, end } = endingOver(how, renewal);
+      t.deepEqual(once(t, log.history(), end(), how), [UNSCHEDULE_RENEWAL], `${how}, ${renewal.at(-1)!.type}`);
+    }
+    for (const renewal of [[finalized()], [finalized(), scheduled, unscheduled]]) {
+      const { log, end } = endingOver(how, renewal);
+      t.deepEqual(decided(log.history(), end()), [], `${how}: announces none already`);
+    }
+  }
+  const why = endingOver('ended while active', [finalized(), scheduled]);
+  t.like(given(why.log.history()).when(why.end())[0], {
+    command: { type: 'UnscheduleNextRecurringInvoice', reason: 'the subscription was canceled' },
+  });
+  // A period from the end on: voided (which announces none), then told all the same (nothing if the void went first).
+  const unserved = endingOver('ended at its renewal', [finalized(), scheduled]);
+  t.deepEqual(decided(unserved.log.history(), unserved.end()), [VOID_RENEWAL, UNSCHEDULE_RENEWAL]);
+  const voidedFirst = endingOver('ended while active', [finalized(), scheduled, voided()]);
+  t.deepEqual(decided(voidedFirst.log.history(), voidedFirst.end()), [], 'void: announces none');
+
+  // Issued after the end (a served period, by an older Weir): the schedule it recorded is taken back.
+  const after = endingOver('ended while active', null);
+  after.end();
+  after.log.renewal();
+  after.log.invoice('inv-2', finalized());
+  t.deepEqual(once(t, after.log.history(), after.log.invoice('inv-2', scheduled), 'after'), [UNSCHEDULE_RENEWAL]);
+  // While it goes on, a renewal announces its successor.
+  const going = endingOver('ended while active', [finalized()]);
+  t.deepEqual(decided(going.log.history(), going.log.invoice('inv-2', scheduled)), []);
+
+  // A first invoice partly paid stays open when its subscription expires: it announces no next invoice either.
+  const expired: SubscriptionEvent = {
+    type: 'SubscriptionIncompleteExpired',
+    data: { invoiceId: FIRST_INVOICE, at: '2026-01-11T00:00:00.000Z' },
+  };
+  const first = byInvoice([finalized(), scheduled]);
+  first.payPage('cs-2', FIRST_INVOICE);
+  first.session('cs-2', partlyPaid);
+  t.deepEqual(once(t, first.history(), first.subscription(expired), 'expired'), [
+    ['invoice', FIRST_INVOICE, 'UnscheduleNextRecurringInvoice', 'system:subscription-billing', BY_INVOICE],
+  ]);
+  const open = byInvoice([finalized(), scheduled]);
+  t.deepEqual(decided(open.history(), open.subscription(expired)), [
+    VOID_FIRST,
+    ['invoice', FIRST_INVOICE, 'UnscheduleNextRecurringInvoice', 'system:subscription-billing', BY_INVOICE],
+  ]);
 });
 
 test('a renewal voided or written off (uncollectible) by the merchant while its subscription goes on is recorded on the subscription, once: that period is settled, the next one bills; not after the end', (t) => {
@@ -902,6 +1013,8 @@ test('over the real deciders: a first invoice whose partial payment reached it b
     'NextRecurringInvoiceScheduled',
     'InvoicePaymentAttemptStarted',
     'InvoicePartialPaymentReceived',
+    // Open with the money, it announces no next invoice of a subscription that ended.
+    'NextRecurringInvoiceUnscheduled',
   ]);
   t.is(refused.length, 1);
   t.regex(refused[0]!, /VoidInvoice of invoice inv-partly refused: .*partial payment cannot be voided/);

@@ -44,6 +44,8 @@ type BillingInvoice = {
   recurring: boolean;
   /** The due date it was finalized with (absent before, and from a finalize of an older Weir). */
   openedDue?: string;
+  /** It announces its series' next invoice (`NextRecurringInvoiceScheduled`, not unscheduled nor voided since). */
+  scheduled?: true;
 };
 /** What of a `mode: subscription` session its subscription is made of (see `subscriptionOfSession`). */
 type SubscriptionSession = Pick<
@@ -73,6 +75,8 @@ type BillingSession = {
   invoiceId: string | null;
   discount?: { promotionCodeId: string; amountDiscount: string };
   awaitingEmail?: SubscriptionSession;
+  /** Money a first bill received after it ended (its `LatePaymentReceived`): owed back once its subscription ended unstarted. */
+  late?: { transferId: string; amount: string }[];
 };
 
 /** One subscription as its billing sees it: the subscription (null until created) and the state of its bills. */
@@ -116,6 +120,11 @@ const INVOICE_STATUS: Partial<Record<InvoiceEvent['type'], BillingInvoice['statu
   InvoiceMarkedUncollectible: 'uncollectible',
   InvoiceDeleted: 'deleted',
 };
+/** The invoice events that make it announce its series' next invoice, or no longer. */
+const SCHEDULE_CHANGES: ReadonlySet<InvoiceEvent['type']> = new Set<InvoiceEvent['type']>([
+  'NextRecurringInvoiceScheduled',
+  'NextRecurringInvoiceUnscheduled',
+]);
 /** Invoice statuses that can still take a payment (the merchant may void both). */
 const PAYABLE: ReadonlySet<BillingInvoice['status']> = new Set<BillingInvoice['status']>(['open', 'uncollectible']);
 
@@ -231,6 +240,24 @@ function closeRenewal(state: SubscriptionBillingState, s: Subscription, invoiceI
   return [closeInvoice(s, invoiceId, { type: 'VoidInvoice' })];
 }
 
+/** Why an invoice of the ended subscription `s` no longer announces a next invoice. */
+const UNSCHEDULED_BECAUSE: Partial<Record<SubscriptionStatus, string>> = {
+  canceled: 'the subscription was canceled',
+  incomplete_expired: 'the subscription expired',
+};
+
+/**
+ * An invoice of the ended subscription `s` that announces its series' next invoice: none will be
+ * issued, so it announces none (its page and the API name no next invoice date that will never come).
+ */
+function unschedule(state: SubscriptionBillingState, s: Subscription, invoiceId: string): WorkflowCommand[] {
+  if (!hasEnded(s) || !state.invoices[invoiceId]?.scheduled) return [];
+  const reason = UNSCHEDULED_BECAUSE[s.status] ?? 'the subscription ended';
+  return [closeInvoice(s, invoiceId, { type: 'UnscheduleNextRecurringInvoice', reason })];
+}
+const unscheduleAll = (state: SubscriptionBillingState, s: Subscription): WorkflowCommand[] =>
+  Object.keys(state.invoices).flatMap((id) => unschedule(state, s, id));
+
 /**
  * The first checkout session `sessionId` of the subscription `s` that ended before it started,
  * closed while it can still be paid (open, or partly paid; see `firstSessionClosing`). One that
@@ -240,6 +267,27 @@ function closeFirstSession(state: SubscriptionBillingState, s: Subscription, ses
   const status = state.sessions[sessionId]?.status;
   if (status !== 'open' && status !== 'incomplete') return [];
   return [closeSession(s, sessionId, firstSessionClosing(s.status, status))];
+}
+
+/**
+ * Money the first checkout session of the subscription `s` that ended without starting received after
+ * the session ended (late): owed back, recorded on the subscription's bill (`RecordFirstBillLatePayment`;
+ * its decider records each transfer once, and nothing on a bill that was paid), so the subscription says
+ * so; it does not start it. Late money that came before the subscription's end is recorded at the end.
+ */
+function lateToFirstBill(
+  state: SubscriptionBillingState,
+  s: Subscription,
+  sessionId: string,
+  late = state.sessions[sessionId]?.late ?? [],
+): WorkflowCommand[] {
+  const bill = s.latestInvoice;
+  if (!hasEnded(s) || state.sessions[sessionId]?.invoiceId !== null || bill?.id !== sessionId) return [];
+  // Paid, the subscription started: that money is the session's own to refund, nothing of the subscription's.
+  if (bill.status === 'paid') return [];
+  return late.map(({ transferId, amount }) =>
+    toSubscription(s, sessionId, { type: 'RecordFirstBillLatePayment', invoiceId: sessionId, transferId, amount }),
+  );
 }
 
 /**
@@ -258,7 +306,7 @@ function leftIncomplete(state: SubscriptionBillingState, s: Subscription): Workf
     if (!status || !PAYABLE.has(status) || isPartlyPaid(state, bill.id)) return [];
     return [closeInvoice(s, bill.id, { type: 'VoidInvoice' })];
   }
-  return closeFirstSession(state, s, bill.id);
+  return [...closeFirstSession(state, s, bill.id), ...lateToFirstBill(state, s, bill.id)];
 }
 
 /** An effect of the billing, acting for the tenant of `event` because of `causationId`. */
@@ -346,9 +394,11 @@ function decideSubscriptionEvent(
     return [...discountOf(next, s, bill.id), ...(isPaid(next, bill.id) ? paymentOf(s, bill.id) : [])];
   }
   if (was === null || was.status === s.status) return [];
-  if (was.status === 'incomplete') return leftIncomplete(next, s);
+  // Ended, its invoices that announce a next one announce none (after the closes: a void one announces none already).
+  if (was.status === 'incomplete') return [...leftIncomplete(next, s), ...unscheduleAll(next, s)];
   // Ended after it started (at once, or at period end): its renewals are closed (`closeRenewal`).
-  if (!hasEnded(was) && hasEnded(s)) return Object.keys(next.invoices).flatMap((id) => closeRenewal(next, s, id));
+  if (!hasEnded(was) && hasEnded(s))
+    return [...Object.keys(next.invoices).flatMap((id) => closeRenewal(next, s, id)), ...unscheduleAll(next, s)];
   return [];
 }
 
@@ -361,6 +411,8 @@ function decideInvoiceEvent(
   const before = state.invoices[id];
   const after = next.invoices[id];
   const s = next.subscription;
+  // A renewal finalized after its subscription ended (its issue under way, or an older Weir's) announcing a next invoice: none.
+  if (event.type === 'NextRecurringInvoiceScheduled') return s && !before?.scheduled ? unschedule(next, s, id) : [];
   if (!after || before?.status === after.status) return [];
   // The first invoice of a recurring series finalized: its subscription is created (the effect reads the catalog).
   if (!s && after.status === 'open' && after.recurring && !after.renewal)
@@ -430,6 +482,12 @@ function evolveInvoice(state: SubscriptionBillingState, event: RecordedEvent): S
     invoice = known && status ? { ...known, status } : known;
     if (invoice && typed.type === 'InvoiceFinalized' && typed.data.dueDate !== undefined)
       invoice = { ...invoice, openedDue: typed.data.dueDate };
+    if (known && typed.type === 'NextRecurringInvoiceScheduled') invoice = { ...known, scheduled: true };
+    // Unscheduled, or void (which announces none): it no longer names a next invoice.
+    if (invoice?.scheduled && (typed.type === 'NextRecurringInvoiceUnscheduled' || typed.type === 'InvoiceVoided')) {
+      const { scheduled: _announced, ...rest } = invoice;
+      invoice = rest;
+    }
   }
   return invoice === known || !invoice ? state : { ...state, invoices: { ...state.invoices, [id]: invoice } };
 }
@@ -459,6 +517,13 @@ function evolveSession(state: SubscriptionBillingState, event: RecordedEvent): S
       ...state,
       sessions: { ...state.sessions, [id]: { ...known, discount: { promotionCodeId, amountDiscount } } },
     };
+  }
+  if (typed.type === 'LatePaymentReceived') {
+    if (known?.invoiceId !== null) return state;
+    const { transferId, amount } = typed.data;
+    if (known.late?.some((late) => late.transferId === transferId)) return state;
+    const late = [...(known.late ?? []), { transferId, amount }];
+    return { ...state, sessions: { ...state.sessions, [id]: { ...known, late } } };
   }
   const status = SESSION_STATUS[typed.type];
   if (!known || !status) return state;
@@ -531,6 +596,12 @@ const tenantOf = (state: SubscriptionBillingState, event: RecordedEvent): Subscr
  *   opened after the end (their issue was under way): a draft deleted; one billing a period the
  *   subscription served left owed and payable; one billing a period from the end on, payable and
  *   paid nothing, voided (see `closeRenewal`);
+ * - an invoice of a subscription that has ended that announces its series' next invoice (finalized before
+ *   the end, or a renewal of a served period issued after it by an older Weir) announces none
+ *   (`UnscheduleNextRecurringInvoice`): that invoice will never be issued;
+ * - money the first checkout session of a subscription that ended without starting received late is
+ *   recorded on its bill as owed back (`RecordFirstBillLatePayment`), at the end when it came before:
+ *   the subscription is not revived, the merchant sees what to refund;
  * - a renewal draft the merchant deleted while its subscription goes on is recorded on it
  *   (`RecordRenewalInvoiceDeleted`): that period is not billed; so is one whose open invoice the
  *   merchant voided or marked uncollectible (`RecordRenewalInvoiceVoided`).
@@ -550,7 +621,10 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
   // subscription is completed as is; a renewal written off is recorded on its subscription (folded again,
   // past ones are too: a first session left partly paid, a subscription stuck past due on a write-off).
   // 8: a renewal of a served period still a draft at the end (its issue under way) is left to its issue, not deleted.
-  version: 8,
+  // 9: an invoice of an ended subscription announces no next invoice (it follows which do); money a first session
+  // received late is owed back on the bill of its subscription that ended unstarted (it follows that money); folded
+  // again, past ones are too (those of subscriptions that ended before, renewals issued after their end).
+  version: 9,
   categories: ['subscription', 'invoice', 'checkout_session'],
   aggregates: [subscriptionAggregate, invoiceAggregate, checkoutSessionAggregate, customerAggregate],
   effects: Object.values(SUBSCRIPTION_BILLING_EFFECTS),
@@ -567,7 +641,7 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
       // A draft made recurring becomes the first invoice of a series, and so of its subscription.
       if (typed.type === 'InvoiceUpdated')
         return typed.data.changes.invoiceType === 'recurring' ? subscriptionIdOfInvoice(id) : null;
-      return INVOICE_STATUS[typed.type] ? null : false;
+      return INVOICE_STATUS[typed.type] || SCHEDULE_CHANGES.has(typed.type) ? null : false;
     }
     const typed = event as unknown as CheckoutSessionEvent;
     if (typed.type === 'CheckoutSessionCreated') {
@@ -575,7 +649,10 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
       if (session.invoiceId) return { sameAs: `${INVOICE_PREFIX}${session.invoiceId}` };
       return session.mode === 'subscription' && session.subscriptionId ? session.subscriptionId : false;
     }
-    return SESSION_STATUS[typed.type] || typed.type === 'DiscountApplied' || typed.type === 'CustomerEmailCollected'
+    return SESSION_STATUS[typed.type] ||
+      typed.type === 'DiscountApplied' ||
+      typed.type === 'CustomerEmailCollected' ||
+      typed.type === 'LatePaymentReceived'
       ? null
       : false;
   },
@@ -605,6 +682,12 @@ export const subscriptionBilling: Workflow<SubscriptionBillingState> = {
           needsCustomerEmail(typed.data.session)
           ? []
           : subscriptionOfSession(typed.data.session);
+    // Money sent to the first checkout session after it ended: owed back, once its subscription ended unstarted.
+    if (typed.type === 'LatePaymentReceived') {
+      const s = next.subscription;
+      const seen = state.sessions[id]?.late?.some((late) => late.transferId === typed.data.transferId);
+      return s && !seen ? lateToFirstBill(next, s, id, [typed.data]) : [];
+    }
     const awaited = awaitedSubscription(state, id, typed);
     if (awaited.length > 0) return awaited;
     // A promotion code applied to the first checkout session: what its bill asks.

@@ -213,6 +213,32 @@ test('an unpaid first checkout session expires the subscription: incomplete_expi
   }
 });
 
+test('money a payer sends to an abandoned first session after it expired its subscription does not revive it: the subscription’s first bill names it as owed back (amountToRefund), the session as late money', async (t) => {
+  const { weir, api, clock } = await setup(t);
+  const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
+  const shown = await reveal(weir, api, session.id);
+  clock.advanceBy(HOUR);
+  await until(api, subscription.id, 'incomplete_expired');
+  await settled(weir);
+  const expired = (await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body;
+  t.is(expired.latestInvoice?.amountToRefund, undefined);
+
+  const late = await payLate(weir, api, session.id, shown);
+  t.like(late, { status: 'expired', amountReceived: '1000000000' });
+  await settled(weir);
+  const after = (await api.get<Subscription>(`/api/v1/subscriptions/${subscription.id}`)).body;
+  t.like(after, {
+    status: 'incomplete_expired',
+    latestInvoice: { checkoutSessionId: session.id, status: 'expired', amountToRefund: '1000000000' },
+  });
+  t.false('lateTransferIds' in after.latestInvoice!, 'its bookkeeping is not shown');
+  t.deepEqual(
+    (await weir.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type),
+    ['SubscriptionCreated', 'SubscriptionIncompleteExpired', 'FirstBillLatePaymentReceived'],
+    'not revived',
+  );
+});
+
 test('cancel at period end, resume, cancel again: it runs to the period end and is then canceled', async (t) => {
   const { weir, api, clock } = await setup(t);
   const { session, subscription } = await subscribe(api, (await plan(api, 'Pro', 'month', 1)).priceId);
@@ -804,7 +830,8 @@ test('the open first session of a subscription ended while incomplete is cancele
   t.deepEqual(await endingsOf(second, session.id), canceledBecauseOf(subscription.id));
   t.deepEqual(
     (await second.eventStore.readStream(`subscription-${subscription.id}`)).map((e) => e.type),
-    ['SubscriptionCreated', 'SubscriptionCanceled'],
+    // The late money is owed back on its first bill, once (not again after the restart).
+    ['SubscriptionCreated', 'SubscriptionCanceled', 'FirstBillLatePaymentReceived'],
   );
   // A later session's cancel marks the point by which a repeat of the earlier webhooks would have been sent.
   const marker = (await again.post<Session>('/api/v1/checkout/sessions', sessionRequest())).body;
@@ -872,9 +899,12 @@ test('a subscription canceled at period end while its renewal is past due: the p
   t.like(await until(api, subscription.id, 'canceled'), { endedAt: '2026-07-10T12:00:00.000Z' });
   await settled(weir);
   // The customer had the whole June 10 – July 10 period: as Stripe does, the end voids nothing (the merchant still may).
-  t.like((await api.get<{ status: string; voidedAt: string | null }>(`/api/v1/invoices/${renewalId}`)).body, {
+  // It names no next invoice date: none comes after the end.
+  type Shown = { status: string; voidedAt: string | null; nextInvoice: unknown };
+  t.like((await api.get<Shown>(`/api/v1/invoices/${renewalId}`)).body, {
     status: 'open',
     voidedAt: null,
+    nextInvoice: null,
   });
   t.deepEqual(
     (await weir.eventStore.readStream(`invoice-${renewalId}`)).filter((e) => e.type === 'InvoiceVoided'),

@@ -7535,7 +7535,7 @@ export interface components {
             amountDiscount?: string;
             /** @description What the bill asks, after a promotion code on the first bill */
             amountDue: string;
-            /** @description A first checkout session that received part of its amount and nothing more by its due time: the subscription expired (`incomplete_expired`) without starting, so this part is owed back to the payer (Weir holds no funds: the merchant refunds it). Absent otherwise */
+            /** @description Money the first checkout session (`checkoutSessionId`) of a subscription that ended without starting (`incomplete_expired`, or `canceled` while incomplete) received and keeps, owed back to the payer (Weir holds no funds: the merchant refunds it): the part it received by its due time, plus any money sent to it after it ended (its late payments; they never start the subscription). Absent otherwise */
             amountToRefund?: string;
             /** @description The checkout session that bills the period when `kind` is `checkout_session` (the first payment of a subscription started at checkout); null for an invoice */
             checkoutSessionId: string | null;

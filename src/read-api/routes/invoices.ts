@@ -8,6 +8,7 @@ import {
 } from '../../../machines/invoice.decide.ts';
 import { daysUntilDue, dueDaysAfter, dueEndOfDay, isOverdue } from '../../../machines/invoice.due.ts';
 import { withChanges } from '../../../machines/invoice.evolve.ts';
+import { hasEnded } from '../../../machines/subscription.decide.ts';
 import type {
   Invoice,
   InvoiceChanges,
@@ -67,7 +68,7 @@ const DEFAULT_DAYS_UNTIL_DUE = 30;
 
 /** The fields create and update share, as their schemas read them. */
 /** What a subscription's renewal draft is finalized with (see `renewalTerms`). */
-type RenewalTerms = { nextIssueDate?: string; dueDate?: string };
+type RenewalTerms = { nextIssueDate?: string | null; dueDate?: string };
 type InvoiceBody = z.output<typeof InvoiceCreate> | z.output<typeof InvoiceUpdate>;
 
 /** The tax rates a draft holds (see `heldTaxRates`): the invoice's, and by price its lines' (the keys: the prices it holds). */
@@ -413,6 +414,8 @@ export function invoiceRoutes(deps: InvoiceRouteDeps): Router<ApiState> {
     // invoice from its finalize (days_until_due), rather than refused or opened overdue (past due at once).
     // Zero days is today, payable all of it, as a renewal issued with 0 days is (`dueDaysAfter`).
     const redated = isOverdue(invoice, now) ? { dueDate: dueDaysAfter(now, subscription.daysUntilDue) } : {};
+    // Its subscription ended since: the series ends with it, it announces no successor.
+    if (hasEnded(subscription)) return { nextIssueDate: null, ...redated };
     return bill?.id === invoice.id ? { nextIssueDate: bill.periodEnd, ...redated } : redated;
   };
   /**

@@ -70,7 +70,7 @@ const SubscriptionBillSchema = z
     paidAt: timestamp().nullable(),
     amountToRefund: amountString().optional().openapi({
       description:
-        'A first checkout session that received part of its amount and nothing more by its due time: the subscription expired (`incomplete_expired`) without starting, so this part is owed back to the payer (Weir holds no funds: the merchant refunds it). Absent otherwise',
+        'Money the first checkout session (`checkoutSessionId`) of a subscription that ended without starting (`incomplete_expired`, or `canceled` while incomplete) received and keeps, owed back to the payer (Weir holds no funds: the merchant refunds it): the part it received by its due time, plus any money sent to it after it ended (its late payments; they never start the subscription). Absent otherwise',
     }),
   })
   .openapi('SubscriptionBill');

@@ -7,6 +7,7 @@ import { createEmbeddedReadStore } from '../../../read-store/embedded-read-store
 import {
   Actions,
   BillStatus,
+  MoneyToRefund,
   OpenBills,
   planOf,
   SubscriptionStatus,
@@ -116,4 +117,22 @@ test("a subscription's page lists every open bill from the invoices read model, 
   t.is(await text([paid]), 'None');
   // Its period, recorded open when a later renewal was issued, reads as the invoice now stands.
   t.is(await label({ bill, invoice: invoice({ status: 'paid' }) }), 'Paid');
+});
+
+test('a subscription that ended without starting whose first session kept money says plainly that it is to refund, linking the session; none when nothing is owed back or it goes on', async (t) => {
+  type Shown = Parameters<typeof MoneyToRefund>[0]['s'];
+  const first = { ...bill, id: null, checkoutSessionId: 'cs-1', kind: 'checkout_session', status: 'expired' };
+  const shown = async (s: Record<string, unknown>): Promise<string> => String(await MoneyToRefund({ s: s as Shown }));
+  const text = await shown({
+    status: 'incomplete_expired',
+    currency: 'usdc',
+    latestInvoice: { ...first, amountToRefund: '1000000000' },
+  });
+  t.regex(
+    text.replace(/<[^>]+>/g, ''),
+    /10(\.00)? USDC reached the first payment of this subscription, which ended without starting: it did not start it\. Refund it to the payer/,
+  );
+  t.true(text.includes('href="/dashboard/checkout-sessions/cs-1"'));
+  t.is(await shown({ status: 'incomplete_expired', currency: 'usdc', latestInvoice: first }), '');
+  t.is(await shown({ status: 'active', currency: 'usdc', latestInvoice: { ...first, amountToRefund: '1' } }), '');
 });

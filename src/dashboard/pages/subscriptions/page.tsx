@@ -352,6 +352,7 @@ function DetailPage(props: {
       ) : (
         ''
       )}
+      <MoneyToRefund s={s} />
       <div class="grid grid-2">
         <Card title="Summary" id="subscription-summary">
           <Facts items={facts} />
@@ -398,6 +399,14 @@ function DetailPage(props: {
                       <span safe>{money(bill.amountDue, s.currency)}</span>
                       {bill.amountDiscount ? (
                         <FirstPaymentDiscount amount={money(bill.amountDiscount, s.currency)} />
+                      ) : (
+                        ''
+                      )}
+                      {bill.amountToRefund ? (
+                        <>
+                          <br />
+                          <span class="muted" safe>{`${money(bill.amountToRefund, s.currency)} to refund`}</span>
+                        </>
                       ) : (
                         ''
                       )}
@@ -454,6 +463,23 @@ export function OpenBills({ invoices, currency }: { invoices: InvoiceDoc[]; curr
         </>
       ))}
     </span>
+  );
+}
+
+/**
+ * Money the first checkout session of a subscription that ended without starting kept (a part by its due
+ * time, or money sent after the end): it started nothing and is the merchant's to refund, said plainly.
+ */
+export function MoneyToRefund({ s }: { s: Pick<SubscriptionView, 'status' | 'currency' | 'latestInvoice'> }) {
+  const bill = s.latestInvoice;
+  if (!bill?.amountToRefund || !bill.checkoutSessionId || !ENDED.has(s.status)) return '';
+  return (
+    <Alert tone="danger">
+      <span
+        safe
+      >{`${money(bill.amountToRefund, s.currency)} reached the first payment of this subscription, which ended without starting: it did not start it. Refund it to the payer: see `}</span>
+      <a href={`/dashboard/checkout-sessions/${bill.checkoutSessionId}`}>its checkout session</a>.
+    </Alert>
   );
 }
 
