@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readmeSection, tableRows } from '../../test/support/readme.ts';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -387,13 +387,8 @@ test("the chain settings reach the rails, every family's: EVM, Solana's commitme
 });
 
 test("the README's Configuration table and the settings agree: every setting has its row with its flag and default, every row is a setting Weir reads", async (t) => {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n### Configuration\n');
-  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
-  const rows = section
-    .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) => line.split('|').map((cell) => cell.trim().replaceAll('`', '')))
+  const rows = tableRows(readmeSection('### Configuration'), (line) => line.startsWith('| `'))
+    .map((cells) => cells.map((cell) => cell.replaceAll('`', '')))
     .map(([, env, flag, fallback]) => ({ env: env!, flag: flag!, fallback: fallback! }));
   for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
     const row = rows.find((r) => r.env === spec.env);

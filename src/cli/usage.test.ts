@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readmeSection, tableRows } from '../../test/support/readme.ts';
 import test from 'ava';
 import { LOCAL_CHAIN_FAMILIES } from '../app/config.ts';
 import { argumentProblem, takesSetting } from './command-arguments.ts';
@@ -25,20 +25,9 @@ test('the usage lists every option each command takes, and none it refuses', (t)
 });
 
 test("the README's Commands table names every command, and each flag it gives a command is one the command takes", async (t) => {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n### Commands\n');
-  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
-  const synopses = section
-    .split('\n')
-    .filter((line) => line.startsWith('| `weir '))
-    .map((line) =>
-      line
-        .split(/(?<!\\)\|/)[1]!
-        .trim()
-        .replaceAll('`', '')
-        .replaceAll('\\|', '|')
-        .slice('weir '.length),
-    );
+  const synopses = tableRows(readmeSection('### Commands'), (line) => line.startsWith('| `weir ')).map(([, cell]) =>
+    cell!.replaceAll('`', '').slice('weir '.length),
+  );
   for (const [command, takes] of Object.entries(COMMAND_ARGUMENTS)) {
     const synopsis = synopses.find((s) => s === command || s.startsWith(`${command} `));
     if (synopsis === undefined) {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readmeSection, tableRows } from '../../test/support/readme.ts';
 import test from 'ava';
 import {
   confirmed,
@@ -1486,13 +1486,7 @@ test('conversion: the rate is rounded half up exactly, whatever the double neare
 });
 
 test("the README's table of reports and the reports agree: each one's columns, the time it counts by (dateField) and its groupBy", async (t) => {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n### Reports and analytics\n');
-  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
-  const rows = section
-    .split('\n')
-    .filter((line) => /^\| `[a-z-]+` /.test(line))
-    .map((line) => line.split('|').map((cell) => cell.trim()));
+  const rows = tableRows(readmeSection('### Reports and analytics'), (line) => /^\| `[a-z-]+` /.test(line));
   t.deepEqual(rows.map(([, name]) => name!.replaceAll('`', '')).sort(), Object.keys(REPORTS).sort());
   const codes = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
   for (const [, nameCell, columnsCell, timeCell, groupsCell] of rows) {

@@ -14,6 +14,13 @@ export const readmeSection = (heading: string): string => {
   return README.slice(start, next < 0 ? undefined : start + heading.length + 2 + next);
 };
 
+/** A section's table rows that `isRow` picks, as trimmed cells: split at pipes not escaped (`\|` kept as `|`). */
+export const tableRows = (section: string, isRow: (line: string) => boolean): string[][] =>
+  section
+    .split('\n')
+    .filter(isRow)
+    .map((line) => line.split(/(?<!\\)\|/).map((cell) => cell.trim().replaceAll('\\|', '|')));
+
 /** The fenced blocks of one language in a section, in order. */
 export const codeBlocks = (text: string, language: 'sh' | 'js'): string[] =>
   [...text.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
