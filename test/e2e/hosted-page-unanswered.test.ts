@@ -116,7 +116,12 @@ test('a status poll answered by an HTML 502 page or by no connection: one is a b
   const status = `**/checkout/${session.id}/status`;
   await page.addInitScript(injectedWallet('0x00000000000000000000000000000000000000aa'));
   await page.goto(session.url);
+  // The choice, once answered, sends one status read of its own beside the polls: let it be answered
+  // before the polls are held, or it is taken for the first of them (and the next poll comes too soon).
+  const choice = page.waitForRequest((r) => r.url().endsWith('/payment-method') && r.method() === 'POST');
   await page.getByRole('button', { name: /USDC/ }).click();
+  await (await choice).response();
+  await (await page.waitForRequest((r) => r.url().endsWith(`/checkout/${session.id}/status`))).response();
   const title = page.locator('#status-title');
   await title.filter({ hasText: 'Waiting for payment' }).waitFor();
 
